@@ -1,0 +1,19 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// globalOptions are flags every subcommand shares.
+type globalOptions struct {
+	dataDir  string
+	logFile  string
+	logLevel string
+}
+
+var globals globalOptions
+
+func addGlobalFlags(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&globals.dataDir, "data-dir", "", "data directory (default $EXAMTUI_DATA_DIR or $XDG_DATA_HOME/examtui)")
+	f.StringVar(&globals.logFile, "log-file", "", "log file (default <data-dir>/examtui.log)")
+	f.StringVar(&globals.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+}

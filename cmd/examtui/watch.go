@@ -1,0 +1,9 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// TODO(owner of this command): replace this placeholder with the real command.
+func newWatchCmd() *cobra.Command {
+	return &cobra.Command{Use: "watch", Short: "(not built yet)", Hidden: true,
+		RunE: func(*cobra.Command, []string) error { return errNotBuilt }}
+}

@@ -1,0 +1,8 @@
+package runtime
+
+import "errors"
+
+// Named errors.
+var (
+	ErrUnknownEvent = errors.New("unknown event type")
+)

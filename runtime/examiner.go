@@ -1,0 +1,47 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/examtui/examtui/spec"
+)
+
+// Examiner produces one report_observation per candidate turn. Implementations: the offline
+// rule-based examiner (runtime/offline) and the LLM examiner (runtime/llm).
+//
+// An examiner returns the raw tool-call arguments; parsing and validation are the controller's
+// (decision order step 1), so a malformed reply from any examiner is handled in one place.
+type Examiner interface {
+	// Name identifies the examiner in the console and events ("offline", or the model name).
+	Name() string
+	// Observe asks for the observation of one turn. It must honour ctx's deadline.
+	Observe(ctx context.Context, req *ExaminerRequest) (*ExaminerReply, error)
+}
+
+// ExaminerRequest is what an examiner is given for one turn.
+type ExaminerRequest struct {
+	Exam *spec.Exam
+	Node *spec.CompiledNode
+	// Messages is the LLM context as the controller built it: role message, task messages (with
+	// queued admin instructions and summaries), and the in-node history ending with the
+	// candidate's turn.
+	Messages []spec.Message
+	// Candidate is the turn being observed; empty text means silence.
+	Candidate TranscriptSegmentPayload
+	// OnArguments, when set, is called with the arguments accumulated so far while a streaming
+	// examiner receives them, so the controller can decide before the call completes.
+	OnArguments func(partial []byte)
+}
+
+// ExaminerReply is the raw result of one examiner call.
+type ExaminerReply struct {
+	// Arguments holds the report_observation arguments JSON. Nil when the model made no tool call.
+	Arguments json.RawMessage
+	// Content is any plain text the model produced instead of (or besides) the tool call.
+	Content    string
+	FirstToken time.Duration // time to first streamed token, when streaming
+	Complete   time.Duration // time to the complete reply
+	Attempts   int
+}

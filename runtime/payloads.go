@@ -1,0 +1,220 @@
+package runtime
+
+import "encoding/json"
+
+// ExamStatePayload reports a change of exam state.
+type ExamStatePayload struct {
+	State    ExamState `json:"state"`
+	Previous ExamState `json:"previous,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+}
+
+// Progress is a node's position in the exam.
+type Progress struct {
+	CurrentNodeIndex int `json:"currentNodeIndex"` // 1-based
+	TotalNodes       int `json:"totalNodes"`
+}
+
+// NodeEnteredPayload reports entry into a node. EvidenceTargets is stripped for the candidate.
+type NodeEnteredPayload struct {
+	NodeID          string   `json:"nodeId"`
+	Kind            string   `json:"kind"`
+	Persona         string   `json:"persona,omitempty"`
+	Scenario        string   `json:"scenario,omitempty"`
+	EvidenceTargets []string `json:"evidenceTargets,omitempty"`
+	MaxFollowUps    int      `json:"maxFollowUps"`
+	TimeBudgetSec   int      `json:"timeBudgetSec,omitempty"`
+	Progress        Progress `json:"progress"`
+	From            string   `json:"from,omitempty"`
+	Reason          string   `json:"reason,omitempty"` // transition reason that led here
+	// DeadlineAt is when the node's budget runs out (RFC 3339), so views tick from the runtime's
+	// deadline rather than counting ticks. Empty while paused or without a budget.
+	DeadlineAt string `json:"deadlineAt,omitempty"`
+}
+
+// NodeExitPayload reports leaving a node.
+type NodeExitPayload struct {
+	NodeID        string `json:"nodeId"`
+	Reason        string `json:"reason"`
+	Next          string `json:"next,omitempty"`
+	ElapsedMs     int64  `json:"elapsedMs"`
+	FollowUps     int    `json:"followUps"`
+	EvidenceCount int    `json:"evidenceCount"`
+}
+
+// TranscriptSegmentPayload is one candidate or examiner segment (pipecat-adapter §7).
+type TranscriptSegmentPayload struct {
+	SegmentID   string  `json:"segmentId"`
+	NodeID      string  `json:"nodeId"`
+	Speaker     string  `json:"speaker"` // candidate | examiner
+	Text        string  `json:"text"`
+	Confidence  float64 `json:"confidence"`
+	TimestampMs int64   `json:"timestampMs"`
+	DurationMs  int64   `json:"durationMs"`
+	IsFinal     bool    `json:"isFinal"`
+	Source      string  `json:"source,omitempty"` // typed | mic | room
+}
+
+// Latency is a per-turn breakdown by stage, in milliseconds; zero means "not measured".
+type Latency struct {
+	EndpointingMs   float64 `json:"endpointingMs,omitempty"`
+	STTMs           float64 `json:"sttMs,omitempty"`
+	LLMFirstTokenMs float64 `json:"llmFirstTokenMs,omitempty"`
+	LLMCompleteMs   float64 `json:"llmCompleteMs,omitempty"`
+	FiltersMs       float64 `json:"filtersMs,omitempty"`
+	TTSFirstByteMs  float64 `json:"ttsFirstByteMs,omitempty"`
+	TotalMs         float64 `json:"totalMs,omitempty"`
+}
+
+// DecisionStep is one rule the controller evaluated, for the Debug view.
+type DecisionStep struct {
+	Rule   string `json:"rule"`
+	Fired  bool   `json:"fired"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Decision is what the controller did with an observation.
+type Decision struct {
+	Action   string         `json:"action"` // command | transition | follow_up | continue | end
+	Reason   string         `json:"reason,omitempty"`
+	NextNode string         `json:"nextNode,omitempty"`
+	Trace    []DecisionStep `json:"trace,omitempty"`
+}
+
+// ObservationPayload is the examiner's raw report and the controller's decision, for debugging.
+type ObservationPayload struct {
+	NodeID   string          `json:"nodeId"`
+	Turn     int             `json:"turn"`
+	Examiner string          `json:"examiner"`
+	Raw      json.RawMessage `json:"raw,omitempty"`
+	Valid    bool            `json:"valid"`
+	Problems []string        `json:"problems,omitempty"`
+	Decision Decision        `json:"decision"`
+	Latency  Latency         `json:"latency"`
+}
+
+// STTSummary summarises the STT confidence of the segments behind a signal.
+type STTSummary struct {
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// EvidenceUpdatePayload reports an accepted evidence signal.
+type EvidenceUpdatePayload struct {
+	NodeID        string         `json:"nodeId"`
+	SignalType    string         `json:"signalType"`
+	RubricLevel   string         `json:"rubricLevel,omitempty"`
+	Excerpt       string         `json:"excerpt"`
+	Confidence    float64        `json:"confidence"`
+	STTConfidence STTSummary     `json:"sttConfidenceSummary"`
+	Coverage      float64        `json:"coverage"` // accepted distinct targets / node targets
+	Accepted      int            `json:"accepted"`
+	Required      int            `json:"required"`
+	Transversal   bool           `json:"transversal,omitempty"`
+	Misconception *Misconception `json:"misconception,omitempty"`
+}
+
+// FollowUpIssuedPayload reports a follow-up question.
+type FollowUpIssuedPayload struct {
+	NodeID       string `json:"nodeId"`
+	FollowUpType string `json:"followUpType"`
+	Count        int    `json:"count"`
+	Max          int    `json:"max"`
+	Text         string `json:"text,omitempty"`
+}
+
+// CommandAcknowledgedPayload reports a candidate command and what was done with it.
+type CommandAcknowledgedPayload struct {
+	Command  string `json:"command"`
+	NodeID   string `json:"nodeId,omitempty"`
+	Accepted bool   `json:"accepted"`
+	Source   string `json:"source"` // examiner | safety_net
+	Detail   string `json:"detail,omitempty"`
+}
+
+// TimeWarningPayload warns that a budget is running out.
+type TimeWarningPayload struct {
+	Scope        string `json:"scope"` // node | exam
+	NodeID       string `json:"nodeId,omitempty"`
+	RemainingSec int    `json:"remainingSec"`
+}
+
+// GuardrailTriggeredPayload reports an interception (pipecat-adapter §8).
+type GuardrailTriggeredPayload struct {
+	Guardrail       string `json:"guardrail"`
+	NodeID          string `json:"nodeId"`
+	Action          string `json:"action"`
+	OriginalText    string `json:"originalText"`
+	ReplacementText string `json:"replacementText"`
+	Detail          string `json:"detail,omitempty"`
+}
+
+// RecoveryPayload reports a recovery (a rejected low-confidence signal, a retried call...).
+type RecoveryPayload struct {
+	Kind       string `json:"kind"` // stt_low_confidence | calm_support | llm_retry | ...
+	NodeID     string `json:"nodeId,omitempty"`
+	SignalType string `json:"signalType,omitempty"`
+	Detail     string `json:"detail,omitempty"`
+}
+
+// AdminInstructionPayload records an examiner's instruction and who sent it.
+type AdminInstructionPayload struct {
+	Mode   string `json:"mode"` // immediate | queued
+	Text   string `json:"text"`
+	Sender string `json:"sender"`
+	NodeID string `json:"nodeId,omitempty"`
+	Status string `json:"status"` // received | applied | consumed
+}
+
+// BeatFiredPayload reports a pacing beat.
+type BeatFiredPayload struct {
+	Message string `json:"message"`
+	Scope   string `json:"scope"`
+	AtSec   int    `json:"atSec"`
+	Wrapup  bool   `json:"wrapup,omitempty"`
+}
+
+// SpokenPayload is what was actually said to the candidate.
+type SpokenPayload struct {
+	NodeID      string  `json:"nodeId"`
+	Text        string  `json:"text"`
+	Source      string  `json:"source"` // intro | prompt | examiner | fallback | command | beat | admin
+	Intercepted bool    `json:"intercepted,omitempty"`
+	TTSSpeed    float64 `json:"ttsSpeed,omitempty"`
+}
+
+// SystemErrorPayload reports a failure the exam survived.
+type SystemErrorPayload struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	NodeID  string `json:"nodeId,omitempty"`
+}
+
+// ExamCompletedPayload closes the stream.
+type ExamCompletedPayload struct {
+	State        ExamState          `json:"state"`
+	Reason       string             `json:"reason,omitempty"`
+	DurationMs   int64              `json:"durationMs"`
+	NodesVisited []string           `json:"nodesVisited"`
+	Evidence     map[string]int     `json:"evidence"` // accepted signals by type
+	Coverage     map[string]float64 `json:"coverage"` // by node
+}
+
+// EventType implementations.
+func (*ExamStatePayload) EventType() EventType           { return EventExamState }
+func (*NodeEnteredPayload) EventType() EventType         { return EventNodeEntered }
+func (*NodeExitPayload) EventType() EventType            { return EventNodeExit }
+func (*TranscriptSegmentPayload) EventType() EventType   { return EventTranscriptSegment }
+func (*ObservationPayload) EventType() EventType         { return EventObservation }
+func (*EvidenceUpdatePayload) EventType() EventType      { return EventEvidenceUpdate }
+func (*FollowUpIssuedPayload) EventType() EventType      { return EventFollowUpIssued }
+func (*CommandAcknowledgedPayload) EventType() EventType { return EventCommandAcknowledged }
+func (*TimeWarningPayload) EventType() EventType         { return EventTimeWarning }
+func (*GuardrailTriggeredPayload) EventType() EventType  { return EventGuardrailTriggered }
+func (*RecoveryPayload) EventType() EventType            { return EventRecovery }
+func (*AdminInstructionPayload) EventType() EventType    { return EventAdminInstruction }
+func (*BeatFiredPayload) EventType() EventType           { return EventBeatFired }
+func (*SpokenPayload) EventType() EventType              { return EventSpoken }
+func (*SystemErrorPayload) EventType() EventType         { return EventSystemError }
+func (*ExamCompletedPayload) EventType() EventType       { return EventExamCompleted }
