@@ -4,5 +4,22 @@ import "errors"
 
 // Named errors.
 var (
-	ErrUnknownEvent = errors.New("unknown event type")
+	ErrUnknownEvent       = errors.New("unknown event type")
+	ErrNilExam            = errors.New("runtime: exam is nil")
+	ErrNilExaminer        = errors.New("runtime: examiner is nil")
+	ErrInvalidExam        = errors.New("runtime: exam cannot be run")
+	ErrInvalidOption      = errors.New("runtime: invalid option")
+	ErrInvalidTransition  = errors.New("runtime: invalid exam state transition")
+	ErrNotStarted         = errors.New("runtime: exam not started")
+	ErrAlreadyStarted     = errors.New("runtime: exam already started")
+	ErrExamOver           = errors.New("runtime: exam is over")
+	ErrClosed             = errors.New("runtime: controller closed")
+	ErrSink               = errors.New("runtime: event sink failed")
+	ErrInvalidAdmin       = errors.New("runtime: invalid admin instruction")
+	ErrInvalidControl     = errors.New("runtime: invalid control action")
+	ErrInvalidTurn        = errors.New("runtime: invalid turn")
+	ErrMalformedArguments = errors.New("runtime: malformed report_observation arguments")
+	ErrMissingField       = errors.New("runtime: required field missing")
+	ErrInvalidField       = errors.New("runtime: invalid field")
+	ErrResume             = errors.New("runtime: cannot resume from event log")
 )

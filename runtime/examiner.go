@@ -33,6 +33,16 @@ type ExaminerRequest struct {
 	// OnArguments, when set, is called with the arguments accumulated so far while a streaming
 	// examiner receives them, so the controller can decide before the call completes.
 	OnArguments func(partial []byte)
+	// Turn is the candidate turn number (1-based) within the exam; 0 for an admin run.
+	Turn int
+	// AdminInstructions are examiner instructions to apply in this reply (queued ones consumed
+	// at this turn, or the one immediate instruction); they are also in Messages.
+	AdminInstructions []string
+	// AdminOnly marks an immediate admin run: no candidate turn, only spokenText matters.
+	AdminOnly bool
+	// CoveredSignals are the node's evidence targets already accepted in the ledger, so an
+	// examiner can judge sufficiency across turns (the offline examiner has no memory of its own).
+	CoveredSignals []string
 }
 
 // ExaminerReply is the raw result of one examiner call.

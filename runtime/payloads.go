@@ -7,6 +7,16 @@ type ExamStatePayload struct {
 	State    ExamState `json:"state"`
 	Previous ExamState `json:"previous,omitempty"`
 	Reason   string    `json:"reason,omitempty"`
+	// Nodes lists the exam's node ids in spec order, so the console can show the whole plan
+	// before the nodes are visited. Set at least on the first exam_state of a session.
+	Nodes []string `json:"nodes,omitempty"`
+	// TotalTimeBudgetSec is the whole-exam budget; zero means none.
+	TotalTimeBudgetSec int `json:"totalTimeBudgetSec,omitempty"`
+	// DeadlineAt (the current node's) and ExamDeadlineAt (RFC 3339) restate the running
+	// deadlines when the exam (re)enters in_progress, e.g. after a pause moved them. Empty when
+	// there is none or while paused.
+	DeadlineAt     string `json:"deadlineAt,omitempty"`
+	ExamDeadlineAt string `json:"examDeadlineAt,omitempty"`
 }
 
 // Progress is a node's position in the exam.
@@ -30,6 +40,11 @@ type NodeEnteredPayload struct {
 	// DeadlineAt is when the node's budget runs out (RFC 3339), so views tick from the runtime's
 	// deadline rather than counting ticks. Empty while paused or without a budget.
 	DeadlineAt string `json:"deadlineAt,omitempty"`
+	// RequiredEvidenceCount, MaxOffTopicRedirects and MaxClarifications are the node's limits,
+	// so the console can show counts against them before the first turn. Zero means unknown.
+	RequiredEvidenceCount int `json:"requiredEvidenceCount,omitempty"`
+	MaxOffTopicRedirects  int `json:"maxOffTopicRedirects,omitempty"`
+	MaxClarifications     int `json:"maxClarifications,omitempty"`
 }
 
 // NodeExitPayload reports leaving a node.
@@ -160,11 +175,11 @@ type RecoveryPayload struct {
 
 // AdminInstructionPayload records an examiner's instruction and who sent it.
 type AdminInstructionPayload struct {
-	Mode   string `json:"mode"` // immediate | queued
+	Mode   string `json:"mode"` // immediate | queued | control (pause, resume, skip, advance, end)
 	Text   string `json:"text"`
 	Sender string `json:"sender"`
 	NodeID string `json:"nodeId,omitempty"`
-	Status string `json:"status"` // received | applied | consumed
+	Status string `json:"status"` // received | applied | consumed | failed
 }
 
 // BeatFiredPayload reports a pacing beat.
@@ -182,6 +197,11 @@ type SpokenPayload struct {
 	Source      string  `json:"source"` // intro | prompt | examiner | fallback | command | beat | admin
 	Intercepted bool    `json:"intercepted,omitempty"`
 	TTSSpeed    float64 `json:"ttsSpeed,omitempty"`
+	// Part numbers the pieces of one utterance (0-based) when it is spoken in several events:
+	// sentences handed on while the examiner is still streaming, or a length-split reply.
+	Part int `json:"part,omitempty"`
+	// Streamed marks a part spoken before the examiner's call completed.
+	Streamed bool `json:"streamed,omitempty"`
 }
 
 // SystemErrorPayload reports a failure the exam survived.

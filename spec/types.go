@@ -18,6 +18,9 @@ type Spec struct {
 	OutputValidation   *OutputValidation `json:"outputValidation,omitempty" yaml:"outputValidation,omitempty"`
 	Nodes              []Node            `json:"nodes" yaml:"nodes"`
 	Beats              []Beat            `json:"beats,omitempty" yaml:"beats,omitempty"`
+
+	// src is where each value came from; nil for a spec built in code.
+	src *source
 }
 
 // Persona is a voice the examiner speaks with.

@@ -1,9 +1,98 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
-// TODO(owner of this command): replace this placeholder with the real command.
+	"github.com/examtui/examtui/spec"
+	"github.com/spf13/cobra"
+)
+
 func newCompileCmd() *cobra.Command {
-	return &cobra.Command{Use: "compile", Short: "(not built yet)", Hidden: true,
-		RunE: func(*cobra.Command, []string) error { return errNotBuilt }}
+	var target, out string
+	cmd := &cobra.Command{
+		Use:   "compile FILE",
+		Short: "Compile an exam specification to the runtime IR or Pipecat Flows JSON",
+		Long: `compile validates an exam specification and writes the compiled exam:
+
+  ir             the compiled exam examtui runs (every default resolved, per-node LLM
+                 messages and the report_observation tool, controller metadata)
+  pipecat-flows  Pipecat Flows node configs (role_message, task_messages, functions,
+                 context_strategy, pre_actions) plus controller metadata, so a Pipecat bot
+                 can run the same exam
+
+Output is deterministic: the same file always compiles to the same bytes. Diagnostics go to
+standard error as in "examtui check"; on any error nothing is written and the exit status is 1.
+FILE may be "-" for standard input or "demo" for the built-in example exam.`,
+		Example: `  examtui compile exam.yaml
+  examtui compile exam.yaml --target pipecat-flows -o exam.flows.json
+  examtui compile demo --target ir | jq '.nodes[].nodeId'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t := spec.Target(target)
+			if !t.Valid() {
+				return fmt.Errorf("unknown --target %q (known: %s)", target, targetNames())
+			}
+			name, src, err := readSpecArg(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			exam, diags, _ := spec.Compile(name, src)
+			printDiagnostics(cmd.ErrOrStderr(), diags)
+			if exam == nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s, nothing written\n", name, plural(len(diags.Errors()), "error"))
+				return &exitError{code: 1}
+			}
+			b, err := spec.Export(exam, t)
+			if err != nil {
+				return err
+			}
+			if out == "" || out == "-" {
+				_, err = cmd.OutOrStdout().Write(b)
+				return err
+			}
+			return writeFileAtomic(out, b)
+		},
+	}
+	cmd.Flags().StringVarP(&target, "target", "t", string(spec.TargetIR), "output format: "+targetNames())
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	_ = cmd.RegisterFlagCompletionFunc("target", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{
+			string(spec.TargetIR) + "\tcompiled exam for the examtui runtime",
+			string(spec.TargetPipecatFlows) + "\tPipecat Flows node configs with controller metadata",
+		}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func targetNames() string {
+	names := make([]string, len(spec.Targets))
+	for i, t := range spec.Targets {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so a reader never sees half
+// an export and a failed write leaves the old file in place.
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -1,9 +1,34 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/examtui/examtui/spec"
+	"github.com/spf13/cobra"
+)
 
-// TODO(owner of this command): replace this placeholder with the real command.
 func newSchemaCmd() *cobra.Command {
-	return &cobra.Command{Use: "schema", Short: "(not built yet)", Hidden: true,
-		RunE: func(*cobra.Command, []string) error { return errNotBuilt }}
+	var out string
+	cmd := &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of the exam specification format",
+		Long: `schema prints the JSON Schema (draft 2020-12) of the exam specification format, with a
+description for every field. Editors that use yaml-language-server (VS Code's YAML extension,
+Neovim, Helix) then complete and check exam files as you type.
+
+The schema checks structure and types; "examtui check" also checks references, the node graph
+and everything else, with file:line:col positions.`,
+		Example: `  examtui schema -o exam.schema.json
+  # then, as the first line of an exam file:
+  # yaml-language-server: $schema=./exam.schema.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b := spec.JSONSchema()
+			if out == "" || out == "-" {
+				_, err := cmd.OutOrStdout().Write(b)
+				return err
+			}
+			return writeFileAtomic(out, b)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	return cmd
 }

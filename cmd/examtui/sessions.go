@@ -1,9 +1,267 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
 
-// TODO(owner of this command): replace this placeholder with the real command.
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/sessions"
+)
+
+// openStore opens the session store in the resolved data directory.
+func openStore(cmd *cobra.Command) (*sessions.Store, error) {
+	dir, err := sessions.DataDir(globals.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return sessions.Open(cmd.Context(), dir)
+}
+
+// resolveSession opens the store and resolves an id or unambiguous prefix.
+func resolveSession(cmd *cobra.Command, idOrPrefix string) (*sessions.Store, string, error) {
+	st, err := openStore(cmd)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := st.Resolve(cmd.Context(), idOrPrefix)
+	if err != nil {
+		_ = st.Close()
+		return nil, "", err
+	}
+	return st, id, nil
+}
+
 func newSessionsCmd() *cobra.Command {
-	return &cobra.Command{Use: "sessions", Short: "(not built yet)", Hidden: true,
-		RunE: func(*cobra.Command, []string) error { return errNotBuilt }}
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, show, export and delete recorded exam sessions",
+		Long: `Every exam is recorded in the session store of the data directory (--data-dir,
+$EXAMTUI_DATA_DIR, $XDG_DATA_HOME/examtui or ~/.local/share/examtui). Session ids may be
+shortened to any unambiguous prefix.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSessionsList(cmd, false) },
+	}
+	cmd.AddCommand(newSessionsListCmd(), newSessionsShowCmd(), newSessionsDeleteCmd(), newSessionsExportCmd())
+	return cmd
+}
+
+func newSessionsListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions, newest first",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runSessionsList(cmd, asJSON) },
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// sessionJSON is one row of `sessions list --json`.
+type sessionJSON struct {
+	ID          string    `json:"id"`
+	ExamID      string    `json:"examId"`
+	Title       string    `json:"title"`
+	Candidate   string    `json:"candidate"`
+	Examiner    string    `json:"examiner,omitempty"`
+	Input       string    `json:"input,omitempty"`
+	StartedAt   time.Time `json:"startedAt"`
+	EndedAt     string    `json:"endedAt,omitempty"`
+	DurationSec float64   `json:"durationSec"`
+	Status      string    `json:"status"`
+	State       string    `json:"state"`
+	Interrupted bool      `json:"interrupted"`
+	Events      int64     `json:"events"`
+	Evidence    int       `json:"evidence"`
+	Coverage    float64   `json:"coverage"`
+}
+
+func runSessionsList(cmd *cobra.Command, asJSON bool) error {
+	st, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, err := st.List(cmd.Context())
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if asJSON {
+		rows := make([]sessionJSON, 0, len(list))
+		for _, s := range list {
+			r := sessionJSON{ID: s.ID, ExamID: s.ExamID, Title: s.Title, Candidate: s.Candidate, Examiner: s.Examiner,
+				Input: s.Input.String(), StartedAt: s.StartedAt, DurationSec: s.Duration().Seconds(), Status: s.Status().String(),
+				State: s.State.String(), Interrupted: s.Interrupted, Events: s.EventCount, Evidence: s.EvidenceCount, Coverage: s.Coverage}
+			if !s.EndedAt.IsZero() {
+				r.EndedAt = s.EndedAt.Format(time.RFC3339Nano)
+			}
+			rows = append(rows, r)
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(out, "No sessions recorded yet.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEXAM\tSTARTED\tDURATION\tSTATE\tCANDIDATE\tEVIDENCE")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d (%.0f%%)\n", s.ID, s.ExamID, s.StartedAt.Local().Format("2006-01-02 15:04"),
+			s.Duration().Round(time.Second), s.Status(), oneLine(s.Candidate), s.EvidenceCount, s.Coverage*100)
+	}
+	return tw.Flush()
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func newSessionsShowCmd() *cobra.Command {
+	var plain bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Summarise a session: nodes, evidence, guardrails, commands, latency",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, id, err := resolveSession(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			sum, err := st.Summary(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			md := sessions.RenderMarkdown(sum, sessions.MarkdownOptions{})
+			out := cmd.OutOrStdout()
+			if f, ok := out.(*os.File); ok && !plain && term.IsTerminal(f.Fd()) {
+				width := 100
+				if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
+					width = w - 2
+				}
+				r, err := glamour.NewTermRenderer(glamour.WithEnvironmentConfig(), glamour.WithWordWrap(width))
+				if err == nil {
+					if rendered, err := r.Render(md); err == nil {
+						md = rendered
+					}
+				}
+			}
+			_, err = io.WriteString(out, md)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&plain, "plain", false, "print plain Markdown even on a terminal")
+	return cmd
+}
+
+func newSessionsDeleteCmd() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "delete ID",
+		Short: "Delete a session and its events",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, id, err := resolveSession(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			s, err := st.Get(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if !yes {
+				fmt.Fprintf(cmd.OutOrStdout(), "Delete session %s (%s, %s, %d events, %s)? [y/N] ",
+					s.ID, s.ExamID, oneLine(s.Candidate), s.EventCount, s.Status())
+				line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+					fmt.Fprintln(cmd.OutOrStdout(), "Not deleted.")
+					return &exitError{code: 1}
+				}
+			}
+			if err := st.Delete(cmd.Context(), id); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Deleted session %s.\n", id)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
+func newSessionsExportCmd() *cobra.Command {
+	var format, output string
+	cmd := &cobra.Command{
+		Use:   "export ID",
+		Short: "Export a session as runresult, jsonl or markdown",
+		Long: `Export a session:
+  runresult  the bounded test-result artifact (LiveKit voice.testing RunResult shape)
+  jsonl      the raw event stream, one envelope per line
+  markdown   the examiner's record of the exam, transcript included`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := sessions.ParseFormat(format)
+			if err != nil {
+				return err
+			}
+			st, id, err := resolveSession(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			opts := sessions.ExportOptions{Version: version}
+			if output == "" || output == "-" {
+				return st.Export(cmd.Context(), cmd.OutOrStdout(), id, f, opts)
+			}
+			return exportToFile(output, func(w io.Writer) error { return st.Export(cmd.Context(), w, id, f, opts) })
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "runresult", "runresult, jsonl or markdown")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of stdout")
+	return cmd
+}
+
+// exportToFile writes path (mode 0600: exam records are personal data) through a temporary
+// file, so a failed export never leaves a truncated file behind.
+func exportToFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -1,0 +1,280 @@
+package audio
+
+import (
+	"fmt"
+	"time"
+)
+
+// EndpointConfig holds LiveKit's endpointing knobs and the padding kept around an utterance.
+type EndpointConfig struct {
+	// MinEndpointingDelay: silence after the last speech before the turn ends, when nothing
+	// suggests the candidate will go on (LiveKit's min_endpointing_delay, default 0.5 s). Pauses
+	// inside a sentence shorter than this never split a turn.
+	MinEndpointingDelay time.Duration
+	// MaxEndpointingDelay: the longest wait, used while the turn looks unfinished (Hold), e.g.
+	// the partial transcript ends in "and" or "because" (LiveKit's max_endpointing_delay, 3 s).
+	MaxEndpointingDelay time.Duration
+	// PreRoll is audio kept before the detected start, so the recogniser hears the onset.
+	PreRoll time.Duration
+	// PostRoll is audio kept after the last speech (never more than the silence waited).
+	PostRoll time.Duration
+	// MaxUtterance ends a turn that has gone on this long without a pause.
+	MaxUtterance time.Duration
+	// VAD tunes the detector underneath.
+	VAD VADConfig
+}
+
+// DefaultEndpointConfig returns LiveKit's defaults (0.5 s / 3 s) and 200 ms of padding.
+func DefaultEndpointConfig() EndpointConfig {
+	return EndpointConfig{
+		MinEndpointingDelay: 500 * time.Millisecond,
+		MaxEndpointingDelay: 3 * time.Second,
+		PreRoll:             200 * time.Millisecond,
+		PostRoll:            200 * time.Millisecond,
+		MaxUtterance:        60 * time.Second,
+		VAD:                 DefaultVADConfig(),
+	}
+}
+
+func (c EndpointConfig) validate() error {
+	if c.MinEndpointingDelay < FrameDuration || c.MaxEndpointingDelay < c.MinEndpointingDelay {
+		return fmt.Errorf("%w: endpointing delays min %v, max %v (want %v ≤ min ≤ max)",
+			ErrInvalidConfig, c.MinEndpointingDelay, c.MaxEndpointingDelay, FrameDuration)
+	}
+	if c.PreRoll < 0 || c.PostRoll < 0 || c.MaxUtterance < time.Second {
+		return fmt.Errorf("%w: pre-roll %v, post-roll %v, max utterance %v", ErrInvalidConfig, c.PreRoll, c.PostRoll, c.MaxUtterance)
+	}
+	if c.VAD.Hangover >= c.MinEndpointingDelay {
+		// The endpoint is counted from the last speech; a longer hangover would delay it.
+		return fmt.Errorf("%w: VAD hangover %v must be shorter than the min endpointing delay %v",
+			ErrInvalidConfig, c.VAD.Hangover, c.MinEndpointingDelay)
+	}
+	return c.VAD.validate()
+}
+
+// Utterance is one candidate turn as the endpointer cut it.
+type Utterance struct {
+	// Samples is 16 kHz mono audio from SamplesStartMs: the speech plus PreRoll before and up
+	// to PostRoll after.
+	Samples        []int16
+	SamplesStartMs int64
+	// StartMs and EndMs bound the speech on the source timeline (first voiced sample, one past
+	// the last).
+	StartMs, EndMs int64
+	// DecidedMs is the source time at which the endpoint was decided (EndMs + the delay,
+	// rounded up to a frame); DecidedMs-EndMs is the endpointing latency in audio time.
+	DecidedMs int64
+	// Delay is the endpointing delay that applied (MinEndpointingDelay, or Max when held).
+	Delay time.Duration
+	// Forced is true when MaxUtterance cut the turn.
+	Forced bool
+	// DecidedAt is the wall clock when the endpoint was decided, for latency accounting.
+	DecidedAt time.Time
+}
+
+// Duration is the speech duration (EndMs-StartMs).
+func (u Utterance) Duration() time.Duration {
+	return time.Duration(u.EndMs-u.StartMs) * time.Millisecond
+}
+
+// EndpointResult is what one frame produced.
+type EndpointResult struct {
+	VAD VADResult
+	// TurnStarted: a new candidate turn began at TurnStartMs.
+	TurnStarted bool
+	TurnStartMs int64
+	// Resumed: speech came back inside a turn, during the endpointing wait.
+	Resumed bool
+	// Paused: the candidate went quiet inside a turn (the VAD's hangover ran out); the
+	// endpointer is now waiting. A turn detector may call Hold here.
+	Paused bool
+	// Utterance is set when the turn ended on this frame.
+	Utterance *Utterance
+}
+
+// Endpointer turns a stream of frames into candidate turns: VAD speech segments separated by
+// pauses shorter than the endpointing delay join into one utterance; the turn ends when the
+// silence after the last speech reaches the delay. It is not safe for concurrent use.
+type Endpointer struct {
+	cfg     EndpointConfig
+	vad     *VAD
+	pre     []Frame // recent frames while idle, for the pre-roll
+	preMax  int
+	inTurn  bool
+	paused  bool
+	hold    bool
+	start   int64 // first voiced sample of the turn
+	buf     []int16
+	bufFrom int64 // source offset of buf[0]
+}
+
+// NewEndpointer returns an endpointer; a zero config means DefaultEndpointConfig, and a zero
+// VAD config inside it means DefaultVADConfig.
+func NewEndpointer(cfg EndpointConfig) (*Endpointer, error) {
+	if cfg == (EndpointConfig{}) {
+		cfg = DefaultEndpointConfig()
+	}
+	if cfg.VAD == (VADConfig{}) {
+		cfg.VAD = DefaultVADConfig()
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	vad, err := NewVAD(cfg.VAD)
+	if err != nil {
+		return nil, err
+	}
+	preFrames := int((cfg.PreRoll+cfg.VAD.MinSpeech)/FrameDuration) + 1
+	return &Endpointer{cfg: cfg, vad: vad, preMax: preFrames}, nil
+}
+
+// Config returns the configuration in use.
+func (e *Endpointer) Config() EndpointConfig { return e.cfg }
+
+// Hold extends the current wait to MaxEndpointingDelay (true) or back to the minimum (false);
+// it lasts until speech resumes or the turn ends. A turn detector calls it when the words so
+// far look unfinished.
+func (e *Endpointer) Hold(on bool) { e.hold = on }
+
+// InTurn reports whether a turn is open.
+func (e *Endpointer) InTurn() bool { return e.inTurn }
+
+// Push feeds one frame.
+func (e *Endpointer) Push(f Frame) EndpointResult {
+	vr := e.vad.Process(f.Samples, f.Offset)
+	res := EndpointResult{VAD: vr}
+	frameEnd := f.Offset + int64(len(f.Samples))
+	if !e.inTurn {
+		e.pre = append(e.pre, f)
+		if len(e.pre) > e.preMax {
+			e.pre = e.pre[1:]
+		}
+		if !vr.Started {
+			return res
+		}
+		e.openTurn(vr.StartOffset)
+		res.TurnStarted = true
+		res.TurnStartMs = samplesToMs(e.start)
+		return res
+	}
+	e.appendFrame(f)
+	if vr.Started || (vr.Voiced && vr.Speaking && e.paused) {
+		res.Resumed = e.paused
+		e.paused = false
+		e.hold = false
+	}
+	if vr.Ended {
+		e.paused = true
+		res.Paused = true
+	}
+	silence := time.Duration(frameEnd-vr.LastVoicedEnd) * time.Second / SampleRate
+	delay := e.cfg.MinEndpointingDelay
+	if e.hold {
+		delay = e.cfg.MaxEndpointingDelay
+	}
+	forced := time.Duration(frameEnd-e.start)*time.Second/SampleRate >= e.cfg.MaxUtterance
+	if silence >= delay || forced {
+		res.Utterance = e.closeTurn(vr.LastVoicedEnd, frameEnd, delay, forced)
+	}
+	return res
+}
+
+func (e *Endpointer) openTurn(start int64) {
+	e.inTurn = true
+	e.paused = false
+	e.hold = false
+	e.start = start
+	from := max(start-msToSamples(e.cfg.PreRoll.Milliseconds()), 0)
+	e.buf = e.buf[:0]
+	e.bufFrom = -1
+	for _, pf := range e.pre {
+		end := pf.Offset + int64(len(pf.Samples))
+		if end <= from {
+			continue
+		}
+		skip := max(from-pf.Offset, 0)
+		if e.bufFrom < 0 {
+			e.bufFrom = pf.Offset + skip
+		}
+		e.appendSamples(pf.Offset+skip, pf.Samples[skip:])
+	}
+	e.pre = e.pre[:0]
+}
+
+func (e *Endpointer) appendFrame(f Frame) { e.appendSamples(f.Offset, f.Samples) }
+
+// appendSamples places samples at their offset, filling dropped frames with silence so the
+// utterance stays on the source timeline.
+func (e *Endpointer) appendSamples(offset int64, s []int16) {
+	if e.bufFrom < 0 {
+		e.bufFrom = offset
+	}
+	if gap := offset - (e.bufFrom + int64(len(e.buf))); gap > 0 {
+		e.buf = append(e.buf, make([]int16, gap)...)
+	}
+	e.buf = append(e.buf, s...)
+}
+
+func (e *Endpointer) closeTurn(lastVoicedEnd, frameEnd int64, delay time.Duration, forced bool) *Utterance {
+	end := lastVoicedEnd
+	if forced {
+		end = frameEnd
+	}
+	keepTo := min(end+msToSamples(e.cfg.PostRoll.Milliseconds()), frameEnd)
+	n := max(min(keepTo-e.bufFrom, int64(len(e.buf))), 0)
+	u := &Utterance{
+		Samples:        append([]int16(nil), e.buf[:n]...),
+		SamplesStartMs: samplesToMs(e.bufFrom),
+		StartMs:        samplesToMs(e.start),
+		EndMs:          samplesToMs(end),
+		DecidedMs:      samplesToMs(frameEnd),
+		Delay:          delay,
+		Forced:         forced,
+		DecidedAt:      time.Now(),
+	}
+	e.inTurn = false
+	e.paused = false
+	e.hold = false
+	e.buf = e.buf[:0]
+	e.pre = e.pre[:0]
+	if forced {
+		e.vad.Reset()
+	}
+	return u
+}
+
+// Flush ends an open turn at the end of a stream (a file ran out mid-turn).
+func (e *Endpointer) Flush() *Utterance {
+	if !e.inTurn {
+		return nil
+	}
+	end := e.bufFrom + int64(len(e.buf))
+	last := e.vad.lastVoicedEnd
+	return e.closeTurn(last, end, e.cfg.MinEndpointingDelay, false)
+}
+
+// ResetSpeech drops any open turn and the VAD's speech state, keeping the noise floor: used
+// when mic frames were ignored while the examiner spoke.
+func (e *Endpointer) ResetSpeech() {
+	e.inTurn = false
+	e.paused = false
+	e.hold = false
+	e.buf = e.buf[:0]
+	e.pre = e.pre[:0]
+	e.vad.Reset()
+}
+
+// Snapshot returns the open turn so far (for a partial transcript during a pause); ok is
+// false when no turn is open.
+func (e *Endpointer) Snapshot() (u Utterance, ok bool) {
+	if !e.inTurn {
+		return Utterance{}, false
+	}
+	last := e.vad.lastVoicedEnd
+	return Utterance{
+		Samples:        append([]int16(nil), e.buf...),
+		SamplesStartMs: samplesToMs(e.bufFrom),
+		StartMs:        samplesToMs(e.start),
+		EndMs:          samplesToMs(last),
+	}, true
+}

@@ -1,0 +1,103 @@
+package livekit_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/runtime"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestCandidateViewEveryType checks, for every event type, whether the candidate sees it and
+// exactly what it sees (golden files in testdata/candidate_view).
+func TestCandidateViewEveryType(t *testing.T) {
+	evs := sampleEvents(t)
+	covered := map[runtime.EventType]bool{}
+	for _, ev := range evs {
+		covered[ev.Event] = true
+	}
+	for _, typ := range runtime.EventTypes {
+		if !covered[typ] {
+			t.Fatalf("sampleEvents has no %s event: add one so its candidate view is tested", typ)
+		}
+	}
+	for _, ev := range evs {
+		t.Run(ev.Event.String(), func(t *testing.T) {
+			view, ok := livekit.CandidateView(ev)
+			if ok != candidateTypes[ev.Event] {
+				t.Fatalf("delivered to candidate = %v, want %v", ok, candidateTypes[ev.Event])
+			}
+			golden := filepath.Join("testdata", "candidate_view", ev.Event.String()+".json")
+			var got []byte
+			if ok {
+				if view.Event != ev.Event || view.Seq != ev.Seq || view.SessionID != ev.SessionID || !view.Timestamp.Equal(ev.Timestamp) {
+					t.Fatalf("envelope changed: %+v -> %+v", ev, view)
+				}
+				if _, err := view.Decode(); err != nil {
+					t.Fatalf("view payload does not decode as %s: %v", ev.Event, err)
+				}
+				var buf bytes.Buffer
+				if err := json.Indent(&buf, view.Payload, "", "  "); err != nil {
+					t.Fatal(err)
+				}
+				got = append(buf.Bytes(), '\n')
+			} else {
+				got = []byte("withheld\n")
+			}
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("candidate view differs from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
+			}
+		})
+	}
+}
+
+// TestCandidateViewNeverLeaks checks that no assessment vocabulary survives in anything the
+// candidate sees, whatever the golden files say.
+func TestCandidateViewNeverLeaks(t *testing.T) {
+	forbidden := []string{"evidenceTargets", "rubricLevel", "analysis", "proposes_options", "considers_budget",
+		"evidence_sufficient", "coverage", "intercepted", "maxFollowUps", "\"evidence\"", "requiredEvidenceCount", "maxOffTopicRedirects",
+		"maxClarifications", "streamed", "\"nodes\""}
+	for _, ev := range sampleEvents(t) {
+		view, ok := livekit.CandidateView(ev)
+		if !ok {
+			continue
+		}
+		for _, word := range forbidden {
+			if strings.Contains(string(view.Payload), word) {
+				t.Errorf("%s view contains %q: %s", ev.Event, word, view.Payload)
+			}
+		}
+	}
+}
+
+func TestCandidateViewWithholdsUndecodable(t *testing.T) {
+	cases := []runtime.Event{
+		{Event: runtime.EventSpoken, Seq: 1, Payload: json.RawMessage(`{"text":`)},
+		{Event: runtime.EventNodeEntered, Seq: 2, Payload: json.RawMessage(`[]`)},
+		{Event: "made_up", Seq: 3, Payload: json.RawMessage(`{}`)},
+	}
+	for _, ev := range cases {
+		if view, ok := livekit.CandidateView(ev); ok {
+			t.Errorf("%s %s: delivered %s, want withheld", ev.Event, ev.Payload, view.Payload)
+		}
+	}
+}

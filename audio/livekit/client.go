@@ -1,0 +1,327 @@
+package livekit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
+	"github.com/pion/webrtc/v4"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// Client is a candidate or an examiner in an exam room: it receives the events the bot
+// addresses to it, sends typed answers or examiner commands to the bot, and (as a candidate)
+// can speak through a microphone track and hear the bot. `examtui watch` is an examiner Client;
+// tests use Clients as candidates.
+type Client struct {
+	log    *slog.Logger
+	conn   *connector
+	events chan runtime.Event
+	audio  chan AudioFrame
+	voice  *Voice
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	seen    map[int64]bool
+	remotes map[string]*lkmedia.PCMRemoteTrack
+	once    sync.Once
+
+	eventsDropped atomic.Int64
+	audioDropped  atomic.Int64
+}
+
+// ClientOption configures Dial.
+type ClientOption func(*clientOptions)
+
+type clientOptions struct {
+	log         *slog.Logger
+	microphone  bool
+	micRate     int
+	eventBuffer int
+	audioBuffer int
+	onState     func(ConnState)
+	connectOpts []lksdk.ConnectOption
+}
+
+// WithClientLogger sets the client's logger (default: discard).
+func WithClientLogger(l *slog.Logger) ClientOption {
+	return func(o *clientOptions) {
+		if l != nil {
+			o.log = l
+		}
+	}
+}
+
+// WithMicrophone publishes a microphone track fed with PCM at hz through Client.Voice.
+func WithMicrophone(hz int) ClientOption {
+	return func(o *clientOptions) { o.microphone, o.micRate = true, hz }
+}
+
+// WithEventBuffer sets how many received events may wait for the reader.
+func WithEventBuffer(n int) ClientOption { return func(o *clientOptions) { o.eventBuffer = n } }
+
+// WithClientStateChanges sets a function told of every connection state change.
+func WithClientStateChanges(fn func(ConnState)) ClientOption {
+	return func(o *clientOptions) { o.onState = fn }
+}
+
+// WithClientConnectOptions passes options to the SDK's join.
+func WithClientConnectOptions(opts ...lksdk.ConnectOption) ClientOption {
+	return func(o *clientOptions) { o.connectOpts = append(o.connectOpts, opts...) }
+}
+
+// Dial joins a room with a candidate or examiner token and stays until Close, rejoining after
+// failures like the bot does.
+func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*Client, error) {
+	cfg := Config{URL: serverURL, Token: token}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	o := clientOptions{log: slog.New(slog.DiscardHandler), eventBuffer: 4096, audioBuffer: 500, micRate: InputSampleRate}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.eventBuffer < 1 || o.audioBuffer < 1 {
+		return nil, fmt.Errorf("%w: buffers must hold at least one item", ErrInvalidConfig)
+	}
+	if o.microphone && (o.micRate < 8000 || o.micRate > 48000) {
+		return nil, fmt.Errorf("%w: microphone sample rate %d Hz", ErrInvalidConfig, o.micRate)
+	}
+	defaultSDKLogger(o.log)
+	runCtx, cancel := context.WithCancel(context.Background())
+	c := &Client{
+		log:     o.log.With("component", "livekit-client"),
+		events:  make(chan runtime.Event, o.eventBuffer),
+		audio:   make(chan AudioFrame, o.audioBuffer),
+		ctx:     runCtx,
+		cancel:  cancel,
+		seen:    make(map[int64]bool),
+		remotes: make(map[string]*lkmedia.PCMRemoteTrack),
+	}
+	if o.microphone {
+		c.voice = newVoice(o.micRate, "microphone", c.log)
+	}
+	c.conn = &connector{
+		url:       serverURL,
+		token:     cfg.tokenSource(RoleUnknown),
+		log:       c.log,
+		opts:      o.connectOpts,
+		callbacks: c.callbacks,
+		setup: func(_ context.Context, lk *lksdk.Room, _ uint64) error {
+			if c.voice != nil {
+				return c.voice.publish(lk)
+			}
+			return nil
+		},
+		onState:    o.onState,
+		minBackoff: 250 * time.Millisecond,
+		maxBackoff: 5 * time.Second,
+	}
+	c.conn.init()
+	if err := c.conn.join(ctx); err != nil {
+		cancel()
+		c.conn.close()
+		return nil, err
+	}
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); c.conn.run(runCtx) }()
+	return c, nil
+}
+
+func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
+	return &lksdk.RoomCallback{
+		ParticipantCallback: lksdk.ParticipantCallback{
+			OnDataPacket: func(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
+				c.onData(data, params)
+			},
+			OnTrackSubscribed: func(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
+				c.attachAudio(track, pub, rp)
+			},
+			OnTrackUnsubscribed: func(_ *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, _ *lksdk.RemoteParticipant) {
+				c.mu.Lock()
+				pcm := c.remotes[pub.SID()]
+				delete(c.remotes, pub.SID())
+				c.mu.Unlock()
+				if pcm != nil {
+					pcm.Close()
+				}
+			},
+		},
+	}
+}
+
+// onData accepts events only from the bot, as the server identifies it: anyone else could
+// publish on the topic.
+func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
+	u, ok := data.(*lksdk.UserDataPacket)
+	if !ok || u.Topic != TopicEvents {
+		return
+	}
+	if _, role := senderRole(c.conn.room(), params); role != RoleBot {
+		c.log.Warn("event from a participant who is not the bot dropped", "from", params.SenderIdentity)
+		return
+	}
+	var ev runtime.Event
+	if err := json.Unmarshal(u.Payload, &ev); err != nil {
+		c.log.Warn("malformed event dropped", "err", err)
+		return
+	}
+	if ev.Seq > 0 {
+		c.mu.Lock()
+		dup := c.seen[ev.Seq]
+		c.seen[ev.Seq] = true
+		c.mu.Unlock()
+		if dup {
+			return
+		}
+	}
+	select {
+	case c.events <- ev:
+	default:
+		c.eventsDropped.Add(1)
+		c.log.Warn("event reader is behind; event dropped", "seq", ev.Seq)
+	}
+}
+
+func (c *Client) attachAudio(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
+	if track.Kind() != webrtc.RTPCodecTypeAudio || roleFromAttributes(rp.Attributes()) != RoleBot {
+		return
+	}
+	sink := &frameSink{from: rp.Identity(), rate: InputSampleRate, out: c.audio, dropped: &c.audioDropped, log: c.log}
+	pcm, err := lkmedia.NewPCMRemoteTrack(track, sink,
+		lkmedia.WithTargetSampleRate(InputSampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(sdkLogger(c.log)))
+	if err != nil {
+		c.log.Error("decode bot audio", "err", err)
+		return
+	}
+	c.mu.Lock()
+	c.remotes[pub.SID()] = pcm
+	c.mu.Unlock()
+}
+
+// Events delivers the events the bot sends this participant, each seq once (replays after a
+// rejoin are dropped), so order follows arrival: an event missed during an outage arrives
+// after later ones. Out-of-band reports (seq 0) are always delivered.
+func (c *Client) Events() <-chan runtime.Event { return c.events }
+
+// Audio delivers the bot's speech, decoded to 16 kHz mono.
+func (c *Client) Audio() <-chan AudioFrame { return c.audio }
+
+// Voice is the microphone track (nil without WithMicrophone).
+func (c *Client) Voice() *Voice { return c.voice }
+
+// State reports the connection state.
+func (c *Client) State() ConnState { return c.conn.State() }
+
+// Identity is this participant's identity as the server knows it.
+func (c *Client) Identity() string {
+	if lk := c.conn.room(); lk != nil {
+		return lk.LocalParticipant.Identity()
+	}
+	return ""
+}
+
+// SendCandidateText sends a typed answer to the bot.
+func (c *Client) SendCandidateText(ctx context.Context, text string, confidence float64) error {
+	data, err := EncodeCandidateText(text, confidence)
+	if err != nil {
+		return err
+	}
+	return c.sendToBot(ctx, TopicCandidateInput, data)
+}
+
+// SendAdmin sends an admin instruction to the bot.
+func (c *Client) SendAdmin(ctx context.Context, mode AdminMode, text string) error {
+	data, err := EncodeAdminInstruction(mode, text)
+	if err != nil {
+		return err
+	}
+	return c.sendToBot(ctx, TopicExaminerCommands, data)
+}
+
+// SendControl sends a control action to the bot.
+func (c *Client) SendControl(ctx context.Context, action ControlAction) error {
+	data, err := EncodeControl(action)
+	if err != nil {
+		return err
+	}
+	return c.sendToBot(ctx, TopicExaminerCommands, data)
+}
+
+// SendRaw publishes any payload on any topic to the bot; tests use it to send what a
+// misbehaving client would.
+func (c *Client) SendRaw(ctx context.Context, topic string, payload []byte) error {
+	return c.sendToBot(ctx, topic, payload)
+}
+
+// sendToBot addresses the bot only, so that examiners' commands never reach the candidate and
+// the candidate's answers reach examiners only through the bot's events.
+func (c *Client) sendToBot(ctx context.Context, topic string, payload []byte) error {
+	lk, err := c.conn.waitConnected(ctx)
+	if err != nil {
+		return err
+	}
+	var bots []string
+	for _, rp := range lk.GetRemoteParticipants() {
+		if roleFromAttributes(rp.Attributes()) == RoleBot {
+			bots = append(bots, rp.Identity())
+		}
+	}
+	if len(bots) == 0 {
+		return fmt.Errorf("%w: no examiner bot in the room", ErrNotConnected)
+	}
+	err = lk.LocalParticipant.PublishDataPacket(lksdk.UserData(payload),
+		lksdk.WithDataPublishTopic(topic), lksdk.WithDataPublishReliable(true), lksdk.WithDataPublishDestination(bots))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotConnected, err)
+	}
+	return nil
+}
+
+// WaitBot blocks until the examiner bot is in the room.
+func (c *Client) WaitBot(ctx context.Context) error {
+	for {
+		if lk := c.conn.room(); lk != nil && c.conn.State() == StateConnected {
+			for _, rp := range lk.GetRemoteParticipants() {
+				if roleFromAttributes(rp.Attributes()) == RoleBot {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the bot: %w", ctx.Err())
+		case <-c.ctx.Done():
+			return ErrClosed
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Close leaves the room and stops the client's goroutines.
+func (c *Client) Close() error {
+	c.once.Do(func() {
+		c.cancel()
+		c.conn.close()
+		if c.voice != nil {
+			c.voice.close()
+		}
+		c.wg.Wait()
+		c.mu.Lock()
+		for sid, pcm := range c.remotes {
+			pcm.Close()
+			delete(c.remotes, sid)
+		}
+		c.mu.Unlock()
+	})
+	return nil
+}

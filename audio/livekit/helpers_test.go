@@ -1,0 +1,197 @@
+package livekit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"log/slog"
+	"math"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/runtime"
+)
+
+// testLogger writes the package's and the SDK's logs to the test log, so a failing test shows
+// what the connection did.
+func testLogger(t testing.TB) *slog.Logger {
+	level := slog.LevelInfo
+	if os.Getenv("EXAMTUI_LIVEKIT_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	w := &testWriter{t: t}
+	t.Cleanup(func() { w.done.Store(true) })
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// testWriter stops writing to the test's log once the test is over: SDK goroutines may still
+// log while they wind down, and t.Log after the end panics.
+type testWriter struct {
+	t    testing.TB
+	done atomic.Bool
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	if !w.done.Load() {
+		w.t.Log(string(bytes.TrimRight(p, "\n")))
+	}
+	return len(p), nil
+}
+
+func TestMain(m *testing.M) {
+	// The SDK's process-wide logger (WebRTC internals) outlives any one test.
+	livekit.SetSDKLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	os.Exit(m.Run())
+}
+
+// tone returns d of a sine at hz, 16 kHz mono.
+func tone(hz float64, d time.Duration, amp float64) []int16 {
+	n := int(d.Seconds() * 16000)
+	s := make([]int16, n)
+	for i := range s {
+		s[i] = int16(amp * math.Sin(2*math.Pi*hz*float64(i)/16000))
+	}
+	return s
+}
+
+func rms(s []int16) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, v := range s {
+		sum += float64(v) * float64(v)
+	}
+	return math.Sqrt(sum / float64(len(s)))
+}
+
+// zeroCrossingHz estimates the dominant frequency of a tone.
+func zeroCrossingHz(s []int16, rate int) float64 {
+	crossings := 0
+	for i := 1; i < len(s); i++ {
+		if (s[i-1] < 0) != (s[i] < 0) {
+			crossings++
+		}
+	}
+	return float64(crossings) / 2 / (float64(len(s)) / float64(rate))
+}
+
+// voicedDuration is how much of s lies in 20 ms windows louder than threshold RMS.
+func voicedDuration(s []int16, rate int, threshold float64) time.Duration {
+	win := rate / 50
+	voiced := 0
+	for i := 0; i+win <= len(s); i += win {
+		if rms(s[i:i+win]) > threshold {
+			voiced++
+		}
+	}
+	return time.Duration(voiced) * 20 * time.Millisecond
+}
+
+// speech synthesises text with espeak-ng and resamples it with sox to 16 kHz mono.
+func speech(t testing.TB, text string) []int16 {
+	t.Helper()
+	espeak := exec.Command("espeak-ng", "-v", "en-us", "--stdout", text)
+	sox := exec.Command("sox", "-t", "wav", "-", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", "-t", "raw", "-")
+	pipe, err := espeak.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sox.Stdin = pipe
+	var out, errb bytes.Buffer
+	sox.Stdout, sox.Stderr = &out, &errb
+	if err := sox.Start(); err != nil {
+		t.Fatalf("sox: %v", err)
+	}
+	if err := espeak.Run(); err != nil {
+		t.Fatalf("espeak-ng: %v", err)
+	}
+	if err := sox.Wait(); err != nil {
+		t.Fatalf("sox: %v: %s", err, errb.String())
+	}
+	s := make([]int16, out.Len()/2)
+	if err := binary.Read(&out, binary.LittleEndian, s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s) < 8000 {
+		t.Fatalf("espeak-ng produced only %d samples", len(s))
+	}
+	return s
+}
+
+// sampleEvents returns one event of every type, with assessment content that must never reach
+// the candidate.
+func sampleEvents(t testing.TB) []runtime.Event {
+	t.Helper()
+	ts := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
+	payloads := []runtime.Payload{
+		&runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady, Reason: "started",
+			Nodes: []string{"welcome", "scenario-hotel-breakfast"}, TotalTimeBudgetSec: 1200,
+			DeadlineAt: "2026-11-23T09:35:00Z", ExamDeadlineAt: "2026-11-23T09:50:00Z"},
+		&runtime.NodeEnteredPayload{NodeID: "scenario-hotel-breakfast", Kind: "assessment", Persona: "hotel_manager",
+			Scenario: "Breakfast revenue fell by 15%.", EvidenceTargets: []string{"proposes_options", "considers_budget"},
+			MaxFollowUps: 3, TimeBudgetSec: 300, Progress: runtime.Progress{CurrentNodeIndex: 2, TotalNodes: 3},
+			From: "welcome", Reason: "evidence_sufficient", DeadlineAt: "2026-11-23T09:35:00Z",
+			RequiredEvidenceCount: 2, MaxOffTopicRedirects: 2, MaxClarifications: 2},
+		&runtime.TranscriptSegmentPayload{SegmentID: "seg-1", NodeID: "scenario-hotel-breakfast", Speaker: "candidate",
+			Text: "We could open a second buffet line.", Confidence: 0.91, TimestampMs: 1200, DurationMs: 2400, IsFinal: true, Source: "room"},
+		&runtime.ObservationPayload{NodeID: "scenario-hotel-breakfast", Turn: 1, Examiner: "offline",
+			Raw: json.RawMessage(`{"signals":[{"signalType":"proposes_options","rubricLevel":"analysis"}]}`), Valid: true,
+			Decision: runtime.Decision{Action: "follow_up", Reason: "needs_follow_up"}},
+		&runtime.EvidenceUpdatePayload{NodeID: "scenario-hotel-breakfast", SignalType: "proposes_options", RubricLevel: "analysis",
+			Excerpt: "second buffet line", Confidence: 0.8, STTConfidence: runtime.STTSummary{Min: 0.9, Max: 0.95, Mean: 0.92},
+			Coverage: 0.5, Accepted: 1, Required: 2},
+		&runtime.FollowUpIssuedPayload{NodeID: "scenario-hotel-breakfast", FollowUpType: "considers_budget", Count: 1, Max: 3,
+			Text: "What would that cost us?"},
+		&runtime.CommandAcknowledgedPayload{Command: "repeat", NodeID: "scenario-hotel-breakfast", Accepted: true, Source: "safety_net", Detail: "repeated the prompt"},
+		&runtime.TimeWarningPayload{Scope: "node", NodeID: "scenario-hotel-breakfast", RemainingSec: 60},
+		&runtime.GuardrailTriggeredPayload{Guardrail: "rubric_leak", NodeID: "scenario-hotel-breakfast", Action: "replaced",
+			OriginalText: "That shows analysis-level reasoning.", ReplacementText: "Thank you. Please go on."},
+		&runtime.RecoveryPayload{Kind: "stt_low_confidence", NodeID: "scenario-hotel-breakfast", SignalType: "considers_budget"},
+		&runtime.AdminInstructionPayload{Mode: "queued", Text: "Probe the budget more.", Sender: "examiner-1", Status: "received"},
+		&runtime.BeatFiredPayload{Message: "Half the time is gone.", Scope: "exam", AtSec: 600},
+		&runtime.SpokenPayload{NodeID: "scenario-hotel-breakfast", Text: "Thank you. Please go on.", Source: "examiner", Intercepted: true, TTSSpeed: 1,
+			Part: 1, Streamed: true},
+		&runtime.SystemErrorPayload{Code: "llm_malformed", Message: "report_observation missing spokenText", NodeID: "scenario-hotel-breakfast"},
+		&runtime.NodeExitPayload{NodeID: "scenario-hotel-breakfast", Reason: "evidence_sufficient", Next: "wrap-up", ElapsedMs: 90000, FollowUps: 1, EvidenceCount: 2},
+		&runtime.ExamCompletedPayload{State: runtime.StateCompleted, Reason: "all_nodes_done", DurationMs: 600000,
+			NodesVisited: []string{"welcome", "scenario-hotel-breakfast"}, Evidence: map[string]int{"proposes_options": 1},
+			Coverage: map[string]float64{"scenario-hotel-breakfast": 0.5}},
+	}
+	evs := make([]runtime.Event, len(payloads))
+	for i, p := range payloads {
+		ev, err := runtime.NewEvent("sess-1", int64(i+1), ts.Add(time.Duration(i)*time.Second), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs[i] = ev
+	}
+	return evs
+}
+
+// candidateTypes are the event types the candidate may receive.
+var candidateTypes = map[runtime.EventType]bool{
+	runtime.EventExamState: true, runtime.EventNodeEntered: true, runtime.EventTimeWarning: true,
+	runtime.EventCommandAcknowledged: true, runtime.EventSpoken: true, runtime.EventExamCompleted: true,
+}
+
+// collect reads events until want says it has enough or d passes.
+func collect(ctx context.Context, ch <-chan runtime.Event, d time.Duration, done func([]runtime.Event) bool) []runtime.Event {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var got []runtime.Event
+	for !done(got) {
+		select {
+		case ev := <-ch:
+			got = append(got, ev)
+		case <-ctx.Done():
+			return got
+		}
+	}
+	return got
+}

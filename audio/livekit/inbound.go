@@ -1,0 +1,94 @@
+package livekit
+
+import (
+	"errors"
+	"fmt"
+
+	lksdk "github.com/livekit/server-sdk-go/v2"
+)
+
+// Rejection is an inbound message the room refused.
+type Rejection struct {
+	Topic  string
+	Sender string // server-asserted identity; empty for a hidden or unknown sender
+	Role   Role   // the sender's role as the server delivered it
+	Err    error  // ErrWrongRole, ErrUnknownSender or ErrInvalidMessage, wrapped
+}
+
+func (r Rejection) String() string {
+	who := r.Sender
+	if who == "" {
+		who = "an unidentified participant"
+	}
+	return fmt.Sprintf("rejected %s message from %s (role %s): %v", r.Topic, who, r.Role, r.Err)
+}
+
+// code is the system_error code examiners see for the rejection.
+func (r Rejection) code() string {
+	switch {
+	case errors.Is(r.Err, ErrWrongRole), errors.Is(r.Err, ErrUnknownSender):
+		return "livekit_unauthorized_message"
+	default:
+		return "livekit_invalid_message"
+	}
+}
+
+// inbound is one accepted message or rejection, handled on the room's handler goroutine.
+type inbound struct {
+	text    *CandidateText
+	command *ExaminerCommand
+	reject  *Rejection
+}
+
+// senderRole returns the role of a packet's sender as the server delivered it in the
+// participant's info: the attribute set in the token that admitted it. The packet's content
+// plays no part. A sender the room does not know (a hidden participant, whose identity the
+// server strips, or one whose info has not arrived) has no role.
+func senderRole(lk *lksdk.Room, params lksdk.DataReceiveParams) (string, Role) {
+	rp := params.Sender
+	if rp == nil && params.SenderIdentity != "" && lk != nil {
+		rp = lk.GetParticipantByIdentity(params.SenderIdentity)
+	}
+	if rp == nil {
+		return params.SenderIdentity, RoleUnknown
+	}
+	return rp.Identity(), roleFromAttributes(rp.Attributes())
+}
+
+// classify turns one data packet into what the bot does with it; ok is false for packets on
+// topics the bot does not read.
+func classify(topic string, payload []byte, sender string, role Role) (inbound, bool) {
+	reject := func(err error) (inbound, bool) {
+		return inbound{reject: &Rejection{Topic: topic, Sender: sender, Role: role, Err: err}}, true
+	}
+	switch topic {
+	case TopicCandidateInput:
+		if role != RoleCandidate {
+			return reject(rejectRole(sender, role, RoleCandidate))
+		}
+		msg, err := ParseCandidateInput(payload)
+		if err != nil {
+			return reject(err)
+		}
+		msg.Sender = sender
+		return inbound{text: &msg}, true
+	case TopicExaminerCommands:
+		if role != RoleExaminer {
+			return reject(rejectRole(sender, role, RoleExaminer))
+		}
+		cmd, err := ParseExaminerCommand(payload)
+		if err != nil {
+			return reject(err)
+		}
+		cmd.Sender = sender
+		return inbound{command: &cmd}, true
+	}
+	return inbound{}, false
+}
+
+func rejectRole(sender string, role, want Role) error {
+	if role == RoleUnknown {
+		return fmt.Errorf("%w: %q has no %s attribute the server vouches for", ErrUnknownSender, sender, RoleAttribute)
+	}
+	return fmt.Errorf("%w: %q is a %s, only a %s may send this", ErrWrongRole, sender, role, want)
+}

@@ -1,0 +1,57 @@
+package livekit
+
+import (
+	"context"
+	"sync"
+)
+
+// queue is an unbounded FIFO with a blocking pop. Events and inbound messages go through one so
+// that neither the runtime's Publish nor the SDK's data callback ever waits on the network or on
+// a slow handler, and nothing is dropped while the room reconnects.
+type queue[T any] struct {
+	mu     sync.Mutex
+	items  []T
+	notify chan struct{}
+}
+
+func newQueue[T any]() *queue[T] {
+	return &queue[T]{notify: make(chan struct{}, 1)}
+}
+
+func (q *queue[T]) push(v T) {
+	q.mu.Lock()
+	q.items = append(q.items, v)
+	q.mu.Unlock()
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+// pop blocks until an item is available or ctx ends.
+func (q *queue[T]) pop(ctx context.Context) (T, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			v := q.items[0]
+			var zero T
+			q.items[0] = zero
+			q.items = q.items[1:]
+			q.mu.Unlock()
+			return v, true
+		}
+		q.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			var zero T
+			return zero, false
+		case <-q.notify:
+		}
+	}
+}
+
+func (q *queue[T]) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
+}

@@ -1,0 +1,394 @@
+package livekit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
+	"github.com/pion/webrtc/v4"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// Room is the examiner bot in a LiveKit room. It implements runtime.Sink and
+// runtime.Subscriber, so the controller's event stream can be pointed at it.
+type Room struct {
+	o      options
+	log    *slog.Logger
+	conn   *connector
+	voice  *Voice
+	audio  chan AudioFrame
+	out    *queue[outItem]
+	in     *queue[inbound]
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu          sync.Mutex
+	history     []runtime.Event // when no replay source was given
+	lastSession string
+	sentAt      []sentMark // recent sends, for the resend window
+	readyGen    uint64     // the connection whose participants have been read
+	remotes     map[string]*lkmedia.PCMRemoteTrack
+	changed     chan struct{} // closed and replaced when participants change
+	closeOnce   sync.Once
+
+	stats roomStats
+}
+
+type sentMark struct {
+	seq int64
+	at  time.Time
+}
+
+type roomStats struct {
+	eventsSent   atomic.Int64
+	packetsSent  atomic.Int64
+	replays      atomic.Int64
+	rejected     atomic.Int64
+	oversize     atomic.Int64
+	audioDropped atomic.Int64
+}
+
+// Stats counts what the room did.
+type Stats struct {
+	EventsSent   int64 // events handed to the data channel (each to one or two audiences)
+	PacketsSent  int64
+	Replays      int64 // replays started for a joining participant or after a resume
+	Rejected     int64 // inbound messages refused
+	Oversize     int64 // events too large for a data packet
+	AudioDropped int64 // decoded candidate frames the consumer was too slow for
+}
+
+// Join connects the examiner bot to a room and keeps it there until Close: it rejoins after
+// network failures and server restarts, subscribes to the candidate's microphone whenever a
+// candidate is present, and publishes its voice. The candidate need not be there yet (see
+// WaitCandidate).
+func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	defaultSDKLogger(o.log)
+	runCtx, cancel := context.WithCancel(context.Background())
+	r := &Room{
+		o:       o,
+		log:     o.log.With("component", "livekit-bot"),
+		audio:   make(chan AudioFrame, o.audioBuffer),
+		out:     newQueue[outItem](),
+		in:      newQueue[inbound](),
+		ctx:     runCtx,
+		cancel:  cancel,
+		remotes: make(map[string]*lkmedia.PCMRemoteTrack),
+		changed: make(chan struct{}),
+	}
+	r.voice = newVoice(o.speechRate, "examiner-voice", r.log)
+	r.conn = &connector{
+		url:        cfg.URL,
+		token:      cfg.tokenSource(RoleBot),
+		log:        r.log,
+		opts:       append([]lksdk.ConnectOption{lksdk.WithAutoSubscribe(false)}, o.connectOpts...),
+		callbacks:  r.callbacks,
+		setup:      r.setup,
+		onState:    o.onState,
+		minBackoff: o.minBackoff,
+		maxBackoff: o.maxBackoff,
+	}
+	r.conn.init()
+	if err := r.conn.join(ctx); err != nil {
+		cancel()
+		r.conn.close()
+		return nil, err
+	}
+	r.wg.Add(3)
+	go func() { defer r.wg.Done(); r.conn.run(runCtx) }()
+	go func() { defer r.wg.Done(); r.sendLoop(runCtx) }()
+	go func() { defer r.wg.Done(); r.handleLoop(runCtx) }()
+	return r, nil
+}
+
+// setup runs after every successful join: check our own role, publish the voice, and treat
+// everyone already in the room as just arrived.
+func (r *Room) setup(_ context.Context, lk *lksdk.Room, gen uint64) error {
+	if role := roleFromAttributes(lk.LocalParticipant.Attributes()); role != RoleBot {
+		return fmt.Errorf("%w: the bot's token carries role %s, want bot", ErrInvalidConfig, role)
+	}
+	if err := r.voice.publish(lk); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.readyGen = gen
+	r.mu.Unlock()
+	for _, rp := range lk.GetRemoteParticipants() {
+		r.arrived(lk, rp)
+	}
+	return nil
+}
+
+func (r *Room) ready(gen uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.readyGen == gen && gen == r.conn.currentGen()
+}
+
+func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
+	return &lksdk.RoomCallback{
+		OnParticipantConnected: func(rp *lksdk.RemoteParticipant) {
+			if lk := r.conn.room(); lk != nil && r.ready(gen) {
+				r.arrived(lk, rp)
+			}
+		},
+		OnParticipantDisconnected: func(rp *lksdk.RemoteParticipant) {
+			r.log.Info("participant left", "identity", rp.Identity(), "role", roleFromAttributes(rp.Attributes()).String())
+			r.notifyChanged()
+		},
+		OnReconnected: func() {
+			r.resendRecent()
+		},
+		ParticipantCallback: lksdk.ParticipantCallback{
+			OnTrackPublished: func(pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
+				if r.ready(gen) {
+					r.maybeSubscribe(pub, rp)
+				}
+			},
+			OnTrackSubscribed: func(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
+				r.attachAudio(track, pub, rp)
+			},
+			OnTrackUnsubscribed: func(_ *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, _ *lksdk.RemoteParticipant) {
+				r.detachAudio(pub.SID())
+			},
+			OnDataPacket: func(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
+				r.onData(data, params)
+			},
+		},
+	}
+}
+
+// arrived handles a participant who joined, or who was there when the bot (re)joined: the
+// candidate's microphone is subscribed, and the participant's share of the event history is
+// sent again so that a rejoining candidate or examiner misses nothing.
+func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
+	role := roleFromAttributes(rp.Attributes())
+	r.log.Info("participant present", "identity", rp.Identity(), "role", role.String())
+	for _, pub := range rp.TrackPublications() {
+		if rpub, ok := pub.(*lksdk.RemoteTrackPublication); ok {
+			r.maybeSubscribe(rpub, rp)
+		}
+	}
+	if role == RoleCandidate || role == RoleExaminer {
+		r.replayTo(rp.Identity(), 1)
+	}
+	r.notifyChanged()
+	_ = lk
+}
+
+func (r *Room) maybeSubscribe(pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
+	if roleFromAttributes(rp.Attributes()) != RoleCandidate || pub.Kind() != lksdk.TrackKindAudio {
+		return
+	}
+	if pub.Source() != lkproto.TrackSource_MICROPHONE && pub.Source() != lkproto.TrackSource_UNKNOWN {
+		return
+	}
+	if err := pub.SetSubscribed(true); err != nil {
+		r.log.Warn("subscribe to candidate audio", "identity", rp.Identity(), "track", pub.SID(), "err", err)
+	}
+}
+
+func (r *Room) attachAudio(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
+	if track.Kind() != webrtc.RTPCodecTypeAudio || roleFromAttributes(rp.Attributes()) != RoleCandidate {
+		return
+	}
+	sink := &frameSink{from: rp.Identity(), rate: InputSampleRate, out: r.audio, dropped: &r.stats.audioDropped, log: r.log}
+	pcm, err := lkmedia.NewPCMRemoteTrack(track, sink,
+		lkmedia.WithTargetSampleRate(InputSampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(sdkLogger(r.log)))
+	if err != nil {
+		r.log.Error("decode candidate audio", "identity", rp.Identity(), "err", err)
+		return
+	}
+	r.mu.Lock()
+	old := r.remotes[pub.SID()]
+	r.remotes[pub.SID()] = pcm
+	r.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	r.log.Info("candidate audio subscribed", "identity", rp.Identity(), "track", pub.SID())
+}
+
+func (r *Room) detachAudio(sid string) {
+	r.mu.Lock()
+	pcm := r.remotes[sid]
+	delete(r.remotes, sid)
+	r.mu.Unlock()
+	if pcm != nil {
+		pcm.Close()
+	}
+}
+
+func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
+	u, ok := data.(*lksdk.UserDataPacket)
+	if !ok {
+		return
+	}
+	sender, role := senderRole(r.conn.room(), params)
+	msg, ok := classify(u.Topic, u.Payload, sender, role)
+	if !ok {
+		return
+	}
+	r.in.push(msg)
+}
+
+// handleLoop runs the handlers one message at a time, so that a handler that blocks (the
+// controller thinking about a turn) delays later messages instead of reordering them, and never
+// holds up the SDK's receive path.
+func (r *Room) handleLoop(ctx context.Context) {
+	for {
+		msg, ok := r.in.pop(ctx)
+		if !ok {
+			return
+		}
+		switch {
+		case msg.text != nil:
+			r.log.Info("candidate text", "from", msg.text.Sender, "chars", len(msg.text.Text))
+			if r.o.onText != nil {
+				r.o.onText(*msg.text)
+			}
+		case msg.command != nil:
+			r.log.Info("examiner command", "from", msg.command.Sender, "kind", msg.command.Kind.String())
+			if r.o.onCommand != nil {
+				r.o.onCommand(*msg.command)
+			}
+		case msg.reject != nil:
+			r.stats.rejected.Add(1)
+			r.log.Warn("inbound message rejected", "topic", msg.reject.Topic, "from", msg.reject.Sender,
+				"role", msg.reject.Role.String(), "err", msg.reject.Err)
+			if r.o.onReject != nil {
+				r.o.onReject(*msg.reject)
+			} else {
+				r.reportRejection(*msg.reject)
+			}
+		}
+	}
+}
+
+// reportRejection tells the examiners, out of band: the event has seq 0 because it is not part
+// of the session's journal, which only the controller numbers.
+func (r *Room) reportRejection(rej Rejection) {
+	r.mu.Lock()
+	session := r.lastSession
+	r.mu.Unlock()
+	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: rej.code(), Message: rej.String()})
+	if err != nil {
+		r.log.Error("encode rejection report", "err", err)
+		return
+	}
+	r.out.push(outItem{ev: ev})
+}
+
+// Audio delivers the candidate's decoded microphone audio: 16 kHz mono, about 20 ms a frame.
+// It is never closed while the room is open; a consumer that falls behind loses frames.
+func (r *Room) Audio() <-chan AudioFrame { return r.audio }
+
+// Voice is the bot's outgoing speech.
+func (r *Room) Voice() *Voice { return r.voice }
+
+// State reports the connection state.
+func (r *Room) State() ConnState { return r.conn.State() }
+
+// Stats returns counters of what the room did.
+func (r *Room) Stats() Stats {
+	return Stats{
+		EventsSent:   r.stats.eventsSent.Load(),
+		PacketsSent:  r.stats.packetsSent.Load(),
+		Replays:      r.stats.replays.Load(),
+		Rejected:     r.stats.rejected.Load(),
+		Oversize:     r.stats.oversize.Load(),
+		AudioDropped: r.stats.audioDropped.Load(),
+	}
+}
+
+func (r *Room) notifyChanged() {
+	r.mu.Lock()
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
+// Candidate returns the identity of the candidate in the room, or "" if none is.
+func (r *Room) Candidate() string {
+	for _, p := range r.Participants() {
+		if p.Role == RoleCandidate {
+			return p.Identity
+		}
+	}
+	return ""
+}
+
+// Participant is someone in the room as the bot sees them.
+type Participant struct {
+	Identity string
+	Role     Role
+}
+
+// Participants lists the remote participants the bot can see.
+func (r *Room) Participants() []Participant {
+	lk := r.conn.room()
+	if lk == nil {
+		return nil
+	}
+	var ps []Participant
+	for _, rp := range lk.GetRemoteParticipants() {
+		ps = append(ps, Participant{Identity: rp.Identity(), Role: roleFromAttributes(rp.Attributes())})
+	}
+	return ps
+}
+
+// WaitCandidate blocks until a candidate is in the room and returns its identity.
+func (r *Room) WaitCandidate(ctx context.Context) (string, error) {
+	for {
+		r.mu.Lock()
+		ch := r.changed
+		r.mu.Unlock()
+		if id := r.Candidate(); id != "" {
+			return id, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("%w: %w", ErrCandidateMissing, ctx.Err())
+		case <-r.ctx.Done():
+			return "", ErrClosed
+		case <-ch:
+		}
+	}
+}
+
+// Close sends what is still queued (for up to flushTimeout), leaves the room and stops every
+// goroutine. It is safe to call more than once.
+func (r *Room) Close() error {
+	r.closeOnce.Do(func() {
+		r.flush(flushTimeout)
+		r.cancel()
+		r.conn.close()
+		r.voice.close()
+		r.wg.Wait()
+		r.mu.Lock()
+		for sid, pcm := range r.remotes {
+			pcm.Close()
+			delete(r.remotes, sid)
+		}
+		r.mu.Unlock()
+	})
+	return nil
+}

@@ -1,0 +1,127 @@
+package livekit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
+)
+
+// Voice is a participant's outgoing audio track: PCM written to it is encoded to Opus and
+// played out in real time. The underlying SDK track is replaced when the connection is rebuilt;
+// writes in between are dropped, as live audio would be.
+type Voice struct {
+	rate int
+	name string
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	track     *lkmedia.PCMLocalTrack
+	playoutAt time.Time // when what has been queued finishes playing
+}
+
+func newVoice(rate int, name string, log *slog.Logger) *Voice {
+	return &Voice{rate: rate, name: name, log: log}
+}
+
+// publish creates a fresh track and publishes it on lk.
+func (v *Voice) publish(lk *lksdk.Room) error {
+	track, err := lkmedia.NewPCMLocalTrack(v.rate, 1, sdkLogger(v.log))
+	if err != nil {
+		return fmt.Errorf("create %s track: %w", v.name, err)
+	}
+	_, err = lk.LocalParticipant.PublishTrack(track, &lksdk.TrackPublicationOptions{
+		Name:   v.name,
+		Source: lkproto.TrackSource_MICROPHONE,
+	})
+	if err != nil {
+		_ = track.Close()
+		return fmt.Errorf("publish %s track: %w", v.name, err)
+	}
+	v.mu.Lock()
+	old := v.track
+	v.track = track
+	v.playoutAt = time.Time{}
+	v.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	return nil
+}
+
+// SampleRate is the rate Write expects.
+func (v *Voice) SampleRate() int { return v.rate }
+
+// Write queues mono PCM at SampleRate for playout. It does not wait for the audio to play.
+func (v *Voice) Write(samples []int16) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	v.mu.Lock()
+	track := v.track
+	now := time.Now()
+	if v.playoutAt.Before(now) {
+		v.playoutAt = now
+	}
+	v.playoutAt = v.playoutAt.Add(time.Duration(len(samples)) * time.Second / time.Duration(v.rate))
+	v.mu.Unlock()
+	if track == nil {
+		return ErrNotConnected
+	}
+	if err := track.WriteSample(samples); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotConnected, err)
+	}
+	return nil
+}
+
+// Clear drops everything queued and not yet played: the candidate barged in, or an immediate
+// admin instruction interrupts the examiner.
+func (v *Voice) Clear() {
+	v.mu.Lock()
+	track := v.track
+	v.playoutAt = time.Time{}
+	v.mu.Unlock()
+	if track != nil {
+		track.ClearQueue()
+	}
+}
+
+// Queued is how much queued audio is still to play.
+func (v *Voice) Queued() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return max(0, time.Until(v.playoutAt))
+}
+
+// WaitPlayout blocks until the queued audio has played (give or take one 10 ms frame) or ctx
+// ends.
+func (v *Voice) WaitPlayout(ctx context.Context) error {
+	for {
+		d := v.Queued()
+		if d <= 0 {
+			return nil
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (v *Voice) close() {
+	v.mu.Lock()
+	track := v.track
+	v.track = nil
+	v.mu.Unlock()
+	if track != nil {
+		_ = track.Close()
+	}
+}

@@ -1,0 +1,108 @@
+package audio
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// OpenAISpeech synthesises through an OpenAI-compatible /audio/speech endpoint with go-openai,
+// asking for WAV so no decoder is needed.
+type OpenAISpeech struct {
+	client *openai.Client
+	model  string
+	voice  string
+	log    *slog.Logger
+}
+
+// OpenAITTSOption configures NewOpenAISpeech.
+type OpenAITTSOption func(*OpenAISpeech) error
+
+// WithTTSModel sets the model (default "tts-1").
+func WithTTSModel(m string) OpenAITTSOption {
+	return func(s *OpenAISpeech) error {
+		if strings.TrimSpace(m) == "" {
+			return fmt.Errorf("%w: empty TTS model", ErrInvalidConfig)
+		}
+		s.model = m
+		return nil
+	}
+}
+
+// WithTTSVoice sets the default voice (default "alloy"); SpeakOptions.Voice overrides it.
+func WithTTSVoice(v string) OpenAITTSOption {
+	return func(s *OpenAISpeech) error {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("%w: empty TTS voice", ErrInvalidConfig)
+		}
+		s.voice = v
+		return nil
+	}
+}
+
+// WithTTSLogger sets the logger.
+func WithTTSLogger(l *slog.Logger) OpenAITTSOption {
+	return func(s *OpenAISpeech) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
+		}
+		s.log = l
+		return nil
+	}
+}
+
+// NewOpenAISpeech returns a synthesizer for baseURL (ending in /v1).
+func NewOpenAISpeech(baseURL, apiKey string, httpClient *http.Client, opts ...OpenAITTSOption) (*OpenAISpeech, error) {
+	if strings.TrimSpace(baseURL) == "" {
+		return nil, fmt.Errorf("%w: empty OpenAI base URL (set OPENAI_BASE_URL)", ErrInvalidConfig)
+	}
+	cfg := openai.DefaultConfig(apiKey)
+	cfg.BaseURL = strings.TrimRight(baseURL, "/")
+	if httpClient != nil {
+		cfg.HTTPClient = httpClient
+	}
+	s := &OpenAISpeech{client: openai.NewClientWithConfig(cfg), model: string(openai.TTSModel1), voice: string(openai.VoiceAlloy),
+		log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Synthesize requests WAV speech. Speed is sent as OpenAI's speed (0.25..4), so slow_down's
+// lower multiplier slows the voice itself rather than stretching the audio.
+func (s *OpenAISpeech) Synthesize(ctx context.Context, text string, opts SpeakOptions) (Clip, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return Clip{Rate: SampleRate}, nil
+	}
+	voice := s.voice
+	if opts.Voice != "" && isOpenAIVoice(opts.Voice) {
+		voice = strings.ToLower(opts.Voice)
+	}
+	resp, err := s.client.CreateSpeech(ctx, openai.CreateSpeechRequest{
+		Model:          openai.SpeechModel(s.model),
+		Input:          text,
+		Voice:          openai.SpeechVoice(voice),
+		ResponseFormat: openai.SpeechResponseFormatWav,
+		Speed:          min(4, max(0.25, opts.speed())),
+	})
+	if err != nil {
+		return Clip{}, fmt.Errorf("%w: %s: %w", ErrTTS, s.model, err)
+	}
+	defer resp.Close()
+	clip, err := ReadWAV(resp)
+	if err != nil {
+		return Clip{}, fmt.Errorf("%w: %s answer: %w", ErrTTS, s.model, err)
+	}
+	_, _ = io.Copy(io.Discard, resp)
+	s.log.Debug("speech synthesised", "model", s.model, "voice", voice, "duration", clip.Duration())
+	return clip, nil
+}

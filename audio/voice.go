@@ -1,0 +1,528 @@
+package audio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Event is one thing the voice loop reports to the console.
+type Event struct {
+	Kind    EventKind
+	State   State   // EventState
+	LevelDB float64 // EventLevel
+	AtMs    int64   // source timeline position, where it applies
+	Partial *Transcript
+	Final   *FinalTranscript
+	Err     error
+}
+
+// FinalTranscript is one recognised candidate turn with its timing: what the controller turns
+// into a transcript_segment and a latency record.
+type FinalTranscript struct {
+	Transcript
+	// StartMs is where the speech began on the source timeline, DurationMs its length.
+	StartMs, DurationMs int64
+	// EndpointingMs is the audio time from the end of speech to the endpoint decision.
+	EndpointingMs float64
+	// STTMs is the wall time the recogniser took.
+	STTMs float64
+	// Utterance is the audio that was recognised.
+	Utterance Utterance
+}
+
+// SpeakResult says what the candidate actually heard of an examiner line.
+type SpeakResult struct {
+	Text string
+	// PlayedText is the part that was played: every finished sentence, and the words of the
+	// interrupted one in proportion to the audio played, cut at a word boundary.
+	PlayedText  string
+	Played      time.Duration
+	Total       time.Duration
+	Interrupted bool
+	// FirstAudioMs is the wall time from Speak to the first sentence's audio being ready
+	// (the TTS first-byte latency the controller records).
+	FirstAudioMs float64
+}
+
+// VoiceStats are running figures of the capture loop.
+type VoiceStats struct {
+	Frames uint64
+	// CaptureToVADMaxMs / AvgMs: from a frame being complete at the source to the VAD and
+	// endpointer having processed it.
+	CaptureToVADMaxMs float64
+	CaptureToVADAvgMs float64
+	// Ignored counts frames dropped while the examiner spoke (half duplex).
+	Ignored uint64
+}
+
+// Voice ties the pieces together: source frames → VAD/endpointing → recogniser → a final
+// transcript callback, and text → synthesizer (sentence by sentence) → sink. It is half duplex
+// by default: while the examiner speaks, and for a short tail after, microphone frames are
+// ignored. With barge-in, candidate speech during playback stops it within a frame or two.
+type Voice struct {
+	src   Source
+	rec   Recognizer
+	synth Synthesizer
+	sink  Sink
+	cfg   voiceConfig
+	ep    *Endpointer
+
+	state       atomic.Int32
+	playing     atomic.Bool
+	bargedIn    atomic.Bool
+	ignoreUntil atomic.Int64 // unix nanos: mic frames before this are ignored (half duplex tail)
+	turn        atomic.Uint64
+	holdCh      chan holdReq
+	sttCh       chan Utterance
+	speakMu     sync.Mutex
+	started     atomic.Bool
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
+	closeOnce   sync.Once
+
+	statMu  sync.Mutex
+	stats   VoiceStats
+	latSum  time.Duration
+	ignored bool
+}
+
+type holdReq struct {
+	turn uint64
+	on   bool
+}
+
+type voiceConfig struct {
+	endpoint     EndpointConfig
+	bargeIn      bool
+	tail         time.Duration
+	onEvent      func(Event)
+	onTranscript func(FinalTranscript)
+	recorder     *SessionRecorder
+	log          *slog.Logger
+	turnDetector func(partial string) bool
+}
+
+// VoiceOption configures NewVoice.
+type VoiceOption func(*voiceConfig) error
+
+// WithVoiceEndpointing sets the endpointing (zero: LiveKit's 0.5 s / 3 s defaults).
+func WithVoiceEndpointing(c EndpointConfig) VoiceOption {
+	return func(v *voiceConfig) error {
+		if c == (EndpointConfig{}) {
+			c = DefaultEndpointConfig()
+		}
+		if c.VAD == (VADConfig{}) {
+			c.VAD = DefaultVADConfig()
+		}
+		if err := c.validate(); err != nil {
+			return err
+		}
+		v.endpoint = c
+		return nil
+	}
+}
+
+// WithBargeIn lets candidate speech interrupt examiner playback (default off: half duplex).
+func WithBargeIn(on bool) VoiceOption {
+	return func(v *voiceConfig) error { v.bargeIn = on; return nil }
+}
+
+// WithHalfDuplexTail sets how long after playback mic frames are still ignored (default
+// 300 ms: room echo and the device's output latency).
+func WithHalfDuplexTail(d time.Duration) VoiceOption {
+	return func(v *voiceConfig) error {
+		if d < 0 || d > 5*time.Second {
+			return fmt.Errorf("%w: half-duplex tail %v", ErrInvalidConfig, d)
+		}
+		v.tail = d
+		return nil
+	}
+}
+
+// WithOnEvent receives every event. It runs on the capture loop: it must not block.
+func WithOnEvent(f func(Event)) VoiceOption {
+	return func(v *voiceConfig) error { v.onEvent = f; return nil }
+}
+
+// WithOnTranscript receives each final transcript (also sent as EventFinal).
+func WithOnTranscript(f func(FinalTranscript)) VoiceOption {
+	return func(v *voiceConfig) error { v.onTranscript = f; return nil }
+}
+
+// WithRecorder records both sides of the session (the caller closes the recorder).
+func WithRecorder(r *SessionRecorder) VoiceOption {
+	return func(v *voiceConfig) error { v.recorder = r; return nil }
+}
+
+// WithVoiceLogger sets the logger.
+func WithVoiceLogger(l *slog.Logger) VoiceOption {
+	return func(v *voiceConfig) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
+		}
+		v.log = l
+		return nil
+	}
+}
+
+// WithTurnDetector enables the text turn detector: when the candidate pauses, the turn so far
+// is transcribed (sent as a partial), and if unfinished(text) says the words stop mid-thought
+// the wait is extended to MaxEndpointingDelay. LooksUnfinished is a ready heuristic.
+func WithTurnDetector(unfinished func(partial string) bool) VoiceOption {
+	return func(v *voiceConfig) error { v.turnDetector = unfinished; return nil }
+}
+
+// NewVoice builds the pipeline. It takes ownership of src and sink (Close closes them); synth
+// and sink may be nil for a listen-only voice.
+func NewVoice(src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...VoiceOption) (*Voice, error) {
+	if src == nil || rec == nil {
+		return nil, fmt.Errorf("%w: a voice needs a source and a recognizer", ErrInvalidConfig)
+	}
+	if (synth == nil) != (sink == nil) {
+		return nil, fmt.Errorf("%w: a synthesizer needs a sink and a sink a synthesizer", ErrInvalidConfig)
+	}
+	cfg := voiceConfig{endpoint: DefaultEndpointConfig(), tail: 300 * time.Millisecond, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	ep, err := NewEndpointer(cfg.endpoint)
+	if err != nil {
+		return nil, err
+	}
+	return &Voice{src: src, rec: rec, synth: synth, sink: sink, cfg: cfg, ep: ep,
+		holdCh: make(chan holdReq, 4), sttCh: make(chan Utterance, 8)}, nil
+}
+
+// State is the current state.
+func (v *Voice) State() State { return State(v.state.Load()) }
+
+// Stats returns the capture loop's figures so far.
+func (v *Voice) Stats() VoiceStats {
+	v.statMu.Lock()
+	defer v.statMu.Unlock()
+	s := v.stats
+	if s.Frames > 0 {
+		s.CaptureToVADAvgMs = float64(v.latSum.Microseconds()) / 1000 / float64(s.Frames)
+	}
+	return s
+}
+
+func (v *Voice) emit(e Event) {
+	if v.cfg.onEvent != nil {
+		v.cfg.onEvent(e)
+	}
+}
+
+func (v *Voice) setState(s State) {
+	if State(v.state.Swap(int32(s))) != s {
+		v.emit(Event{Kind: EventState, State: s})
+	}
+}
+
+// Start starts the source, the capture loop and the recognition worker; ctx or Close stops them.
+func (v *Voice) Start(ctx context.Context) error {
+	if !v.started.CompareAndSwap(false, true) {
+		return ErrAlreadyStarted
+	}
+	ctx, v.cancel = context.WithCancel(ctx)
+	if err := v.src.Start(ctx); err != nil {
+		v.cancel()
+		return err
+	}
+	v.wg.Add(2)
+	go v.loop(ctx)
+	go v.recognize(ctx)
+	v.emit(Event{Kind: EventState, State: StateListening})
+	return nil
+}
+
+func (v *Voice) loop(ctx context.Context) {
+	defer v.wg.Done()
+	defer close(v.sttCh)
+	frames := v.src.Frames()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case h := <-v.holdCh:
+			if h.turn == v.turn.Load() && v.ep.InTurn() {
+				v.ep.Hold(h.on)
+			}
+		case f, ok := <-frames:
+			if !ok {
+				return
+			}
+			v.frame(ctx, f)
+		}
+	}
+}
+
+func (v *Voice) frame(ctx context.Context, f Frame) {
+	if v.cfg.recorder != nil {
+		if err := v.cfg.recorder.WriteAt(TrackCandidate, f.Offset, f.Samples); err != nil && !errors.Is(err, ErrClosed) {
+			v.cfg.log.Warn("recording candidate audio", "err", err)
+		}
+	}
+	playing := v.playing.Load()
+	if !v.cfg.bargeIn && (playing || time.Now().UnixNano() < v.ignoreUntil.Load()) {
+		if !v.ignored {
+			v.ep.ResetSpeech() // a turn cannot straddle the examiner's speech
+			v.ignored = true
+		}
+		v.statMu.Lock()
+		v.stats.Ignored++
+		v.statMu.Unlock()
+		return
+	}
+	v.ignored = false
+	r := v.ep.Push(f)
+	if !f.Captured.IsZero() {
+		lat := time.Since(f.Captured)
+		v.statMu.Lock()
+		v.stats.Frames++
+		v.latSum += lat
+		v.stats.CaptureToVADMaxMs = max(v.stats.CaptureToVADMaxMs, float64(lat.Microseconds())/1000)
+		v.statMu.Unlock()
+	}
+	at := f.StartMs()
+	v.emit(Event{Kind: EventLevel, LevelDB: r.VAD.LevelDB, AtMs: at})
+	if r.TurnStarted {
+		v.turn.Add(1)
+		v.emit(Event{Kind: EventSpeechStarted, AtMs: r.TurnStartMs})
+		if playing && v.cfg.bargeIn {
+			v.bargedIn.Store(true)
+			v.sink.Stop()
+			v.emit(Event{Kind: EventBargeIn, AtMs: r.TurnStartMs})
+		}
+		v.setState(StateSpeaking)
+	}
+	if r.Resumed {
+		v.setState(StateSpeaking)
+	}
+	if r.Paused {
+		v.emit(Event{Kind: EventSpeechPaused, AtMs: at})
+		if v.cfg.turnDetector != nil {
+			if snap, ok := v.ep.Snapshot(); ok {
+				v.wg.Add(1)
+				go v.detectTurn(ctx, v.turn.Load(), snap)
+			}
+		}
+	}
+	if r.Utterance != nil {
+		v.setState(StateThinking)
+		select {
+		case v.sttCh <- *r.Utterance:
+		default:
+			v.emit(Event{Kind: EventError, Err: fmt.Errorf("%w: recogniser busy, utterance at %d ms dropped", ErrSTT, r.Utterance.StartMs)})
+		}
+	}
+}
+
+// detectTurn transcribes the turn so far during a pause and holds the endpoint when the words
+// stop mid-thought.
+func (v *Voice) detectTurn(ctx context.Context, turn uint64, u Utterance) {
+	defer v.wg.Done()
+	ctx, cancel := context.WithTimeout(ctx, v.cfg.endpoint.MinEndpointingDelay)
+	defer cancel()
+	t, err := v.rec.Transcribe(ctx, u)
+	if err != nil || turn != v.turn.Load() {
+		return
+	}
+	t.IsFinal = false
+	v.emit(Event{Kind: EventPartial, Partial: &t})
+	if v.cfg.turnDetector(t.Text) {
+		select {
+		case v.holdCh <- holdReq{turn: turn, on: true}:
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (v *Voice) recognize(ctx context.Context) {
+	defer v.wg.Done()
+	for u := range v.sttCh {
+		v.emit(Event{Kind: EventPartial, Partial: &Transcript{Text: InterimText}, AtMs: u.DecidedMs})
+		start := time.Now()
+		t, err := v.rec.Transcribe(ctx, u)
+		sttMs := float64(time.Since(start).Microseconds()) / 1000
+		if err != nil {
+			v.emit(Event{Kind: EventError, Err: err, AtMs: u.StartMs})
+			v.cfg.log.Warn("recognition failed", "err", err, "startMs", u.StartMs)
+		} else {
+			ft := FinalTranscript{Transcript: t, StartMs: u.StartMs, DurationMs: u.EndMs - u.StartMs,
+				EndpointingMs: float64(u.DecidedMs - u.EndMs), STTMs: sttMs, Utterance: u}
+			if v.cfg.onTranscript != nil {
+				v.cfg.onTranscript(ft)
+			}
+			v.emit(Event{Kind: EventFinal, Final: &ft, AtMs: u.StartMs})
+		}
+		if v.State() == StateThinking {
+			v.setState(StateListening)
+		}
+	}
+}
+
+// Speak synthesises text sentence by sentence and plays it, starting as soon as the first
+// sentence is ready. With barge-in, candidate speech stops it; the result says what was heard.
+func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res SpeakResult, err error) {
+	if v.synth == nil {
+		return SpeakResult{}, fmt.Errorf("%w: this voice has no synthesizer", ErrInvalidConfig)
+	}
+	v.speakMu.Lock()
+	defer v.speakMu.Unlock()
+	res = SpeakResult{Text: text}
+	sentences := SplitSentences(text)
+	if len(sentences) == 0 {
+		return res, nil
+	}
+	type piece struct {
+		clip Clip
+		err  error
+		idx  int
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pieces := make(chan piece, 1) // one sentence synthesised ahead of the one playing
+	go func() {
+		defer close(pieces)
+		for i, s := range sentences {
+			c, err := v.synth.Synthesize(sctx, s, opts)
+			select {
+			case pieces <- piece{clip: c, err: err, idx: i}:
+			case <-sctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	v.bargedIn.Store(false)
+	v.playing.Store(true)
+	v.setState(StateExaminerSpeaking)
+	defer func() {
+		v.playing.Store(false)
+		v.ignoreUntil.Store(time.Now().Add(v.cfg.tail).UnixNano())
+		if v.State() == StateExaminerSpeaking {
+			v.setState(StateListening)
+		}
+	}()
+	start := time.Now()
+	var heard []string
+	defer func() { res.PlayedText = strings.Join(heard, " ") }()
+	for p := range pieces {
+		if p.err != nil {
+			return res, p.err
+		}
+		if res.FirstAudioMs == 0 {
+			res.FirstAudioMs = float64(time.Since(start).Microseconds()) / 1000
+		}
+		if v.bargedIn.Load() { // the candidate spoke between two sentences
+			res.Interrupted = true
+			return res, nil
+		}
+		pos := int64(-1)
+		if v.cfg.recorder != nil {
+			pos = v.cfg.recorder.Now()
+		}
+		pr, err := v.sink.Play(ctx, p.clip)
+		res.Played += pr.Played
+		res.Total += pr.Total
+		if pos >= 0 {
+			v.recordExaminer(pos, p.clip, pr)
+		}
+		if pr.Interrupted || err != nil {
+			res.Interrupted = pr.Interrupted
+			if cut := cutText(sentences[p.idx], pr.Fraction()); cut != "" {
+				heard = append(heard, cut)
+			}
+			return res, err
+		}
+		heard = append(heard, sentences[p.idx])
+	}
+	return res, nil
+}
+
+func (v *Voice) recordExaminer(pos int64, c Clip, pr PlayResult) {
+	c16, err := c.To16k()
+	if err != nil {
+		return
+	}
+	n := min(len(c16.Samples), int(pr.Played*SampleRate/time.Second))
+	if err := v.cfg.recorder.WriteAt(TrackExaminer, pos, c16.Samples[:n]); err != nil && !errors.Is(err, ErrClosed) {
+		v.cfg.log.Warn("recording examiner audio", "err", err)
+	}
+}
+
+// cutText keeps the words of s that fit in fraction of its characters.
+func cutText(s string, fraction float64) string {
+	if fraction >= 1 {
+		return s
+	}
+	limit := int(fraction * float64(len(s)))
+	words := strings.Fields(s)
+	var out []string
+	n := 0
+	for _, w := range words {
+		if n+len(w) > limit {
+			break
+		}
+		out = append(out, w)
+		n += len(w) + 1
+	}
+	return strings.Join(out, " ")
+}
+
+// Close stops the loop and closes the source and the sink. It is safe to call twice.
+func (v *Voice) Close() error {
+	var err error
+	v.closeOnce.Do(func() {
+		if v.cancel != nil {
+			v.cancel()
+		}
+		if v.sink != nil {
+			v.sink.Stop()
+		}
+		err = v.src.Close()
+		v.wg.Wait()
+		if v.sink != nil {
+			err = errors.Join(err, v.sink.Close())
+		}
+	})
+	return err
+}
+
+// LooksUnfinished is a text turn detector: true when a partial transcript stops on a word that
+// cannot end an English sentence (a conjunction, article, preposition or filler) or on a comma,
+// so the endpointer should wait for MaxEndpointingDelay.
+func LooksUnfinished(text string) bool {
+	text = strings.TrimSpace(text)
+	if text == "" || text == InterimText {
+		return false
+	}
+	if strings.HasSuffix(text, ",") || strings.HasSuffix(text, "...") || strings.HasSuffix(text, "…") || strings.HasSuffix(text, "-") {
+		return true
+	}
+	if strings.HasSuffix(text, ".") || strings.HasSuffix(text, "?") || strings.HasSuffix(text, "!") {
+		return false
+	}
+	words := strings.Fields(strings.ToLower(text))
+	last := strings.Trim(words[len(words)-1], `"'()`)
+	return unfinishedWords[last]
+}
+
+var unfinishedWords = map[string]bool{
+	"and": true, "but": true, "or": true, "so": true, "because": true, "if": true, "when": true, "that": true,
+	"the": true, "a": true, "an": true, "to": true, "of": true, "in": true, "on": true, "at": true, "for": true,
+	"with": true, "by": true, "from": true, "about": true, "like": true, "um": true, "uh": true, "er": true,
+	"erm": true, "hmm": true, "my": true, "your": true, "is": true, "was": true, "are": true, "would": true,
+	"could": true, "should": true, "will": true, "can": true, "i": true, "we": true, "then": true, "which": true,
+}

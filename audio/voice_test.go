@@ -1,0 +1,264 @@
+package audio
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/internal/openaitest"
+)
+
+// eventLog collects voice events safely.
+type eventLog struct {
+	mu     sync.Mutex
+	events []Event
+	finals chan FinalTranscript
+}
+
+func newEventLog() *eventLog { return &eventLog{finals: make(chan FinalTranscript, 16)} }
+
+func (l *eventLog) add(e Event) {
+	if e.Kind == EventLevel {
+		return
+	}
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+	if e.Kind == EventFinal {
+		l.finals <- *e.Final
+	}
+}
+
+func (l *eventLog) states() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, e := range l.events {
+		if e.Kind == EventState {
+			out = append(out, e.State.String())
+		}
+	}
+	return out
+}
+
+func (l *eventLog) count(k EventKind) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, e := range l.events {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+func (l *eventLog) wait(t *testing.T, n int) []FinalTranscript {
+	t.Helper()
+	var out []FinalTranscript
+	timeout := time.After(30 * time.Second)
+	for len(out) < n {
+		select {
+		case f := <-l.finals:
+			out = append(out, f)
+		case <-timeout:
+			t.Fatalf("got %d final transcripts, want %d", len(out), n)
+		}
+	}
+	return out
+}
+
+// echoTranscriber answers every upload with a fixed sentence and a confidence.
+func echoTranscriber(text string) openaitest.Option {
+	return openaitest.WithTranscriber(func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+		return openaitest.Transcribed(openaitest.Transcript{Text: text, Segments: []openaitest.Segment{
+			{Start: 0, End: 1, Text: text, AvgLogprob: -0.1, NoSpeechProb: 0.02}}})
+	})
+}
+
+func TestVoiceTurnsFromClipSource(t *testing.T) {
+	a := speak16k(t, "Good morning, I would like")
+	b := speak16k(t, "a table for two by the window.")
+	c := speak16k(t, "Is breakfast included in the price?")
+	sc := buildScene(SampleRate, a, 300, b, 1500, c, 1500)
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriber("heard"))
+	log := newEventLog()
+	v, err := NewVoice(NewClipSource(sc.samples, false), newTestRecognizer(t, srv), nil, nil, WithOnEvent(log.add))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	finals := log.wait(t, 2)
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wants := [][2]int64{{samplesToMs(sc.bounds[0][0]), samplesToMs(sc.bounds[1][1])}, {samplesToMs(sc.bounds[2][0]), samplesToMs(sc.bounds[2][1])}}
+	for i, f := range finals {
+		if f.Text != "heard" || f.EndpointingMs < 500 || f.EndpointingMs > 520 || f.STTMs <= 0 {
+			t.Errorf("final %d: %+v", i, f.Transcript)
+		}
+		if abs64(f.StartMs-wants[i][0]) > 60 || abs64(f.StartMs+f.DurationMs-wants[i][1]) > 120 {
+			t.Errorf("final %d spans %d+%d ms, want %d..%d", i, f.StartMs, f.DurationMs, wants[i][0], wants[i][1])
+		}
+	}
+	got := strings.Join(log.states(), ",")
+	// Unpaced, the second turn may start before the first is recognised: thinking → speaking.
+	if strings.Count(got, "speaking,thinking") != 2 || !strings.HasSuffix(got, "thinking,listening") {
+		t.Errorf("states %s", got)
+	}
+	if n := log.count(EventPartial); n != 2 {
+		t.Errorf("%d interim partials, want one per turn", n)
+	}
+}
+
+func TestVoiceTurnDetectorHoldsUnfinishedSentence(t *testing.T) {
+	a := speak16k(t, "Good morning, I would like")
+	b := speak16k(t, "a table for two by the window.")
+	sc := buildScene(SampleRate, a, 1200, b, 3500)
+	var mu sync.Mutex
+	calls := 0
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
+		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+			mu.Lock()
+			calls++
+			n := calls
+			mu.Unlock()
+			text := "Good morning, I would like" // the partial during the pause
+			if n > 1 {
+				text = "Good morning, I would like a table for two by the window."
+			}
+			return openaitest.Transcribed(openaitest.Transcript{Text: text})
+		}))
+	log := newEventLog()
+	// Paced: the partial transcription must come back while the pause is still going on.
+	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
+		WithOnEvent(log.add), WithTurnDetector(LooksUnfinished))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	finals := log.wait(t, 1)
+	v.Close()
+	if !strings.HasSuffix(finals[0].Text, "window.") || finals[0].Utterance.Delay != 500*time.Millisecond {
+		t.Fatalf("final %q with delay %v: the 1.2 s pause after %q should have been held", finals[0].Text, finals[0].Utterance.Delay, "like")
+	}
+	if abs64(finals[0].StartMs+finals[0].DurationMs-samplesToMs(sc.bounds[1][1])) > 120 {
+		t.Errorf("turn ends at %d ms, want %d", finals[0].StartMs+finals[0].DurationMs, samplesToMs(sc.bounds[1][1]))
+	}
+}
+
+func TestLooksUnfinished(t *testing.T) {
+	cases := map[string]bool{
+		"I would like":               true,
+		"I think, because":           true,
+		"the price is, um":           true,
+		"I would like a table.":      false,
+		"Is breakfast included?":     false,
+		"yes":                        false,
+		"":                           false,
+		InterimText:                  false,
+		"two eggs and":               true,
+		"I went there with my sister": false,
+	}
+	for in, want := range cases {
+		if got := LooksUnfinished(in); got != want {
+			t.Errorf("LooksUnfinished(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestVoiceSpeaksAndHalfDuplexIgnoresMic(t *testing.T) {
+	useNullALSA(t)
+	espeak, err := NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	player, err := OpenPlayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The candidate talks over the examiner from 0.5 s on; in half duplex nobody hears it.
+	talk := speak16k(t, "Is breakfast included in the price?")
+	sc := buildScene(SampleRate/2, talk, 4000)
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriber("heard"))
+	log := newEventLog()
+	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), espeak, player, WithOnEvent(log.add))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const text = "Good morning. Welcome to the hotel. What would you like for breakfast today?"
+	res, err := v.Speak(context.Background(), text, SpeakOptions{Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Interrupted || res.PlayedText != text || res.Played != res.Total || res.Total < 3*time.Second {
+		t.Fatalf("speak result %+v", res)
+	}
+	if res.FirstAudioMs <= 0 || time.Duration(res.FirstAudioMs*float64(time.Millisecond)) >= res.Total {
+		t.Errorf("first audio after %.1f ms of %v", res.FirstAudioMs, res.Total)
+	}
+	time.Sleep(time.Second) // let the rest of the clip through the loop
+	if n := log.count(EventSpeechStarted); n != 0 {
+		t.Errorf("%d speech starts while the examiner spoke (half duplex)", n)
+	}
+	if v.Stats().Ignored == 0 {
+		t.Error("no frames ignored")
+	}
+	states := strings.Join(log.states(), ",")
+	if !strings.Contains(states, "examiner speaking,listening") {
+		t.Errorf("states %s", states)
+	}
+}
+
+func TestVoiceBargeInStopsPlayback(t *testing.T) {
+	useNullALSA(t)
+	espeak, err := NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	player, err := OpenPlayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	talk := speak16k(t, "Sorry, could you repeat that?")
+	sc := buildScene(SampleRate*3/2, talk, 2000) // the candidate starts at 1.5 s
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriber("Sorry, could you repeat that?"))
+	log := newEventLog()
+	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), espeak, player,
+		WithOnEvent(log.add), WithBargeIn(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const text = "Good morning and welcome to the hotel breakfast exam. Please tell me what you would like to eat and drink this morning, and why."
+	res, err := v.Speak(context.Background(), text, SpeakOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Played >= res.Total || res.PlayedText == text || res.PlayedText == "" || !strings.HasPrefix(text, res.PlayedText) {
+		t.Fatalf("barge-in result %+v", res)
+	}
+	// The candidate started at 1.5 s: about that much was heard (onset confirmation and the
+	// source's pacing add a little, synthesis of the first sentence delays the start).
+	if res.Played < 1200*time.Millisecond || res.Played > 1800*time.Millisecond {
+		t.Errorf("played %v before the barge-in at 1.5 s", res.Played)
+	}
+	finals := log.wait(t, 1)
+	if finals[0].Text != "Sorry, could you repeat that?" || log.count(EventBargeIn) != 1 {
+		t.Errorf("final %q, %d barge-ins", finals[0].Text, log.count(EventBargeIn))
+	}
+	t.Logf("heard %q (%v of %v)", res.PlayedText, res.Played, res.Total)
+}

@@ -1,0 +1,242 @@
+package openaitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+	"unicode/utf8"
+)
+
+const endpointChat = "/v1/chat/completions"
+
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	var req ChatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
+			"We could not parse the JSON body of your request. ("+err.Error()+")", 0)
+		return
+	}
+	if msg := validateChat(&req); msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", msg, 0)
+		return
+	}
+	b := s.next(&s.chatQ, func() Behaviour { return s.cfg.chatDefault(&req) })
+	s.update(r, func(rec *Request) { rec.Chat = &req; rec.Behaviour = b.Kind })
+	if s.common(w, r, b) {
+		return
+	}
+	if b.Kind != KindToolCall && b.Kind != KindContent {
+		misuse(w, endpointChat, b)
+		return
+	}
+	if !s.wait(r, b.Delay) {
+		return
+	}
+	name := b.FunctionName
+	if name == "" {
+		name = req.ForcedFunction()
+	}
+	if name == "" {
+		name = DefaultFunctionName
+	}
+	reply := chatReply{
+		id:      s.newID("chatcmpl-"),
+		callID:  s.newID("call_"),
+		created: time.Now().Unix(),
+		model:   req.Model,
+		name:    name,
+		usage:   usageFor(&req, b),
+	}
+	if req.Stream {
+		s.streamChat(w, r, &req, b, reply)
+		return
+	}
+	writeJSON(w, http.StatusOK, completion(b, reply))
+}
+
+// validateChat returns OpenAI's message for a request it would reject, or "".
+func validateChat(req *ChatRequest) string {
+	if req.Model == "" {
+		return "you must provide a model parameter"
+	}
+	if len(req.Messages) == 0 {
+		return "[] is too short - 'messages'"
+	}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case "system", "developer", "user", "assistant", "tool":
+		default:
+			return fmt.Sprintf("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'. (messages[%d].role)", m.Role, i)
+		}
+	}
+	for i, t := range req.Tools {
+		if t.Type != "function" || t.Function.Name == "" {
+			return fmt.Sprintf("Missing required parameter: 'tools[%d].function.name'.", i)
+		}
+	}
+	return ""
+}
+
+type chatReply struct {
+	id, callID string
+	created    int64
+	model      string
+	name       string
+	usage      wireUsage
+}
+
+func completion(b Behaviour, rp chatReply) wireCompletion {
+	msg := wireMessage{Role: "assistant"}
+	finish := "stop"
+	if b.Content != "" {
+		msg.Content = &b.Content
+	}
+	if b.Kind == KindToolCall {
+		finish = "tool_calls"
+		msg.ToolCalls = []wireToolCall{{
+			ID: rp.callID, Type: "function",
+			Function: wireFunction{Name: rp.name, Arguments: b.Arguments},
+		}}
+	}
+	return wireCompletion{
+		ID: rp.id, Object: "chat.completion", Created: rp.created, Model: rp.model,
+		Choices:           []wireChoice{{Index: 0, Message: msg, FinishReason: finish}},
+		Usage:             rp.usage,
+		SystemFingerprint: "fp_openaitest",
+	}
+}
+
+// streamChat sends the reply as OpenAI does: a role chunk, content pieces, a tool-call header
+// (id, type, name, empty arguments), argument pieces, a finish chunk, an optional usage chunk
+// with no choices, then [DONE].
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *ChatRequest, b Behaviour, rp chatReply) {
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+
+	chunk := func(d wireDelta, finish *string) wireChunk {
+		c := wireChunk{
+			ID: rp.id, Object: "chat.completion.chunk", Created: rp.created, Model: rp.model,
+			SystemFingerprint: "fp_openaitest",
+			Choices:           []wireChunkChoice{{Index: 0, Delta: d, FinishReason: finish}},
+		}
+		return c
+	}
+	var events []wireChunk
+	empty := ""
+	events = append(events, chunk(wireDelta{Role: "assistant", Content: &empty}, nil))
+	size := b.ChunkBytes
+	if size <= 0 {
+		size = defaultChunkBytes
+	}
+	for _, p := range SplitPieces(b.Content, size) {
+		events = append(events, chunk(wireDelta{Content: &p}, nil))
+	}
+	finish := "stop"
+	if b.Kind == KindToolCall {
+		finish = "tool_calls"
+		events = append(events, chunk(wireDelta{ToolCalls: []wireDeltaToolCall{{
+			Index: 0, ID: rp.callID, Type: "function", Function: wireDeltaFunction{Name: rp.name},
+		}}}, nil))
+		for _, p := range SplitPieces(b.Arguments, size) {
+			events = append(events, chunk(wireDelta{ToolCalls: []wireDeltaToolCall{{
+				Index: 0, Function: wireDeltaFunction{Arguments: p},
+			}}}, nil))
+		}
+	}
+	events = append(events, chunk(wireDelta{}, &finish))
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		u := rp.usage
+		events = append(events, wireChunk{
+			ID: rp.id, Object: "chat.completion.chunk", Created: rp.created, Model: rp.model,
+			SystemFingerprint: "fp_openaitest", Choices: []wireChunkChoice{}, Usage: &u,
+		})
+	}
+
+	for i, ev := range events {
+		if i > 0 && !s.wait(r, b.ChunkDelay) {
+			return
+		}
+		data, err := json.Marshal(ev)
+		if err != nil {
+			panic(http.ErrAbortHandler)
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		sent := i + 1
+		if b.CutAfter > 0 && sent == b.CutAfter {
+			disconnect(w)
+			return
+		}
+		if b.StallAfter > 0 && sent == b.StallAfter {
+			s.hang(r)
+			return
+		}
+		if b.FailAfter > 0 && sent == b.FailAfter {
+			writeErrorEvent(w, b)
+			return
+		}
+	}
+	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil {
+		return
+	}
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+// writeErrorEvent ends a stream with an error event in OpenAI's error shape.
+func writeErrorEvent(w http.ResponseWriter, b Behaviour) {
+	body := wireError{Error: wireErrorBody{Message: b.ErrMessage, Type: b.ErrType}}
+	if body.Error.Message == "" {
+		body.Error.Message, body.Error.Type = errorMessage(http.StatusInternalServerError), "server_error"
+	}
+	if b.ErrCode != "" {
+		body.Error.Code = &b.ErrCode
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_, _ = fmt.Fprintf(w, "data: %s\n\n", data)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// SplitPieces cuts s into pieces of about n bytes, never inside a UTF-8 rune (a JSON string
+// cannot carry half a rune). An empty s gives no pieces.
+func SplitPieces(s string, n int) []string {
+	if n <= 0 {
+		n = 1
+	}
+	var out []string
+	for len(s) > 0 {
+		end := min(n, len(s))
+		for end < len(s) && !utf8.RuneStart(s[end]) {
+			end++
+		}
+		out = append(out, s[:end])
+		s = s[end:]
+	}
+	return out
+}
+
+// usageFor estimates token counts at about four bytes a token: enough for code that reads usage.
+func usageFor(req *ChatRequest, b Behaviour) wireUsage {
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += 4 + len(m.Content)/4
+	}
+	for _, t := range req.Tools {
+		prompt += len(t.Function.Parameters) / 4
+	}
+	completion := 1 + (len(b.Content)+len(b.Arguments))/4
+	return wireUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
+}

@@ -1,0 +1,194 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/examtui/examtui/spec"
+)
+
+// Admin delivers an examiner's instruction. Queued instructions join the next turn's context
+// and are consumed in order; an immediate one interrupts speech, runs once in an admin context
+// (the node's context plus the instruction) and returns to the node with its remaining time
+// and counts. Both are recorded with their sender.
+func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
+	if err := a.normalize(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if err := c.active(); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: "received"})
+	if a.Mode == AdminQueued {
+		c.queued = append(c.queued, a)
+		err := c.sinkErr
+		c.mu.Unlock()
+		return err
+	}
+	c.speakingUntil = c.clock.Now() // interrupt whatever is being said
+	c.mu.Unlock()
+
+	// One examiner call at a time: an immediate instruction waits for a turn in flight.
+	c.turnMu.Lock()
+	defer c.turnMu.Unlock()
+	c.mu.Lock()
+	if err := c.active(); err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	gen := c.nodeGen
+	node := c.node
+	note := adminMessage(a, true)
+	req := &ExaminerRequest{Exam: c.exam, Node: node, Messages: c.ctxm.messages(node, []spec.Message{note}, nil),
+		AdminInstructions: []string{a.Text}, AdminOnly: true,
+		Candidate:      TranscriptSegmentPayload{NodeID: node.NodeID, Speaker: "candidate", IsFinal: true},
+		CoveredSignals: c.ledger.Covered(node.NodeID, node.Controller.EvidenceSignals)}
+	c.inFlight = true
+	c.mu.Unlock()
+
+	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
+	reply, err := c.ex.Observe(cctx, req)
+	cancel()
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inFlight = false
+	if c.closed {
+		return ErrClosed
+	}
+	if c.sinkErr != nil {
+		return c.sinkErr
+	}
+	text, perr := adminSpokenText(reply, err)
+	if perr != nil || c.nodeGen != gen || c.state.Terminal() {
+		if perr == nil {
+			perr = fmt.Errorf("node changed during the admin run")
+		}
+		c.emit(&SystemErrorPayload{Code: "admin_failed", Message: perr.Error(), NodeID: node.NodeID})
+		c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: "failed"})
+		return c.sinkErr
+	}
+	validated, parts, hits := c.filters[node.NodeID].runFilters(text)
+	for _, h := range hits {
+		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
+			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
+	}
+	for i, p := range parts {
+		c.speakPart(p, "admin", len(hits) > 0, i, false)
+	}
+	c.ctxm.record(note, assistant(validated))
+	c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: "applied"})
+	return c.sinkErr
+}
+
+// adminSpokenText takes spokenText from an admin run's reply. Signals and the rest are
+// irrelevant there, so a reply that is malformed elsewhere but carries spokenText is used.
+func adminSpokenText(reply *ExaminerReply, err error) (string, error) {
+	if err != nil {
+		return "", fmt.Errorf("examiner: %w", err)
+	}
+	if reply == nil || len(reply.Arguments) == 0 {
+		if reply != nil && strings.TrimSpace(reply.Content) != "" {
+			return strings.TrimSpace(reply.Content), nil
+		}
+		return "", ErrNoToolCall
+	}
+	var v struct {
+		SpokenText *string `json:"spokenText"`
+	}
+	if err := json.Unmarshal(reply.Arguments, &v); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrMalformedArguments, err)
+	}
+	if v.SpokenText == nil || strings.TrimSpace(*v.SpokenText) == "" {
+		return "", fmt.Errorf("%w: spokenText", ErrMissingField)
+	}
+	return *v.SpokenText, nil
+}
+
+// Control applies an examiner's control action: pause, resume, skip (regardless of the
+// candidate skip policy), advance (admin_advance) or end (aborted). It does not wait for a turn
+// in flight: that turn's observation is discarded if the node changes under it.
+func (c *Controller) Control(ctx context.Context, a ControlAction, sender string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, ok := controlNames[a]; !ok {
+		return fmt.Errorf("%w: %d", ErrInvalidControl, int(a))
+	}
+	if sender == "" {
+		sender = "examiner"
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.active(); err != nil {
+		return err
+	}
+	switch a {
+	case ControlPause:
+		if c.state != StateInProgress {
+			return fmt.Errorf("%w: pause from %s", ErrInvalidTransition, c.state)
+		}
+	case ControlResume:
+		if c.state != StatePaused {
+			return fmt.Errorf("%w: resume from %s", ErrInvalidTransition, c.state)
+		}
+	}
+	c.emit(&AdminInstructionPayload{Mode: "control", Text: a.String(), Sender: sender, NodeID: c.node.NodeID, Status: "applied"})
+	switch a {
+	case ControlPause:
+		c.pauseExam("paused by " + sender)
+	case ControlResume:
+		c.resumeExam("resumed by " + sender)
+		c.speak("Let's continue. "+c.lastQuestion, "command", false)
+	case ControlSkip:
+		c.transition(spec.ReasonSkipped)
+	case ControlAdvance:
+		c.transition(spec.ReasonAdminAdvance)
+	case ControlEnd:
+		c.exitNode("ended", "")
+		c.finish(StateAborted, "ended by "+sender)
+	}
+	return c.sinkErr
+}
+
+// UserActivity tells the controller that the candidate started (true) or stopped (false)
+// speaking, from VAD; beats never fire while the candidate speaks.
+func (c *Controller) UserActivity(speaking bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.userSpeaking = speaking
+	c.lastUserActivity = c.clock.Now()
+}
+
+// SpeechDone tells the controller the examiner's speech finished playing (replacing the
+// estimate used for the post-speak gate).
+func (c *Controller) SpeechDone() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.speakingUntil = c.clock.Now()
+}
+
+// RunTicker calls Tick every interval until ctx ends or the exam is over. It runs in the
+// caller's goroutine.
+func (c *Controller) RunTicker(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if err := c.Tick(ctx); err != nil {
+				return err
+			}
+			if c.Snapshot().State.Terminal() {
+				return nil
+			}
+		}
+	}
+}

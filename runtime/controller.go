@@ -1,0 +1,469 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/examtui/examtui/spec"
+)
+
+// Controller runs one exam session: the state machine, the decision order, the evidence
+// ledger, output validation, commands, admin instructions, beats and the LLM context. Every
+// decision happens under one mutex, in the design's decision order; events leave in seq order
+// through the Sink.
+type Controller struct {
+	exam        *spec.Exam
+	ex          Examiner
+	clock       Clock
+	sink        Sink
+	log         *slog.Logger
+	sessionID   string
+	turnTimeout time.Duration
+	inputSource string
+
+	// turnMu serializes examiner calls (candidate turns and immediate admin runs); mu guards
+	// everything else and is released during the call so the examiner can be paused, advanced or
+	// ended while it thinks.
+	turnMu sync.Mutex
+	mu     sync.Mutex
+
+	closed   bool
+	resumed  bool // restored from an event log and not yet restarted
+	sinkErr  error
+	seq      int64
+	state    ExamState
+	filters  map[string]*nodeFilters
+	ctxm     *contextManager
+	ledger   Ledger
+	inFlight bool
+
+	node           *spec.CompiledNode
+	nodeGen        int
+	nodeClock      stopwatch
+	examClock      stopwatch
+	startedAt      time.Time
+	followUps      int
+	offTopic       int
+	clarifications int
+	nodeWarned     bool
+	examWarned     bool
+	lastQuestion   string
+	segments       []segment
+	visited        []string
+	turn           int
+	segSeq         int
+	ttsSpeed       float64
+	pendingFinish  bool
+	queued         []AdminInstruction
+	beats          []beatState
+
+	speakingUntil    time.Time
+	userSpeaking     bool
+	lastUserActivity time.Time
+}
+
+// stopwatch measures active (unpaused) time.
+type stopwatch struct {
+	acc     time.Duration
+	since   time.Time
+	running bool
+}
+
+func (s *stopwatch) start(now time.Time) {
+	if !s.running {
+		s.since, s.running = now, true
+	}
+}
+
+func (s *stopwatch) stop(now time.Time) {
+	if s.running {
+		s.acc += max(0, now.Sub(s.since))
+		s.running = false
+	}
+}
+
+func (s *stopwatch) reset(now time.Time) { s.acc, s.since = 0, now }
+
+func (s *stopwatch) elapsed(now time.Time) time.Duration {
+	if s.running {
+		return s.acc + max(0, now.Sub(s.since))
+	}
+	return s.acc
+}
+
+// NewController validates the exam and builds a controller in the created state (or in the
+// state the WithResume log leaves it in).
+func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, error) {
+	if exam == nil {
+		return nil, ErrNilExam
+	}
+	if ex == nil {
+		return nil, ErrNilExaminer
+	}
+	if err := validateExam(exam); err != nil {
+		return nil, err
+	}
+	o := options{clock: SystemClock{}, turnTimeout: DefaultTurnTimeout, inputSource: SourceTyped,
+		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	if o.log == nil {
+		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.sessionID == "" {
+		o.sessionID = fmt.Sprintf("sess-%s-%d", exam.ID, o.clock.Now().UnixNano())
+	}
+	c := &Controller{
+		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
+		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
+		filters: make(map[string]*nodeFilters, len(exam.Nodes)), ctxm: newContextManager(), ttsSpeed: 1,
+	}
+	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
+	for i := range exam.Nodes {
+		c.filters[exam.Nodes[i].NodeID] = buildNodeFilters(exam, &exam.Nodes[i])
+	}
+	c.beats = make([]beatState, len(exam.Beats))
+	if o.resumeSet {
+		if err := c.restore(o.resume); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func validateExam(exam *spec.Exam) error {
+	if len(exam.Nodes) == 0 {
+		return fmt.Errorf("%w: no nodes", ErrInvalidExam)
+	}
+	if exam.Node(exam.EntryNode) == nil {
+		return fmt.Errorf("%w: entry node %q does not exist", ErrInvalidExam, exam.EntryNode)
+	}
+	for _, n := range exam.Nodes {
+		if n.Controller.Next != "" && exam.Node(n.Controller.Next) == nil {
+			return fmt.Errorf("%w: node %q: next %q does not exist", ErrInvalidExam, n.NodeID, n.Controller.Next)
+		}
+		for r, to := range n.Controller.Transitions {
+			if exam.Node(to) == nil {
+				return fmt.Errorf("%w: node %q: transition %s to %q does not exist", ErrInvalidExam, n.NodeID, r, to)
+			}
+		}
+	}
+	for _, b := range exam.Beats {
+		if b.Scope != "exam" && exam.Node(b.Scope) == nil {
+			return fmt.Errorf("%w: beat at %ds: scope %q is neither exam nor a node", ErrInvalidExam, b.AtSec, b.Scope)
+		}
+	}
+	return nil
+}
+
+// SessionID returns the session id events carry.
+func (c *Controller) SessionID() string { return c.sessionID }
+
+// Exam returns the compiled exam being run.
+func (c *Controller) Exam() *spec.Exam { return c.exam }
+
+// ExaminerName returns the examiner's name.
+func (c *Controller) ExaminerName() string { return c.ex.Name() }
+
+// Start moves the exam created → scaffolding → ready → in_progress and enters the entry node.
+// A controller resumed mid-exam re-asks the current question instead.
+func (c *Controller) Start(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usable(); err != nil {
+		return err
+	}
+	if c.state != StateCreated {
+		if c.state.Terminal() {
+			return fmt.Errorf("%w: %s", ErrExamOver, c.state)
+		}
+		if !c.resumed || c.node == nil {
+			return fmt.Errorf("%w: state %s", ErrAlreadyStarted, c.state)
+		}
+		c.resumed = false
+		if c.state == StateInProgress && c.lastQuestion != "" {
+			c.speak("Let's continue where we left off. "+c.lastQuestion, "resume", false)
+		}
+		return c.sinkErr
+	}
+	now := c.clock.Now()
+	c.setState(StateScaffolding, "preparing")
+	c.setState(StateReady, "prepared")
+	c.startedAt = now
+	c.lastUserActivity = now
+	c.examClock.reset(now)
+	c.examClock.start(now)
+	c.setState(StateInProgress, "started")
+	c.enterNode(c.exam.EntryNode, "", "")
+	return c.sinkErr
+}
+
+// Close stops the controller; later calls fail with ErrClosed. It owns no goroutines.
+func (c *Controller) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	return nil
+}
+
+// usable reports why the controller cannot take a call, if it cannot. Caller holds mu.
+func (c *Controller) usable() error {
+	if c.closed {
+		return ErrClosed
+	}
+	return c.sinkErr
+}
+
+func (c *Controller) active() error {
+	if err := c.usable(); err != nil {
+		return err
+	}
+	switch {
+	case c.state == StateCreated || c.node == nil:
+		return ErrNotStarted
+	case c.state.Terminal():
+		return fmt.Errorf("%w: %s", ErrExamOver, c.state)
+	}
+	return nil
+}
+
+// emit publishes one event with the next seq. After a sink failure nothing more is emitted and
+// every public call returns the failure: an event that could not be stored is never followed
+// by others (seq stays gap-free in the store).
+func (c *Controller) emit(p Payload) {
+	if c.sinkErr != nil {
+		return
+	}
+	ev, err := NewEvent(c.sessionID, c.seq+1, c.clock.Now(), p)
+	if err != nil {
+		c.sinkErr = err
+		return
+	}
+	if c.sink != nil {
+		if err := c.sink.Publish(ev); err != nil {
+			c.sinkErr = fmt.Errorf("%w: %s seq %d: %w", ErrSink, ev.Event, ev.Seq, err)
+			c.log.Error("event sink failed", "event", ev.Event, "seq", ev.Seq, "err", err)
+			return
+		}
+	}
+	c.seq = ev.Seq
+}
+
+func (c *Controller) setState(next ExamState, reason string) bool {
+	if !c.state.CanTransition(next) {
+		c.log.Warn("refused state transition", "from", c.state, "to", next)
+		return false
+	}
+	prev := c.state
+	c.state = next
+	p := &ExamStatePayload{State: next, Previous: prev, Reason: reason, TotalTimeBudgetSec: c.exam.TotalTimeBudgetSec}
+	if prev == StateCreated {
+		p.Nodes = make([]string, len(c.exam.Nodes))
+		for i := range c.exam.Nodes {
+			p.Nodes[i] = c.exam.Nodes[i].NodeID
+		}
+	}
+	if next == StateInProgress {
+		p.DeadlineAt, p.ExamDeadlineAt = c.nodeDeadline(), c.examDeadline()
+	}
+	c.emit(p)
+	return true
+}
+
+// nodeDeadline is the current node's deadline as RFC 3339, or "" while paused or unbudgeted.
+func (c *Controller) nodeDeadline() string {
+	if c.node == nil || c.node.Controller.TimeBudgetSec <= 0 || !c.nodeClock.running || c.state != StateInProgress {
+		return ""
+	}
+	now := c.clock.Now()
+	left := time.Duration(c.node.Controller.TimeBudgetSec)*time.Second - c.nodeClock.elapsed(now)
+	return now.Add(left).UTC().Format(time.RFC3339Nano)
+}
+
+// examDeadline is when the exam budget runs out as RFC 3339, or "".
+func (c *Controller) examDeadline() string {
+	if c.exam.TotalTimeBudgetSec <= 0 || !c.examClock.running {
+		return ""
+	}
+	now := c.clock.Now()
+	left := time.Duration(c.exam.TotalTimeBudgetSec)*time.Second - c.examClock.elapsed(now)
+	return now.Add(left).UTC().Format(time.RFC3339Nano)
+}
+
+// speak emits what the examiner says: a spoken event and the examiner's transcript segment.
+func (c *Controller) speak(text, source string, intercepted bool) {
+	c.speakPart(text, source, intercepted, 0, false)
+}
+
+func (c *Controller) speakPart(text, source string, intercepted bool, part int, streamed bool) {
+	text = strings.TrimSpace(text)
+	if text == "" || c.node == nil {
+		return
+	}
+	now := c.clock.Now()
+	c.emit(&SpokenPayload{NodeID: c.node.NodeID, Text: text, Source: source, Intercepted: intercepted,
+		TTSSpeed: c.ttsSpeed, Part: part, Streamed: streamed})
+	c.segSeq++
+	dur := speechDuration(text, c.ttsSpeed)
+	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
+		Speaker: "examiner", Text: text, Confidence: 1, TimestampMs: now.UnixMilli(), DurationMs: dur.Milliseconds(),
+		IsFinal: true, Source: "tts"})
+	start := now
+	if c.speakingUntil.After(start) {
+		start = c.speakingUntil
+	}
+	c.speakingUntil = start.Add(dur)
+	switch q := lastQuestionIn(text); {
+	case source == "prompt":
+		c.lastQuestion = text
+	case source == "examiner" && q != "":
+		c.lastQuestion = q
+	}
+}
+
+// speechDuration estimates how long TTS takes to say text (about 150 words a minute at speed 1),
+// for the post-speak gate; the audio layer reports real playback through SpeechDone.
+func speechDuration(text string, speed float64) time.Duration {
+	if speed <= 0 {
+		speed = 1
+	}
+	words := len(strings.Fields(text))
+	return time.Duration(float64(words) / 2.5 / speed * float64(time.Second))
+}
+
+// lastQuestionIn returns the last question sentence of text, or "".
+func lastQuestionIn(text string) string {
+	ss := SplitSentences(text)
+	for i := len(ss) - 1; i >= 0; i-- {
+		if strings.HasSuffix(ss[i], "?") {
+			return ss[i]
+		}
+	}
+	return ""
+}
+
+// enterNode makes id the current node, emits node_entered and speaks its intro and prompt. An
+// end node completes the exam.
+func (c *Controller) enterNode(id, from, reason string) {
+	node := c.exam.Node(id)
+	now := c.clock.Now()
+	prev := ""
+	if c.node != nil {
+		prev = c.node.NodeID
+	}
+	c.node = node
+	c.nodeGen++
+	c.followUps, c.offTopic, c.clarifications = 0, 0, 0
+	c.nodeWarned = false
+	c.pendingFinish = false
+	c.segments = nil
+	c.lastQuestion = node.Controller.ConversationPrompt
+	c.nodeClock.reset(now)
+	c.nodeClock.running = false
+	if c.state == StateInProgress {
+		c.nodeClock.start(now)
+	}
+	c.visited = append(c.visited, id)
+	c.ctxm.enterNode(node, prev)
+	for i := range c.beats {
+		if c.exam.Beats[i].Scope == id {
+			c.beats[i] = beatState{}
+		}
+	}
+	targets := node.Controller.EvidenceSignals
+	c.emit(&NodeEnteredPayload{
+		NodeID: id, Kind: node.Kind.String(), Persona: node.Controller.Persona, Scenario: node.Controller.Scenario,
+		EvidenceTargets: targets, MaxFollowUps: node.Controller.MaxFollowUps, TimeBudgetSec: node.Controller.TimeBudgetSec,
+		Progress: Progress{CurrentNodeIndex: node.Index + 1, TotalNodes: len(c.exam.Nodes)},
+		From:     from, Reason: reason, DeadlineAt: c.nodeDeadline(),
+		RequiredEvidenceCount: node.Controller.RequiredEvidenceCount, MaxOffTopicRedirects: node.Controller.MaxOffTopicRedirects,
+		MaxClarifications: c.exam.Policies.MaxClarifications,
+	})
+	if node.Controller.ScenarioIntro != "" {
+		c.speak(node.Controller.ScenarioIntro, "intro", false)
+	}
+	if node.Controller.ConversationPrompt != "" {
+		c.speak(node.Controller.ConversationPrompt, "prompt", false)
+	}
+	c.ctxm.record(spec.Message{Role: "assistant", Content: strings.TrimSpace(node.Controller.ScenarioIntro + " " + node.Controller.ConversationPrompt)})
+	if node.Kind == spec.KindEnd {
+		c.exitNode("end", "")
+		c.finish(StateCompleted, "end node reached")
+	}
+}
+
+// exitNode emits node_exit for the current node.
+func (c *Controller) exitNode(reason, next string) {
+	if c.node == nil {
+		return
+	}
+	now := c.clock.Now()
+	c.emit(&NodeExitPayload{NodeID: c.node.NodeID, Reason: reason, Next: next,
+		ElapsedMs: c.nodeClock.elapsed(now).Milliseconds(), FollowUps: c.followUps,
+		EvidenceCount: len(c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals))})
+}
+
+// transition leaves the current node for the successor the spec names for reason.
+func (c *Controller) transition(reason spec.Reason) string {
+	from := c.node
+	next, ok := from.Successor(reason)
+	if !ok {
+		c.exitNode(reason.String(), "")
+		c.finish(StateCompleted, "no successor after "+from.NodeID)
+		return ""
+	}
+	c.exitNode(reason.String(), next)
+	c.enterNode(next, from.NodeID, reason.String())
+	return next
+}
+
+// finish ends the exam in a terminal state and emits exam_completed.
+func (c *Controller) finish(state ExamState, reason string) {
+	if c.state.Terminal() {
+		return
+	}
+	now := c.clock.Now()
+	c.nodeClock.stop(now)
+	c.examClock.stop(now)
+	if !c.setState(state, reason) {
+		return
+	}
+	coverage := map[string]float64{}
+	for _, id := range c.visited {
+		if n := c.exam.Node(id); n != nil && len(n.Controller.EvidenceSignals) > 0 {
+			coverage[id] = c.ledger.Coverage(id, n.Controller.EvidenceSignals)
+		}
+	}
+	c.emit(&ExamCompletedPayload{State: state, Reason: reason, DurationMs: now.Sub(c.startedAt).Milliseconds(),
+		NodesVisited: append([]string(nil), c.visited...), Evidence: c.ledger.CountByType(), Coverage: coverage})
+	c.queued = nil
+}
+
+func (c *Controller) pauseExam(reason string) bool {
+	now := c.clock.Now()
+	c.nodeClock.stop(now)
+	c.examClock.stop(now)
+	return c.setState(StatePaused, reason)
+}
+
+func (c *Controller) resumeExam(reason string) bool {
+	if c.state != StatePaused {
+		return false
+	}
+	now := c.clock.Now()
+	// Timers first, so the emitted deadlines are the moved ones.
+	c.nodeClock.start(now)
+	c.examClock.start(now)
+	return c.setState(StateInProgress, reason)
+}

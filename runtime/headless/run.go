@@ -1,0 +1,234 @@
+package headless
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/spec"
+)
+
+// Defaults of a scripted run.
+var (
+	// DefaultStart is the virtual clock's start, fixed so runs are reproducible.
+	DefaultStart = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	// DefaultTurnGap is the virtual time the candidate takes before speaking.
+	DefaultTurnGap = 2 * time.Second
+)
+
+// Options configure a scripted run.
+type Options struct {
+	// NewExaminer builds the examiner a script names ("offline" or "llm"). Nil: offline only.
+	NewExaminer func(kind string) (runtime.Examiner, error)
+	// Sink, when set, receives every event before the run's own recorder (e.g. a session store).
+	Sink runtime.Sink
+	// Logger for the controller (default: discard).
+	Logger *slog.Logger
+	// Start is the virtual clock's start (default DefaultStart).
+	Start time.Time
+	// TurnGap is the virtual pause before each spoken turn (default DefaultTurnGap).
+	TurnGap time.Duration
+	// SessionID names the run's session (default derived from the script name).
+	SessionID string
+	// ControllerOptions are passed on to runtime.NewController.
+	ControllerOptions []runtime.Option
+}
+
+// defaultExaminer builds the offline examiner; "llm" needs Options.NewExaminer.
+func defaultExaminer(kind string) (runtime.Examiner, error) {
+	if kind == "offline" {
+		return offline.New()
+	}
+	return nil, fmt.Errorf("%w: %q (this build only wires the offline examiner)", ErrExaminerKind, kind)
+}
+
+// CompileSpec compiles the script's spec (from the script's file system).
+func (s *Script) CompileSpec() (*spec.Exam, error) {
+	var src []byte
+	var err error
+	if s.fsys != nil {
+		src, err = fs.ReadFile(s.fsys, s.specPath)
+	} else {
+		src, err = os.ReadFile(s.specPath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrSpec, s.pos("$.spec"), err)
+	}
+	exam, diags, err := spec.Compile(s.specPath, src)
+	if err != nil {
+		var b strings.Builder
+		for _, d := range diags.Errors() {
+			b.WriteString("\n  " + d.String())
+		}
+		return nil, fmt.Errorf("%w %s: %w%s", ErrSpec, s.specPath, err, b.String())
+	}
+	return exam, nil
+}
+
+// Run plays the script against its exam on a virtual clock and checks its expectations. The
+// error is for a run that could not happen (bad spec, unknown examiner, a failing sink); unmet
+// expectations are reported in the Result.
+func Run(ctx context.Context, s *Script, opts Options) (*Result, error) {
+	wallStart := time.Now()
+	exam, err := s.CompileSpec()
+	if err != nil {
+		return nil, err
+	}
+	if probs := s.checkAgainst(exam); len(probs) > 0 {
+		return nil, fmt.Errorf("%w:\n  %s", ErrExpectationSet, strings.Join(probs, "\n  "))
+	}
+	newEx := opts.NewExaminer
+	if newEx == nil {
+		newEx = defaultExaminer
+	}
+	ex, err := newEx(s.Examiner)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	start := opts.Start
+	if start.IsZero() {
+		start = DefaultStart
+	}
+	gap := opts.TurnGap
+	if gap <= 0 {
+		gap = DefaultTurnGap
+	}
+	sid := opts.SessionID
+	if sid == "" {
+		sid = "script-" + strings.TrimSuffix(pathBase(s.name), ".yaml")
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	clock := runtime.NewVirtualClock(start)
+	rec := &runtime.Recorder{}
+	fan := runtime.NewFanout(rec)
+	if opts.Sink != nil {
+		fan.Chain(opts.Sink)
+	}
+	copts := append([]runtime.Option{runtime.WithClock(clock), runtime.WithSink(fan), runtime.WithSessionID(sid),
+		runtime.WithLogger(logger)}, opts.ControllerOptions...)
+	c, err := runtime.NewController(exam, ex, copts...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("%s: start: %w", s.name, err)
+	}
+	res := &Result{Script: s.name, Spec: s.specPath, Examiner: ex.Name(), SessionID: sid}
+	for i, t := range s.Turns {
+		if c.Snapshot().State.Terminal() {
+			res.TurnsSkipped = len(s.Turns) - i
+			break
+		}
+		if err := s.play(ctx, c, clock, t, gap); err != nil {
+			if errors.Is(err, runtime.ErrExamOver) {
+				res.TurnsSkipped = len(s.Turns) - i
+				break
+			}
+			if errors.Is(err, runtime.ErrSink) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, fmt.Errorf("%s: turn %d: %w", s.name, i+1, err)
+			}
+			res.StepErrors = append(res.StepErrors, fmt.Sprintf("turn %d (%s): %v", i+1, t.Kind(), err))
+		}
+		res.TurnsRun++
+	}
+	res.collect(rec.Events(), c.Snapshot())
+	res.check(s.Expect)
+	res.WallTime = time.Since(wallStart)
+	return res, nil
+}
+
+// play performs one step on the virtual clock.
+func (s *Script) play(ctx context.Context, c *runtime.Controller, clock *runtime.VirtualClock, t TurnStep, gap time.Duration) error {
+	switch {
+	case t.Say != nil:
+		if err := advance(ctx, c, clock, gap); err != nil {
+			return err
+		}
+		words := len(strings.Fields(*t.Say))
+		speech := time.Duration(float64(words)/2.5*float64(time.Second)) + 500*time.Millisecond
+		c.UserActivity(true)
+		clock.Advance(speech)
+		turn := runtime.Turn{Text: *t.Say, Duration: speech, Source: runtime.SourceTyped, Confidence: 1}
+		if t.Confidence != nil {
+			turn.Confidence = *t.Confidence
+			turn.Source = runtime.SourceMic
+		}
+		return c.SubmitTurn(ctx, turn)
+	case t.Silence != nil:
+		d := seconds(*t.Silence)
+		if err := advance(ctx, c, clock, d); err != nil {
+			return err
+		}
+		if c.Snapshot().State.Terminal() {
+			return nil
+		}
+		return c.SubmitTurn(ctx, runtime.Turn{Duration: d, Source: runtime.SourceTyped})
+	case t.Wait != nil:
+		return advance(ctx, c, clock, seconds(*t.Wait))
+	case t.Admin != nil:
+		return c.Admin(ctx, runtime.AdminInstruction{Mode: runtime.AdminMode(t.Admin.Mode), Text: t.Admin.Text, Sender: t.Admin.Sender})
+	case t.Control != nil:
+		a, err := runtime.ParseControlAction(*t.Control)
+		if err != nil {
+			return err
+		}
+		return c.Control(ctx, a, "script")
+	}
+	return nil
+}
+
+// advance moves the virtual clock by d in one-second ticks, so warnings, budgets and beats
+// happen at the second they are due.
+func advance(ctx context.Context, c *runtime.Controller, clock *runtime.VirtualClock, d time.Duration) error {
+	for d > 0 {
+		step := min(d, time.Second)
+		clock.Advance(step)
+		d -= step
+		if err := c.Tick(ctx); err != nil {
+			return err
+		}
+		if c.Snapshot().State.Terminal() {
+			return nil
+		}
+	}
+	return nil
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+func pathBase(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// checkAgainst reports expectations naming signals or nodes the exam does not have.
+func (s *Script) checkAgainst(exam *spec.Exam) []string {
+	var probs []string
+	for _, k := range sortedKeys(s.Expect.Evidence) {
+		if exam.Signal(k) == nil {
+			probs = append(probs, fmt.Sprintf("%s: expect.evidence: %q is not a signal of exam %s", s.pos("$.expect.evidence."+k), k, exam.ID))
+		}
+	}
+	if s.Expect.Visits != nil {
+		for i, v := range *s.Expect.Visits {
+			if exam.Node(v) == nil {
+				probs = append(probs, fmt.Sprintf("%s: expect.visits: %q is not a node of exam %s", s.pos(fmt.Sprintf("$.expect.visits[%d]", i)), v, exam.ID))
+			}
+		}
+	}
+	return probs
+}

@@ -1,0 +1,267 @@
+// Package headless runs candidate scripts: it drives an exam without a person, on a virtual
+// clock, with the offline (or an LLM) examiner, and checks the script's expectations exactly.
+// `examtui test` is its command line.
+package headless
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// Script is a candidate script (exam-spec.md, "Candidate scripts").
+type Script struct {
+	Spec     string     `yaml:"spec"`
+	Examiner string     `yaml:"examiner"`
+	Turns    []TurnStep `yaml:"turns"`
+	Expect   Expect     `yaml:"expect"`
+
+	name     string // as given, for messages
+	specPath string // resolved against the script's directory
+	fsys     fs.FS  // nil: the operating system's files
+	file     *ast.File
+}
+
+// TurnStep is one step of a script. Exactly one of Say, Silence, Wait, Admin and Control is set.
+type TurnStep struct {
+	Say        *string    `yaml:"say"`
+	Confidence *float64   `yaml:"confidence"` // STT confidence for a say turn (0..1)
+	Silence    *float64   `yaml:"silence"`    // seconds of candidate silence, then a silent turn
+	Wait       *float64   `yaml:"wait"`       // seconds that pass with no turn (timers, beats)
+	Admin      *AdminStep `yaml:"admin"`
+	Control    *string    `yaml:"control"` // pause | resume | skip | advance | end
+}
+
+// AdminStep is an examiner's instruction in a script.
+type AdminStep struct {
+	Mode   string `yaml:"mode"`
+	Text   string `yaml:"text"`
+	Sender string `yaml:"sender"`
+}
+
+// Kind names the step.
+func (t TurnStep) Kind() string {
+	switch {
+	case t.Say != nil:
+		return "say"
+	case t.Silence != nil:
+		return "silence"
+	case t.Wait != nil:
+		return "wait"
+	case t.Admin != nil:
+		return "admin"
+	case t.Control != nil:
+		return "control"
+	}
+	return ""
+}
+
+// Expect holds a script's expectations. Absent fields are not checked; every count is exact.
+type Expect struct {
+	Completed        *bool          `yaml:"completed"`
+	State            *string        `yaml:"state"`
+	Visits           *[]string      `yaml:"visits"`
+	Evidence         map[string]int `yaml:"evidence"`
+	Guardrails       map[string]int `yaml:"guardrails"`
+	MaxTurnLatencyMs *float64       `yaml:"maxTurnLatencyMs"`
+	Commands         map[string]int `yaml:"commands"`
+	Events           map[string]int `yaml:"events"`
+}
+
+// Name returns the script's name as it was loaded.
+func (s *Script) Name() string { return s.name }
+
+// SpecPath returns the spec path resolved against the script's directory.
+func (s *Script) SpecPath() string { return s.specPath }
+
+// LoadScript reads and validates the script at path; its spec path is relative to it.
+func LoadScript(p string) (*Script, error) {
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrScript, err)
+	}
+	s, err := ParseScript(p, src)
+	if err != nil {
+		return nil, err
+	}
+	s.specPath = filepath.Join(filepath.Dir(p), s.Spec)
+	return s, nil
+}
+
+// LoadScriptFS reads a script from fsys (e.g. examples.FS); its spec is read from fsys too.
+func LoadScriptFS(fsys fs.FS, name string) (*Script, error) {
+	src, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrScript, err)
+	}
+	s, err := ParseScript(name, src)
+	if err != nil {
+		return nil, err
+	}
+	s.fsys = fsys
+	s.specPath = path.Join(path.Dir(name), s.Spec)
+	return s, nil
+}
+
+// ParseScript decodes and validates a script. Every problem is reported with name:line:col.
+// The spec path stays as written (relative to the current directory).
+func ParseScript(name string, src []byte) (*Script, error) {
+	s := &Script{name: name}
+	if err := yaml.UnmarshalWithOptions(src, s, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrScript, positioned(name, err))
+	}
+	file, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrScript, positioned(name, err))
+	}
+	s.file = file
+	s.specPath = s.Spec
+	if s.Examiner == "" {
+		s.Examiner = "offline"
+	}
+	if probs := s.validate(); len(probs) > 0 {
+		return nil, fmt.Errorf("%w:\n  %s", ErrScript, strings.Join(probs, "\n  "))
+	}
+	return s, nil
+}
+
+// positioned renders a go-yaml error as name:line:col: message.
+func positioned(name string, err error) string {
+	var ye yaml.Error
+	if errors.As(err, &ye) && ye.GetToken() != nil {
+		p := ye.GetToken().Position
+		return fmt.Sprintf("%s:%d:%d: %s", name, p.Line, p.Column, ye.GetMessage())
+	}
+	return fmt.Sprintf("%s: %v", name, err)
+}
+
+// pos returns name:line:col of the node at a YAML path, or name alone.
+func (s *Script) pos(yamlPath string) string {
+	if s.file != nil {
+		if p, err := yaml.PathString(yamlPath); err == nil {
+			if n, err := p.FilterFile(s.file); err == nil && n != nil && n.GetToken() != nil {
+				t := n.GetToken().Position
+				return fmt.Sprintf("%s:%d:%d", s.name, t.Line, t.Column)
+			}
+		}
+	}
+	return s.name
+}
+
+// Known guardrail names (output filters, anxiety neutrality and the transition guardrails).
+var guardrailNames = []string{"persona_break", "rubric_leak", "topic_containment", "length", "leading_question",
+	"anxiety_neutrality", "time_budget", "followup_limit", "off_topic_limit", "distress"}
+
+func (s *Script) validate() []string {
+	var probs []string
+	add := func(at, format string, args ...any) {
+		probs = append(probs, at+": "+fmt.Sprintf(format, args...))
+	}
+	if s.Spec == "" {
+		add(s.name, "spec is required (a path relative to the script)")
+	}
+	if s.Examiner != "offline" && s.Examiner != "llm" {
+		add(s.pos("$.examiner"), "examiner %q: want offline or llm", s.Examiner)
+	}
+	if len(s.Turns) == 0 {
+		add(s.pos("$.turns"), "turns: at least one turn is required")
+	}
+	for i, t := range s.Turns {
+		at := s.pos(fmt.Sprintf("$.turns[%d]", i))
+		set := 0
+		for _, b := range []bool{t.Say != nil, t.Silence != nil, t.Wait != nil, t.Admin != nil, t.Control != nil} {
+			if b {
+				set++
+			}
+		}
+		if set != 1 {
+			add(at, "turn %d: exactly one of say, silence, wait, admin, control is required (found %d)", i+1, set)
+			continue
+		}
+		if t.Confidence != nil && (t.Say == nil || *t.Confidence < 0 || *t.Confidence > 1 || math.IsNaN(*t.Confidence)) {
+			add(s.pos(fmt.Sprintf("$.turns[%d].confidence", i)), "turn %d: confidence must be 0..1 on a say turn", i+1)
+		}
+		for _, v := range []*float64{t.Silence, t.Wait} {
+			if v != nil && (*v <= 0 || *v > 24*3600 || math.IsNaN(*v)) {
+				add(at, "turn %d: %s must be a positive number of seconds", i+1, t.Kind())
+			}
+		}
+		if t.Admin != nil {
+			if m := runtime.AdminMode(t.Admin.Mode); !m.Valid() {
+				add(s.pos(fmt.Sprintf("$.turns[%d].admin", i)), "turn %d: admin mode %q: want immediate or queued", i+1, t.Admin.Mode)
+			}
+			if strings.TrimSpace(t.Admin.Text) == "" {
+				add(s.pos(fmt.Sprintf("$.turns[%d].admin", i)), "turn %d: admin text is required", i+1)
+			}
+		}
+		if t.Control != nil {
+			if _, err := runtime.ParseControlAction(*t.Control); err != nil {
+				add(s.pos(fmt.Sprintf("$.turns[%d].control", i)), "turn %d: control %q: want pause, resume, skip, advance or end", i+1, *t.Control)
+			}
+		}
+	}
+	e := s.Expect
+	if e.State != nil && !runtime.ExamState(*e.State).Valid() {
+		add(s.pos("$.expect.state"), "expect.state %q is not an exam state", *e.State)
+	}
+	if e.MaxTurnLatencyMs != nil && *e.MaxTurnLatencyMs <= 0 {
+		add(s.pos("$.expect.maxTurnLatencyMs"), "expect.maxTurnLatencyMs must be positive")
+	}
+	for _, k := range sortedKeys(e.Guardrails) {
+		if !contains(guardrailNames, k) {
+			add(s.pos("$.expect.guardrails."+k), "expect.guardrails: unknown guardrail %q (known: %s)", k, strings.Join(guardrailNames, ", "))
+		}
+	}
+	for _, k := range sortedKeys(e.Commands) {
+		if !runtime.Command(k).Valid() {
+			add(s.pos("$.expect.commands."+k), "expect.commands: unknown command %q", k)
+		}
+	}
+	for _, k := range sortedKeys(e.Events) {
+		known := false
+		for _, t := range runtime.EventTypes {
+			known = known || t.String() == k
+		}
+		if !known {
+			add(s.pos("$.expect.events."+k), "expect.events: unknown event type %q", k)
+		}
+	}
+	for _, m := range []map[string]int{e.Evidence, e.Guardrails, e.Commands, e.Events} {
+		for _, k := range sortedKeys(m) {
+			if m[k] < 0 {
+				add(s.name, "expect: count for %q must not be negative", k)
+			}
+		}
+	}
+	return probs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

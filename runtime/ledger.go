@@ -1,0 +1,126 @@
+package runtime
+
+import (
+	"slices"
+)
+
+// LedgerEntry is one accepted evidence signal.
+type LedgerEntry struct {
+	NodeID        string     `json:"nodeId"`
+	Turn          int        `json:"turn"`
+	SignalType    string     `json:"signalType"`
+	RubricLevel   string     `json:"rubricLevel,omitempty"`
+	Excerpt       string     `json:"excerpt"`
+	Confidence    float64    `json:"confidence"`
+	STTConfidence STTSummary `json:"sttConfidenceSummary"`
+	Transversal   bool       `json:"transversal,omitempty"`
+}
+
+// MisconceptionEntry is a recorded misconception.
+type MisconceptionEntry struct {
+	NodeID string `json:"nodeId"`
+	Turn   int    `json:"turn"`
+	Misconception
+}
+
+// Ledger is the evidence ledger: accepted signals, deduplicated per node and signal type.
+type Ledger struct {
+	entries        []LedgerEntry
+	misconceptions []MisconceptionEntry
+}
+
+// Has reports whether the ledger holds signalType for nodeID.
+func (l *Ledger) Has(nodeID, signalType string) bool {
+	for i := range l.entries {
+		if l.entries[i].NodeID == nodeID && l.entries[i].SignalType == signalType {
+			return true
+		}
+	}
+	return false
+}
+
+// add appends an entry unless it duplicates one already held; it reports whether it was added.
+func (l *Ledger) add(e LedgerEntry) bool {
+	if l.Has(e.NodeID, e.SignalType) {
+		return false
+	}
+	l.entries = append(l.entries, e)
+	return true
+}
+
+// Covered returns the node's targets that have accepted evidence, in target order.
+func (l *Ledger) Covered(nodeID string, targets []string) []string {
+	var out []string
+	for _, t := range targets {
+		if l.Has(nodeID, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Coverage is the fraction of the node's targets with accepted evidence (1 when it has none).
+func (l *Ledger) Coverage(nodeID string, targets []string) float64 {
+	if len(targets) == 0 {
+		return 1
+	}
+	return float64(len(l.Covered(nodeID, targets))) / float64(len(targets))
+}
+
+// Entries returns a copy of the accepted signals.
+func (l *Ledger) Entries() []LedgerEntry { return slices.Clone(l.entries) }
+
+// Misconceptions returns a copy of the recorded misconceptions.
+func (l *Ledger) Misconceptions() []MisconceptionEntry { return slices.Clone(l.misconceptions) }
+
+// CountByType returns accepted signals by type.
+func (l *Ledger) CountByType() map[string]int {
+	out := map[string]int{}
+	for _, e := range l.entries {
+		out[e.SignalType]++
+	}
+	return out
+}
+
+// segment is a candidate transcript segment kept for STT provenance.
+type segment struct {
+	id         string
+	norm       string
+	confidence float64
+}
+
+// sttSummary computes the confidence summary of the segments behind an excerpt: those whose
+// words contain the excerpt or are contained in it. When none match (a paraphrased excerpt),
+// the current turn's segment is the provenance.
+func sttSummary(excerpt string, segs []segment, current segment) STTSummary {
+	ex := normalizeWords(excerpt)
+	var confs []float64
+	if len(ex) > 2 {
+		for _, s := range segs {
+			if len(s.norm) <= 2 {
+				continue
+			}
+			if containsNormSub(s.norm, ex) || containsNormSub(ex, s.norm) {
+				confs = append(confs, s.confidence)
+			}
+		}
+	}
+	if len(confs) == 0 {
+		confs = append(confs, current.confidence)
+	}
+	sum := STTSummary{Min: confs[0], Max: confs[0]}
+	total := 0.0
+	for _, c := range confs {
+		sum.Min = min(sum.Min, c)
+		sum.Max = max(sum.Max, c)
+		total += c
+	}
+	sum.Mean = total / float64(len(confs))
+	return sum
+}
+
+// containsNormSub reports whether normalized a contains normalized b on word boundaries
+// (both carry the leading and trailing space normalizeWords adds).
+func containsNormSub(a, b string) bool {
+	return len(b) <= len(a) && stringsContains(a, b)
+}

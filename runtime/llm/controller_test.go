@@ -1,0 +1,145 @@
+package llm_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/llm"
+	"github.com/examtui/examtui/spec"
+)
+
+// events collects what the controller emits.
+type events struct {
+	mu  sync.Mutex
+	evs []runtime.Event
+}
+
+func (e *events) Deliver(ev runtime.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.evs = append(e.evs, ev)
+}
+
+func (e *events) payloads(t *testing.T, typ runtime.EventType) []runtime.Payload {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []runtime.Payload
+	for _, ev := range e.evs {
+		if ev.Event != typ {
+			continue
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			t.Fatalf("decode %s: %v", typ, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestWithController runs the real controller on the demo exam with this examiner against the
+// test server: a good streamed reply is observed and spoken; every kind of failure ends in the
+// controller's fallback line and a system_error, within the turn.
+func TestWithController(t *testing.T) {
+	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
+	if err != nil {
+		t.Fatalf("compile demo exam: %v", err)
+	}
+	const answer = "We could run a hybrid buffet, with eggs cooked to order for business travellers."
+	tests := []struct {
+		name      string
+		queue     []openaitest.Behaviour
+		always    *openaitest.Behaviour
+		opts      []llm.Option
+		wantValid bool
+		wantError bool
+	}{
+		{name: "streamed tool call", queue: []openaitest.Behaviour{openaitest.ToolCall(validArgs, openaitest.Streamed(8, time.Millisecond))}, wantValid: true},
+		{name: "retried 503", queue: []openaitest.Behaviour{openaitest.Status(503), openaitest.ToolCall(validArgs)}, wantValid: true},
+		{name: "invalid JSON arguments", queue: []openaitest.Behaviour{openaitest.ToolCall(`{"signals":[{"signalType":"proposes_`)}, wantError: true},
+		{name: "no tool call", queue: []openaitest.Behaviour{openaitest.Content("Sounds good!")}, wantError: true},
+		{name: "500 forever", always: ptr(openaitest.Status(500)), wantError: true},
+		{name: "hang forever", always: ptr(openaitest.Hang()), wantError: true,
+			opts: []llm.Option{llm.WithRequestTimeout(100 * time.Millisecond), llm.WithTurnDeadline(400 * time.Millisecond)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var srvOpts []openaitest.Option
+			if tt.always != nil {
+				b := *tt.always
+				srvOpts = append(srvOpts, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b }))
+			}
+			srv := openaitest.New(t, srvOpts...)
+			srv.Enqueue(tt.queue...)
+			e := newExaminer(t, srv, append(fast(), tt.opts...)...)
+			var got events
+			c, err := runtime.NewController(exam, e, runtime.WithSink(runtime.NewFanout(&got)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			if err := c.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				done <- c.SubmitTurn(ctx, runtime.Turn{Text: answer, Confidence: 0.95, Source: runtime.SourceMic})
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("SubmitTurn: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("SubmitTurn did not return within 30s")
+			}
+
+			reqs := srv.ChatRequests()
+			if len(reqs) == 0 {
+				t.Fatal("the examiner sent no request")
+			}
+			last := reqs[0].Messages[len(reqs[0].Messages)-1]
+			if last.Role != "user" || !strings.Contains(last.Content, "hybrid buffet") || reqs[0].ForcedFunction() != spec.ReportObservationName {
+				t.Errorf("request: last message %s %q, forced %q", last.Role, last.Content, reqs[0].ForcedFunction())
+			}
+			for _, m := range reqs[0].Messages {
+				if m.Role == "developer" {
+					t.Error("developer role sent to a server that was not told to accept it")
+				}
+			}
+
+			obs := got.payloads(t, runtime.EventObservation)
+			sysErrs := got.payloads(t, runtime.EventSystemError)
+			var fallback bool
+			for _, p := range got.payloads(t, runtime.EventSpoken) {
+				if p.(*runtime.SpokenPayload).Source == "fallback" {
+					fallback = true
+				}
+			}
+			if tt.wantValid {
+				if len(obs) == 0 || !obs[len(obs)-1].(*runtime.ObservationPayload).Valid {
+					t.Errorf("observations %+v, want a valid one", obs)
+				} else if o := obs[len(obs)-1].(*runtime.ObservationPayload); o.Examiner != llm.DefaultModel || string(o.Raw) != validArgs {
+					t.Errorf("observation examiner %q raw %s", o.Examiner, o.Raw)
+				}
+				if fallback || len(sysErrs) > 0 {
+					t.Errorf("fallback %v, system errors %+v", fallback, sysErrs)
+				}
+			}
+			if tt.wantError && (!fallback || len(sysErrs) == 0) {
+				t.Errorf("fallback %v, system errors %+v: want both", fallback, sysErrs)
+			}
+			for _, p := range sysErrs {
+				t.Logf("system_error: %+v", p)
+			}
+		})
+	}
+}

@@ -1,0 +1,280 @@
+// Package offline is the deterministic, rule-based examiner: it produces report_observation
+// arguments from the candidate's words and the exam spec, with no network. It is the default
+// examiner when no LLM endpoint is configured, and what tests and candidate scripts use.
+package offline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
+)
+
+// Name is the examiner's name in events.
+const Name = "offline"
+
+// Examiner is the offline examiner. It is stateless between calls: everything it needs (the
+// node, the covered targets, the probes already asked) comes with the request.
+type Examiner struct {
+	chunk int // stream the arguments in chunks of this many bytes through OnArguments (0: no streaming)
+}
+
+// Option configures the offline examiner.
+type Option func(*Examiner) error
+
+// WithStreaming makes Observe deliver its arguments through ExaminerRequest.OnArguments in
+// chunks of n bytes before returning, like a streaming LLM, so the controller's streaming
+// path can be exercised without a network.
+func WithStreaming(n int) Option {
+	return func(e *Examiner) error {
+		if n <= 0 {
+			return fmt.Errorf("offline: streaming chunk %d must be positive", n)
+		}
+		e.chunk = n
+		return nil
+	}
+}
+
+// New returns an offline examiner.
+func New(opts ...Option) (*Examiner, error) {
+	e := &Examiner{}
+	for _, o := range opts {
+		if err := o(e); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Name returns "offline".
+func (e *Examiner) Name() string { return Name }
+
+// report is report_observation's arguments in schema order: the decision fields precede
+// spokenText, as the controller's streaming path expects.
+type report struct {
+	Signals            []runtime.Signal `json:"signals"`
+	CommandDetected    string           `json:"commandDetected,omitempty"`
+	AnswerQuality      string           `json:"answerQuality"`
+	NeedsFollowUp      bool             `json:"needsFollowUp"`
+	FollowUpType       string           `json:"followUpType,omitempty"`
+	EvidenceSufficient bool             `json:"evidenceSufficient"`
+	AnxietyDetected    bool             `json:"anxietyDetected"`
+	DistressDetected   bool             `json:"distressDetected"`
+	RapportMove        string           `json:"rapportMove"`
+	DialogueMove       string           `json:"dialogueMove"`
+	SpokenText         string           `json:"spokenText"`
+}
+
+// Observe returns the observation of one turn.
+func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*runtime.ExaminerReply, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req == nil || req.Exam == nil || req.Node == nil {
+		return nil, fmt.Errorf("offline: request without exam or node")
+	}
+	start := time.Now()
+	r := e.observe(req)
+	args, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("offline: encode observation: %w", err)
+	}
+	var first time.Duration
+	if e.chunk > 0 && req.OnArguments != nil {
+		for n := e.chunk; ; n += e.chunk {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if first == 0 {
+				first = time.Since(start)
+			}
+			req.OnArguments(args[:min(n, len(args))])
+			if n >= len(args) {
+				break
+			}
+		}
+	}
+	return &runtime.ExaminerReply{Arguments: args, FirstToken: first, Complete: time.Since(start), Attempts: 1}, nil
+}
+
+func (e *Examiner) observe(req *runtime.ExaminerRequest) report {
+	node := req.Node
+	question := lastQuestion(req)
+	r := report{Signals: []runtime.Signal{}, RapportMove: "none", DialogueMove: "none"}
+	if req.AdminOnly {
+		r.AnswerQuality = runtime.QualityUnclear.String()
+		r.SpokenText = adminLine(req.AdminInstructions)
+		return r
+	}
+	text := strings.TrimSpace(req.Candidate.Text)
+	if text == "" {
+		r.AnswerQuality = runtime.QualitySilence.String()
+		r.NeedsFollowUp, r.FollowUpType = true, "nudge"
+		r.SpokenText = "Take your time. " + question
+		return r
+	}
+	if cmd, ok := runtime.ClassifyCommand(text); ok {
+		r.CommandDetected = cmd.String()
+		r.AnswerQuality = runtime.QualityPartial.String()
+		r.SpokenText = commandLine(cmd, node, question)
+		return r
+	}
+	r.DistressDetected = matchAny(text, distressPhrases)
+	r.AnxietyDetected = r.DistressDetected || matchAny(text, anxietyPhrases)
+	r.Signals = detectSignals(req.Exam, node, text)
+
+	covered := map[string]bool{}
+	for _, s := range req.CoveredSignals {
+		covered[s] = true
+	}
+	for _, s := range r.Signals {
+		if contains(node.Controller.EvidenceSignals, s.SignalType) {
+			covered[s.SignalType] = true
+		}
+	}
+	words := len(strings.Fields(text))
+	switch {
+	case node.Kind != spec.KindAssessment:
+		if words >= 3 {
+			r.AnswerQuality = runtime.QualitySubstantive.String()
+		} else {
+			r.AnswerQuality = runtime.QualityPartial.String()
+		}
+	case len(r.Signals) > 0:
+		r.AnswerQuality = runtime.QualitySubstantive.String()
+	case words >= 3 && !onTopic(req.Exam, node, text):
+		r.AnswerQuality = runtime.QualityOffTopic.String()
+	default:
+		r.AnswerQuality = runtime.QualityPartial.String()
+	}
+	prefix := ""
+	if r.AnxietyDetected {
+		prefix = "Take your time. "
+	}
+	if node.Kind != spec.KindAssessment {
+		if r.AnswerQuality == runtime.QualitySubstantive.String() {
+			r.EvidenceSufficient = true
+			r.SpokenText = prefix + "Thank you."
+			return r
+		}
+		r.NeedsFollowUp, r.FollowUpType = true, "nudge"
+		r.SpokenText = prefix + "Could you tell me a little more?"
+		return r
+	}
+	if len(covered) >= node.Controller.RequiredEvidenceCount && r.AnswerQuality != runtime.QualityOffTopic.String() {
+		r.EvidenceSufficient = true
+		r.SpokenText = prefix + "Thank you, that's clear."
+		return r
+	}
+	r.NeedsFollowUp = true
+	if r.AnswerQuality == runtime.QualityOffTopic.String() {
+		r.FollowUpType = "redirect"
+		r.SpokenText = prefix + "Let's come back to the situation. " + node.Controller.ConversationPrompt
+		return r
+	}
+	r.FollowUpType = "probe"
+	r.SpokenText = prefix + nextProbe(req, covered)
+	return r
+}
+
+// nextProbe picks the authored follow-up for the first target not yet covered, rotating
+// through a target's probes by how often they were already asked.
+func nextProbe(req *runtime.ExaminerRequest, covered map[string]bool) string {
+	nc := req.Node.Controller
+	for _, t := range nc.EvidenceSignals {
+		if covered[t] {
+			continue
+		}
+		probes := nc.FollowUpProbes[t]
+		if len(probes) == 0 {
+			continue
+		}
+		asked := 0
+		for _, p := range probes {
+			asked += countAsked(req.Messages, p)
+		}
+		return probes[asked%len(probes)]
+	}
+	return "Could you tell me more about how you would approach that?"
+}
+
+func countAsked(msgs []spec.Message, probe string) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == "assistant" && strings.Contains(m.Content, probe) {
+			n++
+		}
+	}
+	return n
+}
+
+// lastQuestion is the last question the examiner asked in this context, or the node's prompt.
+func lastQuestion(req *runtime.ExaminerRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role != "assistant" {
+			continue
+		}
+		ss := runtime.SplitSentences(m.Content)
+		for j := len(ss) - 1; j >= 0; j-- {
+			if strings.HasSuffix(ss[j], "?") {
+				return ss[j]
+			}
+		}
+	}
+	return req.Node.Controller.ConversationPrompt
+}
+
+func commandLine(cmd runtime.Command, node *spec.CompiledNode, question string) string {
+	switch cmd {
+	case runtime.CmdClarification:
+		if s := runtime.SplitSentences(node.Controller.Scenario); len(s) > 0 {
+			return "To put it in context: " + s[0] + " " + question
+		}
+		return "Let me put it another way. " + question
+	case runtime.CmdRequestRephrase:
+		return "Let me put it another way. " + question
+	case runtime.CmdThinkingAloud:
+		return "Take your time."
+	}
+	return question
+}
+
+// adminLine turns an examiner's instruction into what the examiner bot says: "Ask the
+// candidate to speak up." becomes "Could you speak up, please?".
+func adminLine(instructions []string) string {
+	if len(instructions) == 0 {
+		return "Let's continue."
+	}
+	text := strings.TrimSpace(instructions[len(instructions)-1])
+	lower := strings.ToLower(text)
+	for _, p := range []string{"ask the candidate to ", "ask them to ", "please ask the candidate to "} {
+		if strings.HasPrefix(lower, p) {
+			rest := strings.TrimRight(text[len(p):], ".!? ")
+			return "Could you " + rest + ", please?"
+		}
+	}
+	for _, p := range []string{"tell the candidate that ", "tell the candidate ", "tell them that ", "tell them ", "say "} {
+		if strings.HasPrefix(lower, p) {
+			rest := strings.TrimSpace(text[len(p):])
+			if rest == "" {
+				break
+			}
+			return strings.ToUpper(rest[:1]) + rest[1:]
+		}
+	}
+	return text
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

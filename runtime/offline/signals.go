@@ -1,0 +1,98 @@
+package offline
+
+import (
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
+)
+
+// Markers behind the rubric-level heuristic: reasons lift a signal from the first level to the
+// second, weighing alternatives to the third.
+var (
+	analysisMarkers   = []string{"because", "so that", "which means", "therefore", "since", "as a result", "in order to"}
+	evaluationMarkers = []string{"however", "on the other hand", "trade-off", "trade off", "weigh", "compared to", "better than", "worse than", "the risk", "downside", "pays for"}
+	distressPhrases   = []string{"i can't do this", "i cant do this", "i give up", "leave me alone", "i'm crying", "i am crying", "this is awful", "i feel sick", "i can't go on", "i cant go on"}
+	anxietyPhrases    = []string{"nervous", "anxious", "my mind went blank", "mind is blank", "panicking", "so stressed", "i'm stressed", "i am stressed", "scared"}
+)
+
+// detectSignals finds the node's signals whose cues occur in the text on word boundaries. The
+// excerpt is the sentence holding the first cue, capped at runtime.MaxExcerptRunes.
+func detectSignals(exam *spec.Exam, node *spec.CompiledNode, text string) []runtime.Signal {
+	sentences := runtime.SplitSentences(text)
+	out := []runtime.Signal{}
+	targets := append(append([]string{}, node.Controller.EvidenceSignals...), node.Controller.TransversalSkills...)
+	for _, st := range targets {
+		def := exam.Signal(st)
+		if def == nil || len(def.Cues) == 0 {
+			continue
+		}
+		matched := 0
+		excerpt := ""
+		for _, cue := range def.Cues {
+			if !runtime.MatchPhrase(text, cue) {
+				continue
+			}
+			matched++
+			if excerpt == "" {
+				for _, s := range sentences {
+					if runtime.MatchPhrase(s, cue) {
+						excerpt = s
+						break
+					}
+				}
+			}
+		}
+		if matched == 0 {
+			continue
+		}
+		if excerpt == "" {
+			excerpt = text
+		}
+		excerpt = runtime.TruncateRunes(excerpt, runtime.MaxExcerptRunes)
+		conf := min(0.95, 0.6+0.1*float64(matched-1))
+		out = append(out, runtime.Signal{SignalType: st, RubricLevel: level(def.Levels, text), Excerpt: excerpt, Confidence: conf})
+	}
+	return out
+}
+
+// level estimates the rubric level: the first level by default, the second when the candidate
+// gives reasons, the third when they weigh alternatives.
+func level(levels []string, text string) string {
+	if len(levels) == 0 {
+		return ""
+	}
+	i := 0
+	if matchAny(text, analysisMarkers) {
+		i = 1
+	}
+	if matchAny(text, evaluationMarkers) {
+		i = 2
+	}
+	return levels[min(i, len(levels)-1)]
+}
+
+// onTopic reports whether the text touches the node's scenarioDomain or any cue of the
+// signals the node listens for.
+func onTopic(exam *spec.Exam, node *spec.CompiledNode, text string) bool {
+	nc := node.Controller
+	if len(nc.ScenarioDomain) == 0 {
+		return true
+	}
+	if matchAny(text, nc.ScenarioDomain) {
+		return true
+	}
+	for _, st := range append(append([]string{}, nc.EvidenceSignals...), nc.TransversalSkills...) {
+		if def := exam.Signal(st); def != nil && matchAny(text, def.Cues) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchAny(text string, phrases []string) bool {
+	for _, p := range phrases {
+		if runtime.MatchPhrase(text, p) {
+			return true
+		}
+	}
+	return false
+}

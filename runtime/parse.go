@@ -1,0 +1,255 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/examtui/examtui/spec"
+)
+
+// maxMisconceptionRunes bounds each misconception field so a runaway reply cannot bloat the ledger.
+const maxMisconceptionRunes = 300
+
+// rawObservation mirrors the report_observation schema with pointers, so a missing required
+// field can be told apart from a zero value.
+type rawObservation struct {
+	Signals            *[]json.RawMessage `json:"signals"`
+	CommandDetected    *string            `json:"commandDetected"`
+	AnswerQuality      *string            `json:"answerQuality"`
+	NeedsFollowUp      *bool              `json:"needsFollowUp"`
+	FollowUpType       *string            `json:"followUpType"`
+	EvidenceSufficient *bool              `json:"evidenceSufficient"`
+	AnxietyDetected    *bool              `json:"anxietyDetected"`
+	DistressDetected   *bool              `json:"distressDetected"`
+	RapportMove        *string            `json:"rapportMove"`
+	DialogueMove       *string            `json:"dialogueMove"`
+	Misconceptions     *[]json.RawMessage `json:"misconceptions"`
+	SpokenText         *string            `json:"spokenText"`
+}
+
+type rawSignal struct {
+	SignalType           *string  `json:"signalType"`
+	RubricLevel          *string  `json:"rubricLevel"`
+	Excerpt              *string  `json:"excerpt"`
+	Confidence           *float64 `json:"confidence"`
+	ScaffoldingIntensity *float64 `json:"scaffoldingIntensity"`
+	ScaffoldingEffective *bool    `json:"scaffoldingEffective"`
+}
+
+type rawMisconception struct {
+	Concept       *string `json:"concept"`
+	Misconception *string `json:"misconception"`
+	Correction    *string `json:"correction"`
+}
+
+var knownObservationFields = []string{
+	"signals", "commandDetected", "answerQuality", "needsFollowUp", "followUpType",
+	"evidenceSufficient", "anxietyDetected", "distressDetected", "rapportMove", "dialogueMove",
+	"misconceptions", "spokenText",
+}
+
+// AnswerQualities lists the valid answer qualities.
+var AnswerQualities = []AnswerQuality{QualitySubstantive, QualityPartial, QualityOffTopic, QualitySilence, QualityUnclear}
+
+// Valid reports whether q is a known answer quality.
+func (q AnswerQuality) Valid() bool { return slices.Contains(AnswerQualities, q) }
+
+// Valid reports whether c is a known command.
+func (c Command) Valid() bool { return slices.Contains(Commands, c) }
+
+// ParseObservation validates report_observation arguments against the schema
+// (pipecat-adapter §3) and the node's vocabulary. Problems the controller can repair (an
+// unknown signal type, an invalid optional enum, an over-long excerpt, a confidence outside
+// 0..1) are fixed or dropped and listed in the returned problems; a reply that is not a JSON
+// object, has a wrongly typed field or lacks a required field is an error.
+func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Observation, []string, error) {
+	var problems []string
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return Observation{}, nil, fmt.Errorf("%w: empty arguments", ErrMalformedArguments)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return Observation{}, nil, fmt.Errorf("%w: %w", ErrMalformedArguments, err)
+	}
+	for k := range fields {
+		if !slices.Contains(knownObservationFields, k) {
+			problems = append(problems, fmt.Sprintf("unknown field %q ignored", k))
+		}
+	}
+	slices.Sort(problems) // map order must not leak into events
+	// Decode each known field from its raw value: one pass over the document instead of two.
+	var r rawObservation
+	targets := map[string]any{
+		"signals": &r.Signals, "commandDetected": &r.CommandDetected, "answerQuality": &r.AnswerQuality,
+		"needsFollowUp": &r.NeedsFollowUp, "followUpType": &r.FollowUpType, "evidenceSufficient": &r.EvidenceSufficient,
+		"anxietyDetected": &r.AnxietyDetected, "distressDetected": &r.DistressDetected, "rapportMove": &r.RapportMove,
+		"dialogueMove": &r.DialogueMove, "misconceptions": &r.Misconceptions, "spokenText": &r.SpokenText,
+	}
+	for _, k := range knownObservationFields {
+		v, ok := fields[k]
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal(v, targets[k]); err != nil {
+			return Observation{}, problems, fmt.Errorf("%w: %s: %w", ErrInvalidField, k, err)
+		}
+	}
+	var missing []string
+	if r.Signals == nil {
+		if v, ok := fields["signals"]; ok && string(bytes.TrimSpace(v)) == "null" {
+			// Models often send null for "none"; that is an empty list, not a broken reply.
+			problems = append(problems, "signals null treated as empty")
+			r.Signals = &[]json.RawMessage{}
+		} else {
+			missing = append(missing, "signals")
+		}
+	}
+	if r.AnswerQuality == nil {
+		missing = append(missing, "answerQuality")
+	}
+	if r.NeedsFollowUp == nil {
+		missing = append(missing, "needsFollowUp")
+	}
+	if r.EvidenceSufficient == nil {
+		missing = append(missing, "evidenceSufficient")
+	}
+	if r.AnxietyDetected == nil {
+		missing = append(missing, "anxietyDetected")
+	}
+	if r.SpokenText == nil {
+		missing = append(missing, "spokenText")
+	}
+	if len(missing) > 0 {
+		return Observation{}, problems, fmt.Errorf("%w: %v", ErrMissingField, missing)
+	}
+	obs := Observation{
+		AnswerQuality:      AnswerQuality(*r.AnswerQuality),
+		NeedsFollowUp:      *r.NeedsFollowUp,
+		EvidenceSufficient: *r.EvidenceSufficient,
+		AnxietyDetected:    *r.AnxietyDetected,
+		SpokenText:         *r.SpokenText,
+	}
+	if !obs.AnswerQuality.Valid() {
+		return Observation{}, problems, fmt.Errorf("%w: answerQuality %q", ErrInvalidField, *r.AnswerQuality)
+	}
+	if r.DistressDetected != nil {
+		obs.DistressDetected = *r.DistressDetected
+	}
+	if r.CommandDetected != nil && *r.CommandDetected != "" {
+		if c := Command(*r.CommandDetected); c.Valid() {
+			obs.CommandDetected = c
+		} else {
+			problems = append(problems, fmt.Sprintf("unknown commandDetected %q ignored", *r.CommandDetected))
+		}
+	}
+	obs.FollowUpType = enumField("followUpType", r.FollowUpType, FollowUpTypes, &problems)
+	obs.RapportMove = enumField("rapportMove", r.RapportMove, RapportMoves, &problems)
+	obs.DialogueMove = enumField("dialogueMove", r.DialogueMove, DialogueMoves, &problems)
+	obs.Signals = parseSignals(*r.Signals, node, exam, &problems)
+	if r.Misconceptions != nil {
+		obs.Misconceptions = parseMisconceptions(*r.Misconceptions, &problems)
+	}
+	return obs, problems, nil
+}
+
+func enumField(name string, v *string, allowed []string, problems *[]string) string {
+	if v == nil || *v == "" {
+		return ""
+	}
+	if slices.Contains(allowed, *v) {
+		return *v
+	}
+	*problems = append(*problems, fmt.Sprintf("invalid %s %q ignored", name, *v))
+	return ""
+}
+
+func parseSignals(items []json.RawMessage, node *spec.CompiledNode, exam *spec.Exam, problems *[]string) []Signal {
+	out := make([]Signal, 0, len(items))
+	for i, item := range items {
+		var rs rawSignal
+		if err := json.Unmarshal(item, &rs); err != nil {
+			*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: %v", i, err))
+			continue
+		}
+		if rs.SignalType == nil || rs.Excerpt == nil || rs.Confidence == nil {
+			*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: signalType, excerpt and confidence are required", i))
+			continue
+		}
+		st := *rs.SignalType
+		if !nodeListensFor(node, st) {
+			if exam != nil && exam.Signal(st) != nil {
+				*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: %q is not listened for in this node", i, st))
+			} else {
+				*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: unknown signal type %q", i, TruncateRunes(st, 60)))
+			}
+			continue
+		}
+		s := Signal{SignalType: st, Confidence: *rs.Confidence}
+		if s.Confidence < 0 || s.Confidence > 1 || math.IsNaN(s.Confidence) {
+			*problems = append(*problems, fmt.Sprintf("signals[%d] confidence %v clamped to 0..1", i, s.Confidence))
+			s.Confidence = math.Max(0, math.Min(1, s.Confidence))
+		}
+		s.Excerpt = TruncateRunes(*rs.Excerpt, MaxExcerptRunes)
+		if s.Excerpt != *rs.Excerpt {
+			*problems = append(*problems, fmt.Sprintf("signals[%d] excerpt capped at %d characters", i, MaxExcerptRunes))
+		}
+		if rs.RubricLevel != nil && *rs.RubricLevel != "" {
+			if def := examSignal(exam, st); def != nil && slices.Contains(def.Levels, *rs.RubricLevel) {
+				s.RubricLevel = *rs.RubricLevel
+			} else {
+				*problems = append(*problems, fmt.Sprintf("signals[%d] rubricLevel %q is not a level of %s", i, TruncateRunes(*rs.RubricLevel, 60), st))
+			}
+		}
+		if rs.ScaffoldingIntensity != nil {
+			v := int(math.Round(math.Max(0, math.Min(3, *rs.ScaffoldingIntensity))))
+			if float64(v) != *rs.ScaffoldingIntensity {
+				*problems = append(*problems, fmt.Sprintf("signals[%d] scaffoldingIntensity %v clamped to %d", i, *rs.ScaffoldingIntensity, v))
+			}
+			s.ScaffoldingIntensity = &v
+		}
+		s.ScaffoldingEffective = rs.ScaffoldingEffective
+		out = append(out, s)
+	}
+	return out
+}
+
+func parseMisconceptions(items []json.RawMessage, problems *[]string) []Misconception {
+	var out []Misconception
+	for i, item := range items {
+		var rm rawMisconception
+		if err := json.Unmarshal(item, &rm); err != nil {
+			*problems = append(*problems, fmt.Sprintf("misconceptions[%d] dropped: %v", i, err))
+			continue
+		}
+		if rm.Concept == nil || rm.Misconception == nil || rm.Correction == nil {
+			*problems = append(*problems, fmt.Sprintf("misconceptions[%d] dropped: concept, misconception and correction are required", i))
+			continue
+		}
+		out = append(out, Misconception{
+			Concept:       TruncateRunes(*rm.Concept, maxMisconceptionRunes),
+			Misconception: TruncateRunes(*rm.Misconception, maxMisconceptionRunes),
+			Correction:    TruncateRunes(*rm.Correction, maxMisconceptionRunes),
+		})
+	}
+	return out
+}
+
+// nodeListensFor reports whether signalType is in the node's evidence signals or transversal skills.
+func nodeListensFor(node *spec.CompiledNode, signalType string) bool {
+	if node == nil {
+		return false
+	}
+	return slices.Contains(node.Controller.EvidenceSignals, signalType) ||
+		slices.Contains(node.Controller.TransversalSkills, signalType)
+}
+
+func examSignal(exam *spec.Exam, st string) *spec.EvidenceDef {
+	if exam == nil {
+		return nil
+	}
+	return exam.Signal(st)
+}

@@ -1,0 +1,184 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// restore rebuilds the controller from a stored event log (WithResume). The log must be one
+// session's events in seq order from 1 without gaps. Timers are rebuilt from event timestamps;
+// the time between the last event and now does not count (the session was not running).
+func (c *Controller) restore(events []Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	var lastTs time.Time
+	for i, ev := range events {
+		if ev.Seq != int64(i+1) {
+			return fmt.Errorf("%w: event %d has seq %d (want %d)", ErrResume, i, ev.Seq, i+1)
+		}
+		if i == 0 {
+			c.sessionID = ev.SessionID
+		} else if ev.SessionID != c.sessionID {
+			return fmt.Errorf("%w: seq %d belongs to session %q, not %q", ErrResume, ev.Seq, ev.SessionID, c.sessionID)
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrResume, err)
+		}
+		if err := c.replay(ev, p); err != nil {
+			return fmt.Errorf("%w: seq %d (%s): %w", ErrResume, ev.Seq, ev.Event, err)
+		}
+		c.seq = ev.Seq
+		lastTs = ev.Timestamp
+	}
+	// Freeze the timers at the last stored event, then restart them now.
+	c.nodeClock.stop(lastTs)
+	c.examClock.stop(lastTs)
+	if c.state == StateInProgress {
+		now := c.clock.Now()
+		c.nodeClock.start(now)
+		c.examClock.start(now)
+	}
+	c.lastUserActivity = c.clock.Now()
+	c.resumed = true
+	return nil
+}
+
+// apply replays one stored event onto the controller's state.
+func (c *Controller) replay(ev Event, p Payload) error {
+	ts := ev.Timestamp
+	switch p := p.(type) {
+	case *ExamStatePayload:
+		if !p.State.Valid() {
+			return fmt.Errorf("unknown state %q", p.State)
+		}
+		switch {
+		case p.State == StateInProgress && c.state == StateReady:
+			c.startedAt = ts
+			c.examClock.reset(ts)
+			c.examClock.start(ts)
+		case p.State == StateInProgress:
+			c.examClock.start(ts)
+			if c.node != nil {
+				c.nodeClock.start(ts)
+			}
+		case p.State == StatePaused || p.State.Terminal():
+			c.examClock.stop(ts)
+			c.nodeClock.stop(ts)
+		}
+		c.state = p.State
+	case *NodeEnteredPayload:
+		node := c.exam.Node(p.NodeID)
+		if node == nil {
+			return fmt.Errorf("node %q is not in this exam", p.NodeID)
+		}
+		prev := ""
+		if c.node != nil {
+			prev = c.node.NodeID
+		}
+		c.node = node
+		c.nodeGen++
+		c.followUps, c.offTopic, c.clarifications = 0, 0, 0
+		c.nodeWarned, c.pendingFinish = false, false
+		c.segments = nil
+		c.lastQuestion = node.Controller.ConversationPrompt
+		c.nodeClock = stopwatch{}
+		c.nodeClock.reset(ts)
+		if c.state == StateInProgress {
+			c.nodeClock.start(ts)
+		}
+		c.visited = append(c.visited, p.NodeID)
+		c.ctxm.enterNode(node, prev)
+		c.ctxm.record(assistant(node.Controller.ScenarioIntro + " " + node.Controller.ConversationPrompt))
+		for i := range c.beats {
+			if c.exam.Beats[i].Scope == p.NodeID {
+				c.beats[i] = beatState{}
+			}
+		}
+	case *TranscriptSegmentPayload:
+		c.segSeq++
+		if p.Speaker == "candidate" {
+			c.pendingFinish = false
+			if p.Text != "" {
+				c.segments = append(c.segments, segment{id: p.SegmentID, norm: normalizeWords(p.Text), confidence: p.Confidence})
+				if len(c.segments) > maxNodeSegments {
+					c.segments = c.segments[len(c.segments)-maxNodeSegments:]
+				}
+			}
+			c.ctxm.record(candidateMessage(p.Text, time.Duration(p.DurationMs)*time.Millisecond))
+		}
+	case *SpokenPayload:
+		if p.TTSSpeed > 0 {
+			c.ttsSpeed = p.TTSSpeed
+		}
+		switch q := lastQuestionIn(p.Text); {
+		case p.Source == "prompt":
+			c.lastQuestion = p.Text
+		case p.Source == "examiner" && q != "":
+			c.lastQuestion = q
+		}
+		if p.Source != "intro" && p.Source != "prompt" {
+			c.ctxm.record(assistant(p.Text))
+		}
+	case *FollowUpIssuedPayload:
+		c.followUps = p.Count
+	case *CommandAcknowledgedPayload:
+		switch Command(p.Command) {
+		case CmdClarification:
+			c.clarifications++
+		case CmdFinish:
+			c.pendingFinish = p.Accepted && p.Detail == "awaiting confirmation"
+		}
+	case *EvidenceUpdatePayload:
+		if p.Misconception != nil {
+			c.ledger.misconceptions = append(c.ledger.misconceptions, MisconceptionEntry{NodeID: p.NodeID, Turn: c.turn, Misconception: *p.Misconception})
+			break
+		}
+		c.ledger.add(LedgerEntry{NodeID: p.NodeID, Turn: c.turn, SignalType: p.SignalType, RubricLevel: p.RubricLevel,
+			Excerpt: p.Excerpt, Confidence: p.Confidence, STTConfidence: p.STTConfidence, Transversal: p.Transversal})
+	case *ObservationPayload:
+		c.turn = max(c.turn, p.Turn)
+		if p.Valid && (p.Decision.Action == "continue" || p.Decision.Action == "follow_up" || p.Decision.Action == "transition") {
+			var q struct {
+				AnswerQuality AnswerQuality `json:"answerQuality"`
+			}
+			if json.Unmarshal(p.Raw, &q) == nil && q.AnswerQuality == QualityOffTopic && p.NodeID == c.nodeID() {
+				c.offTopic++
+			}
+		}
+	case *TimeWarningPayload:
+		if p.Scope == "exam" {
+			c.examWarned = true
+		} else if p.NodeID == c.nodeID() {
+			c.nodeWarned = true
+		}
+	case *AdminInstructionPayload:
+		switch {
+		case p.Mode == AdminQueued.String() && p.Status == "received":
+			c.queued = append(c.queued, AdminInstruction{Mode: AdminQueued, Text: p.Text, Sender: p.Sender})
+		case p.Mode == AdminQueued.String() && p.Status == "consumed" && len(c.queued) > 0:
+			c.queued = c.queued[1:]
+		}
+	case *BeatFiredPayload:
+		for i, b := range c.exam.Beats {
+			if !c.beats[i].fired && b.AtSec == p.AtSec && b.Scope == p.Scope && b.Message == p.Message {
+				c.beats[i].fired = true
+				break
+			}
+		}
+	}
+	// Observation turns are numbered from the candidate segments too (a discarded turn still counts).
+	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == "candidate" {
+		c.turn++
+	}
+	return nil
+}
+
+func (c *Controller) nodeID() string {
+	if c.node == nil {
+		return ""
+	}
+	return c.node.NodeID
+}

@@ -1,0 +1,146 @@
+package runtime_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+func TestPauseStopsTimers(t *testing.T) {
+	h, _ := intoPlan(t, nil)
+	h.wait(10 * time.Second)
+	if err := h.c.Control(h.ctx, runtime.ControlPause, "proctor"); err != nil {
+		t.Fatal(err)
+	}
+	before := h.c.Snapshot()
+	if !before.NodeDeadline.IsZero() {
+		t.Fatalf("deadline while paused: %v", before.NodeDeadline)
+	}
+	h.wait(500 * time.Second) // far past the node (120 s) and exam (600 s) budgets
+	s := h.c.Snapshot()
+	if s.State != runtime.StatePaused || s.NodeID != "plan" || s.NodeElapsed != before.NodeElapsed || s.ExamElapsed != before.ExamElapsed {
+		t.Fatalf("timers ran while paused: before %+v after %+v", before, s)
+	}
+	if err := h.c.Control(h.ctx, runtime.ControlResume, "proctor"); err != nil {
+		t.Fatal(err)
+	}
+	states := payloads[*runtime.ExamStatePayload](h)
+	last := states[len(states)-1]
+	wantDeadline := h.clock.Now().Add(120*time.Second - before.NodeElapsed).UTC().Format(time.RFC3339Nano)
+	if last.State != runtime.StateInProgress || last.DeadlineAt != wantDeadline {
+		t.Fatalf("resume event %+v, want deadline %s", last, wantDeadline)
+	}
+	// The node still has 120 s minus what it used before the pause.
+	left := 120*time.Second - before.NodeElapsed
+	h.wait(left - time.Second)
+	if s := h.c.Snapshot(); s.NodeID != "plan" {
+		t.Fatalf("left the node early: %+v", s)
+	}
+	h.wait(2 * time.Second)
+	if s := h.c.Snapshot(); s.NodeID != "after-time" {
+		t.Fatalf("node %s after the budget", s.NodeID)
+	}
+}
+
+func TestCandidateResumesAfterPause(t *testing.T) {
+	h, ex := intoPlan(t, nil)
+	ex.push(obsArgs{CommandDetected: "pause", SpokenText: "OK."}.String())
+	h.say("Can we pause for a moment?")
+	if s := h.c.Snapshot(); s.State != runtime.StatePaused {
+		t.Fatalf("state %s", s.State)
+	}
+	h.wait(30 * time.Second)
+	h.say("I'm back.")
+	s := h.c.Snapshot()
+	if s.State != runtime.StateInProgress {
+		t.Fatalf("state %s", s.State)
+	}
+	if sp := h.spoken(); !strings.HasPrefix(sp[len(sp)-1], "Welcome back.") {
+		t.Fatalf("said %q", sp[len(sp)-1])
+	}
+	if n := len(ex.reqs); n != 2 {
+		t.Fatalf("the resume turn went to the examiner (%d calls)", n)
+	}
+}
+
+func TestExamExpires(t *testing.T) {
+	h, _ := intoPlan(t, func(s string) string { return strings.Replace(s, "timeBudgetSec: 120", "timeBudgetSec: 900", 1) })
+	h.wait(600 * time.Second)
+	s := h.c.Snapshot()
+	if s.State != runtime.StateExpired {
+		t.Fatalf("state %s after the total budget", s.State)
+	}
+	warn := payloads[*runtime.TimeWarningPayload](h)
+	if len(warn) != 1 || warn[0].Scope != "exam" || warn[0].RemainingSec != 30 {
+		t.Fatalf("warnings %+v", warn)
+	}
+	done := payloads[*runtime.ExamCompletedPayload](h)
+	if len(done) != 1 || done[0].State != runtime.StateExpired {
+		t.Fatalf("completed %+v", done)
+	}
+	evs := h.rec.Events()
+	if evs[len(evs)-1].Event != runtime.EventExamCompleted {
+		t.Fatalf("last event %s", evs[len(evs)-1].Event)
+	}
+	h.checkSeq()
+}
+
+func TestNodeTimeWarning(t *testing.T) {
+	h, _ := intoPlan(t, nil)
+	h.wait(89 * time.Second)
+	if n := len(payloads[*runtime.TimeWarningPayload](h)); n != 0 {
+		t.Fatalf("%d warnings before the threshold", n)
+	}
+	h.wait(5 * time.Second)
+	warn := payloads[*runtime.TimeWarningPayload](h)
+	if len(warn) != 1 || warn[0].Scope != "node" || warn[0].NodeID != "plan" || warn[0].RemainingSec != 30 {
+		t.Fatalf("warnings %+v", warn)
+	}
+}
+
+func TestBeatGates(t *testing.T) {
+	h, _ := intoPlan(t, nil)
+	// The plan-scoped beat is due 40 s after entering the node; the candidate is speaking then.
+	h.c.UserActivity(true)
+	h.wait(45 * time.Second)
+	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 0 {
+		t.Fatal("a beat talked over the candidate")
+	}
+	h.c.UserActivity(false)
+	h.wait(time.Second) // idle for 1 s < userIdle 1.5 s
+	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 0 {
+		t.Fatal("a beat fired before the user-idle gate")
+	}
+	h.wait(time.Second)
+	beats := payloads[*runtime.BeatFiredPayload](h)
+	if len(beats) != 1 || beats[0].Scope != "plan" || beats[0].AtSec != 40 {
+		t.Fatalf("beats %+v", beats)
+	}
+	sp := payloads[*runtime.SpokenPayload](h)
+	if last := sp[len(sp)-1]; last.Source != "beat" {
+		t.Fatalf("beat not spoken: %+v", last)
+	}
+	h.wait(10 * time.Second)
+	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 1 {
+		t.Fatalf("beat fired %d times", n)
+	}
+}
+
+func TestBeatPostSpeakBuffer(t *testing.T) {
+	h, ex := intoPlan(t, nil)
+	h.wait(38 * time.Second)
+	// A long examiner reply just before the beat is due: the beat waits for the speech and the
+	// post-speak buffer.
+	ex.push(obsArgs{SpokenText: strings.Repeat("Consider the servers and the weekend plan carefully. ", 3) + "What would you do first?"}.String())
+	h.say("I am thinking about the servers.")
+	h.wait(3 * time.Second)
+	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 0 {
+		t.Fatal("beat fired while the examiner was still speaking")
+	}
+	h.wait(12 * time.Second)
+	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 1 {
+		t.Fatalf("beat fired %d times after the speech ended", n)
+	}
+}

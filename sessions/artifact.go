@@ -1,0 +1,345 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The runresult artifact (runresult-evidence-artifact.txt): a bounded test-result record
+// derived from a session, shaped like LiveKit Agents' voice.testing.RunResult events.
+const (
+	RunResultSchema      = "livekit-agents.voice-testing.run-result.v1"
+	RunResultFramework   = "livekit_agents"
+	RunResultSurface     = "voice_testing_run_result"
+	RunResultRuntimeMode = "voice.testing"
+)
+
+// Bounds of the artifact. They keep every field reviewable: a value past them is a dump, not
+// evidence.
+const (
+	MaxArtifactEvents = 2000
+	MaxTaskLabel      = 120
+	MaxContent        = 500
+	MaxRef            = 200
+	MaxLabel          = 64
+	MaxStatus         = 32
+)
+
+// Outcome is the artifact's result.
+type Outcome string
+
+// Outcomes.
+const (
+	OutcomeCompleted Outcome = "completed"
+	OutcomeFailed    Outcome = "failed"
+)
+
+func (o Outcome) String() string { return string(o) }
+
+// RunEventType is the type of one artifact event.
+type RunEventType string
+
+// The four v1 event types.
+const (
+	RunEventMessage            RunEventType = "message"
+	RunEventFunctionCall       RunEventType = "function_call"
+	RunEventFunctionCallOutput RunEventType = "function_call_output"
+	RunEventAgentHandoff       RunEventType = "agent_handoff"
+)
+
+func (t RunEventType) String() string { return string(t) }
+
+// RunResult is the artifact.
+type RunResult struct {
+	Schema         string     `json:"schema"`
+	Framework      string     `json:"framework"`
+	Surface        string     `json:"surface"`
+	RuntimeMode    string     `json:"runtime_mode"`
+	TaskLabel      string     `json:"task_label"`
+	Timestamp      string     `json:"timestamp"`
+	Outcome        Outcome    `json:"outcome"`
+	ErrorLabel     string     `json:"error_label,omitempty"`
+	AgentRef       string     `json:"agent_ref,omitempty"`
+	SDKVersionRef  string     `json:"sdk_version_ref,omitempty"`
+	FinalOutputRef string     `json:"final_output_ref,omitempty"`
+	Events         []RunEvent `json:"events"`
+}
+
+// RunEvent is one typed event; which fields are set depends on Type.
+type RunEvent struct {
+	Type         RunEventType `json:"type"`
+	Role         string       `json:"role,omitempty"`
+	Content      string       `json:"content,omitempty"`
+	Name         string       `json:"name,omitempty"`
+	ArgumentsRef string       `json:"arguments_ref,omitempty"`
+	Status       string       `json:"status,omitempty"`
+	NewAgent     string       `json:"new_agent,omitempty"`
+}
+
+// Problem is one way an artifact is malformed.
+type Problem struct {
+	Path    string // JSON path: "", "outcome", "events[3].content"
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// eventFields lists every field an event of each type may carry; the first ones are required.
+var eventFields = map[RunEventType]struct{ required, optional []string }{
+	RunEventMessage:            {[]string{"type", "role", "content"}, nil},
+	RunEventFunctionCall:       {[]string{"type", "name"}, []string{"arguments_ref"}},
+	RunEventFunctionCallOutput: {[]string{"type", "name"}, []string{"status"}},
+	RunEventAgentHandoff:       {[]string{"type", "new_agent"}, nil},
+}
+
+var (
+	messageRoles   = []string{"user", "assistant", "system", "developer"}
+	labelPattern   = regexp.MustCompile(`^[a-z][a-z0-9_.:\-]*$`)
+	namePattern    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)
+	speakerLine    = regexp.MustCompile(`(?mi)^\s*(user|assistant|agent|candidate|examiner|system|speaker ?\d*)\s*:`)
+	encodedPayload = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{200,}`)
+)
+
+// ValidateArtifact checks a runresult artifact strictly and returns every problem found (nil
+// when it is valid). Unknown top-level fields are ignored; anything else outside the bounded
+// seam (unknown event types or event fields, dumps, oversize values) is a problem.
+func ValidateArtifact(data []byte) []Problem {
+	var v validator
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var top any
+	if err := dec.Decode(&top); err != nil {
+		return []Problem{{"", fmt.Sprintf("not JSON: %v", err)}}
+	}
+	if dec.More() {
+		return []Problem{{"", "trailing data after the JSON document"}}
+	}
+	obj, ok := top.(map[string]any)
+	if !ok {
+		return []Problem{{"", "must be a JSON object, got " + jsonKind(top)}}
+	}
+	v.constant(obj, "schema", RunResultSchema)
+	v.constant(obj, "framework", RunResultFramework)
+	v.constant(obj, "surface", RunResultSurface)
+	v.constant(obj, "runtime_mode", RunResultRuntimeMode)
+	if s, ok := v.str(obj, "task_label", true); ok {
+		v.bounded("task_label", s, MaxTaskLabel, true)
+	}
+	if s, ok := v.str(obj, "timestamp", true); ok {
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			v.add("timestamp", "must be an RFC 3339 time, got %q", s)
+		}
+	}
+	outcome, hasOutcome := v.str(obj, "outcome", true)
+	if hasOutcome && outcome != string(OutcomeCompleted) && outcome != string(OutcomeFailed) {
+		v.add("outcome", "must be %q or %q, got %q", OutcomeCompleted, OutcomeFailed, outcome)
+		hasOutcome = false
+	}
+	label, hasLabel := v.str(obj, "error_label", false)
+	if hasLabel {
+		v.bounded("error_label", label, MaxLabel, true)
+		if !labelPattern.MatchString(label) {
+			v.add("error_label", "must be a short classifier label (lowercase letters, digits, _ . : -), got %q", truncateRunes(label, 40))
+		}
+	}
+	if hasOutcome {
+		_, labelPresent := obj["error_label"]
+		switch {
+		case outcome == string(OutcomeCompleted) && labelPresent:
+			v.add("error_label", "must be absent when outcome is completed")
+		case outcome == string(OutcomeFailed) && !labelPresent:
+			v.add("error_label", "is required when outcome is failed")
+		}
+	}
+	if s, ok := v.str(obj, "agent_ref", false); ok {
+		v.bounded("agent_ref", s, MaxLabel, true)
+	}
+	if s, ok := v.str(obj, "sdk_version_ref", false); ok {
+		v.bounded("sdk_version_ref", s, MaxLabel, true)
+	}
+	if s, ok := v.str(obj, "final_output_ref", false); ok {
+		v.bounded("final_output_ref", s, MaxRef, true)
+	}
+	raw, present := obj["events"]
+	switch evs, isArr := raw.([]any); {
+	case !present:
+		v.add("events", "is required")
+	case !isArr:
+		v.add("events", "must be an array, got %s", jsonKind(raw))
+	case len(evs) == 0:
+		v.add("events", "must not be empty")
+	case len(evs) > MaxArtifactEvents:
+		v.add("events", "has %d events, more than the bound of %d", len(evs), MaxArtifactEvents)
+	default:
+		for i, e := range evs {
+			v.event(fmt.Sprintf("events[%d]", i), e)
+		}
+	}
+	return v.problems
+}
+
+type validator struct{ problems []Problem }
+
+func (v *validator) add(path, format string, args ...any) {
+	v.problems = append(v.problems, Problem{path, fmt.Sprintf(format, args...)})
+}
+
+// str reads a string field; a present field of another type is a problem.
+func (v *validator) str(obj map[string]any, key string, required bool) (string, bool) {
+	return v.strAt(obj, key, key, required)
+}
+
+func (v *validator) strAt(obj map[string]any, key, path string, required bool) (string, bool) {
+	raw, ok := obj[key]
+	if !ok {
+		if required {
+			v.add(path, "is required")
+		}
+		return "", false
+	}
+	s, ok := raw.(string)
+	if !ok {
+		v.add(path, "must be a string, got %s", jsonKind(raw))
+		return "", false
+	}
+	return s, true
+}
+
+func (v *validator) constant(obj map[string]any, key, want string) {
+	if s, ok := v.str(obj, key, true); ok && s != want {
+		v.add(key, "must be %q, got %q", want, truncateRunes(s, 60))
+	}
+}
+
+// bounded checks a short single-line value.
+func (v *validator) bounded(path, s string, maxRunes int, singleLine bool) {
+	if strings.TrimSpace(s) == "" {
+		v.add(path, "must not be empty")
+		return
+	}
+	if n := utf8.RuneCountInString(s); n > maxRunes {
+		v.add(path, "is %d characters, more than the bound of %d", n, maxRunes)
+	}
+	if singleLine && strings.ContainsAny(s, "\r\n") {
+		v.add(path, "must be a single line")
+	}
+}
+
+func (v *validator) event(path string, raw any) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		v.add(path, "must be an object, got %s", jsonKind(raw))
+		return
+	}
+	typ, ok := v.strAt(obj, "type", path+".type", true)
+	if !ok {
+		return
+	}
+	fields, known := eventFields[RunEventType(typ)]
+	if !known {
+		v.add(path+".type", "unknown event type %q (v1 allows message, function_call, function_call_output, agent_handoff)", truncateRunes(typ, 40))
+		return
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(fields.required, k) && !slices.Contains(fields.optional, k) {
+			v.add(path+"."+k, "field not allowed in a v1 %s event (no transcripts, audio, raw arguments or outputs)", typ)
+		}
+	}
+	for _, k := range fields.required[1:] {
+		if _, ok := obj[k]; !ok {
+			v.add(path+"."+k, "is required in %s events", typ)
+		}
+	}
+	switch RunEventType(typ) {
+	case RunEventMessage:
+		if role, ok := v.strAt(obj, "role", path+".role", false); ok && !slices.Contains(messageRoles, role) {
+			v.add(path+".role", "must be one of %s, got %q", strings.Join(messageRoles, ", "), truncateRunes(role, 40))
+		}
+		if c, present := obj["content"]; present {
+			s, ok := c.(string)
+			if !ok {
+				v.add(path+".content", "must be a short string, got %s", jsonKind(c))
+				break
+			}
+			v.content(path+".content", s)
+		}
+	case RunEventFunctionCall, RunEventFunctionCallOutput:
+		if name, ok := v.strAt(obj, "name", path+".name", false); ok {
+			v.bounded(path+".name", name, MaxLabel, true)
+			if name != "" && !namePattern.MatchString(name) {
+				v.add(path+".name", "must be a function name, got %q", truncateRunes(name, 40))
+			}
+		}
+		if s, ok := v.strAt(obj, "arguments_ref", path+".arguments_ref", false); ok {
+			v.bounded(path+".arguments_ref", s, MaxRef, true)
+		}
+		if s, ok := v.strAt(obj, "status", path+".status", false); ok {
+			v.bounded(path+".status", s, MaxStatus, true)
+		}
+	case RunEventAgentHandoff:
+		if s, ok := v.strAt(obj, "new_agent", path+".new_agent", false); ok {
+			v.bounded(path+".new_agent", s, MaxLabel, true)
+		}
+	}
+}
+
+// content checks a message body: short, one utterance, no encoded payloads.
+func (v *validator) content(path, s string) {
+	if n := utf8.RuneCountInString(s); n > MaxContent {
+		v.add(path, "is %d characters, more than the bound of %d", n, MaxContent)
+	}
+	if strings.TrimSpace(s) == "" {
+		v.add(path, "must not be empty")
+	}
+	if len(speakerLine.FindAllStringIndex(s, 2)) >= 2 {
+		v.add(path, "looks like a multi-turn transcript dump (several speaker-labelled lines)")
+	} else if strings.Count(s, "\n") > 2 {
+		v.add(path, "has %d line breaks; one short utterance is expected", strings.Count(s, "\n"))
+	}
+	if encodedPayload.MatchString(s) {
+		v.add(path, "contains a long encoded run (audio or binary payloads are not allowed)")
+	}
+}
+
+func jsonKind(x any) string {
+	switch x.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", x)
+}
+
+// truncateRunes shortens s to at most n runes, marking the cut with an ellipsis.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,123 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// BenchmarkJournalDurable measures durable events per second through the journal: grouped
+// commits at synchronous=FULL (every group fsynced), as the runtime publishes them.
+func BenchmarkJournalDurable(b *testing.B) {
+	for _, sync := range []Synchronous{SyncFull, SyncNormal} {
+		b.Run(sync.String(), func(b *testing.B) {
+			ctx := context.Background()
+			st := openTestStore(b, WithSynchronous(sync))
+			sess, err := st.Create(ctx, Meta{Exam: testExam()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			j, err := st.Journal(ctx, sess.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			evs := make([]runtime.Event, b.N)
+			ts := fixtureStart
+			for i := range evs {
+				ts = ts.Add(time.Millisecond)
+				if evs[i], err = runtime.NewEvent(sess.ID, int64(i+1), ts, crashPayload(int64(i+1))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			start := time.Now()
+			for _, ev := range evs {
+				if err := j.Publish(ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := j.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+			b.StopTimer()
+			if err := j.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkReplayStart100k measures opening the store and starting the replay of a
+// 100,000-event session: the time until the first event is emitted.
+func BenchmarkReplayStart100k(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	st, err := Open(ctx, dir, WithSynchronous(SyncNormal))
+	if err != nil {
+		b.Fatal(err)
+	}
+	recordSession(b, st, "big00001", func(id string) []runtime.Event { return manyEvents(b, id, 100_000) })
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	started := errors.New("started")
+	b.ResetTimer()
+	for b.Loop() {
+		st, err := Open(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := NewPlayer(st.Events(ctx, "big00001", 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Run(ctx, func(runtime.Event) error { return started }); !errors.Is(err, started) {
+			b.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSessionsList1000 measures what `examtui sessions list` does over 1,000 sessions:
+// open the store, list, close.
+func BenchmarkSessionsList1000(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	st, err := Open(ctx, dir, WithSynchronous(SyncNormal))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 1000 {
+		start := fixtureStart.Add(time.Duration(i) * time.Hour)
+		recordSession(b, st, fmt.Sprintf("list%04d", i), func(id string) []runtime.Event {
+			if i%10 == 0 {
+				return manyEvents(b, id, 5) // some interrupted
+			}
+			return examEvents(b, id, start)
+		})
+	}
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		st, err := Open(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		list, err := st.List(ctx)
+		if err != nil || len(list) != 1000 {
+			b.Fatalf("listed %d: %v", len(list), err)
+		}
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

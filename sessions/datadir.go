@@ -1,0 +1,73 @@
+package sessions
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// EnvDataDir overrides the data directory when no flag is given.
+const EnvDataDir = "EXAMTUI_DATA_DIR"
+
+// DataDir resolves the data directory: flagValue (--data-dir) > $EXAMTUI_DATA_DIR >
+// $XDG_DATA_HOME/examtui > ~/.local/share/examtui. It does not create the directory.
+func DataDir(flagValue string) (string, error) {
+	if flagValue != "" {
+		return filepath.Abs(flagValue)
+	}
+	if v := os.Getenv(EnvDataDir); v != "" {
+		return filepath.Abs(v)
+	}
+	if v := os.Getenv("XDG_DATA_HOME"); v != "" && filepath.IsAbs(v) {
+		return filepath.Join(v, "examtui"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("resolve data directory: %w", err)
+	}
+	if home == "" {
+		return "", errors.New("resolve data directory: no home directory")
+	}
+	return filepath.Join(home, ".local", "share", "examtui"), nil
+}
+
+// ensureDir creates dir with owner-only permissions. An existing directory keeps its mode
+// unless it is readable by others, which a store holding exam records must not be.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", dir, err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("restrict %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// ensureFile creates path (empty) with mode 0600 if it does not exist, so SQLite, which
+// copies the database file's mode to its -wal and -shm files, never widens access.
+func ensureFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(path, 0o600); err != nil {
+			return fmt.Errorf("restrict %s: %w", path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+package sessions
+
+import "errors"
+
+// Named errors.
+var (
+	ErrNotFound        = errors.New("session not found")
+	ErrAmbiguousID     = errors.New("session id prefix is ambiguous")
+	ErrStoreTooNew     = errors.New("store was written by a newer examtui")
+	ErrStoreClosed     = errors.New("store is closed")
+	ErrSessionBusy     = errors.New("session is owned by a running process")
+	ErrSessionEnded    = errors.New("session has ended")
+	ErrJournalClosed   = errors.New("journal is closed")
+	ErrSeqOutOfOrder   = errors.New("event seq out of order")
+	ErrWrongSession    = errors.New("event belongs to another session")
+	ErrSecretInPayload = errors.New("payload contains a value that looks like a secret")
+	ErrInvalidMeta     = errors.New("invalid session metadata")
+	ErrInvalidOption   = errors.New("invalid option")
+	ErrInvalidArtifact = errors.New("invalid runresult artifact")
+	ErrUnknownFormat   = errors.New("unknown export format")
+)
+
+// ErrInvalidEvent reports an event the journal cannot store as given.
+var ErrInvalidEvent = errors.New("invalid event")

@@ -1,0 +1,106 @@
+package sessions
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// Format is an export format.
+type Format string
+
+// Export formats.
+const (
+	FormatRunResult Format = "runresult"
+	FormatJSONL     Format = "jsonl"
+	FormatMarkdown  Format = "markdown"
+)
+
+// Formats lists the export formats.
+var Formats = []Format{FormatRunResult, FormatJSONL, FormatMarkdown}
+
+func (f Format) String() string { return string(f) }
+
+// ParseFormat reads a format name ("md" is accepted for markdown).
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "runresult":
+		return FormatRunResult, nil
+	case "jsonl", "ndjson":
+		return FormatJSONL, nil
+	case "markdown", "md":
+		return FormatMarkdown, nil
+	}
+	return "", fmt.Errorf("%w: %q (want runresult, jsonl or markdown)", ErrUnknownFormat, s)
+}
+
+// ExportOptions tune exports.
+type ExportOptions struct {
+	Version string // examtui version, recorded in the runresult artifact
+}
+
+// Export writes session id in format f to w. jsonl streams; the others read the whole session.
+func (s *Store) Export(ctx context.Context, w io.Writer, id string, f Format, opts ExportOptions) error {
+	switch f {
+	case FormatJSONL:
+		if _, err := s.Get(ctx, id); err != nil {
+			return err
+		}
+		return WriteJSONL(w, s.Events(ctx, id, 1))
+	case FormatRunResult, FormatMarkdown:
+	default:
+		return fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+	}
+	sess, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	events, err := s.LoadEvents(ctx, id)
+	if err != nil {
+		return err
+	}
+	if f == FormatRunResult {
+		rr, err := BuildRunResult(sess, events, WithSDKVersion(opts.Version))
+		if err != nil {
+			return err
+		}
+		return WriteRunResult(w, rr)
+	}
+	sum, err := Summarize(sess, events)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, RenderMarkdown(sum, MarkdownOptions{Transcript: true}))
+	return err
+}
+
+// WriteRunResult writes the artifact as indented JSON.
+func WriteRunResult(w io.Writer, rr *RunResult) error {
+	b, err := json.MarshalIndent(rr, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode runresult: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteJSONL writes one event envelope per line.
+func WriteJSONL(w io.Writer, events func(yield func(runtime.Event, error) bool)) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for ev, err := range events {
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(ev); err != nil {
+			return fmt.Errorf("encode seq %d: %w", ev.Seq, err)
+		}
+	}
+	return bw.Flush()
+}

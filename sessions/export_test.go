@@ -1,0 +1,121 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden (run with -update after checking):\n%s", name, got)
+	}
+}
+
+func TestExportGolden(t *testing.T) {
+	ctx := context.Background()
+	st := openTestStore(t)
+	recordSession(t, st, "9f3c2a1b7d4e5f60", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	tests := []struct {
+		format Format
+		file   string
+	}{
+		{FormatJSONL, "exam.jsonl"},
+		{FormatMarkdown, "exam.md"},
+		{FormatRunResult, "exam.runresult.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format.String(), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := st.Export(ctx, &buf, "9f3c2a1b7d4e5f60", tt.format, ExportOptions{Version: "1.0.0"}); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.file, buf.Bytes())
+			if tt.format == FormatRunResult {
+				if problems := ValidateArtifact(buf.Bytes()); len(problems) > 0 {
+					t.Errorf("exported artifact fails validation: %v", problems)
+				}
+			}
+		})
+	}
+	sum, err := st.Summary(ctx, "9f3c2a1b7d4e5f60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "show.md", []byte(RenderMarkdown(sum, MarkdownOptions{})))
+}
+
+func TestRunResultOutcomes(t *testing.T) {
+	ctx := context.Background()
+	st := openTestStore(t)
+	all := examEvents(t, "x", fixtureStart)
+	tests := []struct {
+		name      string
+		events    func(id string) []runtime.Event
+		outcome   Outcome
+		label     string
+		interrupt bool
+	}{
+		{"completed", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) }, OutcomeCompleted, "", false},
+		{"interrupted", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart)[:20] }, OutcomeFailed, "session_interrupted", true},
+		{"aborted", func(id string) []runtime.Event {
+			evs := examEvents(t, id, fixtureStart)[:12]
+			s := &script{t: t, id: id, now: evs[len(evs)-1].Timestamp, seq: int64(len(evs)), events: evs}
+			s.after(0, &runtime.ExamStatePayload{State: runtime.StateAborted, Previous: runtime.StateInProgress, Reason: "examiner ended"})
+			return s.events
+		}, OutcomeFailed, "exam_aborted", false},
+		{"no events", func(string) []runtime.Event { return nil }, OutcomeFailed, "no_events", true},
+	}
+	_ = all
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := "outc000" + string(rune('a'+i))
+			sess := recordSession(t, st, id, tt.events)
+			if sess.Interrupted != tt.interrupt {
+				t.Errorf("interrupted = %v", sess.Interrupted)
+			}
+			var buf bytes.Buffer
+			if err := st.Export(ctx, &buf, id, FormatRunResult, ExportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			evs, _ := st.LoadEvents(ctx, id)
+			rr, err := BuildRunResult(sess, evs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rr.Outcome != tt.outcome || rr.ErrorLabel != tt.label {
+				t.Errorf("outcome %v %q, want %v %q", rr.Outcome, rr.ErrorLabel, tt.outcome, tt.label)
+			}
+			if problems := ValidateArtifact(buf.Bytes()); len(problems) > 0 {
+				t.Errorf("artifact invalid: %v\n%s", problems, buf.Bytes())
+			}
+		})
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"runresult": FormatRunResult, "JSONL": FormatJSONL, "md": FormatMarkdown, "markdown": FormatMarkdown} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseFormat("pdf"); err == nil {
+		t.Error("ParseFormat(pdf) succeeded")
+	}
+}

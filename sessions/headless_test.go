@@ -1,0 +1,96 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/headless"
+)
+
+// TestRecordRealRun records the example rehearsal played by the real controller and offline
+// examiner through the journal, then reads it back every way the store offers.
+func TestRecordRealRun(t *testing.T) {
+	ctx := context.Background()
+	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exam, err := script.CompileSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openTestStore(t)
+	sess, err := st.Create(ctx, Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: InputTyped,
+		SpecPath: "examples/hotel-breakfast.yaml", StartedAt: headless.DefaultStart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen recorder
+	// WithWaitCommit: the headless run delivers to its own recorder right after Publish.
+	j, err := st.Journal(ctx, sess.ID, WithSubscribers(&seen), WithWaitCommit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := headless.Run(ctx, script, headless.Options{Sink: j, SessionID: sess.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := st.LoadEvents(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) < 20 || len(seen.Events()) != len(stored) {
+		t.Fatalf("stored %d events, delivered %d", len(stored), len(seen.Events()))
+	}
+	got, err := st.Get(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status() != StatusCompleted || got.EvidenceCount < 4 {
+		t.Errorf("recorded run: status %v, evidence %d (run result %+v)", got.Status(), got.EvidenceCount, res)
+	}
+	sum, err := Summarize(got, stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var visited []string
+	for _, v := range sum.Nodes {
+		visited = append(visited, v.NodeID)
+	}
+	if strings.Join(visited, ",") != "welcome,scenario-hotel-breakfast,scenario-staff-rota,wrapup" {
+		t.Errorf("visited %v", visited)
+	}
+	if len(sum.Commands) == 0 || sum.Commands[0].Command != string(runtime.CmdRepeat) {
+		t.Errorf("commands %+v, want a repeat", sum.Commands)
+	}
+	var buf bytes.Buffer
+	if err := st.Export(ctx, &buf, sess.ID, FormatRunResult, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if problems := ValidateArtifact(buf.Bytes()); len(problems) > 0 {
+		t.Errorf("runresult of a real run is invalid: %v", problems)
+	}
+	// Replay at 16× with gaps capped at 1 ms finishes at once and gives back the same stream.
+	p, err := NewPlayer(st.Events(ctx, sess.ID, 1), WithSpeed(16), WithGapCap(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := p.Run(ctx, func(ev runtime.Event) error {
+		if ev.Seq != stored[n].Seq || string(ev.Payload) != string(stored[n].Payload) {
+			t.Fatalf("replay differs at seq %d", ev.Seq)
+		}
+		n++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

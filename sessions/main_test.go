@@ -1,0 +1,17 @@
+package sessions
+
+import (
+	"flag"
+	"os"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) {
+	// The crash test re-executes this binary as the process it kills.
+	if dir := os.Getenv(crashChildEnv); dir != "" {
+		os.Exit(runCrashChild(dir, os.Getenv(crashChildIDEnv)))
+	}
+	os.Exit(m.Run())
+}

@@ -1,0 +1,249 @@
+package sessions
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// MarkdownOptions tune RenderMarkdown.
+type MarkdownOptions struct {
+	Transcript bool // include the full transcript (the examiner's record); `show` leaves it out
+}
+
+// RenderMarkdown renders a summary as the examiner's record of the exam.
+func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
+	var b strings.Builder
+	s := sum.Session
+	title := s.Title
+	if title == "" {
+		title = s.ExamID
+	}
+	fmt.Fprintf(&b, "# %s\n\n", mdText(title))
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "- **%s:** %s\n", k, v)
+		}
+	}
+	row("Session", "`"+s.ID+"`")
+	row("Exam", "`"+s.ExamID+"`")
+	row("Candidate", mdText(s.Candidate))
+	row("Examiner", mdText(s.Examiner))
+	row("Input", s.Input.String())
+	row("Started", fmtTime(s.StartedAt))
+	if !s.EndedAt.IsZero() {
+		row("Ended", fmtTime(s.EndedAt))
+	}
+	row("Duration", fmtDuration(s.Duration()))
+	status := s.Status().String()
+	if sum.FinalState != "" && string(sum.FinalState) != status {
+		status += " (exam state " + sum.FinalState.String() + ")"
+	}
+	row("Status", status)
+	row("Evidence", fmt.Sprintf("%d signals, coverage %s", sum.EvidenceTotal(), pct(s.Coverage)))
+	row("Turns", fmt.Sprintf("%d observed (%d invalid)", sum.Turns, sum.Invalid))
+	row("Events", fmt.Sprint(s.EventCount))
+	if s.SpecPath != "" {
+		row("Spec", "`"+s.SpecPath+"`")
+	}
+	for _, r := range s.Recordings {
+		row("Recording", "`"+r+"`")
+	}
+
+	b.WriteString("\n## Nodes visited\n\n")
+	if len(sum.Nodes) == 0 {
+		b.WriteString("No node was entered.\n")
+	} else {
+		b.WriteString("| # | Node | Kind | Entered | Time | Exit | Follow-ups | Evidence | Coverage |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+		for i, v := range sum.Nodes {
+			exit := v.Reason
+			if v.ExitedAt.IsZero() {
+				exit = "(still here)"
+				if !s.EndedAt.IsZero() {
+					exit = "(exam ended here)"
+				}
+			} else if v.Next != "" {
+				exit += " → " + v.Next
+			}
+			elapsed := time.Duration(v.ElapsedMs) * time.Millisecond
+			if elapsed == 0 && !v.ExitedAt.IsZero() {
+				elapsed = v.ExitedAt.Sub(v.EnteredAt)
+			}
+			cov := "–"
+			if v.Required > 0 || v.Coverage > 0 {
+				cov = pct(v.Coverage)
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %d | %d | %s |\n", i+1, mdCell(v.NodeID), mdCell(v.Kind),
+				offset(sum.StartedAt, v.EnteredAt), fmtDuration(elapsed), mdCell(exit), v.FollowUps, len(v.Evidence), cov)
+		}
+	}
+
+	b.WriteString("\n## Evidence\n")
+	if sum.EvidenceTotal() == 0 {
+		b.WriteString("\nNo evidence was accepted.\n")
+	}
+	for _, v := range sum.Nodes {
+		if len(v.Evidence) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s\n\n", mdText(v.NodeID))
+		b.WriteString("| At | Signal | Level | Confidence | STT min | Excerpt |\n|---|---|---|---|---|---|\n")
+		for _, e := range v.Evidence {
+			sig := e.SignalType
+			if e.Transversal {
+				sig += " (transversal)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %.2f | %.2f | %s |\n", offset(sum.StartedAt, e.At), mdCell(sig),
+				mdCell(e.RubricLevel), e.Confidence, e.STT.Min, mdCell(e.Excerpt))
+			if e.Misconception != nil {
+				fmt.Fprintf(&b, "| | misconception | | | | %s: %s (correction: %s) |\n", mdCell(e.Misconception.Concept),
+					mdCell(e.Misconception.Misconception), mdCell(e.Misconception.Correction))
+			}
+		}
+	}
+	if counts := sum.SignalCounts(); len(counts) > 0 {
+		b.WriteString("\nSignals accepted: ")
+		for i, c := range counts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s ×%d", mdText(c.SignalType), c.Count)
+		}
+		b.WriteString(".\n")
+	}
+
+	b.WriteString("\n## Guardrails\n\n")
+	if len(sum.Guardrails) == 0 {
+		b.WriteString("No guardrail fired.\n")
+	} else {
+		b.WriteString("| At | Node | Guardrail | Action | Original | Replacement |\n|---|---|---|---|---|---|\n")
+		for _, g := range sum.Guardrails {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, g.At), mdCell(g.NodeID),
+				mdCell(g.Guardrail), mdCell(g.Action), mdCell(g.OriginalText), mdCell(g.ReplacementText))
+		}
+	}
+
+	b.WriteString("\n## Candidate commands\n\n")
+	if len(sum.Commands) == 0 {
+		b.WriteString("No command was given.\n")
+	} else {
+		b.WriteString("| At | Node | Command | Source | Accepted | Detail |\n|---|---|---|---|---|---|\n")
+		for _, c := range sum.Commands {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, c.At), mdCell(c.NodeID),
+				mdCell(c.Command), mdCell(c.Source), yesNo(c.Accepted), mdCell(c.Detail))
+		}
+	}
+
+	if len(sum.Admin) > 0 {
+		b.WriteString("\n## Examiner instructions\n\n| At | Node | Mode | Sender | Status | Text |\n|---|---|---|---|---|---|\n")
+		for _, a := range sum.Admin {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, a.At), mdCell(a.Node),
+				mdCell(a.Mode), mdCell(a.Sender), mdCell(a.Status), mdCell(a.Text))
+		}
+	}
+	if len(sum.Recoveries) > 0 || len(sum.Errors) > 0 {
+		b.WriteString("\n## Recoveries and errors\n\n")
+		for _, r := range sum.Recoveries {
+			fmt.Fprintf(&b, "- %s recovery `%s` in %s", offset(sum.StartedAt, r.At), r.Kind, mdText(r.NodeID))
+			if r.SignalType != "" {
+				fmt.Fprintf(&b, " (signal %s)", mdText(r.SignalType))
+			}
+			if r.Detail != "" {
+				fmt.Fprintf(&b, ": %s", mdText(r.Detail))
+			}
+			b.WriteString("\n")
+		}
+		for _, e := range sum.Errors {
+			fmt.Fprintf(&b, "- %s error `%s`: %s\n", offset(sum.StartedAt, e.At), e.Code, mdText(e.Message))
+		}
+	}
+	if sum.TimeWarns > 0 || sum.Beats > 0 {
+		fmt.Fprintf(&b, "\nTime warnings: %d. Pacing beats: %d.\n", sum.TimeWarns, sum.Beats)
+	}
+
+	b.WriteString("\n## Latency\n\n")
+	l := sum.Latency
+	if l.Total.N == 0 && l.LLMComplete.N == 0 {
+		b.WriteString("No turn latency was measured.\n")
+	} else {
+		b.WriteString("| Stage | Turns | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|\n")
+		for _, st := range []struct {
+			name string
+			f    Figure
+		}{{"endpointing", l.EndpointingMs}, {"speech to text", l.STT}, {"LLM first token", l.LLMFirstToken},
+			{"LLM complete", l.LLMComplete}, {"filters", l.Filters}, {"TTS first byte", l.TTSFirstByte}, {"total", l.Total}} {
+			if st.f.N == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.0f |\n", st.name, st.f.N, st.f.P50, st.f.P95, st.f.Max)
+		}
+	}
+
+	if opts.Transcript {
+		b.WriteString("\n## Transcript\n\n")
+		if len(sum.Transcript) == 0 {
+			b.WriteString("Nothing was said.\n")
+		}
+		node := ""
+		for _, t := range sum.Transcript {
+			if t.NodeID != "" && t.NodeID != node {
+				node = t.NodeID
+				fmt.Fprintf(&b, "*%s*\n\n", mdText(node))
+			}
+			who := "Examiner"
+			if t.Speaker == "candidate" {
+				who = "Candidate"
+			}
+			fmt.Fprintf(&b, "- `%s` **%s:** %s", offset(sum.StartedAt, t.At), who, mdText(t.Text))
+			if t.Speaker == "candidate" && t.Confidence > 0 && t.Confidence < 1 {
+				fmt.Fprintf(&b, " _(STT %.2f)_", t.Confidence)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+func fmtDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	if h > 0 {
+		return fmt.Sprintf("%dh%02dm%02ds", h, m, s)
+	}
+	return fmt.Sprintf("%dm%02ds", m, s)
+}
+
+// offset is a time relative to the session's first event, as mm:ss.
+func offset(start, t time.Time) string {
+	if start.IsZero() || t.IsZero() {
+		return "–"
+	}
+	d := t.Sub(start).Round(time.Second)
+	if d < 0 {
+		d = 0
+	}
+	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "#", `\#`)
+
+// mdText makes candidate- or LLM-written text inert in Markdown and keeps it on one line.
+func mdText(s string) string {
+	return mdEscaper.Replace(strings.Join(strings.Fields(s), " "))
+}
+
+func mdCell(s string) string {
+	return strings.ReplaceAll(mdText(s), "|", `\|`)
+}

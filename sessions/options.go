@@ -1,0 +1,101 @@
+package sessions
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Synchronous is SQLite's durability level for commits.
+type Synchronous int
+
+// Durability levels. SyncFull survives power loss (every group commit is fsynced); SyncNormal
+// survives a process crash, which is what the write-ahead rule needs, and is faster on slow disks.
+const (
+	SyncFull Synchronous = iota
+	SyncNormal
+)
+
+func (s Synchronous) String() string {
+	switch s {
+	case SyncFull:
+		return "FULL"
+	case SyncNormal:
+		return "NORMAL"
+	}
+	return fmt.Sprintf("Synchronous(%d)", int(s))
+}
+
+// Option configures a Store.
+type Option func(*storeConfig) error
+
+type storeConfig struct {
+	logger      *slog.Logger
+	busyTimeout time.Duration
+	sync        Synchronous
+	recover     bool
+	now         func() time.Time
+}
+
+func defaultStoreConfig() storeConfig {
+	return storeConfig{
+		logger:      slog.New(slog.DiscardHandler),
+		busyTimeout: 5 * time.Second,
+		sync:        SyncFull,
+		recover:     true,
+		now:         time.Now,
+	}
+}
+
+// WithLogger sets the store's logger (default: discard).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *storeConfig) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidOption)
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithBusyTimeout sets how long a statement waits for another connection's lock.
+func WithBusyTimeout(d time.Duration) Option {
+	return func(c *storeConfig) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative busy timeout %v", ErrInvalidOption, d)
+		}
+		c.busyTimeout = d
+		return nil
+	}
+}
+
+// WithSynchronous sets the commit durability level (default SyncFull).
+func WithSynchronous(s Synchronous) Option {
+	return func(c *storeConfig) error {
+		if s != SyncFull && s != SyncNormal {
+			return fmt.Errorf("%w: synchronous %v", ErrInvalidOption, s)
+		}
+		c.sync = s
+		return nil
+	}
+}
+
+// WithRecovery turns the marking of dead owners' sessions as interrupted on Open on or off
+// (default on). Tests that inspect a store as a crashed process left it turn it off.
+func WithRecovery(on bool) Option {
+	return func(c *storeConfig) error {
+		c.recover = on
+		return nil
+	}
+}
+
+// WithNow sets the clock used for session start times when Meta leaves them zero.
+func WithNow(now func() time.Time) Option {
+	return func(c *storeConfig) error {
+		if now == nil {
+			return fmt.Errorf("%w: nil clock", ErrInvalidOption)
+		}
+		c.now = now
+		return nil
+	}
+}

@@ -1,0 +1,183 @@
+package sessions
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go)
+)
+
+// DBFile is the store's file name inside the data directory.
+const DBFile = "sessions.db"
+
+const locksDir = "locks"
+
+// Store is the session store in one data directory. It is safe for concurrent use, and several
+// processes may open the same directory at once (SQLite WAL with a busy timeout).
+type Store struct {
+	dir string
+	db  *sql.DB
+	cfg storeConfig
+	log *slog.Logger
+
+	mu       sync.Mutex
+	closed   bool
+	owned    map[string]*ownerLock // sessions this process owns (created or resumed here)
+	journals map[string]*Journal
+}
+
+// Open opens (creating if needed) the store in dir, migrates it to SchemaVersion and marks
+// sessions whose owning process has died as interrupted.
+func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
+	cfg := defaultStoreConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if dir == "" {
+		return nil, fmt.Errorf("%w: empty data directory", ErrInvalidOption)
+	}
+	if err := ensureDir(dir); err != nil {
+		return nil, err
+	}
+	if err := ensureDir(filepath.Join(dir, locksDir)); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, DBFile)
+	if err := ensureFile(path); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(cfg.busyTimeout.Milliseconds()))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", cfg.sync.String())
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s := &Store{dir: dir, db: db, cfg: cfg, log: cfg.logger,
+		owned: map[string]*ownerLock{}, journals: map[string]*Journal{}}
+	if cfg.recover {
+		if err := s.recoverInterrupted(ctx); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Dir is the data directory the store lives in.
+func (s *Store) Dir() string { return s.dir }
+
+// Close commits and closes every journal still open, releases the sessions this process owns
+// and closes the database.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	journals := make([]*Journal, 0, len(s.journals))
+	for _, j := range s.journals {
+		journals = append(journals, j)
+	}
+	s.mu.Unlock()
+
+	var errs []error
+	for _, j := range journals {
+		if err := j.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.mu.Lock()
+	s.closed = true
+	for id, l := range s.owned {
+		// A session created here that never got a journal stopped without ending.
+		if _, err := s.db.Exec(`UPDATE sessions SET interrupted = 1 WHERE id = ? AND ended_ns IS NULL`, id); err != nil {
+			errs = append(errs, fmt.Errorf("mark %s interrupted: %w", id, err))
+		}
+		if err := l.release(); err != nil {
+			errs = append(errs, err)
+		}
+		delete(s.owned, id)
+	}
+	s.mu.Unlock()
+	if err := s.db.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Store) lockPath(id string) string {
+	return filepath.Join(s.dir, locksDir, id+".lock")
+}
+
+func (s *Store) checkOpen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrStoreClosed
+	}
+	return nil
+}
+
+// recoverInterrupted marks every unended session whose owner lock can be taken (its owner is
+// gone) as interrupted.
+func (s *Store) recoverInterrupted(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sessions WHERE ended_ns IS NULL AND interrupted = 0`)
+	if err != nil {
+		return fmt.Errorf("find running sessions: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("find running sessions: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find running sessions: %w", err)
+	}
+	for _, id := range ids {
+		l, err := acquireLock(s.lockPath(id))
+		if errors.Is(err, ErrSessionBusy) {
+			continue // its owner is alive
+		}
+		if err != nil {
+			return err
+		}
+		// The condition re-checks under the lock: the owner may have ended it meanwhile.
+		_, err = s.db.ExecContext(ctx, `UPDATE sessions SET interrupted = 1 WHERE id = ? AND ended_ns IS NULL AND interrupted = 0`, id)
+		rerr := l.release()
+		if err != nil {
+			return fmt.Errorf("mark %s interrupted: %w", id, err)
+		}
+		if rerr != nil {
+			return rerr
+		}
+		s.log.Info("session marked interrupted: its process is gone", "session", id)
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// baseSpec is valid; each case edits it. Line numbers matter to the cases below.
+const baseSpec = `specVersion: "1"
+id: t
+title: T
+persona: {id: ex, roleMessage: "You examine."}
+evidence:
+  - {signalType: sig_a, description: "Does A", levels: [l1]}
+  - {signalType: sig_b, description: "Does B", levels: [l1, l2]}
+nodes:
+  - nodeId: start
+    kind: assessment
+    scenario: S
+    conversationPrompt: Q?
+    evidenceSignals: [sig_a]
+    next: bye
+  - nodeId: bye
+    kind: end
+    conversationPrompt: Bye
+`
+
+func TestBaseSpecIsClean(t *testing.T) {
+	_, diags, err := Compile("t.yaml", []byte(baseSpec))
+	if err != nil || len(diags) != 0 {
+		t.Fatalf("base spec: %v\n%s", err, diags)
+	}
+}
+
+func render(d Diagnostic) string {
+	s := fmt.Sprintf("%d:%d %s: %s", d.Pos.Line, d.Pos.Col, d.Severity, d.Message)
+	if d.Hint != "" {
+		s += " (" + d.Hint + ")"
+	}
+	return s
+}
+
+func TestDiagnostics(t *testing.T) {
+	cases := []struct {
+		name  string
+		edits []string // old, new pairs applied to baseSpec in order
+		want  []string // every diagnostic, in order, as a prefix of "line:col severity: message (hint)"
+	}{
+		{"unknown top-level field", []string{"title: T\n", "title: T\ntitel: X\n"},
+			[]string{"4:1 error: unknown field titel in exam (did you mean title?)"}},
+		{"unknown node field", []string{"    next: bye\n", "    next: bye\n    maxFollowUp: 2\n"},
+			[]string{"15:5 error: unknown field maxFollowUp in nodes[0] (did you mean maxFollowUps?)"}},
+		{"unknown field without a near match", []string{"    next: bye\n", "    next: bye\n    colour: red\n"},
+			[]string{"15:5 error: unknown field colour in nodes[0] (known fields: allowedActions,"}},
+		{"undefined evidence signal", []string{"[sig_a]", "[sig_a, sig_c]"},
+			[]string{`13:30 error: node "start": evidenceSignals names undefined signal "sig_c" (did you mean sig_a?)`}},
+		{"undefined transversal skill", []string{"    next: bye\n", "    next: bye\n    transversalSkills: [talks]\n"},
+			[]string{`15:25 error: node "start": transversalSkills names undefined signal "talks" (known signals: sig_a, sig_b)`}},
+		{"next names unknown node", []string{"next: bye", "next: byee"},
+			[]string{`14:11 error: node "start": next names unknown node "byee" (did you mean bye?)`,
+				`15:13 error: node "bye" is unreachable from the entry node "start"`}},
+		{"transition to unknown node", []string{"    next: bye\n", "    next: bye\n    transitions:\n      - {on: distress, to: nowhere}\n"},
+			[]string{`16:28 error: node "start": transition to unknown node "nowhere"`}},
+		{"unknown transition reason", []string{"    next: bye\n", "    next: bye\n    transitions:\n      - {on: distres, to: bye}\n"},
+			[]string{`16:14 error: node "start": unknown transition reason "distres" (did you mean distress?)`}},
+		{"duplicate transition reason", []string{"    next: bye\n", "    next: bye\n    transitions:\n      - {on: skipped, to: bye}\n      - {on: skipped, to: bye}\n"},
+			[]string{`17:14 error: node "start": duplicate transition for skipped (first at line 16)`,
+				`16:14 warning: node "start": a skipped transition is never taken`}},
+		{"assessment without conversationPrompt", []string{"    conversationPrompt: Q?\n", ""},
+			[]string{`9:5 error: missing required field conversationPrompt in assessment node "start"`}},
+		{"assessment without scenario", []string{"    scenario: S\n", ""},
+			[]string{`9:5 error: missing required field scenario in assessment node "start"`}},
+		{"assessment without evidenceSignals", []string{"    evidenceSignals: [sig_a]\n", ""},
+			[]string{`9:5 error: assessment node "start" needs evidenceSignals`}},
+		{"empty conversationPrompt", []string{"conversationPrompt: Q?", `conversationPrompt: " "`},
+			[]string{`12:25 error: conversationPrompt in assessment node "start" must not be empty`}},
+		{"action allowed and forbidden", []string{"    next: bye\n", "    next: bye\n    allowedActions: [paraphrase, give_hints]\n    forbiddenActions: [give_hints]\n"},
+			[]string{`16:24 error: node "start": action "give_hints" is both allowed and forbidden (also in allowedActions at line 15)`}},
+		{"duplicate node id", []string{"    conversationPrompt: Bye\n", "    conversationPrompt: Bye\n  - {nodeId: bye, kind: end, conversationPrompt: x}\n"},
+			[]string{`18:14 error: duplicate nodeId "bye" (first defined at line 15)`}},
+		{"duplicate signal type", []string{"signalType: sig_b", "signalType: sig_a"},
+			[]string{`7:18 error: duplicate signalType "sig_a" (first defined at line 6)`}},
+		{"duplicate persona id", []string{"evidence:\n", "personas:\n  - {id: ex, roleMessage: Other}\nevidence:\n"},
+			[]string{`6:10 error: duplicate persona id "ex" (first defined at line 4)`}},
+		{"unknown filter", []string{"nodes:\n", "outputValidation:\n  filters:\n    - {name: lenght, maxChars: 200}\nnodes:\n"},
+			[]string{`10:14 error: unknown filter "lenght" (did you mean length?)`}},
+		{"filter field for another filter", []string{"nodes:\n", "outputValidation:\n  filters:\n    - {name: rubric_leak, maxChars: 200, action: shout}\n" + "nodes:\n"},
+			[]string{`10:27 error: filter rubric_leak takes no maxChars`, `10:50 error: filter rubric_leak: unknown action "shout" (known actions for rubric_leak: intercept, replace)`}},
+		{"unreachable node", []string{"    conversationPrompt: Bye\n", "    conversationPrompt: Bye\n  - {nodeId: lost, kind: end, conversationPrompt: x}\n"},
+			[]string{`18:14 error: node "lost" is unreachable from the entry node "start"`}},
+		{"cycle without an end", []string{"    next: bye\n", "    next: loop\n  - {nodeId: loop, kind: scaffolding, conversationPrompt: x, next: start}\n"},
+			[]string{`9:13 error: cycle start → loop → start never reaches an end node`,
+				`16:13 error: node "bye" is unreachable from the entry node "start"`}},
+		{"self loop without an end", []string{"    next: bye\n", "    next: start\n    transitions: [{on: admin_advance, to: bye}]\n"},
+			[]string{}},
+		{"no end node", []string{"    kind: end\n", "    kind: scaffolding\n    next: start\n"},
+			[]string{`9:3 error: the exam has no end node`}},
+		{"non-end node without next", []string{"    next: bye\n", ""},
+			[]string{`9:13 error: assessment node "start" has no next: only end nodes may omit it`, `14:13 error: node "bye" is unreachable`}},
+		{"end node with next", []string{"    conversationPrompt: Bye\n", "    conversationPrompt: Bye\n    next: start\n"},
+			[]string{`18:11 error: end node "bye" must not have next`}},
+		{"scaffolding without conversationPrompt", []string{"nodes:\n", "nodes:\n  - {nodeId: hello, kind: scaffolding, next: start}\n"},
+			[]string{`9:5 warning: scaffolding node "hello" has no conversationPrompt`}},
+		{"end without conversationPrompt", []string{"    conversationPrompt: Bye\n", ""},
+			[]string{`15:5 warning: end node "bye" has no conversationPrompt`}},
+		{"grading descriptor", []string{`"Does B"`, `"Gives a good answer"`},
+			[]string{`7:38 warning: description of "sig_b" reads like a grading descriptor ("good")`}},
+		{"grading descriptor: marks", []string{`"Does B"`, `"Earns Marks for analysis"`},
+			[]string{`7:38 warning: description of "sig_b" reads like a grading descriptor ("Marks")`}},
+		{"wrong type: int", []string{"    next: bye\n", "    next: bye\n    maxFollowUps: three\n"},
+			[]string{`15:19 error: nodes[0].maxFollowUps: expected an integer, got string "three"`}},
+		{"wrong type: string", []string{"title: T", "title: 42"},
+			[]string{`3:8 error: title: expected a string, got integer 42 (quote it: "42")`}},
+		{"wrong type: list", []string{"[sig_a]", "sig_a"},
+			[]string{`13:22 error: nodes[0].evidenceSignals: expected a list, got string "sig_a"`}},
+		{"unknown kind", []string{"kind: assessment", "kind: asessment"},
+			[]string{`10:11 error: node "start": unknown kind "asessment" (did you mean assessment?)`}},
+		{"unknown context strategy", []string{"    next: bye\n", "    next: bye\n    contextStrategy: restart\n"},
+			[]string{`15:22 error: node "start": unknown contextStrategy "restart" (known strategies: append, reset, reset_with_summary)`}},
+		{"signal type pattern", []string{"signalType: sig_b", "signalType: Sig-B"},
+			[]string{`7:18 error: invalid signalType "Sig-B" (use [a-z0-9_]+)`}},
+		{"exam id pattern", []string{"id: t", "id: My Exam"},
+			[]string{`2:5 error: invalid exam id "My Exam"`}},
+		{"spec version", []string{`specVersion: "1"`, `specVersion: "2"`},
+			[]string{`1:14 error: unsupported specVersion "2"`}},
+		{"missing title", []string{"title: T\n", ""},
+			[]string{`1:1 error: missing required field title`}},
+		{"sttMinConfidence out of range", []string{"evidence:\n", "policies: {sttMinConfidence: 1.2, maxClarifications: -1}\nevidence:\n"},
+			[]string{`5:30 error: sttMinConfidence 1.2 is out of range (allowed: 0 to 1)`, `5:54 error: maxClarifications must not be negative, got -1`}},
+		{"negative budget", []string{"    next: bye\n", "    next: bye\n    timeBudgetSec: -5\n"},
+			[]string{`15:20 error: node "start": timeBudgetSec must not be negative, got -5`}},
+		{"probe key not a node signal", []string{"    next: bye\n", "    next: bye\n    followUpProbes:\n      sig_b: [\"Why?\"]\n"},
+			[]string{`16:7 error: node "start": followUpProbes key "sig_b" is not a signal of this node (did you mean sig_a?)`}},
+		{"unknown persona", []string{"    kind: assessment\n", "    kind: assessment\n    persona: boss\n"},
+			[]string{`11:14 error: node "start": unknown persona "boss" (known personas: ex)`}},
+		{"required evidence can never be met", []string{"    next: bye\n", "    next: bye\n    completionPolicy: {requiredEvidenceCount: 2}\n"},
+			[]string{`15:47 error: node "start": requiredEvidenceCount 2 can never be met (the node listens for 1 distinct signals)`}},
+		{"beat scope", []string{"nodes:\n", "beats:\n  - {atSec: 5, scope: middle, message: m}\nnodes:\n"},
+			[]string{`9:23 error: beat scope "middle" is neither exam nor a node`}},
+		{"wrapup not on last exam beat", []string{"nodes:\n", "beats:\n  - {atSec: 50, scope: exam, message: m, wrapup: true}\n  - {atSec: 60, scope: exam, message: n}\nnodes:\n"},
+			[]string{`9:50 error: only the last exam beat may have wrapup (the last exam beat is at 60s)`}},
+		{"wrapup on node beat", []string{"nodes:\n", "beats:\n  - {atSec: 5, scope: start, message: m, wrapup: true}\nnodes:\n"},
+			[]string{`9:50 error: only an exam-scope beat may have wrapup`}},
+		{"reserved node id", []string{"nodeId: bye", "nodeId: exam", "next: bye", "next: exam"},
+			[]string{`15:13 error: nodeId "exam" is reserved`}},
+		{"duplicate key", []string{"title: T\n", "title: T\ntitle: U\n"},
+			[]string{`4:1 error: syntax error: mapping key "title" already defined at [3:1]`}},
+		{"syntax error", []string{"    next: bye\n", "    next: [bye\n"},
+			[]string{`15:3 error: syntax error: ',' or ']' must be specified`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := baseSpec
+			for i := 0; i+1 < len(tc.edits); i += 2 {
+				if !strings.Contains(src, tc.edits[i]) {
+					t.Fatalf("edit %q does not apply", tc.edits[i])
+				}
+				src = strings.Replace(src, tc.edits[i], tc.edits[i+1], 1)
+			}
+			e, diags, err := Compile("t.yaml", []byte(src))
+			var got []string
+			for _, d := range diags {
+				got = append(got, render(d))
+				if d.Pos.File != "t.yaml" || d.Pos.Line < 1 || d.Pos.Col < 1 {
+					t.Errorf("unpositioned diagnostic %+v", d)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d diagnostics, want %d:\n%s\nsource:\n%s", len(got), len(tc.want), strings.Join(got, "\n"), src)
+			}
+			for _, w := range tc.want {
+				found := false
+				for _, g := range got {
+					if strings.HasPrefix(g, w) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("missing %q in:\n%s", w, strings.Join(got, "\n"))
+				}
+			}
+			if diags.HasErrors() {
+				if err == nil || !errors.Is(err, ErrInvalid) || e != nil {
+					t.Errorf("errors but err=%v exam=%v", err, e != nil)
+				}
+			} else if err != nil || e == nil {
+				t.Errorf("warnings only but err=%v", err)
+			}
+		})
+	}
+}
+
+func TestManyProblemsAtOnce(t *testing.T) {
+	_, diags, err := CompileFile("testdata/invalid/many-problems.yaml")
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("err = %v", err)
+	}
+	want := []string{"unknown field voise", "unknown field maxClarification", "sttMinConfidence 1.5", "invalid signalType",
+		"grading descriptor", "duplicate level", "unknown kind", "cycle middle → loop → middle", "undefined signal \"nope\"",
+		"maxFollowUps must not be negative", "both allowed and forbidden", "followUpProbes key \"other\"", "unknown transition reason",
+		"unknown node \"nowhere\"", "is unreachable", "only the last exam beat", "beat scope \"nodex\"", "title must not be empty",
+		"expected a string, got integer 1"}
+	all := diags.String()
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("missing %q", w)
+		}
+	}
+	for i := 1; i < len(diags); i++ {
+		a, b := diags[i-1].Pos, diags[i].Pos
+		if a.Line > b.Line || (a.Line == b.Line && a.Col > b.Col) {
+			t.Errorf("not sorted: %v before %v", a, b)
+		}
+	}
+}
+
+func TestDiagnosticString(t *testing.T) {
+	d := Diagnostic{Pos: Pos{File: "a.yaml", Line: 3, Col: 7}, Severity: Error, Message: "unknown field x", Hint: "did you mean y?"}
+	if got, want := d.String(), "a.yaml:3:7: error: unknown field x (did you mean y?)"; got != want {
+		t.Errorf("got %q want %q", got, want)
+	}
+	w := Diagnostic{Pos: Pos{File: "a.yaml", Line: 1, Col: 1}, Severity: Warning, Message: "m"}
+	if got := w.String(); got != "a.yaml:1:1: warning: m" {
+		t.Errorf("got %q", got)
+	}
+	if Severity(7).String() != "Severity(7)" {
+		t.Error(Severity(7).String())
+	}
+	ds := Diagnostics{w, d}
+	if ds.HasErrors() != true || len(ds.Warnings()) != 1 {
+		t.Error("HasErrors/Warnings")
+	}
+	if (Diagnostics{w}).HasErrors() {
+		t.Error("warnings are not errors")
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"maxFollowUp", "maxFollowUps"}, {"titel", "title"}, {"nxt", "next"}, {"zzzzzz", ""}, {"a", ""},
+	}
+	for _, c := range cases {
+		if got := suggest(c.in, []string{"maxFollowUps", "title", "next", "nodes"}); got != c.want {
+			t.Errorf("suggest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package spec
+
+import "fmt"
+
+// The pipecat-flows export: the compiled exam as Pipecat Flows node configs
+// (pipecat-adapter §4) plus the metadata a Runtime Controller needs to drive them. Transitions,
+// budgets and policies live only under "metadata": a FlowManager hands the LLM role_message,
+// task_messages and functions, never the metadata.
+
+// summaryPrompt asks for the summary that replaces the history on reset_with_summary.
+const summaryPrompt = "Summarise the conversation so far in a few sentences: what was asked and " +
+	"what the candidate said, without judging the answers."
+
+// PipecatFlow is the document ExportPipecatFlows writes.
+type PipecatFlow struct {
+	AdapterVersion          string                 `json:"adapterVersion"`
+	IRVersion               string                 `json:"irVersion"`
+	InitialNode             string                 `json:"initial_node"`
+	Nodes                   map[string]PipecatNode `json:"nodes"`
+	OutputValidationFilters []ResolvedFilter       `json:"outputValidationFilters"`
+	Metadata                PipecatExamMetadata    `json:"metadata"`
+}
+
+// PipecatNode is one Pipecat Flows NodeConfig. Functions use FlowsFunctionSchema's fields, so a
+// bot builds each with FlowsFunctionSchema(**fn, handler=handle_observation).
+type PipecatNode struct {
+	Name               string              `json:"name"`
+	RoleMessage        string              `json:"role_message"`
+	TaskMessages       []Message           `json:"task_messages"`
+	Functions          []PipecatFunction   `json:"functions"`
+	PreActions         []PipecatAction     `json:"pre_actions,omitempty"`
+	RespondImmediately bool                `json:"respond_immediately"`
+	ContextStrategy    PipecatContext      `json:"context_strategy"`
+	Metadata           PipecatNodeMetadata `json:"metadata"`
+}
+
+// PipecatFunction is a FlowsFunctionSchema without its handler.
+type PipecatFunction struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Properties  map[string]any `json:"properties"`
+	Required    []string       `json:"required"`
+}
+
+// PipecatAction is a Pipecat Flows action (tts_say, end_conversation).
+type PipecatAction struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+}
+
+// PipecatContext is a ContextStrategyConfig.
+type PipecatContext struct {
+	Strategy      ContextStrategy `json:"strategy"`
+	SummaryPrompt string          `json:"summary_prompt,omitempty"`
+}
+
+// PipecatNodeMetadata is the controller-only part of a node, verbatim.
+type PipecatNodeMetadata struct {
+	NodeID string   `json:"nodeId"`
+	Index  int      `json:"index"`
+	Kind   NodeKind `json:"kind"`
+	NodeController
+}
+
+// PipecatExamMetadata is the exam-wide controller data.
+type PipecatExamMetadata struct {
+	SpecVersion        string           `json:"specVersion"`
+	ExamID             string           `json:"examId"`
+	Title              string           `json:"title"`
+	Language           string           `json:"language"`
+	SourceSHA256       string           `json:"sourceSha256"`
+	TotalTimeBudgetSec int              `json:"totalTimeBudgetSec,omitempty"`
+	EntryNode          string           `json:"entryNode"`
+	NodeOrder          []string         `json:"nodeOrder"`
+	Policies           ResolvedPolicies `json:"policies"`
+	Personas           []Persona        `json:"personas"`
+	Evidence           []EvidenceDef    `json:"evidence"`
+	Beats              []Beat           `json:"beats,omitempty"`
+	TransitionReasons  []Reason         `json:"transitionReasons"`
+}
+
+// PipecatFlows converts a compiled exam to its Pipecat Flows form.
+func PipecatFlows(e *Exam) (*PipecatFlow, error) {
+	if e == nil {
+		return nil, ErrNilExam
+	}
+	f := &PipecatFlow{
+		AdapterVersion:          e.AdapterVersion,
+		IRVersion:               e.IRVersion,
+		InitialNode:             e.EntryNode,
+		Nodes:                   make(map[string]PipecatNode, len(e.Nodes)),
+		OutputValidationFilters: e.Filters,
+		Metadata: PipecatExamMetadata{
+			SpecVersion: e.SpecVersion, ExamID: e.ID, Title: e.Title, Language: e.Language,
+			SourceSHA256: e.SourceSHA256, TotalTimeBudgetSec: e.TotalTimeBudgetSec,
+			EntryNode: e.EntryNode, Policies: e.Policies, Personas: e.Personas,
+			Evidence: e.Evidence, Beats: e.Beats, TransitionReasons: Reasons,
+		},
+	}
+	for _, n := range e.Nodes {
+		f.Metadata.NodeOrder = append(f.Metadata.NodeOrder, n.NodeID)
+		f.Nodes[n.NodeID] = pipecatNode(n)
+	}
+	return f, nil
+}
+
+func pipecatNode(n CompiledNode) PipecatNode {
+	pn := PipecatNode{
+		Name:         n.NodeID,
+		RoleMessage:  n.LLM.RoleMessage,
+		TaskMessages: n.LLM.TaskMessages,
+		// The node speaks its intro and opening question verbatim (exam-spec "Node
+		// semantics"), then the LLM waits for the candidate.
+		RespondImmediately: false,
+		ContextStrategy:    PipecatContext{Strategy: n.LLM.ContextStrategy},
+		Metadata:           PipecatNodeMetadata{NodeID: n.NodeID, Index: n.Index, Kind: n.Kind, NodeController: n.Controller},
+	}
+	if n.LLM.ContextStrategy == ContextResetWithSummary {
+		pn.ContextStrategy.SummaryPrompt = summaryPrompt
+	}
+	for _, fn := range n.LLM.Functions {
+		pf := PipecatFunction{Name: fn.Name, Description: fn.Description, Properties: map[string]any{}}
+		if props, ok := fn.Parameters["properties"].(map[string]any); ok {
+			pf.Properties = props
+		}
+		switch req := fn.Parameters["required"].(type) {
+		case []any:
+			for _, r := range req {
+				if s, ok := r.(string); ok {
+					pf.Required = append(pf.Required, s)
+				}
+			}
+		case []string:
+			pf.Required = append(pf.Required, req...)
+		}
+		pn.Functions = append(pn.Functions, pf)
+	}
+	if t := n.Controller.ScenarioIntro; t != "" {
+		pn.PreActions = append(pn.PreActions, PipecatAction{Type: "tts_say", Text: t})
+	}
+	if t := n.Controller.ConversationPrompt; t != "" {
+		pn.PreActions = append(pn.PreActions, PipecatAction{Type: "tts_say", Text: t})
+	}
+	if n.Kind == KindEnd {
+		pn.PreActions = append(pn.PreActions, PipecatAction{Type: "end_conversation"})
+	}
+	return pn
+}
+
+// ExportPipecatFlows renders the exam as Pipecat Flows JSON (indented, trailing newline).
+func ExportPipecatFlows(e *Exam) ([]byte, error) {
+	f, err := PipecatFlows(e)
+	if err != nil {
+		return nil, err
+	}
+	return marshalIndent(f)
+}
+
+// Target is an export format.
+type Target string
+
+// Export targets.
+const (
+	TargetIR           Target = "ir"
+	TargetPipecatFlows Target = "pipecat-flows"
+)
+
+// Targets lists the export targets.
+var Targets = []Target{TargetIR, TargetPipecatFlows}
+
+func (t Target) String() string { return string(t) }
+
+// Valid reports whether t is a known target.
+func (t Target) Valid() bool { return t == TargetIR || t == TargetPipecatFlows }
+
+// Export renders the exam in the given target format.
+func Export(e *Exam, t Target) ([]byte, error) {
+	switch t {
+	case TargetIR:
+		return ExportIR(e)
+	case TargetPipecatFlows:
+		return ExportPipecatFlows(e)
+	}
+	return nil, fmt.Errorf("%w %q (known: ir, pipecat-flows)", ErrUnknownTarget, string(t))
+}

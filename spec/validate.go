@@ -1,0 +1,538 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+var (
+	examIDPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	idPattern        = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	signalPattern    = regexp.MustCompile(`^[a-z0-9_]+$`)
+	languagePattern  = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
+	wordPattern      = regexp.MustCompile(`[A-Za-z]+`)
+	gradingWords     = map[string]bool{"excellent": true, "good": true, "weak": true, "level": true, "levels": true, "mark": true, "marks": true, "grade": true, "grades": true, "graded": true, "grading": true, "score": true, "scores": true, "scored": true, "scoring": true}
+	specVersions     = []string{"1"}
+	reservedNodeIDs  = map[string]bool{beatScopeExam: true}
+	filterFieldUsage = map[FilterName]struct{ patterns, maxChars bool }{
+		FilterPersonaBreak:     {patterns: true},
+		FilterRubricLeak:       {},
+		FilterTopicContainment: {},
+		FilterLength:           {maxChars: true},
+		FilterLeadingQuestion:  {patterns: true},
+	}
+)
+
+const (
+	beatScopeExam = "exam"
+	minTTSSpeed   = 0.25
+	maxTTSSpeed   = 4.0
+)
+
+// Validate checks a spec and returns every problem, sorted by position. It does not stop at
+// the first error.
+func Validate(s *Spec) Diagnostics {
+	if s == nil {
+		return Diagnostics{{Severity: Error, Message: "no spec"}}
+	}
+	c := newChecker(s)
+	c.validate()
+	c.diags.Sort()
+	return c.diags
+}
+
+func (c *checker) validate() {
+	s := c.s
+	if c.required("specVersion", s.SpecVersion, "specVersion") && !contains(specVersions, s.SpecVersion) {
+		c.errorf("specVersion", `this compiler reads specVersion "1"`, "unsupported specVersion %q", s.SpecVersion)
+	}
+	if c.required("id", s.ID, "id") && !examIDPattern.MatchString(s.ID) {
+		c.errorf("id", "use lower-case letters, digits, '_' and '-', starting with a letter or digit", "invalid exam id %q", s.ID)
+	}
+	c.required("title", s.Title, "title")
+	if s.Language != "" && !languagePattern.MatchString(s.Language) {
+		c.errorf("language", "a BCP-47 tag such as en, en-GB, de", "invalid language tag %q", s.Language)
+	}
+	if s.TotalTimeBudgetSec < 0 {
+		c.errorf("totalTimeBudgetSec", "", "totalTimeBudgetSec must not be negative, got %d", s.TotalTimeBudgetSec)
+	}
+	personas := c.checkPersonas()
+	c.checkPolicies()
+	signals := c.checkEvidence()
+	nodeIDs := c.checkNodeIDs()
+	for i := range s.Nodes {
+		c.checkNode(i, signals, personas, nodeIDs)
+	}
+	c.checkFilters()
+	c.checkBeats(nodeIDs)
+	c.checkGraph(nodeIDs)
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) checkPersonas() []string {
+	s := c.s
+	var ids []string
+	seen := map[string]string{}
+	check := func(path string, p Persona) {
+		if path == "persona" && p == (Persona{}) && !c.bad(path) {
+			c.errorf(path, "", "missing required field persona")
+			return
+		}
+		if c.required(path+".id", p.ID, "persona id") {
+			if !idPattern.MatchString(p.ID) {
+				c.errorf(path+".id", "use letters, digits, '_', '-' and '.'", "invalid persona id %q", p.ID)
+			}
+			if first, dup := seen[p.ID]; dup {
+				c.errorf(path+".id", "first defined at "+c.line(first), "duplicate persona id %q", p.ID)
+			} else {
+				seen[p.ID] = path + ".id"
+				ids = append(ids, p.ID)
+			}
+		}
+		c.required(path+".roleMessage", p.RoleMessage, "roleMessage of persona "+quoteOr(p.ID, path))
+		if p.TTSSpeed != 0 && (p.TTSSpeed < minTTSSpeed || p.TTSSpeed > maxTTSSpeed) {
+			c.errorf(path+".ttsSpeed", fmt.Sprintf("allowed: %g to %g", minTTSSpeed, maxTTSSpeed), "ttsSpeed %g is out of range", p.TTSSpeed)
+		}
+	}
+	check("persona", s.Persona)
+	for i, p := range s.Personas {
+		check(fmt.Sprintf("personas[%d]", i), p)
+	}
+	return ids
+}
+
+func quoteOr(id, path string) string {
+	if id != "" {
+		return fmt.Sprintf("%q", id)
+	}
+	return path
+}
+
+func (c *checker) checkPolicies() {
+	p := c.s.Policies
+	if p == nil {
+		return
+	}
+	nonNeg := func(path string, v *int) {
+		if v != nil && *v < 0 {
+			c.errorf(path, "", "%s must not be negative, got %d", path[strings.LastIndex(path, ".")+1:], *v)
+		}
+	}
+	nonNeg("policies.maxClarifications", p.MaxClarifications)
+	nonNeg("policies.timeWarningSec", p.TimeWarningSec)
+	if v := p.STTMinConfidence; v != nil && (*v < 0 || *v > 1) {
+		c.errorf("policies.sttMinConfidence", "allowed: 0 to 1", "sttMinConfidence %g is out of range", *v)
+	}
+	if g := p.Gates; g != nil {
+		for _, f := range []struct {
+			name string
+			v    *float64
+		}{{"firstSpeak", g.FirstSpeak}, {"postSpeakBuffer", g.PostSpeakBuffer}, {"userIdle", g.UserIdle}, {"userIdleTimeout", g.UserIdleTimeout}} {
+			if f.v != nil && *f.v < 0 {
+				c.errorf("policies.gates."+f.name, "", "gate %s must not be negative, got %g", f.name, *f.v)
+			}
+		}
+		idle, timeout := DefaultUserIdle, DefaultUserIdleTimeout
+		if g.UserIdle != nil {
+			idle = *g.UserIdle
+		}
+		if g.UserIdleTimeout != nil {
+			timeout = *g.UserIdleTimeout
+		}
+		if timeout < idle {
+			c.warnf("policies.gates", "", "userIdleTimeout %g is shorter than userIdle %g", timeout, idle)
+		}
+	}
+}
+
+// checkEvidence validates the vocabulary and returns the signal types in file order.
+func (c *checker) checkEvidence() []string {
+	s := c.s
+	if len(s.Evidence) == 0 && !c.bad("evidence") {
+		if c.present("evidence") {
+			c.errorf("evidence", "", "evidence must list at least one signal")
+		} else {
+			c.errorf("evidence", "", "missing required field evidence")
+		}
+	}
+	var types []string
+	seen := map[string]string{}
+	for i, e := range s.Evidence {
+		path := fmt.Sprintf("evidence[%d]", i)
+		if c.required(path+".signalType", e.SignalType, "signalType") {
+			if !signalPattern.MatchString(e.SignalType) {
+				c.errorf(path+".signalType", "use [a-z0-9_]+", "invalid signalType %q", e.SignalType)
+			}
+			if first, dup := seen[e.SignalType]; dup {
+				c.errorf(path+".signalType", "first defined at "+c.line(first), "duplicate signalType %q", e.SignalType)
+			} else {
+				seen[e.SignalType] = path + ".signalType"
+				types = append(types, e.SignalType)
+			}
+		}
+		if c.required(path+".description", e.Description, "description of signal "+quoteOr(e.SignalType, path)) {
+			if w := gradingWord(e.Description); w != "" {
+				c.warnf(path+".description", "describe what the candidate does, not how good it is",
+					"description of %s reads like a grading descriptor (%q)", quoteOr(e.SignalType, path), w)
+			}
+		}
+		if len(e.Levels) == 0 && !c.bad(path+".levels") {
+			c.errorf(path+".levels", "e.g. [description, analysis, evaluation]", "signal %s needs at least one level", quoteOr(e.SignalType, path))
+		}
+		c.uniqueStrings(path+".levels", e.Levels, "level")
+		c.uniqueStrings(path+".cues", e.Cues, "cue")
+	}
+	return types
+}
+
+// gradingWord returns the first word of s that judges rather than describes, or "".
+func gradingWord(s string) string {
+	for _, w := range wordPattern.FindAllString(s, -1) {
+		if gradingWords[strings.ToLower(w)] {
+			return w
+		}
+	}
+	return ""
+}
+
+// uniqueStrings reports empty and repeated entries of a string list.
+func (c *checker) uniqueStrings(path string, list []string, what string) {
+	seen := map[string]bool{}
+	for i, v := range list {
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		if c.bad(ip) {
+			continue
+		}
+		if strings.TrimSpace(v) == "" {
+			c.errorf(ip, "", "empty %s", what)
+			continue
+		}
+		if seen[v] {
+			c.errorf(ip, "", "duplicate %s %q", what, v)
+		}
+		seen[v] = true
+	}
+}
+
+// checkNodeIDs validates node ids and returns them in file order (unique ones only).
+func (c *checker) checkNodeIDs() []string {
+	s := c.s
+	if len(s.Nodes) == 0 && !c.bad("nodes") {
+		if c.present("nodes") {
+			c.errorf("nodes", "", "nodes must list at least one node")
+		} else {
+			c.errorf("nodes", "", "missing required field nodes")
+		}
+	}
+	var ids []string
+	seen := map[string]string{}
+	for i, n := range s.Nodes {
+		path := fmt.Sprintf("nodes[%d].nodeId", i)
+		if !c.required(path, n.NodeID, "nodeId") {
+			continue
+		}
+		if !idPattern.MatchString(n.NodeID) {
+			c.errorf(path, "use letters, digits, '_', '-' and '.'", "invalid nodeId %q", n.NodeID)
+		}
+		if reservedNodeIDs[n.NodeID] {
+			c.errorf(path, "it is the beat scope for the whole exam", "nodeId %q is reserved", n.NodeID)
+		}
+		if first, dup := seen[n.NodeID]; dup {
+			c.errorf(path, "first defined at "+c.line(first), "duplicate nodeId %q", n.NodeID)
+			continue
+		}
+		seen[n.NodeID] = path
+		ids = append(ids, n.NodeID)
+	}
+	return ids
+}
+
+func (c *checker) checkNode(i int, signals, personas, nodeIDs []string) {
+	n := c.s.Nodes[i]
+	path := fmt.Sprintf("nodes[%d]", i)
+	label := "node " + quoteOr(n.NodeID, path)
+
+	if n.Kind == "" {
+		if !c.bad(path + ".kind") {
+			c.errorf(path+".kind", "allowed: "+joinNames(NodeKinds), "%s: missing required field kind", label)
+		}
+	} else if !n.Kind.Valid() {
+		c.errorf(path+".kind", hintFor(string(n.Kind), "kinds", names(NodeKinds)), "%s: unknown kind %q", label, n.Kind)
+	}
+	if n.Persona != "" && !contains(personas, n.Persona) {
+		c.errorf(path+".persona", hintFor(n.Persona, "personas", personas), "%s: unknown persona %q", label, n.Persona)
+	}
+
+	switch n.Kind {
+	case KindAssessment:
+		c.required(path+".scenario", n.Scenario, "scenario in assessment "+label)
+		c.required(path+".conversationPrompt", n.ConversationPrompt, "conversationPrompt in assessment "+label)
+		if len(n.EvidenceSignals) == 0 && !c.bad(path+".evidenceSignals") {
+			c.errorf(path+".evidenceSignals", "", "assessment %s needs evidenceSignals", label)
+		}
+	case KindScaffolding, KindEnd:
+		if strings.TrimSpace(n.ConversationPrompt) == "" && !c.bad(path+".conversationPrompt") {
+			c.warnf(path+".conversationPrompt", "", "%s %s has no conversationPrompt", n.Kind, label)
+		}
+	}
+
+	listened := map[string]bool{}
+	checkSignals := func(field string, list []string) {
+		seen := map[string]bool{}
+		for j, sig := range list {
+			sp := fmt.Sprintf("%s.%s[%d]", path, field, j)
+			if c.bad(sp) {
+				continue
+			}
+			switch {
+			case !contains(signals, sig):
+				c.errorf(sp, hintFor(sig, "signals", signals), "%s: %s names undefined signal %q", label, field, sig)
+			case seen[sig]:
+				c.errorf(sp, "", "%s: duplicate signal %q in %s", label, sig, field)
+			case listened[sig]:
+				c.warnf(sp, "", "%s: signal %q is in both evidenceSignals and transversalSkills", label, sig)
+			}
+			seen[sig] = true
+			listened[sig] = true
+		}
+	}
+	checkSignals("evidenceSignals", n.EvidenceSignals)
+	checkSignals("transversalSkills", n.TransversalSkills)
+
+	for _, f := range []struct {
+		name string
+		v    *int
+	}{{"maxFollowUps", n.MaxFollowUps}, {"maxOffTopicRedirects", n.MaxOffTopicRedirects}, {"timeBudgetSec", &n.TimeBudgetSec}} {
+		if f.v != nil && *f.v < 0 {
+			c.errorf(path+"."+f.name, "", "%s: %s must not be negative, got %d", label, f.name, *f.v)
+		}
+	}
+	if total := c.s.TotalTimeBudgetSec; total > 0 && n.TimeBudgetSec > total {
+		c.warnf(path+".timeBudgetSec", "", "%s: timeBudgetSec %d exceeds the exam's totalTimeBudgetSec %d", label, n.TimeBudgetSec, total)
+	}
+	if cp := n.CompletionPolicy; cp != nil && cp.RequiredEvidenceCount != nil {
+		rp := path + ".completionPolicy.requiredEvidenceCount"
+		req := *cp.RequiredEvidenceCount
+		switch {
+		case req < 0:
+			c.errorf(rp, "", "%s: requiredEvidenceCount must not be negative, got %d", label, req)
+		case n.Kind == KindAssessment && req > len(listened) && len(listened) > 0:
+			c.errorf(rp, fmt.Sprintf("the node listens for %d distinct signals", len(listened)),
+				"%s: requiredEvidenceCount %d can never be met", label, req)
+		}
+	}
+
+	c.uniqueStrings(path+".allowedActions", n.AllowedActions, "action")
+	c.uniqueStrings(path+".forbiddenActions", n.ForbiddenActions, "action")
+	for j, a := range n.ForbiddenActions {
+		if k := indexOf(n.AllowedActions, a); k >= 0 && strings.TrimSpace(a) != "" {
+			c.errorf(fmt.Sprintf("%s.forbiddenActions[%d]", path, j),
+				"also in allowedActions at "+c.line(fmt.Sprintf("%s.allowedActions[%d]", path, k)),
+				"%s: action %q is both allowed and forbidden", label, a)
+		}
+	}
+
+	probeKeys := make([]string, 0, len(n.FollowUpProbes))
+	for k := range n.FollowUpProbes {
+		probeKeys = append(probeKeys, k)
+	}
+	sort.Strings(probeKeys)
+	var nodeSignals []string
+	for _, sig := range append(append([]string(nil), n.EvidenceSignals...), n.TransversalSkills...) {
+		if contains(signals, sig) && !contains(nodeSignals, sig) {
+			nodeSignals = append(nodeSignals, sig)
+		}
+	}
+	for _, k := range probeKeys {
+		kp := path + ".followUpProbes." + k
+		if !listened[k] {
+			c.add(c.keyAt(kp), Error, hintFor(k, "signals of this node", nodeSignals),
+				"%s: followUpProbes key %q is not a signal of this node", label, k)
+		}
+		if len(n.FollowUpProbes[k]) == 0 && !c.bad(kp) {
+			c.errorf(kp, "", "%s: followUpProbes.%s has no questions", label, k)
+		}
+		c.uniqueStrings(kp, n.FollowUpProbes[k], "probe")
+	}
+
+	if n.ContextStrategy != "" && !n.ContextStrategy.Valid() {
+		c.errorf(path+".contextStrategy", hintFor(string(n.ContextStrategy), "strategies", names(ContextStrategies)),
+			"%s: unknown contextStrategy %q", label, n.ContextStrategy)
+	}
+
+	if n.Next != "" && !contains(nodeIDs, n.Next) {
+		c.errorf(path+".next", hintFor(n.Next, "nodes", nodeIDs), "%s: next names unknown node %q", label, n.Next)
+	}
+	seenOn := map[Reason]string{}
+	for j, t := range n.Transitions {
+		tp := fmt.Sprintf("%s.transitions[%d]", path, j)
+		switch {
+		case t.On == "":
+			if !c.bad(tp + ".on") {
+				c.errorf(tp, "allowed: "+joinNames(Reasons), "%s: transition is missing on", label)
+			}
+		case !t.On.Valid():
+			c.errorf(tp+".on", hintFor(string(t.On), "reasons", names(Reasons)), "%s: unknown transition reason %q", label, t.On)
+		default:
+			if first, dup := seenOn[t.On]; dup {
+				c.errorf(tp+".on", "first at "+c.line(first), "%s: duplicate transition for %s", label, t.On)
+			} else {
+				seenOn[t.On] = tp + ".on"
+			}
+		}
+		switch {
+		case t.To == "":
+			if !c.bad(tp + ".to") {
+				c.errorf(tp, "", "%s: transition is missing to", label)
+			}
+		case !contains(nodeIDs, t.To):
+			c.errorf(tp+".to", hintFor(t.To, "nodes", nodeIDs), "%s: transition to unknown node %q", label, t.To)
+		}
+	}
+	if t, ok := seenOn[ReasonSkipped]; ok && !c.skipAllowed() {
+		c.warnf(t, "set policies.skipAllowed: true to use it", "%s: a skipped transition is never taken while skips are not allowed", label)
+	}
+
+	if n.Kind == KindEnd {
+		if n.Next != "" {
+			c.errorf(path+".next", "", "end %s must not have next", label)
+		}
+		if len(n.Transitions) > 0 {
+			c.errorf(path+".transitions", "", "end %s must not have transitions", label)
+		}
+	} else if n.Kind.Valid() && n.Next == "" && !c.bad(path+".next") && len(seenOn) < len(Reasons) {
+		var missing []string
+		for _, r := range Reasons {
+			if _, ok := seenOn[r]; !ok {
+				missing = append(missing, string(r))
+			}
+		}
+		c.errorf(path+".nodeId", "reasons with no successor: "+strings.Join(missing, ", "),
+			"%s %s has no next: only end nodes may omit it", n.Kind, label)
+	}
+}
+
+func (c *checker) skipAllowed() bool {
+	p := c.s.Policies
+	return p != nil && p.SkipAllowed != nil && *p.SkipAllowed
+}
+
+func indexOf(list []string, v string) int {
+	for i, x := range list {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func names[T ~string](list []T) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func joinNames[T ~string](list []T) string { return strings.Join(names(list), ", ") }
+
+func (c *checker) checkFilters() {
+	ov := c.s.OutputValidation
+	if ov == nil {
+		return
+	}
+	seen := map[FilterName]string{}
+	for i, f := range ov.Filters {
+		path := fmt.Sprintf("outputValidation.filters[%d]", i)
+		if f.Name == "" {
+			if !c.bad(path + ".name") {
+				c.errorf(path, "allowed: "+joinNames(FilterNames), "filter is missing name")
+			}
+			continue
+		}
+		if !f.Name.Valid() {
+			c.errorf(path+".name", hintFor(string(f.Name), "filters", names(FilterNames)), "unknown filter %q", f.Name)
+			continue
+		}
+		if first, dup := seen[f.Name]; dup {
+			c.errorf(path+".name", "first at "+c.line(first), "duplicate filter %q", f.Name)
+		}
+		seen[f.Name] = path + ".name"
+		if f.Action != "" && !contains(filterActions[f.Name], f.Action) {
+			c.errorf(path+".action", hintFor(f.Action, "actions for "+string(f.Name), filterActions[f.Name]),
+				"filter %s: unknown action %q", f.Name, f.Action)
+		}
+		use := filterFieldUsage[f.Name]
+		if len(f.Patterns) > 0 && !use.patterns {
+			c.add(c.keyAt(path+".patterns"), Error, "patterns apply to persona_break and leading_question", "filter %s takes no patterns", f.Name)
+		}
+		c.uniqueStrings(path+".patterns", f.Patterns, "pattern")
+		if c.present(path+".maxChars") && !use.maxChars {
+			c.add(c.keyAt(path+".maxChars"), Error, "maxChars applies to length", "filter %s takes no maxChars", f.Name)
+		} else if c.present(path+".maxChars") && f.MaxChars <= 0 && !c.bad(path+".maxChars") {
+			c.errorf(path+".maxChars", "", "filter length: maxChars must be positive, got %d", f.MaxChars)
+		}
+	}
+}
+
+func (c *checker) checkBeats(nodeIDs []string) {
+	lastExam := -1 // index of the exam-scope beat with the greatest atSec
+	for i, b := range c.s.Beats {
+		path := fmt.Sprintf("beats[%d]", i)
+		if b.AtSec < 0 {
+			c.errorf(path+".atSec", "", "beat atSec must not be negative, got %d", b.AtSec)
+		}
+		c.required(path+".message", b.Message, "message of beat")
+		switch {
+		case b.Scope == "":
+			if !c.bad(path + ".scope") {
+				c.errorf(path+".scope", "use exam or a nodeId", "missing required field scope of beat")
+			}
+		case b.Scope == beatScopeExam:
+			if lastExam < 0 || b.AtSec >= c.s.Beats[lastExam].AtSec {
+				lastExam = i
+			}
+			if t := c.s.TotalTimeBudgetSec; t > 0 && b.AtSec >= t {
+				c.warnf(path+".atSec", "", "beat at %ds never fires: the exam ends at %ds", b.AtSec, t)
+			}
+		case !contains(nodeIDs, b.Scope):
+			c.errorf(path+".scope", hintFor(b.Scope, "scopes", append([]string{beatScopeExam}, nodeIDs...)),
+				"beat scope %q is neither exam nor a node", b.Scope)
+		default:
+			if n := c.nodeByID(b.Scope); n != nil && n.TimeBudgetSec > 0 && b.AtSec >= n.TimeBudgetSec {
+				c.warnf(path+".atSec", "", "beat at %ds never fires: node %q ends at %ds", b.AtSec, b.Scope, n.TimeBudgetSec)
+			}
+		}
+	}
+	for i, b := range c.s.Beats {
+		if !b.Wrapup {
+			continue
+		}
+		path := fmt.Sprintf("beats[%d].wrapup", i)
+		switch {
+		case b.Scope != beatScopeExam:
+			c.errorf(path, "", "only an exam-scope beat may have wrapup")
+		case i != lastExam:
+			c.errorf(path, fmt.Sprintf("the last exam beat is at %ds", c.s.Beats[lastExam].AtSec), "only the last exam beat may have wrapup")
+		}
+	}
+}
+
+func (c *checker) nodeByID(id string) *Node {
+	for i := range c.s.Nodes {
+		if c.s.Nodes[i].NodeID == id {
+			return &c.s.Nodes[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package tui
+
+import "fmt"
+
+// Backend is what the console drives: a local exam, a LiveKit session, or a replay. Calls run
+// inside tea.Cmds, never in Update, so an implementation may block briefly (it should honour
+// its own timeouts).
+type Backend interface {
+	// SubmitText sends a typed candidate answer.
+	SubmitText(text string) error
+	// Control applies an examiner control: pause | resume | skip | advance | end.
+	Control(action string) error
+	// Admin sends an examiner instruction; mode is immediate | queued.
+	Admin(mode, text string) error
+}
+
+// Control actions passed to Backend.Control.
+const (
+	ActionPause   = "pause"
+	ActionResume  = "resume"
+	ActionSkip    = "skip"
+	ActionAdvance = "advance"
+	ActionEnd     = "end"
+)
+
+// Admin instruction modes passed to Backend.Admin.
+const (
+	AdminImmediate = "immediate"
+	AdminQueued    = "queued"
+)
+
+// InputMode says where candidate answers come from; it is shown in the status line.
+type InputMode string
+
+// Input modes.
+const (
+	InputTyped InputMode = "typed"
+	InputMic   InputMode = "mic"
+	InputRoom  InputMode = "room"
+)
+
+func (m InputMode) String() string { return string(m) }
+
+func (m InputMode) valid() bool {
+	switch m {
+	case InputTyped, InputMic, InputRoom:
+		return true
+	}
+	return false
+}
+
+// Info describes the session for the status line.
+type Info struct {
+	Title     string    // exam title
+	Examiner  string    // "offline" or the model name
+	Input     InputMode // typed | mic | room; empty means typed
+	SessionID string
+	// ReadOnly marks a replay or an observer console: no input line, no controls, and the
+	// Backend may be nil.
+	ReadOnly bool
+}
+
+func (i *Info) validate() error {
+	if i.Input == "" {
+		i.Input = InputTyped
+	}
+	if !i.Input.valid() {
+		return fmt.Errorf("%w: %q (want typed, mic or room)", ErrInvalidInput, i.Input)
+	}
+	return nil
+}
+
+// BackendFuncs adapts three functions to a Backend, so wiring a controller or a LiveKit
+// session needs no new type. A nil function refuses with ErrReadOnly.
+type BackendFuncs struct {
+	SubmitTextFunc func(text string) error
+	ControlFunc    func(action string) error
+	AdminFunc      func(mode, text string) error
+}
+
+// SubmitText calls SubmitTextFunc.
+func (f BackendFuncs) SubmitText(text string) error {
+	if f.SubmitTextFunc == nil {
+		return ErrReadOnly
+	}
+	return f.SubmitTextFunc(text)
+}
+
+// Control calls ControlFunc.
+func (f BackendFuncs) Control(action string) error {
+	if f.ControlFunc == nil {
+		return ErrReadOnly
+	}
+	return f.ControlFunc(action)
+}
+
+// Admin calls AdminFunc.
+func (f BackendFuncs) Admin(mode, text string) error {
+	if f.AdminFunc == nil {
+		return ErrReadOnly
+	}
+	return f.AdminFunc(mode, text)
+}

@@ -1,0 +1,143 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// debugEntry is one turn's observation: the raw report, the decision trace and the latency
+// breakdown, rendered once per width.
+type debugEntry struct {
+	at    time.Time
+	obs   runtime.ObservationPayload
+	cache lineCache
+}
+
+// debugPane is the developer's view of every turn.
+type debugPane struct {
+	entries []debugEntry
+	scroll  scroller
+	st      *Styles
+}
+
+func newDebugPane(st *Styles) *debugPane { return &debugPane{st: st} }
+
+func (p *debugPane) title() string { return "Debug" }
+
+func (p *debugPane) badge() string { return fmt.Sprintf("%d turns", len(p.entries)) }
+
+func (p *debugPane) apply(ev runtime.Event, pl runtime.Payload) {
+	if v, ok := pl.(*runtime.ObservationPayload); ok {
+		p.entries = append(p.entries, debugEntry{at: ev.Timestamp, obs: *v})
+	}
+}
+
+// latencyStages names the stages in pipeline order.
+func latencyStages(l runtime.Latency) []struct {
+	name string
+	ms   float64
+} {
+	return []struct {
+		name string
+		ms   float64
+	}{
+		{"endpoint", l.EndpointingMs}, {"stt", l.STTMs}, {"llm-first", l.LLMFirstTokenMs},
+		{"llm", l.LLMCompleteMs}, {"filters", l.FiltersMs}, {"tts-first", l.TTSFirstByteMs},
+	}
+}
+
+func (e *debugEntry) render(st *Styles) func(int) []string {
+	return func(width int) []string {
+		o := &e.obs
+		valid := st.Good.Render("valid")
+		if !o.Valid {
+			valid = st.Bad.Render("invalid")
+		}
+		lines := []string{st.Muted.Render(clockOf(e.at)+" ") + st.Title.Render(fmt.Sprintf("turn %d", o.Turn)) +
+			st.Muted.Render(" · "+o.NodeID+" · "+o.Examiner+" · ") + valid}
+		for _, pr := range o.Problems {
+			lines = append(lines, indent(wrapPrefixed([]span{{"problem: ", st.Bad}}, oneLine(pr), nil, width-2, 2), "  ")...)
+		}
+		d := o.Decision
+		dec := d.Action
+		if d.NextNode != "" {
+			dec += " → " + d.NextNode
+		}
+		if d.Reason != "" {
+			dec += " (" + d.Reason + ")"
+		}
+		lines = append(lines, indent(wrapPrefixed([]span{{"decision: ", st.Key}}, dec, nil, width-2, 2), "  ")...)
+		for _, s := range d.Trace {
+			mark, ms := "· ", st.Muted
+			if s.Fired {
+				mark, ms = "✓ ", st.Good
+			}
+			text := s.Rule
+			if s.Detail != "" {
+				text += ": " + oneLine(s.Detail)
+			}
+			lines = append(lines, indent(wrapPrefixed([]span{{mark, ms}}, text, nil, width-4, 2), "    ")...)
+		}
+		lines = append(lines, e.latencyLines(st, width)...)
+		if len(o.Raw) > 0 {
+			var buf bytes.Buffer
+			raw := string(o.Raw)
+			if json.Compact(&buf, o.Raw) == nil {
+				raw = buf.String()
+			}
+			// JSON has few spaces to break at: cut it hard at the width.
+			for _, l := range strings.Split(ansi.Hardwrap("raw: "+raw, max(width-2, 1), true), "\n") {
+				lines = append(lines, "  "+st.Muted.Render(l))
+			}
+		}
+		return lines
+	}
+}
+
+// latencyLines draws one proportional bar per measured stage, against the turn's total.
+func (e *debugEntry) latencyLines(st *Styles, width int) []string {
+	l := e.obs.Latency
+	total := l.TotalMs
+	sum := 0.0
+	for _, s := range latencyStages(l) {
+		sum += s.ms
+	}
+	if total <= 0 {
+		total = sum
+	}
+	if total <= 0 {
+		return []string{"  " + st.Muted.Render("latency: not measured")}
+	}
+	out := []string{"  " + st.Key.Render("latency ") + st.StatusValue.Render(fmt.Sprintf("%.0f ms", total))}
+	barW := min(max(width-26, 4), 30)
+	for _, s := range latencyStages(l) {
+		if s.ms <= 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("    %-9s %7.0f ms %s", s.name, s.ms, bar(st, s.ms/total, barW)))
+	}
+	return out
+}
+
+func (p *debugPane) walk(width int, fn func([]string) bool) {
+	for i := len(p.entries) - 1; i >= 0; i-- {
+		e := &p.entries[i]
+		if !fn(e.cache.get(width, e.render(p.st))) {
+			return
+		}
+	}
+}
+
+func (p *debugPane) view(width, height int) []string {
+	if len(p.entries) == 0 {
+		return []string{p.st.Muted.Render("no observations yet")}
+	}
+	return p.scroll.window(p.walk, width, height)
+}

@@ -1,0 +1,19 @@
+// Package tui is examtui's terminal console: a Bubble Tea v2 program with one root model that
+// owns layout, focus and routing, and small panes (Transcript, Evidence, Guardrails, Timers,
+// Debug) that are built only from the runtime's event stream. The same panes therefore serve a
+// local exam, a LiveKit session and a replay: the caller supplies a Backend for the controls and
+// a channel of runtime.Event, and Run bridges the two.
+//
+// A live exam:
+//
+//	m, err := tui.New(tui.Info{Title: exam.Title, Examiner: "offline", Input: tui.InputTyped}, backend,
+//		tui.WithSTTMinConfidence(exam.Policies.STTMinConfidence), tui.WithLogger(logger))
+//	err = tui.Run(ctx, m, events)
+//
+// A replay reads its clocks from the events and has no controls:
+//
+//	m, err := tui.New(tui.Info{Title: title, SessionID: id, ReadOnly: true}, nil, tui.WithEventClock())
+//
+// The audio engine feeds the status line's meter through a channel given with
+// WithAudioLevels; Run's one bridge goroutine forwards it with the events.
+package tui

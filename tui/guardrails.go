@@ -1,0 +1,124 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// guardEntry is one interception or recovery.
+type guardEntry struct {
+	at          time.Time
+	recovery    bool
+	name        string // filter or recovery kind
+	action      string
+	node        string
+	original    string
+	replacement string
+	detail      string
+	cache       lineCache
+}
+
+// guardrailsPane lists every interception and recovery, newest at the bottom, under a fixed
+// line of counts.
+type guardrailsPane struct {
+	entries []guardEntry
+	counts  map[string]int
+	recov   int
+	scroll  scroller
+	st      *Styles
+}
+
+func newGuardrailsPane(st *Styles) *guardrailsPane {
+	return &guardrailsPane{st: st, counts: map[string]int{}}
+}
+
+func (p *guardrailsPane) title() string { return "Guardrails" }
+
+func (p *guardrailsPane) badge() string {
+	n := 0
+	for _, c := range p.counts {
+		n += c
+	}
+	return fmt.Sprintf("%d intercepted · %d recovered", n, p.recov)
+}
+
+func (p *guardrailsPane) apply(ev runtime.Event, pl runtime.Payload) {
+	switch v := pl.(type) {
+	case *runtime.GuardrailTriggeredPayload:
+		p.counts[v.Guardrail]++
+		p.entries = append(p.entries, guardEntry{at: ev.Timestamp, name: v.Guardrail, action: v.Action, node: v.NodeID,
+			original: v.OriginalText, replacement: v.ReplacementText, detail: v.Detail})
+	case *runtime.RecoveryPayload:
+		p.recov++
+		d := v.Detail
+		if v.SignalType != "" {
+			d = strings.TrimSpace(v.SignalType + " " + d)
+		}
+		p.entries = append(p.entries, guardEntry{at: ev.Timestamp, recovery: true, name: v.Kind, node: v.NodeID, detail: d})
+	}
+}
+
+func (e *guardEntry) render(st *Styles) func(int) []string {
+	return func(width int) []string {
+		var lines []string
+		if e.recovery {
+			head := []span{{clockOf(e.at) + " ", st.Muted}, {"recovery ", st.Warn}, {e.name, st.Signal}}
+			text := ""
+			if e.detail != "" {
+				text = " — " + oneLine(e.detail)
+			}
+			return wrapPrefixed(head, text, nil, width, 2)
+		}
+		head := []span{{clockOf(e.at) + " ", st.Muted}, {e.name, st.Bad}}
+		meta := ""
+		if e.action != "" {
+			meta += " · " + e.action
+		}
+		if e.detail != "" {
+			meta += " · " + oneLine(e.detail)
+		}
+		lines = append(lines, wrapPrefixed(head, meta, &st.Muted, width, 2)...)
+		lines = append(lines, wrapPrefixed([]span{{"  said: ", st.Good}}, oneLine(e.replacement), nil, width, 8)...)
+		lines = append(lines, wrapPrefixed([]span{{"  was:  ", st.Rejected}}, oneLine(e.original), &st.Rejected, width, 8)...)
+		return lines
+	}
+}
+
+func (p *guardrailsPane) walk(width int, fn func([]string) bool) {
+	for i := len(p.entries) - 1; i >= 0; i-- {
+		e := &p.entries[i]
+		if !fn(e.cache.get(width, e.render(p.st))) {
+			return
+		}
+	}
+}
+
+// countsLine names each filter with its count, in a stable order.
+func (p *guardrailsPane) countsLine() string {
+	if len(p.counts) == 0 && p.recov == 0 {
+		return p.st.Muted.Render("no interceptions")
+	}
+	names := make([]string, 0, len(p.counts))
+	for n := range p.counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s %s  ", p.st.Bad.Render(n), p.st.StatusValue.Render(fmt.Sprint(p.counts[n])))
+	}
+	fmt.Fprintf(&b, "%s %s", p.st.Warn.Render("recoveries"), p.st.StatusValue.Render(fmt.Sprint(p.recov)))
+	return b.String()
+}
+
+func (p *guardrailsPane) view(width, height int) []string {
+	if height <= 0 {
+		return nil
+	}
+	out := []string{p.countsLine()}
+	return append(out, p.scroll.window(p.walk, width, height-1)...)
+}

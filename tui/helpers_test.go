@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// fakeBackend records every call; err, when set, is returned by all of them.
+type fakeBackend struct {
+	mu    sync.Mutex
+	calls []string
+	err   error
+}
+
+func (f *fakeBackend) record(s string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, s)
+	return f.err
+}
+
+func (f *fakeBackend) SubmitText(text string) error  { return f.record("submit:" + text) }
+func (f *fakeBackend) Control(action string) error   { return f.record("control:" + action) }
+func (f *fakeBackend) Admin(mode, text string) error { return f.record("admin:" + mode + ":" + text) }
+
+func (f *fakeBackend) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+func ctrl(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl} }
+
+func typed(s string) []tea.KeyPressMsg {
+	var ks []tea.KeyPressMsg
+	for _, r := range s {
+		ks = append(ks, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return ks
+}
+
+func TestBackendFuncs(t *testing.T) {
+	var got []string
+	b := BackendFuncs{
+		SubmitTextFunc: func(text string) error { got = append(got, "submit:"+text); return nil },
+		ControlFunc:    func(a string) error { got = append(got, "control:"+a); return nil },
+	}
+	if err := b.SubmitText("x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Control("pause"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Admin("queued", "y"); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("nil AdminFunc: %v", err)
+	}
+	if !slices.Equal(got, []string{"submit:x", "control:pause"}) {
+		t.Errorf("calls %q", got)
+	}
+}

@@ -1,0 +1,60 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap holds every binding. Controls use ctrl combinations (or function keys) so they work
+// while the input line owns printable keys; single letters act only when a pane has focus.
+type KeyMap struct {
+	Send, FocusNext, FocusPrev, Back key.Binding
+	Up, Down, PageUp, PageDown       key.Binding
+	Top, Bottom                      key.Binding
+	Pause, Skip, Advance, End        key.Binding
+	Instruct, InstructMode           key.Binding
+	Debug, Help, Quit                key.Binding
+	Yes, No                          key.Binding
+	// PaneHelp and PaneQuit are the letter forms, live only while a pane has focus.
+	PaneHelp, PaneQuit key.Binding
+}
+
+// DefaultKeyMap returns the console's bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Send:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send answer")),
+		FocusNext:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		FocusPrev:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to input")),
+		Up:           key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:         key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:       key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown:     key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:          key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "oldest")),
+		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "newest")),
+		Pause:        key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "pause/resume")),
+		Skip:         key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "skip node")),
+		Advance:      key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "advance node")),
+		End:          key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "end exam")),
+		Instruct:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "examiner instruction")),
+		InstructMode: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "immediate/queued")),
+		Debug:        key.NewBinding(key.WithKeys("ctrl+r", "f2"), key.WithHelp("ctrl+r/f2", "debug view")),
+		Help:         key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1/?", "help")),
+		Quit:         key.NewBinding(key.WithKeys("ctrl+c", "ctrl+q"), key.WithHelp("ctrl+c/ctrl+q", "quit")),
+		Yes:          key.NewBinding(key.WithKeys("y", "Y", "enter"), key.WithHelp("y", "confirm")),
+		No:           key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "cancel")),
+		PaneHelp:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		PaneQuit:     key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the footer's one-line hint.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Help, k.FocusNext, k.Pause, k.Instruct, k.Debug, k.Quit}
+}
+
+// FullHelp is the help overlay, one column per group.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Send, k.FocusNext, k.FocusPrev, k.Back, k.Help, k.Quit},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Pause, k.Skip, k.Advance, k.End, k.Instruct, k.InstructMode, k.Debug},
+	}
+}

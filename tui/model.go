@@ -1,0 +1,261 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// PaneID names a focusable part of the screen.
+type PaneID int
+
+// Focusable parts, in tab order.
+const (
+	PaneInput PaneID = iota
+	PaneTranscript
+	PaneEvidence
+	PaneGuardrails
+	PaneTimers
+	PaneDebug
+)
+
+func (p PaneID) String() string {
+	switch p {
+	case PaneInput:
+		return "input"
+	case PaneTranscript:
+		return "transcript"
+	case PaneEvidence:
+		return "evidence"
+	case PaneGuardrails:
+		return "guardrails"
+	case PaneTimers:
+		return "timers"
+	case PaneDebug:
+		return "debug"
+	}
+	return fmt.Sprintf("pane(%d)", int(p))
+}
+
+// confirmKind is the question the footer is asking, if any.
+type confirmKind int
+
+const (
+	confirmNone confirmKind = iota
+	confirmQuit
+	confirmEnd
+)
+
+// Model is the console's root model: it owns layout, focus and routing, and hands events to
+// the panes. Use it as a pointer; View caches rendered lines inside the panes.
+type Model struct {
+	info    Info
+	backend Backend
+	opts    options
+	styles  *Styles
+	keys    KeyMap
+	help    help.Model
+
+	width, height int
+	rects         map[PaneID]rect
+
+	focus     PaneID
+	showHelp  bool
+	showDebug bool
+	confirm   confirmKind
+
+	input      textinput.Model
+	adminOpen  bool
+	adminMode  string
+	adminInput textinput.Model
+
+	transcript *transcriptPane
+	evidence   *evidencePane
+	guardrails *guardrailsPane
+	timers     *timersPane
+	debug      *debugPane
+
+	state       runtime.ExamState
+	lastEventAt time.Time
+	streamEnded bool
+	events      int
+
+	notice    string
+	noticeErr bool
+
+	audio     AudioLevelMsg
+	haveAudio bool
+}
+
+// New builds the console. backend may be nil only when info.ReadOnly is set.
+func New(info Info, backend Backend, opts ...Option) (*Model, error) {
+	if err := info.validate(); err != nil {
+		return nil, err
+	}
+	if backend == nil && !info.ReadOnly {
+		return nil, ErrNilBackend
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	m := &Model{info: info, backend: backend, opts: o, keys: o.keys, state: runtime.StateCreated,
+		adminMode: AdminImmediate, rects: map[PaneID]rect{}}
+	m.help = help.New()
+	m.input = textinput.New()
+	m.input.Prompt = "answer> "
+	m.input.Placeholder = "type the candidate's answer, enter to send"
+	m.input.CharLimit = 2000
+	m.adminInput = textinput.New()
+	m.adminInput.Prompt = "instruction> "
+	m.adminInput.CharLimit = 1000
+	m.setStyles(o.dark)
+
+	m.transcript = newTranscriptPane(m.styles, o.minConf)
+	m.evidence = newEvidencePane(m.styles)
+	m.guardrails = newGuardrailsPane(m.styles)
+	m.timers = newTimersPane(m.styles)
+	m.debug = newDebugPane(m.styles)
+
+	if info.ReadOnly {
+		m.focus = PaneTranscript
+	} else {
+		m.focus = PaneInput
+		m.input.Focus()
+	}
+	return m, nil
+}
+
+// setStyles rebuilds the styles in place, so the panes (which hold the pointer) follow, and
+// drops every cached line.
+func (m *Model) setStyles(dark bool) {
+	st := NewStyles(m.opts.palette, dark, m.opts.noColor)
+	if m.styles == nil {
+		m.styles = &st
+	} else {
+		*m.styles = st
+		m.invalidate()
+	}
+	hs := help.DefaultStyles(dark)
+	if m.opts.noColor {
+		hs = help.Styles{}
+	}
+	m.help.Styles = hs
+	for _, in := range []*textinput.Model{&m.input, &m.adminInput} {
+		ts := textinput.DefaultStyles(dark)
+		ts.Cursor.Blink = false // a steady cursor keeps frames (and goldens) stable
+		if m.opts.noColor {
+			ts = textinput.Styles{Cursor: textinput.CursorStyle{Blink: false}}
+		}
+		ts.Focused.Prompt = st.Prompt
+		in.SetStyles(ts)
+	}
+}
+
+// invalidate drops cached lines after a style change.
+func (m *Model) invalidate() {
+	if m.transcript == nil {
+		return
+	}
+	for i := range m.transcript.turns {
+		m.transcript.turns[i].cache.invalidate()
+	}
+	for _, g := range m.evidence.groups {
+		g.header.invalidate()
+		for i := range g.rows {
+			g.rows[i].cache.invalidate()
+		}
+	}
+	for i := range m.guardrails.entries {
+		m.guardrails.entries[i].cache.invalidate()
+	}
+	for i := range m.debug.entries {
+		m.debug.entries[i].cache.invalidate()
+	}
+}
+
+// Init asks for the terminal's background and starts the clock.
+func (m *Model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if !m.opts.forceDark {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	cmds = append(cmds, m.tickCmd())
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) tickCmd() tea.Cmd {
+	if m.opts.tick <= 0 {
+		return nil
+	}
+	return tea.Tick(m.opts.tick, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// now is the instant the timers are read at.
+func (m *Model) now() time.Time {
+	if m.opts.eventClock && !m.lastEventAt.IsZero() {
+		return m.lastEventAt
+	}
+	return m.opts.clock()
+}
+
+// Apply feeds events to the panes directly, outside a running program (screenshots, tests).
+func (m *Model) Apply(events ...runtime.Event) {
+	for _, ev := range events {
+		m.applyEvent(ev)
+	}
+}
+
+func (m *Model) applyEvent(ev runtime.Event) {
+	pl, err := ev.Decode()
+	if err != nil {
+		m.opts.logger.Warn("console: undecodable event", "event", ev.Event, "seq", ev.Seq, "err", err)
+		m.setNotice(fmt.Sprintf("undecodable %s event (seq %d)", ev.Event, ev.Seq), true)
+		return
+	}
+	m.events++
+	if ev.Timestamp.After(m.lastEventAt) {
+		m.lastEventAt = ev.Timestamp
+	}
+	if m.info.SessionID == "" {
+		m.info.SessionID = ev.SessionID
+	}
+	w := m.paneInnerWidth(PaneTranscript)
+	m.transcript.apply(ev, pl, w)
+	m.evidence.apply(pl)
+	m.guardrails.apply(ev, pl)
+	m.timers.apply(ev, pl)
+	m.debug.apply(ev, pl)
+	switch v := pl.(type) {
+	case *runtime.ExamStatePayload:
+		m.state = v.State
+	case *runtime.ExamCompletedPayload:
+		m.state = v.State
+	case *runtime.SystemErrorPayload:
+		m.setNotice(fmt.Sprintf("system error %s: %s", v.Code, oneLine(v.Message)), true)
+	}
+}
+
+func (m *Model) setNotice(s string, isErr bool) { m.notice, m.noticeErr = s, isErr }
+
+// running reports whether an exam is under way (quitting then needs confirmation).
+func (m *Model) running() bool {
+	switch m.state {
+	case runtime.StateScaffolding, runtime.StateReady, runtime.StateInProgress, runtime.StatePaused:
+		return true
+	}
+	return false
+}
+
+// State is the exam state as the console last saw it.
+func (m *Model) State() runtime.ExamState { return m.state }
+
+// Focus is the part of the screen that has focus.
+func (m *Model) Focus() PaneID { return m.focus }

@@ -1,0 +1,72 @@
+package tui
+
+// lineCache holds a block's rendered lines for one width, so a frame only renders what it has
+// not rendered before (a 2-hour session is mostly blocks that never change).
+type lineCache struct {
+	width int
+	lines []string
+}
+
+func (c *lineCache) get(width int, render func(width int) []string) []string {
+	if c.lines == nil || c.width != width {
+		c.lines, c.width = render(width), width
+	}
+	return c.lines
+}
+
+func (c *lineCache) invalidate() { c.lines = nil }
+
+// blockWalker calls fn with each block's lines, newest (bottom) block first, until fn returns
+// false. Panes implement it over their own data.
+type blockWalker func(width int, fn func(lines []string) bool)
+
+// scroller keeps a pane's position as lines scrolled up from the bottom: zero follows the
+// newest content, which is what an exam console watches most of the time.
+type scroller struct {
+	offset int
+}
+
+func (s *scroller) up(n int)   { s.offset += n }
+func (s *scroller) down(n int) { s.offset = max(s.offset-n, 0) }
+
+// window returns the height lines visible at the current offset, top to bottom. It walks
+// blocks from the bottom and stops as soon as the window is filled, so its cost follows the
+// visible lines and the scroll depth, never the session length. An offset past the oldest
+// line is clamped here, where the total is discovered.
+func (s *scroller) window(walk blockWalker, width, height int) []string {
+	if height <= 0 || width <= 0 {
+		return nil
+	}
+	type piece struct {
+		lines    []string
+		from, to int // slice of lines inside the window
+	}
+	var pieces []piece
+	below := 0 // lines already walked, counted from the bottom
+	want := s.offset + height
+	walk(width, func(lines []string) bool {
+		n := len(lines)
+		lo, hi := below, below+n // this block covers [lo, hi) from the bottom
+		if hi > s.offset && lo < want {
+			// Visible part: from-bottom range [max(lo,offset), min(hi,want)).
+			a, b := max(lo, s.offset), min(hi, want)
+			pieces = append(pieces, piece{lines, n - (b - lo), n - (a - lo)})
+		}
+		below = hi
+		return below < want
+	})
+	if below < want && s.offset > 0 {
+		// Reached the oldest line before filling the window: clamp and render again.
+		clamped := max(below-height, 0)
+		if clamped != s.offset {
+			s.offset = clamped
+			return s.window(walk, width, height)
+		}
+	}
+	out := make([]string, 0, height)
+	for i := len(pieces) - 1; i >= 0; i-- {
+		p := pieces[i]
+		out = append(out, p.lines[p.from:p.to]...)
+	}
+	return out
+}

@@ -1,0 +1,294 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// timersPane shows where the exam is and how much time is left. Every duration is derived from
+// deadlines and timestamps carried by events, evaluated against the console's clock, so a
+// frame shows the right time however often it is drawn.
+type timersPane struct {
+	st *Styles
+
+	state   runtime.ExamState
+	plan    []string // node ids in spec order, when the runtime sent them
+	visited []string
+	seen    map[string]bool
+
+	node         string
+	index, total int
+	budget       time.Duration
+	deadline     time.Time // zero when the node has no budget
+	enteredAt    time.Time
+	nodePaused   time.Duration // paused time inside the current node
+
+	examStart    time.Time
+	examBudget   time.Duration
+	examDeadline time.Time
+	examPaused   time.Duration
+	examEnd      time.Time
+	pausedAt     time.Time // non-zero while paused
+
+	followUps, maxFollowUps int
+	offTopic, maxOffTopic   int
+	clarify, maxClarify     int
+
+	nodeWarning, examWarning string
+	offset                   int // lines scrolled down from the top
+}
+
+func newTimersPane(st *Styles) *timersPane {
+	return &timersPane{st: st, seen: map[string]bool{}, state: runtime.StateCreated}
+}
+
+func (p *timersPane) title() string { return "Timers" }
+
+func (p *timersPane) badge() string {
+	if p.total > 0 {
+		return fmt.Sprintf("node %d of %d", p.index, p.total)
+	}
+	return ""
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
+	ts := ev.Timestamp
+	switch v := pl.(type) {
+	case *runtime.ExamStatePayload:
+		if len(v.Nodes) > 0 {
+			p.plan = append([]string(nil), v.Nodes...)
+		}
+		if v.TotalTimeBudgetSec > 0 {
+			p.examBudget = time.Duration(v.TotalTimeBudgetSec) * time.Second
+		}
+		switch v.State {
+		case runtime.StatePaused:
+			p.pausedAt = ts
+		case runtime.StateScaffolding, runtime.StateInProgress:
+			if p.examStart.IsZero() {
+				p.examStart = ts
+				if p.examBudget > 0 && p.examDeadline.IsZero() {
+					p.examDeadline = ts.Add(p.examBudget)
+				}
+			}
+			if !p.pausedAt.IsZero() {
+				// The runtime moves its deadlines by the pause; follow it, or do the same
+				// arithmetic when the event does not restate them.
+				gap := ts.Sub(p.pausedAt)
+				p.nodePaused += gap
+				p.examPaused += gap
+				if !p.deadline.IsZero() {
+					p.deadline = p.deadline.Add(gap)
+				}
+				if !p.examDeadline.IsZero() {
+					p.examDeadline = p.examDeadline.Add(gap)
+				}
+				p.pausedAt = time.Time{}
+			}
+		}
+		if t := parseTime(v.DeadlineAt); !t.IsZero() {
+			p.deadline = t
+		}
+		if t := parseTime(v.ExamDeadlineAt); !t.IsZero() {
+			p.examDeadline = t
+		}
+		if v.State.Terminal() {
+			if !p.pausedAt.IsZero() {
+				ts = p.pausedAt
+			}
+			p.examEnd = ts
+			p.pausedAt = time.Time{}
+		}
+		p.state = v.State
+	case *runtime.NodeEnteredPayload:
+		p.node, p.index, p.total = v.NodeID, v.Progress.CurrentNodeIndex, v.Progress.TotalNodes
+		p.enteredAt, p.nodePaused = ts, 0
+		p.budget = time.Duration(v.TimeBudgetSec) * time.Second
+		p.deadline = parseTime(v.DeadlineAt)
+		if p.deadline.IsZero() && p.budget > 0 {
+			p.deadline = ts.Add(p.budget)
+		}
+		p.followUps, p.maxFollowUps = 0, v.MaxFollowUps
+		p.offTopic, p.maxOffTopic = 0, v.MaxOffTopicRedirects
+		p.clarify, p.maxClarify = 0, v.MaxClarifications
+		p.nodeWarning = ""
+		if !p.seen[v.NodeID] {
+			p.seen[v.NodeID] = true
+			p.visited = append(p.visited, v.NodeID)
+		}
+		if p.examStart.IsZero() {
+			p.examStart = ts
+		}
+	case *runtime.FollowUpIssuedPayload:
+		p.followUps = v.Count
+		if v.Max > 0 {
+			p.maxFollowUps = v.Max
+		}
+	case *runtime.ObservationPayload:
+		var q struct {
+			AnswerQuality string `json:"answerQuality"`
+		}
+		if len(v.Raw) > 0 && json.Unmarshal(v.Raw, &q) == nil && q.AnswerQuality == string(runtime.QualityOffTopic) {
+			p.offTopic++
+		}
+	case *runtime.CommandAcknowledgedPayload:
+		if v.Command == string(runtime.CmdClarification) && v.Accepted {
+			p.clarify++
+		}
+	case *runtime.TimeWarningPayload:
+		w := fmt.Sprintf("⚠ %s time: %d s left", v.Scope, v.RemainingSec)
+		if v.Scope == "exam" {
+			p.examWarning = w
+		} else {
+			p.nodeWarning = w
+		}
+	case *runtime.ExamCompletedPayload:
+		if p.examEnd.IsZero() {
+			p.examEnd = ts
+		}
+		p.state = v.State
+	}
+}
+
+// at is the instant the clocks are read at: now while running, frozen while paused or after
+// the exam ended.
+func (p *timersPane) at(now time.Time) time.Time {
+	switch {
+	case !p.examEnd.IsZero():
+		return p.examEnd
+	case !p.pausedAt.IsZero():
+		return p.pausedAt
+	}
+	return now
+}
+
+func (p *timersPane) nodeElapsed(now time.Time) time.Duration {
+	t := p.at(now)
+	if p.budget > 0 && !p.deadline.IsZero() {
+		return p.budget - p.deadline.Sub(t)
+	}
+	if p.enteredAt.IsZero() {
+		return 0
+	}
+	return t.Sub(p.enteredAt) - p.nodePaused
+}
+
+func (p *timersPane) examElapsed(now time.Time) time.Duration {
+	if p.examStart.IsZero() {
+		return 0
+	}
+	t := p.at(now)
+	if p.examBudget > 0 && !p.examDeadline.IsZero() {
+		return p.examBudget - p.examDeadline.Sub(t)
+	}
+	return t.Sub(p.examStart) - p.examPaused
+}
+
+func (p *timersPane) stateStyle() string {
+	s := p.state.String()
+	switch {
+	case p.state == runtime.StatePaused:
+		return p.st.Warn.Render(s)
+	case p.state == runtime.StateInProgress || p.state == runtime.StateScaffolding:
+		return p.st.Good.Render(s)
+	case p.state.Terminal():
+		return p.st.StatusValue.Render(s)
+	}
+	return p.st.Muted.Render(s)
+}
+
+// gauge renders "label mm:ss / mm:ss ███░░" sized to width.
+func (p *timersPane) gauge(label string, elapsed, budget time.Duration, width int) string {
+	lbl := p.st.StatusKey.Render(fmt.Sprintf("%-6s", label))
+	if budget <= 0 {
+		return lbl + mmss(elapsed)
+	}
+	nums := mmss(elapsed) + " / " + mmss(budget)
+	numStyle := p.st.StatusValue
+	if elapsed > budget {
+		numStyle = p.st.Bad
+	}
+	barW := min(width-7-len(nums), 24)
+	line := lbl + numStyle.Render(nums)
+	if barW >= 4 {
+		line += " " + bar(p.st, float64(elapsed)/float64(budget), barW)
+	}
+	return line
+}
+
+func (p *timersPane) limit(used, maxN int) string {
+	if maxN > 0 {
+		return fmt.Sprintf("%d/%d", used, maxN)
+	}
+	return fmt.Sprint(used)
+}
+
+// lines renders the pane's content, most important first, so a short pane keeps the top.
+func (p *timersPane) lines(width int, now time.Time) []string {
+	st := p.st
+	out := []string{st.StatusKey.Render("State ") + p.stateStyle()}
+	if p.node != "" {
+		out[0] += st.Muted.Render(fmt.Sprintf("  node %d of %d ", p.index, p.total)) + st.Current.Render(p.node)
+	}
+	out = append(out,
+		p.gauge("Node", p.nodeElapsed(now), p.budget, width),
+		p.gauge("Exam", p.examElapsed(now), p.examBudget, width),
+		st.StatusKey.Render("Follow-ups ")+st.StatusValue.Render(p.limit(p.followUps, p.maxFollowUps))+
+			st.StatusKey.Render("  Off-topic ")+st.StatusValue.Render(p.limit(p.offTopic, p.maxOffTopic))+
+			st.StatusKey.Render("  Clarify ")+st.StatusValue.Render(p.limit(p.clarify, p.maxClarify)))
+	for _, w := range []string{p.examWarning, p.nodeWarning} {
+		if w != "" {
+			out = append(out, st.Warn.Render(w))
+		}
+	}
+	nodes := p.plan
+	if len(nodes) == 0 {
+		nodes = p.visited
+	}
+	if len(nodes) > 0 {
+		out = append(out, st.StatusKey.Render("Nodes"))
+	}
+	for _, n := range nodes {
+		switch {
+		case n == p.node && !p.state.Terminal():
+			out = append(out, st.Current.Render("▶ "+n))
+		case p.seen[n]:
+			out = append(out, st.Good.Render("✓ ")+n)
+		default:
+			out = append(out, st.Muted.Render("  "+n))
+		}
+	}
+	if len(p.plan) == 0 && p.total > len(p.visited) {
+		out = append(out, st.Muted.Render(fmt.Sprintf("  … %d more", p.total-len(p.visited))))
+	}
+	return out
+}
+
+func (p *timersPane) view(width, height int, now time.Time) []string {
+	ls := p.lines(width, now)
+	// The first lines (state, clocks, counts) always stay; only the node list scrolls.
+	p.offset = min(p.offset, max(len(ls)-height, 0))
+	if p.offset > 0 && height > 5 {
+		ls = append(ls[:5:5], ls[5+p.offset:]...)
+	}
+	if len(ls) > height {
+		ls = ls[:height]
+	}
+	return ls
+}
+
+func (p *timersPane) scrollBy(n int) { p.offset = max(p.offset+n, 0) }

@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// turnKind says who a transcript line belongs to.
+type turnKind int
+
+const (
+	turnCandidate turnKind = iota
+	turnExaminer
+	turnSystem
+)
+
+func (k turnKind) String() string {
+	switch k {
+	case turnCandidate:
+		return "candidate"
+	case turnExaminer:
+		return "examiner"
+	default:
+		return "system"
+	}
+}
+
+// turn is one transcript entry with its wrapped lines cached per width.
+type turn struct {
+	kind  turnKind
+	at    time.Time
+	text  string
+	tag   string // confidence or interception marker, shown after the speaker
+	low   bool   // spoken with STT confidence under the threshold
+	cache lineCache
+}
+
+// transcriptPane shows candidate and examiner turns, newest at the bottom. Examiner lines come
+// from spoken events (what was actually said, after any interception); the examiner's own
+// transcript segments would duplicate them and are not shown.
+type transcriptPane struct {
+	turns   []turn
+	interim *turn // the candidate's words while speaking, replaced on every update
+	scroll  scroller
+	minConf float64
+	st      *Styles
+	spoken  int // candidate and examiner turns, for the title
+}
+
+func newTranscriptPane(st *Styles, minConf float64) *transcriptPane {
+	return &transcriptPane{st: st, minConf: minConf}
+}
+
+func (p *transcriptPane) title() string { return "Transcript" }
+
+func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload, width int) {
+	switch v := pl.(type) {
+	case *runtime.TranscriptSegmentPayload:
+		if v.Speaker == "examiner" {
+			return
+		}
+		t := turn{kind: turnCandidate, at: ev.Timestamp, text: v.Text}
+		// Typed answers carry no recognition confidence worth showing.
+		if v.Source != string(InputTyped) && (v.Source != "" || v.Confidence < 1) {
+			t.low = v.Confidence < p.minConf
+			t.tag = fmt.Sprintf("[%.2f]", v.Confidence)
+			if t.low {
+				t.tag = fmt.Sprintf("[%.2f low]", v.Confidence)
+			}
+		}
+		if !v.IsFinal {
+			p.interim = &t
+			return
+		}
+		p.interim = nil
+		p.add(t, width)
+	case *runtime.SpokenPayload:
+		tag := ""
+		if v.Intercepted {
+			tag = "[intercepted]"
+		}
+		// Later parts of one utterance (streamed sentences) extend the line already shown.
+		if n := len(p.turns); v.Part > 0 && n > 0 && p.turns[n-1].kind == turnExaminer {
+			last := &p.turns[n-1]
+			before := 0
+			if width > 0 && p.scroll.offset > 0 {
+				before = len(last.cache.get(width, last.render(p.st)))
+			}
+			last.text += " " + v.Text
+			if tag != "" {
+				last.tag = tag
+			}
+			last.cache.invalidate()
+			if before > 0 {
+				p.scroll.up(len(last.cache.get(width, last.render(p.st))) - before)
+			}
+			return
+		}
+		p.add(turn{kind: turnExaminer, at: ev.Timestamp, text: v.Text, tag: tag}, width)
+	case *runtime.CommandAcknowledgedPayload:
+		verdict := "accepted"
+		if !v.Accepted {
+			verdict = "declined"
+		}
+		text := fmt.Sprintf("command %s %s", v.Command, verdict)
+		if v.Detail != "" {
+			text += ": " + oneLine(v.Detail)
+		}
+		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: text}, width)
+	case *runtime.NodeEnteredPayload:
+		p.add(turn{kind: turnSystem, at: ev.Timestamp,
+			text: fmt.Sprintf("── %s (node %d of %d) ──", v.NodeID, v.Progress.CurrentNodeIndex, v.Progress.TotalNodes)}, width)
+	case *runtime.AdminInstructionPayload:
+		if v.Status == "received" {
+			p.add(turn{kind: turnSystem, at: ev.Timestamp,
+				text: fmt.Sprintf("examiner instruction (%s, %s): %s", v.Mode, v.Sender, oneLine(v.Text))}, width)
+		}
+	case *runtime.ExamStatePayload:
+		switch v.State {
+		case runtime.StatePaused, runtime.StateCompleted, runtime.StateAborted, runtime.StateExpired:
+			p.add(turn{kind: turnSystem, at: ev.Timestamp, text: "exam " + v.State.String()}, width)
+		case runtime.StateInProgress:
+			if v.Previous == runtime.StatePaused {
+				p.add(turn{kind: turnSystem, at: ev.Timestamp, text: "exam resumed"}, width)
+			}
+		}
+	case *runtime.SystemErrorPayload:
+		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: fmt.Sprintf("error %s: %s", v.Code, oneLine(v.Message))}, width)
+	}
+}
+
+// add appends a turn; when the reader has scrolled up, the offset grows by the new lines so
+// what they are reading stays in place.
+func (p *transcriptPane) add(t turn, width int) {
+	if t.kind != turnSystem {
+		p.spoken++
+	}
+	p.turns = append(p.turns, t)
+	if p.scroll.offset > 0 && width > 0 {
+		last := &p.turns[len(p.turns)-1]
+		p.scroll.up(len(last.cache.get(width, last.render(p.st))))
+	}
+}
+
+func (t *turn) render(st *Styles) func(width int) []string {
+	return func(width int) []string {
+		switch t.kind {
+		case turnSystem:
+			ls := wrapPlain(t.text, width)
+			for i := range ls {
+				ls[i] = st.System.Render(ls[i])
+			}
+			return ls
+		case turnExaminer:
+			prefix := []span{{"Examiner", st.Examiner}}
+			if t.tag != "" {
+				prefix = append(prefix, span{" " + t.tag, st.Intercepted})
+			}
+			prefix = append(prefix, span{": ", st.Examiner})
+			return wrapPrefixed(prefix, oneLine(t.text), nil, width, 2)
+		default:
+			prefix := []span{{"Candidate", st.Candidate}}
+			if t.tag != "" {
+				ts := st.Confidence
+				if t.low {
+					ts = st.LowConfidence
+				}
+				prefix = append(prefix, span{" " + t.tag, ts})
+			}
+			prefix = append(prefix, span{": ", st.Candidate})
+			return wrapPrefixed(prefix, oneLine(t.text), nil, width, 2)
+		}
+	}
+}
+
+func (p *transcriptPane) walk(width int, fn func([]string) bool) {
+	if p.interim != nil {
+		it := p.interim
+		lines := wrapPrefixed([]span{{"Candidate (speaking): ", p.st.Interim}}, oneLine(it.text)+" …", &p.st.Interim, width, 2)
+		if !fn(lines) {
+			return
+		}
+	}
+	for i := len(p.turns) - 1; i >= 0; i-- {
+		t := &p.turns[i]
+		if !fn(t.cache.get(width, t.render(p.st))) {
+			return
+		}
+	}
+}
+
+func (p *transcriptPane) view(width, height int) []string {
+	return p.scroll.window(p.walk, width, height)
+}

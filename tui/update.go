@@ -1,0 +1,356 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// Update routes messages: events to the panes, keys by focus (the input line owns printable
+// keys; controls are ctrl combinations), Backend calls out to tea.Cmds.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if !m.opts.forceDark {
+			m.setStyles(msg.IsDark())
+		}
+		return m, nil
+	case EventsMsg:
+		for _, ev := range msg {
+			m.applyEvent(ev)
+		}
+		m.relayoutIfTimersGrew()
+		return m, nil
+	case StreamEndedMsg:
+		m.streamEnded = true
+		if !m.state.Terminal() {
+			m.setNotice("event stream ended", false)
+		}
+		return m, nil
+	case AudioLevelMsg:
+		m.audio, m.haveAudio = msg, true
+		return m, nil
+	case backendResultMsg:
+		if msg.err != nil {
+			m.opts.logger.Warn("console: backend call failed", "op", msg.op, "err", msg.err)
+			m.setNotice(fmt.Sprintf("%s failed: %v", msg.op, msg.err), true)
+		} else {
+			m.setNotice(msg.op+" sent", false)
+		}
+		return m, nil
+	case tickMsg:
+		return m, m.tickCmd()
+	case tea.MouseWheelMsg:
+		mouse := msg.Mouse()
+		if id, ok := m.paneAt(mouse.X, mouse.Y); ok {
+			switch mouse.Button {
+			case tea.MouseWheelUp:
+				m.scrollPane(id, 3)
+			case tea.MouseWheelDown:
+				m.scrollPane(id, -3)
+			}
+		}
+		return m, nil
+	case tea.PasteMsg:
+		return m, m.forwardToInput(msg)
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	}
+	// Anything else (cursor blink and the like) belongs to the focused text input.
+	return m, m.forwardToInput(msg)
+}
+
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	m.help.SetWidth(w)
+	m.input.SetWidth(max(w-len(m.input.Prompt)-1, 1))
+	m.adminInput.SetWidth(max(w-len(m.adminInput.Prompt)-1, 1))
+	m.layout()
+	m.ensureFocusVisible()
+}
+
+// relayoutIfTimersGrew gives the Timers pane room when the plan arrives or grows.
+func (m *Model) relayoutIfTimersGrew() {
+	if m.width == 0 {
+		return
+	}
+	r, ok := m.rects[PaneTimers]
+	if ok && r.h < min(len(m.timers.lines(m.width, m.now()))+2, m.bodyHeight()/2) {
+		m.layout()
+	}
+}
+
+func (m *Model) ensureFocusVisible() {
+	if m.focus == PaneInput {
+		return
+	}
+	if _, ok := m.rects[m.focus]; !ok {
+		m.setFocus(m.focusOrder()[0])
+	}
+}
+
+func (m *Model) forwardToInput(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch {
+	case m.adminOpen:
+		m.adminInput, cmd = m.adminInput.Update(msg)
+	case m.focus == PaneInput && !m.info.ReadOnly:
+		m.input, cmd = m.input.Update(msg)
+	}
+	return cmd
+}
+
+func (m *Model) setFocus(id PaneID) {
+	m.focus = id
+	if id == PaneInput && !m.info.ReadOnly {
+		m.input.Focus()
+	} else {
+		m.input.Blur()
+	}
+	// A narrow, short screen shows only the focused pane.
+	if m.width > 0 && m.width < narrowWidth {
+		m.layout()
+	}
+}
+
+func (m *Model) cycleFocus(step int) {
+	order := m.focusOrder()
+	if len(order) == 0 {
+		return
+	}
+	i := 0
+	for j, id := range order {
+		if id == m.focus {
+			i = j
+		}
+	}
+	m.setFocus(order[(i+step+len(order))%len(order)])
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case m.confirm != confirmNone:
+		return m.handleConfirm(msg)
+	case m.showHelp:
+		if key.Matches(msg, k.Quit) {
+			return m.askQuit()
+		}
+		if key.Matches(msg, k.Help, k.PaneHelp, k.Back, k.PaneQuit) {
+			m.showHelp = false
+		}
+		return nil
+	case m.adminOpen:
+		return m.handleAdminKey(msg)
+	}
+
+	// Controls: ctrl combinations and function keys, live whatever has focus.
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.askQuit()
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(msg, k.FocusNext):
+		m.cycleFocus(1)
+		return nil
+	case key.Matches(msg, k.FocusPrev):
+		m.cycleFocus(-1)
+		return nil
+	case key.Matches(msg, k.Debug):
+		m.showDebug = !m.showDebug
+		m.layout()
+		if m.showDebug {
+			m.setFocus(PaneDebug)
+		}
+		m.ensureFocusVisible()
+		return nil
+	case key.Matches(msg, k.Pause):
+		action := ActionPause
+		if m.state == "paused" {
+			action = ActionResume
+		}
+		return m.control(action)
+	case key.Matches(msg, k.Skip):
+		return m.control(ActionSkip)
+	case key.Matches(msg, k.Advance):
+		return m.control(ActionAdvance)
+	case key.Matches(msg, k.End):
+		if m.info.ReadOnly {
+			m.setNotice(ErrReadOnly.Error(), true)
+			return nil
+		}
+		m.confirm = confirmEnd
+		return nil
+	case key.Matches(msg, k.Instruct):
+		if m.info.ReadOnly {
+			m.setNotice(ErrReadOnly.Error(), true)
+			return nil
+		}
+		m.adminOpen = true
+		m.input.Blur()
+		return m.adminInput.Focus()
+	}
+
+	if m.focus == PaneInput {
+		switch {
+		case key.Matches(msg, k.Send):
+			return m.submit()
+		case msg.String() == "up", msg.String() == "down", key.Matches(msg, k.PageUp, k.PageDown):
+			// The one-line input has no use for these: they scroll the transcript.
+			m.scrollKey(PaneTranscript, msg)
+			return nil
+		}
+		return m.forwardToInput(msg)
+	}
+
+	// A pane has focus: letters are navigation.
+	switch {
+	case key.Matches(msg, k.Back):
+		if !m.info.ReadOnly {
+			m.setFocus(PaneInput)
+		}
+	case key.Matches(msg, k.PaneHelp):
+		m.showHelp = true
+	case key.Matches(msg, k.PaneQuit):
+		return m.askQuit()
+	default:
+		m.scrollKey(m.focus, msg)
+	}
+	return nil
+}
+
+func (m *Model) scrollKey(id PaneID, msg tea.KeyPressMsg) {
+	k := m.keys
+	page := max(m.rects[id].h-3, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.scrollPane(id, 1)
+	case key.Matches(msg, k.Down):
+		m.scrollPane(id, -1)
+	case key.Matches(msg, k.PageUp):
+		m.scrollPane(id, page)
+	case key.Matches(msg, k.PageDown):
+		m.scrollPane(id, -page)
+	case key.Matches(msg, k.Top):
+		m.scrollPane(id, 1<<30)
+	case key.Matches(msg, k.Bottom):
+		m.scrollPane(id, -(1 << 30))
+	}
+}
+
+// scrollPane moves a pane's view: positive n shows older content.
+func (m *Model) scrollPane(id PaneID, n int) {
+	var s *scroller
+	switch id {
+	case PaneTranscript:
+		s = &m.transcript.scroll
+	case PaneEvidence:
+		s = &m.evidence.scroll
+	case PaneGuardrails:
+		s = &m.guardrails.scroll
+	case PaneDebug:
+		s = &m.debug.scroll
+	case PaneTimers:
+		m.timers.scrollBy(-n) // the node list reads top-down
+		return
+	default:
+		return
+	}
+	if n > 0 {
+		s.up(n)
+	} else {
+		s.down(-n)
+	}
+}
+
+func (m *Model) submit() tea.Cmd {
+	text := strings.TrimSpace(m.input.Value())
+	if text == "" {
+		return nil
+	}
+	m.input.Reset()
+	b := m.backend
+	m.setNotice("sending…", false)
+	return func() tea.Msg { return backendResultMsg{op: "answer", err: b.SubmitText(text)} }
+}
+
+func (m *Model) control(action string) tea.Cmd {
+	if m.info.ReadOnly {
+		m.setNotice(ErrReadOnly.Error(), true)
+		return nil
+	}
+	b := m.backend
+	m.setNotice(action+"…", false)
+	return func() tea.Msg { return backendResultMsg{op: action, err: b.Control(action)} }
+}
+
+func (m *Model) askQuit() tea.Cmd {
+	if m.running() && !m.info.ReadOnly {
+		m.confirm = confirmQuit
+		return nil
+	}
+	return tea.Quit
+}
+
+func (m *Model) handleConfirm(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Yes):
+		c := m.confirm
+		m.confirm = confirmNone
+		if c == confirmQuit {
+			return tea.Quit
+		}
+		return m.control(ActionEnd)
+	case key.Matches(msg, m.keys.No):
+		m.confirm = confirmNone
+	case key.Matches(msg, m.keys.Quit) && m.confirm == confirmQuit:
+		// A second ctrl+c means it.
+		m.confirm = confirmNone
+		return tea.Quit
+	}
+	return nil
+}
+
+func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.askQuit()
+	case key.Matches(msg, m.keys.Back):
+		m.closeAdmin()
+		return nil
+	case key.Matches(msg, m.keys.InstructMode):
+		if m.adminMode == AdminImmediate {
+			m.adminMode = AdminQueued
+		} else {
+			m.adminMode = AdminImmediate
+		}
+		return nil
+	case key.Matches(msg, m.keys.Send):
+		text := strings.TrimSpace(m.adminInput.Value())
+		if text == "" {
+			return nil
+		}
+		mode, b := m.adminMode, m.backend
+		m.closeAdmin()
+		m.setNotice("instruction ("+mode+")…", false)
+		return func() tea.Msg { return backendResultMsg{op: "instruction (" + mode + ")", err: b.Admin(mode, text)} }
+	}
+	var cmd tea.Cmd
+	m.adminInput, cmd = m.adminInput.Update(msg)
+	return cmd
+}
+
+func (m *Model) closeAdmin() {
+	m.adminOpen = false
+	m.adminInput.Reset()
+	m.adminInput.Blur()
+	if m.focus == PaneInput {
+		m.input.Focus()
+	}
+}

@@ -1,0 +1,179 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// View renders the frame and declares the terminal features the console uses.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "examtui — " + m.info.Title
+	return v
+}
+
+// Render draws the whole screen as a string of exactly height lines.
+func (m *Model) Render() string {
+	if m.width <= 0 || m.height <= 0 {
+		return "starting…"
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.statusLine())
+	lines = append(lines, m.body()...)
+	lines = append(lines, m.footerLine())
+	if !m.info.ReadOnly {
+		lines = append(lines, m.inputLine())
+	}
+	for len(lines) < m.height {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines[:m.height], "\n")
+}
+
+func (m *Model) statusLine() string {
+	st := m.styles
+	sep := st.Muted.Render(" · ")
+	parts := []string{st.Status.Render(" " + m.info.Title), m.timers.stateStyle()}
+	if m.info.Examiner != "" {
+		parts = append(parts, st.StatusKey.Render("examiner ")+st.StatusValue.Render(m.info.Examiner))
+	}
+	parts = append(parts, st.StatusKey.Render("input ")+st.StatusValue.Render(m.info.Input.String()))
+	if m.info.SessionID != "" {
+		parts = append(parts, st.StatusKey.Render("session ")+st.StatusValue.Render(m.info.SessionID))
+	}
+	if m.haveAudio {
+		parts = append(parts, m.audioMeter())
+	}
+	if m.info.ReadOnly {
+		parts = append(parts, st.StatusWarn.Render("read-only"))
+	}
+	return fit(strings.Join(parts, sep), m.width)
+}
+
+func (m *Model) audioMeter() string {
+	st := m.styles
+	s := st.StatusKey.Render("audio ") + bar(st, m.audio.Level, 8)
+	if m.audio.State != "" {
+		style := st.Muted
+		if m.audio.State == "speech" {
+			style = st.Good
+		}
+		s += " " + style.Render(m.audio.State)
+	}
+	return s
+}
+
+// paneContent renders one pane's inner lines.
+func (m *Model) paneContent(id PaneID, w, h int) (title, badge string, lines []string) {
+	switch id {
+	case PaneTranscript:
+		badge = fmt.Sprintf("%d turns", m.transcript.spoken)
+		if m.transcript.scroll.offset > 0 {
+			badge = "scrolled · end: newest"
+		}
+		return m.transcript.title(), badge, m.transcript.view(w, h)
+	case PaneEvidence:
+		return m.evidence.title(), m.evidence.badge(), m.evidence.view(w, h)
+	case PaneGuardrails:
+		return m.guardrails.title(), m.guardrails.badge(), m.guardrails.view(w, h)
+	case PaneTimers:
+		return m.timers.title(), m.timers.badge(), m.timers.view(w, h, m.now())
+	case PaneDebug:
+		return m.debug.title(), m.debug.badge(), m.debug.view(w, h)
+	}
+	return "", "", nil
+}
+
+// body composes the panes into bodyHeight lines. Panes tile the body in columns, so each row is
+// the concatenation of the pieces that cross it, left to right.
+func (m *Model) body() []string {
+	h := m.bodyHeight()
+	rows := make([]strings.Builder, h)
+	cols := make([]int, h)
+	if m.showHelp {
+		return m.helpOverlay(h)
+	}
+	ids := make([]PaneID, 0, len(m.rects))
+	for id := range m.rects {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := m.rects[ids[i]], m.rects[ids[j]]
+		if a.x != b.x {
+			return a.x < b.x
+		}
+		return a.y < b.y
+	})
+	for _, id := range ids {
+		r := m.rects[id]
+		title, badge, content := m.paneContent(id, r.w-2, r.h-2)
+		for i, l := range box(m.styles, title, badge, m.focus == id, r.w, r.h, content) {
+			y := r.y - 1 + i
+			if y < 0 || y >= h {
+				continue
+			}
+			if cols[y] < r.x {
+				rows[y].WriteString(strings.Repeat(" ", r.x-cols[y]))
+			}
+			rows[y].WriteString(l)
+			cols[y] = r.x + r.w
+		}
+	}
+	out := make([]string, h)
+	for i := range rows {
+		out[i] = rows[i].String()
+	}
+	return out
+}
+
+func (m *Model) helpOverlay(h int) []string {
+	content := strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
+	content = append(content, "", m.styles.Muted.Render("Letters (↑/k ↓/j g G ? q) act only when a pane has focus; the input line keeps them."),
+		m.styles.Muted.Render("Press ? , f1 or esc to close."))
+	w := min(m.width, 110)
+	lines := box(m.styles, "Help", "", true, w, min(h, len(content)+2), content)
+	pad := strings.Repeat(" ", (m.width-w)/2)
+	out := make([]string, 0, h)
+	for _, l := range lines {
+		out = append(out, pad+l)
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return out
+}
+
+func (m *Model) footerLine() string {
+	st := m.styles
+	switch {
+	case m.confirm == confirmQuit:
+		return fit(st.Warn.Render("Quit while the exam is running? The session journal keeps everything so far.")+
+			st.Muted.Render("  y quit · n stay"), m.width)
+	case m.confirm == confirmEnd:
+		return fit(st.Warn.Render("End the exam now?")+st.Muted.Render("  y end exam · n cancel"), m.width)
+	case m.adminOpen:
+		return fit(st.Key.Render("Examiner instruction ")+st.Current.Render("["+m.adminMode+"]")+
+			st.Muted.Render("  tab: immediate/queued · enter: send · esc: cancel"), m.width)
+	}
+	hint := m.help.ShortHelpView(m.keys.ShortHelp())
+	if m.notice == "" {
+		return fit(hint, m.width)
+	}
+	ns := st.Notice
+	if m.noticeErr {
+		ns = st.Error
+	}
+	return fit(ns.Render(m.notice)+"   "+hint, m.width)
+}
+
+func (m *Model) inputLine() string {
+	if m.adminOpen {
+		return fit(m.adminInput.View(), m.width)
+	}
+	return fit(m.input.View(), m.width)
+}
