@@ -155,15 +155,15 @@ func TestVoiceTurnDetectorHoldsUnfinishedSentence(t *testing.T) {
 
 func TestLooksUnfinished(t *testing.T) {
 	cases := map[string]bool{
-		"I would like":               true,
-		"I think, because":           true,
-		"the price is, um":           true,
-		"I would like a table.":      false,
-		"Is breakfast included?":     false,
-		"yes":                        false,
-		"":                           false,
-		InterimText:                  false,
-		"two eggs and":               true,
+		"I would like":                true,
+		"I think, because":            true,
+		"the price is, um":            true,
+		"I would like a table.":       false,
+		"Is breakfast included?":      false,
+		"yes":                         false,
+		"":                            false,
+		InterimText:                   false,
+		"two eggs and":                true,
 		"I went there with my sister": false,
 	}
 	for in, want := range cases {

@@ -50,11 +50,11 @@ func rawWAV(format uint16, channels, rate, bits int, data []byte, dataSize uint3
 func TestReadWAVFormats(t *testing.T) {
 	le := binary.LittleEndian
 	cases := []struct {
-		name   string
-		wav    []byte
-		want   []int16
-		rate   int
-		errIs  error
+		name  string
+		wav   []byte
+		want  []int16
+		rate  int
+		errIs error
 	}{
 		{"pcm16 mono", rawWAV(1, 1, 16000, 16, []byte{0x00, 0x40, 0x00, 0xc0}, 4, false), []int16{16384, -16384}, 16000, nil},
 		{"pcm16 stereo averaged", rawWAV(1, 2, 44100, 16, le.AppendUint16(le.AppendUint16(nil, 1000), 3000), 4, false), []int16{2000}, 44100, nil},

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -39,7 +38,7 @@ func buildGraph(s *Spec) *graph {
 
 // checkGraph reports nodes unreachable from the entry node and cycles from which no end node
 // can be reached.
-func (c *checker) checkGraph(nodeIDs []string) {
+func (c *checker) checkGraph() {
 	s := c.s
 	if len(s.Nodes) == 0 || s.Nodes[0].NodeID == "" {
 		return
@@ -60,7 +59,7 @@ func (c *checker) checkGraph(nodeIDs []string) {
 	}
 	for i, n := range s.Nodes {
 		if !reach[i] && n.NodeID != "" && g.index[n.NodeID] == i {
-			c.errorf(fmt.Sprintf("nodes[%d].nodeId", i), "no next or transition leads here",
+			c.errorf(at("nodes", i)+".nodeId", "no next or transition leads here",
 				"node %q is unreachable from the entry node %q", n.NodeID, s.Nodes[0].NodeID)
 		}
 	}
@@ -114,7 +113,7 @@ func (c *checker) checkGraph(nodeIDs []string) {
 		for k, i := range cyc {
 			path[k] = g.ids[i]
 		}
-		c.errorf(fmt.Sprintf("nodes[%d].nodeId", first), "give one of these nodes a next or transition that leads to an end node",
+		c.errorf(at("nodes", first)+".nodeId", "give one of these nodes a next or transition that leads to an end node",
 			"cycle %s never reaches an end node", strings.Join(path, " → "))
 	}
 }

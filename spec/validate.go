@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -67,8 +68,25 @@ func (c *checker) validate() {
 	}
 	c.checkFilters()
 	c.checkBeats(nodeIDs)
-	c.checkGraph(nodeIDs)
+	c.checkGraph()
 }
+
+// idSet is a list of ids in file order with constant-time lookup (exams can be large).
+type idSet struct {
+	list []string
+	has  map[string]bool
+}
+
+func (s *idSet) add(id string) {
+	if s.has == nil {
+		s.has = map[string]bool{}
+	}
+	s.list = append(s.list, id)
+	s.has[id] = true
+}
+
+// at renders path[i] without fmt.
+func at(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
 func contains[T comparable](list []T, v T) bool {
 	for _, x := range list {
@@ -79,9 +97,9 @@ func contains[T comparable](list []T, v T) bool {
 	return false
 }
 
-func (c *checker) checkPersonas() []string {
+func (c *checker) checkPersonas() idSet {
 	s := c.s
-	var ids []string
+	var ids idSet
 	seen := map[string]string{}
 	check := func(path string, p Persona) {
 		if path == "persona" && p == (Persona{}) && !c.bad(path) {
@@ -96,7 +114,7 @@ func (c *checker) checkPersonas() []string {
 				c.errorf(path+".id", "first defined at "+c.line(first), "duplicate persona id %q", p.ID)
 			} else {
 				seen[p.ID] = path + ".id"
-				ids = append(ids, p.ID)
+				ids.add(p.ID)
 			}
 		}
 		c.required(path+".roleMessage", p.RoleMessage, "roleMessage of persona "+quoteOr(p.ID, path))
@@ -106,7 +124,7 @@ func (c *checker) checkPersonas() []string {
 	}
 	check("persona", s.Persona)
 	for i, p := range s.Personas {
-		check(fmt.Sprintf("personas[%d]", i), p)
+		check(at("personas", i), p)
 	}
 	return ids
 }
@@ -156,7 +174,7 @@ func (c *checker) checkPolicies() {
 }
 
 // checkEvidence validates the vocabulary and returns the signal types in file order.
-func (c *checker) checkEvidence() []string {
+func (c *checker) checkEvidence() idSet {
 	s := c.s
 	if len(s.Evidence) == 0 && !c.bad("evidence") {
 		if c.present("evidence") {
@@ -165,10 +183,10 @@ func (c *checker) checkEvidence() []string {
 			c.errorf("evidence", "", "missing required field evidence")
 		}
 	}
-	var types []string
+	var types idSet
 	seen := map[string]string{}
 	for i, e := range s.Evidence {
-		path := fmt.Sprintf("evidence[%d]", i)
+		path := at("evidence", i)
 		if c.required(path+".signalType", e.SignalType, "signalType") {
 			if !signalPattern.MatchString(e.SignalType) {
 				c.errorf(path+".signalType", "use [a-z0-9_]+", "invalid signalType %q", e.SignalType)
@@ -177,7 +195,7 @@ func (c *checker) checkEvidence() []string {
 				c.errorf(path+".signalType", "first defined at "+c.line(first), "duplicate signalType %q", e.SignalType)
 			} else {
 				seen[e.SignalType] = path + ".signalType"
-				types = append(types, e.SignalType)
+				types.add(e.SignalType)
 			}
 		}
 		if c.required(path+".description", e.Description, "description of signal "+quoteOr(e.SignalType, path)) {
@@ -209,7 +227,7 @@ func gradingWord(s string) string {
 func (c *checker) uniqueStrings(path string, list []string, what string) {
 	seen := map[string]bool{}
 	for i, v := range list {
-		ip := fmt.Sprintf("%s[%d]", path, i)
+		ip := at(path, i)
 		if c.bad(ip) {
 			continue
 		}
@@ -225,7 +243,7 @@ func (c *checker) uniqueStrings(path string, list []string, what string) {
 }
 
 // checkNodeIDs validates node ids and returns them in file order (unique ones only).
-func (c *checker) checkNodeIDs() []string {
+func (c *checker) checkNodeIDs() idSet {
 	s := c.s
 	if len(s.Nodes) == 0 && !c.bad("nodes") {
 		if c.present("nodes") {
@@ -234,10 +252,10 @@ func (c *checker) checkNodeIDs() []string {
 			c.errorf("nodes", "", "missing required field nodes")
 		}
 	}
-	var ids []string
+	var ids idSet
 	seen := map[string]string{}
 	for i, n := range s.Nodes {
-		path := fmt.Sprintf("nodes[%d].nodeId", i)
+		path := at("nodes", i) + ".nodeId"
 		if !c.required(path, n.NodeID, "nodeId") {
 			continue
 		}
@@ -252,14 +270,14 @@ func (c *checker) checkNodeIDs() []string {
 			continue
 		}
 		seen[n.NodeID] = path
-		ids = append(ids, n.NodeID)
+		ids.add(n.NodeID)
 	}
 	return ids
 }
 
-func (c *checker) checkNode(i int, signals, personas, nodeIDs []string) {
-	n := c.s.Nodes[i]
-	path := fmt.Sprintf("nodes[%d]", i)
+func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
+	n := &c.s.Nodes[i]
+	path := at("nodes", i)
 	label := "node " + quoteOr(n.NodeID, path)
 
 	if n.Kind == "" {
@@ -269,8 +287,8 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs []string) {
 	} else if !n.Kind.Valid() {
 		c.errorf(path+".kind", hintFor(string(n.Kind), "kinds", names(NodeKinds)), "%s: unknown kind %q", label, n.Kind)
 	}
-	if n.Persona != "" && !contains(personas, n.Persona) {
-		c.errorf(path+".persona", hintFor(n.Persona, "personas", personas), "%s: unknown persona %q", label, n.Persona)
+	if n.Persona != "" && !personas.has[n.Persona] {
+		c.errorf(path+".persona", hintFor(n.Persona, "personas", personas.list), "%s: unknown persona %q", label, n.Persona)
 	}
 
 	switch n.Kind {
@@ -290,13 +308,13 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs []string) {
 	checkSignals := func(field string, list []string) {
 		seen := map[string]bool{}
 		for j, sig := range list {
-			sp := fmt.Sprintf("%s.%s[%d]", path, field, j)
+			sp := at(path+"."+field, j)
 			if c.bad(sp) {
 				continue
 			}
 			switch {
-			case !contains(signals, sig):
-				c.errorf(sp, hintFor(sig, "signals", signals), "%s: %s names undefined signal %q", label, field, sig)
+			case !signals.has[sig]:
+				c.errorf(sp, hintFor(sig, "signals", signals.list), "%s: %s names undefined signal %q", label, field, sig)
 			case seen[sig]:
 				c.errorf(sp, "", "%s: duplicate signal %q in %s", label, sig, field)
 			case listened[sig]:
@@ -336,8 +354,8 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs []string) {
 	c.uniqueStrings(path+".forbiddenActions", n.ForbiddenActions, "action")
 	for j, a := range n.ForbiddenActions {
 		if k := indexOf(n.AllowedActions, a); k >= 0 && strings.TrimSpace(a) != "" {
-			c.errorf(fmt.Sprintf("%s.forbiddenActions[%d]", path, j),
-				"also in allowedActions at "+c.line(fmt.Sprintf("%s.allowedActions[%d]", path, k)),
+			c.errorf(at(path+".forbiddenActions", j),
+				"also in allowedActions at "+c.line(at(path+".allowedActions", k)),
 				"%s: action %q is both allowed and forbidden", label, a)
 		}
 	}
@@ -349,7 +367,7 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs []string) {
 	sort.Strings(probeKeys)
 	var nodeSignals []string
 	for _, sig := range append(append([]string(nil), n.EvidenceSignals...), n.TransversalSkills...) {
-		if contains(signals, sig) && !contains(nodeSignals, sig) {
+		if signals.has[sig] && !contains(nodeSignals, sig) {
 			nodeSignals = append(nodeSignals, sig)
 		}
 	}
@@ -370,12 +388,12 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs []string) {
 			"%s: unknown contextStrategy %q", label, n.ContextStrategy)
 	}
 
-	if n.Next != "" && !contains(nodeIDs, n.Next) {
-		c.errorf(path+".next", hintFor(n.Next, "nodes", nodeIDs), "%s: next names unknown node %q", label, n.Next)
+	if n.Next != "" && !nodeIDs.has[n.Next] {
+		c.errorf(path+".next", hintFor(n.Next, "nodes", nodeIDs.list), "%s: next names unknown node %q", label, n.Next)
 	}
 	seenOn := map[Reason]string{}
 	for j, t := range n.Transitions {
-		tp := fmt.Sprintf("%s.transitions[%d]", path, j)
+		tp := at(path+".transitions", j)
 		switch {
 		case t.On == "":
 			if !c.bad(tp + ".on") {
@@ -395,8 +413,8 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs []string) {
 			if !c.bad(tp + ".to") {
 				c.errorf(tp, "", "%s: transition is missing to", label)
 			}
-		case !contains(nodeIDs, t.To):
-			c.errorf(tp+".to", hintFor(t.To, "nodes", nodeIDs), "%s: transition to unknown node %q", label, t.To)
+		case !nodeIDs.has[t.To]:
+			c.errorf(tp+".to", hintFor(t.To, "nodes", nodeIDs.list), "%s: transition to unknown node %q", label, t.To)
 		}
 	}
 	if t, ok := seenOn[ReasonSkipped]; ok && !c.skipAllowed() {
@@ -453,7 +471,7 @@ func (c *checker) checkFilters() {
 	}
 	seen := map[FilterName]string{}
 	for i, f := range ov.Filters {
-		path := fmt.Sprintf("outputValidation.filters[%d]", i)
+		path := at("outputValidation.filters", i)
 		if f.Name == "" {
 			if !c.bad(path + ".name") {
 				c.errorf(path, "allowed: "+joinNames(FilterNames), "filter is missing name")
@@ -485,10 +503,10 @@ func (c *checker) checkFilters() {
 	}
 }
 
-func (c *checker) checkBeats(nodeIDs []string) {
+func (c *checker) checkBeats(nodeIDs idSet) {
 	lastExam := -1 // index of the exam-scope beat with the greatest atSec
 	for i, b := range c.s.Beats {
-		path := fmt.Sprintf("beats[%d]", i)
+		path := at("beats", i)
 		if b.AtSec < 0 {
 			c.errorf(path+".atSec", "", "beat atSec must not be negative, got %d", b.AtSec)
 		}
@@ -505,8 +523,8 @@ func (c *checker) checkBeats(nodeIDs []string) {
 			if t := c.s.TotalTimeBudgetSec; t > 0 && b.AtSec >= t {
 				c.warnf(path+".atSec", "", "beat at %ds never fires: the exam ends at %ds", b.AtSec, t)
 			}
-		case !contains(nodeIDs, b.Scope):
-			c.errorf(path+".scope", hintFor(b.Scope, "scopes", append([]string{beatScopeExam}, nodeIDs...)),
+		case !nodeIDs.has[b.Scope]:
+			c.errorf(path+".scope", hintFor(b.Scope, "scopes", append([]string{beatScopeExam}, nodeIDs.list...)),
 				"beat scope %q is neither exam nor a node", b.Scope)
 		default:
 			if n := c.nodeByID(b.Scope); n != nil && n.TimeBudgetSec > 0 && b.AtSec >= n.TimeBudgetSec {
@@ -518,7 +536,7 @@ func (c *checker) checkBeats(nodeIDs []string) {
 		if !b.Wrapup {
 			continue
 		}
-		path := fmt.Sprintf("beats[%d].wrapup", i)
+		path := at("beats", i) + ".wrapup"
 		switch {
 		case b.Scope != beatScopeExam:
 			c.errorf(path, "", "only an exam-scope beat may have wrapup")

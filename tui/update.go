@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/examtui/examtui/runtime"
 )
 
 // Update routes messages: events to the panes, keys by focus (the input line owns printable
@@ -172,7 +174,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Pause):
 		action := ActionPause
-		if m.state == "paused" {
+		if m.state == runtime.StatePaused {
 			action = ActionResume
 		}
 		return m.control(action)

@@ -93,11 +93,11 @@ func (m *Model) paneContent(id PaneID, w, h int) (title, badge string, lines []s
 // the concatenation of the pieces that cross it, left to right.
 func (m *Model) body() []string {
 	h := m.bodyHeight()
-	rows := make([]strings.Builder, h)
-	cols := make([]int, h)
 	if m.showHelp {
 		return m.helpOverlay(h)
 	}
+	rows := make([]strings.Builder, h)
+	cols := make([]int, h)
 	ids := make([]PaneID, 0, len(m.rects))
 	for id := range m.rects {
 		ids = append(ids, id)

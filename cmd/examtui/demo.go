@@ -1,12 +1,6 @@
 package main
 
-import (
-	"errors"
+import "errors"
 
-	"github.com/spf13/cobra"
-)
-
+// errNotBuilt marks a command whose implementation has not landed yet.
 var errNotBuilt = errors.New("not built yet")
-
-// runDemo opens the console on the built-in demo exam (owned by the console work).
-func runDemo(*cobra.Command) error { return errNotBuilt }

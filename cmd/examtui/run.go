@@ -1,9 +1,101 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
+	"os"
 
-// TODO(owner of this command): replace this placeholder with the real command.
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/tui"
+)
+
+type runOptions struct {
+	examiner  string
+	model     string
+	candidate string
+	resume    string
+	noStore   bool
+}
+
 func newRunCmd() *cobra.Command {
-	return &cobra.Command{Use: "run", Short: "(not built yet)", Hidden: true,
-		RunE: func(*cobra.Command, []string) error { return errNotBuilt }}
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [SPEC]",
+		Short: "Run an exam in the console",
+		Long: `Run an exam in the console: the examiner asks, you answer (typed by default), and the
+panes show the transcript, evidence, guardrails and timers live. SPEC is an exam file, or
+"demo" (the default) for the built-in exam. Every event is stored in the session store; an
+interrupted session continues with --resume ID.`,
+		Example: `  examtui run exam.yaml
+  examtui run demo --examiner offline
+  OPENAI_API_KEY=... examtui run exam.yaml --examiner llm --model gpt-4o-mini
+  examtui run --resume 3f2a`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			specPath := app.DemoSpec
+			if len(args) == 1 {
+				specPath = args[0]
+			}
+			return runConsole(cmd, specPath, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.examiner, "examiner", app.ExaminerAuto, "examiner: auto (LLM when OPENAI_* is set), offline or llm")
+	f.StringVar(&o.model, "model", "", "LLM model (default $EXAMTUI_MODEL or gpt-4o-mini)")
+	f.StringVar(&o.candidate, "candidate", "", "candidate name recorded with the session")
+	f.StringVar(&o.resume, "resume", "", "continue an interrupted session (id or unique prefix)")
+	f.BoolVar(&o.noStore, "no-store", false, "do not store the session")
+	_ = cmd.RegisterFlagCompletionFunc("examiner", cobra.FixedCompletions(
+		[]string{app.ExaminerAuto, app.ExaminerOffline, app.ExaminerLLM}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// runDemo opens the console on the built-in demo exam with typed answers.
+func runDemo(cmd *cobra.Command) error {
+	return runConsole(cmd, app.DemoSpec, runOptions{examiner: app.ExaminerAuto})
+}
+
+func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
+	ctx := cmd.Context()
+	dataDir, log, closeLog, err := setup()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	x, err := app.Open(ctx, app.Options{
+		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
+		DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log,
+	})
+	if err != nil {
+		if errors.Is(err, app.ErrSpecInvalid) {
+			return &exitError{code: 1, msg: err.Error()}
+		}
+		return err
+	}
+	defer x.Close()
+	for _, d := range x.Diags {
+		log.Warn("spec", "diagnostic", d.String())
+	}
+
+	m, err := tui.New(tui.Info{
+		Title: x.Spec.Title, Examiner: x.Examiner, Input: tui.InputMode(x.Input), SessionID: x.SessionID,
+	}, x, tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	if err := x.Start(ctx); err != nil {
+		return fmt.Errorf("start exam: %w", err)
+	}
+	log.Info("exam started", "session", x.SessionID, "exam", x.Spec.ID, "examiner", x.Examiner)
+	err = tui.Run(ctx, m, x.Events())
+	if cerr := x.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err == nil && x.Store != nil {
+		fmt.Fprintf(os.Stderr, "session %s stored in %s (examtui sessions show %s)\n", x.SessionID, dataDir, x.SessionID)
+	}
+	return err
 }

@@ -1,9 +1,118 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
 
-// TODO(owner of this command): replace this placeholder with the real command.
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/audio/livekit"
+)
+
+// livekitCreds are the flags every LiveKit command shares.
+type livekitCreds struct {
+	url    string
+	key    string
+	secret string
+}
+
+func (c *livekitCreds) addFlags(cmd *cobra.Command, needURL bool) {
+	f := cmd.Flags()
+	urlHelp := "LiveKit server URL (default $LIVEKIT_URL); printed in the join hint"
+	if needURL {
+		urlHelp = "LiveKit server URL (default $LIVEKIT_URL)"
+	}
+	f.StringVar(&c.url, "url", "", urlHelp)
+	f.StringVar(&c.key, "api-key", "", "LiveKit API key (default $LIVEKIT_API_KEY)")
+	f.StringVar(&c.secret, "api-secret", "", "LiveKit API secret (default $LIVEKIT_API_SECRET)")
+}
+
+// resolve fills unset values from the usual environment variables.
+func (c *livekitCreds) resolve() {
+	if c.url == "" {
+		c.url = os.Getenv("LIVEKIT_URL")
+	}
+	if c.key == "" {
+		c.key = os.Getenv("LIVEKIT_API_KEY")
+	}
+	if c.secret == "" {
+		c.secret = os.Getenv("LIVEKIT_API_SECRET")
+	}
+}
+
 func newTokenCmd() *cobra.Command {
-	return &cobra.Command{Use: "token", Short: "(not built yet)", Hidden: true,
-		RunE: func(*cobra.Command, []string) error { return errNotBuilt }}
+	var (
+		creds    livekitCreds
+		room     string
+		identity string
+		role     string
+		name     string
+		ttl      time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "token --room R --identity ID --role candidate|examiner|bot",
+		Short: "Mint a LiveKit join token for an exam room",
+		Long: `Mint a LiveKit join token with the least grants the role needs and the examtui.role
+attribute the examiner bot trusts:
+
+  candidate  publish microphone and data, subscribe
+  examiner   publish data (commands), subscribe; no media
+  bot        publish audio and data, subscribe
+
+The JWT goes to stdout (so TOKEN=$(examtui token ...) works); a join hint goes to stderr.
+Credentials come from --api-key/--api-secret or LIVEKIT_API_KEY/LIVEKIT_API_SECRET.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			creds.resolve()
+			r, err := livekit.ParseRole(role)
+			if err != nil {
+				return err
+			}
+			if creds.key == "" || creds.secret == "" {
+				return errors.New("no API key/secret: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET or pass --api-key and --api-secret")
+			}
+			opts := []livekit.TokenOption{livekit.WithTTL(ttl)}
+			if name != "" {
+				opts = append(opts, livekit.WithDisplayName(name))
+			}
+			jwt, err := livekit.NewToken(creds.key, creds.secret, room, identity, r, opts...)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), jwt)
+			fmt.Fprintln(cmd.ErrOrStderr(), joinHint(creds.url, room, identity, r, ttl))
+			return nil
+		},
+	}
+	creds.addFlags(cmd, false)
+	f := cmd.Flags()
+	f.StringVar(&room, "room", "", "room name (required)")
+	f.StringVar(&identity, "identity", "", "participant identity, unique in the room (required)")
+	f.StringVar(&role, "role", "", "candidate, examiner or bot (required)")
+	f.StringVar(&name, "name", "", "display name (default: the identity)")
+	f.DurationVar(&ttl, "ttl", time.Hour, "how long the token admits its holder (rejoins need a valid token)")
+	for _, req := range []string{"room", "identity", "role"} {
+		_ = cmd.MarkFlagRequired(req)
+	}
+	return cmd
+}
+
+// joinHint says how the token is used.
+func joinHint(serverURL, room, identity string, role livekit.Role, ttl time.Duration) string {
+	hint := fmt.Sprintf("token for %s %q in room %q, valid %s", role, identity, room, ttl)
+	if serverURL == "" {
+		return hint + " (pass --url or set LIVEKIT_URL for a join hint)"
+	}
+	switch role {
+	case livekit.RoleExaminer:
+		return hint + fmt.Sprintf("\nwatch the exam:  examtui watch --url %s --room %s --token <token>", serverURL, room)
+	case livekit.RoleCandidate:
+		meet := "https://meet.livekit.io/custom?liveKitUrl=" + url.QueryEscape(serverURL) + "&token=<token>"
+		return hint + "\njoin from a browser: " + meet
+	default:
+		return hint + fmt.Sprintf("\nrun the bot:  examtui run <exam.yaml> --livekit-url %s --livekit-token <token>", serverURL)
+	}
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTestCommand(t *testing.T) {
+	scripts := "../../runtime/headless/testdata/"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"embedded example passes", []string{"test", "hotel-rehearsal.yaml"}, 0,
+			[]string{"PASS hotel-rehearsal.yaml", "visited:    welcome → scenario-hotel-breakfast → scenario-staff-rota → wrapup", "commands:   repeat 1"}, nil},
+		{"file scripts pass", []string{"test", scripts + "skip-allowed.yaml", scripts + "admin.yaml"}, 0,
+			[]string{"PASS " + scripts + "skip-allowed.yaml", "PASS " + scripts + "admin.yaml"}, nil},
+		{"wrong expectation fails", []string{"test", "hotel-rehearsal.yaml", scripts + "wrong-expectation.yaml"}, 1,
+			[]string{"PASS hotel-rehearsal.yaml", "FAIL " + scripts + "wrong-expectation.yaml", "evidence.proposes_options: expected 2, got 0"}, nil},
+		{"missing script", []string{"test", "no-such-script.yaml"}, 2, nil, []string{"ERROR no-such-script.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := runCmd(t, "", tt.args...)
+			if code := exitCode(err); code != tt.code {
+				t.Fatalf("exit %d (%v), want %d\nstdout:\n%s\nstderr:\n%s", code, err, tt.code, out, errOut)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestTestCommandJSONAndJUnit(t *testing.T) {
+	junit := filepath.Join(t.TempDir(), "report.xml")
+	out, _, err := runCmd(t, "", "test", "--json", "--junit", junit, "hotel-rehearsal.yaml", "../../runtime/headless/testdata/wrong-expectation.yaml")
+	if exitCode(err) != 1 {
+		t.Fatalf("exit %v", err)
+	}
+	var results []struct {
+		Script   string
+		Passed   bool
+		Visits   []string
+		Failures []struct{ Expectation, Expected, Actual string }
+	}
+	if err := json.Unmarshal([]byte(out), &results); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if len(results) != 2 || !results[0].Passed || results[1].Passed || len(results[1].Failures) != 4 || len(results[0].Visits) != 4 {
+		t.Fatalf("results %+v", results)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Suites []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Body string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &suites); err != nil {
+		t.Fatalf("junit: %v\n%s", err, b)
+	}
+	s := suites.Suites[0]
+	if s.Tests != 2 || s.Failures != 1 || s.Cases[0].Failure != nil || s.Cases[1].Failure == nil ||
+		!strings.Contains(s.Cases[1].Failure.Body, "commands.repeat: expected 1, got 0") {
+		t.Fatalf("junit %s", b)
+	}
+}

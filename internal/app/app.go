@@ -1,0 +1,297 @@
+// Package app wires examtui's packages into a running exam: the compiled spec, an examiner,
+// the session store and journal, the controller and its ticker. Commands and the console use
+// it; it holds no exam logic.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/llm"
+	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/spec"
+)
+
+// DemoSpec names the built-in demo exam wherever a spec path is expected.
+const DemoSpec = "demo"
+
+// Examiner kinds.
+const (
+	ExaminerAuto    = "auto" // the LLM when an endpoint is configured, else offline
+	ExaminerOffline = "offline"
+	ExaminerLLM     = "llm"
+)
+
+// ErrSpecInvalid is returned when the spec has errors; the diagnostics say which.
+var ErrSpecInvalid = errors.New("the exam specification has errors")
+
+// LoadSpec compiles a spec file, or the built-in demo for "" or "demo". Diagnostics (warnings
+// included) are returned for the caller to print.
+func LoadSpec(path string) (*spec.Exam, spec.Diagnostics, error) {
+	if path == "" || path == DemoSpec {
+		return spec.Compile(examples.DemoSpecName, examples.Demo())
+	}
+	return spec.CompileFile(path)
+}
+
+// NewExaminer builds the examiner of the given kind. "auto" picks the LLM when OPENAI_BASE_URL
+// or OPENAI_API_KEY is set, and the offline examiner otherwise.
+func NewExaminer(kind, model string, log *slog.Logger) (runtime.Examiner, error) {
+	switch kind {
+	case "", ExaminerAuto:
+		if _, err := llm.ConfigFromEnv(); errors.Is(err, llm.ErrNotConfigured) {
+			return offline.New()
+		}
+		return newLLM(model, log)
+	case ExaminerOffline:
+		return offline.New()
+	case ExaminerLLM:
+		return newLLM(model, log)
+	}
+	return nil, fmt.Errorf("unknown examiner %q (want auto, offline or llm)", kind)
+}
+
+func newLLM(model string, log *slog.Logger) (runtime.Examiner, error) {
+	cfg, err := llm.ConfigFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("LLM examiner: %w (set OPENAI_BASE_URL and/or OPENAI_API_KEY, or use --examiner offline)", err)
+	}
+	opts := cfg.Options()
+	if model != "" {
+		opts = append(opts, llm.WithModel(model))
+	}
+	if log != nil {
+		opts = append(opts, llm.WithLogger(log))
+	}
+	return llm.New(opts...)
+}
+
+// Options describe the exam to run.
+type Options struct {
+	SpecPath  string // a spec file, or "" / "demo" for the built-in exam
+	Examiner  string // auto | offline | llm
+	Model     string // LLM model (overrides EXAMTUI_MODEL)
+	Input     string // typed | mic | room
+	Candidate string
+	DataDir   string // resolved data directory; empty with NoStore
+	NoStore   bool   // run without a session store (events are not kept)
+	ResumeID  string // continue an interrupted session (an id or unique prefix)
+	Logger    *slog.Logger
+	// ExaminerOverride replaces the examiner built from Examiner (tests, custom wiring).
+	ExaminerOverride runtime.Examiner
+	// ControllerOptions are appended to the controller's options.
+	ControllerOptions []runtime.Option
+}
+
+// Exam is one running exam: controller, store and journal, ticker.
+type Exam struct {
+	Spec       *spec.Exam
+	Controller *runtime.Controller
+	Store      *sessions.Store // nil with NoStore
+	Journal    *sessions.Journal
+	SessionID  string
+	Examiner   string
+	Input      string
+	Diags      spec.Diagnostics
+
+	log    *slog.Logger
+	queue  *eventQueue
+	fanout *runtime.Fanout
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	closed sync.Once
+}
+
+// Open compiles the spec (or loads the session to resume), opens the store and journal, and
+// builds the controller. Nothing is started: call Start.
+func Open(ctx context.Context, o Options) (x *Exam, err error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if o.Input == "" {
+		o.Input = runtime.SourceTyped
+	}
+	x = &Exam{log: log, queue: newEventQueue(), Input: o.Input}
+	defer func() {
+		if err != nil {
+			x.Close()
+			x = nil
+		}
+	}()
+
+	var resumeEvents []runtime.Event
+	if !o.NoStore {
+		if x.Store, err = sessions.Open(ctx, o.DataDir, sessions.WithLogger(log)); err != nil {
+			return x, fmt.Errorf("open session store: %w", err)
+		}
+	}
+	if o.ResumeID != "" {
+		if x.Store == nil {
+			return x, errors.New("--resume needs the session store")
+		}
+		id, err := x.Store.Resolve(ctx, o.ResumeID)
+		if err != nil {
+			return x, err
+		}
+		if x.Spec, resumeEvents, err = x.Store.ResumeData(ctx, id); err != nil {
+			return x, err
+		}
+		x.SessionID = id
+	} else {
+		var diags spec.Diagnostics
+		x.Spec, diags, err = LoadSpec(o.SpecPath)
+		x.Diags = diags
+		if err != nil {
+			if errors.Is(err, spec.ErrInvalid) {
+				return x, fmt.Errorf("%w:\n%s", ErrSpecInvalid, diagText(diags))
+			}
+			return x, err
+		}
+	}
+
+	ex := o.ExaminerOverride
+	if ex == nil {
+		if ex, err = NewExaminer(o.Examiner, o.Model, log); err != nil {
+			return x, err
+		}
+	}
+	x.Examiner = ex.Name()
+
+	var sink runtime.Sink
+	if x.Store != nil {
+		if x.SessionID == "" {
+			specPath := o.SpecPath
+			if specPath == "" {
+				specPath = DemoSpec
+			}
+			sess, err := x.Store.Create(ctx, sessions.Meta{
+				Exam: x.Spec, Candidate: o.Candidate, Examiner: x.Examiner,
+				Input: sessions.InputMode(o.Input), SpecPath: specPath,
+			})
+			if err != nil {
+				return x, fmt.Errorf("create session: %w", err)
+			}
+			x.SessionID = sess.ID
+		}
+		if x.Journal, err = x.Store.Journal(ctx, x.SessionID, sessions.WithSubscribers(x.queue)); err != nil {
+			return x, err
+		}
+		sink = x.Journal
+	} else {
+		x.SessionID = "ephemeral-" + time.Now().UTC().Format("20060102-150405")
+		x.fanout = runtime.NewFanout(x.queue)
+		sink = x.fanout
+	}
+
+	opts := []runtime.Option{
+		runtime.WithSessionID(x.SessionID), runtime.WithSink(sink),
+		runtime.WithLogger(log), runtime.WithInputSource(o.Input),
+	}
+	if resumeEvents != nil {
+		opts = append(opts, runtime.WithResume(resumeEvents))
+	}
+	opts = append(opts, o.ControllerOptions...)
+	if x.Controller, err = runtime.NewController(x.Spec, ex, opts...); err != nil {
+		return x, err
+	}
+	return x, nil
+}
+
+// Subscribe adds a subscriber that sees every event after it is stored (e.g. a LiveKit room).
+func (x *Exam) Subscribe(s runtime.Subscriber) {
+	if x.Journal != nil {
+		x.Journal.Subscribe(s)
+	} else if x.fanout != nil {
+		x.fanout.Subscribe(s)
+	}
+}
+
+// Events is the stream the console reads: every event, after it is stored.
+func (x *Exam) Events() <-chan runtime.Event { return x.queue.C }
+
+// Start starts (or resumes) the exam and its ticker, which stops with ctx or Close.
+func (x *Exam) Start(ctx context.Context) error {
+	if err := x.Controller.Start(ctx); err != nil {
+		return err
+	}
+	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	x.cancel = cancel
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		if err := x.Controller.RunTicker(tctx, 200*time.Millisecond); err != nil && !errors.Is(err, context.Canceled) {
+			x.log.Error("ticker stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// SubmitText hands a typed answer to the controller.
+func (x *Exam) SubmitText(text string) error {
+	return x.Controller.SubmitTurn(context.Background(), runtime.Turn{Text: text, Source: runtime.SourceTyped})
+}
+
+// Control applies pause | resume | skip | advance | end from the local examiner.
+func (x *Exam) Control(action string) error {
+	a, err := runtime.ParseControlAction(action)
+	if err != nil {
+		return err
+	}
+	return x.Controller.Control(context.Background(), a, localSender())
+}
+
+// Admin sends an examiner instruction (immediate | queued) from the local examiner.
+func (x *Exam) Admin(mode, text string) error {
+	return x.Controller.Admin(context.Background(), runtime.AdminInstruction{
+		Mode: runtime.AdminMode(mode), Text: text, Sender: localSender(),
+	})
+}
+
+// Close stops the ticker and the controller, commits every event and closes the store. A
+// session that did not end stays resumable (interrupted).
+func (x *Exam) Close() error {
+	var errs []error
+	x.closed.Do(func() {
+		if x.cancel != nil {
+			x.cancel()
+		}
+		x.wg.Wait()
+		if x.Controller != nil {
+			errs = append(errs, x.Controller.Close())
+		}
+		if x.Journal != nil {
+			errs = append(errs, x.Journal.Close())
+		}
+		if x.Store != nil {
+			errs = append(errs, x.Store.Close())
+		}
+		x.queue.Close()
+	})
+	return errors.Join(errs...)
+}
+
+func localSender() string {
+	if u := os.Getenv("USER"); u != "" {
+		return "console:" + u
+	}
+	return "console"
+}
+
+func diagText(d spec.Diagnostics) string {
+	var b strings.Builder
+	for _, x := range d {
+		b.WriteString(x.String())
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,108 @@
+// Package config reads examtui's optional config file. Secrets (API keys) may live here or in
+// the environment; the environment wins, and flags win over both.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/goccy/go-yaml"
+)
+
+// EnvConfigFile overrides the config file location.
+const EnvConfigFile = "EXAMTUI_CONFIG"
+
+// File is the config file's shape (YAML).
+type File struct {
+	OpenAI  OpenAI  `yaml:"openai"`
+	LiveKit LiveKit `yaml:"livekit"`
+	Audio   Audio   `yaml:"audio"`
+	// DataDir overrides where sessions are stored.
+	DataDir string `yaml:"dataDir"`
+}
+
+// OpenAI configures the OpenAI-compatible endpoint for the examiner, STT and TTS.
+type OpenAI struct {
+	BaseURL  string `yaml:"baseURL"`
+	APIKey   string `yaml:"apiKey"`
+	Model    string `yaml:"model"`
+	STTModel string `yaml:"sttModel"`
+	TTSModel string `yaml:"ttsModel"`
+}
+
+// LiveKit configures the LiveKit server.
+type LiveKit struct {
+	URL       string `yaml:"url"`
+	APIKey    string `yaml:"apiKey"`
+	APISecret string `yaml:"apiSecret"`
+}
+
+// Audio configures local voice.
+type Audio struct {
+	InputDevice         string  `yaml:"inputDevice"`
+	OutputDevice        string  `yaml:"outputDevice"`
+	MinEndpointingDelay float64 `yaml:"minEndpointingDelay"`
+	MaxEndpointingDelay float64 `yaml:"maxEndpointingDelay"`
+	STT                 string  `yaml:"stt"` // openai | (empty: openai when configured)
+	TTS                 string  `yaml:"tts"` // espeak | openai
+}
+
+// Path returns the config file path: $EXAMTUI_CONFIG, else $XDG_CONFIG_HOME/examtui/config.yaml,
+// else ~/.config/examtui/config.yaml.
+func Path() string {
+	if p := os.Getenv(EnvConfigFile); p != "" {
+		return p
+	}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "examtui", "config.yaml")
+}
+
+// Load reads the config file at Path. A missing file is an empty config; a malformed one is an
+// error naming the file, line and column.
+func Load() (File, error) {
+	var f File
+	p := Path()
+	if p == "" {
+		return f, nil
+	}
+	src, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("config: %w", err)
+	}
+	if err := yaml.UnmarshalWithOptions(src, &f, yaml.Strict()); err != nil {
+		return f, fmt.Errorf("config %s: %s", p, yaml.FormatError(err, false, true))
+	}
+	return f, nil
+}
+
+// Env sets each variable that is unset in the environment from the config file, so every
+// package that reads the environment (OPENAI_*, LIVEKIT_*) sees config-file values too.
+func (f File) Env() {
+	set := func(k, v string) {
+		if v == "" {
+			return
+		}
+		if _, ok := os.LookupEnv(k); !ok {
+			_ = os.Setenv(k, v)
+		}
+	}
+	set("OPENAI_BASE_URL", f.OpenAI.BaseURL)
+	set("OPENAI_API_KEY", f.OpenAI.APIKey)
+	set("EXAMTUI_MODEL", f.OpenAI.Model)
+	set("LIVEKIT_URL", f.LiveKit.URL)
+	set("LIVEKIT_API_KEY", f.LiveKit.APIKey)
+	set("LIVEKIT_API_SECRET", f.LiveKit.APISecret)
+	set("EXAMTUI_DATA_DIR", f.DataDir)
+}
