@@ -23,7 +23,27 @@ type DeviceInfo struct {
 }
 
 // paMu serialises PortAudio initialisation; PortAudio counts Initialize/Terminate pairs itself.
-var paMu sync.Mutex
+var (
+	paMu         sync.Mutex
+	paIDsSkipped bool
+)
+
+// skipLowStreamIDs works around the binding passing its integer stream id to C as
+// unsafe.Pointer(id): under the race detector (which turns on checkptr) any id from 1 to 4095
+// aborts the process with "checkptr: pointer arithmetic computed bad pointer value", so the
+// second stream a process opened would crash `go test -race`. OpenStream takes an id even when
+// it rejects its arguments before reaching C, so using up the first 4096 ids once makes every
+// later id an address outside the Go heap, which checkptr accepts. It costs microseconds.
+// paMu is held and PortAudio is initialised.
+func skipLowStreamIDs() {
+	if paIDsSkipped {
+		return
+	}
+	paIDsSkipped = true
+	for range 4096 {
+		_, _ = portaudio.OpenStream(portaudio.StreamParameters{}) // "too few args": no C call
+	}
+}
 
 // paAcquire initialises PortAudio and returns the matching release.
 func paAcquire() (func(), error) {
@@ -33,6 +53,7 @@ func paAcquire() (func(), error) {
 	if err := portaudio.Initialize(); err != nil {
 		return nil, fmt.Errorf("%w: initialise: %w", ErrPortAudio, err)
 	}
+	skipLowStreamIDs()
 	return func() {
 		paMu.Lock()
 		defer paMu.Unlock()

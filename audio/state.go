@@ -34,6 +34,7 @@ const (
 	EventLevel                              // LevelDB of the latest frame, for a meter
 	EventSpeechStarted                      // a candidate turn began
 	EventSpeechPaused                       // the candidate went quiet inside a turn
+	EventSpeechEnded                        // the turn ended (Utterance); recognition starts
 	EventPartial                            // an interim transcript (Partial)
 	EventFinal                              // the turn's transcript (Final)
 	EventError                              // a turn was lost (Err); the loop goes on
@@ -50,6 +51,8 @@ func (k EventKind) String() string {
 		return "speech_started"
 	case EventSpeechPaused:
 		return "speech_paused"
+	case EventSpeechEnded:
+		return "speech_ended"
 	case EventPartial:
 		return "partial"
 	case EventFinal:

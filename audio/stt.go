@@ -43,6 +43,14 @@ type Transcript struct {
 // that words are on their way.
 type PartialFunc func(Transcript)
 
+// PartialRecognizer is a Recognizer that reports interim transcripts while it works (a
+// streaming endpoint). Voice uses it when the recognizer offers it, and otherwise sends a
+// single InterimText partial.
+type PartialRecognizer interface {
+	Recognizer
+	TranscribeWithPartials(ctx context.Context, u Utterance, partial PartialFunc) (Transcript, error)
+}
+
 // InterimText is the placeholder partial text of providers that cannot stream.
 const InterimText = "…"
 

@@ -17,9 +17,10 @@ type Event struct {
 	State   State   // EventState
 	LevelDB float64 // EventLevel
 	AtMs    int64   // source timeline position, where it applies
-	Partial *Transcript
-	Final   *FinalTranscript
-	Err     error
+	Partial   *Transcript
+	Final     *FinalTranscript
+	Utterance *Utterance // EventSpeechEnded: the turn's audio and boundaries
+	Err       error
 }
 
 // FinalTranscript is one recognised candidate turn with its timing: what the controller turns
@@ -317,6 +318,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 		}
 	}
 	if r.Utterance != nil {
+		v.emit(Event{Kind: EventSpeechEnded, Utterance: r.Utterance, AtMs: r.Utterance.EndMs})
 		v.setState(StateThinking)
 		select {
 		case v.sttCh <- *r.Utterance:
@@ -349,9 +351,18 @@ func (v *Voice) detectTurn(ctx context.Context, turn uint64, u Utterance) {
 func (v *Voice) recognize(ctx context.Context) {
 	defer v.wg.Done()
 	for u := range v.sttCh {
-		v.emit(Event{Kind: EventPartial, Partial: &Transcript{Text: InterimText}, AtMs: u.DecidedMs})
 		start := time.Now()
-		t, err := v.rec.Transcribe(ctx, u)
+		var t Transcript
+		var err error
+		if pr, ok := v.rec.(PartialRecognizer); ok {
+			t, err = pr.TranscribeWithPartials(ctx, u, func(p Transcript) {
+				p.IsFinal = false
+				v.emit(Event{Kind: EventPartial, Partial: &p, AtMs: u.DecidedMs})
+			})
+		} else {
+			v.emit(Event{Kind: EventPartial, Partial: &Transcript{Text: InterimText}, AtMs: u.DecidedMs})
+			t, err = v.rec.Transcribe(ctx, u)
+		}
 		sttMs := float64(time.Since(start).Microseconds()) / 1000
 		if err != nil {
 			v.emit(Event{Kind: EventError, Err: err, AtMs: u.StartMs})

@@ -113,6 +113,9 @@ func TestVoiceTurnsFromClipSource(t *testing.T) {
 	if n := log.count(EventPartial); n != 2 {
 		t.Errorf("%d interim partials, want one per turn", n)
 	}
+	if n := log.count(EventSpeechEnded); n != 2 {
+		t.Errorf("%d speech ends, want 2", n)
+	}
 }
 
 func TestVoiceTurnDetectorHoldsUnfinishedSentence(t *testing.T) {
@@ -188,7 +191,13 @@ func TestVoiceSpeaksAndHalfDuplexIgnoresMic(t *testing.T) {
 	sc := buildScene(SampleRate/2, talk, 4000)
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriber("heard"))
 	log := newEventLog()
-	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), espeak, player, WithOnEvent(log.add))
+	recDir := t.TempDir()
+	recorder, err := NewSessionRecorder(recDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), espeak, player,
+		WithOnEvent(log.add), WithRecorder(recorder))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +226,31 @@ func TestVoiceSpeaksAndHalfDuplexIgnoresMic(t *testing.T) {
 	states := strings.Join(log.states(), ",")
 	if !strings.Contains(states, "examiner speaking,listening") {
 		t.Errorf("states %s", states)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := recorder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cand, err := ReadWAVFile(recorder.Path(TrackCandidate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exam, err := ReadWAVFile(recorder.Path(TrackExaminer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cand.Samples) != len(exam.Samples) {
+		t.Errorf("tracks of %d and %d samples", len(cand.Samples), len(exam.Samples))
+	}
+	// The examiner's speech is on its track, about as long as it played.
+	s, e := speechBounds(exam.Samples)
+	if heard := time.Duration(e-s) * time.Second / SampleRate; heard < res.Total-500*time.Millisecond || heard > res.Total {
+		t.Errorf("examiner track holds %v of speech, played %v", heard, res.Total)
+	}
+	if s, _ := speechBounds(cand.Samples); abs64(int64(s)-sc.bounds[0][0]) > SampleRate/50 {
+		t.Errorf("candidate speech at sample %d, want %d", s, sc.bounds[0][0])
 	}
 }
 
@@ -261,4 +295,42 @@ func TestVoiceBargeInStopsPlayback(t *testing.T) {
 		t.Errorf("final %q, %d barge-ins", finals[0].Text, log.count(EventBargeIn))
 	}
 	t.Logf("heard %q (%v of %v)", res.PlayedText, res.Played, res.Total)
+}
+
+// partialsRecognizer streams two interim texts before its final answer.
+type partialsRecognizer struct{ Recognizer }
+
+func (p partialsRecognizer) TranscribeWithPartials(ctx context.Context, u Utterance, partial PartialFunc) (Transcript, error) {
+	partial(Transcript{Text: "is"})
+	partial(Transcript{Text: "is breakfast"})
+	return p.Transcribe(ctx, u)
+}
+
+func TestVoiceForwardsStreamingPartials(t *testing.T) {
+	sc := buildScene(SampleRate, speak16k(t, "Is breakfast included in the price?"), 1000)
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriber("is breakfast included"))
+	log := newEventLog()
+	v, err := NewVoice(NewClipSource(sc.samples, false), partialsRecognizer{newTestRecognizer(t, srv)}, nil, nil, WithOnEvent(log.add))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	log.wait(t, 1)
+	v.Close()
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	var partials []string
+	for _, e := range log.events {
+		if e.Kind == EventPartial {
+			if e.Partial.IsFinal {
+				t.Error("partial marked final")
+			}
+			partials = append(partials, e.Partial.Text)
+		}
+	}
+	if strings.Join(partials, "|") != "is|is breakfast" {
+		t.Errorf("partials %q (no %q placeholder for a streaming recogniser)", partials, InterimText)
+	}
 }

@@ -141,7 +141,7 @@ func (c *Controller) Control(ctx context.Context, a ControlAction, sender string
 	c.emit(&AdminInstructionPayload{Mode: "control", Text: a.String(), Sender: sender, NodeID: c.node.NodeID, Status: "applied"})
 	switch a {
 	case ControlPause:
-		c.pauseExam("paused by " + sender)
+		c.pauseExam("paused by "+sender, true)
 	case ControlResume:
 		c.resumeExam("resumed by " + sender)
 		c.speak("Let's continue. "+c.lastQuestion, "command", false)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	goruntime "runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,13 +30,11 @@ func (f fixedExaminer) Observe(context.Context, *ExaminerRequest) (*ExaminerRepl
 	return &ExaminerReply{Arguments: f.args}, nil
 }
 
-// BenchmarkObservation measures decision steps 1–6 for one observation: validation, output
-// filters, ledger, guardrails and event encoding, with no I/O and no examiner call. It reports
-// the p50 and p99 of per-observation times sampled over the run, both wall time and the
-// thread's CPU time (the wall figures include waiting for a core on a shared machine).
-func BenchmarkObservation(b *testing.B) {
+// observationBench is a controller in "plan" of the basic exam, with a long-enough budget that
+// the benchmark loop stays in the node, and a realistic reply: two valid signals and one
+// unknown one, and a leading question for the filters to rewrite.
+func observationBench(b *testing.B) (*Controller, *ExaminerReply, segment) {
 	exam := compileEdited(b, func(s string) string { return s })
-	// Stay in "plan": a long budget, and the examiner never asks to move on.
 	args := json.RawMessage(`{"signals":[{"signalType":"names_risk","rubricLevel":"analysis","excerpt":"nothing has been tested, which is a risk","confidence":0.8},
 		{"signalType":"explains_reasoning","excerpt":"because the weekend is short","confidence":0.7},{"signalType":"telepathy","excerpt":"x","confidence":1}],
 		"answerQuality":"substantive","needsFollowUp":false,"evidenceSufficient":false,"anxietyDetected":false,"distressDetected":false,
@@ -50,10 +50,15 @@ func BenchmarkObservation(b *testing.B) {
 	}
 	c.mu.Lock()
 	c.enterNode("plan", "intro", "test")
-	c.mu.Unlock()
 	seg := segment{id: "seg-x", norm: normalizeWords("Nothing has been tested, which is a risk, because the weekend is short."), confidence: 0.9}
 	c.segments = append(c.segments, seg)
-	reply := &ExaminerReply{Arguments: args, Complete: time.Millisecond}
+	c.mu.Unlock()
+	return c, &ExaminerReply{Arguments: args, Complete: time.Millisecond}, seg
+}
+
+// sampled runs op b.N times, timing each call, and reports the p50 and p99 of wall time and
+// of the thread's CPU time (the wall figures include waiting for a core on a shared machine).
+func sampled(b *testing.B, op func(i int)) {
 	samples := make([]time.Duration, 0, b.N)
 	cpu := make([]time.Duration, 0, b.N)
 	goruntime.LockOSThread()
@@ -61,24 +66,102 @@ func BenchmarkObservation(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		in := &turnInput{turn: i, gen: c.nodeGen, text: "Nothing has been tested, which is a risk, because the weekend is short.",
-			seg: seg, reply: reply, stream: &streamState{}}
 		start, cstart := time.Now(), threadCPU()
-		c.mu.Lock()
-		c.decide(in)
-		c.mu.Unlock()
+		op(i)
 		samples = append(samples, time.Since(start))
 		cpu = append(cpu, threadCPU()-cstart)
 	}
 	b.StopTimer()
-	if c.node.NodeID != "plan" {
-		b.Fatalf("left the node: %s", c.node.NodeID)
-	}
 	slices.Sort(samples)
 	slices.Sort(cpu)
-	q := func(d []time.Duration, p float64) float64 { return float64(d[int(p*float64(len(d)-1))].Nanoseconds()) / 1000 }
+	q := func(d []time.Duration, p float64) float64 {
+		return float64(d[int(p*float64(len(d)-1))].Nanoseconds()) / 1000
+	}
 	b.ReportMetric(q(samples, 0.50), "p50-µs")
 	b.ReportMetric(q(samples, 0.99), "p99-µs")
 	b.ReportMetric(q(cpu, 0.50), "cpu-p50-µs")
 	b.ReportMetric(q(cpu, 0.99), "cpu-p99-µs")
+}
+
+// BenchmarkObservation measures one observation through decision steps 1–6 as the brief
+// defines them: validation, output filters, ledger and guardrails, with no I/O and no events.
+func BenchmarkObservation(b *testing.B) {
+	c, reply, seg := observationBench(b)
+	nf := c.filters["plan"]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sampled(b, func(i int) {
+		obs, _, err := ParseObservation(reply.Arguments, c.node, c.exam)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := c.plan(&turnInput{turn: i, gen: c.nodeGen, seg: seg, reply: reply, stream: &streamState{}}, obs, nf)
+		if p.dec.Action != "continue" || len(p.accepted) != 2 || len(p.hits) != 1 {
+			b.Fatalf("unexpected plan %+v", p.dec)
+		}
+	})
+}
+
+// BenchmarkObservationTurn measures the whole decision of one turn: BenchmarkObservation's
+// steps plus carrying the plan out — ledger writes, the context, and encoding every event
+// (observation, guardrail, evidence, spoken, transcript) into envelopes, still without I/O.
+func BenchmarkObservationTurn(b *testing.B) {
+	c, reply, seg := observationBench(b)
+	sampled(b, func(i int) {
+		in := &turnInput{turn: i, gen: c.nodeGen, text: "Nothing has been tested, which is a risk, because the weekend is short.",
+			seg: seg, reply: reply, stream: &streamState{}}
+		c.mu.Lock()
+		c.decide(in)
+		c.mu.Unlock()
+	})
+	if c.node.NodeID != "plan" {
+		b.Fatalf("left the node: %s", c.node.NodeID)
+	}
+}
+
+// BenchmarkLongExam runs a 1,000-turn exam in one node per operation and reports how much the
+// live heap grew between turn 100 and turn 1,000 (flat memory: the context is summarised, the
+// segments and the summary are capped).
+func BenchmarkLongExam(b *testing.B) {
+	exam := compileEdited(b, func(s string) string {
+		s = strings.Replace(s, "timeBudgetSec: 120", "timeBudgetSec: 1000000", 1)
+		return strings.Replace(s, "totalTimeBudgetSec: 600", "totalTimeBudgetSec: 1000000", 1)
+	})
+	args := json.RawMessage(`{"signals":[{"signalType":"names_risk","excerpt":"risk","confidence":0.8}],"answerQuality":"partial",
+		"needsFollowUp":false,"evidenceSufficient":false,"anxietyDetected":false,"spokenText":"Please go on with the servers."}`)
+	heap := func() int64 {
+		goruntime.GC()
+		var m goruntime.MemStats
+		goruntime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	var growth int64
+	b.ReportAllocs()
+	for b.Loop() {
+		clock := NewVirtualClock(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
+		c, err := NewController(exam, fixedExaminer{args}, WithClock(clock), WithSink(NewFanout()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := c.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		var at100 int64
+		for i := range 1000 {
+			clock.Advance(3 * time.Second)
+			if err := c.SubmitTurn(ctx, Turn{Text: "Turn " + strconv.Itoa(i) + ": the servers could fail during the move, which is a risk."}); err != nil {
+				b.Fatal(err)
+			}
+			if i == 99 {
+				b.StopTimer()
+				at100 = heap()
+				b.StartTimer()
+			}
+		}
+		b.StopTimer()
+		growth = max(growth, heap()-at100)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(growth), "heap-growth-B")
 }

@@ -68,7 +68,7 @@ func (c *Controller) dispatchCommand(cmd Command, src string, obs Observation, v
 	case CmdPause:
 		ack(true, "")
 		say("Of course. We'll pause here; tell me when you're ready to go on.")
-		c.pauseExam("candidate asked to pause")
+		c.pauseExam(candidatePauseReason, false)
 	case CmdThinkingAloud:
 		ack(true, "")
 		say("Take your time.")
@@ -112,6 +112,10 @@ func (c *Controller) commandDecision(cmd Command) Decision {
 	}
 	return Decision{Action: "command", Reason: cmd.String()}
 }
+
+// candidatePauseReason is the exam_state reason of a pause the candidate asked for (a resumed
+// controller tells candidate pauses from examiner pauses by it).
+const candidatePauseReason = "candidate asked to pause"
 
 func assistant(text string) spec.Message { return spec.Message{Role: "assistant", Content: text} }
 

@@ -92,11 +92,23 @@ func TestContextAppend(t *testing.T) {
 	}
 }
 
-// loopExaminer answers every turn with the same continue observation.
-type loopExaminer struct{ args json.RawMessage }
+// loopExaminer answers every turn with the same observation, streaming it in chunks when
+// stream > 0.
+type loopExaminer struct {
+	args   json.RawMessage
+	stream int
+}
 
 func (loopExaminer) Name() string { return "loop" }
-func (l loopExaminer) Observe(context.Context, *runtime.ExaminerRequest) (*runtime.ExaminerReply, error) {
+func (l loopExaminer) Observe(_ context.Context, req *runtime.ExaminerRequest) (*runtime.ExaminerReply, error) {
+	if l.stream > 0 && req.OnArguments != nil {
+		for n := l.stream; ; n += l.stream {
+			req.OnArguments(l.args[:min(n, len(l.args))])
+			if n >= len(l.args) {
+				break
+			}
+		}
+	}
 	return &runtime.ExaminerReply{Arguments: l.args}, nil
 }
 

@@ -59,6 +59,7 @@ type Controller struct {
 	segSeq         int
 	ttsSpeed       float64
 	pendingFinish  bool
+	pausedByExam   bool // paused by an examiner control: only an examiner resumes
 	queued         []AdminInstruction
 	beats          []beatState
 
@@ -318,7 +319,7 @@ func (c *Controller) speakPart(text, source string, intercepted bool, part int, 
 	dur := speechDuration(text, c.ttsSpeed)
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
 		Speaker: "examiner", Text: text, Confidence: 1, TimestampMs: now.UnixMilli(), DurationMs: dur.Milliseconds(),
-		IsFinal: true, Source: "tts"})
+		IsFinal: true})
 	start := now
 	if c.speakingUntil.After(start) {
 		start = c.speakingUntil
@@ -450,7 +451,8 @@ func (c *Controller) finish(state ExamState, reason string) {
 	c.queued = nil
 }
 
-func (c *Controller) pauseExam(reason string) bool {
+func (c *Controller) pauseExam(reason string, byExaminer bool) bool {
+	c.pausedByExam = byExaminer
 	now := c.clock.Now()
 	c.nodeClock.stop(now)
 	c.examClock.stop(now)

@@ -514,3 +514,25 @@ func TestControlEnd(t *testing.T) {
 		t.Fatalf("turn after end: %v", err)
 	}
 }
+
+// stuckExaminer never answers: it waits for its context, like an LLM endpoint that hangs.
+type stuckExaminer struct{}
+
+func (stuckExaminer) Name() string { return "stuck" }
+func (stuckExaminer) Observe(ctx context.Context, _ *runtime.ExaminerRequest) (*runtime.ExaminerReply, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestTurnTimeout(t *testing.T) {
+	h := newHarness(t, compileTestExam(t, "basic.yaml", nil), stuckExaminer{}, runtime.WithTurnTimeout(20*time.Millisecond))
+	h.start()
+	h.say("My name is Ada.")
+	errs := payloads[*runtime.SystemErrorPayload](h)
+	if len(errs) != 1 || errs[0].Code != "examiner_failed" || !strings.Contains(errs[0].Message, "deadline exceeded") {
+		t.Fatalf("errors %+v", errs)
+	}
+	if s := h.c.Snapshot(); s.State != runtime.StateInProgress || s.NodeID != "intro" {
+		t.Fatalf("after a timeout %+v", s)
+	}
+}

@@ -22,4 +22,5 @@ var (
 	ErrMissingField       = errors.New("runtime: required field missing")
 	ErrInvalidField       = errors.New("runtime: invalid field")
 	ErrResume             = errors.New("runtime: cannot resume from event log")
+	ErrPaused             = errors.New("runtime: exam paused by the examiner")
 )

@@ -29,16 +29,19 @@ const (
 	minTopicCheckWords   = 6
 	minTopicContentWords = 3
 
-	guardrailAnxietyNeutrality   spec.FilterName = "anxiety_neutrality"
-	guardrailActionOutput                        = "output_intercepted"
-	guardrailActionTransition                    = "transition"
-	guardrailActionReplace                       = "replaced"
-	guardrailTimeBudget                          = "time_budget"
-	guardrailFollowUpLimit                       = "followup_limit"
-	guardrailOffTopicLimit                       = "off_topic_limit"
-	guardrailDistress                            = "distress"
-	guardrailEvidenceSufficiency                 = "evidence_sufficiency"
+	guardrailActionOutput        = "output_intercepted"
+	guardrailActionTransition    = "transition"
+	guardrailActionReplace       = "replaced"
+	guardrailTimeBudget          = "time_budget"
+	guardrailFollowUpLimit       = "followup_limit"
+	guardrailOffTopicLimit       = "off_topic_limit"
+	guardrailDistress            = "distress"
+	guardrailEvidenceSufficiency = "evidence_sufficiency"
 )
+
+// guardrailAnxietyNeutrality names the anxiety guardrail; typed as a filter name because its
+// interception travels as a filterHit.
+const guardrailAnxietyNeutrality spec.FilterName = "anxiety_neutrality"
 
 // filterHit is one interception by the output validation pipeline.
 type filterHit struct {

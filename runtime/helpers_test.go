@@ -244,4 +244,6 @@ func (h *harness) checkSeq() {
 	}
 }
 
-func offlineStreaming(chunk int) (*offline.Examiner, error) { return offline.New(offline.WithStreaming(chunk)) }
+func offlineStreaming(chunk int) (*offline.Examiner, error) {
+	return offline.New(offline.WithStreaming(chunk))
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/examtui/examtui/spec"
 )
@@ -71,36 +72,45 @@ func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Obs
 	if len(raw) == 0 {
 		return Observation{}, nil, fmt.Errorf("%w: empty arguments", ErrMalformedArguments)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	if !json.Valid(raw) {
+		var v any // for the decoder's description of what is wrong, and where
+		err := json.Unmarshal(raw, &v)
 		return Observation{}, nil, fmt.Errorf("%w: %w", ErrMalformedArguments, err)
 	}
-	for k := range fields {
-		if !slices.Contains(knownObservationFields, k) {
-			problems = append(problems, fmt.Sprintf("unknown field %q ignored", k))
-		}
+	if raw[0] != '{' {
+		return Observation{}, nil, fmt.Errorf("%w: arguments are not a JSON object", ErrMalformedArguments)
 	}
-	slices.Sort(problems) // map order must not leak into events
-	// Decode each known field from its raw value: one pass over the document instead of two.
+	// One pass over the validated document: each known field is decoded from its own bytes.
 	var r rawObservation
-	targets := map[string]any{
-		"signals": &r.Signals, "commandDetected": &r.CommandDetected, "answerQuality": &r.AnswerQuality,
-		"needsFollowUp": &r.NeedsFollowUp, "followUpType": &r.FollowUpType, "evidenceSufficient": &r.EvidenceSufficient,
-		"anxietyDetected": &r.AnxietyDetected, "distressDetected": &r.DistressDetected, "rapportMove": &r.RapportMove,
-		"dialogueMove": &r.DialogueMove, "misconceptions": &r.Misconceptions, "spokenText": &r.SpokenText,
-	}
-	for _, k := range knownObservationFields {
-		v, ok := fields[k]
-		if !ok {
-			continue
+	targets := [...]any{&r.Signals, &r.CommandDetected, &r.AnswerQuality, &r.NeedsFollowUp, &r.FollowUpType,
+		&r.EvidenceSufficient, &r.AnxietyDetected, &r.DistressDetected, &r.RapportMove, &r.DialogueMove,
+		&r.Misconceptions, &r.SpokenText}
+	var signalsNull bool
+	var ferr error
+	eachField(raw, func(key, val []byte) {
+		if ferr != nil {
+			return
 		}
-		if err := json.Unmarshal(v, targets[k]); err != nil {
-			return Observation{}, problems, fmt.Errorf("%w: %s: %w", ErrInvalidField, k, err)
+		i := knownFieldIndex(key)
+		if i < 0 {
+			problems = append(problems, fmt.Sprintf("unknown field %q ignored", TruncateRunes(string(key), 60)))
+			return
 		}
+		if i == 0 && string(val) == "null" {
+			signalsNull = true
+			return
+		}
+		if err := json.Unmarshal(val, targets[i]); err != nil {
+			ferr = fmt.Errorf("%w: %s: %w", ErrInvalidField, knownObservationFields[i], err)
+		}
+	})
+	if ferr != nil {
+		return Observation{}, problems, ferr
 	}
+	slices.Sort(problems)
 	var missing []string
 	if r.Signals == nil {
-		if v, ok := fields["signals"]; ok && string(bytes.TrimSpace(v)) == "null" {
+		if signalsNull {
 			// Models often send null for "none"; that is an empty list, not a broken reply.
 			problems = append(problems, "signals null treated as empty")
 			r.Signals = &[]json.RawMessage{}
@@ -252,4 +262,78 @@ func examSignal(exam *spec.Exam, st string) *spec.EvidenceDef {
 		return nil
 	}
 	return exam.Signal(st)
+}
+
+// knownFieldIndex returns the index of key in knownObservationFields, or -1. Keys with escapes
+// are compared after unquoting.
+func knownFieldIndex(key []byte) int {
+	k := string(key) // no allocation: the conversion is only compared
+	if bytes.IndexByte(key, '\\') >= 0 {
+		if u, err := strconv.Unquote(`"` + k + `"`); err == nil {
+			k = u
+		}
+	}
+	for i, f := range knownObservationFields {
+		if k == f {
+			return i
+		}
+	}
+	return -1
+}
+
+// eachField calls fn with each top-level key (without quotes, still escaped) and raw value of
+// a JSON object already checked with json.Valid.
+func eachField(b []byte, fn func(key, val []byte)) {
+	i := skipWS(b, 0) + 1 // past '{'
+	for {
+		i = skipWS(b, i)
+		if i >= len(b) || b[i] == '}' {
+			return
+		}
+		if b[i] == ',' {
+			i = skipWS(b, i+1)
+		}
+		kend, ok := scanString(b, i)
+		if !ok {
+			return
+		}
+		key := b[i+1 : kend-1]
+		i = skipWS(b, kend) + 1 // past ':'
+		i = skipWS(b, i)
+		vend := skipValue(b, i)
+		fn(key, b[i:vend])
+		i = vend
+	}
+}
+
+// skipValue returns the index after the (valid) JSON value starting at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		end, _ := scanString(b, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, _ := scanString(b, j)
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	default:
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\r' && b[j] != '\t' {
+			j++
+		}
+		return j
+	}
 }

@@ -67,6 +67,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		case p.State == StatePaused || p.State.Terminal():
 			c.examClock.stop(ts)
 			c.nodeClock.stop(ts)
+			c.pausedByExam = p.State == StatePaused && p.Reason != candidatePauseReason
 		}
 		c.state = p.State
 	case *NodeEnteredPayload:

@@ -121,7 +121,7 @@ func (c *Controller) predictSpeaks(st *streamState, fields map[string]json.RawMe
 	if obs.AnswerQuality == QualityOffTopic {
 		offTopic++
 	}
-	reason, _ := c.checkGuardrailsWith(obs, offTopic, have)
+	reason, _ := c.checkGuardrails(obs, offTopic, have)
 	return reason == ""
 }
 

@@ -91,3 +91,26 @@ func TestOfflineStreaming(t *testing.T) {
 		t.Fatal("the offline examiner's streamed reply was not handed on early")
 	}
 }
+
+func TestStreamingStopsAtAFilteredSentence(t *testing.T) {
+	h, ex := intoPlan(t, nil)
+	ex.stream = 4
+	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "That is one view of the weekend. As your examiner I must note this. What could go wrong with the servers?"}.String())
+	h.say("The plan looks fine to me.")
+	var parts []*runtime.SpokenPayload
+	for _, p := range payloads[*runtime.SpokenPayload](h) {
+		if p.Source == "examiner" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) != 2 || !parts[0].Streamed || parts[0].Text != "That is one view of the weekend." ||
+		parts[1].Streamed || parts[1].Part != 1 || parts[1].Text != "What could go wrong with the servers?" || !parts[1].Intercepted {
+		for _, p := range parts {
+			t.Logf("%+v", p)
+		}
+		t.Fatal("unexpected parts")
+	}
+	if g := payloads[*runtime.GuardrailTriggeredPayload](h); len(g) != 1 || g[0].Guardrail != "persona_break" {
+		t.Fatalf("guardrails %+v", g)
+	}
+}

@@ -149,7 +149,4 @@ func containsNorm(normText, p string) bool {
 // punctuation (plural forms of the last word match too).
 func MatchPhrase(text, phrase string) bool { return containsPhrase(normalizeWords(text), phrase) }
 
-// wordCount counts words in text.
-func wordCount(s string) int { return len(strings.Fields(normalizeWords(s))) }
-
 func stringsContains(a, b string) bool { return strings.Contains(a, b) }

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,19 @@ func TestBeatPostSpeakBuffer(t *testing.T) {
 	h.wait(12 * time.Second)
 	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 1 {
 		t.Fatalf("beat fired %d times after the speech ended", n)
+	}
+}
+
+func TestExaminerPauseHoldsCandidate(t *testing.T) {
+	h, _ := intoPlan(t, nil)
+	if err := h.c.Control(h.ctx, runtime.ControlPause, "proctor"); err != nil {
+		t.Fatal(err)
+	}
+	n := len(h.rec.Events())
+	if err := h.c.SubmitTurn(h.ctx, runtime.Turn{Text: "Hello?"}); !errors.Is(err, runtime.ErrPaused) {
+		t.Fatalf("turn while the examiner paused: %v", err)
+	}
+	if s := h.c.Snapshot(); s.State != runtime.StatePaused || len(h.rec.Events()) != n {
+		t.Fatalf("a candidate turn changed an examiner's pause: %+v", s)
 	}
 }

@@ -43,6 +43,10 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 		c.mu.Unlock()
 		return err
 	}
+	if c.state == StatePaused && c.pausedByExam {
+		c.mu.Unlock()
+		return ErrPaused
+	}
 	now := c.clock.Now()
 	text := strings.TrimSpace(t.Text)
 	if t.Source == "" {
@@ -357,7 +361,7 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 	if p.offTopic {
 		offTopic++
 	}
-	reason, steps := c.checkGuardrailsWith(obs, offTopic, have)
+	reason, steps := c.checkGuardrails(obs, offTopic, have)
 	p.trace = append(p.trace, steps...)
 	if reason != "" {
 		p.reason = reason
@@ -522,14 +526,9 @@ func containsString(list []string, s string) bool {
 
 // checkGuardrails evaluates decision step 5 without side effects: time budget → follow-up
 // limit → evidence sufficiency → off-topic limit → distress. It returns the transition reason
-// ("" to stay) and the trace. offTopic is the node's off-topic count including this answer.
-func (c *Controller) checkGuardrails(obs Observation, offTopic int) (spec.Reason, []DecisionStep) {
-	return c.checkGuardrailsWith(obs, offTopic, len(c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals)))
-}
-
-// checkGuardrailsWith is checkGuardrails with the node's accepted target count given, so the
-// streaming path can evaluate a predicted ledger.
-func (c *Controller) checkGuardrailsWith(obs Observation, offTopic, have int) (spec.Reason, []DecisionStep) {
+// ("" to stay) and the trace. offTopic is the node's off-topic count including this answer and
+// have its accepted targets including this turn's (predicted, on the streaming path).
+func (c *Controller) checkGuardrails(obs Observation, offTopic, have int) (spec.Reason, []DecisionStep) {
 	node := c.node
 	nc := node.Controller
 	steps := make([]DecisionStep, 0, 5)

@@ -18,6 +18,7 @@ var (
 	ErrInvalidOption   = errors.New("invalid option")
 	ErrInvalidArtifact = errors.New("invalid runresult artifact")
 	ErrUnknownFormat   = errors.New("unknown export format")
+	ErrNothingToExport = errors.New("session has no turns to export as a runresult")
 )
 
 // ErrInvalidEvent reports an event the journal cannot store as given.

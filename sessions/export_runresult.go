@@ -34,8 +34,8 @@ func WithSDKVersion(v string) RunResultOption {
 //   - each node entered after the first → agent_handoff to that node.
 //
 // The outcome is completed only for an exam that completed; otherwise failed with a short
-// error_label (exam_aborted, exam_expired, session_interrupted, session_incomplete,
-// no_events). Events past MaxArtifactEvents are left out, keeping the artifact bounded.
+// error_label (exam_aborted, exam_expired, session_interrupted, session_incomplete). A session
+// with nothing to map gives ErrNothingToExport. Events past MaxArtifactEvents are left out, keeping the artifact bounded.
 func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOption) (*RunResult, error) {
 	var cfg runResultConfig
 	for _, o := range opts {
@@ -100,9 +100,8 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 	}
 	switch {
 	case len(rr.Events) == 0:
-		// An artifact needs at least one event; a session with nothing to show failed.
-		rr.Outcome, rr.ErrorLabel = OutcomeFailed, "no_events"
-		rr.Events = append(rr.Events, RunEvent{Type: RunEventMessage, Role: "system", Content: "no exam turns were recorded"})
+		// The artifact needs at least one observed event, and inventing one would not be honest.
+		return nil, fmt.Errorf("runresult %s: %w", sess.ID, ErrNothingToExport)
 	case state == runtime.StateCompleted && (completed || !sess.EndedAt.IsZero()):
 		rr.Outcome = OutcomeCompleted
 	case state == runtime.StateAborted:

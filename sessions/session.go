@@ -172,6 +172,8 @@ func (s *Store) Create(ctx context.Context, m Meta) (*Session, error) {
 	if m.StartedAt.IsZero() {
 		m.StartedAt = s.cfg.now()
 	}
+	// Metadata is typed by people and wired from flags: mask anything credential-shaped there too.
+	m.Title, m.Candidate, m.Examiner, m.SpecPath = RedactString(m.Title), RedactString(m.Candidate), RedactString(m.Examiner), RedactString(m.SpecPath)
 	if m.Recordings == nil {
 		m.Recordings = []string{}
 	}

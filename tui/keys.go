@@ -14,6 +14,8 @@ type KeyMap struct {
 	Yes, No                          key.Binding
 	// PaneHelp and PaneQuit are the letter forms, live only while a pane has focus.
 	PaneHelp, PaneQuit key.Binding
+	// Replay keys, live only in a replay console (WithReplay).
+	ReplayFaster, ReplaySlower, ReplayPause, ReplayStep key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings.
@@ -42,6 +44,10 @@ func DefaultKeyMap() KeyMap {
 		No:           key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "cancel")),
 		PaneHelp:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		PaneQuit:     key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ReplayFaster: key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		ReplaySlower: key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
+		ReplayPause:  key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause/resume replay")),
+		ReplayStep:   key.NewBinding(key.WithKeys("n", "right"), key.WithHelp("n/→", "step one event")),
 	}
 }
 
@@ -57,4 +63,33 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Pause, k.Skip, k.Advance, k.End, k.Instruct, k.InstructMode, k.Debug},
 	}
+}
+
+// ReplayShortHelp is the footer's hint in a replay console.
+func (k KeyMap) ReplayShortHelp() []key.Binding {
+	return []key.Binding{k.Help, k.ReplayPause, k.ReplayFaster, k.ReplaySlower, k.ReplayStep, k.FocusNext, k.PaneQuit}
+}
+
+// ReplayFullHelp is the help overlay in a replay console: the exam controls give way to the
+// replay's.
+func (k KeyMap) ReplayFullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.FocusNext, k.FocusPrev, k.Help, k.Quit, k.PaneQuit},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.ReplayPause, k.ReplayFaster, k.ReplaySlower, k.ReplayStep, k.Debug},
+	}
+}
+
+func (m *Model) shortHelp() []key.Binding {
+	if m.opts.replay != nil {
+		return m.keys.ReplayShortHelp()
+	}
+	return m.keys.ShortHelp()
+}
+
+func (m *Model) fullHelp() [][]key.Binding {
+	if m.opts.replay != nil {
+		return m.keys.ReplayFullHelp()
+	}
+	return m.keys.FullHelp()
 }

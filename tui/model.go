@@ -84,6 +84,9 @@ type Model struct {
 	lastEventAt time.Time
 	streamEnded bool
 	events      int
+	lastSeq     int64 // highest seq applied: the replay's position
+
+	replayView replayView
 
 	notice    string
 	noticeErr bool
@@ -106,6 +109,9 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 			return nil, err
 		}
 	}
+	if o.replay != nil && !info.ReadOnly {
+		return nil, fmt.Errorf("%w: a replay console must be read-only", ErrInvalidOption)
+	}
 	m := &Model{info: info, backend: backend, opts: o, keys: o.keys, state: runtime.StateCreated,
 		adminMode: AdminImmediate, rects: map[PaneID]rect{}}
 	m.help = help.New()
@@ -124,6 +130,7 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 	m.timers = newTimersPane(m.styles)
 	m.debug = newDebugPane(m.styles)
 
+	m.syncReplay()
 	if info.ReadOnly {
 		m.focus = PaneTranscript
 	} else {
@@ -221,6 +228,7 @@ func (m *Model) applyEvent(ev runtime.Event) {
 		return
 	}
 	m.events++
+	m.lastSeq = max(m.lastSeq, ev.Seq)
 	if ev.Timestamp.After(m.lastEventAt) {
 		m.lastEventAt = ev.Timestamp
 	}
@@ -233,6 +241,7 @@ func (m *Model) applyEvent(ev runtime.Event) {
 	m.guardrails.apply(ev, pl)
 	m.timers.apply(ev, pl)
 	m.debug.apply(ev, pl)
+	defer m.markOver()
 	switch v := pl.(type) {
 	case *runtime.ExamStatePayload:
 		m.state = v.State
@@ -259,3 +268,10 @@ func (m *Model) State() runtime.ExamState { return m.state }
 
 // Focus is the part of the screen that has focus.
 func (m *Model) Focus() PaneID { return m.focus }
+
+// markOver turns the input line's invitation into directions once the exam has ended.
+func (m *Model) markOver() {
+	if m.state.Terminal() {
+		m.input.Placeholder = "the exam is " + m.state.String() + " · ctrl+c quits"
+	}
+}

@@ -22,6 +22,9 @@ type options struct {
 	keys       KeyMap
 	tick       time.Duration
 	audio      <-chan AudioLevelMsg
+
+	replay      Replayer
+	replayTotal int64
 }
 
 func defaultOptions() options {

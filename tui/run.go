@@ -44,6 +44,14 @@ func Run(ctx context.Context, m *Model, events <-chan runtime.Event, opts ...tea
 	return nil
 }
 
+// Bridge forwards events (and the console's audio levels) to a program the caller built
+// itself (a test harness, a host that embeds the console), exactly as Run does for its own:
+// batched EventsMsg, then StreamEndedMsg when events closes. It returns when both feeds end or
+// done closes; send must return once done is closed.
+func (m *Model) Bridge(done <-chan struct{}, events <-chan runtime.Event, send func(tea.Msg)) {
+	bridge(done, events, m.opts.audio, send)
+}
+
 // bridge forwards events (and audio levels, when the console has a feed) until done closes.
 // It drains what is already queued into one EventsMsg. send must return once done is closed
 // (Program.Send does, since the program's context ends when Run returns).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
 )
 
 // timersPane shows where the exam is and how much time is left. Every duration is derived from
@@ -18,6 +19,7 @@ type timersPane struct {
 	plan    []string // node ids in spec order, when the runtime sent them
 	visited []string
 	seen    map[string]bool
+	skipped map[string]bool // left by a skip, not finished
 
 	node         string
 	index, total int
@@ -42,7 +44,7 @@ type timersPane struct {
 }
 
 func newTimersPane(st *Styles) *timersPane {
-	return &timersPane{st: st, seen: map[string]bool{}, state: runtime.StateCreated}
+	return &timersPane{st: st, seen: map[string]bool{}, skipped: map[string]bool{}, state: runtime.StateCreated}
 }
 
 func (p *timersPane) title() string { return "Timers" }
@@ -133,6 +135,9 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 		if p.examStart.IsZero() {
 			p.examStart = ts
 		}
+	case *runtime.NodeExitPayload:
+		// A revisited node is judged by its last exit.
+		p.skipped[v.NodeID] = v.Reason == spec.ReasonSkipped.String()
 	case *runtime.FollowUpIssuedPayload:
 		p.followUps = v.Count
 		if v.Max > 0 {
@@ -266,6 +271,11 @@ func (p *timersPane) lines(width int, now time.Time) []string {
 		switch {
 		case n == p.node && !p.state.Terminal():
 			out = append(out, st.Current.Render("▶ "+n))
+		case n == p.node && p.state.Terminal() && p.state != runtime.StateCompleted:
+			// Aborted or expired inside this node: it was not finished.
+			out = append(out, st.Bad.Render("■ ")+n)
+		case p.skipped[n]:
+			out = append(out, st.Muted.Render("↷ "+n+" (skipped)"))
 		case p.seen[n]:
 			out = append(out, st.Good.Render("✓ ")+n)
 		default:

@@ -27,10 +27,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.applyEvent(ev)
 		}
 		m.relayoutIfTimersGrew()
+		m.syncReplay()
 		return m, nil
 	case StreamEndedMsg:
 		m.streamEnded = true
-		if !m.state.Terminal() {
+		switch {
+		case m.opts.replay != nil:
+			m.syncReplay()
+			m.setNotice("replay finished", false)
+		case !m.state.Terminal():
 			m.setNotice("event stream ended", false)
 		}
 		return m, nil
@@ -151,6 +156,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.handleAdminKey(msg)
 	}
 
+	// A replay's keys come first: its ctrl+p steers the player, not the (absent) exam.
+	if cmd, ok := m.handleReplayKey(msg); ok {
+		return cmd
+	}
+
 	// Controls: ctrl combinations and function keys, live whatever has focus.
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -187,11 +197,17 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.setNotice(ErrReadOnly.Error(), true)
 			return nil
 		}
+		if m.refuseWhenOver(ActionEnd) {
+			return nil
+		}
 		m.confirm = confirmEnd
 		return nil
 	case key.Matches(msg, k.Instruct):
 		if m.info.ReadOnly {
 			m.setNotice(ErrReadOnly.Error(), true)
+			return nil
+		}
+		if m.refuseWhenOver("instruction") {
 			return nil
 		}
 		m.adminOpen = true
@@ -276,6 +292,9 @@ func (m *Model) submit() tea.Cmd {
 	if text == "" {
 		return nil
 	}
+	if m.refuseWhenOver("answer") {
+		return nil // the text stays in the line: nothing was lost
+	}
 	m.input.Reset()
 	b := m.backend
 	m.setNotice("sending…", false)
@@ -285,6 +304,9 @@ func (m *Model) submit() tea.Cmd {
 func (m *Model) control(action string) tea.Cmd {
 	if m.info.ReadOnly {
 		m.setNotice(ErrReadOnly.Error(), true)
+		return nil
+	}
+	if m.refuseWhenOver(action) {
 		return nil
 	}
 	b := m.backend
@@ -355,4 +377,14 @@ func (m *Model) closeAdmin() {
 	if m.focus == PaneInput {
 		m.input.Focus()
 	}
+}
+
+// refuseWhenOver keeps calls away from a controller whose exam has ended: it would refuse
+// them anyway, and saying so here keeps the typed text and names the way out.
+func (m *Model) refuseWhenOver(op string) bool {
+	if !m.state.Terminal() {
+		return false
+	}
+	m.setNotice(fmt.Sprintf("the exam is %s: %s not sent · ctrl+c quits", m.state, op), true)
+	return true
 }

@@ -39,6 +39,10 @@ func (m *Model) statusLine() string {
 	st := m.styles
 	sep := st.Muted.Render(" · ")
 	parts := []string{st.Status.Render(" " + m.info.Title), m.timers.stateStyle()}
+	if m.opts.replay != nil {
+		// Early in the line: a long title truncates the end, and this is what a replay is about.
+		parts = append(parts, m.replayStatus())
+	}
 	if m.info.Examiner != "" {
 		parts = append(parts, st.StatusKey.Render("examiner ")+st.StatusValue.Render(m.info.Examiner))
 	}
@@ -49,7 +53,7 @@ func (m *Model) statusLine() string {
 	if m.haveAudio {
 		parts = append(parts, m.audioMeter())
 	}
-	if m.info.ReadOnly {
+	if m.info.ReadOnly && m.opts.replay == nil { // a replay says so already
 		parts = append(parts, st.StatusWarn.Render("read-only"))
 	}
 	return fit(strings.Join(parts, sep), m.width)
@@ -132,9 +136,12 @@ func (m *Model) body() []string {
 }
 
 func (m *Model) helpOverlay(h int) []string {
-	content := strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
-	content = append(content, "", m.styles.Muted.Render("Letters (↑/k ↓/j g G ? q) act only when a pane has focus; the input line keeps them."),
-		m.styles.Muted.Render("Press ? , f1 or esc to close."))
+	content := strings.Split(m.help.FullHelpView(m.fullHelp()), "\n")
+	letters := "Letters (↑/k ↓/j g G ? q) act only when a pane has focus; the input line keeps them."
+	if m.info.ReadOnly {
+		letters = "Letters (↑/k ↓/j g G ? q) scroll and navigate the focused pane."
+	}
+	content = append(content, "", m.styles.Muted.Render(letters), m.styles.Muted.Render("Press ? , f1 or esc to close."))
 	w := min(m.width, 110)
 	lines := box(m.styles, "Help", "", true, w, min(h, len(content)+2), content)
 	pad := strings.Repeat(" ", (m.width-w)/2)
@@ -160,7 +167,7 @@ func (m *Model) footerLine() string {
 		return fit(st.Key.Render("Examiner instruction ")+st.Current.Render("["+m.adminMode+"]")+
 			st.Muted.Render("  tab: immediate/queued · enter: send · esc: cancel"), m.width)
 	}
-	hint := m.help.ShortHelpView(m.keys.ShortHelp())
+	hint := m.help.ShortHelpView(m.shortHelp())
 	if m.notice == "" {
 		return fit(hint, m.width)
 	}

@@ -29,13 +29,13 @@ func (f AudioFrame) Duration() time.Duration {
 }
 
 // frameSink receives decoded PCM from the SDK's decoder (media.PCMRemoteTrack calls
-// WriteSample on its own goroutine) and hands it on without ever blocking that goroutine: a
-// consumer that falls behind loses frames, counted in dropped, rather than stalling RTP
-// reception.
+// WriteSample on its own goroutine) and hands it on without ever blocking that goroutine: when
+// the consumer falls behind, the oldest frames are dropped (counted in dropped), because live
+// audio is worth more the newer it is.
 type frameSink struct {
 	from    string
 	rate    int
-	out     chan<- AudioFrame
+	out     chan AudioFrame
 	dropped *atomic.Int64
 	log     *slog.Logger
 }
@@ -45,14 +45,20 @@ func (s *frameSink) WriteSample(sample media.PCM16Sample) error {
 		return nil
 	}
 	frame := AudioFrame{Samples: append([]int16(nil), sample...), SampleRate: s.rate, From: s.from, Received: time.Now()}
-	select {
-	case s.out <- frame:
-	default:
-		if n := s.dropped.Add(1); n == 1 || n%500 == 0 {
-			s.log.Warn("candidate audio consumer is behind; frames dropped", "from", s.from, "dropped", n)
+	for {
+		select {
+		case s.out <- frame:
+			return nil
+		default:
+		}
+		select {
+		case <-s.out:
+			if n := s.dropped.Add(1); n == 1 || n%500 == 0 {
+				s.log.Warn("audio consumer is behind; oldest frames dropped", "from", s.from, "dropped", n)
+			}
+		default:
 		}
 	}
-	return nil
 }
 
 func (s *frameSink) Close() error { return nil }

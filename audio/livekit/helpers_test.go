@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math"
 	"os"
@@ -96,32 +97,40 @@ func voicedDuration(s []int16, rate int, threshold float64) time.Duration {
 // speech synthesises text with espeak-ng and resamples it with sox to 16 kHz mono.
 func speech(t testing.TB, text string) []int16 {
 	t.Helper()
+	s, err := synth(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func synth(text string) ([]int16, error) {
 	espeak := exec.Command("espeak-ng", "-v", "en-us", "--stdout", text)
 	sox := exec.Command("sox", "-t", "wav", "-", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", "-t", "raw", "-")
 	pipe, err := espeak.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	sox.Stdin = pipe
 	var out, errb bytes.Buffer
 	sox.Stdout, sox.Stderr = &out, &errb
 	if err := sox.Start(); err != nil {
-		t.Fatalf("sox: %v", err)
+		return nil, fmt.Errorf("sox: %w", err)
 	}
 	if err := espeak.Run(); err != nil {
-		t.Fatalf("espeak-ng: %v", err)
+		return nil, fmt.Errorf("espeak-ng: %w", err)
 	}
 	if err := sox.Wait(); err != nil {
-		t.Fatalf("sox: %v: %s", err, errb.String())
+		return nil, fmt.Errorf("sox: %w: %s", err, errb.String())
 	}
 	s := make([]int16, out.Len()/2)
 	if err := binary.Read(&out, binary.LittleEndian, s); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if len(s) < 8000 {
-		t.Fatalf("espeak-ng produced only %d samples", len(s))
+		return nil, fmt.Errorf("espeak-ng produced only %d samples for %q", len(s), text)
 	}
-	return s
+	return s, nil
 }
 
 // sampleEvents returns one event of every type, with assessment content that must never reach

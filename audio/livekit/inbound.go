@@ -3,6 +3,7 @@ package livekit
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
 )
@@ -57,7 +58,7 @@ func senderRole(lk *lksdk.Room, params lksdk.DataReceiveParams) (string, Role) {
 
 // classify turns one data packet into what the bot does with it; ok is false for packets on
 // topics the bot does not read.
-func classify(topic string, payload []byte, sender string, role Role) (inbound, bool) {
+func classify(topic string, payload []byte, sender string, role Role, at time.Time) (inbound, bool) {
 	reject := func(err error) (inbound, bool) {
 		return inbound{reject: &Rejection{Topic: topic, Sender: sender, Role: role, Err: err}}, true
 	}
@@ -70,7 +71,7 @@ func classify(topic string, payload []byte, sender string, role Role) (inbound, 
 		if err != nil {
 			return reject(err)
 		}
-		msg.Sender = sender
+		msg.Sender, msg.Received = sender, at
 		return inbound{text: &msg}, true
 	case TopicExaminerCommands:
 		if role != RoleExaminer {
@@ -80,7 +81,7 @@ func classify(topic string, payload []byte, sender string, role Role) (inbound, 
 		if err != nil {
 			return reject(err)
 		}
-		cmd.Sender = sender
+		cmd.Sender, cmd.Received = sender, at
 		return inbound{command: &cmd}, true
 	}
 	return inbound{}, false

@@ -31,6 +31,8 @@ type Room struct {
 	wg     sync.WaitGroup
 
 	mu          sync.Mutex
+	handlers    Handlers
+	handlersSet chan struct{}   // closed once handlers are known
 	history     []runtime.Event // when no replay source was given
 	lastSession string
 	sentAt      []sentMark // recent sends, for the resend window
@@ -93,6 +95,12 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 		cancel:  cancel,
 		remotes: make(map[string]*lkmedia.PCMRemoteTrack),
 		changed: make(chan struct{}),
+
+		handlers:    Handlers{CandidateText: o.onText, ExaminerCommand: o.onCommand, Rejection: o.onReject},
+		handlersSet: make(chan struct{}),
+	}
+	if o.onText != nil || o.onCommand != nil || o.onReject != nil {
+		close(r.handlersSet)
 	}
 	r.voice = newVoice(o.speechRate, "examiner-voice", r.log)
 	r.conn = &connector{
@@ -238,44 +246,75 @@ func (r *Room) detachAudio(sid string) {
 }
 
 func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
+	at := time.Now()
 	u, ok := data.(*lksdk.UserDataPacket)
 	if !ok {
 		return
 	}
 	sender, role := senderRole(r.conn.room(), params)
-	msg, ok := classify(u.Topic, u.Payload, sender, role)
+	msg, ok := classify(u.Topic, u.Payload, sender, role, at)
 	if !ok {
 		return
 	}
 	r.in.push(msg)
 }
 
+// Handlers receive what participants send the bot. Each may be nil: candidate text and
+// commands without a handler are logged and dropped; rejections without one are reported to
+// the examiners (see WithRejections).
+type Handlers struct {
+	CandidateText   func(CandidateText)
+	ExaminerCommand func(ExaminerCommand)
+	Rejection       func(Rejection)
+}
+
+// SetHandlers installs the handlers, for a caller (such as Bot) that can only build them after
+// joining. Messages that arrived before the first handlers were set wait for them.
+func (r *Room) SetHandlers(h Handlers) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handlers = h
+	select {
+	case <-r.handlersSet:
+	default:
+		close(r.handlersSet)
+	}
+}
+
 // handleLoop runs the handlers one message at a time, so that a handler that blocks (the
 // controller thinking about a turn) delays later messages instead of reordering them, and never
 // holds up the SDK's receive path.
 func (r *Room) handleLoop(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-r.handlersSet:
+	}
 	for {
 		msg, ok := r.in.pop(ctx)
 		if !ok {
 			return
 		}
+		r.mu.Lock()
+		h := r.handlers
+		r.mu.Unlock()
 		switch {
 		case msg.text != nil:
 			r.log.Info("candidate text", "from", msg.text.Sender, "chars", len(msg.text.Text))
-			if r.o.onText != nil {
-				r.o.onText(*msg.text)
+			if h.CandidateText != nil {
+				h.CandidateText(*msg.text)
 			}
 		case msg.command != nil:
 			r.log.Info("examiner command", "from", msg.command.Sender, "kind", msg.command.Kind.String())
-			if r.o.onCommand != nil {
-				r.o.onCommand(*msg.command)
+			if h.ExaminerCommand != nil {
+				h.ExaminerCommand(*msg.command)
 			}
 		case msg.reject != nil:
 			r.stats.rejected.Add(1)
 			r.log.Warn("inbound message rejected", "topic", msg.reject.Topic, "from", msg.reject.Sender,
 				"role", msg.reject.Role.String(), "err", msg.reject.Err)
-			if r.o.onReject != nil {
-				r.o.onReject(*msg.reject)
+			if h.Rejection != nil {
+				h.Rejection(*msg.reject)
 			} else {
 				r.reportRejection(*msg.reject)
 			}
@@ -283,15 +322,17 @@ func (r *Room) handleLoop(ctx context.Context) {
 	}
 }
 
-// reportRejection tells the examiners, out of band: the event has seq 0 because it is not part
-// of the session's journal, which only the controller numbers.
-func (r *Room) reportRejection(rej Rejection) {
+func (r *Room) reportRejection(rej Rejection) { r.ReportError(rej.code(), rej.String()) }
+
+// ReportError tells the examiners about a problem out of band: a system_error event with seq
+// 0, because it is not part of the session's journal, which only the controller numbers.
+func (r *Room) ReportError(code, message string) {
 	r.mu.Lock()
 	session := r.lastSession
 	r.mu.Unlock()
-	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: rej.code(), Message: rej.String()})
+	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: code, Message: message})
 	if err != nil {
-		r.log.Error("encode rejection report", "err", err)
+		r.log.Error("encode error report", "err", err)
 		return
 	}
 	r.out.push(outItem{ev: ev})

@@ -279,6 +279,12 @@ func TestExaminerCommandsOnlyFromExaminers(t *testing.T) {
 		{Kind: livekit.CommandAdmin, Mode: livekit.AdminQueued, Text: "Probe the budget.", Sender: "examiner-1"},
 		{Kind: livekit.CommandControl, Action: livekit.ControlPause, Sender: "examiner-1"},
 	}
+	for i := range cmds {
+		if cmds[i].Received.IsZero() {
+			t.Errorf("command %d has no receive time", i)
+		}
+		cmds[i].Received = time.Time{}
+	}
 	if len(cmds) != 2 || cmds[0] != want[0] || cmds[1] != want[1] {
 		t.Fatalf("commands = %+v, want %+v", cmds, want)
 	}
@@ -317,6 +323,12 @@ func TestCandidateTextOnlyFromCandidate(t *testing.T) {
 	waitFor(t, 10*time.Second, "the candidate's typed answer", func() bool { texts, _ := e.in.snapshot(); return len(texts) >= 1 })
 	texts, _ := e.in.snapshot()
 	want := livekit.CandidateText{Text: "We could open a second buffet line.", Confidence: 0.8, Sender: "candidate-1"}
+	if len(texts) == 1 {
+		if texts[0].Received.IsZero() {
+			t.Error("typed answer has no receive time")
+		}
+		texts[0].Received = time.Time{}
+	}
 	if len(texts) != 1 || texts[0] != want {
 		t.Fatalf("texts = %+v, want [%+v]", texts, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -37,8 +38,9 @@ const (
 // CandidateText is a typed answer received from the candidate.
 type CandidateText struct {
 	Text       string
-	Confidence float64 // 0..1; 1 when the sender gave none
-	Sender     string  // the server-asserted identity of the sender
+	Confidence float64   // 0..1; 1 when the sender gave none
+	Sender     string    // the server-asserted identity of the sender
+	Received   time.Time // when the packet reached the bot, for latency figures
 }
 
 // AdminMode is how an examiner's instruction is applied (design.md, "Admin instructions").
@@ -139,8 +141,9 @@ type ExaminerCommand struct {
 	Kind   CommandKind
 	Mode   AdminMode     // CommandAdmin
 	Text   string        // CommandAdmin
-	Action ControlAction // CommandControl
-	Sender string        // the server-asserted identity of the sender
+	Action   ControlAction // CommandControl
+	Sender   string        // the server-asserted identity of the sender
+	Received time.Time     // when the packet reached the bot
 }
 
 // wireMessage is the union of the input topics' JSON fields.
@@ -176,6 +179,8 @@ func checkText(field string, p *string, limit int) (string, error) {
 	}
 	t := strings.TrimSpace(*p)
 	switch {
+	case !utf8.ValidString(t):
+		return "", fmt.Errorf("%w: %s is not UTF-8", ErrInvalidMessage, field)
 	case t == "":
 		return "", fmt.Errorf("%w: %s is empty", ErrInvalidMessage, field)
 	case utf8.RuneCountInString(t) > limit:

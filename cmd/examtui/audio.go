@@ -63,6 +63,9 @@ inside one utterance.`,
 			}
 			cfg := audio.DefaultEndpointConfig()
 			cfg.MinEndpointingDelay, cfg.MaxEndpointingDelay = minDelay, maxDelay
+			if minDelay > audio.FrameDuration && cfg.VAD.Hangover >= minDelay {
+				cfg.VAD.Hangover = minDelay - audio.FrameDuration // a short delay needs a shorter hangover
+			}
 			ep, err := audio.NewEndpointer(cfg)
 			if err != nil {
 				return err

@@ -49,7 +49,7 @@ func TestExampleRehearsal(t *testing.T) {
 }
 
 func TestScripts(t *testing.T) {
-	for _, name := range []string{"silence", "off-topic", "skip-allowed", "skip-refused", "distress", "finish-confirm", "admin", "pause-resume", "expiry"} {
+	for _, name := range []string{"silence", "off-topic", "low-confidence", "skip-allowed", "skip-refused", "distress", "finish-confirm", "admin", "pause-resume", "expiry"} {
 		t.Run(name, func(t *testing.T) {
 			r := runFile(t, "testdata/"+name+".yaml")
 			if !r.Passed {
@@ -199,5 +199,20 @@ func TestDeterministic(t *testing.T) {
 		if string(a.Log[i].Payload) != string(b.Log[i].Payload) || !a.Log[i].Timestamp.Equal(b.Log[i].Timestamp) {
 			t.Fatalf("event %d differs:\n%s\n%s", i, a.Log[i].Payload, b.Log[i].Payload)
 		}
+	}
+}
+
+func TestLatencyExpectation(t *testing.T) {
+	// ParseScript leaves the spec path as written (relative to the working directory).
+	s, err := headless.ParseScript("testdata/latency.yaml", []byte("spec: testdata/basic.yaml\nturns:\n  - say: \"My name is Ada.\"\nexpect:\n  maxTurnLatencyMs: 0.0001\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := headless.Run(context.Background(), s, headless.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Passed || len(r.Failures) != 1 || r.Failures[0].Expectation != "maxTurnLatencyMs" || !strings.HasPrefix(r.Failures[0].Expected, "<= 0.0001") {
+		t.Fatalf("failures %+v", r.Failures)
 	}
 }

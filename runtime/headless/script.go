@@ -1,6 +1,20 @@
 // Package headless runs candidate scripts: it drives an exam without a person, on a virtual
 // clock, with the offline (or an LLM) examiner, and checks the script's expectations exactly.
 // `examtui test` is its command line.
+//
+// The format is exam-spec.md's "Candidate scripts", plus three additions for testing timers
+// and the examiner's controls:
+//
+//	turns:
+//	  - wait: 30            # seconds pass with no candidate turn (warnings, budgets, beats)
+//	  - control: pause      # an examiner control: pause | resume | skip | advance | end
+//	  - admin: {mode: queued, text: "…", sender: dr-lee}   # sender is optional
+//	expect:
+//	  state: expired        # the final exam state, exactly
+//
+// Each spoken turn takes 2 s of virtual "thinking" plus its speaking time (2.5 words a
+// second); time advances in one-second ticks so everything time-driven happens when due.
+// A say turn with confidence arrives as a mic turn with that STT confidence.
 package headless
 
 import (

@@ -102,6 +102,14 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 }
 
 func (e *Examiner) observe(req *runtime.ExaminerRequest) report {
+	r := e.observeTurn(req)
+	if !req.AdminOnly && r.CommandDetected == "" {
+		r.SpokenText = withQueued(req.AdminInstructions, r.SpokenText)
+	}
+	return r
+}
+
+func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
 	node := req.Node
 	question := lastQuestion(req)
 	r := report{Signals: []runtime.Signal{}, RapportMove: "none", DialogueMove: "none"}
@@ -251,11 +259,20 @@ func adminLine(instructions []string) string {
 		return "Let's continue."
 	}
 	text := strings.TrimSpace(instructions[len(instructions)-1])
+	if line, ok := adminDirective(text); ok {
+		return line
+	}
+	return text
+}
+
+// adminDirective renders an instruction addressed at the candidate ("ask the candidate to…",
+// "tell the candidate…") as the line to say; other instructions are guidance, not speech.
+func adminDirective(text string) (string, bool) {
 	lower := strings.ToLower(text)
 	for _, p := range []string{"ask the candidate to ", "ask them to ", "please ask the candidate to "} {
 		if strings.HasPrefix(lower, p) {
 			rest := strings.TrimRight(text[len(p):], ".!? ")
-			return "Could you " + rest + ", please?"
+			return "Could you " + rest + ", please?", true
 		}
 	}
 	for _, p := range []string{"tell the candidate that ", "tell the candidate ", "tell them that ", "tell them ", "say "} {
@@ -264,10 +281,24 @@ func adminLine(instructions []string) string {
 			if rest == "" {
 				break
 			}
-			return strings.ToUpper(rest[:1]) + rest[1:]
+			return strings.ToUpper(rest[:1]) + rest[1:], true
 		}
 	}
-	return text
+	return "", false
+}
+
+// withQueued prefixes spoken text with the queued instructions meant to be said to the candidate.
+func withQueued(instructions []string, spoken string) string {
+	var lines []string
+	for _, in := range instructions {
+		if line, ok := adminDirective(strings.TrimSpace(in)); ok {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		return spoken
+	}
+	return strings.Join(append(lines, spoken), " ")
 }
 
 func contains(list []string, s string) bool {

@@ -1,0 +1,205 @@
+package livekit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// Controller is the part of the exam runtime the bot drives; *runtime.Controller implements it.
+type Controller interface {
+	SubmitTurn(ctx context.Context, t runtime.Turn) error
+	Admin(ctx context.Context, a runtime.AdminInstruction) error
+	Control(ctx context.Context, a runtime.ControlAction, sender string) error
+}
+
+// speechDoner is implemented by controllers that want to know when the examiner's speech has
+// finished playing (runtime.Controller.SpeechDone).
+type speechDoner interface{ SpeechDone() }
+
+// AudioTurns turns the candidate's room audio into turns (VAD, endpointing, STT): it reads
+// frames until ctx ends and calls submit with each finished turn. The audio pipeline provides it.
+type AudioTurns func(ctx context.Context, audio <-chan AudioFrame, submit func(context.Context, runtime.Turn) error) error
+
+// Speaker says one spoken event's text through the bot's voice (TTS, then Voice.Write). It may
+// return before the audio has played; the bot waits for playout before the next line.
+type Speaker func(ctx context.Context, spoken runtime.SpokenPayload, voice *Voice) error
+
+// BotOption configures NewBot.
+type BotOption func(*Bot)
+
+// WithAudioTurns connects the audio pipeline. Without it the candidate's audio is discarded and
+// only typed answers reach the controller.
+func WithAudioTurns(fn AudioTurns) BotOption { return func(b *Bot) { b.audioTurns = fn } }
+
+// WithSpeaker connects text-to-speech. Without it the examiner's lines reach the candidate only
+// as spoken events on the data channel.
+func WithSpeaker(fn Speaker) BotOption { return func(b *Bot) { b.speaker = fn } }
+
+// WithBotLogger sets the bot's logger (default: the room's).
+func WithBotLogger(l *slog.Logger) BotOption { return func(b *Bot) { b.log = l } }
+
+// Bot is the examiner bot: it feeds a controller from a room (typed answers and audio turns
+// from the candidate, instructions and controls from examiners) and the controller's events
+// back to the room (the data channel, and speech). Put the Bot, not the Room, in the
+// controller's event fan-out (it is a runtime.Subscriber and a runtime.Sink) so that spoken
+// events are also said aloud.
+type Bot struct {
+	room       *Room
+	ctrl       Controller
+	log        *slog.Logger
+	audioTurns AudioTurns
+	speaker    Speaker
+	spoken     *queue[runtime.SpokenPayload]
+	ctx        context.Context
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+	once       sync.Once
+}
+
+// NewBot wires ctrl to room and starts the audio and speech goroutines; Close stops them (it
+// does not close the room or the controller).
+func NewBot(room *Room, ctrl Controller, opts ...BotOption) (*Bot, error) {
+	if room == nil || ctrl == nil {
+		return nil, fmt.Errorf("%w: a bot needs a room and a controller", ErrInvalidConfig)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Bot{room: room, ctrl: ctrl, log: room.log, spoken: newQueue[runtime.SpokenPayload](), ctx: ctx, cancel: cancel}
+	for _, o := range opts {
+		o(b)
+	}
+	room.SetHandlers(Handlers{CandidateText: b.onText, ExaminerCommand: b.onCommand})
+	b.wg.Add(2)
+	go func() { defer b.wg.Done(); b.runAudio(ctx) }()
+	go func() { defer b.wg.Done(); b.runSpeech(ctx) }()
+	return b, nil
+}
+
+// Room is the bot's room.
+func (b *Bot) Room() *Room { return b.room }
+
+// Publish sends the event to the room and queues spoken lines for the speaker.
+func (b *Bot) Publish(ev runtime.Event) error {
+	if ev.Event == runtime.EventSpoken && b.speaker != nil {
+		p, err := ev.Decode()
+		if err != nil {
+			b.log.Error("spoken event does not decode; not said aloud", "seq", ev.Seq, "err", err)
+		} else {
+			b.spoken.push(*p.(*runtime.SpokenPayload))
+		}
+	}
+	return b.room.Publish(ev)
+}
+
+// Deliver is Publish for a runtime.Fanout subscriber.
+func (b *Bot) Deliver(ev runtime.Event) {
+	if err := b.Publish(ev); err != nil {
+		b.log.Warn("event not sent to the room", "seq", ev.Seq, "err", err)
+	}
+}
+
+func (b *Bot) onText(m CandidateText) {
+	err := b.ctrl.SubmitTurn(b.ctx, runtime.Turn{Text: m.Text, Confidence: m.Confidence, Source: runtime.SourceTyped})
+	if err != nil {
+		b.log.Warn("typed answer not accepted", "from", m.Sender, "err", err)
+		b.room.ReportError("candidate_input_failed", fmt.Sprintf("typed answer from %s not accepted: %v", m.Sender, err))
+	}
+}
+
+func (b *Bot) onCommand(c ExaminerCommand) {
+	var err error
+	switch c.Kind {
+	case CommandAdmin:
+		if c.Mode == AdminImmediate {
+			// An immediate instruction interrupts the examiner mid-sentence.
+			b.interrupt()
+		}
+		err = b.ctrl.Admin(b.ctx, runtime.AdminInstruction{Mode: runtime.AdminMode(c.Mode.String()), Text: c.Text, Sender: c.Sender})
+	case CommandControl:
+		var action runtime.ControlAction
+		action, err = runtime.ParseControlAction(c.Action.String())
+		if err == nil {
+			if c.Action == ControlPause || c.Action == ControlEnd || c.Action == ControlSkip || c.Action == ControlAdvance {
+				b.interrupt()
+			}
+			err = b.ctrl.Control(b.ctx, action, c.Sender)
+		}
+	default:
+		err = fmt.Errorf("%w: command kind %v", ErrInvalidMessage, c.Kind)
+	}
+	if err != nil {
+		b.log.Warn("examiner command failed", "from", c.Sender, "kind", c.Kind.String(), "err", err)
+		b.room.ReportError("examiner_command_failed", fmt.Sprintf("%s from %s failed: %v", c.Kind, c.Sender, err))
+	}
+}
+
+// interrupt drops what the examiner has not said yet.
+func (b *Bot) interrupt() {
+	for b.spoken.len() > 0 {
+		if _, ok := b.spoken.pop(b.ctx); !ok {
+			return
+		}
+	}
+	b.room.Voice().Clear()
+}
+
+func (b *Bot) runAudio(ctx context.Context) {
+	if b.audioTurns == nil {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-b.room.Audio():
+			}
+		}
+	}
+	err := b.audioTurns(ctx, b.room.Audio(), func(ctx context.Context, t runtime.Turn) error {
+		if t.Source == "" {
+			t.Source = runtime.SourceRoom
+		}
+		return b.ctrl.SubmitTurn(ctx, t)
+	})
+	if err != nil && ctx.Err() == nil {
+		b.log.Error("audio turns stopped", "err", err)
+		b.room.ReportError("audio_pipeline_failed", fmt.Sprintf("candidate audio is no longer processed: %v", err))
+	}
+}
+
+func (b *Bot) runSpeech(ctx context.Context) {
+	if b.speaker == nil {
+		return
+	}
+	voice := b.room.Voice()
+	for {
+		p, ok := b.spoken.pop(ctx)
+		if !ok {
+			return
+		}
+		if err := b.speaker(ctx, p, voice); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			b.log.Warn("speech failed", "node", p.NodeID, "err", err)
+			b.room.ReportError("speech_failed", fmt.Sprintf("could not say %q: %v", p.Text, err))
+			continue
+		}
+		if err := voice.WaitPlayout(ctx); err != nil {
+			return
+		}
+		if d, ok := b.ctrl.(speechDoner); ok && b.spoken.len() == 0 {
+			d.SpeechDone()
+		}
+	}
+}
+
+// Close stops the bot's goroutines. It is safe to call more than once.
+func (b *Bot) Close() error {
+	b.once.Do(func() {
+		b.cancel()
+		b.wg.Wait()
+	})
+	return nil
+}

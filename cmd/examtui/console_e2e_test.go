@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/sessions"
+)
+
+// screenshotPath is where -update saves one mid-exam capture, for the README.
+const screenshotPath = "../../docs/screenshot.txt"
+
+func init() {
+	// Other packages' tests take -update for their golden files; here it rewrites the README
+	// screenshot. Registered in init, and only if absent, so it never collides with another
+	// test file's flag.
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite docs/screenshot.txt")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// tmuxTerm is the real binary running in a detached tmux session on a private server, so the
+// console gets a real terminal (120×40) and real key presses.
+type tmuxTerm struct {
+	t    *testing.T
+	sock string
+	env  []string
+}
+
+const tmuxSession = "examtui"
+
+func (tt *tmuxTerm) tmux(args ...string) (string, error) {
+	cmd := exec.Command("tmux", append([]string{"-S", tt.sock}, args...)...)
+	cmd.Env = tt.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (tt *tmuxTerm) must(args ...string) string {
+	tt.t.Helper()
+	out, err := tt.tmux(args...)
+	if err != nil {
+		tt.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return out
+}
+
+func (tt *tmuxTerm) capture() string {
+	tt.t.Helper()
+	return tt.must("capture-pane", "-p", "-t", tmuxSession)
+}
+
+// waitScreen polls the pane until it shows every one of want.
+func (tt *tmuxTerm) waitScreen(what string, want ...string) string {
+	tt.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := tt.capture()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("%s: the terminal never showed %q:\n%s", what, missing, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (tt *tmuxTerm) typeLine(s string) {
+	tt.t.Helper()
+	tt.must("send-keys", "-t", tmuxSession, "-l", s)
+	tt.must("send-keys", "-t", tmuxSession, "Enter")
+}
+
+func (tt *tmuxTerm) keys(k ...string) {
+	tt.t.Helper()
+	tt.must(append([]string{"send-keys", "-t", tmuxSession}, k...)...)
+}
+
+// startInTmux runs `examtui args...` in a fresh tmux server. Its stderr goes to a file and its
+// exit status to another, since the pane disappears with the process.
+func startInTmux(t *testing.T, bin, dataDir string, args ...string) (tt *tmuxTerm, stderrPath, rcPath string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is required (apt-get install tmux): %v", err)
+	}
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A clean environment: no config file, no OpenAI endpoint, a private data directory.
+	tt = &tmuxTerm{t: t, sock: filepath.Join(dir, "tmux.sock"), env: []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "XDG_DATA_HOME=" + home,
+		"TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "EXAMTUI_DATA_DIR=" + dataDir,
+	}}
+	stderrPath, rcPath = filepath.Join(dir, "stderr.txt"), filepath.Join(dir, "rc.txt")
+	quoted := []string{shellQuote(bin)}
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	script := fmt.Sprintf("%s 2>%s; echo $? >%s.tmp && mv %s.tmp %s", strings.Join(quoted, " "),
+		shellQuote(stderrPath), shellQuote(rcPath), shellQuote(rcPath), shellQuote(rcPath))
+	tt.must("-f", "/dev/null", "new-session", "-d", "-s", tmuxSession, "-x", "120", "-y", "40", script)
+	t.Cleanup(func() {
+		_, _ = tt.tmux("kill-server")
+	})
+	return tt, stderrPath, rcPath
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// waitExit waits for the process in the pane to end and returns its exit status.
+func waitExit(t *testing.T, rcPath string) int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile(rcPath)
+		if err == nil {
+			code, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("exit status %q: %v", b, err)
+			}
+			return code
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("examtui did not exit")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+var storedLine = regexp.MustCompile(`session ([0-9a-f]+) stored in (\S+) \(examtui sessions show ([0-9a-f]+)\)`)
+
+// TestConsoleInTmux runs the built binary in a real terminal: the rehearsal's answers typed
+// as key presses, the panes read off the screen, ctrl+c to leave, and the stored session
+// read back.
+func TestConsoleInTmux(t *testing.T) {
+	bin := examtuiBinary(t)
+	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := [][]string{
+		{"Timers node 2 of 4", "✓ welcome", "▶ scenario-hotel-breakfast", "Candidate: Hello, I'm Priya"},
+		{"command repeat accepted"},
+		{"Evidence 1 accepted", "✓ proposes_options", "1/2"},
+		{"Timers node 3 of 4", "▶ scenario-staff-rota", "Evidence 2 accepted", "✓ analyses_clientele"},
+		{"Evidence 3 accepted", "✓ plans_staffing"},
+		{"· completed ·", "Timers node 4 of 4", "✓ wrapup", "Evidence 4 accepted", "✓ considers_budget", "exam completed"},
+	}
+	const screenshotAfter = 4 // mid-exam: node 3, evidence in two nodes
+	if len(script.Turns) != len(after) {
+		t.Fatalf("the rehearsal has %d turns, the test expects %d", len(script.Turns), len(after))
+	}
+
+	dataDir := filepath.Join(t.TempDir(), "data")
+	tt, stderrPath, rcPath := startInTmux(t, bin, dataDir, "run", "demo", "--examiner", "offline")
+	first := tt.waitScreen("start", "Hospitality Management", "· in_progress ·", "examiner offline", "input typed",
+		"Timers node 1 of 4", "▶ welcome", "Examiner: Welcome.", "answer>")
+	if lines := strings.Split(strings.TrimRight(first, "\n"), "\n"); len(lines) != 40 {
+		t.Errorf("the pane shows %d lines, want 40", len(lines))
+	}
+
+	for i, turn := range script.Turns {
+		if turn.Say == nil {
+			t.Fatalf("turn %d is not a say step", i+1)
+		}
+		tt.typeLine(*turn.Say)
+		s := tt.waitScreen("answer "+strconv.Itoa(i+1), append([]string{"answer sent"}, after[i]...)...)
+		if i+1 == screenshotAfter && updating() {
+			if err := os.MkdirAll(filepath.Dir(screenshotPath), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(screenshotPath, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	final := tt.capture()
+	if strings.Contains(final, "failed") {
+		t.Errorf("the console reported a failure:\n%s", final)
+	}
+
+	tt.keys("C-c") // the exam is over: no confirmation
+	if code := waitExit(t, rcPath); code != 0 {
+		b, _ := os.ReadFile(stderrPath)
+		t.Fatalf("examtui exited %d: %s", code, b)
+	}
+	stderr, err := os.ReadFile(stderrPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := storedLine.FindStringSubmatch(string(stderr))
+	if m == nil || m[1] != m[3] || m[2] != dataDir {
+		t.Fatalf("stderr lacks the stored-session line for %s: %q", dataDir, stderr)
+	}
+
+	ctx := context.Background()
+	st, err := sessions.Open(ctx, dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, err := st.Get(ctx, m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := st.LoadEvents(ctx, m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var visited []string
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i, ev.Seq)
+		}
+		if ev.Event == runtime.EventNodeEntered {
+			pl, err := ev.Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			visited = append(visited, pl.(*runtime.NodeEnteredPayload).NodeID)
+		}
+	}
+	if sess.State != runtime.StateCompleted || sess.Interrupted || evs[len(evs)-1].Event != runtime.EventExamCompleted {
+		t.Errorf("stored session state %s interrupted %v last event %s", sess.State, sess.Interrupted, evs[len(evs)-1].Event)
+	}
+	if want := []string{"welcome", "scenario-hotel-breakfast", "scenario-staff-rota", "wrapup"}; !slices.Equal(visited, want) {
+		t.Errorf("visited %v, want %v", visited, want)
+	}
+}
+
+// TestConsoleInTmuxQuitConfirm leaves a running exam from the real terminal: ctrl+c asks, n
+// stays, ctrl+c then y quits; the process exits 0 and the session stays resumable.
+func TestConsoleInTmuxQuitConfirm(t *testing.T) {
+	bin := examtuiBinary(t)
+	dataDir := filepath.Join(t.TempDir(), "data")
+	tt, stderrPath, rcPath := startInTmux(t, bin, dataDir, "run", "demo", "--examiner", "offline")
+	tt.waitScreen("start", "· in_progress ·", "answer>")
+	tt.keys("C-p")
+	tt.waitScreen("pause", "· paused ·", "exam paused")
+	tt.keys("C-c")
+	tt.waitScreen("quit asks", "Quit while the exam is running?")
+	tt.keys("n")
+	tt.keys("C-c")
+	tt.waitScreen("quit asks again", "Quit while the exam is running?")
+	tt.keys("y")
+	if code := waitExit(t, rcPath); code != 0 {
+		b, _ := os.ReadFile(stderrPath)
+		t.Fatalf("examtui exited %d: %s", code, b)
+	}
+	stderr, _ := os.ReadFile(stderrPath)
+	m := storedLine.FindStringSubmatch(string(stderr))
+	if m == nil {
+		t.Fatalf("stderr lacks the stored-session line: %q", stderr)
+	}
+	ctx := context.Background()
+	st, err := sessions.Open(ctx, dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sess, err := st.Get(ctx, m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sess.Interrupted || sess.State.Terminal() {
+		t.Errorf("a quit mid-exam left state %s interrupted %v, want a resumable session", sess.State, sess.Interrupted)
+	}
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/livekit/protocol/auth"
+
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/runtime"
+)
+
+func TestTokenCommand(t *testing.T) {
+	t.Setenv("LIVEKIT_API_KEY", "key")
+	t.Setenv("LIVEKIT_API_SECRET", "0123456789abcdef0123456789abcdef")
+	t.Setenv("LIVEKIT_URL", "ws://127.0.0.1:7880")
+	cases := []struct {
+		role    string
+		publish bool
+		hint    string
+	}{
+		{"candidate", true, "meet.livekit.io"},
+		{"examiner", false, "examtui watch"},
+		{"bot", true, "run the bot"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.role, func(t *testing.T) {
+			out, errOut, err := runCmd(t, "", "token", "--room", "r1", "--identity", "p-"+tc.role, "--role", tc.role, "--ttl", "30m")
+			if err != nil {
+				t.Fatalf("%v: %s", err, errOut)
+			}
+			jwt := strings.TrimSpace(out)
+			if strings.Contains(jwt, "\n") {
+				t.Fatalf("stdout holds more than the token: %q", out)
+			}
+			v, err := auth.ParseAPIToken(jwt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			claims, grants, err := v.Verify("0123456789abcdef0123456789abcdef")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if grants.Attributes[livekit.RoleAttribute] != tc.role || grants.Video.Room != "r1" || grants.Identity != "p-"+tc.role {
+				t.Errorf("grants = %+v", grants)
+			}
+			if grants.Video.GetCanPublish() != tc.publish {
+				t.Errorf("canPublish = %v", grants.Video.GetCanPublish())
+			}
+			if ttl := claims.ExpiresAt.Sub(claims.NotBefore.Time); ttl != 30*time.Minute {
+				t.Errorf("ttl = %s", ttl)
+			}
+			if !strings.Contains(errOut, tc.hint) {
+				t.Errorf("join hint %q lacks %q", errOut, tc.hint)
+			}
+		})
+	}
+}
+
+func TestTokenCommandErrors(t *testing.T) {
+	t.Setenv("LIVEKIT_API_KEY", "")
+	t.Setenv("LIVEKIT_API_SECRET", "")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing role", []string{"token", "--room", "r", "--identity", "i"}, "role"},
+		{"bad role", []string{"token", "--room", "r", "--identity", "i", "--role", "admin", "--api-key", "k", "--api-secret", "s"}, "unknown role"},
+		{"no credentials", []string{"token", "--room", "r", "--identity", "i", "--role", "candidate"}, "LIVEKIT_API_KEY"},
+		{"bad ttl", []string{"token", "--room", "r", "--identity", "i", "--role", "candidate", "--api-key", "k", "--api-secret", "s", "--ttl", "-1h"}, "TTL"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runCmd(t, "", tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
+			}
+			if out != "" {
+				t.Errorf("printed %q on failure", out)
+			}
+		})
+	}
+}
+
+// TestWatchCommandJSON runs `examtui watch --json --commands` against a real server and bot:
+// it prints every event as a JSON line and sends typed commands to the bot.
+func TestWatchCommandJSON(t *testing.T) {
+	srv := lktest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	commands := make(chan livekit.ExaminerCommand, 4)
+	bot, err := livekit.Join(ctx, livekit.Config{URL: srv.URL, Token: srv.Token("bot", livekit.RoleBot)},
+		livekit.WithExaminerCommand(func(c livekit.ExaminerCommand) { commands <- c }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bot.Close()
+	evs := []runtime.Payload{
+		&runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady},
+		&runtime.EvidenceUpdatePayload{NodeID: "n1", SignalType: "proposes_options", RubricLevel: "analysis", Excerpt: "x"},
+		&runtime.ExamCompletedPayload{State: runtime.StateCompleted, NodesVisited: []string{"n1"}},
+	}
+	for i, p := range evs[:2] {
+		ev, err := runtime.NewEvent("s1", int64(i+1), time.Now(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bot.Publish(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	stdinR, stdinW := ioPipe(t)
+	done := make(chan struct{})
+	var out, errOut string
+	var runErr error
+	go func() {
+		defer close(done)
+		root := newRootCmd()
+		var o, e strings.Builder
+		root.SetArgs([]string{"watch", "--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret,
+			"--room", srv.Room, "--identity", "examiner-cli", "--json", "--commands"})
+		root.SetOut(&o)
+		root.SetErr(&e)
+		root.SetIn(stdinR)
+		runErr = root.ExecuteContext(ctx)
+		out, errOut = o.String(), e.String()
+	}()
+
+	// The history is replayed to the watcher when it arrives; then it sends a command.
+	deadline := time.Now().Add(20 * time.Second)
+	for !hasParticipant(bot, "examiner-cli") {
+		if time.Now().After(deadline) {
+			t.Fatal("watcher never joined")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := stdinW.Write([]byte("queue Ask about staffing.\nbogus\n")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-commands:
+		want := livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: livekit.AdminQueued, Text: "Ask about staffing.", Sender: "examiner-cli"}
+		c.Received = time.Time{}
+		if c != want {
+			t.Errorf("command = %+v, want %+v", c, want)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the bot received no command")
+	}
+	last, err := runtime.NewEvent("s1", 3, time.Now(), evs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.Publish(last); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("watch did not end after exam_completed")
+	}
+	stdinW.Close()
+	if runErr != nil {
+		t.Fatalf("watch: %v: %s", runErr, errOut)
+	}
+	var seqs []int64
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var ev runtime.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("line %q is not an event: %v", sc.Text(), err)
+		}
+		seqs = append(seqs, ev.Seq)
+	}
+	if len(seqs) != 3 || seqs[0] != 1 || seqs[1] != 2 || seqs[2] != 3 {
+		t.Fatalf("watch printed seqs %v, want [1 2 3]:\n%s", seqs, out)
+	}
+	if !strings.Contains(errOut, "unknown command") {
+		t.Errorf("the bogus command was not reported: %q", errOut)
+	}
+}
+
+func hasParticipant(r *livekit.Room, identity string) bool {
+	for _, p := range r.Participants() {
+		if p.Identity == identity {
+			return true
+		}
+	}
+	return false
+}
+
+// ioPipe is an os.Pipe closed at the end of the test, standing in for a terminal's stdin.
+func ioPipe(t *testing.T) (*os.File, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}

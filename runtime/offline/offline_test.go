@@ -1,0 +1,210 @@
+package offline_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/spec"
+)
+
+func demoExam(t testing.TB) *spec.Exam {
+	t.Helper()
+	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exam
+}
+
+func observe(t testing.TB, ex *offline.Examiner, exam *spec.Exam, nodeID, text string, covered []string, history ...spec.Message) (runtime.Observation, []string) {
+	t.Helper()
+	node := exam.Node(nodeID)
+	req := &runtime.ExaminerRequest{Exam: exam, Node: node, Messages: history, CoveredSignals: covered,
+		Candidate: runtime.TranscriptSegmentPayload{NodeID: nodeID, Speaker: "candidate", Text: text, Confidence: 1, IsFinal: true}}
+	reply, err := ex.Observe(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, problems, err := runtime.ParseObservation(reply.Arguments, node, exam)
+	if err != nil {
+		t.Fatalf("offline reply rejected by the controller's parser: %v\n%s", err, reply.Arguments)
+	}
+	return obs, problems
+}
+
+func TestOfflineObservations(t *testing.T) {
+	exam := demoExam(t)
+	ex, err := offline.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const breakfast = "scenario-hotel-breakfast"
+	tests := []struct {
+		name       string
+		node       string
+		text       string
+		covered    []string
+		signals    []string
+		level      string // rubric level of the first signal
+		quality    runtime.AnswerQuality
+		command    runtime.Command
+		followUp   string // followUpType, "" for none
+		sufficient bool
+		spoken     string // substring
+		anxiety    bool
+		distress   bool
+	}{
+		{name: "scaffolding answer", node: "welcome", text: "I'm Priya, on the hospitality course.", quality: runtime.QualitySubstantive, sufficient: true, spoken: "Thank you."},
+		{name: "scaffolding too short", node: "welcome", text: "Priya.", quality: runtime.QualityPartial, followUp: "nudge"},
+		{name: "one signal, probe the next target", node: breakfast, text: "We could open a second buffet line.",
+			signals: []string{"proposes_options"}, level: "description", quality: runtime.QualitySubstantive, followUp: "probe", spoken: "Who are the guests having breakfast at that time?"},
+		{name: "reasoning lifts the level", node: breakfast, text: "We could add a second line because the queue is long.",
+			signals: []string{"proposes_options", "communicates_clearly"}, level: "analysis", quality: runtime.QualitySubstantive, followUp: "probe"},
+		{name: "weighing lifts it further", node: breakfast, text: "We could add staff, however the cost is high compared to the revenue.",
+			signals: []string{"proposes_options", "considers_budget"}, level: "evaluation", quality: runtime.QualitySubstantive, sufficient: true},
+		{name: "enough with what is covered", node: breakfast, text: "Most guests are business travellers.", covered: []string{"proposes_options"},
+			signals: []string{"analyses_clientele"}, quality: runtime.QualitySubstantive, sufficient: true},
+		{name: "word boundaries", node: breakfast, text: "The costume party was fun for the optionality.", quality: runtime.QualityOffTopic, followUp: "redirect"},
+		{name: "on topic without signals", node: breakfast, text: "The buffet is busy in the morning.", quality: runtime.QualityPartial, followUp: "probe", spoken: "Is there another way"},
+		{name: "off topic", node: breakfast, text: "I watched a great film yesterday evening.", quality: runtime.QualityOffTopic, followUp: "redirect", spoken: "Let's come back"},
+		{name: "silence", node: breakfast, text: "", quality: runtime.QualitySilence, followUp: "nudge", spoken: "Take your time."},
+		{name: "command", node: breakfast, text: "Could you repeat the question?", quality: runtime.QualityPartial, command: runtime.CmdRepeat},
+		{name: "clarification restates the scenario", node: breakfast, text: "What do you mean?", quality: runtime.QualityPartial, command: runtime.CmdClarification, spoken: "Breakfast revenue at the hotel fell by 15%"},
+		{name: "anxiety", node: breakfast, text: "Sorry, I'm so nervous, my mind went blank about the buffet.", quality: runtime.QualityPartial, followUp: "probe", anxiety: true, spoken: "Take your time."},
+		{name: "distress", node: breakfast, text: "I can't do this, I give up on the breakfast.", quality: runtime.QualityPartial, followUp: "probe", anxiety: true, distress: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, problems := observe(t, ex, exam, tt.node, tt.text, tt.covered)
+			if len(problems) > 0 {
+				t.Fatalf("problems %q", problems)
+			}
+			var sigs []string
+			for _, s := range o.Signals {
+				sigs = append(sigs, s.SignalType)
+				if s.Excerpt == "" || s.Confidence <= 0 || s.Confidence > 1 {
+					t.Errorf("signal %+v", s)
+				}
+			}
+			if !reflect.DeepEqual(sigs, tt.signals) {
+				t.Fatalf("signals %v, want %v", sigs, tt.signals)
+			}
+			if tt.level != "" && o.Signals[0].RubricLevel != tt.level {
+				t.Errorf("level %q, want %q", o.Signals[0].RubricLevel, tt.level)
+			}
+			if o.AnswerQuality != tt.quality || o.CommandDetected != tt.command || o.FollowUpType != tt.followUp ||
+				o.NeedsFollowUp != (tt.followUp != "") || o.EvidenceSufficient != tt.sufficient ||
+				o.AnxietyDetected != tt.anxiety || o.DistressDetected != tt.distress {
+				t.Fatalf("observation %+v", o)
+			}
+			if !strings.Contains(o.SpokenText, tt.spoken) {
+				t.Errorf("spoken %q lacks %q", o.SpokenText, tt.spoken)
+			}
+		})
+	}
+}
+
+func TestOfflineRotatesProbes(t *testing.T) {
+	exam := demoExam(t)
+	ex, _ := offline.New()
+	// The probe for analyses_clientele was already asked; with one probe it is asked again.
+	history := []spec.Message{{Role: "assistant", Content: "Who are the guests having breakfast at that time?"}}
+	o, _ := observe(t, ex, exam, "scenario-hotel-breakfast", "We could open a second buffet line.", nil, history...)
+	if o.SpokenText != "Who are the guests having breakfast at that time?" {
+		t.Fatalf("spoken %q", o.SpokenText)
+	}
+}
+
+func TestOfflineDeterministicAndOrdered(t *testing.T) {
+	exam := demoExam(t)
+	ex, _ := offline.New()
+	req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("scenario-hotel-breakfast"),
+		Candidate: runtime.TranscriptSegmentPayload{Text: "We could open a second buffet line for the guests."}}
+	a, _ := ex.Observe(context.Background(), req)
+	b, _ := ex.Observe(context.Background(), req)
+	if string(a.Arguments) != string(b.Arguments) {
+		t.Fatalf("not deterministic:\n%s\n%s", a.Arguments, b.Arguments)
+	}
+	// Decision fields precede spokenText, so a streaming controller can decide early.
+	if i, j := strings.Index(string(a.Arguments), `"evidenceSufficient"`), strings.Index(string(a.Arguments), `"spokenText"`); i < 0 || j < i {
+		t.Fatalf("field order: %s", a.Arguments)
+	}
+}
+
+func TestOfflineAdminLine(t *testing.T) {
+	exam := demoExam(t)
+	ex, _ := offline.New()
+	for in, want := range map[string]string{
+		"Ask the candidate to speak up.":            "Could you speak up, please?",
+		"Tell the candidate they have two minutes.": "They have two minutes.",
+		"Please remind them to answer in full.":     "Please remind them to answer in full.",
+	} {
+		req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("welcome"), AdminOnly: true, AdminInstructions: []string{in}}
+		reply, err := ex.Observe(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct{ SpokenText string }
+		if err := json.Unmarshal(reply.Arguments, &v); err != nil || v.SpokenText != want {
+			t.Errorf("%q → %q (%v), want %q", in, v.SpokenText, err, want)
+		}
+	}
+}
+
+func TestOfflineOptions(t *testing.T) {
+	if _, err := offline.New(offline.WithStreaming(0)); err == nil {
+		t.Fatal("chunk 0 accepted")
+	}
+	ex, _ := offline.New()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ex.Observe(ctx, &runtime.ExaminerRequest{}); err == nil {
+		t.Fatal("cancelled context ignored")
+	}
+	if _, err := ex.Observe(context.Background(), &runtime.ExaminerRequest{}); err == nil {
+		t.Fatal("request without exam accepted")
+	}
+}
+
+// FuzzOffline: whatever the candidate says, the offline examiner returns arguments the
+// controller accepts without repairs.
+func FuzzOffline(f *testing.F) {
+	exam := demoExam(f)
+	ex, _ := offline.New()
+	for _, s := range []string{"", "repeat", "We could add a buffet because guests queue.", "\xff\xfe", strings.Repeat("cost ", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, id := range []string{"welcome", "scenario-hotel-breakfast", "scenario-staff-rota"} {
+			_, problems := observe(t, ex, exam, id, text, nil)
+			if len(problems) > 0 {
+				t.Fatalf("%s: problems %q for %q", id, problems, text)
+			}
+		}
+	})
+}
+
+func TestOfflineQueuedInstructions(t *testing.T) {
+	exam := demoExam(t)
+	ex, _ := offline.New()
+	req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("scenario-hotel-breakfast"),
+		AdminInstructions: []string{"Ask the candidate to give an example.", "Keep the pace up."},
+		Candidate:         runtime.TranscriptSegmentPayload{Text: "We could open a second buffet line."}}
+	reply, err := ex.Observe(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ SpokenText string }
+	if err := json.Unmarshal(reply.Arguments, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.SpokenText != "Could you give an example, please? Who are the guests having breakfast at that time?" {
+		t.Fatalf("spoken %q", v.SpokenText)
+	}
+}
