@@ -30,8 +30,8 @@ type Sphinx struct {
 	phrases  []string
 	// Generated lists words not in the dictionary whose pronunciation came from espeak-ng.
 	Generated []string
-	closeMu  sync.Mutex
-	closed   bool
+	closeMu   sync.Mutex
+	closed    bool
 }
 
 // SphinxOption configures NewSphinx.

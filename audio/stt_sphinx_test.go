@@ -71,10 +71,10 @@ func TestSphinxConstruction(t *testing.T) {
 
 func TestNormalizeForGrammar(t *testing.T) {
 	cases := map[string]string{
-		"Hello, I'm Priya!":       "hello i'm priya",
+		"Hello, I'm Priya!":      "hello i'm priya",
 		"grab-and-go   counter.": "grab and go counter",
-		"'quoted' words":          "quoted words",
-		"":                        "",
+		"'quoted' words":         "quoted words",
+		"":                       "",
 	}
 	for in, want := range cases {
 		if got := NormalizeForGrammar(in); got != want {

@@ -13,10 +13,10 @@ import (
 
 // Event is one thing the voice loop reports to the console.
 type Event struct {
-	Kind    EventKind
-	State   State   // EventState
-	LevelDB float64 // EventLevel
-	AtMs    int64   // source timeline position, where it applies
+	Kind      EventKind
+	State     State   // EventState
+	LevelDB   float64 // EventLevel
+	AtMs      int64   // source timeline position, where it applies
 	Partial   *Transcript
 	Final     *FinalTranscript
 	Utterance *Utterance // EventSpeechEnded: the turn's audio and boundaries
@@ -406,6 +406,10 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 		defer close(pieces)
 		for i, s := range sentences {
 			c, err := v.synth.Synthesize(sctx, s, opts)
+			if err == nil {
+				// Resample here, ahead of playback, while the previous sentence plays.
+				c, err = c.To16k()
+			}
 			select {
 			case pieces <- piece{clip: c, err: err, idx: i}:
 			case <-sctx.Done():

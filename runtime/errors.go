@@ -23,4 +23,5 @@ var (
 	ErrInvalidField       = errors.New("runtime: invalid field")
 	ErrResume             = errors.New("runtime: cannot resume from event log")
 	ErrPaused             = errors.New("runtime: exam paused by the examiner")
+	ErrNoToolCall         = errors.New("runtime: examiner made no report_observation call")
 )

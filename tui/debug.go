@@ -31,7 +31,7 @@ func newDebugPane(st *Styles) *debugPane { return &debugPane{st: st} }
 
 func (p *debugPane) title() string { return "Debug" }
 
-func (p *debugPane) badge() string { return fmt.Sprintf("%d turns", len(p.entries)) }
+func (p *debugPane) badge() string { return plural(len(p.entries), "turn") }
 
 func (p *debugPane) apply(ev runtime.Event, pl runtime.Payload) {
 	if v, ok := pl.(*runtime.ObservationPayload); ok {

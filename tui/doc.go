@@ -10,9 +10,13 @@
 //		tui.WithSTTMinConfidence(exam.Policies.STTMinConfidence), tui.WithLogger(logger))
 //	err = tui.Run(ctx, m, events)
 //
-// A replay reads its clocks from the events and has no controls:
+// A replay reads its clocks from the events and has no exam controls; given the replay engine
+// (a *sessions.Player), the console steers it with + / - (speed), space (pause) and n (step):
 //
-//	m, err := tui.New(tui.Info{Title: title, SessionID: id, ReadOnly: true}, nil, tui.WithEventClock())
+//	p, err := sessions.NewPlayer(store.Events(ctx, id, 1), sessions.WithSpeed(1))
+//	m, err := tui.New(tui.Info{Title: title, SessionID: id, ReadOnly: true}, nil,
+//		tui.WithReplay(p), tui.WithReplayTotal(sess.EventCount))
+//	// p.Run(ctx, emit) feeds a channel that tui.Run reads; closing it ends the replay.
 //
 // The audio engine feeds the status line's meter through a channel given with
 // WithAudioLevels; Run's one bridge goroutine forwards it with the events.

@@ -168,3 +168,11 @@ func clockOf(t time.Time) string {
 
 // oneLine collapses whitespace so a multi-line text fits a single row.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// plural counts n things: "1 turn", "2 turns".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

@@ -1,11 +1,14 @@
 package tui
 
 import (
-	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // View renders the frame and declares the terminal features the console uses.
@@ -38,9 +41,9 @@ func (m *Model) Render() string {
 func (m *Model) statusLine() string {
 	st := m.styles
 	sep := st.Muted.Render(" · ")
-	parts := []string{st.Status.Render(" " + m.info.Title), m.timers.stateStyle()}
+	parts := []string{"", m.timers.stateStyle()}
 	if m.opts.replay != nil {
-		// Early in the line: a long title truncates the end, and this is what a replay is about.
+		// Early in the line: what a replay is about comes before the details.
 		parts = append(parts, m.replayStatus())
 	}
 	if m.info.Examiner != "" {
@@ -56,6 +59,15 @@ func (m *Model) statusLine() string {
 	if m.info.ReadOnly && m.opts.replay == nil { // a replay says so already
 		parts = append(parts, st.StatusWarn.Render("read-only"))
 	}
+	// The title gives way first: the session id after it is what --resume needs. It keeps at
+	// least minTitle cells so the exam stays recognisable.
+	const minTitle = 16
+	title := " " + m.info.Title
+	rest := ansi.StringWidth(strings.Join(parts, sep))
+	if room := max(m.width-rest, minTitle); ansi.StringWidth(title) > room {
+		title = ansi.Truncate(title, room, "…")
+	}
+	parts[0] = st.Status.Render(title)
 	return fit(strings.Join(parts, sep), m.width)
 }
 
@@ -76,7 +88,7 @@ func (m *Model) audioMeter() string {
 func (m *Model) paneContent(id PaneID, w, h int) (title, badge string, lines []string) {
 	switch id {
 	case PaneTranscript:
-		badge = fmt.Sprintf("%d turns", m.transcript.spoken)
+		badge = plural(m.transcript.spoken, "turn")
 		if m.transcript.scroll.offset > 0 {
 			badge = "scrolled · end: newest"
 		}
@@ -136,13 +148,18 @@ func (m *Model) body() []string {
 }
 
 func (m *Model) helpOverlay(h int) []string {
-	content := strings.Split(m.help.FullHelpView(m.fullHelp()), "\n")
+	w := min(m.width, 110)
+	content := m.helpColumns(m.fullHelp(), w-2)
 	letters := "Letters (↑/k ↓/j g G ? q) act only when a pane has focus; the input line keeps them."
 	if m.info.ReadOnly {
 		letters = "Letters (↑/k ↓/j g G ? q) scroll and navigate the focused pane."
 	}
-	content = append(content, "", m.styles.Muted.Render(letters), m.styles.Muted.Render("Press ? , f1 or esc to close."))
-	w := min(m.width, 110)
+	content = append(content, "")
+	for _, note := range []string{letters, "Press ? , f1 or esc to close."} {
+		for _, l := range wrapPlain(note, w-2) {
+			content = append(content, m.styles.Muted.Render(l))
+		}
+	}
 	lines := box(m.styles, "Help", "", true, w, min(h, len(content)+2), content)
 	pad := strings.Repeat(" ", (m.width-w)/2)
 	out := make([]string, 0, h)
@@ -183,4 +200,32 @@ func (m *Model) inputLine() string {
 		return fit(m.adminInput.View(), m.width)
 	}
 	return fit(m.input.View(), m.width)
+}
+
+// helpColumns lays the help groups out side by side, moving whole groups to a further row
+// when the screen is too narrow for all of them: truncating would hide the last group, which
+// holds the exam controls.
+func (m *Model) helpColumns(groups [][]key.Binding, width int) []string {
+	free := m.help
+	free.SetWidth(0) // measure without the help model's own truncation
+	var out []string
+	var row [][]key.Binding
+	flush := func() {
+		if len(row) == 0 {
+			return
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, strings.Split(free.FullHelpView(row), "\n")...)
+		row = nil
+	}
+	for _, g := range groups {
+		if len(row) > 0 && lipgloss.Width(free.FullHelpView(append(slices.Clip(row), g))) > width {
+			flush()
+		}
+		row = append(row, g)
+	}
+	flush()
+	return out
 }

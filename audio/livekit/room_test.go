@@ -18,7 +18,6 @@ type inputs struct {
 	mu       sync.Mutex
 	texts    []livekit.CandidateText
 	commands []livekit.ExaminerCommand
-	rejected []livekit.Rejection
 	notify   chan struct{}
 }
 
@@ -344,7 +343,7 @@ func TestAudioBothWays(t *testing.T) {
 	// Candidate → bot: a 440 Hz tone, written in real time until the bot has heard 1 s of it.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	go func() {
+	go func(ctx context.Context) {
 		chunk := tone(440, 20*time.Millisecond, 8000)
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
@@ -356,7 +355,7 @@ func TestAudioBothWays(t *testing.T) {
 				_ = cand.Voice().Write(chunk)
 			}
 		}
-	}()
+	}(ctx)
 	var heard []int16
 	for len(heard) < 16000 {
 		select {

@@ -138,9 +138,9 @@ func (k CommandKind) String() string {
 
 // ExaminerCommand is an admin instruction or a control received from an examiner.
 type ExaminerCommand struct {
-	Kind   CommandKind
-	Mode   AdminMode     // CommandAdmin
-	Text   string        // CommandAdmin
+	Kind     CommandKind
+	Mode     AdminMode     // CommandAdmin
+	Text     string        // CommandAdmin
 	Action   ControlAction // CommandControl
 	Sender   string        // the server-asserted identity of the sender
 	Received time.Time     // when the packet reached the bot

@@ -17,6 +17,10 @@ type runOptions struct {
 	candidate string
 	resume    string
 	noStore   bool
+	headless  bool         // no console: events to stdout (run_headless.go, run_room.go)
+	jsonOut   bool         // with --headless: events as JSON lines
+	voice     voiceOptions // --mic and audio devices (run_voice.go)
+	room      roomOptions  // --room and LiveKit credentials (run_room.go)
 }
 
 func newRunCmd() *cobra.Command {
@@ -38,6 +42,12 @@ interrupted session continues with --resume ID.`,
 			if len(args) == 1 {
 				specPath = args[0]
 			}
+			switch {
+			case o.room.enabled():
+				return runRoom(cmd, specPath, o)
+			case o.headless:
+				return runHeadless(cmd, specPath, o)
+			}
 			return runConsole(cmd, specPath, o)
 		},
 	}
@@ -47,6 +57,10 @@ interrupted session continues with --resume ID.`,
 	f.StringVar(&o.candidate, "candidate", "", "candidate name recorded with the session")
 	f.StringVar(&o.resume, "resume", "", "continue an interrupted session (id or unique prefix)")
 	f.BoolVar(&o.noStore, "no-store", false, "do not store the session")
+	f.BoolVar(&o.headless, "headless", false, "no console: print events to stdout (answers are read from stdin unless --room)")
+	f.BoolVar(&o.jsonOut, "json", false, "with --headless, print events as JSON lines")
+	o.voice.addFlags(cmd)
+	o.room.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("examiner", cobra.FixedCompletions(
 		[]string{app.ExaminerAuto, app.ExaminerOffline, app.ExaminerLLM}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -80,9 +94,18 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		log.Warn("spec", "diagnostic", d.String())
 	}
 
+	tuiOpts := []tui.Option{tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log)}
+	voice, err := startVoice(ctx, x, o.voice, dataDir, log)
+	if err != nil {
+		return err
+	}
+	if voice != nil {
+		defer voice.Close()
+		tuiOpts = append(tuiOpts, voice.TUIOptions()...)
+	}
 	m, err := tui.New(tui.Info{
 		Title: x.Spec.Title, Examiner: x.Examiner, Input: tui.InputMode(x.Input), SessionID: x.SessionID,
-	}, x, tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log))
+	}, x, tuiOpts...)
 	if err != nil {
 		return err
 	}

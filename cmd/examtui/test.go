@@ -4,47 +4,54 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
-	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/sessions"
 )
 
-// testExaminer builds the examiner a candidate script names. Only "offline" is wired here;
-// the LLM examiner is wired by replacing this hook (runtime/llm).
-var testExaminer = func(kind string) (runtime.Examiner, error) {
-	if kind == "offline" {
-		return offline.New()
-	}
-	return nil, fmt.Errorf("%w: %q", headless.ErrExaminerKind, kind)
+// testOptions are the flags of `examtui test`.
+type testOptions struct {
+	jsonOut bool
+	junit   string
+	noStore bool
+	model   string
+	audio   testAudioOptions // --audio (test_audio.go)
+	room    testRoomOptions  // --room-url (test_room.go)
 }
 
-// testSink, when set, stores every scripted run's events (a session store).
-var testSink func(script string) (runtime.Sink, error)
-
 func newTestCmd() *cobra.Command {
-	var (
-		jsonOut bool
-		junit   string
-	)
+	var o testOptions
 	cmd := &cobra.Command{
 		Use:   "test SCRIPT...",
 		Short: "Run candidate scripts against their exams and check every expectation",
 		Long: `test plays candidate scripts (exam-spec.md, "Candidate scripts") against their exams on a
 virtual clock, with the examiner each script names, and checks every expectation exactly.
 It prints a report per script and exits 1 when any expectation fails, 2 when a script cannot
-run. A SCRIPT that is not a file but names a built-in example (hotel-rehearsal.yaml) runs that.`,
+run. A SCRIPT that is not a file but names a built-in example (hotel-rehearsal.yaml) runs that.
+
+A script's "examiner: llm" uses the same settings as "examtui run --examiner llm"
+(OPENAI_BASE_URL, OPENAI_API_KEY, --model or EXAMTUI_MODEL). Every run is stored as a session
+(see "examtui sessions list") unless --no-store is given.`,
 		Example: "  examtui test hotel-rehearsal.yaml\n  examtui test --junit report.xml scripts/*.yaml",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			jsonOut, junit := o.jsonOut, o.junit
+			env, err := newTestEnv(cmd, o)
+			if err != nil {
+				return err
+			}
+			defer env.close()
 			var results []*headless.Result
 			var runErrs []headless.RunError
 			for _, arg := range args {
-				r, err := runScript(cmd, arg)
+				r, err := env.runScript(cmd, arg)
 				if err != nil {
 					runErrs = append(runErrs, headless.RunError{Script: arg, Err: err})
 					fmt.Fprintf(cmd.ErrOrStderr(), "ERROR %s: %v\n", arg, err)
@@ -90,34 +97,98 @@ run. A SCRIPT that is not a file but names a built-in example (hotel-rehearsal.y
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the results as JSON instead of text")
-	cmd.Flags().StringVar(&junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f := cmd.Flags()
+	f.BoolVar(&o.jsonOut, "json", false, "print the results as JSON instead of text")
+	f.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.BoolVar(&o.noStore, "no-store", false, "do not store the runs as sessions")
+	f.StringVar(&o.model, "model", "", "LLM model for scripts with examiner: llm (default $EXAMTUI_MODEL or gpt-4o-mini)")
+	o.audio.addFlags(cmd)
+	o.room.addFlags(cmd)
 	return cmd
 }
 
-// runScript loads one script (a file, or a built-in example) and runs it.
-func runScript(cmd *cobra.Command, arg string) (*headless.Result, error) {
-	var s *headless.Script
-	var err error
-	if _, statErr := os.Stat(arg); errors.Is(statErr, fs.ErrNotExist) {
-		if _, exErr := fs.Stat(examples.FS, arg); exErr == nil {
-			s, err = headless.LoadScriptFS(examples.FS, arg)
-		} else {
-			return nil, statErr
-		}
-	} else {
-		s, err = headless.LoadScript(arg)
-	}
+// testEnv is what every script of one `examtui test` run shares.
+type testEnv struct {
+	o     testOptions
+	log   *slog.Logger
+	store *sessions.Store // nil with --no-store
+	close func()
+}
+
+func newTestEnv(cmd *cobra.Command, o testOptions) (*testEnv, error) {
+	dataDir, log, closeLog, err := setup()
 	if err != nil {
 		return nil, err
 	}
-	opts := headless.Options{NewExaminer: testExaminer}
-	if testSink != nil {
-		sink, err := testSink(arg)
+	env := &testEnv{o: o, log: log, close: closeLog}
+	if !o.noStore {
+		st, err := sessions.Open(cmd.Context(), dataDir, sessions.WithLogger(log))
+		if err != nil {
+			closeLog()
+			return nil, fmt.Errorf("open session store: %w", err)
+		}
+		env.store = st
+		env.close = func() { st.Close(); closeLog() }
+	}
+	return env, nil
+}
+
+// runScript loads one script (a file, or a built-in example), runs it and stores it as a session.
+func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result, error) {
+	ctx := cmd.Context()
+	s, err := loadScript(arg)
+	if err != nil {
+		return nil, err
+	}
+	opts := headless.Options{
+		Logger: env.log,
+		NewExaminer: func(kind string) (runtime.Examiner, error) {
+			if kind == "" {
+				kind = app.ExaminerOffline
+			}
+			return app.NewExaminer(kind, env.o.model, env.log)
+		},
+	}
+	if env.store != nil {
+		exam, err := s.CompileSpec()
 		if err != nil {
 			return nil, err
 		}
-		opts.Sink = sink
+		input := sessions.InputTyped
+		if env.o.room.enabled() {
+			input = sessions.InputRoom
+		}
+		sess, err := env.store.Create(ctx, sessions.Meta{
+			Exam: exam, Candidate: "script:" + s.Name(), Examiner: s.Examiner, Input: input, SpecPath: s.SpecPath(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("create session: %w", err)
+		}
+		j, err := env.store.Journal(ctx, sess.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer j.Close()
+		opts.Sink, opts.SessionID = j, sess.ID
 	}
-	return headless.Run(cmd.Context(), s, opts)
+	cleanup, err := env.o.audio.apply(ctx, &opts, env.log)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	if env.o.room.enabled() {
+		return env.o.room.run(ctx, s, opts, env.log)
+	}
+	return headless.Run(ctx, s, opts)
+}
+
+// loadScript reads a script file, or a built-in example when no such file exists.
+func loadScript(arg string) (*headless.Script, error) {
+	if _, statErr := os.Stat(arg); errors.Is(statErr, fs.ErrNotExist) {
+		if _, exErr := fs.Stat(examples.FS, arg); exErr == nil {
+			return headless.LoadScriptFS(examples.FS, arg)
+		}
+		return nil, statErr
+	}
+	return headless.LoadScript(arg)
 }

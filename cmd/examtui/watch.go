@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -85,7 +86,11 @@ read from stdin are sent to the bot:
 			}
 			defer c.Close()
 			if commands {
-				go readCommandLines(ctx, cmd.InOrStdin(), c, cmd.ErrOrStderr())
+				// A blocked stdin read cannot be cancelled, so the reader may outlive this
+				// command; its error output is cut off when the command returns.
+				errw := &gatedWriter{w: cmd.ErrOrStderr()}
+				defer errw.close()
+				go readCommandLines(ctx, cmd.InOrStdin(), c, errw)
 			}
 			return printEvents(ctx, c.Events(), cmd.OutOrStdout(), asJSON, keepOpen)
 		},
@@ -157,6 +162,28 @@ func printEvent(w io.Writer, ev runtime.Event, asJSON bool) error {
 	}
 	_, err := fmt.Fprintf(w, "%s %s %-20s %s\n", ev.Timestamp.Local().Format("15:04:05"), seq, ev.Event, ev.Payload)
 	return err
+}
+
+// gatedWriter forwards writes until it is closed, then drops them.
+type gatedWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return len(p), nil
+	}
+	return g.w.Write(p)
+}
+
+func (g *gatedWriter) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }
 
 // readCommandLines sends each stdin line as an examiner command.

@@ -38,8 +38,14 @@ type console struct {
 // ticking clock so frames depend on events only.
 func openConsole(t *testing.T, dir string) *console {
 	t.Helper()
+	return openConsoleWith(t, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: dir})
+}
+
+// openConsoleWith opens the exam o describes and the console around it.
+func openConsoleWith(t *testing.T, o app.Options) *console {
+	t.Helper()
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: dir})
+	x, err := app.Open(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func TestReplayConsole(t *testing.T) {
 	n := len(all)
 	c.waitScreen("paused at the start", fmt.Sprintf("replay 16× ⏸ event 0 of %d", n))
 	c.key(letter('n'))
-	c.waitScreen("first step", fmt.Sprintf("event 1 of %d", n), "created")
+	c.waitScreen("first step", fmt.Sprintf("event 1 of %d", n), "· scaffolding ·")
 	c.key(letter('n'))
 	c.key(tea.KeyPressMsg{Code: tea.KeyRight})
 	c.waitScreen("third step", fmt.Sprintf("event 3 of %d", n))

@@ -1,0 +1,325 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/examtui/examtui/spec"
+)
+
+// decide runs the decision order on one examiner reply. Caller holds mu. The decision is
+// planned first without side effects, the observation event (raw report, decision, trace,
+// latency) is emitted, and then the plan is carried out, so every turn reads in the stream as
+// transcript → observation → its consequences.
+func (c *Controller) decide(in *turnInput) {
+	node := c.node
+	nf := c.filters[node.NodeID]
+	planStart := time.Now()
+	var (
+		obs      Observation
+		problems []string
+		perr     error
+		raw      []byte
+	)
+	switch {
+	case in.callErr != nil:
+		perr = fmt.Errorf("examiner %s: %w", c.ex.Name(), in.callErr)
+	case in.reply == nil || len(in.reply.Arguments) == 0:
+		perr = ErrNoToolCall
+	default:
+		raw = in.reply.Arguments
+		obs, problems, perr = ParseObservation(raw, node, c.exam)
+	}
+	valid := perr == nil
+	trace := []DecisionStep{{Rule: "validate", Fired: !valid, Detail: errDetail(perr, problems)}}
+	cmd, src := Command(""), ""
+	switch {
+	case valid && obs.CommandDetected != "":
+		cmd, src = obs.CommandDetected, "examiner"
+	case in.safety != "":
+		cmd, src = in.safety, "safety_net"
+	}
+	trace = append(trace, DecisionStep{Rule: "command", Fired: cmd != "", Detail: strings.TrimSpace(cmd.String() + " " + src)})
+	var p *plan
+	var dec Decision
+	switch {
+	case cmd != "":
+		dec = c.commandDecision(cmd)
+	case !valid:
+		dec = Decision{Action: "continue", Reason: "fallback"}
+	default:
+		p = c.plan(in, obs, nf)
+		trace = append(trace, p.trace...)
+		dec = p.dec
+	}
+	dec.Trace = trace
+
+	lat := in.latency
+	if in.reply != nil {
+		lat.LLMFirstTokenMs = ms(in.reply.FirstToken)
+		lat.LLMCompleteMs = ms(in.reply.Complete)
+	}
+	if lat.LLMCompleteMs == 0 {
+		lat.LLMCompleteMs = ms(in.callDur)
+	}
+	lat.FiltersMs = ms(time.Since(planStart))
+	toSpeech := lat.LLMCompleteMs
+	if in.stream.firstSpoken > 0 {
+		toSpeech = ms(in.stream.firstSpoken)
+	}
+	lat.TotalMs = lat.EndpointingMs + lat.STTMs + toSpeech + lat.FiltersMs + lat.TTSFirstByteMs
+	c.emit(&ObservationPayload{NodeID: node.NodeID, Turn: in.turn, Examiner: c.ex.Name(), Raw: rawForEvent(raw), Valid: valid,
+		Problems: problems, Decision: dec, Latency: lat})
+
+	if !valid {
+		code := "observation_invalid"
+		if in.callErr != nil || in.reply == nil || len(in.reply.Arguments) == 0 {
+			code = "examiner_failed"
+		}
+		c.emit(&SystemErrorPayload{Code: code, Message: perr.Error(), NodeID: node.NodeID})
+		c.log.Warn("observation rejected", "node", node.NodeID, "turn", in.turn, "err", perr)
+	} else if len(problems) > 0 {
+		c.log.Info("observation repaired", "node", node.NodeID, "turn", in.turn, "problems", problems)
+	}
+	c.ctxm.record(candidateMessage(in.text, 0))
+	switch {
+	case cmd != "":
+		c.dispatchCommand(cmd, src, obs, valid)
+	case !valid:
+		c.speak(fallbackLine(c.lastQuestion), "fallback", false)
+		c.ctxm.record(assistant(fallbackLine(c.lastQuestion)))
+	default:
+		c.apply(in, p)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func errDetail(err error, problems []string) string {
+	var parts []string
+	if err != nil {
+		parts = append(parts, err.Error())
+	}
+	if len(problems) > 0 {
+		parts = append(parts, fmt.Sprintf("%d problem(s) repaired", len(problems)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// fallbackLine is the canned line for a malformed or missing examiner reply.
+func fallbackLine(question string) string {
+	if question == "" {
+		return "I'm sorry, could you say that again?"
+	}
+	return "Thank you. Let me ask that again: " + question
+}
+
+// plan is what one valid, non-command observation leads to (decision steps 3–6), computed
+// without side effects.
+type plan struct {
+	dec         Decision
+	trace       []DecisionStep
+	obs         Observation
+	hits        []filterHit
+	text        string
+	parts       []string
+	accepted    []LedgerEntry
+	rejected    []RecoveryPayload
+	reason      spec.Reason
+	offTopic    bool
+	anxiety     bool
+	anxietyHit  *filterHit
+	followUp    bool
+	followUpTyp string
+}
+
+// plan evaluates steps 3–6 for a valid, non-command observation.
+func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan {
+	node := c.node
+	p := &plan{obs: obs}
+	// 3. Output validation.
+	p.text, p.parts, p.hits = nf.runFilters(obs.SpokenText)
+	p.trace = append(p.trace, DecisionStep{Rule: "output_filters", Fired: len(p.hits) > 0, Detail: filterNames(p.hits)})
+
+	// 4. Evidence: dedupe, STT provenance.
+	minConf := c.exam.Policies.STTMinConfidence
+	seen := make(map[string]bool, len(obs.Signals))
+	dups := 0
+	for _, s := range obs.Signals {
+		if seen[s.SignalType] || c.ledger.Has(node.NodeID, s.SignalType) {
+			dups++
+			continue
+		}
+		seen[s.SignalType] = true
+		sum := sttSummary(s.Excerpt, c.segments, in.seg)
+		if sum.Min < minConf {
+			p.rejected = append(p.rejected, RecoveryPayload{Kind: "stt_low_confidence", NodeID: node.NodeID, SignalType: s.SignalType,
+				Detail: fmt.Sprintf("segment confidence %.2f below sttMinConfidence %.2f", sum.Min, minConf)})
+			continue
+		}
+		p.accepted = append(p.accepted, LedgerEntry{NodeID: node.NodeID, Turn: in.turn, SignalType: s.SignalType,
+			RubricLevel: s.RubricLevel, Excerpt: s.Excerpt, Confidence: s.Confidence, STTConfidence: sum,
+			Transversal: !containsString(node.Controller.EvidenceSignals, s.SignalType)})
+	}
+	p.trace = append(p.trace, DecisionStep{Rule: "evidence", Fired: len(p.accepted) > 0,
+		Detail: fmt.Sprintf("accepted %d, rejected %d (stt), duplicate %d, misconceptions %d", len(p.accepted), len(p.rejected), dups, len(obs.Misconceptions))})
+
+	// 5. Guardrails, in order; the first transition wins.
+	have := len(c.ledger.Covered(node.NodeID, node.Controller.EvidenceSignals))
+	for _, e := range p.accepted {
+		if !e.Transversal {
+			have++
+		}
+	}
+	p.offTopic = obs.AnswerQuality == QualityOffTopic
+	offTopic := c.offTopic
+	if p.offTopic {
+		offTopic++
+	}
+	reason, steps := c.checkGuardrails(obs, offTopic, have)
+	p.trace = append(p.trace, steps...)
+	if reason != "" {
+		p.reason = reason
+		next, _ := node.Successor(reason)
+		p.dec = Decision{Action: "transition", Reason: reason.String(), NextNode: next}
+		return p
+	}
+	if obs.AnxietyDetected {
+		p.anxiety = true
+		if out, detail, hit := neutralizeReassurance(p.text); hit {
+			p.anxietyHit = &filterHit{Name: guardrailAnxietyNeutrality, Action: guardrailActionReplace, Original: p.text, Replacement: out, Detail: detail}
+			p.text, p.parts = out, []string{out}
+		}
+	}
+	p.trace = append(p.trace, DecisionStep{Rule: guardrailAnxietyNeutrality.String(), Fired: p.anxietyHit != nil, Detail: boolDetail(obs.AnxietyDetected, "anxiety detected")})
+
+	// 6. Act: follow-up or continue.
+	if obs.NeedsFollowUp {
+		p.followUp = true
+		p.followUpTyp = obs.FollowUpType
+		if p.followUpTyp == "" {
+			p.followUpTyp = "probe"
+		}
+		p.dec = Decision{Action: "follow_up", Reason: p.followUpTyp}
+	} else {
+		p.dec = Decision{Action: "continue"}
+	}
+	return p
+}
+
+func boolDetail(b bool, s string) string {
+	if b {
+		return s
+	}
+	return ""
+}
+
+// apply carries out a plan: guardrail events, ledger writes, then the transition or the reply.
+func (c *Controller) apply(in *turnInput, p *plan) {
+	node := c.node
+	for _, h := range p.hits {
+		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
+			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
+	}
+	for i := range p.rejected {
+		c.emit(&p.rejected[i])
+	}
+	targets := node.Controller.EvidenceSignals
+	for _, e := range p.accepted {
+		c.ledger.add(e)
+		c.emit(&EvidenceUpdatePayload{NodeID: node.NodeID, SignalType: e.SignalType, RubricLevel: e.RubricLevel,
+			Excerpt: e.Excerpt, Confidence: e.Confidence, STTConfidence: e.STTConfidence, Coverage: c.ledger.Coverage(node.NodeID, targets),
+			Accepted: len(c.ledger.Covered(node.NodeID, targets)), Required: node.Controller.RequiredEvidenceCount, Transversal: e.Transversal})
+	}
+	for _, m := range p.obs.Misconceptions {
+		c.ledger.misconceptions = append(c.ledger.misconceptions, MisconceptionEntry{NodeID: node.NodeID, Turn: in.turn, Misconception: m})
+		mc := m
+		c.emit(&EvidenceUpdatePayload{NodeID: node.NodeID, SignalType: "misconception", Excerpt: TruncateRunes(m.Misconception, MaxExcerptRunes),
+			Coverage: c.ledger.Coverage(node.NodeID, targets), Required: node.Controller.RequiredEvidenceCount,
+			Accepted: len(c.ledger.Covered(node.NodeID, targets)), Misconception: &mc})
+	}
+	if p.offTopic {
+		c.offTopic++
+	}
+	if p.reason != "" {
+		if g := reasonGuardrail(p.reason); g != "" {
+			c.emit(&GuardrailTriggeredPayload{Guardrail: g, NodeID: node.NodeID, Action: guardrailActionTransition,
+				OriginalText: p.obs.SpokenText, Detail: p.reason.String()})
+		}
+		c.transition(p.reason)
+		return
+	}
+	if p.anxiety {
+		if h := p.anxietyHit; h != nil {
+			c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: h.Action,
+				OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Detail})
+		}
+		c.emit(&RecoveryPayload{Kind: "calm_support", NodeID: node.NodeID, Detail: "anxiety detected"})
+	}
+	if p.followUp {
+		c.followUps++
+		c.emit(&FollowUpIssuedPayload{NodeID: node.NodeID, FollowUpType: p.followUpTyp, Count: c.followUps,
+			Max: node.Controller.MaxFollowUps, Text: p.text})
+	}
+	text, parts := p.text, p.parts
+	if strings.TrimSpace(text) == "" {
+		text = c.lastQuestion
+		parts = []string{text}
+	}
+	c.speakValidated(in.stream, text, parts, len(p.hits) > 0 || p.anxietyHit != nil)
+}
+
+// speakValidated says the validated reply, skipping the sentences already streamed.
+func (c *Controller) speakValidated(st *streamState, text string, parts []string, intercepted bool) {
+	if st == nil || len(st.emitted) == 0 {
+		for i, p := range parts {
+			c.speakPart(p, "examiner", intercepted, i, false)
+		}
+		c.ctxm.record(assistant(text))
+		return
+	}
+	sentences := SplitSentences(text)
+	k := len(st.emitted)
+	rest := ""
+	if len(sentences) >= k && equalStrings(sentences[:k], st.emitted) {
+		rest = strings.Join(sentences[k:], " ")
+	} else {
+		// The full reply validated differently from its streamed start: say the validated text
+		// after what was already said rather than silently dropping the correction.
+		rest = text
+	}
+	if rest != "" {
+		c.speakPart(rest, "examiner", intercepted, k, false)
+	}
+	c.ctxm.record(assistant(strings.TrimSpace(strings.Join(st.emitted, " ") + " " + rest)))
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func filterNames(hits []filterHit) string {
+	names := make([]string, len(hits))
+	for i, h := range hits {
+		names[i] = h.Name.String()
+	}
+	return strings.Join(names, ",")
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,237 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+)
+
+// dropSentences removes the sentences for which bad returns a reason; it returns what is left
+// and the first reason.
+func dropSentences(text string, bad func(norm string) string) (string, string) {
+	var kept []string
+	first := ""
+	for _, s := range SplitSentences(text) {
+		if why := bad(normalizeWords(s)); why != "" {
+			if first == "" {
+				first = why
+			}
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return strings.Join(kept, " "), first
+}
+
+func firstMatch(norm string, phrases []string) string {
+	for _, p := range phrases {
+		if containsNorm(norm, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func (nf *nodeFilters) personaBreakFilter(text string) (string, string, bool) {
+	if firstMatch(normalizeWords(text), nf.personaBreak) == "" {
+		return text, "", false
+	}
+	kept, why := dropSentences(text, func(n string) string { return firstMatch(n, nf.personaBreak) })
+	if !hasQuestion(kept) {
+		kept = strings.TrimSpace(kept + " " + neutralFollowUp)
+	}
+	return kept, fmt.Sprintf("matched %q", why), true
+}
+
+func (nf *nodeFilters) rubricLeak(norm string) string {
+	if m := firstMatch(norm, nf.rubricWords); m != "" {
+		return "rubric word " + m
+	}
+	for _, id := range nf.rubricIDs {
+		if strings.Contains(id, " ") && containsNorm(norm, id) {
+			return "signal id " + strings.ReplaceAll(id, " ", "_")
+		}
+	}
+	if m := firstMatch(norm, nf.rubricLevels); m != "" {
+		return "level name " + m
+	}
+	if len(nf.descNgrams) > 0 {
+		if st := nf.descNgramIn(norm); st != "" {
+			return "description of " + st
+		}
+	}
+	return ""
+}
+
+// descNgramIn looks up every run of descriptionNgram words of a normalized text (" w1 w2 … ")
+// in the description n-grams without building new strings.
+func (nf *nodeFilters) descNgramIn(norm string) string {
+	var starts [descriptionNgram + 1]int // word start offsets in a ring
+	n := 0
+	for i := 1; i < len(norm); i++ {
+		if norm[i-1] != ' ' || norm[i] == ' ' {
+			continue
+		}
+		starts[n%(descriptionNgram+1)] = i
+		n++
+		if n > descriptionNgram {
+			from := starts[(n-descriptionNgram-1)%(descriptionNgram+1)]
+			if st, ok := nf.descNgrams[norm[from:i-1]]; ok {
+				return st
+			}
+		}
+	}
+	if n >= descriptionNgram {
+		from := starts[(n-descriptionNgram)%(descriptionNgram+1)]
+		if st, ok := nf.descNgrams[norm[from:len(norm)-1]]; ok {
+			return st
+		}
+	}
+	return ""
+}
+
+func (nf *nodeFilters) rubricLeakFilter(text string) (string, string, bool) {
+	if nf.rubricLeak(normalizeWords(text)) == "" {
+		return text, "", false
+	}
+	kept, why := dropSentences(text, nf.rubricLeak)
+	if !hasQuestion(kept) {
+		kept = strings.TrimSpace(kept + " " + neutralFollowUp)
+	}
+	return kept, why, true
+}
+
+func (nf *nodeFilters) topicFilter(text string) (string, string, bool) {
+	if len(nf.domain) == 0 {
+		return text, "", false
+	}
+	norm := normalizeWords(text)
+	words := strings.Fields(norm)
+	if len(words) < minTopicCheckWords {
+		return text, "", false
+	}
+	if firstMatch(norm, nf.domain) != "" {
+		return text, "", false
+	}
+	content := 0
+	for _, w := range words {
+		if len(w) < 4 || stopwords[w] {
+			continue
+		}
+		if nf.topicWords[stem(w)] {
+			return text, "", false
+		}
+		content++
+	}
+	// Generic lines ("Could you tell me a little more about that?") carry no topic to judge.
+	if content < minTopicContentWords {
+		return text, "", false
+	}
+	out := topicRedirectPrefix
+	if nf.prompt != "" {
+		out += " " + nf.prompt
+	}
+	return out, "no term of the node's scenarioDomain or scenario", true
+}
+
+func (nf *nodeFilters) lengthFilter(text, action string) (string, []string, string, bool) {
+	n := len([]rune(text))
+	if n <= nf.maxChars {
+		return text, nil, "", false
+	}
+	detail := fmt.Sprintf("%d characters > maxChars %d", n, nf.maxChars)
+	if action == "split" {
+		parts := splitToFit(text, nf.maxChars)
+		return text, parts, detail, true
+	}
+	parts := splitToFit(text, nf.maxChars)
+	return parts[0], nil, detail, true
+}
+
+// splitToFit groups whole sentences into chunks of at most max runes; a sentence longer than
+// max is cut at a word boundary.
+func splitToFit(text string, max int) []string {
+	var parts []string
+	cur := ""
+	for _, s := range SplitSentences(text) {
+		for len([]rune(s)) > max {
+			head := cutAtWord(s, max)
+			if cur != "" {
+				parts = append(parts, cur)
+				cur = ""
+			}
+			parts = append(parts, head)
+			s = strings.TrimSpace(string([]rune(s)[len([]rune(head)):]))
+		}
+		if s == "" {
+			continue
+		}
+		switch {
+		case cur == "":
+			cur = s
+		case len([]rune(cur))+1+len([]rune(s)) <= max:
+			cur += " " + s
+		default:
+			parts = append(parts, cur)
+			cur = s
+		}
+	}
+	if cur != "" {
+		parts = append(parts, cur)
+	}
+	if len(parts) == 0 {
+		parts = []string{TruncateRunes(text, max)}
+	}
+	return parts
+}
+
+func cutAtWord(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	cut := max
+	for i := max; i > max/2; i-- {
+		if r[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimSpace(string(r[:cut]))
+}
+
+func (nf *nodeFilters) leadingFilter(text string) (string, string, bool) {
+	if firstMatch(normalizeWords(text), nf.leading) == "" {
+		return text, "", false
+	}
+	var out []string
+	why := ""
+	replaced := false
+	for _, s := range SplitSentences(text) {
+		if m := firstMatch(normalizeWords(s), nf.leading); m != "" {
+			if why == "" {
+				why = fmt.Sprintf("matched %q", m)
+			}
+			if !replaced {
+				out = append(out, neutralQuestion)
+				replaced = true
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " "), why, true
+}
+
+func hasQuestion(s string) bool { return strings.Contains(s, "?") }
+
+// neutralizeReassurance replaces spoken text that judges the answer while the candidate is
+// anxious (POL-008: prompting must neither discourage nor reassure).
+func neutralizeReassurance(text string) (string, string, bool) {
+	norm := normalizeWords(text)
+	for _, p := range judgingReassurance {
+		if containsPhrase(norm, p) {
+			return calmSupportText, fmt.Sprintf("judging reassurance %q", p), true
+		}
+	}
+	return text, "", false
+}
