@@ -101,3 +101,11 @@ func (f BackendFuncs) Admin(mode, text string) error {
 	}
 	return f.AdminFunc(mode, text)
 }
+
+// InputSwitcher is implemented by a Backend that can take answers both typed and spoken (a
+// local exam with --mic). The console's switch-input key calls it and shows the mode it
+// returns in the status line; with a Backend that does not implement it, the key is disabled.
+type InputSwitcher interface {
+	// SwitchInput toggles between typed and spoken (mic) answers and returns the new mode.
+	SwitchInput() (InputMode, error)
+}
