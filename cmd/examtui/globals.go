@@ -1,12 +1,18 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/internal/config"
+)
 
 // globalOptions are flags every subcommand shares.
 type globalOptions struct {
 	dataDir  string
 	logFile  string
 	logLevel string
+	// config is the config file as loaded by setup (zero before setup runs).
+	config config.File
 }
 
 var globals globalOptions

@@ -20,6 +20,7 @@ func setup() (dataDir string, log *slog.Logger, closeLog func(), err error) {
 		return "", nil, nil, err
 	}
 	cfg.Env()
+	globals.config = cfg
 	if dataDir, err = sessions.DataDir(globals.dataDir); err != nil {
 		return "", nil, nil, err
 	}
