@@ -46,7 +46,15 @@ type Capture struct {
 	done     chan struct{}
 	marks    []captureMark // guarded by mu: when each callback's audio arrived
 	total    int64         // guarded by mu: device samples received so far
+	first    int64         // guarded by mu: unix nanos of the first callback
+	early    atomic.Uint64 // device samples discarded for arriving ahead of the wall clock
 }
+
+// maxAhead is how far ahead of the wall clock a device may deliver before its audio is
+// discarded: real devices deliver in real time with some burstiness; ALSA's null device
+// delivers as fast as it is read, which would flood the VAD and the recording with hours of
+// "audio" a minute.
+const maxAhead = 500 * time.Millisecond
 
 // captureMark records that device samples up to end had arrived at unix-nanos at, so each
 // frame is stamped with the callback that completed it (the start of capture-to-VAD latency).
@@ -132,6 +140,9 @@ func (c *Capture) Rate() float64 { return c.rate }
 // Frames delivers 16 kHz frames; closed after Close or ctx cancellation.
 func (c *Capture) Frames() <-chan Frame { return c.frames }
 
+// Early reports device samples discarded for arriving faster than real time.
+func (c *Capture) Early() uint64 { return c.early.Load() }
+
 // Dropped reports audio lost to a slow reader, in 16 kHz samples.
 func (c *Capture) Dropped() uint64 {
 	return c.dropped.Load()*SampleRate/uint64(c.rate) + c.droppedF.Load()*FrameSamples
@@ -141,6 +152,14 @@ func (c *Capture) Dropped() uint64 {
 func (c *Capture) callback(in []int16) {
 	now := time.Now().UnixNano()
 	c.mu.Lock()
+	if c.first == 0 {
+		c.first = now
+	}
+	if due := int64(float64(now-c.first+int64(maxAhead)) * c.rate / 1e9); c.total+int64(len(in)) > due {
+		c.mu.Unlock()
+		c.early.Add(uint64(len(in)))
+		return
+	}
 	c.total += int64(len(in))
 	if len(c.marks) < 4*c.buffer { // bounded: a stalled reader must not grow it
 		c.marks = append(c.marks, captureMark{end: c.total, at: now})
@@ -271,6 +290,9 @@ func (c *Capture) Close() error {
 	c.release()
 	if n := c.Dropped(); n > 0 {
 		c.log.Warn("capture dropped audio", "samples", n)
+	}
+	if n := c.early.Load(); n > 0 {
+		c.log.Warn("capture discarded audio delivered faster than real time (a null device?)", "deviceSamples", n)
 	}
 	return err
 }

@@ -75,3 +75,16 @@ func LevelDB(samples []int16) float64 {
 	}
 	return 10 * math.Log10(ms)
 }
+
+// MeterFloorDB is the level a meter shows as empty.
+const MeterFloorDB = -60.0
+
+// MeterLevel maps a level in dBFS to 0..1 for a level meter: linear in dB from MeterFloorDB
+// (empty) to 0 dBFS (full), because loudness is perceived logarithmically and speech sits
+// around -30..-10 dBFS, which a linear amplitude scale would squeeze into the bottom third.
+func MeterLevel(db float64) float64 {
+	if math.IsNaN(db) {
+		return 0
+	}
+	return min(max((db-MeterFloorDB)/-MeterFloorDB, 0), 1)
+}

@@ -14,6 +14,11 @@ type ScriptedConfig struct {
 	Endpoint EndpointConfig // zero: defaults
 	// LeadIn is silence before the speech (default 500 ms), so the noise floor is learned.
 	LeadIn time.Duration
+	// NoiseDB, when below zero, lays white noise at that RMS level (dBFS) under the whole
+	// signal, lead-in and pauses included, as a room's noise floor; zero means none.
+	NoiseDB float64
+	// NoiseSeed makes the noise reproducible (the same seed gives the same samples).
+	NoiseSeed uint64
 }
 
 // Timing is what one scripted turn cost.
@@ -43,6 +48,9 @@ func SpeakAndRecognize(ctx context.Context, text string, rec Recognizer, cfg Scr
 	if cfg.LeadIn <= 0 {
 		cfg.LeadIn = 500 * time.Millisecond
 	}
+	if cfg.NoiseDB > 0 || cfg.NoiseDB < -100 {
+		return Transcript{}, Timing{}, fmt.Errorf("%w: noise floor %.1f dBFS (want -100..0)", ErrInvalidConfig, cfg.NoiseDB)
+	}
 	ep, err := NewEndpointer(cfg.Endpoint)
 	if err != nil {
 		return Transcript{}, Timing{}, err
@@ -60,6 +68,9 @@ func SpeakAndRecognize(ctx context.Context, text string, rec Recognizer, cfg Scr
 	signal = append(signal, make([]int16, msToSamples(cfg.LeadIn.Milliseconds()))...)
 	signal = append(signal, c16.Samples...)
 	signal = append(signal, make([]int16, msToSamples(tail.Milliseconds()))...)
+	if cfg.NoiseDB < 0 {
+		AddNoise(signal, cfg.NoiseDB, cfg.NoiseSeed)
+	}
 	timing := Timing{Speech: c16.Duration()}
 	var utts []*Utterance
 	for off := 0; off+FrameSamples <= len(signal); off += FrameSamples {

@@ -34,7 +34,7 @@ func TestSegmentConfidence(t *testing.T) {
 	}
 }
 
-func newTestRecognizer(t *testing.T, srv *openaitest.Server, opts ...OpenAISTTOption) *OpenAIRecognizer {
+func newTestRecognizer(t testing.TB, srv *openaitest.Server, opts ...OpenAISTTOption) *OpenAIRecognizer {
 	t.Helper()
 	r, err := NewOpenAIRecognizer(srv.URL(), "sk-test", srv.Client(), opts...)
 	if err != nil {

@@ -60,6 +60,9 @@ type VoiceStats struct {
 	CaptureToVADAvgMs float64
 	// Ignored counts frames dropped while the examiner spoke (half duplex).
 	Ignored uint64
+	// VADBusy is the time spent in VAD and endpointing over Frames frames: divided by the
+	// audio time (Frames × 20 ms) it is the share of a core the detector takes live.
+	VADBusy time.Duration
 }
 
 // Voice ties the pieces together: source frames → VAD/endpointing → recogniser → a final
@@ -78,6 +81,7 @@ type Voice struct {
 	playing     atomic.Bool
 	bargedIn    atomic.Bool
 	ignoreUntil atomic.Int64 // unix nanos: mic frames before this are ignored (half duplex tail)
+	muted       atomic.Bool  // SetListening(false): the candidate answers by typing
 	turn        atomic.Uint64
 	holdCh      chan holdReq
 	sttCh       chan Utterance
@@ -90,6 +94,7 @@ type Voice struct {
 	statMu  sync.Mutex
 	stats   VoiceStats
 	latSum  time.Duration
+	latN    uint64
 	ignored bool
 }
 
@@ -179,14 +184,18 @@ func WithTurnDetector(unfinished func(partial string) bool) VoiceOption {
 	return func(v *voiceConfig) error { v.turnDetector = unfinished; return nil }
 }
 
-// NewVoice builds the pipeline. It takes ownership of src and sink (Close closes them); synth
-// and sink may be nil for a listen-only voice.
+// NewVoice builds the pipeline. It takes ownership of src and sink (Close closes them). synth
+// and sink may be nil for a listen-only voice, src and rec for a speak-only one (no microphone,
+// or no recogniser: the candidate types while the examiner still speaks).
 func NewVoice(src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...VoiceOption) (*Voice, error) {
-	if src == nil || rec == nil {
-		return nil, fmt.Errorf("%w: a voice needs a source and a recognizer", ErrInvalidConfig)
+	if (src == nil) != (rec == nil) {
+		return nil, fmt.Errorf("%w: a source needs a recognizer and a recognizer a source", ErrInvalidConfig)
 	}
 	if (synth == nil) != (sink == nil) {
 		return nil, fmt.Errorf("%w: a synthesizer needs a sink and a sink a synthesizer", ErrInvalidConfig)
+	}
+	if src == nil && synth == nil {
+		return nil, fmt.Errorf("%w: a voice needs a source and a recognizer, a synthesizer and a sink, or both", ErrInvalidConfig)
 	}
 	cfg := voiceConfig{endpoint: DefaultEndpointConfig(), tail: 300 * time.Millisecond, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
@@ -205,13 +214,26 @@ func NewVoice(src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...
 // State is the current state.
 func (v *Voice) State() State { return State(v.state.Load()) }
 
+// CanListen reports whether the voice has a source and a recognizer.
+func (v *Voice) CanListen() bool { return v.src != nil }
+
+// CanSpeak reports whether the voice has a synthesizer and a sink.
+func (v *Voice) CanSpeak() bool { return v.synth != nil }
+
+// SetListening turns the microphone path on or off (answers typed instead). Off, frames are
+// still recorded but never reach the VAD, and a turn in progress is dropped.
+func (v *Voice) SetListening(on bool) { v.muted.Store(!on) }
+
+// Listening reports whether microphone turns are being taken.
+func (v *Voice) Listening() bool { return v.src != nil && !v.muted.Load() }
+
 // Stats returns the capture loop's figures so far.
 func (v *Voice) Stats() VoiceStats {
 	v.statMu.Lock()
 	defer v.statMu.Unlock()
 	s := v.stats
-	if s.Frames > 0 {
-		s.CaptureToVADAvgMs = float64(v.latSum.Microseconds()) / 1000 / float64(s.Frames)
+	if v.latN > 0 {
+		s.CaptureToVADAvgMs = float64(v.latSum.Microseconds()) / 1000 / float64(v.latN)
 	}
 	return s
 }
@@ -234,6 +256,10 @@ func (v *Voice) Start(ctx context.Context) error {
 		return ErrAlreadyStarted
 	}
 	ctx, v.cancel = context.WithCancel(ctx)
+	if v.src == nil { // speak only
+		v.emit(Event{Kind: EventState, State: StateListening})
+		return nil
+	}
 	if err := v.src.Start(ctx); err != nil {
 		v.cancel()
 		return err
@@ -273,7 +299,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 		}
 	}
 	playing := v.playing.Load()
-	if !v.cfg.bargeIn && (playing || time.Now().UnixNano() < v.ignoreUntil.Load()) {
+	if v.muted.Load() || (!v.cfg.bargeIn && (playing || time.Now().UnixNano() < v.ignoreUntil.Load())) {
 		if !v.ignored {
 			v.ep.ResetSpeech() // a turn cannot straddle the examiner's speech
 			v.ignored = true
@@ -284,15 +310,19 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 		return
 	}
 	v.ignored = false
+	pushStart := time.Now()
 	r := v.ep.Push(f)
+	done := time.Now()
+	v.statMu.Lock()
+	v.stats.Frames++
+	v.stats.VADBusy += done.Sub(pushStart)
 	if !f.Captured.IsZero() {
-		lat := time.Since(f.Captured)
-		v.statMu.Lock()
-		v.stats.Frames++
+		lat := done.Sub(f.Captured)
 		v.latSum += lat
+		v.latN++
 		v.stats.CaptureToVADMaxMs = max(v.stats.CaptureToVADMaxMs, float64(lat.Microseconds())/1000)
-		v.statMu.Unlock()
 	}
+	v.statMu.Unlock()
 	at := f.StartMs()
 	v.emit(Event{Kind: EventLevel, LevelDB: r.VAD.LevelDB, AtMs: at})
 	if r.TurnStarted {
@@ -496,6 +526,16 @@ func cutText(s string, fraction float64) string {
 	return strings.Join(out, " ")
 }
 
+// StopSpeaking cuts the examiner's current line short (an immediate admin instruction, a
+// pause); Speak returns with Interrupted set and what was heard so far.
+func (v *Voice) StopSpeaking() {
+	if v.sink == nil || !v.playing.Load() {
+		return
+	}
+	v.bargedIn.Store(true)
+	v.sink.Stop()
+}
+
 // Close stops the loop and closes the source and the sink. It is safe to call twice.
 func (v *Voice) Close() error {
 	var err error
@@ -506,7 +546,9 @@ func (v *Voice) Close() error {
 		if v.sink != nil {
 			v.sink.Stop()
 		}
-		err = v.src.Close()
+		if v.src != nil {
+			err = v.src.Close()
+		}
 		v.wg.Wait()
 		if v.sink != nil {
 			err = errors.Join(err, v.sink.Close())

@@ -212,6 +212,14 @@ func TestMalformedReplies(t *testing.T) {
 	}{
 		{"malformed json", scriptedReply{args: `{"signals":[`}, "observation_invalid"},
 		{"missing field", scriptedReply{args: `{"signals":[],"answerQuality":"partial"}`}, "observation_invalid"},
+		{"empty object", scriptedReply{args: `{}`}, "observation_invalid"},
+		{"not an object", scriptedReply{args: `["spokenText"]`}, "observation_invalid"},
+		{"null", scriptedReply{args: `null`}, "observation_invalid"},
+		{"wrongly typed field", scriptedReply{args: `{"signals":[],"answerQuality":"partial","needsFollowUp":"yes","evidenceSufficient":false,"anxietyDetected":false,"spokenText":"Go on."}`}, "observation_invalid"},
+		{"unknown answerQuality", scriptedReply{args: `{"signals":[],"answerQuality":"brilliant","needsFollowUp":false,"evidenceSufficient":false,"anxietyDetected":false,"spokenText":"Go on."}`}, "observation_invalid"},
+		{"signals not a list", scriptedReply{args: `{"signals":"names_risk","answerQuality":"partial","needsFollowUp":false,"evidenceSufficient":false,"anxietyDetected":false,"spokenText":"Go on."}`}, "observation_invalid"},
+		{"truncated mid-string", scriptedReply{args: `{"signals":[],"answerQuality":"partial","spokenText":"What wou`}, "observation_invalid"},
+		{"plain text instead of arguments", scriptedReply{args: `I think the candidate did well.`}, "observation_invalid"},
 		{"no tool call", scriptedReply{}, "examiner_failed"},
 		{"examiner error", scriptedReply{err: errors.New("HTTP 500")}, "examiner_failed"},
 	}
@@ -534,5 +542,50 @@ func TestTurnTimeout(t *testing.T) {
 	}
 	if s := h.c.Snapshot(); s.State != runtime.StateInProgress || s.NodeID != "intro" {
 		t.Fatalf("after a timeout %+v", s)
+	}
+}
+
+// TestSafetyNetEveryCommand: whatever the examiner misses, the rule-based classifier on the
+// transcript catches each candidate command and the controller dispatches it as the examiner
+// would have (decision step 2), acknowledged with source safety_net.
+func TestSafetyNetEveryCommand(t *testing.T) {
+	tests := []struct {
+		said  string
+		cmd   string
+		state runtime.ExamState
+		node  string
+	}{
+		{"Sorry, could you repeat the question?", "repeat", runtime.StateInProgress, "plan"},
+		{"What do you mean by a data centre?", "clarification", runtime.StateInProgress, "plan"},
+		{"Could you rephrase that?", "request_rephrase", runtime.StateInProgress, "plan"},
+		{"Please slow down a bit.", "slow_down", runtime.StateInProgress, "plan"},
+		{"Can we pause for a moment?", "pause", runtime.StatePaused, "plan"},
+		{"Hmm, let me think.", "thinking_aloud", runtime.StateInProgress, "plan"},
+		{"Help, what am I supposed to do?", "help", runtime.StateInProgress, "plan"},
+		{"Can I skip this one?", "skip", runtime.StateCompleted, "after-skip"},
+		{"I'd like to change my answer to the first question.", "revise_earlier_answer", runtime.StateInProgress, "plan"},
+		{"I want to finish the exam now.", "finish", runtime.StateInProgress, "plan"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			h, ex := intoPlan(t, nil)
+			// The examiner treats the utterance as a (poor) answer and wants to move on.
+			ex.push(obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What would you test first?"}.String())
+			h.say(tt.said)
+			acks := payloads[*runtime.CommandAcknowledgedPayload](h)
+			if len(acks) != 1 || acks[0].Command != tt.cmd || acks[0].Source != "safety_net" {
+				t.Fatalf("acks %+v, want %s from safety_net", acks, tt.cmd)
+			}
+			if f := payloads[*runtime.FollowUpIssuedPayload](h); len(f) != 0 {
+				t.Fatalf("the examiner's follow-up was issued instead of the command: %+v", f)
+			}
+			if s := h.c.Snapshot(); s.State != tt.state || s.NodeID != tt.node {
+				t.Fatalf("state %s node %s, want %s %s", s.State, s.NodeID, tt.state, tt.node)
+			}
+			if tr := h.lastObservation().Decision.Trace; !tr[1].Fired || tr[1].Detail != tt.cmd+" safety_net" {
+				t.Fatalf("trace %+v", tr)
+			}
+			h.checkSeq()
+		})
 	}
 }

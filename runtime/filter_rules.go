@@ -31,8 +31,8 @@ func firstMatch(norm string, phrases []string) string {
 	return ""
 }
 
-func (nf *nodeFilters) personaBreakFilter(text string) (string, string, bool) {
-	if firstMatch(normalizeWords(text), nf.personaBreak) == "" {
+func (nf *nodeFilters) personaBreakFilter(text, norm string) (string, string, bool) {
+	if firstMatch(norm, nf.personaBreak) == "" {
 		return text, "", false
 	}
 	kept, why := dropSentences(text, func(n string) string { return firstMatch(n, nf.personaBreak) })
@@ -89,8 +89,8 @@ func (nf *nodeFilters) descNgramIn(norm string) string {
 	return ""
 }
 
-func (nf *nodeFilters) rubricLeakFilter(text string) (string, string, bool) {
-	if nf.rubricLeak(normalizeWords(text)) == "" {
+func (nf *nodeFilters) rubricLeakFilter(text, norm string) (string, string, bool) {
+	if nf.rubricLeak(norm) == "" {
 		return text, "", false
 	}
 	kept, why := dropSentences(text, nf.rubricLeak)
@@ -100,11 +100,10 @@ func (nf *nodeFilters) rubricLeakFilter(text string) (string, string, bool) {
 	return kept, why, true
 }
 
-func (nf *nodeFilters) topicFilter(text string) (string, string, bool) {
+func (nf *nodeFilters) topicFilter(text, norm string) (string, string, bool) {
 	if len(nf.domain) == 0 {
 		return text, "", false
 	}
-	norm := normalizeWords(text)
 	words := strings.Fields(norm)
 	if len(words) < minTopicCheckWords {
 		return text, "", false
@@ -199,8 +198,8 @@ func cutAtWord(s string, max int) string {
 	return strings.TrimSpace(string(r[:cut]))
 }
 
-func (nf *nodeFilters) leadingFilter(text string) (string, string, bool) {
-	if firstMatch(normalizeWords(text), nf.leading) == "" {
+func (nf *nodeFilters) leadingFilter(text, norm string) (string, string, bool) {
+	if firstMatch(norm, nf.leading) == "" {
 		return text, "", false
 	}
 	var out []string

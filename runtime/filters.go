@@ -172,13 +172,19 @@ func stem(w string) string {
 // validated text (split into parts when the length filter splits) and every interception.
 func (nf *nodeFilters) runFilters(text string) (string, []string, []filterHit) {
 	var hits []filterHit
-	apply := func(name spec.FilterName, defAction string, fn func(string) (string, string, bool)) {
+	// Every filter matches on the normalized text; it is computed again only when a filter
+	// rewrote the text, not once per filter.
+	norm := normalizeWords(text)
+	apply := func(name spec.FilterName, defAction string, fn func(text, norm string) (string, string, bool)) {
 		if !nf.enabled[name] {
 			return
 		}
-		out, detail, hit := fn(text)
+		out, detail, hit := fn(text, norm)
 		if !hit {
 			return
+		}
+		if out != text {
+			norm = normalizeWords(out)
 		}
 		action := nf.action[name]
 		if action == "" {
@@ -198,6 +204,9 @@ func (nf *nodeFilters) runFilters(text string) (string, []string, []filterHit) {
 		}
 		if out, ps, detail, hit := nf.lengthFilter(text, action); hit {
 			hits = append(hits, filterHit{Name: spec.FilterLength, Action: action, Original: text, Replacement: out, Detail: detail})
+			if out != text {
+				norm = normalizeWords(out)
+			}
 			text, parts = out, ps
 		}
 	}

@@ -82,9 +82,6 @@ func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Obs
 	}
 	// One pass over the validated document: each known field is decoded from its own bytes.
 	var r rawObservation
-	targets := [...]any{&r.Signals, &r.CommandDetected, &r.AnswerQuality, &r.NeedsFollowUp, &r.FollowUpType,
-		&r.EvidenceSufficient, &r.AnxietyDetected, &r.DistressDetected, &r.RapportMove, &r.DialogueMove,
-		&r.Misconceptions, &r.SpokenText}
 	var signalsNull bool
 	var ferr error
 	eachField(raw, func(key, val []byte) {
@@ -100,7 +97,7 @@ func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Obs
 			signalsNull = true
 			return
 		}
-		if err := json.Unmarshal(val, targets[i]); err != nil {
+		if err := r.set(i, val); err != nil {
 			ferr = fmt.Errorf("%w: %s: %w", ErrInvalidField, knownObservationFields[i], err)
 		}
 	})
@@ -166,6 +163,80 @@ func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Obs
 	return obs, problems, nil
 }
 
+// set decodes the value of knownObservationFields[i].
+func (r *rawObservation) set(i int, val []byte) error {
+	switch i {
+	case 0:
+		return decodeArray(val, &r.Signals)
+	case 1:
+		return decodeString(val, &r.CommandDetected)
+	case 2:
+		return decodeString(val, &r.AnswerQuality)
+	case 3:
+		return decodeBool(val, &r.NeedsFollowUp)
+	case 4:
+		return decodeString(val, &r.FollowUpType)
+	case 5:
+		return decodeBool(val, &r.EvidenceSufficient)
+	case 6:
+		return decodeBool(val, &r.AnxietyDetected)
+	case 7:
+		return decodeBool(val, &r.DistressDetected)
+	case 8:
+		return decodeString(val, &r.RapportMove)
+	case 9:
+		return decodeString(val, &r.DialogueMove)
+	case 10:
+		return decodeArray(val, &r.Misconceptions)
+	case 11:
+		return decodeString(val, &r.SpokenText)
+	}
+	return nil
+}
+
+var (
+	signalFields        = []string{"signalType", "rubricLevel", "excerpt", "confidence", "scaffoldingIntensity", "scaffoldingEffective"}
+	misconceptionFields = []string{"concept", "misconception", "correction"}
+)
+
+// decodeSignal decodes one signals[] item; unknown members are ignored, as the schema's
+// optional extensions may grow.
+func decodeSignal(item []byte) (rawSignal, error) {
+	var rs rawSignal
+	err := decodeObject(item, signalFields, func(i int, val []byte) error {
+		switch i {
+		case 0:
+			return decodeString(val, &rs.SignalType)
+		case 1:
+			return decodeString(val, &rs.RubricLevel)
+		case 2:
+			return decodeString(val, &rs.Excerpt)
+		case 3:
+			return decodeNumber(val, &rs.Confidence)
+		case 4:
+			return decodeNumber(val, &rs.ScaffoldingIntensity)
+		default:
+			return decodeBool(val, &rs.ScaffoldingEffective)
+		}
+	})
+	return rs, err
+}
+
+func decodeMisconception(item []byte) (rawMisconception, error) {
+	var rm rawMisconception
+	err := decodeObject(item, misconceptionFields, func(i int, val []byte) error {
+		switch i {
+		case 0:
+			return decodeString(val, &rm.Concept)
+		case 1:
+			return decodeString(val, &rm.Misconception)
+		default:
+			return decodeString(val, &rm.Correction)
+		}
+	})
+	return rm, err
+}
+
 func enumField(name string, v *string, allowed []string, problems *[]string) string {
 	if v == nil || *v == "" {
 		return ""
@@ -180,8 +251,8 @@ func enumField(name string, v *string, allowed []string, problems *[]string) str
 func parseSignals(items []json.RawMessage, node *spec.CompiledNode, exam *spec.Exam, problems *[]string) []Signal {
 	out := make([]Signal, 0, len(items))
 	for i, item := range items {
-		var rs rawSignal
-		if err := json.Unmarshal(item, &rs); err != nil {
+		rs, err := decodeSignal(item)
+		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: %v", i, err))
 			continue
 		}
@@ -230,8 +301,8 @@ func parseSignals(items []json.RawMessage, node *spec.CompiledNode, exam *spec.E
 func parseMisconceptions(items []json.RawMessage, problems *[]string) []Misconception {
 	var out []Misconception
 	for i, item := range items {
-		var rm rawMisconception
-		if err := json.Unmarshal(item, &rm); err != nil {
+		rm, err := decodeMisconception(item)
+		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("misconceptions[%d] dropped: %v", i, err))
 			continue
 		}

@@ -18,6 +18,15 @@ func Compile(name string, src []byte) (*Exam, Diagnostics, error) {
 		diags.Sort()
 		return nil, diags, invalid(diags)
 	}
+	if diags.HasErrors() {
+		// Still validate, so every problem is reported in one run, but never compile a spec
+		// whose values did not all load: validation skips what failed to decode.
+		if s.src == nil || !s.src.truncated {
+			diags = append(diags, Validate(s)...)
+		}
+		diags.Sort()
+		return nil, diags, invalid(diags)
+	}
 	exam, vdiags, err := CompileSpec(s)
 	diags = append(diags, vdiags...)
 	diags.Sort()

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/goccy/go-yaml/ast"
+	"gopkg.in/yaml.v3"
 )
 
 // maxValues bounds how many values one spec may decode to, so that YAML aliases cannot expand
-// a small file into an enormous one.
-const maxValues = 1 << 20
+// a small file into an enormous one. A variable only so that a test can lower it.
+var maxValues = 1 << 20
 
 // source remembers where each value of a loaded spec came from. Paths look like
 // `nodes[1].transitions[0].to`; the root is "".
@@ -23,6 +23,8 @@ type source struct {
 	val    map[string]Pos  // position of each value
 	key    map[string]Pos  // position of each mapping key
 	bad    map[string]bool // values that failed to decode (not reported again as missing)
+	// truncated is set when decoding stopped at maxValues: what was decoded is not the file.
+	truncated bool
 }
 
 // newSource sizes its maps for about hint values: a spec has a value every 16 bytes or so.
@@ -30,35 +32,19 @@ func newSource(file string, hint int) *source {
 	return &source{file: file, val: make(map[string]Pos, hint), key: make(map[string]Pos, hint), bad: map[string]bool{}}
 }
 
-// decoder fills the Spec structs from goccy/go-yaml's AST, reporting every problem with its
+// decoder fills the Spec structs from yaml.v3's node tree, reporting every problem with its
 // position instead of stopping at the first.
 type decoder struct {
-	src     *source
-	diags   Diagnostics
-	anchors map[string]ast.Node
-	values  int
-	tooBig  bool
+	src    *source
+	diags  Diagnostics
+	values int
+	tooBig bool
 }
 
-func (d *decoder) pos(n ast.Node) Pos {
+func (d *decoder) pos(n *yaml.Node) Pos {
 	p := Pos{File: d.src.file, Line: 1, Col: 1}
-	if n == nil {
-		return p
-	}
-	// A block mapping's own token is its first ':'; point at the first key instead, where a
-	// reader sees the mapping start.
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		if !m.IsFlowStyle && len(m.Values) > 0 && m.Values[0].Key != nil {
-			n = m.Values[0].Key
-		}
-	case *ast.MappingValueNode:
-		if m.Key != nil {
-			n = m.Key
-		}
-	}
-	if tk := n.GetToken(); tk != nil && tk.Position != nil && tk.Position.Line > 0 {
-		p.Line, p.Col = tk.Position.Line, max(tk.Position.Column, 1)
+	if n != nil && n.Line > 0 {
+		p.Line, p.Col = n.Line, max(n.Column, 1)
 	}
 	return p
 }
@@ -110,29 +96,27 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
-// unwrap resolves anchors, aliases and tags to the node that carries the value.
-func (d *decoder) unwrap(n ast.Node) ast.Node {
+// Resolved scalar tags (yaml.v3 tags every parsed scalar).
+const (
+	tagStr   = "!!str"
+	tagInt   = "!!int"
+	tagFloat = "!!float"
+	tagBool  = "!!bool"
+	tagNull  = "!!null"
+	tagMerge = "!!merge"
+)
+
+// unwrap resolves documents and aliases to the node that carries the value.
+func (d *decoder) unwrap(n *yaml.Node) *yaml.Node {
 	for depth := 0; n != nil && depth < 64; depth++ {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			if v.Name != nil {
-				d.anchors[v.Name.GetToken().Value] = v.Value
-			}
-			n = v.Value
-		case *ast.AliasNode:
-			if v.Value == nil {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			if len(n.Content) == 0 {
 				return nil
 			}
-			target, ok := d.anchors[v.Value.GetToken().Value]
-			if !ok {
-				d.errorf(d.pos(v), "", "unknown alias *%s", v.Value.GetToken().Value)
-				return nil
-			}
-			n = target
-		case *ast.TagNode:
-			n = v.Value
-		case *ast.CommentGroupNode:
-			return nil
+			n = n.Content[0]
+		case yaml.AliasNode:
+			n = n.Alias
 		default:
 			return n
 		}
@@ -140,31 +124,50 @@ func (d *decoder) unwrap(n ast.Node) ast.Node {
 	return n
 }
 
-func describe(n ast.Node) string {
+// scalarTag is a scalar's resolved short tag; scalars with other tags (timestamps, custom
+// tags) read as strings.
+func scalarTag(n *yaml.Node) string {
+	switch t := n.ShortTag(); t {
+	case tagInt, tagFloat, tagBool, tagNull, tagMerge:
+		return t
+	}
+	return tagStr
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && scalarTag(n) == tagNull }
+
+func isMerge(n *yaml.Node) bool {
+	return n != nil && n.Kind == yaml.ScalarNode && scalarTag(n) == tagMerge
+}
+
+func describe(n *yaml.Node) string {
 	if n == nil {
 		return "nothing"
 	}
-	switch v := n.(type) {
-	case *ast.MappingNode, *ast.MappingValueNode:
+	switch n.Kind {
+	case yaml.MappingNode:
 		return "a mapping"
-	case *ast.SequenceNode:
+	case yaml.SequenceNode:
 		return "a list"
-	case *ast.StringNode:
-		return fmt.Sprintf("string %q", truncate(v.Value, 40))
-	case *ast.LiteralNode:
-		return "a block string"
-	case *ast.IntegerNode:
-		return "integer " + v.GetToken().Value
-	case *ast.FloatNode:
-		return "number " + v.GetToken().Value
-	case *ast.BoolNode:
-		return "boolean " + v.GetToken().Value
-	case *ast.NullNode:
-		return "null"
-	case *ast.InfinityNode, *ast.NanNode:
-		return "number " + v.GetToken().Value
+	case yaml.ScalarNode:
+		switch scalarTag(n) {
+		case tagInt:
+			return "integer " + n.Value
+		case tagFloat:
+			return "number " + n.Value
+		case tagBool:
+			return "boolean " + n.Value
+		case tagNull:
+			return "null"
+		case tagMerge:
+			return "a merge key"
+		}
+		if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			return "a block string"
+		}
+		return fmt.Sprintf("string %q", truncate(n.Value, 40))
 	}
-	return n.Type().String()
+	return "nothing"
 }
 
 func truncate(s string, n int) string {
@@ -175,38 +178,33 @@ func truncate(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// mappingValues returns the key/value pairs of a mapping node, or false if n is not a mapping.
-func mappingValues(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := n.(type) {
-	case *ast.MappingNode:
-		return v.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{v}, true
+// mappingPairs returns the key and value nodes of a mapping, or false if n is not a mapping.
+func mappingPairs(n *yaml.Node) ([]*yaml.Node, bool) {
+	if n.Kind != yaml.MappingNode {
+		return nil, false
 	}
-	return nil, false
+	return n.Content, true
 }
 
 // keyText returns a mapping key as text.
-func (d *decoder) keyText(k ast.MapKeyNode) (string, bool) {
-	var n ast.Node = k
-	if mk, ok := k.(*ast.MappingKeyNode); ok { // explicit `? key`
-		n = mk.Value
+func (d *decoder) keyText(k *yaml.Node) (string, bool) {
+	k = d.unwrap(k)
+	if k == nil || k.Kind != yaml.ScalarNode {
+		return "", false
 	}
-	n = d.unwrap(n)
-	switch v := n.(type) {
-	case *ast.StringNode:
-		return v.Value, true
-	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
-		return v.GetToken().Value, true
+	switch scalarTag(k) {
+	case tagNull, tagMerge:
+		return "", false
 	}
-	return "", false
+	return k.Value, true
 }
 
-func (d *decoder) count(n ast.Node) bool {
+func (d *decoder) count(n *yaml.Node) bool {
 	d.values++
 	if d.values > maxValues {
 		if !d.tooBig {
 			d.tooBig = true
+			d.src.truncated = true
 			d.errorf(d.pos(n), "", "document expands to more than %d values (alias expansion?)", maxValues)
 		}
 		return false
@@ -216,7 +214,7 @@ func (d *decoder) count(n ast.Node) bool {
 
 // decode stores node n into v (a settable value), recording positions under path. what names
 // the value in messages.
-func (d *decoder) decode(path string, n ast.Node, v reflect.Value) {
+func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 	raw := n
 	n = d.unwrap(n)
 	if !d.count(raw) {
@@ -224,13 +222,10 @@ func (d *decoder) decode(path string, n ast.Node, v reflect.Value) {
 	}
 	p := d.pos(raw)
 	d.src.val[path] = p
-	if n == nil {
-		return
-	}
-	if _, ok := n.(*ast.NullNode); ok {
+	if n == nil || isNull(n) {
 		return // absent; required checks report it
 	}
-	if _, ok := n.(*ast.MergeKeyNode); ok {
+	if isMerge(n) {
 		d.src.bad[path] = true
 		d.errorf(p, "", "%s: merge keys (<<) are not supported", nameOf(path))
 		return
@@ -243,158 +238,169 @@ func (d *decoder) decode(path string, n ast.Node, v reflect.Value) {
 	case reflect.Struct:
 		d.decodeStruct(path, n, p, v)
 	case reflect.Slice:
-		seq, ok := n.(*ast.SequenceNode)
-		if !ok {
+		if n.Kind != yaml.SequenceNode {
 			d.typeError(path, p, "a list", n)
 			return
 		}
-		out := reflect.MakeSlice(v.Type(), len(seq.Values), len(seq.Values))
-		for i, item := range seq.Values {
+		out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, item := range n.Content {
 			d.decode(path+"["+strconv.Itoa(i)+"]", item, out.Index(i))
 		}
 		v.Set(out)
 	case reflect.Map:
 		d.decodeMap(path, n, p, v)
 	case reflect.String:
-		switch s := n.(type) {
-		case *ast.StringNode:
-			v.SetString(s.Value)
-		case *ast.LiteralNode:
-			if s.Value != nil {
-				v.SetString(s.Value.Value)
-			}
-		default:
-			hint := ""
-			switch n.(type) {
-			case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
-				hint = fmt.Sprintf("quote it: \"%s\"", n.GetToken().Value)
-			}
-			d.src.bad[path] = true
-			d.errorf(p, hint, "%s: expected a string, got %s", nameOf(path), describe(n))
+		if n.Kind == yaml.ScalarNode && scalarTag(n) == tagStr {
+			v.SetString(n.Value)
+			return
 		}
+		hint := ""
+		if n.Kind == yaml.ScalarNode {
+			switch scalarTag(n) {
+			case tagInt, tagFloat, tagBool:
+				hint = fmt.Sprintf("quote it: \"%s\"", n.Value)
+			}
+		}
+		d.src.bad[path] = true
+		d.errorf(p, hint, "%s: expected a string, got %s", nameOf(path), describe(n))
 	case reflect.Int:
-		iv, ok := n.(*ast.IntegerNode)
-		if !ok {
+		if n.Kind != yaml.ScalarNode || scalarTag(n) != tagInt {
 			d.typeError(path, p, "an integer", n)
 			return
 		}
-		var x int64
-		switch t := iv.Value.(type) {
-		case int64:
-			x = t
-		case uint64:
-			if t > math.MaxInt32 {
-				d.src.bad[path] = true
-				d.errorf(p, "", "%s: %s is too large", nameOf(path), iv.GetToken().Value)
-				return
+		x, err := strconv.ParseInt(n.Value, 0, 64)
+		if err != nil {
+			d.src.bad[path] = true
+			if _, uerr := strconv.ParseUint(n.Value, 0, 64); uerr == nil {
+				d.errorf(p, "", "%s: %s is too large", nameOf(path), n.Value)
+			} else {
+				d.errorf(p, "", "%s: %s is out of range", nameOf(path), n.Value)
 			}
-			x = int64(t)
+			return
 		}
 		if x > math.MaxInt32 || x < math.MinInt32 {
 			d.src.bad[path] = true
-			d.errorf(p, "", "%s: %s is out of range", nameOf(path), iv.GetToken().Value)
+			d.errorf(p, "", "%s: %s is out of range", nameOf(path), n.Value)
 			return
 		}
 		v.SetInt(x)
 	case reflect.Float64:
-		switch f := n.(type) {
-		case *ast.FloatNode:
-			v.SetFloat(f.Value)
-		case *ast.IntegerNode:
-			switch t := f.Value.(type) {
-			case int64:
-				v.SetFloat(float64(t))
-			case uint64:
-				v.SetFloat(float64(t))
+		if n.Kind != yaml.ScalarNode {
+			d.typeError(path, p, "a number", n)
+			return
+		}
+		switch scalarTag(n) {
+		case tagInt:
+			if x, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+				v.SetFloat(float64(x))
+			} else if u, err := strconv.ParseUint(n.Value, 0, 64); err == nil {
+				v.SetFloat(float64(u))
+			} else {
+				d.typeError(path, p, "a number", n)
 			}
-		case *ast.InfinityNode, *ast.NanNode:
-			d.src.bad[path] = true
-			d.errorf(p, "", "%s: expected a finite number, got %s", nameOf(path), describe(n))
+		case tagFloat:
+			f, err := parseYAMLFloat(n.Value)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				d.src.bad[path] = true
+				d.errorf(p, "", "%s: expected a finite number, got %s", nameOf(path), describe(n))
+				return
+			}
+			v.SetFloat(f)
 		default:
 			d.typeError(path, p, "a number", n)
 		}
 	case reflect.Bool:
-		b, ok := n.(*ast.BoolNode)
-		if !ok {
+		if n.Kind != yaml.ScalarNode || scalarTag(n) != tagBool {
 			d.typeError(path, p, "true or false", n)
 			return
 		}
-		v.SetBool(b.Value)
+		v.SetBool(strings.EqualFold(n.Value, "true"))
 	default:
 		panic("spec: decoder does not handle " + v.Type().String())
 	}
 }
 
-func (d *decoder) typeError(path string, p Pos, want string, n ast.Node) {
+// parseYAMLFloat reads a float scalar as YAML writes it (".inf", ".nan", "1_000.5" aside from
+// Go's own syntax).
+func parseYAMLFloat(s string) (float64, error) {
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case ".inf":
+		if strings.HasPrefix(s, "-") {
+			return math.Inf(-1), nil
+		}
+		return math.Inf(1), nil
+	case ".nan":
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+}
+
+func (d *decoder) typeError(path string, p Pos, want string, n *yaml.Node) {
 	d.src.bad[path] = true
 	d.errorf(p, "", "%s: expected %s, got %s", nameOf(path), want, describe(n))
 }
 
-func (d *decoder) decodeStruct(path string, n ast.Node, p Pos, v reflect.Value) {
-	pairs, ok := mappingValues(n)
+func (d *decoder) decodeStruct(path string, n *yaml.Node, p Pos, v reflect.Value) {
+	pairs, ok := mappingPairs(n)
 	if !ok {
 		d.typeError(path, p, "a mapping", n)
 		return
 	}
 	info := infoOf(v.Type())
 	seen := make([]Pos, len(info.fields)) // by field index; Line 0 = not seen yet
-	for _, mv := range pairs {
-		kp := d.pos(mv.Key)
-		if mv.Key == nil {
-			continue
-		}
-		if mv.Key.IsMergeKey() {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		key, val := pairs[i], pairs[i+1]
+		kp := d.pos(key)
+		if isMerge(key) {
 			d.errorf(kp, "", "%s: merge keys (<<) are not supported", nameOf(path))
 			continue
 		}
-		name, ok := d.keyText(mv.Key)
+		name, ok := d.keyText(key)
 		if !ok {
-			d.errorf(kp, "", "%s: a key must be a plain string, got %s", nameOf(path), describe(d.unwrap(mv.Key)))
+			d.errorf(kp, "", "%s: a key must be a plain string, got %s", nameOf(path), describe(d.unwrap(key)))
 			continue
 		}
-		i, known := info.byName[name]
+		fi, known := info.byName[name]
 		if !known {
 			d.errorf(kp, hintFor(name, "fields", info.names), "unknown field %s in %s", name, nameOf(path))
 			continue
 		}
-		if first := seen[i]; first.Line > 0 {
-			d.errorf(kp, fmt.Sprintf("first at line %d", first.Line), "duplicate field %s", name)
+		if first := seen[fi]; first.Line > 0 {
+			d.errorf(kp, fmt.Sprintf("first at line %d", first.Line), "duplicate field %s in %s", name, nameOf(path))
 			continue
 		}
-		seen[i] = kp
+		seen[fi] = kp
 		fp := join(path, name)
 		d.src.key[fp] = kp
-		d.decode(fp, mv.Value, v.Field(info.fields[i].index))
+		d.decode(fp, val, v.Field(info.fields[fi].index))
 	}
 }
 
-func (d *decoder) decodeMap(path string, n ast.Node, p Pos, v reflect.Value) {
-	pairs, ok := mappingValues(n)
+func (d *decoder) decodeMap(path string, n *yaml.Node, p Pos, v reflect.Value) {
+	pairs, ok := mappingPairs(n)
 	if !ok {
 		d.typeError(path, p, "a mapping", n)
 		return
 	}
-	out := reflect.MakeMapWithSize(v.Type(), len(pairs))
+	out := reflect.MakeMapWithSize(v.Type(), len(pairs)/2)
 	seen := map[string]Pos{}
-	for _, mv := range pairs {
-		if mv.Key == nil {
-			continue
-		}
-		kp := d.pos(mv.Key)
-		name, ok := d.keyText(mv.Key)
-		if !ok || mv.Key.IsMergeKey() {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		key, val := pairs[i], pairs[i+1]
+		kp := d.pos(key)
+		name, ok := d.keyText(key)
+		if !ok {
 			d.errorf(kp, "", "%s: a key must be a plain string", nameOf(path))
 			continue
 		}
 		if first, dup := seen[name]; dup {
-			d.errorf(kp, fmt.Sprintf("first at line %d", first.Line), "duplicate key %s", name)
+			d.errorf(kp, fmt.Sprintf("first at line %d", first.Line), "duplicate key %s in %s", name, nameOf(path))
 			continue
 		}
 		seen[name] = kp
 		fp := join(path, name)
 		d.src.key[fp] = kp
 		ev := reflect.New(v.Type().Elem()).Elem()
-		d.decode(fp, mv.Value, ev)
+		d.decode(fp, val, ev)
 		out.SetMapIndex(reflect.ValueOf(name).Convert(v.Type().Key()), ev)
 	}
 	v.Set(out)

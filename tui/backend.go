@@ -109,3 +109,11 @@ type InputSwitcher interface {
 	// SwitchInput toggles between typed and spoken (mic) answers and returns the new mode.
 	SwitchInput() (InputMode, error)
 }
+
+// InputSwitchChecker may be implemented by an InputSwitcher whose ability to switch depends on
+// how it was started (a local exam run without a microphone path implements SwitchInput but
+// can only refuse). New asks once: CanSwitchInput false disables the switch-input key and hides
+// it from the help, as for a Backend that is no InputSwitcher at all.
+type InputSwitchChecker interface {
+	CanSwitchInput() bool
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	goruntime "runtime"
 	"testing"
@@ -19,35 +20,42 @@ const (
 	largeNodes      = 20
 )
 
-// loadLargeSession feeds a 2-hour session into m one event at a time, as the bridge would, so
-// what stays in memory is the console's own state and not the event slice.
-func loadLargeSession(tb testing.TB, m *Model) {
-	tb.Helper()
-	start := fixtureStart
+// sessionSize is how much a generated session holds.
+type sessionSize struct{ segments, evidence, guardrails, nodes int }
+
+// twoHours is about two hours of exam: 10,000 transcript segments, 2,000 evidence entries.
+var twoHours = sessionSize{largeSegments, largeEvidence, largeGuardrails, largeNodes}
+
+// genSession produces a session of the given size one event at a time, as the runtime would,
+// so what a consumer keeps in memory is its own state and not an event slice.
+func genSession(size sessionSize, emitEvent func(runtime.Event)) error {
+	now := fixtureStart
 	var seq int64
-	now := start
+	var failed error
 	emit := func(d time.Duration, p runtime.Payload) {
 		now = now.Add(d)
 		seq++
 		ev, err := runtime.NewEvent("s-large", seq, now, p)
 		if err != nil {
-			tb.Fatal(err)
+			failed = errors.Join(failed, err)
+			return
 		}
-		m.Apply(ev)
+		emitEvent(ev)
 	}
-	nodes := make([]string, largeNodes)
+	nodes := make([]string, size.nodes)
 	for i := range nodes {
 		nodes[i] = fmt.Sprintf("node-%02d", i+1)
 	}
 	emit(0, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady, Nodes: nodes, TotalTimeBudgetSec: 7200})
-	turns := largeSegments / 2
-	perNode := turns / largeNodes
+	turns := size.segments / 2
+	perNode := max(turns/size.nodes, 1)
+	evidenceEvery, guardEvery := max(turns/max(size.evidence, 1), 1), max(turns/max(size.guardrails, 1), 1)
 	evidence, guards := 0, 0
 	for i := 0; i < turns; i++ {
-		node := nodes[min(i/perNode, largeNodes-1)]
-		if i%perNode == 0 {
+		node := nodes[min(i/perNode, size.nodes-1)]
+		if i%perNode == 0 && i/perNode < size.nodes {
 			emit(0, &runtime.NodeEnteredPayload{NodeID: node, Kind: "assessment", MaxFollowUps: 3, TimeBudgetSec: 360,
-				Progress: runtime.Progress{CurrentNodeIndex: i/perNode + 1, TotalNodes: largeNodes}, RequiredEvidenceCount: 4})
+				Progress: runtime.Progress{CurrentNodeIndex: i/perNode + 1, TotalNodes: size.nodes}, RequiredEvidenceCount: 4})
 		}
 		emit(700*time.Millisecond, &runtime.TranscriptSegmentPayload{SegmentID: fmt.Sprint("c", i), NodeID: node, Speaker: "candidate",
 			Text: fmt.Sprintf("Answer %d: I would balance the buffet against an a la carte menu, because the guests on weekdays "+
@@ -57,12 +65,15 @@ func loadLargeSession(tb testing.TB, m *Model) {
 			Raw:      rawJSON(map[string]any{"answerQuality": "substantive", "signals": []any{map[string]any{"signalType": "proposes_options", "confidence": 0.8, "excerpt": "balance the buffet"}}}),
 			Decision: runtime.Decision{Action: "continue", Trace: []runtime.DecisionStep{{Rule: "command"}, {Rule: "continue", Fired: true}}},
 			Latency:  runtime.Latency{STTMs: 300, LLMCompleteMs: 600, TotalMs: 950}})
-		if evidence < largeEvidence && i%(turns/largeEvidence) == 0 {
+		for evidence < size.evidence && (i%evidenceEvery == 0 || i == turns-1) {
 			evidence++
 			emit(0, &runtime.EvidenceUpdatePayload{NodeID: node, SignalType: "proposes_options", RubricLevel: "analysis",
 				Excerpt: "balance the buffet against an a la carte menu", Confidence: 0.8, Accepted: evidence % 5, Required: 4})
+			if i != turns-1 {
+				break
+			}
 		}
-		if guards < largeGuardrails && i%(turns/largeGuardrails) == 0 {
+		if guards < size.guardrails && i%guardEvery == 0 {
 			guards++
 			emit(0, &runtime.GuardrailTriggeredPayload{Guardrail: "rubric_leak", NodeID: node, Action: "replace",
 				OriginalText: "That shows analysis level thinking.", ReplacementText: "Thank you. Please go on."})
@@ -70,8 +81,23 @@ func loadLargeSession(tb testing.TB, m *Model) {
 		emit(500*time.Millisecond, &runtime.SpokenPayload{NodeID: node, Source: "examiner",
 			Text: fmt.Sprintf("Thank you. Follow-up %d: how would that change if the budget were cut by a fifth?", i)})
 	}
-	if len(m.transcript.turns) < largeSegments || m.evidence.total != largeEvidence {
-		tb.Fatalf("large session has %d turns and %d evidence", len(m.transcript.turns), m.evidence.total)
+	return failed
+}
+
+// loadLargeSession feeds a 2-hour session into m one event at a time, as the bridge would.
+func loadLargeSession(tb testing.TB, m *Model) {
+	tb.Helper()
+	loadSession(tb, m, twoHours)
+}
+
+func loadSession(tb testing.TB, m *Model, size sessionSize) {
+	tb.Helper()
+	if err := genSession(size, func(ev runtime.Event) { m.Apply(ev) }); err != nil {
+		tb.Fatal(err)
+	}
+	if len(m.transcript.turns) < size.segments || m.evidence.total != size.evidence {
+		tb.Fatalf("session has %d turns and %d evidence, want %d and %d", len(m.transcript.turns), m.evidence.total,
+			size.segments, size.evidence)
 	}
 }
 
@@ -159,4 +185,31 @@ func BenchmarkLargeSessionHeap(b *testing.B) {
 		goruntime.KeepAlive(m)
 	}
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+}
+
+// BenchmarkRenderFrameBySessionLength renders a 120×40 frame of sessions from a quarter hour
+// to eight hours: the cost stays flat because a frame walks only the visible blocks.
+func BenchmarkRenderFrameBySessionLength(b *testing.B) {
+	for _, f := range []struct {
+		name string
+		div  int // fraction of two hours …
+		mul  int // … or multiple of it
+	}{{"15min", 8, 1}, {"1h", 2, 1}, {"2h", 1, 1}, {"8h", 1, 4}} {
+		b.Run(f.name, func(b *testing.B) {
+			size := sessionSize{twoHours.segments * f.mul / f.div, twoHours.evidence * f.mul / f.div,
+				twoHours.guardrails * f.mul / f.div, twoHours.nodes}
+			m, err := New(hotelInfo, &fakeBackend{}, WithDarkBackground(true), WithEventClock(), WithTickInterval(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			loadSession(b, m, size)
+			m.Render()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				_ = m.Render()
+			}
+		})
+	}
 }

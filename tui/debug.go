@@ -20,9 +20,10 @@ type debugEntry struct {
 	cache lineCache
 }
 
-// debugPane is the developer's view of every turn.
+// debugPane is the developer's view of every turn, under a latency dashboard.
 type debugPane struct {
 	entries []debugEntry
+	stats   latencyStats
 	scroll  scroller
 	st      *Styles
 }
@@ -36,6 +37,7 @@ func (p *debugPane) badge() string { return plural(len(p.entries), "turn") }
 func (p *debugPane) apply(ev runtime.Event, pl runtime.Payload) {
 	if v, ok := pl.(*runtime.ObservationPayload); ok {
 		p.entries = append(p.entries, debugEntry{at: ev.Timestamp, obs: *v})
+		p.stats.add(v.Latency)
 	}
 }
 
@@ -60,8 +62,9 @@ func (e *debugEntry) render(st *Styles) func(int) []string {
 		if !o.Valid {
 			valid = st.Bad.Render("invalid")
 		}
-		lines := []string{st.Muted.Render(clockOf(e.at)+" ") + st.Title.Render(fmt.Sprintf("turn %d", o.Turn)) +
-			st.Muted.Render(" · "+o.NodeID+" · "+o.Examiner+" · ") + valid}
+		// Validity comes before the node and examiner, which a narrow pane cuts first.
+		lines := []string{st.Muted.Render(clockOf(e.at)+" ") + st.Title.Render(fmt.Sprintf("turn %d", o.Turn)) + " " + valid +
+			st.Muted.Render(" · "+o.NodeID+" · "+o.Examiner)}
 		for _, pr := range o.Problems {
 			lines = append(lines, indent(wrapPrefixed([]span{{"problem: ", st.Bad}}, oneLine(pr), nil, width-2, 2), "  ")...)
 		}
@@ -92,6 +95,7 @@ func (e *debugEntry) render(st *Styles) func(int) []string {
 			if json.Compact(&buf, o.Raw) == nil {
 				raw = buf.String()
 			}
+			raw = cleanText(raw) // invalid JSON may carry raw control characters
 			// JSON has few spaces to break at: cut it hard at the width.
 			for _, l := range strings.Split(ansi.Hardwrap("raw: "+raw, max(width-2, 1), true), "\n") {
 				lines = append(lines, "  "+st.Muted.Render(l))
@@ -104,10 +108,10 @@ func (e *debugEntry) render(st *Styles) func(int) []string {
 // latencyLines draws one proportional bar per measured stage, against the turn's total.
 func (e *debugEntry) latencyLines(st *Styles, width int) []string {
 	l := e.obs.Latency
-	total := l.TotalMs
-	sum := 0.0
+	total, sum, longest := l.TotalMs, 0.0, 0.0
 	for _, s := range latencyStages(l) {
 		sum += s.ms
+		longest = max(longest, s.ms)
 	}
 	if total <= 0 {
 		total = sum
@@ -115,13 +119,16 @@ func (e *debugEntry) latencyLines(st *Styles, width int) []string {
 	if total <= 0 {
 		return []string{"  " + st.Muted.Render("latency: not measured")}
 	}
-	out := []string{"  " + st.Key.Render("latency ") + st.StatusValue.Render(fmt.Sprintf("%.0f ms", total))}
+	out := []string{"  " + st.Key.Render("latency ") + st.StatusValue.Render(fmtMs(total)) + st.Muted.Render(" to speech")}
+	// A streamed reply starts speaking before the LLM completes, so a stage can outlast the
+	// total: scale the bars to whichever is longer so they stay comparable within the turn.
+	scale := max(total, longest)
 	barW := min(max(width-26, 4), 30)
 	for _, s := range latencyStages(l) {
 		if s.ms <= 0 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("    %-9s %7.0f ms %s", s.name, s.ms, bar(st, s.ms/total, barW)))
+		out = append(out, fmt.Sprintf("    %-9s %10s %s", s.name, fmtMs(s.ms), bar(st, s.ms/scale, barW)))
 	}
 	return out
 }
@@ -139,5 +146,10 @@ func (p *debugPane) view(width, height int) []string {
 	if len(p.entries) == 0 {
 		return []string{p.st.Muted.Render("no observations yet")}
 	}
-	return p.scroll.window(p.walk, width, height)
+	// The dashboard stays put above the scrolling turns, as long as it leaves them room.
+	head := p.stats.lines(p.st, width, height-dashboardMinTurns)
+	if len(head) > 0 {
+		head = append(head, p.st.Border.Render(strings.Repeat("─", width)))
+	}
+	return append(head, p.scroll.window(p.walk, width, height-len(head))...)
 }

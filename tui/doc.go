@@ -19,5 +19,11 @@
 //	// p.Run(ctx, emit) feeds a channel that tui.Run reads; closing it ends the replay.
 //
 // The audio engine feeds the status line's meter through a channel given with
-// WithAudioLevels; Run's one bridge goroutine forwards it with the events.
+// WithAudioLevels; Run's one bridge goroutine forwards it with the events. A Backend that
+// can take answers both typed and spoken implements InputSwitcher (and, when that depends on
+// how it was started, InputSwitchChecker): the console's ctrl+t then switches, and the status
+// line shows the mode; for any other Backend the key is disabled and hidden.
+//
+// Every string of an event is cleaned of control characters before a pane sees it: text from
+// a candidate in a room or from an LLM must not reach the terminal as escape sequences.
 package tui

@@ -78,12 +78,20 @@ func (e *guardEntry) render(st *Styles) func(int) []string {
 		if e.action != "" {
 			meta += " · " + e.action
 		}
-		if e.detail != "" {
-			meta += " · " + oneLine(e.detail)
+		if d := oneLine(e.detail); d != "" && d != e.name { // a limit's detail often repeats its name
+			meta += " · " + d
 		}
 		lines = append(lines, wrapPrefixed(head, meta, &st.Muted, width, 2)...)
-		lines = append(lines, wrapPrefixed([]span{{"  said: ", st.Good}}, oneLine(e.replacement), nil, width, 8)...)
-		lines = append(lines, wrapPrefixed([]span{{"  was:  ", st.Rejected}}, oneLine(e.original), &st.Rejected, width, 8)...)
+		switch said := oneLine(e.replacement); {
+		case said != "":
+			lines = append(lines, wrapPrefixed([]span{{"  said: ", st.Good}}, said, nil, width, 8)...)
+		case e.action == "transition":
+			// A limit moved the exam on: the planned line was never spoken.
+			lines = append(lines, wrapPrefixed([]span{{"  said: ", st.Good}}, "nothing; the exam moved to the next node", &st.Muted, width, 8)...)
+		}
+		if was := oneLine(e.original); was != "" {
+			lines = append(lines, wrapPrefixed([]span{{"  was:  ", st.Rejected}}, was, &st.Rejected, width, 8)...)
+		}
 		return lines
 	}
 }
@@ -113,6 +121,20 @@ func (p *guardrailsPane) countsLine() string {
 	}
 	fmt.Fprintf(&b, "%s %s", p.st.Warn.Render("recoveries"), p.st.StatusValue.Render(fmt.Sprint(p.recov)))
 	return b.String()
+}
+
+// contentLines counts the pane's lines at width (the counts line and every entry), stopping
+// once it reaches limit, so the layout's question costs no more than the answer it needs.
+func (p *guardrailsPane) contentLines(width, limit int) int {
+	n := 1
+	if width <= 0 {
+		return n
+	}
+	p.walk(width, func(lines []string) bool {
+		n += len(lines)
+		return n < limit
+	})
+	return min(n, limit)
 }
 
 func (p *guardrailsPane) view(width, height int) []string {

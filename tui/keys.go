@@ -12,6 +12,9 @@ type KeyMap struct {
 	Instruct, InstructMode           key.Binding
 	Debug, Help, Quit                key.Binding
 	Yes, No                          key.Binding
+	// SwitchInput toggles typed and spoken answers. New disables it unless the Backend
+	// implements InputSwitcher, which also hides it from the help.
+	SwitchInput key.Binding
 	// PaneHelp and PaneQuit are the letter forms, live only while a pane has focus.
 	PaneHelp, PaneQuit key.Binding
 	// Replay keys, live only in a replay console (WithReplay).
@@ -36,8 +39,9 @@ func DefaultKeyMap() KeyMap {
 		Advance:      key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "advance node")),
 		End:          key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "end exam")),
 		Instruct:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "examiner instruction")),
-		InstructMode: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "immediate/queued")),
+		InstructMode: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "instruction: immediate/queued")),
 		Debug:        key.NewBinding(key.WithKeys("ctrl+r", "f2"), key.WithHelp("ctrl+r/f2", "debug view")),
+		SwitchInput:  key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "typed/spoken input")),
 		Help:         key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1/?", "help")),
 		Quit:         key.NewBinding(key.WithKeys("ctrl+c", "ctrl+q"), key.WithHelp("ctrl+c/ctrl+q", "quit")),
 		Yes:          key.NewBinding(key.WithKeys("y", "Y", "enter"), key.WithHelp("y", "confirm")),
@@ -61,7 +65,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.FocusNext, k.FocusPrev, k.Back, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Pause, k.Skip, k.Advance, k.End, k.Instruct, k.InstructMode, k.Debug},
+		{k.Pause, k.Skip, k.Advance, k.End, k.Instruct, k.InstructMode, k.SwitchInput, k.Debug},
 	}
 }
 

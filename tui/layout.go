@@ -27,6 +27,7 @@ func (m *Model) bodyHeight() int {
 // narrow ones stack the panes with the Timers pane compact on top.
 func (m *Model) layout() {
 	m.rects = map[PaneID]rect{}
+	m.single = nil
 	w, h := m.width, m.bodyHeight()
 	if w < 10 || h < minPaneRows {
 		return
@@ -60,9 +61,13 @@ func (m *Model) layout() {
 		rest := h - th
 		m.rects[PaneTimers] = rect{left, top, right, th}
 		if rest >= 2*minPaneRows {
-			eh := rest * 3 / 5
+			// Guardrails takes what its entries need, up to two fifths; the evidence ledger,
+			// which grows all exam long, gets the rest.
+			most := max(rest*2/5, minPaneRows)
+			gh := min(max(m.guardrails.contentLines(right-2, most)+2, minPaneRows+1), most)
+			eh := rest - gh
 			m.rects[PaneEvidence] = rect{left, top + th, right, eh}
-			m.rects[PaneGuardrails] = rect{left, top + th + eh, right, rest - eh}
+			m.rects[PaneGuardrails] = rect{left, top + th + eh, right, gh}
 		} else if rest >= minPaneRows {
 			m.rects[PaneEvidence] = rect{left, top + th, right, rest}
 		}
@@ -83,6 +88,8 @@ func (m *Model) layoutStacked(w, h, top int) {
 			only = PaneTranscript
 		}
 		m.rects[only] = rect{0, top, w, h}
+		// The others are off screen but still reachable: tab brings each in turn.
+		m.single = order
 		return
 	}
 	m.rects[PaneTimers] = rect{0, top, w, timersRows}
@@ -142,7 +149,9 @@ func (m *Model) focusOrder() []PaneID {
 		ids = append(ids, PaneInput)
 	}
 	for _, id := range []PaneID{PaneTranscript, PaneEvidence, PaneGuardrails, PaneTimers, PaneDebug} {
-		if _, ok := m.rects[id]; ok {
+		_, shown := m.rects[id]
+		_, stacked := paneSet(m.single)[id]
+		if shown || stacked {
 			ids = append(ids, id)
 		}
 	}

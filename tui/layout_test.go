@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,5 +118,39 @@ func TestNoColorAndBackground(t *testing.T) {
 	drive(t, fixed, tea.BackgroundColorMsg{Color: color.White})
 	if !fixed.styles.Dark {
 		t.Error("WithDarkBackground was overridden by the terminal")
+	}
+}
+
+// TestShortScreenShowsEveryPaneInTurn: a screen too short to stack the panes shows one at a
+// time, and tab reaches every one of them.
+func TestShortScreenShowsEveryPaneInTurn(t *testing.T) {
+	for _, debug := range []bool{false, true} {
+		m := fixtureModel(t, &fakeBackend{}, 60, 12)
+		want := []string{"Transcript", "Evidence", "Guardrails", "Timers"}
+		if debug {
+			drive(t, m, press("f2"), press("esc")) // debug on, back to the input line
+			want = []string{"Transcript", "Timers", "Debug"}
+		}
+		var seen []string
+		for range len(want) + 1 {
+			drive(t, m, press("tab"))
+			if m.focus == PaneInput {
+				continue
+			}
+			if len(m.rects) != 1 {
+				t.Fatalf("debug=%v: %d panes on a 60x12 screen", debug, len(m.rects))
+			}
+			screen := Plain(m.Render())
+			title := m.focus.String()
+			if !strings.Contains(strings.ToLower(strings.Split(screen, "\n")[1]), title) || !strings.Contains(screen, fmt.Sprintf("/%d] ", len(want))) {
+				t.Errorf("debug=%v: focus %s but the screen shows:\n%s", debug, title, screen)
+			}
+			seen = append(seen, strings.ToUpper(title[:1])+title[1:])
+		}
+		slices.Sort(seen)
+		slices.Sort(want)
+		if !slices.Equal(seen, want) {
+			t.Errorf("debug=%v: tab reached %v, want %v", debug, seen, want)
+		}
 	}
 }

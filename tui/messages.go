@@ -28,6 +28,12 @@ type backendResultMsg struct {
 	err error
 }
 
+// inputSwitchedMsg reports a finished InputSwitcher call.
+type inputSwitchedMsg struct {
+	mode InputMode
+	err  error
+}
+
 // tickMsg redraws the clocks; the time shown is computed from deadlines, never counted.
 type tickMsg time.Time
 

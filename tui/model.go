@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -63,6 +64,7 @@ type Model struct {
 
 	width, height int
 	rects         map[PaneID]rect
+	single        []PaneID // a screen too short to stack: the panes shown one at a time
 
 	focus     PaneID
 	showHelp  bool
@@ -93,6 +95,9 @@ type Model struct {
 
 	audio     AudioLevelMsg
 	haveAudio bool
+
+	switcher  InputSwitcher // nil when the Backend cannot switch input
+	switching bool          // a SwitchInput call is under way
 }
 
 // New builds the console. backend may be nil only when info.ReadOnly is set.
@@ -100,6 +105,7 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 	if err := info.validate(); err != nil {
 		return nil, err
 	}
+	info.Title, info.Examiner, info.SessionID = cleanText(info.Title), cleanText(info.Examiner), cleanText(info.SessionID)
 	if backend == nil && !info.ReadOnly {
 		return nil, ErrNilBackend
 	}
@@ -114,10 +120,17 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 	}
 	m := &Model{info: info, backend: backend, opts: o, keys: o.keys, state: runtime.StateCreated,
 		adminMode: AdminImmediate, rects: map[PaneID]rect{}}
+	// The switch-input key exists only for a Backend that can switch; disabled, it neither
+	// matches nor shows in the help.
+	m.switcher, _ = backend.(InputSwitcher)
+	if c, ok := backend.(InputSwitchChecker); ok && m.switcher != nil && !c.CanSwitchInput() {
+		m.switcher = nil
+	}
+	m.keys.SwitchInput.SetEnabled(m.switcher != nil && !info.ReadOnly)
 	m.help = help.New()
 	m.input = textinput.New()
 	m.input.Prompt = "answer> "
-	m.input.Placeholder = "type the candidate's answer, enter to send"
+	m.setPlaceholder()
 	m.input.CharLimit = 2000
 	m.adminInput = textinput.New()
 	m.adminInput.Prompt = "instruction> "
@@ -227,13 +240,16 @@ func (m *Model) applyEvent(ev runtime.Event) {
 		m.setNotice(fmt.Sprintf("undecodable %s event (seq %d)", ev.Event, ev.Seq), true)
 		return
 	}
+	if needsCleaning(ev.Payload) {
+		cleanStrings(reflect.ValueOf(pl))
+	}
 	m.events++
 	m.lastSeq = max(m.lastSeq, ev.Seq)
 	if ev.Timestamp.After(m.lastEventAt) {
 		m.lastEventAt = ev.Timestamp
 	}
 	if m.info.SessionID == "" {
-		m.info.SessionID = ev.SessionID
+		m.info.SessionID = cleanText(ev.SessionID)
 	}
 	w := m.paneInnerWidth(PaneTranscript)
 	m.transcript.apply(ev, pl, w)
@@ -252,7 +268,8 @@ func (m *Model) applyEvent(ev runtime.Event) {
 	}
 }
 
-func (m *Model) setNotice(s string, isErr bool) { m.notice, m.noticeErr = s, isErr }
+// setNotice shows s in the footer; it may quote an event or a backend error, so it is cleaned.
+func (m *Model) setNotice(s string, isErr bool) { m.notice, m.noticeErr = cleanText(s), isErr }
 
 // running reports whether an exam is under way (quitting then needs confirmation).
 func (m *Model) running() bool {
@@ -272,6 +289,28 @@ func (m *Model) Focus() PaneID { return m.focus }
 // markOver turns the input line's invitation into directions once the exam has ended.
 func (m *Model) markOver() {
 	if m.state.Terminal() {
-		m.input.Placeholder = "the exam is " + m.state.String() + " · ctrl+c quits"
+		m.setPlaceholder()
 	}
 }
+
+// setPlaceholder says what the input line is for: typing answers, or (while answers are
+// spoken) typing as well as speaking; after the exam, how to leave.
+func (m *Model) setPlaceholder() {
+	switch {
+	case m.state.Terminal():
+		m.input.Placeholder = "the exam is " + m.state.String() + " · ctrl+c quits"
+	case m.info.Input == InputMic:
+		hint := "answers are spoken into the microphone; typing works too"
+		if m.keys.SwitchInput.Enabled() {
+			hint += " · " + m.keys.SwitchInput.Help().Key + " switches to typed"
+		}
+		m.input.Placeholder = hint
+	case m.info.Input == InputRoom:
+		m.input.Placeholder = "the candidate answers in the room; typing works too"
+	default:
+		m.input.Placeholder = "type the candidate's answer, enter to send"
+	}
+}
+
+// InputMode is the input mode the status line shows.
+func (m *Model) InputMode() InputMode { return m.info.Input }

@@ -109,15 +109,6 @@ func mmss(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
 
-// wrapPlain wraps unstyled text to width cells and returns the lines.
-func wrapPlain(s string, width int) []string {
-	if width < 1 {
-		width = 1
-	}
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.Split(ansi.Wrap(s, width, ""), "\n")
-}
-
 // span is a piece of text with its style.
 type span struct {
 	text  string
@@ -136,7 +127,7 @@ func wrapPrefixed(prefix []span, text string, textStyle *lipgloss.Style, width, 
 		plain.WriteString(sp.text)
 	}
 	pre := plain.String()
-	lines := wrapPlain(pre+text, width-indent)
+	lines := wrapHanging(pre+text, width, width-indent)
 	pad := strings.Repeat(" ", indent)
 	for i, l := range lines {
 		body := l

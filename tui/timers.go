@@ -247,7 +247,9 @@ func (p *timersPane) lines(width int, now time.Time) []string {
 	st := p.st
 	out := []string{st.StatusKey.Render("State ") + p.stateStyle()}
 	if p.node != "" {
-		out[0] += st.Muted.Render(fmt.Sprintf("  node %d of %d ", p.index, p.total)) + st.Current.Render(p.node)
+		// The title's badge says "node i of N"; the line names the node, which a narrow pane
+		// would otherwise cut first.
+		out[0] += st.Muted.Render(" · ") + st.Current.Render(p.node)
 	}
 	out = append(out,
 		p.gauge("Node", p.nodeElapsed(now), p.budget, width),

@@ -76,7 +76,10 @@ func TestTimersFollowDeadlines(t *testing.T) {
 func TestTimersCounts(t *testing.T) {
 	m := fixtureModel(t, &fakeBackend{}, 120, 40)
 	ls := Plain(strings.Join(m.timers.lines(60, m.now()), "\n"))
-	for _, want := range []string{"node 3 of 4 scenario-staff-rota", "Follow-ups 1/2", "Off-topic 1/2", "Clarify 0/2",
+	if b := m.timers.badge(); b != "node 3 of 4" {
+		t.Errorf("timers badge %q, want node 3 of 4", b)
+	}
+	for _, want := range []string{"State in_progress · scenario-staff-rota", "Follow-ups 1/2", "Off-topic 1/2", "Clarify 0/2",
 		"✓ welcome", "▶ scenario-staff-rota", "  wrapup"} {
 		if !strings.Contains(ls, want) {
 			t.Errorf("timers lack %q:\n%s", want, ls)

@@ -26,7 +26,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, ev := range msg {
 			m.applyEvent(ev)
 		}
-		m.relayoutIfTimersGrew()
+		m.relayoutForContent()
 		m.syncReplay()
 		return m, nil
 	case StreamEndedMsg:
@@ -48,6 +48,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setNotice(fmt.Sprintf("%s failed: %v", msg.op, msg.err), true)
 		} else {
 			m.setNotice(msg.op+" sent", false)
+		}
+		return m, nil
+	case inputSwitchedMsg:
+		m.switching = false
+		switch {
+		case msg.err != nil:
+			m.opts.logger.Warn("console: switching input failed", "err", msg.err)
+			m.setNotice(fmt.Sprintf("switching input failed: %v", msg.err), true)
+		case !msg.mode.valid():
+			m.opts.logger.Warn("console: backend switched to an unknown input mode", "mode", msg.mode)
+			m.setNotice(fmt.Sprintf("switching input failed: %v: %q", ErrInvalidInput, msg.mode), true)
+		default:
+			m.info.Input = msg.mode
+			m.setPlaceholder()
+			m.setNotice("input: "+msg.mode.String(), false)
 		}
 		return m, nil
 	case tickMsg:
@@ -81,15 +96,15 @@ func (m *Model) resize(w, h int) {
 	m.ensureFocusVisible()
 }
 
-// relayoutIfTimersGrew gives the Timers pane room when the plan arrives or grows.
-func (m *Model) relayoutIfTimersGrew() {
+// relayoutForContent gives the Timers and Guardrails panes room as their content arrives:
+// the plan, the first interceptions. Laying out is cheap (it measures the Timers lines and at
+// most a few Guardrails entries), so it is done for every batch of events.
+func (m *Model) relayoutForContent() {
 	if m.width == 0 {
 		return
 	}
-	r, ok := m.rects[PaneTimers]
-	if ok && r.h < min(len(m.timers.lines(m.width, m.now()))+2, m.bodyHeight()/2) {
-		m.layout()
-	}
+	m.layout()
+	m.ensureFocusVisible()
 }
 
 func (m *Model) ensureFocusVisible() {
@@ -119,7 +134,7 @@ func (m *Model) setFocus(id PaneID) {
 	} else {
 		m.input.Blur()
 	}
-	// A narrow, short screen shows only the focused pane.
+	// A narrow, short screen shows only the focused pane (the transcript while typing).
 	if m.width > 0 && m.width < narrowWidth {
 		m.layout()
 	}
@@ -188,6 +203,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			action = ActionResume
 		}
 		return m.control(action)
+	case key.Matches(msg, k.SwitchInput):
+		return m.switchInput()
 	case key.Matches(msg, k.Skip):
 		return m.control(ActionSkip)
 	case key.Matches(msg, k.Advance):
@@ -312,6 +329,28 @@ func (m *Model) control(action string) tea.Cmd {
 	b := m.backend
 	m.setNotice(action+"…", false)
 	return func() tea.Msg { return backendResultMsg{op: action, err: b.Control(action)} }
+}
+
+// switchInput asks the Backend to toggle typed and spoken answers. The key is disabled for a
+// Backend that cannot, so this runs only with a switcher.
+func (m *Model) switchInput() tea.Cmd {
+	if m.switcher == nil {
+		return nil
+	}
+	if m.refuseWhenOver("input switch") {
+		return nil
+	}
+	if m.switching {
+		m.setNotice("switching input…", false)
+		return nil
+	}
+	m.switching = true
+	s := m.switcher
+	m.setNotice("switching input…", false)
+	return func() tea.Msg {
+		mode, err := s.SwitchInput()
+		return inputSwitchedMsg{mode: mode, err: err}
+	}
 }
 
 func (m *Model) askQuit() tea.Cmd {

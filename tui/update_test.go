@@ -25,7 +25,7 @@ func drive(t *testing.T, m *Model, msgs ...tea.Msg) (quit bool) {
 			switch out.(type) {
 			case tea.QuitMsg:
 				quit = true
-			case backendResultMsg:
+			case backendResultMsg, inputSwitchedMsg:
 				queue = append(queue, out)
 			}
 		}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -128,6 +129,10 @@ func (m *Model) body() []string {
 	for _, id := range ids {
 		r := m.rects[id]
 		title, badge, content := m.paneContent(id, r.w-2, r.h-2)
+		if len(m.single) > 1 {
+			// One pane at a time: say where it sits among the others (the footer names tab).
+			badge = strings.TrimSpace(fmt.Sprintf("[%d/%d] %s", slices.Index(m.single, id)+1, len(m.single), badge))
+		}
 		for i, l := range box(m.styles, title, badge, m.focus == id, r.w, r.h, content) {
 			y := r.y - 1 + i
 			if y < 0 || y >= h {

@@ -12,22 +12,23 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/pion/interceptor"
 	"github.com/pion/rtp"
+	"gopkg.in/hraban/opus.v2"
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
 )
 
-// opusSilenceMax is the largest Opus payload the encoder produces for digital silence (the
-// PCM track sends silence between utterances); anything larger carries sound.
-const opusSilenceMax = 10
-
 // rtpWatch is an RTP interceptor on the bot's outgoing audio that reports when the first
-// packet carrying sound leaves after it was armed.
+// packet carrying sound leaves after it was armed. Each packet is decoded, because the PCM
+// track sends encoded silence between lines and its size says little (about 35 bytes a 10 ms
+// frame, against 60 for a tone).
 type rtpWatch struct {
 	interceptor.NoOp
 	mu    sync.Mutex
 	armed time.Time
 	first chan time.Duration
+	dec   *opus.Decoder
+	pcm   []int16
 }
 
 func (w *rtpWatch) arm(at time.Time) {
@@ -36,16 +37,33 @@ func (w *rtpWatch) arm(at time.Time) {
 	w.mu.Unlock()
 }
 
+// loud decodes one Opus packet and says whether it carries sound.
+func (w *rtpWatch) loud(payload []byte) bool {
+	if w.dec == nil {
+		d, err := opus.NewDecoder(48000, 1)
+		if err != nil {
+			return len(payload) > 50
+		}
+		w.dec, w.pcm = d, make([]int16, 5760)
+	}
+	n, err := w.dec.Decode(payload, w.pcm)
+	if err != nil {
+		return false
+	}
+	return rms(w.pcm[:n]) > 300
+}
+
 func (w *rtpWatch) BindLocalStream(_ *interceptor.StreamInfo, writer interceptor.RTPWriter) interceptor.RTPWriter {
 	return interceptor.RTPWriterFunc(func(h *rtp.Header, payload []byte, a interceptor.Attributes) (int, error) {
-		if len(payload) > opusSilenceMax {
-			w.mu.Lock()
-			armed := w.armed
+		w.mu.Lock()
+		var armed time.Time
+		if w.loud(payload) {
+			armed = w.armed
 			w.armed = time.Time{}
-			w.mu.Unlock()
-			if !armed.IsZero() {
-				w.first <- time.Since(armed)
-			}
+		}
+		w.mu.Unlock()
+		if !armed.IsZero() {
+			w.first <- time.Since(armed)
 		}
 		return writer.Write(h, payload, a)
 	})

@@ -115,7 +115,7 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 	case CommandAdmin:
 		if c.Mode == AdminImmediate {
 			// An immediate instruction interrupts the examiner mid-sentence.
-			b.interrupt()
+			b.Interrupt()
 		}
 		err = b.ctrl.Admin(b.ctx, runtime.AdminInstruction{Mode: runtime.AdminMode(c.Mode.String()), Text: c.Text, Sender: c.Sender})
 	case CommandControl:
@@ -123,7 +123,7 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 		action, err = runtime.ParseControlAction(c.Action.String())
 		if err == nil {
 			if c.Action == ControlPause || c.Action == ControlEnd || c.Action == ControlSkip || c.Action == ControlAdvance {
-				b.interrupt()
+				b.Interrupt()
 			}
 			err = b.ctrl.Control(b.ctx, action, c.Sender)
 		}
@@ -136,8 +136,10 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 	}
 }
 
-// interrupt drops what the examiner has not said yet.
-func (b *Bot) interrupt() {
+// Interrupt drops what the examiner has not said yet and clears the audio queued on the track:
+// an immediate instruction or a control cuts the examiner short, and so does the candidate
+// barging in (RoomVoice.OnBargeIn).
+func (b *Bot) Interrupt() {
 	for b.spoken.len() > 0 {
 		if _, ok := b.spoken.pop(b.ctx); !ok {
 			return

@@ -15,7 +15,7 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-func compileExample(t *testing.T) *spec.Exam {
+func compileExample(t testing.TB) *spec.Exam {
 	t.Helper()
 	src, err := examples.FS.ReadFile("hotel-breakfast.yaml")
 	if err != nil {

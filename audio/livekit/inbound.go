@@ -34,12 +34,27 @@ func (r Rejection) code() string {
 	}
 }
 
-// inbound is one accepted message or rejection, handled on the room's handler goroutine.
+// inbound is one accepted message or rejection, handled on the room's handler goroutine, or a
+// packet whose sender the room does not know yet (unsure).
 type inbound struct {
 	text    *CandidateText
 	command *ExaminerCommand
 	reject  *Rejection
+	unsure  *unsurePacket
 }
+
+// unsurePacket is a packet from a participant the bot has not been told about yet: a candidate
+// who has just (re)joined can send before the server's participant update reaches the bot. It
+// is classified once the sender's role is known, or rejected after unknownSenderWait.
+type unsurePacket struct {
+	topic    string
+	payload  []byte
+	identity string
+	at       time.Time
+}
+
+// unknownSenderWait bounds how long a packet waits for its sender's participant info.
+const unknownSenderWait = 3 * time.Second
 
 // senderRole returns the role of a packet's sender as the server delivered it in the
 // participant's info: the attribute set in the token that admitted it. The packet's content

@@ -252,11 +252,44 @@ func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 		return
 	}
 	sender, role := senderRole(r.conn.room(), params)
+	if role == RoleUnknown && sender != "" && (u.Topic == TopicCandidateInput || u.Topic == TopicExaminerCommands) {
+		r.in.push(inbound{unsure: &unsurePacket{topic: u.Topic, payload: u.Payload, identity: sender, at: at}})
+		return
+	}
 	msg, ok := classify(u.Topic, u.Payload, sender, role, at)
 	if !ok {
 		return
 	}
 	r.in.push(msg)
+}
+
+// resolve classifies a packet whose sender was unknown when it arrived, waiting (in order: the
+// handler goroutine holds later messages meanwhile) until the sender's role is known or
+// unknownSenderWait has passed.
+func (r *Room) resolve(ctx context.Context, p *unsurePacket) inbound {
+	deadline := time.Now().Add(unknownSenderWait)
+	for {
+		r.mu.Lock()
+		changed := r.changed
+		r.mu.Unlock()
+		role := RoleUnknown
+		if lk := r.conn.room(); lk != nil {
+			if rp := lk.GetParticipantByIdentity(p.identity); rp != nil {
+				role = roleFromAttributes(rp.Attributes())
+			}
+		}
+		if role != RoleUnknown || time.Now().After(deadline) {
+			msg, _ := classify(p.topic, p.payload, p.identity, role, p.at)
+			return msg
+		}
+		select {
+		case <-ctx.Done():
+			msg, _ := classify(p.topic, p.payload, p.identity, RoleUnknown, p.at)
+			return msg
+		case <-changed:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // Handlers receive what participants send the bot. Each may be nil: candidate text and
@@ -294,6 +327,9 @@ func (r *Room) handleLoop(ctx context.Context) {
 		msg, ok := r.in.pop(ctx)
 		if !ok {
 			return
+		}
+		if msg.unsure != nil {
+			msg = r.resolve(ctx, msg.unsure)
 		}
 		r.mu.Lock()
 		h := r.handlers

@@ -22,11 +22,19 @@ type Voice struct {
 
 	mu        sync.Mutex
 	track     *lkmedia.PCMLocalTrack
-	playoutAt time.Time // when what has been queued finishes playing
+	playoutAt time.Time     // when what has been queued finishes playing
+	cleared   chan struct{} // closed (and replaced) by Clear, so waiting players stop at once
 }
 
 func newVoice(rate int, name string, log *slog.Logger) *Voice {
-	return &Voice{rate: rate, name: name, log: log}
+	return &Voice{rate: rate, name: name, log: log, cleared: make(chan struct{})}
+}
+
+// clearedCh is closed by the next Clear.
+func (v *Voice) clearedCh() <-chan struct{} {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.cleared
 }
 
 // publish creates a fresh track and publishes it on lk.
@@ -85,6 +93,8 @@ func (v *Voice) Clear() {
 	v.mu.Lock()
 	track := v.track
 	v.playoutAt = time.Time{}
+	close(v.cleared)
+	v.cleared = make(chan struct{})
 	v.mu.Unlock()
 	if track != nil {
 		track.ClearQueue()

@@ -224,6 +224,9 @@ level twice a second and each turn the endpointing cuts; --record keeps the audi
 			if n := capt.Dropped(); n > 0 {
 				fmt.Fprintf(out, "dropped %d samples\n", n)
 			}
+			if n := capt.Early(); n > 0 {
+				fmt.Fprintf(out, "discarded %d device samples delivered faster than real time (a null device?)\n", n)
+			}
 			if record != "" {
 				return audio.WriteWAVFile(record, audio.Clip{Samples: all, Rate: audio.SampleRate})
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,53 +11,170 @@ import (
 
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/tui"
 )
 
+type replayOptions struct {
+	asJSON bool
+	speed  float64
+	gapCap time.Duration
+	from   int64
+	paused bool
+}
+
 func newReplayCmd() *cobra.Command {
-	var (
-		asJSON bool
-		speed  float64
-		gapCap time.Duration
-		from   int64
-	)
+	var o replayOptions
 	cmd := &cobra.Command{
 		Use:   "replay ID",
 		Short: "Replay a recorded session at its original timing",
-		Long: `Replay a session's events at their original timing, scaled by --speed (0.5 to 16),
-with long silences capped at --gap-cap. --json prints one event envelope per line as it
-plays.`,
+		Long: `Replay a session in a read-only console at its original timing, scaled by --speed
+(0.5 to 16), with long silences capped at --gap-cap, so node transitions can be debugged
+after the fact. Keys: space pauses and resumes, n (or →) steps one event, + and - change the
+speed, q quits. --from N shows the first N-1 events at once and plays from seq N.
+
+--json prints one event envelope per line as it plays instead of opening the console.`,
+		Example: `  examtui replay 3f2a
+  examtui replay 3f2a --speed 4 --gap-cap 500ms
+  examtui replay 3f2a --paused --from 40
+  examtui replay 3f2a --json --speed 16 | jq -c '{seq, event}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !asJSON {
-				return errors.New("replay in the console is not available yet; use --json")
+			if o.from < 1 {
+				return fmt.Errorf("--from %d: seq starts at 1", o.from)
 			}
-			st, id, err := resolveSession(cmd, args[0])
-			if err != nil {
-				return err
+			popts := []sessions.PlayerOption{sessions.WithSpeed(o.speed), sessions.WithGapCap(o.gapCap)}
+			if o.paused {
+				popts = append(popts, sessions.WithStartPaused())
 			}
-			defer st.Close()
-			p, err := sessions.NewPlayer(st.Events(cmd.Context(), id, from), sessions.WithSpeed(speed), sessions.WithGapCap(gapCap))
-			if err != nil {
-				return err
+			if o.asJSON {
+				return replayJSON(cmd, args[0], o, popts)
 			}
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetEscapeHTML(false)
-			err = p.Run(cmd.Context(), func(ev runtime.Event) error {
-				if err := enc.Encode(ev); err != nil {
-					return fmt.Errorf("write seq %d: %w", ev.Seq, err)
-				}
-				return nil
-			})
-			if errors.Is(err, cmd.Context().Err()) && cmd.Context().Err() != nil {
-				return nil // interrupted by the user
-			}
-			return err
+			return replayConsole(cmd, args[0], o, popts)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "print events as JSON lines while replaying")
-	f.Float64Var(&speed, "speed", 1, "replay speed, 0.5 to 16")
-	f.DurationVar(&gapCap, "gap-cap", sessions.DefaultGapCap, "longest wait between two events (0: no cap)")
-	f.Int64Var(&from, "from", 1, "start at this seq")
+	f.BoolVar(&o.asJSON, "json", false, "print events as JSON lines while replaying (no console)")
+	f.Float64Var(&o.speed, "speed", 1, "replay speed, 0.5 to 16")
+	f.DurationVar(&o.gapCap, "gap-cap", sessions.DefaultGapCap, "longest wait between two events (0: no cap)")
+	f.Int64Var(&o.from, "from", 1, "start playing at this seq (earlier events are shown at once)")
+	f.BoolVar(&o.paused, "paused", false, "start paused (space plays, n steps)")
 	return cmd
+}
+
+func replayJSON(cmd *cobra.Command, idOrPrefix string, o replayOptions, popts []sessions.PlayerOption) error {
+	st, id, err := resolveSession(cmd, idOrPrefix)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if o.paused {
+		return errors.New("--paused needs the console (it has no keys to resume with --json)")
+	}
+	p, err := sessions.NewPlayer(st.Events(cmd.Context(), id, o.from), popts...)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetEscapeHTML(false)
+	err = p.Run(cmd.Context(), func(ev runtime.Event) error {
+		if err := enc.Encode(ev); err != nil {
+			return fmt.Errorf("write seq %d: %w", ev.Seq, err)
+		}
+		return nil
+	})
+	if err != nil && cmd.Context().Err() != nil && errors.Is(err, cmd.Context().Err()) {
+		return nil // interrupted by the user
+	}
+	return err
+}
+
+// replayConsole plays a stored session in a read-only console steered by a sessions.Player:
+// the player feeds the console's event stream and the replay keys steer the player.
+func replayConsole(cmd *cobra.Command, idOrPrefix string, o replayOptions, popts []sessions.PlayerOption) error {
+	_, log, closeLog, err := setup()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	st, id, err := resolveSession(cmd, idOrPrefix)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	sess, err := st.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if o.from > sess.EventCount+1 {
+		return fmt.Errorf("--from %d: session %s has %d events", o.from, id, sess.EventCount)
+	}
+	p, err := sessions.NewPlayer(st.Events(ctx, id, o.from), popts...)
+	if err != nil {
+		return err
+	}
+	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: tui.InputMode(sess.Input), SessionID: id, ReadOnly: true}
+	if info.Input == "" {
+		info.Input = tui.InputTyped
+	}
+	m, err := tui.New(info, nil, tui.WithReplay(p), tui.WithReplayTotal(sess.EventCount),
+		tui.WithLogger(log.With("replay", id)))
+	if err != nil {
+		return err
+	}
+	if o.from > 1 {
+		if err := applyBefore(ctx, st, id, o.from, m); err != nil {
+			return err
+		}
+	}
+	events, played := playInto(ctx, p)
+	log.Info("replay started", "session", id, "events", sess.EventCount, "from", o.from, "speed", o.speed)
+	err = tui.Run(ctx, m, events)
+	cancel() // quitting the console stops the player
+	if perr := <-played; perr != nil && !errors.Is(perr, context.Canceled) && err == nil {
+		err = fmt.Errorf("replay %s: %w", id, perr)
+	}
+	return err
+}
+
+// applyBefore shows the events before seq from at once, so a replay that starts late has the
+// panes as they were at that point.
+func applyBefore(ctx context.Context, st *sessions.Store, id string, from int64, m *tui.Model) error {
+	batch := make([]runtime.Event, 0, 256)
+	for ev, err := range st.Events(ctx, id, 1) {
+		if err != nil {
+			return err
+		}
+		if ev.Seq >= from {
+			break
+		}
+		batch = append(batch, ev)
+		if len(batch) == cap(batch) {
+			m.Apply(batch...)
+			batch = batch[:0]
+		}
+	}
+	m.Apply(batch...)
+	return nil
+}
+
+// playInto runs the player into a channel the console reads; the channel closes when the
+// replay is over (the console then shows "replay done") or ctx ends. played reports how the
+// player stopped.
+func playInto(ctx context.Context, p *sessions.Player) (<-chan runtime.Event, <-chan error) {
+	events := make(chan runtime.Event)
+	played := make(chan error, 1)
+	go func() {
+		defer close(events)
+		played <- p.Run(ctx, func(ev runtime.Event) error {
+			select {
+			case events <- ev:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	return events, played
 }

@@ -1,23 +1,251 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/tui"
 )
+
+// defaultBotIdentity is the bot's identity in the room unless --identity says otherwise.
+const defaultBotIdentity = "examtui-bot"
 
 // roomOptions are the LiveKit flags of `examtui run`.
 type roomOptions struct {
-	name string
+	name     string
+	creds    livekitCreds
+	identity string
+	token    string
 }
 
 func (r *roomOptions) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&r.name, "room", "", "run the exam bot in this LiveKit room")
+	f := cmd.Flags()
+	f.StringVar(&r.name, "room", "", "run the exam bot in this LiveKit room (tokens: examtui token; examiners: examtui watch)")
+	r.creds.addFlags(cmd, true)
+	f.StringVar(&r.identity, "identity", defaultBotIdentity, "with --room, the bot's identity in the room")
+	f.StringVar(&r.token, "token", "", "with --room, a bot token (examtui token --role bot) instead of the API key and secret")
 }
 
 func (r roomOptions) enabled() bool { return r.name != "" }
 
-// runRoom runs the exam bot in a LiveKit room, with the console unless --headless.
+// config resolves the server and the bot's credentials from flags and the environment.
+func (r roomOptions) config() (livekit.Config, error) {
+	r.creds.resolve()
+	if r.creds.url == "" {
+		return livekit.Config{}, errors.New("--room: no LiveKit URL: pass --url or set LIVEKIT_URL")
+	}
+	cfg := livekit.Config{URL: r.creds.url, Token: r.token, Room: r.name, Identity: r.identity,
+		APIKey: r.creds.key, APISecret: r.creds.secret}
+	if cfg.Token == "" && (cfg.APIKey == "" || cfg.APISecret == "") {
+		return livekit.Config{}, errors.New("--room: no credentials: pass --token, or set LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or --api-key, --api-secret)")
+	}
+	return cfg, nil
+}
+
+// providers picks the recogniser and synthesizer of a room exam with the same flags, config
+// and defaults as the local voice path (--stt, --tts, --voice, run_voice.go), and the voice
+// pipeline's options (endpointing; barge-in on unless --barge-in=false, since the candidate's
+// client cancels its own echo).
+func (r roomOptions) providers(v voiceOptions, language string, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
+	bargeIn := true
+	if v.flags != nil && v.flags.Changed("barge-in") {
+		bargeIn = v.bargeIn
+	}
+	v = v.merged()
+	ep, err := endpointConfig(v.minDelay, v.maxDelay)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rec, status, err := newRecognizer(v.stt, v.sttModel, language, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if rec == nil {
+		log.Warn("room: the candidate's speech is not recognised", "why", status)
+	}
+	synth, err := newSynthesizer(v.tts, v.voice, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	opts := []livekit.RoomVoiceOption{
+		livekit.WithVoiceOptions(audio.WithVoiceEndpointing(ep), audio.WithBargeIn(bargeIn)),
+		livekit.WithSpeechVoice(v.voice, language),
+	}
+	return rec, synth, opts, nil
+}
+
+// runRoom runs the exam bot in a LiveKit room, with the console unless --headless. The exam
+// starts when the first candidate is in the room; a candidate who leaves and rejoins finds the
+// exam where it was.
 func runRoom(cmd *cobra.Command, specPath string, o runOptions) error {
-	return errors.New("--room: the exam bot is not wired yet")
+	ctx := cmd.Context()
+	cfg, err := o.room.config()
+	if err != nil {
+		return err
+	}
+	dataDir, log, closeLog, err := setup()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	livekit.SetSDKLogger(log)
+	x, err := app.Open(ctx, app.Options{
+		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
+		Input: runtime.SourceRoom, DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log,
+	})
+	if err != nil {
+		if errors.Is(err, app.ErrSpecInvalid) {
+			return &exitError{code: 1, msg: err.Error()}
+		}
+		return err
+	}
+	defer x.Close()
+	for _, d := range x.Diags {
+		log.Warn("spec", "diagnostic", d.String())
+	}
+	rec, synth, vopts, err := o.room.providers(o.voice, x.Spec.Language, log)
+	if err != nil {
+		return err
+	}
+	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: cfg, Recognizer: rec, Synthesizer: synth, VoiceOptions: vopts})
+	if err != nil {
+		return err
+	}
+	r := &roomRun{x: x, rb: rb, log: log, room: o.room.name, url: cfg.URL, errw: cmd.ErrOrStderr()}
+	if o.headless {
+		return r.headless(ctx, cmd.OutOrStdout(), o.jsonOut)
+	}
+	return r.console(ctx, dataDir)
+}
+
+// roomRun is one exam bot at work.
+type roomRun struct {
+	x    *app.Exam
+	rb   *app.RoomBot
+	log  *slog.Logger
+	room string
+	url  string
+	errw io.Writer
+}
+
+// startWhenCandidate starts the exam once a candidate is in the room. A resumed session that
+// had started goes on at once: its candidate is expected back.
+func (r *roomRun) startWhenCandidate(ctx context.Context) error {
+	if r.x.Controller.Snapshot().State == runtime.StateCreated {
+		r.log.Info("waiting for the candidate", "room", r.room, "session", r.x.SessionID)
+		id, err := r.rb.WaitCandidate(ctx)
+		if err != nil {
+			return err
+		}
+		r.log.Info("candidate arrived", "identity", id)
+	}
+	if err := r.x.Start(ctx); err != nil {
+		return fmt.Errorf("start exam: %w", err)
+	}
+	r.log.Info("room exam started", "session", r.x.SessionID, "exam", r.x.Spec.ID, "examiner", r.x.Examiner, "room", r.room)
+	return nil
+}
+
+// finish closes the exam (so its last events reach the room) and then leaves the room.
+func (r *roomRun) finish() error {
+	err := r.x.Close()
+	return errors.Join(err, r.rb.Close())
+}
+
+func (r *roomRun) console(ctx context.Context, dataDir string) error {
+	m, err := tui.New(tui.Info{
+		Title: r.x.Spec.Title, Examiner: r.x.Examiner, Input: tui.InputRoom, SessionID: r.x.SessionID,
+	}, r.x, tui.WithSTTMinConfidence(r.x.Spec.Policies.STTMinConfidence), tui.WithLogger(r.log))
+	if err != nil {
+		r.finish()
+		return err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	started := make(chan error, 1)
+	go func() {
+		err := r.startWhenCandidate(cctx)
+		if err != nil && cctx.Err() == nil {
+			r.log.Error("room exam did not start", "err", err)
+			cancel() // the console would wait for nothing
+		}
+		started <- err
+	}()
+	err = tui.Run(cctx, m, r.x.Events())
+	cancel()
+	startErr := <-started
+	if ferr := r.finish(); err == nil {
+		err = ferr
+	}
+	if err == nil && startErr != nil && !errors.Is(startErr, context.Canceled) && !errors.Is(startErr, livekit.ErrCandidateMissing) {
+		err = startErr
+	}
+	if err == nil && r.x.Store != nil {
+		fmt.Fprintf(r.errw, "session %s stored in %s (examtui sessions show %s)\n", r.x.SessionID, dataDir, r.x.SessionID)
+	}
+	return err
+}
+
+// headless prints every committed event to w until the exam ends or ctx is cancelled; logs
+// go to the log file.
+func (r *roomRun) headless(ctx context.Context, w io.Writer, asJSON bool) error {
+	printer := newEventPrinter(w, asJSON)
+	printed := make(chan error, 1)
+	go func() { printed <- printer.run(r.x.Events()) }()
+	fmt.Fprintf(r.errw, "examtui: exam bot in room %q at %s (session %s); waiting for the candidate\n", r.room, r.url, r.x.SessionID)
+
+	interrupted := false
+	runErr := r.startWhenCandidate(ctx)
+	if runErr != nil && ctx.Err() != nil {
+		runErr, interrupted = nil, true
+	}
+	if runErr == nil && !interrupted {
+		select {
+		case <-ctx.Done():
+			interrupted = true
+		case <-printer.ended:
+		case <-printer.failed:
+			interrupted = true
+		}
+	}
+	dctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	if r.x.Journal != nil {
+		if err := r.x.Journal.Flush(dctx); err != nil {
+			r.log.Warn("room: flush journal", "err", err)
+		}
+	}
+	if err := printer.waitFor(dctx, r.x.Controller.Snapshot().Seq); err != nil {
+		r.log.Warn("room: not every event was printed", "err", err)
+	}
+	cancel()
+	closeErr := r.finish()
+	if err := <-printed; err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr == nil {
+		runErr = closeErr
+	}
+	if runErr != nil {
+		return runErr
+	}
+	snap := r.x.Controller.Snapshot()
+	switch {
+	case interrupted || !snap.State.Terminal():
+		return &exitError{code: exitHeadlessInterrupted, msg: fmt.Sprintf(
+			"interrupted: session %s kept at seq %d (continue with: examtui run --resume %s --room %s --headless)",
+			r.x.SessionID, snap.Seq, r.x.SessionID, r.room)}
+	case snap.State != runtime.StateCompleted:
+		return &exitError{code: exitHeadlessEnded, msg: fmt.Sprintf("session %s ended %s", r.x.SessionID, snap.State)}
+	}
+	fmt.Fprintf(r.errw, "session %s completed (%d events)\n", r.x.SessionID, snap.Seq)
+	return nil
 }

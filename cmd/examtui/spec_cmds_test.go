@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/spec"
@@ -221,6 +223,11 @@ var (
 // examtuiBinary is the real binary: $EXAMTUI_BIN (set by `make test`) or a fresh build.
 func examtuiBinary(t *testing.T) string {
 	t.Helper()
+	return examtuiBinaryTB(t)
+}
+
+func examtuiBinaryTB(t testing.TB) string {
+	t.Helper()
 	buildOnce.Do(func() {
 		if p := os.Getenv("EXAMTUI_BIN"); p != "" {
 			binPath = p
@@ -273,4 +280,30 @@ func TestCheckProcess(t *testing.T) {
 			t.Errorf("%v: exit %d stdout %q stderr %q", tc.args, code, out.String(), errOut.String())
 		}
 	}
+}
+
+// BenchmarkCheckProcess measures `examtui check` on the example exam end to end, as a user
+// sees it: process start, reading and checking the file, printing, exit. It reports the mean
+// (ns/op) and the p50 and p99 of the wall time per run.
+func BenchmarkCheckProcess(b *testing.B) {
+	bin := examtuiBinaryTB(b)
+	file, err := filepath.Abs("../../examples/hotel-breakfast.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		out, err := exec.Command(bin, "check", file).Output()
+		samples = append(samples, time.Since(start))
+		if err != nil || !bytes.HasSuffix(out, []byte(": ok: 4 nodes, 5 signals\n")) {
+			b.Fatalf("check: %v %q", err, out)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(samples)
+	q := func(p float64) float64 { return float64(samples[int(p*float64(len(samples)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
 }

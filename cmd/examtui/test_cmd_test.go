@@ -9,6 +9,10 @@ import (
 	"testing"
 )
 
+// exampleScripts are the candidate scripts shipped in examples/ (embedded in the binary).
+var exampleScripts = []string{"hotel-commands.yaml", "hotel-distress.yaml", "hotel-examiner.yaml", "hotel-finish.yaml",
+	"hotel-low-confidence.yaml", "hotel-off-topic.yaml", "hotel-rehearsal.yaml", "hotel-skip.yaml", "hotel-time.yaml"}
+
 func TestTestCommand(t *testing.T) {
 	scripts := "../../runtime/headless/testdata/"
 	tests := []struct {
@@ -23,8 +27,18 @@ func TestTestCommand(t *testing.T) {
 		{"file scripts pass", []string{"test", scripts + "skip-allowed.yaml", scripts + "admin.yaml"}, 0,
 			[]string{"PASS " + scripts + "skip-allowed.yaml", "PASS " + scripts + "admin.yaml"}, nil},
 		{"wrong expectation fails", []string{"test", "hotel-rehearsal.yaml", scripts + "wrong-expectation.yaml"}, 1,
-			[]string{"PASS hotel-rehearsal.yaml", "FAIL " + scripts + "wrong-expectation.yaml", "evidence.proposes_options: expected 2, got 0"}, nil},
+			[]string{"PASS hotel-rehearsal.yaml", "FAIL " + scripts + "wrong-expectation.yaml", "  failed expectations:\n",
+				"    completed: expected true, got false (state in_progress)\n",
+				"    visits: expected [welcome, wrapup], got [welcome, scenario-hotel-breakfast]\n",
+				"    evidence.proposes_options: expected 2, got 0\n", "    commands.repeat: expected 1, got 0\n"}, nil},
 		{"missing script", []string{"test", "no-such-script.yaml"}, 2, nil, []string{"ERROR no-such-script.yaml"}},
+		{"every example script passes", append([]string{"test"}, exampleScripts...), 0,
+			[]string{"PASS hotel-commands.yaml", "commands:   clarification 3, help 1, request_rephrase 1, revise_earlier_answer 1, slow_down 1, thinking_aloud 1",
+				"PASS hotel-distress.yaml", "guardrails: distress 1", "PASS hotel-examiner.yaml", "PASS hotel-finish.yaml",
+				"PASS hotel-low-confidence.yaml", "PASS hotel-off-topic.yaml", "guardrails: off_topic_limit 1", "PASS hotel-rehearsal.yaml",
+				"PASS hotel-skip.yaml", "commands:   skip 1", "PASS hotel-time.yaml", "guardrails: time_budget 2"}, nil},
+		{"example scripts from disk", []string{"test", "../../examples/hotel-skip.yaml", "../../examples/hotel-time.yaml"}, 0,
+			[]string{"PASS ../../examples/hotel-skip.yaml", "PASS ../../examples/hotel-time.yaml"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,6 +113,6 @@ func joinHint(serverURL, room, identity string, role livekit.Role, ttl time.Dura
 		meet := "https://meet.livekit.io/custom?liveKitUrl=" + url.QueryEscape(serverURL) + "&token=<token>"
 		return hint + "\njoin from a browser: " + meet
 	default:
-		return hint + fmt.Sprintf("\nrun the bot:  examtui run <exam.yaml> --livekit-url %s --livekit-token <token>", serverURL)
+		return hint + fmt.Sprintf("\nrun the bot:  examtui run <exam.yaml> --url %s --room %s --token <token>", serverURL, room)
 	}
 }

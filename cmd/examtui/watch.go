@@ -8,14 +8,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/user"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/tui"
 )
 
 // watchOptions says how an examiner joins an exam room.
@@ -59,22 +62,45 @@ func newWatchCmd() *cobra.Command {
 	var (
 		o        watchOptions
 		asJSON   bool
+		plain    bool
 		commands bool
 		keepOpen bool
 	)
 	cmd := &cobra.Command{
 		Use:   "watch --room R [--json]",
-		Short: "Watch a live exam in a LiveKit room as an examiner",
-		Long: `Join an exam room as an examiner and print the exam's events as they happen: every event,
-including evidence, observations and guardrails, which the candidate never receives. The history
-is replayed on joining, so a late or reconnecting examiner misses nothing.
+		Short: "Watch and supervise a live exam in a LiveKit room as an examiner",
+		Long: `Join an exam room as an examiner. By default this opens the examiner's console on the running
+exam, attached through the room's data channel alone: the same panes as a local exam
+(transcript, evidence, guardrails, timers, debug) and the same controls (pause, resume, skip,
+advance, end, immediate and queued instructions), which the exam bot accepts only because
+this participant's token marks it as an examiner. Typed candidate answers are not available
+to an examiner.
 
-With --json each event is printed as one JSON line (the event envelope). With --commands, lines
-read from stdin are sent to the bot:
+The history is replayed on joining, so a late or reconnecting examiner misses nothing.
+
+With --json each event is printed as one JSON line (the event envelope); --plain prints one
+readable line per event. With either, --commands reads examiner commands from stdin:
 ` + livekit.CommandLineHelp,
+		Example: `  examtui watch --room exam-42
+  examtui watch --room exam-42 --json | jq .event
+  examtui watch --url wss://lk.example.org --token "$EXAMINER_TOKEN"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, closeLog, err := openLivekitLog()
+			console := !asJSON && !plain
+			var (
+				log      *slog.Logger
+				closeLog func()
+				err      error
+			)
+			if console {
+				// The console owns the terminal: logs go to the log file as for a local exam.
+				_, log, closeLog, err = setup()
+				if err == nil {
+					livekit.SetSDKLogger(log)
+				}
+			} else {
+				log, closeLog, err = openLivekitLog()
+			}
 			if err != nil {
 				return err
 			}
@@ -85,6 +111,9 @@ read from stdin are sent to the bot:
 				return err
 			}
 			defer c.Close()
+			if console {
+				return watchConsole(ctx, c, o, log)
+			}
 			if commands {
 				// A blocked stdin read cannot be cancelled, so the reader may outlive this
 				// command; its error output is cut off when the command returns.
@@ -100,10 +129,139 @@ read from stdin are sent to the bot:
 	f.StringVar(&o.room, "room", "", "room name (needed unless --token is given)")
 	f.StringVar(&o.identity, "identity", defaultExaminerIdentity(), "examiner identity in the room")
 	f.StringVar(&o.token, "token", "", "examiner token (from `examtui token --role examiner`); default: minted from the API key")
-	f.BoolVar(&asJSON, "json", false, "print events as JSON lines")
-	f.BoolVar(&commands, "commands", false, "read examiner commands from stdin")
-	f.BoolVar(&keepOpen, "keep-open", false, "keep watching after exam_completed")
+	f.BoolVar(&asJSON, "json", false, "print events as JSON lines instead of opening the console")
+	f.BoolVar(&plain, "plain", false, "print one readable line per event instead of opening the console")
+	f.BoolVar(&commands, "commands", false, "with --json or --plain, read examiner commands from stdin")
+	f.BoolVar(&keepOpen, "keep-open", false, "with --json or --plain, keep watching after exam_completed")
 	return cmd
+}
+
+// watchConsole opens the examiner's console on a room: events from the data channel, put back
+// in seq order, and controls and instructions sent back over it.
+func watchConsole(ctx context.Context, c *livekit.Client, o watchOptions, log *slog.Logger) error {
+	title := "exam room"
+	if o.room != "" {
+		title = "exam room " + o.room
+	}
+	m, err := tui.New(tui.Info{Title: title, Examiner: "remote (" + c.Identity() + ")", Input: tui.InputRoom},
+		remoteBackend(ctx, c), tui.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := orderEvents(cctx, c.Events(), gapWait)
+	return tui.Run(cctx, m, events)
+}
+
+// backendTimeout bounds one command sent from the console.
+const backendTimeout = 10 * time.Second
+
+// remoteBackend sends the console's controls and instructions to the bot. An examiner cannot
+// answer for the candidate, so SubmitText is refused.
+func remoteBackend(ctx context.Context, c livekit.CommandSender) tui.Backend {
+	return tui.BackendFuncs{
+		ControlFunc: func(action string) error {
+			a, err := livekit.ParseControlAction(action)
+			if err != nil {
+				return err
+			}
+			cctx, cancel := context.WithTimeout(ctx, backendTimeout)
+			defer cancel()
+			return c.SendControl(cctx, a)
+		},
+		AdminFunc: func(mode, text string) error {
+			m, err := livekit.ParseAdminMode(mode)
+			if err != nil {
+				return err
+			}
+			cctx, cancel := context.WithTimeout(ctx, backendTimeout)
+			defer cancel()
+			return c.SendAdmin(cctx, m, text)
+		},
+	}
+}
+
+// gapWait is how long events after a missing seq are held back for it: after a reconnection the
+// bot re-sends what was lost, and the console's panes assume seq order.
+const gapWait = 3 * time.Second
+
+// orderEvents delivers events in seq order: an event whose predecessors have not arrived waits
+// for them for at most wait, then everything held goes out in order. Out-of-band reports (seq
+// 0) pass at once. The returned channel closes when ctx ends.
+func orderEvents(ctx context.Context, in <-chan runtime.Event, wait time.Duration) <-chan runtime.Event {
+	out := make(chan runtime.Event, 256)
+	go func() {
+		defer close(out)
+		next := int64(1)
+		held := map[int64]runtime.Event{}
+		var timer *time.Timer
+		var timeout <-chan time.Time
+		send := func(ev runtime.Event) bool {
+			select {
+			case out <- ev:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		release := func(force bool) bool {
+			for len(held) > 0 {
+				ev, ok := held[next]
+				if !ok {
+					if !force {
+						return true
+					}
+					lowest := int64(math.MaxInt64)
+					for s := range held {
+						lowest = min(lowest, s)
+					}
+					next = lowest
+					continue
+				}
+				delete(held, next)
+				next++
+				if !send(ev) {
+					return false
+				}
+			}
+			return true
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-timeout:
+				timeout = nil
+				if !release(true) {
+					return
+				}
+			case ev := <-in:
+				switch {
+				case ev.Seq == 0:
+					if !send(ev) {
+						return
+					}
+					continue
+				case ev.Seq < next:
+					continue // already delivered (the client drops exact duplicates too)
+				}
+				held[ev.Seq] = ev
+				if !release(false) {
+					return
+				}
+			}
+			if len(held) > 0 && timeout == nil {
+				if timer == nil {
+					timer = time.NewTimer(wait)
+				} else {
+					timer.Reset(wait)
+				}
+				timeout = timer.C
+			}
+		}
+	}()
+	return out
 }
 
 func defaultExaminerIdentity() string {

@@ -406,3 +406,51 @@ func TestConsoleSkipAdvanceInstruct(t *testing.T) {
 		t.Errorf("admin instructions %q lack the queued one", admin)
 	}
 }
+
+// TestConsoleDebugAndInputSwitch: on a real controller the Debug view shows a real turn's
+// observation, decision trace and measured latency; the switch-input key on an exam started
+// without a microphone path either is disabled (the exam says it cannot switch) or reports
+// the controller's refusal, and the input stays typed.
+func TestConsoleDebugAndInputSwitch(t *testing.T) {
+	dir := t.TempDir()
+	c := openConsole(t, dir)
+	c.waitScreen("start", "· in_progress ·", "▶ welcome")
+	c.tm.Type("Hello, I'm Priya and I'm on the hospitality management course.")
+	c.key(enter)
+	c.waitScreen("answer", "Timers node 2 of 4")
+
+	c.key(ctrl('r'))
+	c.waitScreen("debug", "Debug 1 turn", "latency over 1 turn", "turn 1 valid · welcome · offline",
+		"decision: transition → scenario-hotel-breakfast", "✓ evidence_sufficiency", "to speech", "raw: {")
+	c.key(ctrl('r'))
+	c.waitScreen("debug off", "Timers node 2 of 4", "Evidence 0 accepted")
+
+	_, checks := any(c.x).(tui.InputSwitchChecker)
+	c.key(ctrl('t'))
+	if checks {
+		s := c.screen()
+		if strings.Contains(s, "switching input") {
+			t.Errorf("a disabled switch key did something:\n%s", s)
+		}
+	} else {
+		c.waitScreen("switch refused", "switching input failed: spoken answers need the microphone path")
+	}
+	c.key(tea.KeyPressMsg{Code: tea.KeyF1})
+	s := c.waitScreen("help", "ctrl+r/f2", "debug view")
+	if listed := strings.Contains(s, "typed/spoken input"); listed == checks {
+		t.Errorf("help lists the switch key: %v (the exam can report whether it switches: %v):\n%s", listed, checks, s)
+	}
+	c.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	c.waitScreen("status", "input typed")
+	c.key(ctrl('x'))
+	c.waitScreen("end asks", "End the exam now?")
+	c.key(letter('y'))
+	c.waitScreen("ended", "· aborted ·")
+	c.quit()
+
+	_, evs := storedEvents(t, c.x, dir)
+	obs := decodeAll[*runtime.ObservationPayload](t, evs, runtime.EventObservation)
+	if len(obs) != 1 || obs[0].Latency.TotalMs <= 0 || len(obs[0].Decision.Trace) == 0 {
+		t.Errorf("observations %+v: want one with a trace and a measured latency", obs)
+	}
+}

@@ -39,14 +39,21 @@ type LiveKit struct {
 	APISecret string `yaml:"apiSecret"`
 }
 
-// Audio configures local voice.
+// Audio configures local voice. Flags of the same meaning override each field.
 type Audio struct {
-	InputDevice         string  `yaml:"inputDevice"`
-	OutputDevice        string  `yaml:"outputDevice"`
+	InputDevice  string `yaml:"inputDevice"`  // index or (part of a) name; empty: the default device
+	OutputDevice string `yaml:"outputDevice"` // index or (part of a) name; empty: the default device
+	// MinEndpointingDelay is the silence in seconds that ends a turn (default 0.5);
+	// MaxEndpointingDelay the longest wait while a turn looks unfinished (default 3.0).
 	MinEndpointingDelay float64 `yaml:"minEndpointingDelay"`
 	MaxEndpointingDelay float64 `yaml:"maxEndpointingDelay"`
-	STT                 string  `yaml:"stt"` // openai | (empty: openai when configured)
-	TTS                 string  `yaml:"tts"` // espeak | openai
+	STT                 string  `yaml:"stt"` // auto | openai | none (test --audio also: sphinx); empty: auto
+	TTS                 string  `yaml:"tts"` // auto | espeak | openai | none; empty: auto
+	// Voice is the examiner's default voice: an espeak-ng voice ("en-gb") or an OpenAI one
+	// ("alloy"); a persona's voice in the spec wins.
+	Voice string `yaml:"voice"`
+	// BargeIn lets the candidate interrupt the examiner (with headphones), as --barge-in does.
+	BargeIn bool `yaml:"bargeIn"`
 }
 
 // Path returns the config file path: $EXAMTUI_CONFIG, else $XDG_CONFIG_HOME/examtui/config.yaml,

@@ -28,6 +28,9 @@ func WriteText(w io.Writer, r *Result) error {
 	fmt.Fprintf(&b, "  guardrails: %s\n", countList(r.Guardrails))
 	fmt.Fprintf(&b, "  commands:   %s\n", countList(r.Commands))
 	fmt.Fprintf(&b, "  latency:    max %.2f ms per turn\n", r.MaxTurnLatencyMs)
+	if r.Voice != nil {
+		r.Voice.writeText(&b)
+	}
 	if len(r.Turns) > 0 {
 		b.WriteString("  turns:\n")
 		for _, t := range r.Turns {

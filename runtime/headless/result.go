@@ -30,6 +30,8 @@ type Result struct {
 	WallTime         time.Duration         `json:"wallTimeNs"`
 	Log              []runtime.Event       `json:"-"`
 	Ledger           []runtime.LedgerEntry `json:"ledger,omitempty"`
+	// Voice holds the candidate side's measurements of a run through a live room (room.go).
+	Voice *VoiceReport `json:"voice,omitempty"`
 }
 
 // TurnResult is one observed candidate turn.

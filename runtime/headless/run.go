@@ -40,6 +40,22 @@ type Options struct {
 	SessionID string
 	// ControllerOptions are passed on to runtime.NewController.
 	ControllerOptions []runtime.Option
+	// Speak, when set, turns each say step into the turn the controller receives through a
+	// real voice path (`examtui test --audio` synthesises the text and runs it through VAD,
+	// endpointing and STT): the returned turn's Text is what was heard, its Duration the
+	// speech's length on the virtual clock. A step's confidence caps the heard one.
+	Speak func(ctx context.Context, s *Script, say string) (runtime.Turn, error)
+}
+
+// Said lists the text of every say step, in order (a fixed-grammar recogniser needs them).
+func (s *Script) Said() []string {
+	var out []string
+	for _, t := range s.Turns {
+		if t.Say != nil {
+			out = append(out, *t.Say)
+		}
+	}
+	return out
 }
 
 // defaultExaminer builds the offline examiner; "llm" needs Options.NewExaminer.
@@ -131,7 +147,7 @@ func Run(ctx context.Context, s *Script, opts Options) (*Result, error) {
 			res.TurnsSkipped = len(s.Turns) - i
 			break
 		}
-		if err := s.play(ctx, c, clock, t, gap); err != nil {
+		if err := s.play(ctx, c, clock, t, gap, opts.Speak); err != nil {
 			if errors.Is(err, runtime.ErrExamOver) {
 				res.TurnsSkipped = len(s.Turns) - i
 				break
@@ -150,8 +166,24 @@ func Run(ctx context.Context, s *Script, opts Options) (*Result, error) {
 }
 
 // play performs one step on the virtual clock.
-func (s *Script) play(ctx context.Context, c *runtime.Controller, clock *runtime.VirtualClock, t TurnStep, gap time.Duration) error {
+func (s *Script) play(ctx context.Context, c *runtime.Controller, clock *runtime.VirtualClock, t TurnStep, gap time.Duration,
+	speak func(context.Context, *Script, string) (runtime.Turn, error)) error {
 	switch {
+	case t.Say != nil && speak != nil:
+		if err := advance(ctx, c, clock, gap); err != nil {
+			return err
+		}
+		turn, err := speak(ctx, s, *t.Say)
+		if err != nil {
+			return err
+		}
+		c.UserActivity(true)
+		clock.Advance(turn.Duration)
+		turn.StartedAt = time.Time{} // on the virtual clock: now - Duration
+		if t.Confidence != nil {
+			turn.Confidence = min(turn.Confidence, *t.Confidence)
+		}
+		return c.SubmitTurn(ctx, turn)
 	case t.Say != nil:
 		if err := advance(ctx, c, clock, gap); err != nil {
 			return err

@@ -1,0 +1,346 @@
+package livekit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/runtime"
+)
+
+// RoomVoice runs the local voice pipeline (audio.Voice: VAD, endpointing, recognition,
+// sentence-by-sentence synthesis, barge-in) over a room instead of a sound card: the
+// candidate's decoded microphone is its source and the bot's audio track its sink. Its Turns
+// and Say methods are a Bot's AudioTurns and Speaker:
+//
+//	rv, _ := livekit.NewRoomVoice(room, recognizer, synthesizer)
+//	bot, _ := livekit.NewBot(room, ctrl, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
+//	rv.OnBargeIn(bot.Interrupt)
+type RoomVoice struct {
+	src   *roomSource
+	sink  *trackSink
+	voice *audio.Voice
+	log   *slog.Logger
+	cfg   roomVoiceConfig
+
+	mu        sync.Mutex
+	submit    func(context.Context, runtime.Turn) error
+	submitCtx context.Context
+	onBargeIn func()
+	started   atomic.Bool
+}
+
+type roomVoiceConfig struct {
+	voiceOpts []audio.VoiceOption
+	onEvent   func(audio.Event)
+	language  string
+	voiceName string
+	log       *slog.Logger
+}
+
+// RoomVoiceOption configures NewRoomVoice.
+type RoomVoiceOption func(*roomVoiceConfig)
+
+// WithVoiceOptions passes options to audio.NewVoice (endpointing, recorder, turn detector...).
+// Barge-in is on by default in a room (the candidate's client cancels its own echo); pass
+// audio.WithBargeIn(false) for half duplex.
+func WithVoiceOptions(opts ...audio.VoiceOption) RoomVoiceOption {
+	return func(c *roomVoiceConfig) { c.voiceOpts = append(c.voiceOpts, opts...) }
+}
+
+// WithVoiceEvents receives every voice event (levels, speech start and end, partials); it runs
+// on the capture loop and must not block.
+func WithVoiceEvents(fn func(audio.Event)) RoomVoiceOption {
+	return func(c *roomVoiceConfig) { c.onEvent = fn }
+}
+
+// WithSpeechVoice sets the synthesizer's voice and language (e.g. "en-gb", "en-GB").
+func WithSpeechVoice(voice, language string) RoomVoiceOption {
+	return func(c *roomVoiceConfig) { c.voiceName, c.language = voice, language }
+}
+
+// WithRoomVoiceLogger sets the logger (default: the room's).
+func WithRoomVoiceLogger(l *slog.Logger) RoomVoiceOption {
+	return func(c *roomVoiceConfig) { c.log = l }
+}
+
+// NewRoomVoice builds the pipeline over room. rec recognises the candidate's turns; synth
+// speaks the examiner's lines. Either may be nil: without rec the candidate's audio is only
+// measured (levels, barge-in), without synth the examiner is silent and Say fails.
+func NewRoomVoice(room *Room, rec audio.Recognizer, synth audio.Synthesizer, opts ...RoomVoiceOption) (*RoomVoice, error) {
+	if room == nil {
+		return nil, fmt.Errorf("%w: a room voice needs a room", ErrInvalidConfig)
+	}
+	cfg := roomVoiceConfig{log: room.log}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rv := &RoomVoice{log: cfg.log.With("component", "room-voice"), cfg: cfg}
+	rv.src = newRoomSource(room.Audio())
+	var sink audio.Sink
+	if synth != nil {
+		rv.sink = &trackSink{v: room.Voice()}
+		sink = rv.sink
+	}
+	if rec == nil {
+		rec = silentRecognizer{}
+	}
+	vopts := append([]audio.VoiceOption{
+		audio.WithBargeIn(true),
+		audio.WithVoiceLogger(rv.log),
+		audio.WithOnEvent(rv.event),
+		audio.WithOnTranscript(rv.transcript),
+	}, cfg.voiceOpts...)
+	v, err := audio.NewVoice(rv.src, rec, synth, sink, vopts...)
+	if err != nil {
+		return nil, err
+	}
+	rv.voice = v
+	return rv, nil
+}
+
+// OnBargeIn sets what happens when the candidate speaks over the examiner, after playback has
+// been cut (a Bot's Interrupt drops the lines not yet said).
+func (rv *RoomVoice) OnBargeIn(fn func()) {
+	rv.mu.Lock()
+	rv.onBargeIn = fn
+	rv.mu.Unlock()
+}
+
+// Voice is the underlying pipeline (state, statistics).
+func (rv *RoomVoice) Voice() *audio.Voice { return rv.voice }
+
+func (rv *RoomVoice) event(e audio.Event) {
+	if e.Kind == audio.EventBargeIn {
+		rv.mu.Lock()
+		fn := rv.onBargeIn
+		rv.mu.Unlock()
+		rv.log.Info("candidate barged in; examiner speech cleared", "atMs", e.AtMs)
+		if fn != nil {
+			fn()
+		}
+	}
+	if rv.cfg.onEvent != nil {
+		rv.cfg.onEvent(e)
+	}
+}
+
+// transcript hands a recognised turn to the controller. It runs on the recognition worker, so
+// a slow controller delays the next recognition, never the capture loop.
+func (rv *RoomVoice) transcript(ft audio.FinalTranscript) {
+	rv.mu.Lock()
+	submit, ctx := rv.submit, rv.submitCtx
+	rv.mu.Unlock()
+	if submit == nil {
+		return
+	}
+	if strings.TrimSpace(ft.Text) == "" {
+		// Noise the VAD took for speech, or no recogniser: not a silent turn, which would
+		// count against the candidate.
+		rv.log.Debug("utterance without words ignored", "startMs", ft.StartMs, "durationMs", ft.DurationMs)
+		return
+	}
+	dur := time.Duration(ft.DurationMs) * time.Millisecond
+	since := time.Duration(ft.EndpointingMs+ft.STTMs) * time.Millisecond
+	turn := runtime.Turn{
+		Text:       ft.Text,
+		Confidence: ft.Confidence,
+		StartedAt:  time.Now().Add(-since - dur),
+		Duration:   dur,
+		Source:     runtime.SourceRoom,
+		Latency:    runtime.Latency{EndpointingMs: ft.EndpointingMs, STTMs: ft.STTMs},
+	}
+	if !ft.HasConfidence {
+		turn.Confidence = 1
+	}
+	if turn.Confidence < 0 || turn.Confidence > 1 {
+		turn.Confidence = min(max(turn.Confidence, 0), 1)
+	}
+	if err := submit(ctx, turn); err != nil {
+		rv.log.Warn("spoken turn not accepted", "text", ft.Text, "err", err)
+	}
+}
+
+// Turns is a Bot's AudioTurns: it runs the pipeline on the room's candidate audio (frames must
+// be the room's Audio channel) until ctx ends, submitting each recognised turn.
+func (rv *RoomVoice) Turns(ctx context.Context, frames <-chan AudioFrame, submit func(context.Context, runtime.Turn) error) error {
+	if !rv.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: room voice already running", ErrInvalidConfig)
+	}
+	rv.mu.Lock()
+	rv.submit, rv.submitCtx = submit, ctx
+	rv.mu.Unlock()
+	rv.src.in = frames
+	if err := rv.voice.Start(ctx); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// Say is a Bot's Speaker: it synthesises the line sentence by sentence into the bot's track
+// and returns when it has played or the candidate barged in.
+func (rv *RoomVoice) Say(ctx context.Context, p runtime.SpokenPayload, _ *Voice) error {
+	res, err := rv.voice.Speak(ctx, p.Text, audio.SpeakOptions{Speed: p.TTSSpeed, Voice: rv.cfg.voiceName, Language: rv.cfg.language})
+	if err != nil {
+		return err
+	}
+	rv.log.Info("said", "node", p.NodeID, "firstAudioMs", res.FirstAudioMs, "played", res.Played.Round(time.Millisecond),
+		"interrupted", res.Interrupted)
+	return nil
+}
+
+// Close stops the pipeline. The room and its track stay open.
+func (rv *RoomVoice) Close() error { return rv.voice.Close() }
+
+// silentRecognizer stands in when no recogniser is configured: turns are cut (so barge-in and
+// levels work) but produce no text, and nothing is submitted.
+type silentRecognizer struct{}
+
+func (silentRecognizer) Transcribe(context.Context, audio.Utterance) (audio.Transcript, error) {
+	return audio.Transcript{IsFinal: true}, nil
+}
+
+// roomSource re-frames the room's decoded candidate audio (frames of any length) into the
+// 20 ms frames the VAD expects, numbering samples from the first one received so the turn
+// timeline is continuous across the candidate's rejoins.
+type roomSource struct {
+	in     <-chan AudioFrame
+	frames chan audio.Frame
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	start  sync.Once
+}
+
+func newRoomSource(in <-chan AudioFrame) *roomSource {
+	return &roomSource{in: in, frames: make(chan audio.Frame, 50), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (s *roomSource) Frames() <-chan audio.Frame { return s.frames }
+
+func (s *roomSource) Start(ctx context.Context) error {
+	started := false
+	s.start.Do(func() {
+		started = true
+		go s.run(ctx)
+	})
+	if !started {
+		return audio.ErrAlreadyStarted
+	}
+	return nil
+}
+
+func (s *roomSource) run(ctx context.Context) {
+	defer close(s.done)
+	defer close(s.frames)
+	var pending []int16
+	var offset int64
+	for {
+		var f AudioFrame
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.stop:
+			return
+		case f = <-s.in:
+		}
+		samples := f.Samples
+		if f.SampleRate != audio.SampleRate && f.SampleRate > 0 {
+			r, err := audio.Resample(samples, f.SampleRate, audio.SampleRate)
+			if err != nil {
+				continue
+			}
+			samples = r
+		}
+		pending = append(pending, samples...)
+		for len(pending) >= audio.FrameSamples {
+			fr := audio.Frame{Samples: append([]int16(nil), pending[:audio.FrameSamples]...), Offset: offset, Captured: f.Received}
+			pending = pending[audio.FrameSamples:]
+			offset += audio.FrameSamples
+			select {
+			case s.frames <- fr:
+			case <-ctx.Done():
+				return
+			case <-s.stop:
+				return
+			}
+		}
+		if len(pending) == 0 {
+			pending = pending[:0:0] // let the backing array go
+		}
+	}
+}
+
+func (s *roomSource) Close() error {
+	s.once.Do(func() { close(s.stop) })
+	started := true
+	s.start.Do(func() { started = false }) // never started: nothing to wait for
+	if started {
+		<-s.done
+	}
+	return nil
+}
+
+// trackSink plays clips into the bot's track: Write queues the whole clip and Play waits for it
+// to have played; Stop (barge-in) or any other Clear of the track (an examiner's immediate
+// instruction) ends it at once.
+type trackSink struct {
+	v *Voice
+}
+
+func (s *trackSink) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, error) {
+	rate := s.v.SampleRate()
+	if c.Rate <= 0 || len(c.Samples) == 0 {
+		return audio.PlayResult{}, nil
+	}
+	total := time.Duration(int64(len(c.Samples)) * int64(time.Second) / int64(c.Rate))
+	stop := s.v.clearedCh()
+	ahead := s.v.Queued()
+	start := time.Now()
+	if err := s.write(c, rate); err != nil {
+		return audio.PlayResult{Total: total}, err
+	}
+	played := func() time.Duration { return min(max(time.Since(start)-ahead, 0), total) }
+	t := time.NewTimer(s.v.Queued())
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return audio.PlayResult{Played: total, Total: total}, nil
+	case <-stop:
+		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, nil
+	case <-ctx.Done():
+		s.v.Clear()
+		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, ctx.Err()
+	}
+}
+
+// firstChunk is how much of a clip is resampled and queued before the rest, so the first
+// packet leaves without waiting for the whole sentence to be resampled.
+const firstChunk = 40 * time.Millisecond
+
+// write queues the clip on the track at rate.
+func (s *trackSink) write(c audio.Clip, rate int) error {
+	if c.Rate == rate {
+		return s.v.Write(c.Samples)
+	}
+	rs, err := audio.NewResampler(c.Rate, rate)
+	if err != nil {
+		return err
+	}
+	n := min(len(c.Samples), int(int64(c.Rate)*int64(firstChunk)/int64(time.Second)))
+	if err := s.v.Write(rs.Process(c.Samples[:n], nil)); err != nil {
+		return err
+	}
+	return s.v.Write(rs.Flush(rs.Process(c.Samples[n:], nil)))
+}
+
+func (s *trackSink) Stop() { s.v.Clear() }
+
+// Close leaves the track to the room, which owns it.
+func (s *trackSink) Close() error { return nil }

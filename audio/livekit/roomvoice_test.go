@@ -1,0 +1,210 @@
+package livekit_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
+)
+
+// mic writes a participant's microphone in real time: queued speech, silence in between.
+type mic struct {
+	mu sync.Mutex
+	q  []int16
+}
+
+func (m *mic) say(pcm []int16) {
+	m.mu.Lock()
+	m.q = append(m.q, pcm...)
+	m.mu.Unlock()
+}
+
+func (m *mic) run(ctx context.Context, v *livekit.Voice) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	silence := make([]int16, 320)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		m.mu.Lock()
+		chunk := silence
+		if n := min(len(m.q), 320); n > 0 {
+			chunk = append([]int16(nil), m.q[:n]...)
+			m.q = m.q[n:]
+		}
+		m.mu.Unlock()
+		_ = v.Write(chunk)
+	}
+}
+
+// TestRoomVoiceSpokenTurns speaks two answers into the candidate's microphone and checks that
+// the bot's voice pipeline (VAD, endpointing, pocketsphinx on a fixed grammar) hands them to the
+// real controller as room turns, and that the examiner's replies are spoken back.
+func TestRoomVoiceSpokenTurns(t *testing.T) {
+	lines := []string{
+		"My name is Alex and I am on the hospitality management course.",
+		"We could open a second buffet line, or another way is a grab-and-go counter.",
+	}
+	sphinx, err := audio.NewSphinx(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sphinx.Close() })
+	espeak, err := audio.NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := startExam(t)
+	rec := &runtime.Recorder{}
+	fan := runtime.NewFanout(rec)
+	ex, err := offline.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrl, err := runtime.NewController(compileExample(t), ex, runtime.WithSink(fan), runtime.WithSessionID("voice-1"),
+		runtime.WithInputSource(runtime.SourceRoom), runtime.WithLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctrl.Close() })
+	rv, err := livekit.NewRoomVoice(e.bot, sphinx, espeak, livekit.WithRoomVoiceLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rv.Close() })
+	bot, err := livekit.NewBot(e.bot, ctrl, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bot.Close() })
+	fan.Subscribe(bot)
+
+	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
+	e.waitAudience(t, "candidate-1")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	m := &mic{}
+	go m.run(ctx, cand.Voice())
+	var heard atomic.Int64 // voiced 20 ms windows of the examiner's voice
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case f := <-cand.Audio():
+				if rms(f.Samples) > 500 {
+					heard.Add(1)
+				}
+			}
+		}
+	}()
+	if err := ctrl.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	segments := func() []runtime.TranscriptSegmentPayload {
+		var out []runtime.TranscriptSegmentPayload
+		for _, ev := range rec.Events() {
+			if p, err := ev.Decode(); err == nil {
+				if s, ok := p.(*runtime.TranscriptSegmentPayload); ok && s.Speaker == "candidate" {
+					out = append(out, *s)
+				}
+			}
+		}
+		return out
+	}
+	waitFor(t, 30*time.Second, "the examiner's opening to be heard", func() bool { return heard.Load() > 25 })
+	for i, line := range lines {
+		// Wait for the examiner to finish speaking (half a second without voice) before answering.
+		waitFor(t, 30*time.Second, "the examiner to stop", func() bool {
+			before := heard.Load()
+			time.Sleep(600 * time.Millisecond)
+			return heard.Load() == before
+		})
+		m.say(speech(t, line))
+		waitFor(t, 30*time.Second, "spoken turn "+line, func() bool { return len(segments()) == i+1 })
+		seg := segments()[i]
+		if seg.Source != runtime.SourceRoom || !strings.EqualFold(audio.NormalizeForGrammar(seg.Text), audio.NormalizeForGrammar(line)) {
+			t.Errorf("turn %d heard %q from %s, want %q", i+1, seg.Text, seg.Source, line)
+		}
+		if seg.DurationMs < 1500 {
+			t.Errorf("turn %d lasted %d ms", i+1, seg.DurationMs)
+		}
+	}
+	if snap := ctrl.Snapshot(); snap.NodeID != "scenario-hotel-breakfast" {
+		t.Errorf("node after the spoken answers = %s", snap.NodeID)
+	}
+}
+
+// TestRoomVoiceBargeIn has the examiner say a long line and the candidate speak over it: the
+// examiner stops within a moment, Say returns early, and the barge-in hook runs.
+func TestRoomVoiceBargeIn(t *testing.T) {
+	espeak, err := audio.NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := startExam(t)
+	rv, err := livekit.NewRoomVoice(e.bot, nil, espeak, livekit.WithRoomVoiceLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rv.Close() })
+	var barged atomic.Int32
+	rv.OnBargeIn(func() { barged.Add(1) })
+	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
+	e.waitAudience(t, "candidate-1")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	go func() { _ = rv.Turns(ctx, e.bot.Audio(), func(context.Context, runtime.Turn) error { return nil }) }()
+	m := &mic{}
+	go m.run(ctx, cand.Voice())
+	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate heard
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case f := <-cand.Audio():
+				if rms(f.Samples) > 500 {
+					lastVoiced.Store(f.Received.UnixNano())
+				}
+			}
+		}
+	}()
+	long := strings.Repeat("The breakfast service runs from seven until ten every morning of the week. ", 4)
+	said := make(chan time.Duration, 1)
+	start := time.Now()
+	go func() {
+		_ = rv.Say(ctx, runtime.SpokenPayload{NodeID: "n", Text: long}, nil)
+		said <- time.Since(start)
+	}()
+	waitFor(t, 20*time.Second, "the examiner to be heard", func() bool { return lastVoiced.Load() > 0 })
+	time.Sleep(time.Second)
+	speakAt := time.Now()
+	m.say(speech(t, "Sorry, could you repeat the question?"))
+	var took time.Duration
+	select {
+	case took = <-said:
+	case <-ctx.Done():
+		t.Fatal("Say did not return after the barge-in")
+	}
+	if took > 15*time.Second {
+		t.Errorf("Say returned after %s: the whole line played", took)
+	}
+	waitFor(t, 5*time.Second, "the barge-in hook", func() bool { return barged.Load() == 1 })
+	time.Sleep(1500 * time.Millisecond) // let frames in flight drain
+	stopped := time.Unix(0, lastVoiced.Load())
+	if d := stopped.Sub(speakAt); d > 1500*time.Millisecond {
+		t.Errorf("the examiner was still heard %s after the candidate began to speak", d)
+	}
+	t.Logf("examiner stopped %s after the candidate began; Say returned after %s", stopped.Sub(speakAt).Round(time.Millisecond), took.Round(time.Millisecond))
+}

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/tui"
+)
+
+// TestTestCommandThroughRoom runs the example script through a real LiveKit server with
+// `examtui test --room-url`: the exam bot and a simulated candidate meet in a room, the
+// candidate types (or speaks) each line and measures the examiner's spoken replies, and the
+// script's expectations hold exactly as in a local run.
+func TestTestCommandThroughRoom(t *testing.T) {
+	srv := lktest.Start(t)
+	cases := []struct {
+		name  string
+		extra []string
+		mode  string
+	}{
+		{"typed", nil, "typed"},
+		{"spoken", []string{"--audio"}, "audio"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rec := filepath.Join(dir, "rec")
+			args := append([]string{"test", "hotel-rehearsal.yaml", "--room-url", srv.URL, "--api-key", srv.APIKey,
+				"--api-secret", srv.Secret, "--data-dir", dir, "--log-file", filepath.Join(dir, "log"), "--record", rec, "--json"}, tc.extra...)
+			out, errOut, err := runCmd(t, "", args...)
+			if err != nil {
+				log, _ := os.ReadFile(filepath.Join(dir, "log"))
+				t.Fatalf("examtui test --room-url: %v\nstderr: %s\nstdout: %s\nlog tail: %s", err, errOut, out, tail(string(log), 40))
+			}
+			var results []headless.Result
+			if err := json.Unmarshal([]byte(out), &results); err != nil {
+				t.Fatalf("output is not JSON results: %v\n%s", err, out)
+			}
+			if len(results) != 1 || !results[0].Passed {
+				t.Fatalf("results = %+v", results)
+			}
+			r := results[0]
+			if r.State != "completed" || len(r.Turns) != 6 {
+				t.Errorf("state %s after %d turns", r.State, len(r.Turns))
+			}
+			v := r.Voice
+			if v == nil || v.Mode != tc.mode || len(v.Replies) != 6 {
+				t.Fatalf("voice report = %+v", v)
+			}
+			for _, rp := range v.Replies {
+				if rp.Error != "" || rp.LatencyMs <= 0 || rp.AudioMs < 500 || rp.Capped {
+					t.Errorf("reply %+v", rp)
+				}
+			}
+			if v.P50Ms <= 0 || v.P95Ms < v.P50Ms || v.CandidateLeaks != 0 {
+				t.Errorf("p50 %.0f p95 %.0f leaks %d", v.P50Ms, v.P95Ms, v.CandidateLeaks)
+			}
+			if tc.mode == "audio" {
+				// Every turn was heard through VAD, endpointing and recognition, not typed.
+				for _, turn := range r.Turns {
+					if turn.Said == "" {
+						t.Errorf("turn %d heard nothing", turn.Turn)
+					}
+				}
+			}
+			// Both sides were recorded: the examiner's track holds speech, and in audio mode so
+			// does the candidate's.
+			for _, c := range []struct {
+				path   string
+				voiced bool
+			}{{v.ExaminerWAV, true}, {v.CandidateWAV, tc.mode == "audio"}} {
+				clip, err := audio.ReadWAVFile(c.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := loudSeconds(clip); (got > 1) != c.voiced {
+					t.Errorf("%s: %.1f s of sound", c.path, got)
+				}
+			}
+			t.Logf("%s: p50 %.0f ms, p95 %.0f ms over %d replies", tc.name, v.P50Ms, v.P95Ms, len(v.Replies))
+		})
+	}
+}
+
+func loudSeconds(c audio.Clip) float64 {
+	win := c.Rate / 50
+	n := 0
+	for i := 0; i+win <= len(c.Samples); i += win {
+		var sum float64
+		for _, s := range c.Samples[i : i+win] {
+			sum += float64(s) * float64(s)
+		}
+		if math.Sqrt(sum/float64(win)) > voicedRMS {
+			n++
+		}
+	}
+	return float64(n) / 50
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestRunRoomHeadless runs `examtui run demo --room R --headless --json` against a real server:
+// the bot waits for the candidate, who types the rehearsal's answers over the data channel;
+// every committed event is printed as a JSON line, and the command exits 0 when the exam
+// completes.
+func TestRunRoomHeadless(t *testing.T) {
+	srv := lktest.Start(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	type result struct {
+		out, errOut string
+		err         error
+	}
+	done := make(chan result, 1)
+	go func() {
+		root := newRootCmd()
+		var o, e bytes.Buffer
+		root.SetArgs([]string{"run", "demo", "--room", srv.Room, "--headless", "--json", "--examiner", "offline",
+			"--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret, "--tts", "none", "--stt", "none",
+			"--data-dir", dir, "--log-file", filepath.Join(dir, "log")})
+		root.SetOut(&o)
+		root.SetErr(&e)
+		root.SetIn(strings.NewReader(""))
+		err := root.ExecuteContext(ctx)
+		done <- result{o.String(), e.String(), err}
+	}()
+
+	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("candidate-1", livekit.RoleCandidate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cand.Close()
+	if err := cand.WaitBot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each answer is sent once the examiner has spoken since the previous one.
+	var lastSpoken int64
+	awaitSpoken := func() {
+		t.Helper()
+		for {
+			select {
+			case ev := <-cand.Events():
+				if ev.Event == runtime.EventSpoken && ev.Seq > lastSpoken {
+					lastSpoken = ev.Seq
+					return
+				}
+			case r := <-done:
+				t.Fatalf("run ended early: %v\n%s", r.err, r.errOut)
+			case <-ctx.Done():
+				t.Fatal("no examiner line")
+			}
+		}
+	}
+	awaitSpoken()
+	for _, line := range script.Said() {
+		if err := cand.SendCandidateText(ctx, line, 1); err != nil {
+			t.Fatal(err)
+		}
+		awaitSpoken()
+	}
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t.Fatal("run --room did not end after the exam completed")
+	}
+	if r.err != nil {
+		t.Fatalf("run --room: %v\n%s", r.err, r.errOut)
+	}
+	var evs []runtime.Event
+	for _, line := range strings.Split(strings.TrimSpace(r.out), "\n") {
+		var ev runtime.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		evs = append(evs, ev)
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i, ev.Seq)
+		}
+	}
+	if last := evs[len(evs)-1]; last.Event != runtime.EventExamCompleted || !strings.Contains(string(last.Payload), `"completed"`) {
+		t.Errorf("last event %s %s", last.Event, last.Payload)
+	}
+	if !strings.Contains(r.errOut, "waiting for the candidate") || !strings.Contains(r.errOut, "completed") {
+		t.Errorf("stderr: %q", r.errOut)
+	}
+}
+
+// TestOrderEvents holds events back until their predecessors arrive, for at most the wait.
+func TestOrderEvents(t *testing.T) {
+	ev := func(seq int64) runtime.Event { return runtime.Event{Seq: seq, Event: runtime.EventSpoken} }
+	cases := []struct {
+		name string
+		in   []int64
+		want []int64
+	}{
+		{"in order", []int64{1, 2, 3}, []int64{1, 2, 3}},
+		{"gap filled", []int64{1, 3, 4, 2, 5}, []int64{1, 2, 3, 4, 5}},
+		{"duplicates dropped", []int64{1, 2, 2, 1, 3}, []int64{1, 2, 3}},
+		{"out of band passes", []int64{0, 2, 0, 1}, []int64{0, 0, 1, 2}},
+		{"gap never filled", []int64{1, 3, 4}, []int64{1, 3, 4}},
+		{"late start", []int64{5, 6}, []int64{5, 6}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			in := make(chan runtime.Event, len(tc.in))
+			for _, s := range tc.in {
+				in <- ev(s)
+			}
+			out := orderEvents(ctx, in, 100*time.Millisecond)
+			var got []int64
+			timeout := time.After(5 * time.Second)
+			for len(got) < len(tc.want) {
+				select {
+				case e := <-out:
+					got = append(got, e.Seq)
+				case <-timeout:
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+			select {
+			case e := <-out:
+				t.Fatalf("extra event %d after %v", e.Seq, got)
+			case <-time.After(250 * time.Millisecond):
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWatchConsoleBackend drives a real exam bot through the watch console's Backend: controls
+// and instructions reach the controller with the examiner's identity; typed answers are
+// refused.
+func TestWatchConsoleBackend(t *testing.T) {
+	srv := lktest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rb.Close()
+	if err := x.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := dialWatch(ctx, watchOptions{creds: livekitCreds{url: srv.URL, key: srv.APIKey, secret: srv.Secret},
+		room: srv.Room, identity: "examiner-console"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WaitBot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for !hasParticipant(rb.Room, "examiner-console") {
+		time.Sleep(20 * time.Millisecond)
+	}
+	b := remoteBackend(ctx, c)
+	state := func() runtime.ExamState { return x.Controller.Snapshot().State }
+	steps := []struct {
+		name string
+		do   func() error
+		want func() bool
+	}{
+		{"pause", func() error { return b.Control(tui.ActionPause) }, func() bool { return state() == runtime.StatePaused }},
+		{"resume", func() error { return b.Control(tui.ActionResume) }, func() bool { return state() == runtime.StateInProgress }},
+		{"queued instruction", func() error { return b.Admin(tui.AdminQueued, "Ask about the budget.") },
+			func() bool { return x.Controller.Snapshot().QueuedAdmin == 1 }},
+		{"end", func() error { return b.Control(tui.ActionEnd) }, func() bool { return state() == runtime.StateAborted }},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !st.want() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no effect (state %s)", st.name, state())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if err := b.SubmitText("I am answering for the candidate."); !errors.Is(err, tui.ErrReadOnly) {
+		t.Errorf("SubmitText from an examiner: %v, want ErrReadOnly", err)
+	}
+	if err := b.Control("explode"); err == nil {
+		t.Error("an unknown control was sent")
+	}
+}

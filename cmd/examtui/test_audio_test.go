@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/internal/openaitest"
+)
+
+// rehearsalSaid are the say turns of examples/hotel-rehearsal.yaml.
+var rehearsalSaid = []string{
+	"Hello, I'm Priya and I'm on the hospitality management course.",
+	"Sorry, could you repeat the question?",
+	"We could open a second buffet line, or another way is a grab-and-go counter.",
+	"Most guests at that time are business travellers who are in a hurry.",
+	"I would add two extra people on each lunch shift and adjust the rota.",
+	"That raises the labour cost, but the conference revenue pays for it.",
+}
+
+// sphinxTranscriber is an OpenAI-compatible transcription endpoint that really listens: it
+// decodes the uploaded WAV and recognises it with pocketsphinx on the rehearsal's phrases,
+// answering verbose_json with per-word segments.
+func sphinxTranscriber(t *testing.T) (openaitest.Option, func() []int) {
+	t.Helper()
+	sp, err := audio.NewSphinx(rehearsalSaid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	var mu sync.Mutex
+	var uploads []int // samples per upload
+	return openaitest.WithTranscriber(func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+			clip, err := audio.ReadWAV(bytes.NewReader(req.File))
+			if err != nil || clip.Rate != audio.SampleRate || req.ResponseFormat != "verbose_json" {
+				return openaitest.Status(400)
+			}
+			mu.Lock()
+			uploads = append(uploads, len(clip.Samples))
+			mu.Unlock()
+			tr, err := sp.Transcribe(context.Background(), audio.Utterance{Samples: clip.Samples})
+			if err != nil {
+				return openaitest.Status(500)
+			}
+			out := openaitest.Transcript{Text: tr.Text, Duration: clip.Duration().Seconds()}
+			for _, s := range tr.Segments {
+				// a confident recogniser: exp(-0.05) × (1 − 0.01) ≈ 0.94
+				out.Segments = append(out.Segments, openaitest.Segment{Start: float64(s.StartMs) / 1000, End: float64(s.EndMs) / 1000,
+					Text: s.Text, AvgLogprob: -0.05, NoSpeechProb: 0.01})
+			}
+			return openaitest.Transcribed(out)
+		}), func() []int {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]int(nil), uploads...)
+		}
+}
+
+func TestTestCommandAudio(t *testing.T) {
+	heard := []string{"hello i'm priya and i'm on the hospitalit…", "sorry could you repeat the question",
+		"we could open a second buffet line or ano…", "most guests at that time are business tra…"}
+	t.Run("offline pocketsphinx", func(t *testing.T) {
+		t.Setenv("OPENAI_BASE_URL", "")
+		t.Setenv("OPENAI_API_KEY", "")
+		out, errOut, err := runCmd(t, "", "test", "--no-store", "--audio", "hotel-rehearsal.yaml")
+		if code := exitCode(err); code != 0 {
+			t.Fatalf("exit %d (%v)\n%s\n%s", code, err, out, errOut)
+		}
+		for _, want := range append([]string{"PASS hotel-rehearsal.yaml", "commands:   repeat 1",
+			"visited:    welcome → scenario-hotel-breakfast → scenario-staff-rota → wrapup"}, heard...) {
+			if !strings.Contains(out, want) {
+				t.Errorf("report lacks %q:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("openai-compatible endpoint", func(t *testing.T) {
+		tr, uploads := sphinxTranscriber(t)
+		srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), tr)
+		t.Setenv("OPENAI_BASE_URL", srv.URL())
+		t.Setenv("OPENAI_API_KEY", "sk-test")
+		out, errOut, err := runCmd(t, "", "test", "--no-store", "--audio", "--json", "--noise-floor", "-45", "hotel-rehearsal.yaml")
+		if code := exitCode(err); code != 0 {
+			t.Fatalf("exit %d (%v)\n%s\n%s", code, err, out, errOut)
+		}
+		var results []struct {
+			Passed bool `json:"passed"`
+			Turns  []struct {
+				Said      string  `json:"said"`
+				LatencyMs float64 `json:"latencyMs"`
+			} `json:"turns"`
+		}
+		if err := json.Unmarshal([]byte(out), &results); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if len(results) != 1 || !results[0].Passed || len(results[0].Turns) != len(rehearsalSaid) {
+			t.Fatalf("results %s", out)
+		}
+		for i, turn := range results[0].Turns {
+			if want := audio.NormalizeForGrammar(rehearsalSaid[i]); turn.Said != want {
+				t.Errorf("turn %d heard %q, want %q", i+1, turn.Said, want)
+			}
+			if turn.LatencyMs < 500 { // the endpointing delay alone is 500 ms
+				t.Errorf("turn %d latency %.1f ms: the audio stages are missing", i+1, turn.LatencyMs)
+			}
+		}
+		up := uploads()
+		if len(up) != len(rehearsalSaid) {
+			t.Fatalf("%d uploads, want one per turn", len(up))
+		}
+		for i, n := range up {
+			if n < audio.SampleRate { // every turn is more than a second of speech
+				t.Errorf("upload %d holds %d samples", i+1, n)
+			}
+		}
+	})
+	t.Run("bad flags", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"test", "--no-store", "--audio", "--audio-stt", "vosk", "hotel-rehearsal.yaml"},
+			{"test", "--no-store", "--audio", "--noise-floor", "3", "hotel-rehearsal.yaml"},
+			{"test", "--no-store", "--audio", "--min-endpointing-delay", "5s", "--max-endpointing-delay", "1s", "hotel-rehearsal.yaml"},
+		} {
+			if _, _, err := runCmd(t, "", args...); exitCode(err) != 2 {
+				t.Errorf("%v: exit %d (%v), want 2", args, exitCode(err), err)
+			}
+		}
+	})
+}

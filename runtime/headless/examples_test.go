@@ -1,0 +1,56 @@
+package headless_test
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/runtime/headless"
+)
+
+// exampleScripts lists the candidate scripts shipped in the binary (every example but the exam).
+func exampleScripts(t *testing.T) []string {
+	t.Helper()
+	names, err := fs.Glob(examples.FS, "*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, n := range names {
+		if n != examples.DemoSpecName {
+			out = append(out, n)
+		}
+	}
+	if len(out) < 8 {
+		t.Fatalf("only %d example scripts: %v", len(out), out)
+	}
+	return out
+}
+
+// TestExampleScripts runs every shipped script, embedded and from disk; each passes, so each
+// of its exact expectations held.
+func TestExampleScripts(t *testing.T) {
+	for _, name := range exampleScripts(t) {
+		t.Run(strings.TrimSuffix(name, ".yaml"), func(t *testing.T) {
+			s, err := headless.LoadScriptFS(examples.FS, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Turns) == 0 {
+				t.Fatal("script without turns")
+			}
+			r, err := headless.Run(context.Background(), s, headless.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Passed {
+				t.Fatalf("%s failed:\n%s", name, report(r))
+			}
+			if disk := runFile(t, "../../examples/"+name); !disk.Passed {
+				t.Fatalf("%s from disk failed:\n%s", name, report(disk))
+			}
+		})
+	}
+}

@@ -1,0 +1,193 @@
+package tui
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/examtui/examtui/runtime"
+)
+
+// switchingBackend is a Backend that can also switch input, as a local exam with --mic does.
+type switchingBackend struct {
+	fakeBackend
+	mode InputMode
+	err  error
+	to   InputMode // when set, the mode SwitchInput reports (a misbehaving backend)
+}
+
+func (s *switchingBackend) SwitchInput() (InputMode, error) {
+	if err := s.record("switch"); err != nil {
+		return "", err
+	}
+	if s.err != nil {
+		return "", s.err
+	}
+	if s.to != "" {
+		return s.to, nil
+	}
+	if s.mode == InputMic {
+		s.mode = InputTyped
+	} else {
+		s.mode = InputMic
+	}
+	return s.mode, nil
+}
+
+// checkedSwitcher is a switcher that can say it cannot switch (started without a microphone).
+type checkedSwitcher struct {
+	switchingBackend
+	can bool
+}
+
+func (c *checkedSwitcher) CanSwitchInput() bool { return c.can }
+
+func switchModel(t *testing.T, b Backend, input InputMode) *Model {
+	t.Helper()
+	info := hotelInfo
+	info.Input = input
+	m, err := New(info, b, WithNoColor(true), WithDarkBackground(true), WithEventClock(), WithTickInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Apply(readJSONL(t, hotelJSONL)...)
+	drive(t, m, windowSize(120, 40))
+	return m
+}
+
+func TestSwitchInputKey(t *testing.T) {
+	completed := runtime.Event{Event: runtime.EventExamState, SessionID: "s-hotel-0001", Seq: 1000,
+		Payload: []byte(`{"state":"completed","previous":"in_progress"}`)}
+	cases := []struct {
+		name       string
+		backend    func() Backend
+		start      InputMode
+		pre        []runtime.Event
+		keys       []string
+		wantCalls  []string
+		wantInput  InputMode
+		wantNotice string
+		wantErr    bool
+		wantHelp   bool // the binding is listed in the help overlay
+	}{
+		{name: "ctrl+t switches typed to mic", backend: func() Backend { return &switchingBackend{mode: InputTyped} },
+			start: InputTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputMic,
+			wantNotice: "input: mic", wantHelp: true},
+		{name: "ctrl+t twice is back to typed", backend: func() Backend { return &switchingBackend{mode: InputTyped} },
+			start: InputTyped, keys: []string{"ctrl+t", "ctrl+t"}, wantCalls: []string{"switch", "switch"},
+			wantInput: InputTyped, wantNotice: "input: typed", wantHelp: true},
+		{name: "ctrl+t works from a focused pane", backend: func() Backend { return &switchingBackend{mode: InputMic} },
+			start: InputMic, keys: []string{"tab", "tab", "ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputTyped,
+			wantNotice: "input: typed", wantHelp: true},
+		{name: "a failed switch keeps the mode and says why",
+			backend: func() Backend { return &switchingBackend{mode: InputTyped, err: errors.New("no capture device")} },
+			start:   InputTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputTyped,
+			wantNotice: "switching input failed: no capture device", wantErr: true, wantHelp: true},
+		{name: "an unknown mode from the backend is refused",
+			backend: func() Backend { return &switchingBackend{mode: InputTyped, to: "telepathy"} },
+			start:   InputTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputTyped,
+			wantNotice: "unknown input mode", wantErr: true, wantHelp: true},
+		{name: "after the exam ended nothing is switched", backend: func() Backend { return &switchingBackend{mode: InputTyped} },
+			start: InputTyped, pre: []runtime.Event{completed}, keys: []string{"ctrl+t"}, wantInput: InputTyped,
+			wantNotice: "input switch not sent", wantErr: true, wantHelp: true},
+		{name: "without a switcher the key is disabled and hidden", backend: func() Backend { return &fakeBackend{} },
+			start: InputTyped, keys: []string{"ctrl+t"}, wantInput: InputTyped},
+		{name: "a switcher that cannot switch disables the key",
+			backend: func() Backend { return &checkedSwitcher{switchingBackend{mode: InputTyped}, false} },
+			start:   InputTyped, keys: []string{"ctrl+t"}, wantInput: InputTyped},
+		{name: "a switcher that can switch keeps the key",
+			backend: func() Backend { return &checkedSwitcher{switchingBackend{mode: InputTyped}, true} },
+			start:   InputTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputMic,
+			wantNotice: "input: mic", wantHelp: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.backend()
+			m := switchModel(t, b, tc.start)
+			m.Apply(tc.pre...)
+			for _, k := range tc.keys {
+				drive(t, m, press(k)) // one at a time: each call finishes before the next key
+			}
+			var calls []string
+			switch b := b.(type) {
+			case *switchingBackend:
+				calls = b.Calls()
+			case *fakeBackend:
+				calls = b.Calls()
+			case *checkedSwitcher:
+				calls = b.Calls()
+			}
+			if !slices.Equal(calls, tc.wantCalls) {
+				t.Errorf("backend calls %q, want %q", calls, tc.wantCalls)
+			}
+			if m.InputMode() != tc.wantInput {
+				t.Errorf("input mode %s, want %s", m.InputMode(), tc.wantInput)
+			}
+			if status := Plain(m.statusLine()); !strings.Contains(status, "input "+tc.wantInput.String()) {
+				t.Errorf("status line %q does not show input %s", status, tc.wantInput)
+			}
+			if !strings.Contains(m.notice, tc.wantNotice) || m.noticeErr != tc.wantErr {
+				t.Errorf("notice %q (error %v), want %q (error %v)", m.notice, m.noticeErr, tc.wantNotice, tc.wantErr)
+			}
+			if m.input.Value() != "" {
+				t.Errorf("ctrl+t leaked into the input line: %q", m.input.Value())
+			}
+			drive(t, m, press("f1"))
+			inHelp := strings.Contains(Plain(m.Render()), "typed/spoken input")
+			if inHelp != tc.wantHelp {
+				t.Errorf("help lists the switch key: %v, want %v", inHelp, tc.wantHelp)
+			}
+		})
+	}
+}
+
+// TestSwitchInputWhileSwitching: a second press while the first call is under way does not
+// start another (a slow device open must not be toggled back by an impatient key).
+func TestSwitchInputWhileSwitching(t *testing.T) {
+	b := &switchingBackend{mode: InputTyped}
+	m := switchModel(t, b, InputTyped)
+	drive(t, m, press("ctrl+t"), press("ctrl+t"))
+	if got := b.Calls(); !slices.Equal(got, []string{"switch"}) {
+		t.Errorf("calls %q, want one switch", got)
+	}
+	if m.InputMode() != InputMic || m.switching {
+		t.Errorf("mode %s switching %v", m.InputMode(), m.switching)
+	}
+}
+
+// TestSwitchInputPlaceholder: the input line says how answers arrive in the mode shown.
+func TestSwitchInputPlaceholder(t *testing.T) {
+	b := &switchingBackend{mode: InputTyped}
+	m := switchModel(t, b, InputTyped)
+	if !strings.Contains(m.input.Placeholder, "type the candidate's answer") {
+		t.Errorf("typed placeholder %q", m.input.Placeholder)
+	}
+	drive(t, m, press("ctrl+t"))
+	if p := m.input.Placeholder; !strings.Contains(p, "microphone") || !strings.Contains(p, "ctrl+t switches to typed") {
+		t.Errorf("mic placeholder %q", p)
+	}
+	// Typing still works while answers are spoken.
+	drive(t, m, keys("type:typed anyway", "enter")...)
+	if got := b.Calls(); !slices.Equal(got, []string{"switch", "submit:typed anyway"}) {
+		t.Errorf("calls %q", got)
+	}
+}
+
+// TestSwitchInputReadOnly: a read-only console never switches, even with a switcher.
+func TestSwitchInputReadOnly(t *testing.T) {
+	b := &switchingBackend{mode: InputRoom}
+	info := hotelInfo
+	info.ReadOnly = true
+	m, err := New(info, b, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, m, windowSize(120, 40), press("ctrl+t"))
+	if got := b.Calls(); len(got) != 0 {
+		t.Errorf("read-only console called %q", got)
+	}
+	if m.keys.SwitchInput.Enabled() {
+		t.Error("switch key enabled on a read-only console")
+	}
+}
