@@ -182,7 +182,7 @@ func noDeviceError(dir Direction, cause error) error {
 		hint += " or point ALSA_CONFIG_PATH at a config with a default device"
 	}
 	if dir == Input {
-		hint += ", or answer by typing (run without --audio)"
+		hint += ", or answer by typing (run without --mic)"
 	}
 	if cause != nil {
 		return fmt.Errorf("%w for %s (%w): %s", ErrNoDevice, dir, cause, hint)

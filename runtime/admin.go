@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,4 +192,31 @@ func (c *Controller) RunTicker(ctx context.Context, interval time.Duration) erro
 			}
 		}
 	}
+}
+
+// SpeechInterrupted tells the controller the candidate barged in on the examiner: playback
+// stopped after heard, the part of the line the candidate actually heard. The examiner's
+// context keeps only that part, so the next turn does not assume the rest was said.
+func (c *Controller) SpeechInterrupted(heard string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.speakingUntil = c.clock.Now()
+	if c.state.Terminal() {
+		return c.sinkErr
+	}
+	heard = strings.TrimSpace(heard)
+	c.ctxm.interrupted(heard)
+	nodeID := ""
+	if c.node != nil {
+		nodeID = c.node.NodeID
+	}
+	c.emit(&RecoveryPayload{Kind: "barge_in", NodeID: nodeID, Detail: "candidate heard: " + quoteOrNothing(heard)})
+	return c.sinkErr
+}
+
+func quoteOrNothing(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return strconv.Quote(s)
 }

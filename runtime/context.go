@@ -204,3 +204,19 @@ func capItems(items []string, capRunes int) string {
 	}
 	return strings.Join(kept, " ")
 }
+
+// interrupted cuts the newest examiner message down to what the candidate heard before
+// barging in.
+func (cm *contextManager) interrupted(heard string) {
+	for i := len(cm.history) - 1; i >= 0; i-- {
+		if cm.history[i].Role != "assistant" {
+			continue
+		}
+		if heard == "" {
+			cm.history[i].Content = "[the candidate interrupted before hearing this line]"
+		} else {
+			cm.history[i].Content = heard + " [interrupted by the candidate]"
+		}
+		return
+	}
+}

@@ -110,7 +110,7 @@ func BenchmarkBotAddedLatency(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	watch := &rtpWatch{first: make(chan time.Duration, 1)}
-	room, err := livekit.Join(ctx, livekit.Config{URL: srv.URL, Token: srv.Token("bot", livekit.RoleBot)}, livekit.WithSpeechSampleRate(16000),
+	room, err := livekit.Join(ctx, livekit.Config{URL: srv.URL, Token: srv.Token("bot", livekit.RoleBot)}, livekit.WithSpeechSampleRate(48000),
 		livekit.WithConnectOptions(lksdk.WithInterceptors([]interceptor.Factory{rtpWatchFactory{watch}}),
 			lksdk.WithIncludeDefaultInterceptors(true)))
 	if err != nil {

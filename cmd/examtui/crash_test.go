@@ -246,7 +246,7 @@ func newKillPlan(rng *rand.Rand, i, fullRun int, startup time.Duration) killPlan
 	case 0:
 		return killPlan{mode: "events", afterEvents: 1 + rng.IntN(fullRun-1)}
 	case 1:
-		return killPlan{mode: "line", afterLine: rng.IntN(len(crashScript)), delay: time.Duration(rng.IntN(1500)) * time.Microsecond}
+		return killPlan{mode: "line", afterLine: rng.IntN(len(crashScript)), delay: time.Duration(rng.IntN(1000)) * time.Microsecond}
 	}
 	return killPlan{mode: "start", delay: time.Duration(rng.Int64N(int64(startup) * 3 / 2))}
 }
@@ -538,29 +538,55 @@ func remainingLines(stored []runtime.Event) (lines []string, midTurn bool) {
 	return crashScript[next:], false
 }
 
-// checkResumeOpening: a session cut while running goes on with the question it was on.
+// checkResumeOpening: a resumed session picks up where its log ends. Cut while running in a
+// node, it re-asks that node's question; cut in the middle of a transition (node_exit stored,
+// node_entered not), it enters the next node; cut in an end node, it finishes the exam.
 func checkResumeOpening(t *testing.T, stored, resumed []runtime.Event) {
 	t.Helper()
-	state, node, question := runtime.StateCreated, "", ""
+	var (
+		state    = runtime.StateCreated
+		node     string
+		endNode  bool
+		cutExit  *runtime.NodeExitPayload
+		question string
+	)
 	for _, ev := range stored {
 		p, _ := ev.Decode()
 		switch p := p.(type) {
 		case *runtime.ExamStatePayload:
 			state = p.State
 		case *runtime.NodeEnteredPayload:
-			node = p.NodeID
+			node, endNode, cutExit = p.NodeID, p.Kind == "end", nil
+		case *runtime.NodeExitPayload:
+			cutExit = p
 		case *runtime.SpokenPayload:
 			if p.Source == "prompt" || p.Source == "examiner" || p.Source == "command" {
 				question = p.Text
 			}
 		}
 	}
-	if state != runtime.StateInProgress || node == "" || question == "" || len(resumed) == 0 {
+	if state != runtime.StateInProgress || node == "" || len(resumed) == 0 {
 		return
 	}
-	sp, ok := decodeAs[*runtime.SpokenPayload](resumed[0])
-	if !ok || sp.Source != "resume" || sp.NodeID != node || !strings.HasPrefix(sp.Text, "Let's continue where we left off.") {
-		t.Errorf("the resumed run opened with %s %s, want the resume line in %s", resumed[0].Event, resumed[0].Payload, node)
+	first := resumed[0]
+	switch {
+	case cutExit != nil && cutExit.Next != "":
+		if p, ok := decodeAs[*runtime.NodeEnteredPayload](first); !ok || p.NodeID != cutExit.Next || p.From != cutExit.NodeID {
+			t.Errorf("cut after leaving %s for %s, the resumed run opened with %s %s", cutExit.NodeID, cutExit.Next, first.Event, first.Payload)
+		}
+	case cutExit != nil:
+		if p, ok := decodeAs[*runtime.ExamStatePayload](first); !ok || !p.State.Terminal() {
+			t.Errorf("cut after the last node's exit, the resumed run opened with %s %s", first.Event, first.Payload)
+		}
+	case endNode:
+		if p, ok := decodeAs[*runtime.NodeExitPayload](first); !ok || p.NodeID != node {
+			t.Errorf("cut in end node %s, the resumed run opened with %s %s", node, first.Event, first.Payload)
+		}
+	case question != "":
+		sp, ok := decodeAs[*runtime.SpokenPayload](first)
+		if !ok || sp.Source != "resume" || sp.NodeID != node || !strings.HasPrefix(sp.Text, "Let's continue where we left off.") {
+			t.Errorf("the resumed run opened with %s %s, want the resume line in %s", first.Event, first.Payload, node)
+		}
 	}
 }
 

@@ -42,6 +42,9 @@ interrupted session continues with --resume ID.`,
 			if len(args) == 1 {
 				specPath = args[0]
 			}
+			if o.voice.mic && (o.headless || o.room.enabled()) {
+				return errors.New("--mic runs the local console; it cannot be combined with --headless or --room")
+			}
 			switch {
 			case o.room.enabled():
 				return runRoom(cmd, specPath, o)
@@ -79,9 +82,13 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 	}
 	defer closeLog()
 
+	input := "typed"
+	if o.voice.mic {
+		input = "mic"
+	}
 	x, err := app.Open(ctx, app.Options{
 		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
-		DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log,
+		DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,
 	})
 	if err != nil {
 		if errors.Is(err, app.ErrSpecInvalid) {
@@ -103,8 +110,12 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		defer voice.Close()
 		tuiOpts = append(tuiOpts, voice.TUIOptions()...)
 	}
+	shown := tui.InputMode(x.Input)
+	if shown == tui.InputMic && !x.CanSwitchInput() {
+		shown = tui.InputTyped // no microphone or no recogniser: the meter says why
+	}
 	m, err := tui.New(tui.Info{
-		Title: x.Spec.Title, Examiner: x.Examiner, Input: tui.InputMode(x.Input), SessionID: x.SessionID,
+		Title: x.Spec.Title, Examiner: x.Examiner, Input: shown, SessionID: x.SessionID,
 	}, x, tuiOpts...)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
@@ -348,7 +349,7 @@ func (r testRoomOptions) startRoom(ctx context.Context, s *headless.Script, ctrl
 	jctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	room, err := livekit.Join(jctx, livekit.Config{URL: r.url, APIKey: r.key, APISecret: r.secret, Room: name, Identity: defaultBotIdentity},
-		livekit.WithLogger(log))
+		livekit.WithLogger(log), livekit.WithSpeechSampleRate(app.BotSpeechRate))
 	if err != nil {
 		return rt, fmt.Errorf("bot: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/examtui/examtui/examples"
@@ -104,6 +105,7 @@ type Exam struct {
 	Diags      spec.Diagnostics
 
 	log    *slog.Logger
+	voice  atomic.Pointer[Voice] // the microphone path, when one is attached (voice.go)
 	queue  *eventQueue
 	fanout *runtime.Fanout
 	cancel context.CancelFunc

@@ -35,8 +35,8 @@ func cpuTime() time.Duration {
 // typed candidate answering the rehearsal script and waiting for each spoken reply to finish.
 // The candidates run in the same process but do not subscribe to audio, so the process's CPU
 // is the bots' (the LiveKit server is a separate process). One op is one round of n exams.
-// It reports how many completed, the process's CPU (cpu-%: 100 is one core), per exam, and
-// the wall time of a round.
+// It reports how many completed, the process's CPU (cpu-%: 100 is one core), per exam, the
+// LiveKit server's CPU over the same time, and the wall time of a round.
 func BenchmarkConcurrentRoomExams(b *testing.B) {
 	for _, n := range []int{1, 20} {
 		b.Run(fmt.Sprintf("exams=%d", n), func(b *testing.B) { benchRoomExams(b, n) })
@@ -54,7 +54,7 @@ func benchRoomExams(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	var completed, failed atomic.Int64
-	var cpu, wall time.Duration
+	var cpu, srvCPU, wall time.Duration
 	goroutines := 0
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -63,7 +63,7 @@ func benchRoomExams(b *testing.B, n int) {
 			round[j] = openRoomExam(b, srv, fmt.Sprintf("bench-%d-%d", i, j), espeak)
 		}
 		b.StartTimer()
-		cpu0, wall0 := cpuTime(), time.Now()
+		cpu0, srv0, wall0 := cpuTime(), srv.CPUTime(), time.Now()
 		var wg sync.WaitGroup
 		for _, e := range round {
 			wg.Add(1)
@@ -82,6 +82,7 @@ func benchRoomExams(b *testing.B, n int) {
 		goroutines = runtime.NumGoroutine()
 		wg.Wait()
 		cpu += cpuTime() - cpu0
+		srvCPU += srv.CPUTime() - srv0
 		wall += time.Since(wall0)
 		b.StopTimer()
 		for _, e := range round {
@@ -96,6 +97,7 @@ func benchRoomExams(b *testing.B, n int) {
 	b.ReportMetric(float64(completed.Load())/float64(b.N), "completed")
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds()/float64(n), "cpu-%/exam")
+	b.ReportMetric(100*srvCPU.Seconds()/wall.Seconds(), "server-cpu-%")
 	b.ReportMetric(wall.Seconds()/float64(b.N), "wall-s/round")
 	b.ReportMetric(float64(goroutines), "goroutines")
 }
@@ -150,12 +152,7 @@ func (e *roomExam) play(lines []string) error {
 					continue
 				}
 				last = ev.Seq
-				// The line is being synthesised and played: wait until the track is quiet.
-				time.Sleep(300 * time.Millisecond)
-				for e.rb.Room.Voice().Queued() > 0 {
-					time.Sleep(50 * time.Millisecond)
-				}
-				return nil
+				return e.awaitSilence(ctx)
 			case <-ctx.Done():
 				return fmt.Errorf("no examiner line after seq %d: %w", last, ctx.Err())
 			}
@@ -177,6 +174,30 @@ func (e *roomExam) play(lines []string) error {
 			return fmt.Errorf("exam ended %s", e.x.Controller.Snapshot().State)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	return e.awaitSilence(ctx) // the closing lines
+}
+
+// awaitSilence waits for the bot to start speaking (its lines are being synthesised) and then
+// to be quiet for half a second: sentences follow each other with short gaps.
+func (e *roomExam) awaitSilence(ctx context.Context) error {
+	v := e.rb.Room.Voice()
+	start := time.Now()
+	for v.Queued() == 0 && time.Since(start) < 10*time.Second {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	quietSince := time.Now()
+	for time.Since(quietSince) < 500*time.Millisecond {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if v.Queued() > 0 {
+			quietSince = time.Now()
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
 }

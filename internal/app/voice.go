@@ -159,10 +159,6 @@ type spokenLine struct {
 	lines int // events joined into text
 }
 
-// voices maps each exam to its voice path, so the exam (the console's Backend) can switch
-// between typed and spoken answers.
-var voices sync.Map // *Exam → *Voice
-
 // StartVoice attaches a voice path to x and starts it; call it before x.Start so the
 // examiner's first lines are spoken. With a microphone and a recogniser, x.Input becomes
 // "mic" and recognised turns reach the controller as mic turns.
@@ -211,7 +207,7 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 		}
 	}
 	vc.ctx, vc.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	voices.Store(x, vc)
+	x.voice.Store(vc)
 	if v.CanListen() {
 		x.Input = runtime.SourceMic
 		vc.wg.Add(2)
@@ -226,7 +222,7 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 	if err := v.Start(vc.ctx); err != nil {
 		vc.cancel()
 		vc.wg.Wait()
-		voices.Delete(x)
+		x.voice.Store(nil)
 		_ = v.Close()
 		if vc.rec != nil {
 			_ = vc.rec.Close()
@@ -527,6 +523,9 @@ func (vc *Voice) speakLines() {
 				vc.heard.Store(&r)
 				vc.log.Info("voice: examiner interrupted", "heard", res.PlayedText, "said", res.Text,
 					"played", res.Played, "of", res.Total)
+				if err := vc.x.Controller.SpeechInterrupted(res.PlayedText); err != nil {
+					vc.log.Warn("voice: report interruption", "err", err)
+				}
 			}
 		}
 		if spoke {
@@ -546,7 +545,7 @@ func (vc *Voice) Close() error {
 		if vc.rec != nil {
 			err = errors.Join(err, vc.rec.Close())
 		}
-		voices.Delete(vc.x)
+		vc.x.voice.CompareAndSwap(vc, nil)
 		vc.levelMu.Lock()
 		vc.levelsOff = true
 		close(vc.levels)
@@ -559,14 +558,20 @@ func (vc *Voice) Close() error {
 	return vc.closeErr
 }
 
+// CanSwitchInput says whether a microphone path is attached (tui.InputSwitchChecker): without
+// one the console hides its switch-input key.
+func (x *Exam) CanSwitchInput() bool {
+	vc := x.voice.Load()
+	return vc != nil && vc.v.CanListen()
+}
+
 // SwitchInput toggles between typed and spoken answers (the console's switch-input key). The
 // microphone stays open while typing; its frames are recorded but not recognised.
 func (x *Exam) SwitchInput() (tui.InputMode, error) {
-	val, ok := voices.Load(x)
-	if !ok {
+	vc := x.voice.Load()
+	if vc == nil {
 		return tui.InputTyped, ErrNoVoice
 	}
-	vc := val.(*Voice)
 	if !vc.v.CanListen() {
 		return tui.InputTyped, fmt.Errorf("%w: %s", ErrNoMicrophone, vc.cfg.status)
 	}
