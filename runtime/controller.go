@@ -32,8 +32,11 @@ type Controller struct {
 	turnMu sync.Mutex
 	mu     sync.Mutex
 
-	closed   bool
-	resumed  bool // restored from an event log and not yet restarted
+	closed  bool
+	resumed bool // restored from an event log and not yet restarted
+	// cutExit is the stored node_exit of a transition the log ends in the middle of (no
+	// node_entered followed it): a resumed Start completes it.
+	cutExit  *NodeExitPayload
 	sinkErr  error
 	seq      int64
 	state    ExamState
@@ -189,13 +192,11 @@ func (c *Controller) Start(ctx context.Context) error {
 		if c.state.Terminal() {
 			return fmt.Errorf("%w: %s", ErrExamOver, c.state)
 		}
-		if !c.resumed || c.node == nil {
+		if !c.resumed {
 			return fmt.Errorf("%w: state %s", ErrAlreadyStarted, c.state)
 		}
 		c.resumed = false
-		if c.state == StateInProgress && c.lastQuestion != "" {
-			c.speak("Let's continue where we left off. "+c.lastQuestion, "resume", false)
-		}
+		c.continueResumed()
 		return c.sinkErr
 	}
 	now := c.clock.Now()

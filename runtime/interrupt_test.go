@@ -56,3 +56,38 @@ func TestSpeechInterruptedKeepsWhatWasHeard(t *testing.T) {
 		})
 	}
 }
+
+// TestInterimIsShownNotDecided checks a partial transcript is published as a non-final
+// segment and changes nothing the controller counts.
+func TestInterimIsShownNotDecided(t *testing.T) {
+	h, ex := intoPlan(t, nil)
+	before := h.c.Snapshot()
+	n := len(h.rec.Events())
+	if err := h.c.Interim("  I would first  ", 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.Interim("   ", 0.5); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.rec.Events()[n:]
+	if len(evs) != 1 {
+		t.Fatalf("events = %v, want one partial segment", evs)
+	}
+	p, err := evs[0].Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := p.(*runtime.TranscriptSegmentPayload)
+	if seg.IsFinal || seg.Text != "I would first" || seg.Confidence != 1 || seg.Speaker != "candidate" || seg.NodeID != "plan" {
+		t.Errorf("partial segment = %+v", seg)
+	}
+	if after := h.c.Snapshot(); after.Turn != before.Turn || after.NodeID != before.NodeID {
+		t.Errorf("snapshot changed: %+v → %+v", before, after)
+	}
+	ex.mu.Lock()
+	calls := len(ex.reqs)
+	ex.mu.Unlock()
+	if calls != 1 {
+		t.Errorf("examiner called %d times, want 1 (only the scaffolding answer)", calls)
+	}
+}

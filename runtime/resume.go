@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/examtui/examtui/spec"
 )
 
 // restore rebuilds the controller from a stored event log (WithResume). The log must be one
@@ -70,7 +72,10 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			c.pausedByExam = p.State == StatePaused && p.Reason != candidatePauseReason
 		}
 		c.state = p.State
+	case *NodeExitPayload:
+		c.cutExit = p
 	case *NodeEnteredPayload:
+		c.cutExit = nil
 		node := c.exam.Node(p.NodeID)
 		if node == nil {
 			return fmt.Errorf("node %q is not in this exam", p.NodeID)
@@ -182,4 +187,45 @@ func (c *Controller) nodeID() string {
 		return ""
 	}
 	return c.node.NodeID
+}
+
+// continueResumed picks a restored exam up where its log ends. A log can end anywhere a
+// process can die: in the middle of Start, between a node_exit and the node_entered that
+// follows it, or in an end node before the exam was finished; each is completed here, as
+// the dead process would have. Otherwise the exam re-asks the question it was on. Caller
+// holds mu.
+func (c *Controller) continueResumed() {
+	if c.state == StateScaffolding {
+		c.setState(StateReady, "prepared")
+	}
+	if c.state == StateReady {
+		now := c.clock.Now()
+		c.startedAt = now
+		c.lastUserActivity = now
+		c.examClock.reset(now)
+		c.examClock.start(now)
+		c.setState(StateInProgress, "started")
+	}
+	switch {
+	case c.node == nil:
+		c.enterNode(c.exam.EntryNode, "", "")
+	case c.cutExit != nil:
+		exit := c.cutExit
+		c.cutExit = nil
+		switch {
+		case exit.Next != "":
+			c.enterNode(exit.Next, exit.NodeID, exit.Reason)
+		case exit.Reason == "ended":
+			c.finish(StateAborted, "ended before the interruption")
+		case exit.Reason == "end":
+			c.finish(StateCompleted, "end node reached")
+		default:
+			c.finish(StateCompleted, "no successor after "+exit.NodeID)
+		}
+	case c.node.Kind == spec.KindEnd:
+		c.exitNode("end", "")
+		c.finish(StateCompleted, "end node reached")
+	case c.state == StateInProgress && c.lastQuestion != "":
+		c.speak("Let's continue where we left off. "+c.lastQuestion, "resume", false)
+	}
 }

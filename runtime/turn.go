@@ -190,3 +190,22 @@ func adminMessage(a AdminInstruction, immediate bool) spec.Message {
 	}
 	return spec.Message{Role: "developer", Content: "ADMIN INSTRUCTION from the supervising examiner (apply in your next reply): " + a.Text}
 }
+
+// Interim publishes the candidate's words so far while they are still speaking (a partial
+// transcript, isFinal false), so consoles can show them. It decides nothing and changes no
+// count: the final turn still arrives through SubmitTurn.
+func (c *Controller) Interim(text string, confidence float64) error {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.active(); err != nil {
+		return err
+	}
+	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d-partial", c.segSeq+1), NodeID: c.node.NodeID,
+		Speaker: "candidate", Text: text, Confidence: min(max(confidence, 0), 1), TimestampMs: c.clock.Now().UnixMilli(),
+		IsFinal: false, Source: SourceMic})
+	return c.sinkErr
+}

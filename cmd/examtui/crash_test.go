@@ -729,7 +729,7 @@ func TestResumeAtEveryCut(t *testing.T) {
 			if endedAt(full[:cut]) {
 				// Cut after the terminal exam_state: the session has ended (its summary event
 				// is lost with the process) and is not resumable.
-				_, _, err := runCmdTimeout(t, 30*time.Second, "", "--data-dir", dir, "run", "--resume", sess.ID, "--headless")
+				_, _, err := runCmdTimeout(t, 10*time.Second, "", "--data-dir", dir, "run", "--resume", sess.ID, "--headless")
 				if !errors.Is(err, sessions.ErrSessionEnded) {
 					t.Fatalf("resume of a session cut after its end: %v", err)
 				}
@@ -738,7 +738,7 @@ func TestResumeAtEveryCut(t *testing.T) {
 			}
 			lines, _ := remainingLines(full[:cut])
 			stdin := strings.Join(lines, "\n")
-			out, errOut, err := runCmdTimeout(t, 30*time.Second, stdin, "--data-dir", dir, "run", "--resume", sess.ID, "--headless", "--json")
+			out, errOut, err := runCmdTimeout(t, 10*time.Second, stdin, "--data-dir", dir, "run", "--resume", sess.ID, "--headless", "--json")
 			if err != nil {
 				t.Fatalf("resume after seq %d: %v\nstderr:\n%s", cut, err, errOut)
 			}

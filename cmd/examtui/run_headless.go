@@ -107,9 +107,6 @@ func parseHeadlessLine(line string) (headlessLine, error) {
 // complete (or its time budget to expire), unless the exam is paused (nothing could resume
 // it); SIGINT/SIGTERM close the session cleanly, leaving it interrupted and resumable.
 func runHeadless(cmd *cobra.Command, specPath string, o runOptions) error {
-	if o.voice.mic {
-		return errors.New("--headless reads typed answers from stdin; --mic needs the console (drop --headless)")
-	}
 	ctx := cmd.Context()
 	dataDir, log, closeLog, err := setup()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -150,6 +151,12 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 		},
 	}
 	if env.store != nil {
+		// A scripted run lives on the virtual clock; its session starts where the clock does,
+		// so durations and replays read true. A room run is on the wall clock.
+		start := headless.DefaultStart
+		if env.o.room.enabled() {
+			start = time.Now()
+		}
 		exam, err := s.CompileSpec()
 		if err != nil {
 			return nil, err
@@ -160,6 +167,7 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 		}
 		sess, err := env.store.Create(ctx, sessions.Meta{
 			Exam: exam, Candidate: "script:" + s.Name(), Examiner: s.Examiner, Input: input, SpecPath: s.SpecPath(),
+			StartedAt: start,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("create session: %w", err)

@@ -180,7 +180,13 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 		audio.WithOnEvent(vc.onEvent), audio.WithOnTranscript(vc.onTranscript), audio.WithVoiceLogger(cfg.log),
 	}
 	if cfg.detector {
-		vopts = append(vopts, audio.WithTurnDetector(audio.LooksUnfinished))
+		// The turn so far, transcribed at each pause, doubles as the console's interim text.
+		vopts = append(vopts, audio.WithTurnDetector(func(partial string) bool {
+			if err := x.Controller.Interim(partial, 0); err != nil {
+				vc.log.Debug("voice: interim transcript", "err", err)
+			}
+			return audio.LooksUnfinished(partial)
+		}))
 	}
 	if cfg.recordDir != "" {
 		rec, err := audio.NewSessionRecorder(cfg.recordDir)
