@@ -186,9 +186,12 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 			b.WriteString("Nothing was said.\n")
 		}
 		node := ""
-		for _, t := range sum.Transcript {
+		for i, t := range sum.Transcript {
 			if t.NodeID != "" && t.NodeID != node {
 				node = t.NodeID
+				if i > 0 {
+					b.WriteString("\n") // end the list, or the node name joins its last item
+				}
 				fmt.Fprintf(&b, "*%s*\n\n", mdText(node))
 			}
 			who := "Examiner"

@@ -11,10 +11,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/internal/mdterm"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -156,12 +156,7 @@ func newSessionsShowCmd() *cobra.Command {
 				if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
 					width = w - 2
 				}
-				r, err := glamour.NewTermRenderer(glamour.WithEnvironmentConfig(), glamour.WithWordWrap(width))
-				if err == nil {
-					if rendered, err := r.Render(md); err == nil {
-						md = rendered
-					}
-				}
+				md = mdterm.Render(md, width, mdterm.WithColor(mdterm.ColorFor(f, os.Environ())))
 			}
 			_, err = io.WriteString(out, md)
 			return err
