@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/examtui/examtui/runtime"
 )
@@ -54,6 +56,7 @@ type Bot struct {
 	audioTurns AudioTurns
 	speaker    Speaker
 	spoken     *queue[runtime.SpokenPayload]
+	pending    atomic.Int64 // lines queued or being said
 	ctx        context.Context
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
@@ -88,6 +91,7 @@ func (b *Bot) Publish(ev runtime.Event) error {
 		if err != nil {
 			b.log.Error("spoken event does not decode; not said aloud", "seq", ev.Seq, "err", err)
 		} else {
+			b.pending.Add(1)
 			b.spoken.push(*p.(*runtime.SpokenPayload))
 		}
 	}
@@ -144,6 +148,7 @@ func (b *Bot) Interrupt() {
 		if _, ok := b.spoken.pop(b.ctx); !ok {
 			return
 		}
+		b.pending.Add(-1)
 	}
 	b.room.Voice().Clear()
 }
@@ -181,6 +186,7 @@ func (b *Bot) runSpeech(ctx context.Context) {
 			return
 		}
 		if err := b.speaker(ctx, p, voice); err != nil {
+			b.pending.Add(-1)
 			if ctx.Err() != nil {
 				return
 			}
@@ -188,13 +194,30 @@ func (b *Bot) runSpeech(ctx context.Context) {
 			b.room.ReportError("speech_failed", fmt.Sprintf("could not say %q: %v", p.Text, err))
 			continue
 		}
-		if err := voice.WaitPlayout(ctx); err != nil {
+		err := voice.WaitPlayout(ctx)
+		b.pending.Add(-1)
+		if err != nil {
 			return
 		}
 		if d, ok := b.ctrl.(speechDoner); ok && b.spoken.len() == 0 {
 			d.SpeechDone()
 		}
 	}
+}
+
+// WaitIdle blocks until the examiner has said every line queued so far (or ctx ends): a bot
+// leaving at the end of an exam lets the closing words reach the candidate first.
+func (b *Bot) WaitIdle(ctx context.Context) error {
+	for b.pending.Load() > 0 || b.room.Voice().Queued() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-b.ctx.Done():
+			return ErrClosed
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // Close stops the bot's goroutines. It is safe to call more than once.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -155,8 +156,19 @@ func (r *roomRun) startWhenCandidate(ctx context.Context) error {
 	return nil
 }
 
-// finish closes the exam (so its last events reach the room) and then leaves the room.
+// closingSpeech bounds how long a finished exam's bot stays to say its last lines.
+const closingSpeech = 30 * time.Second
+
+// finish lets the examiner of an exam that has ended finish speaking, closes the exam (so its last events reach the
+// room) and then leaves the room.
 func (r *roomRun) finish() error {
+	if r.x.Controller.Snapshot().State.Terminal() {
+		ctx, cancel := context.WithTimeout(context.Background(), closingSpeech)
+		if err := r.rb.Bot.WaitIdle(ctx); err != nil {
+			r.log.Warn("room: leaving before the examiner finished speaking", "err", err)
+		}
+		cancel()
+	}
 	err := r.x.Close()
 	return errors.Join(err, r.rb.Close())
 }

@@ -128,7 +128,7 @@ func (r testRoomOptions) run(ctx context.Context, s *headless.Script, opts headl
 
 	rt, err := r.startRoom(ctx, s, ctrl, fan, spoken, log)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Name(), err)
+		return nil, err
 	}
 	defer rt.close()
 
@@ -163,7 +163,7 @@ func (r testRoomOptions) run(ctx context.Context, s *headless.Script, opts headl
 		runErr = cerr
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("%s: %w", s.Name(), runErr)
+		return nil, runErr
 	}
 	report.Summarize()
 	report.CandidateLeaks = rt.leaks()

@@ -124,7 +124,9 @@ func (x *Exam) JoinRoom(ctx context.Context, o RoomOptions) (*RoomBot, error) {
 }
 
 // WaitCandidate blocks until a candidate is in the room and returns its identity.
-func (b *RoomBot) WaitCandidate(ctx context.Context) (string, error) { return b.Room.WaitCandidate(ctx) }
+func (b *RoomBot) WaitCandidate(ctx context.Context) (string, error) {
+	return b.Room.WaitCandidate(ctx)
+}
 
 func (b *RoomBot) closeVoice() {
 	if b.Voice != nil {
