@@ -138,7 +138,7 @@ func (r testRoomOptions) run(ctx context.Context, s *headless.Script, opts headl
 		if err != nil {
 			return nil, err
 		}
-		dir = filepath.Join(dataDir, "recordings", sid)
+		dir = app.RecordingDir(dataDir, sid)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("recordings: %w", err)
