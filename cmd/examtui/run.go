@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -86,20 +88,11 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 	if o.voice.mic {
 		input = "mic"
 	}
-	x, err := app.Open(ctx, app.Options{
-		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
-		DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,
-	})
+	x, err := openExam(ctx, specPath, o, input, dataDir, log)
 	if err != nil {
-		if errors.Is(err, app.ErrSpecInvalid) {
-			return &exitError{code: 1, msg: err.Error()}
-		}
 		return err
 	}
 	defer x.Close()
-	for _, d := range x.Diags {
-		log.Warn("spec", "diagnostic", d.String())
-	}
 
 	tuiOpts := []tui.Option{tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log)}
 	voice, err := startVoice(ctx, x, o.voice, dataDir, log)
@@ -132,4 +125,23 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		fmt.Fprintf(os.Stderr, "session %s stored in %s (examtui sessions show %s)\n", x.SessionID, dataDir, x.SessionID)
 	}
 	return err
+}
+
+// openExam opens the exam a run command names, with its store, and logs the spec's warnings.
+// An invalid spec exits with status 1 and its diagnostics.
+func openExam(ctx context.Context, specPath string, o runOptions, input, dataDir string, log *slog.Logger) (*app.Exam, error) {
+	x, err := app.Open(ctx, app.Options{
+		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
+		DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,
+	})
+	if err != nil {
+		if errors.Is(err, app.ErrSpecInvalid) {
+			return nil, &exitError{code: 1, msg: err.Error()}
+		}
+		return nil, err
+	}
+	for _, d := range x.Diags {
+		log.Warn("spec", "diagnostic", d.String())
+	}
+	return x, nil
 }

@@ -114,20 +114,11 @@ func runHeadless(cmd *cobra.Command, specPath string, o runOptions) error {
 	}
 	defer closeLog()
 
-	x, err := app.Open(ctx, app.Options{
-		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
-		Input: runtime.SourceTyped, DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log,
-	})
+	x, err := openExam(ctx, specPath, o, runtime.SourceTyped, dataDir, log)
 	if err != nil {
-		if errors.Is(err, app.ErrSpecInvalid) {
-			return &exitError{code: 1, msg: err.Error()}
-		}
 		return err
 	}
 	defer x.Close()
-	for _, d := range x.Diags {
-		log.Warn("spec", "diagnostic", d.String())
-	}
 	h := &headlessRun{x: x, log: log, errw: cmd.ErrOrStderr(),
 		printer: newEventPrinter(cmd.OutOrStdout(), o.jsonOut)}
 	return h.run(ctx, cmd.InOrStdin())

@@ -99,20 +99,11 @@ func runRoom(cmd *cobra.Command, specPath string, o runOptions) error {
 	}
 	defer closeLog()
 	livekit.SetSDKLogger(log)
-	x, err := app.Open(ctx, app.Options{
-		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
-		Input: runtime.SourceRoom, DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log,
-	})
+	x, err := openExam(ctx, specPath, o, runtime.SourceRoom, dataDir, log)
 	if err != nil {
-		if errors.Is(err, app.ErrSpecInvalid) {
-			return &exitError{code: 1, msg: err.Error()}
-		}
 		return err
 	}
 	defer x.Close()
-	for _, d := range x.Diags {
-		log.Warn("spec", "diagnostic", d.String())
-	}
 	rec, synth, vopts, err := o.room.providers(o.voice, x.Spec.Language, log)
 	if err != nil {
 		return err
