@@ -33,10 +33,18 @@ func newRunCmd() *cobra.Command {
 		Long: `Run an exam in the console: the examiner asks, you answer (typed by default), and the
 panes show the transcript, evidence, guardrails and timers live. SPEC is an exam file, or
 "demo" (the default) for the built-in exam. Every event is stored in the session store; an
-interrupted session continues with --resume ID.`,
+interrupted session continues with --resume ID.
+
+--mic answers by speaking (PortAudio, VAD, speech recognition; the examiner speaks back),
+--room runs the exam bot in a LiveKit room, and --headless runs with no console: answers
+from stdin (one line per turn, /pause /resume /skip /advance /end /admin TEXT /queue TEXT),
+events on stdout.`,
 		Example: `  examtui run exam.yaml
   examtui run demo --examiner offline
   OPENAI_API_KEY=... examtui run exam.yaml --examiner llm --model gpt-4o-mini
+  examtui run exam.yaml --mic --barge-in
+  examtui run exam.yaml --room exam-42 --headless --json
+  examtui run demo --headless < answers.txt
   examtui run --resume 3f2a`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
