@@ -58,6 +58,9 @@ type Info struct {
 	// ReadOnly marks a replay or an observer console: no input line, no controls, and the
 	// Backend may be nil.
 	ReadOnly bool
+	// Observer marks an examiner's console on someone else's exam (examtui watch): controls
+	// and instructions work, but the candidate answers elsewhere, so the input line says so.
+	Observer bool
 }
 
 func (i *Info) validate() error {

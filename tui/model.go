@@ -299,6 +299,8 @@ func (m *Model) setPlaceholder() {
 	switch {
 	case m.state.Terminal():
 		m.input.Placeholder = "the exam is " + m.state.String() + " · ctrl+c quits"
+	case m.info.Observer:
+		m.input.Placeholder = "watching: the candidate answers in the room · " + m.keys.Instruct.Help().Key + " sends the examiner an instruction"
 	case m.info.Input == InputMic:
 		hint := "answers are spoken into the microphone; typing works too"
 		if m.keys.SwitchInput.Enabled() {

@@ -191,3 +191,26 @@ func TestSwitchInputReadOnly(t *testing.T) {
 		t.Error("switch key enabled on a read-only console")
 	}
 }
+
+// TestObserverPlaceholder: an examiner watching someone else's exam is told the candidate
+// answers in the room, and how to instruct the examiner instead.
+func TestObserverPlaceholder(t *testing.T) {
+	info := hotelInfo
+	info.Input, info.Observer = InputRoom, true
+	m, err := New(info, &switchingBackend{mode: InputRoom}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, m, windowSize(120, 40))
+	if p := m.input.Placeholder; !strings.HasPrefix(p, "watching: the candidate answers in the room") || !strings.Contains(p, "ctrl+o") {
+		t.Errorf("observer placeholder %q", p)
+	}
+	info.Observer = false
+	m, err = New(info, &switchingBackend{mode: InputRoom}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.input.Placeholder; strings.HasPrefix(p, "watching") {
+		t.Errorf("the bot's own console reads as an observer: %q", p)
+	}
+}

@@ -143,7 +143,7 @@ func watchConsole(ctx context.Context, c *livekit.Client, o watchOptions, log *s
 	if o.room != "" {
 		title = "exam room " + o.room
 	}
-	m, err := tui.New(tui.Info{Title: title, Examiner: "remote (" + c.Identity() + ")", Input: tui.InputRoom},
+	m, err := tui.New(tui.Info{Title: title, Examiner: "remote (" + c.Identity() + ")", Input: tui.InputRoom, Observer: true},
 		remoteBackend(ctx, c), tui.WithLogger(log))
 	if err != nil {
 		return err
