@@ -15,13 +15,7 @@ import (
 // setup loads the config file into the environment (the environment wins), resolves the data
 // directory and opens the log file. The TUI owns the terminal, so logs never go to stdout.
 func setup() (dataDir string, log *slog.Logger, closeLog func(), err error) {
-	cfg, err := config.Load()
-	if err != nil {
-		return "", nil, nil, err
-	}
-	cfg.Env()
-	globals.config = cfg
-	if dataDir, err = sessions.DataDir(globals.dataDir); err != nil {
+	if dataDir, err = resolveDataDir(); err != nil {
 		return "", nil, nil, err
 	}
 	var level slog.Level
@@ -45,4 +39,16 @@ func setup() (dataDir string, log *slog.Logger, closeLog func(), err error) {
 		w, closeLog = f, func() { _ = f.Close() }
 	}
 	return dataDir, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeLog, nil
+}
+
+// resolveDataDir loads the config file into the environment (so its dataDir and keys apply)
+// and resolves the data directory: --data-dir, $EXAMTUI_DATA_DIR, the config file, XDG.
+func resolveDataDir() (string, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return "", err
+	}
+	cfg.Env()
+	globals.config = cfg
+	return sessions.DataDir(globals.dataDir)
 }

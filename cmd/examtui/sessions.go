@@ -20,7 +20,7 @@ import (
 
 // openStore opens the session store in the resolved data directory.
 func openStore(cmd *cobra.Command) (*sessions.Store, error) {
-	dir, err := sessions.DataDir(globals.dataDir)
+	dir, err := resolveDataDir()
 	if err != nil {
 		return nil, err
 	}

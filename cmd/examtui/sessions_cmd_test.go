@@ -138,3 +138,21 @@ func TestValidateArtifactCommand(t *testing.T) {
 		t.Errorf("stdin: exit %d\n%s", exitCode(err), out)
 	}
 }
+
+// TestSessionsUseConfigDataDir: the config file's dataDir is where sessions are read, as it is
+// where runs store them.
+func TestSessionsUseConfigDataDir(t *testing.T) {
+	dir, id := recordRehearsal(t)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("dataDir: "+dir+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("EXAMTUI_CONFIG", cfg)
+	t.Setenv("EXAMTUI_DATA_DIR", "restored after the test")
+	os.Unsetenv("EXAMTUI_DATA_DIR") // the config file, not the environment, names the directory
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	out, _, err := runCmd(t, "", "sessions", "list")
+	if err != nil || !strings.Contains(out, id) {
+		t.Fatalf("sessions list with dataDir from the config file: %v\n%s", err, out)
+	}
+}
