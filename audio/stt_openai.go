@@ -90,16 +90,12 @@ func WithSTTLogger(l *slog.Logger) OpenAISTTOption {
 // NewOpenAIRecognizer returns a recognizer for baseURL (ending in /v1) with apiKey; httpClient
 // may be nil for http.DefaultClient.
 func NewOpenAIRecognizer(baseURL, apiKey string, httpClient *http.Client, opts ...OpenAISTTOption) (*OpenAIRecognizer, error) {
-	if strings.TrimSpace(baseURL) == "" {
-		return nil, fmt.Errorf("%w: empty OpenAI base URL (set OPENAI_BASE_URL)", ErrInvalidConfig)
-	}
-	cfg := openai.DefaultConfig(apiKey)
-	cfg.BaseURL = strings.TrimRight(baseURL, "/")
-	if httpClient != nil {
-		cfg.HTTPClient = httpClient
+	client, err := newOpenAIClient(baseURL, apiKey, httpClient)
+	if err != nil {
+		return nil, err
 	}
 	r := &OpenAIRecognizer{
-		client:  openai.NewClientWithConfig(cfg),
+		client:  client,
 		model:   openai.Whisper1,
 		format:  openai.AudioResponseFormatVerboseJSON,
 		timeout: 30 * time.Second,

@@ -58,15 +58,11 @@ func WithTTSLogger(l *slog.Logger) OpenAITTSOption {
 
 // NewOpenAISpeech returns a synthesizer for baseURL (ending in /v1).
 func NewOpenAISpeech(baseURL, apiKey string, httpClient *http.Client, opts ...OpenAITTSOption) (*OpenAISpeech, error) {
-	if strings.TrimSpace(baseURL) == "" {
-		return nil, fmt.Errorf("%w: empty OpenAI base URL (set OPENAI_BASE_URL)", ErrInvalidConfig)
+	client, err := newOpenAIClient(baseURL, apiKey, httpClient)
+	if err != nil {
+		return nil, err
 	}
-	cfg := openai.DefaultConfig(apiKey)
-	cfg.BaseURL = strings.TrimRight(baseURL, "/")
-	if httpClient != nil {
-		cfg.HTTPClient = httpClient
-	}
-	s := &OpenAISpeech{client: openai.NewClientWithConfig(cfg), model: string(openai.TTSModel1), voice: string(openai.VoiceAlloy),
+	s := &OpenAISpeech{client: client, model: string(openai.TTSModel1), voice: string(openai.VoiceAlloy),
 		log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		if err := o(s); err != nil {
