@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
@@ -103,78 +104,15 @@ func replayConsole(cmd *cobra.Command, idOrPrefix string, o replayOptions, popts
 	defer st.Close()
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
-	sess, err := st.Get(ctx, id)
+	r, err := app.OpenReplay(ctx, st, id, o.from, popts, tui.WithLogger(log.With("replay", id)))
 	if err != nil {
 		return err
 	}
-	if o.from > sess.EventCount+1 {
-		return fmt.Errorf("--from %d: session %s has %d events", o.from, id, sess.EventCount)
-	}
-	p, err := sessions.NewPlayer(st.Events(ctx, id, o.from), popts...)
-	if err != nil {
-		return err
-	}
-	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: tui.InputMode(sess.Input), SessionID: id, ReadOnly: true}
-	if info.Input == "" {
-		info.Input = tui.InputTyped
-	}
-	m, err := tui.New(info, nil, tui.WithReplay(p), tui.WithReplayTotal(sess.EventCount),
-		tui.WithLogger(log.With("replay", id)))
-	if err != nil {
-		return err
-	}
-	if o.from > 1 {
-		if err := applyBefore(ctx, st, id, o.from, m); err != nil {
-			return err
-		}
-	}
-	events, played := playInto(ctx, p)
-	log.Info("replay started", "session", id, "events", sess.EventCount, "from", o.from, "speed", o.speed)
-	err = tui.Run(ctx, m, events)
+	log.Info("replay started", "session", id, "events", r.Session.EventCount, "from", o.from, "speed", o.speed)
+	err = tui.Run(ctx, r.Model, r.Events)
 	cancel() // quitting the console stops the player
-	if perr := <-played; perr != nil && !errors.Is(perr, context.Canceled) && err == nil {
+	if perr := <-r.Played; perr != nil && !errors.Is(perr, context.Canceled) && err == nil {
 		err = fmt.Errorf("replay %s: %w", id, perr)
 	}
 	return err
-}
-
-// applyBefore shows the events before seq from at once, so a replay that starts late has the
-// panes as they were at that point.
-func applyBefore(ctx context.Context, st *sessions.Store, id string, from int64, m *tui.Model) error {
-	batch := make([]runtime.Event, 0, 256)
-	for ev, err := range st.Events(ctx, id, 1) {
-		if err != nil {
-			return err
-		}
-		if ev.Seq >= from {
-			break
-		}
-		batch = append(batch, ev)
-		if len(batch) == cap(batch) {
-			m.Apply(batch...)
-			batch = batch[:0]
-		}
-	}
-	m.Apply(batch...)
-	return nil
-}
-
-// playInto runs the player into a channel the console reads; the channel closes when the
-// replay is over (the console then shows "replay done") or ctx ends. played reports how the
-// player stopped.
-func playInto(ctx context.Context, p *sessions.Player) (<-chan runtime.Event, <-chan error) {
-	events := make(chan runtime.Event)
-	played := make(chan error, 1)
-	go func() {
-		defer close(events)
-		played <- p.Run(ctx, func(ev runtime.Event) error {
-			select {
-			case events <- ev:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
-	return events, played
 }

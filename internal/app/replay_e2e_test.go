@@ -66,27 +66,20 @@ func TestReplayConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sess, err := st.Get(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
 	all, err := st.LoadEvents(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	// The wiring the replay command needs (cmd/examtui/replay.go without --json).
-	p, err := sessions.NewPlayer(st.Events(ctx, id, 1), sessions.WithSpeed(16),
-		sessions.WithGapCap(5*time.Millisecond), sessions.WithStartPaused())
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: tui.InputMode(sess.Input), SessionID: id, ReadOnly: true}
-	m, err := tui.New(info, nil, tui.WithReplay(p), tui.WithReplayTotal(sess.EventCount),
+	// The wiring the replay command uses (cmd/examtui/replay.go without --json).
+	r, err := app.OpenReplay(ctx, st, id, 1,
+		[]sessions.PlayerOption{sessions.WithSpeed(16), sessions.WithGapCap(5 * time.Millisecond), sessions.WithStartPaused()},
 		tui.WithNoColor(true), tui.WithDarkBackground(true), tui.WithTickInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
+	sess, m, p, events, played := r.Session, r.Model, r.Player, r.Events, r.Played
+	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: tui.InputMode(sess.Input), SessionID: id, ReadOnly: true}
 	c := &console{t: t}
 	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
 		if probe, ok := msg.(screenProbe); ok {
@@ -97,19 +90,6 @@ func TestReplayConsole(t *testing.T) {
 	}
 	c.tm = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
 		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
-	events := make(chan runtime.Event)
-	played := make(chan error, 1)
-	go func() {
-		defer close(events)
-		played <- p.Run(ctx, func(ev runtime.Event) error {
-			select {
-			case events <- ev:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
 	done, bridged := make(chan struct{}), make(chan struct{})
 	go func() { defer close(bridged); m.Bridge(done, events, c.tm.Send) }()
 	defer func() { cancel(); close(done); <-bridged }()
