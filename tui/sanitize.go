@@ -3,9 +3,8 @@ package tui
 import (
 	"bytes"
 	"reflect"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/examtui/examtui/internal/textsafe"
 )
 
 // Event text reaches the console from places the console does not control: a candidate typing
@@ -48,21 +47,9 @@ func needsCleaning(payload []byte) bool {
 	return false
 }
 
-// cleanText turns tabs and line breaks into spaces and drops every other control character.
-func cleanText(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			return ' '
-		case unicode.IsControl(r):
-			return -1
-		}
-		return r
-	}, s)
-}
+// cleanText is textsafe.Line: the console and every other human-readable writer clean text the
+// same way.
+func cleanText(s string) string { return textsafe.Line(s) }
 
 // cleanStrings cleans every string reachable from v (a pointer to a payload): fields, slices
 // and pointed-to structs. Raw JSON ([]byte) is left alone: the Debug view cleans it as it

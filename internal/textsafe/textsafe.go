@@ -1,0 +1,97 @@
+// Package textsafe makes text from outside the program safe to show to a person.
+//
+// Candidates type answers, LLMs write replies and authors name nodes; any of them can carry
+// control characters that a terminal treats as commands (cursor moves, title or clipboard
+// writes through OSC sequences, a bell) or bidirectional overrides that make text read
+// differently from what it is. Every human-readable writer (the console, reports, Markdown
+// exports, printed event lines) passes its text through this one package.
+package textsafe
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Line returns s on one line: tabs and line breaks become spaces, every other control
+// character, bidirectional control and invalid UTF-8 byte is dropped or replaced.
+func Line(s string) string {
+	if isClean(s, false) {
+		return s
+	}
+	return clean(s, false)
+}
+
+// Block is Line for multi-line text: line breaks ("\n"; "\r\n" and "\r" become "\n") and
+// tabs are kept, everything else Line drops is dropped.
+func Block(s string) string {
+	if isClean(s, true) {
+		return s
+	}
+	return clean(strings.ReplaceAll(s, "\r\n", "\n"), true)
+}
+
+// Unsafe reports whether s holds anything Line would change other than tabs and line breaks:
+// a validator uses it to reject text that should have been cleaned.
+func Unsafe(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if r != '\n' && r != '\t' && r != '\r' && dropped(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isClean(s string, multiline bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			if multiline && (c == '\n' || c == '\t') {
+				continue
+			}
+			return false
+		}
+		if c >= 0x80 {
+			return !Unsafe(s[i:]) && (multiline || !strings.ContainsAny(s[i:], "\n\t\r"))
+		}
+	}
+	return true
+}
+
+func clean(s string, multiline bool) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			if multiline {
+				return r
+			}
+			return ' '
+		case r == '\r':
+			if multiline {
+				return '\n'
+			}
+			return ' '
+		case dropped(r):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// dropped: C0 and C1 controls, DEL, and the bidirectional embeddings, overrides, isolates and
+// marks that can reorder what a reader sees.
+func dropped(r rune) bool {
+	switch {
+	case unicode.IsControl(r):
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	}
+	return false
+}

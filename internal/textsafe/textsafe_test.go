@@ -1,0 +1,65 @@
+package textsafe
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLineAndBlock(t *testing.T) {
+	tests := []struct {
+		name, in, line, block string
+	}{
+		{"plain", "Good morning.", "Good morning.", "Good morning."},
+		{"escape and osc", "a\x1b]52;c;aGk=\x07b\x1b[2Jc", "a]52;c;aGk=b[2Jc", "a]52;c;aGk=b[2Jc"},
+		{"line breaks", "one\r\ntwo\tthree\rfour", "one  two three four", "one\ntwo\tthree\nfour"},
+		{"nul del c1", "x\x00y\x7fz\u0085w\u009bv", "xyzwv", "xyzwv"},
+		{"bidi", "abc\u202Edef\u2066g\u200Fh", "abcdefgh", "abcdefgh"},
+		{"invalid utf8", "a\xffb", "a\uFFFDb", "a\uFFFDb"},
+		{"cjk and emoji kept", "日本 🎉", "日本 🎉", "日本 🎉"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Line(tt.in); got != tt.line {
+				t.Errorf("Line(%q) = %q, want %q", tt.in, got, tt.line)
+			}
+			if got := Block(tt.in); got != tt.block {
+				t.Errorf("Block(%q) = %q, want %q", tt.in, got, tt.block)
+			}
+			if Unsafe(Line(tt.in)) || Unsafe(Block(tt.in)) {
+				t.Errorf("cleaned text still unsafe: %q", tt.in)
+			}
+		})
+	}
+}
+
+func TestUnsafe(t *testing.T) {
+	for _, s := range []string{"\x1b[31m", "\a", "\u202E", "\x00", "\xff"} {
+		if !Unsafe(s) {
+			t.Errorf("Unsafe(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"", "plain", "two\nlines\tand tab", "日本"} {
+		if Unsafe(s) {
+			t.Errorf("Unsafe(%q) = true", s)
+		}
+	}
+}
+
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"", "a\x1b]0;t\x07", "\r\n\t", "\u202E\u0085", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		line, block := Line(s), Block(s)
+		if Unsafe(line) || Unsafe(block) || strings.ContainsAny(line, "\n\r\t") || strings.Contains(block, "\r") {
+			t.Fatalf("not clean: %q -> %q / %q", s, line, block)
+		}
+		if !utf8.ValidString(line) || !utf8.ValidString(block) {
+			t.Fatalf("invalid UTF-8 out of %q", s)
+		}
+		if Line(line) != line || Block(block) != block {
+			t.Fatalf("not idempotent: %q", s)
+		}
+	})
+}
