@@ -53,9 +53,13 @@ func WithLogLevel(level string) Option { return func(s *Server) { s.logLevel = l
 
 // Start runs a livekit-server on free loopback ports with a fresh key and secret, waits until it
 // answers, and stops it when the test ends. A missing binary fails the test: the harness is part
-// of the test suite, not optional.
+// of the test suite, not optional. With -short (make test-short) the test is skipped instead:
+// the short run is the quick loop, make test runs everything.
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: this test needs a real LiveKit server (make test runs it)")
+	}
 	bin, err := findBinary()
 	if err != nil {
 		t.Fatalf("lktest: %v", err)
