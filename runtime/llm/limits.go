@@ -91,7 +91,9 @@ func capBody(r *http.Request, resp *http.Response, meta *respMeta) {
 
 type capKey struct{}
 
-func withCap(ctx context.Context, n int64) context.Context { return context.WithValue(ctx, capKey{}, n) }
+func withCap(ctx context.Context, n int64) context.Context {
+	return context.WithValue(ctx, capKey{}, n)
+}
 
 // firstTokenWatch cancels ctx with ErrFirstToken unless seen is called within d.
 type firstTokenWatch struct {
