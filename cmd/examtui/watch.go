@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/logredact"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/tui"
 )
@@ -315,7 +316,7 @@ func openLivekitLog() (*slog.Logger, func(), error) {
 	}
 	level := slog.LevelInfo
 	_ = level.UnmarshalText([]byte(globals.logLevel))
-	log := slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}))
+	log := slog.New(logredact.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})))
 	livekit.SetSDKLogger(log)
 	return log, func() { f.Close() }, nil
 }
