@@ -23,7 +23,9 @@ func TestHandlerMasksSecrets(t *testing.T) {
 	}{
 		{"message", func(l *slog.Logger) { l.Info("joining with token " + jwt) }},
 		{"string attr", func(l *slog.Logger) { l.Debug("connect", "url", "wss://lk.example/rtc?access_token="+jwt) }},
-		{"bearer header", func(l *slog.Logger) { l.Info("request", "header", "Authorization: Bearer sk-proj-abcdefghijklmnopqrstuvwxyz") }},
+		{"bearer header", func(l *slog.Logger) {
+			l.Info("request", "header", "Authorization: Bearer sk-proj-abcdefghijklmnopqrstuvwxyz")
+		}},
 		{"error", func(l *slog.Logger) { l.Warn("failed", "err", errors.New("dial: token "+jwt+" rejected")) }},
 		{"stringer", func(l *slog.Logger) { l.Info("cfg", "v", stringer{"key=" + jwt}) }},
 		{"group", func(l *slog.Logger) { l.Info("g", slog.Group("req", slog.String("token", jwt))) }},
