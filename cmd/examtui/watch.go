@@ -20,6 +20,7 @@ import (
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/logredact"
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/tui"
 )
@@ -354,7 +355,9 @@ func printEvent(w io.Writer, ev runtime.Event, asJSON bool) error {
 	if ev.Seq == 0 {
 		seq = "--" // an out-of-band report from the bot, not in the journal
 	}
-	_, err := fmt.Fprintf(w, "%s %s %-20s %s\n", ev.Timestamp.Local().Format("15:04:05"), seq, ev.Event, ev.Payload)
+	// JSON escapes control characters but not C1 controls or bidi overrides written as UTF-8.
+	line := fmt.Sprintf("%s %s %-20s %s", ev.Timestamp.Local().Format("15:04:05"), seq, ev.Event, ev.Payload)
+	_, err := fmt.Fprintln(w, textsafe.Line(line))
 	return err
 }
 
