@@ -25,6 +25,7 @@ type Controller struct {
 	sessionID   string
 	turnTimeout time.Duration
 	inputSource string
+	failover    failover
 
 	// turnMu serializes examiner calls (candidate turns and immediate admin runs); mu guards
 	// everything else and is released during the call so the examiner can be paused, advanced or
@@ -113,7 +114,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		return nil, err
 	}
 	o := options{clock: SystemClock{}, turnTimeout: DefaultTurnTimeout, inputSource: SourceTyped,
-		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens}
+		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens, failoverAfter: DefaultFailoverAfter}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -131,6 +132,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		filters: make(map[string]*nodeFilters, len(exam.Nodes)), ctxm: newContextManager(), ttsSpeed: 1,
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
+	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter}
 	for i := range exam.Nodes {
 		c.filters[exam.Nodes[i].NodeID] = buildNodeFilters(exam, &exam.Nodes[i])
 	}
@@ -175,7 +177,11 @@ func (c *Controller) SessionID() string { return c.sessionID }
 func (c *Controller) Exam() *spec.Exam { return c.exam }
 
 // ExaminerName returns the examiner's name.
-func (c *Controller) ExaminerName() string { return c.ex.Name() }
+func (c *Controller) ExaminerName() string {
+	c.mu.Lock() // the examiner changes on failover
+	defer c.mu.Unlock()
+	return c.ex.Name()
+}
 
 // Start moves the exam created → scaffolding → ready → in_progress and enters the entry node.
 // A controller resumed mid-exam re-asks the current question instead.

@@ -83,6 +83,10 @@ func (c *Controller) decide(in *turnInput) {
 		c.log.Info("observation repaired", "node", node.NodeID, "turn", in.turn, "problems", problems)
 	}
 	c.ctxm.record(candidateMessage(in.text, 0))
+	failed := in.callErr != nil || in.reply == nil || len(in.reply.Arguments) == 0
+	if cmd == "" && c.examinerGaveUp(failed, perr) {
+		return
+	}
 	switch {
 	case cmd != "":
 		c.dispatchCommand(cmd, src, obs, valid)

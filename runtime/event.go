@@ -99,6 +99,8 @@ func (e Event) Decode() (Payload, error) {
 		p = &SystemErrorPayload{}
 	case EventExamCompleted:
 		p = &ExamCompletedPayload{}
+	case EventExaminerSwitched:
+		p = &ExaminerSwitchedPayload{}
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e.Event)
 	}

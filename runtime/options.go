@@ -27,6 +27,10 @@ type options struct {
 	inputSource string
 	maxMessages int
 	maxTokens   int
+	// failover.go
+	fallback      Examiner
+	failoverAfter int
+	holdAfter     time.Duration
 }
 
 // Option configures a Controller.

@@ -32,6 +32,7 @@ func (c *Controller) restore(events []Event) error {
 		if err := c.replay(ev, p); err != nil {
 			return fmt.Errorf("%w: seq %d (%s): %w", ErrResume, ev.Seq, ev.Event, err)
 		}
+		c.replayFailover(p)
 		c.seq = ev.Seq
 		lastTs = ev.Timestamp
 	}

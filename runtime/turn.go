@@ -122,7 +122,9 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 
 	callStart := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
+	stopHold := c.holdWhileSlow(in)
 	reply, callErr := c.ex.Observe(cctx, req)
+	stopHold()
 	cancel()
 	in.callDur = time.Since(callStart)
 	in.reply, in.callErr = reply, callErr

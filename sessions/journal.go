@@ -368,6 +368,9 @@ func (j *Journal) Close() error {
 				errs = append(errs, fmt.Errorf("mark %s interrupted: %w", j.id, err))
 			}
 		}
+		if j.agg.ended() && len(errs) == 0 {
+			j.removeLockFile()
+		}
 		errs = append(errs, j.insert.Close(), j.update.Close(), j.lock.release())
 		j.store.mu.Lock()
 		delete(j.store.journals, j.id)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/examtui/examtui/internal/textsafe"
 )
 
 // MarkdownOptions tune RenderMarkdown.
@@ -205,7 +207,9 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 			b.WriteString("\n")
 		}
 	}
-	return b.String()
+	// Identifiers and codes are written raw inside code spans; the whole record goes through the
+	// one cleaning function as well, so nothing a terminal obeys survives.
+	return textsafe.Block(b.String())
 }
 
 func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
@@ -242,9 +246,10 @@ func yesNo(b bool) string {
 
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "#", `\#`)
 
-// mdText makes candidate- or LLM-written text inert in Markdown and keeps it on one line.
+// mdText makes candidate- or LLM-written text inert in Markdown and keeps it on one line;
+// control characters and terminal escapes are dropped (textsafe.Line).
 func mdText(s string) string {
-	return mdEscaper.Replace(strings.Join(strings.Fields(s), " "))
+	return mdEscaper.Replace(strings.Join(strings.Fields(textsafe.Line(s)), " "))
 }
 
 func mdCell(s string) string {

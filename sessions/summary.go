@@ -213,6 +213,8 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 			sum.Beats++
 		case *runtime.SystemErrorPayload:
 			sum.Errors = append(sum.Errors, ErrorRecord{Seq: ev.Seq, At: ev.Timestamp, Code: p.Code, Message: p.Message, NodeID: p.NodeID})
+		case *runtime.ExaminerSwitchedPayload:
+			sum.Errors = append(sum.Errors, examinerSwitchedRecord(ev, p))
 		case *runtime.ExamCompletedPayload:
 			sum.Completed = p
 			if p.State != "" {

@@ -35,6 +35,9 @@ type ResolvedPolicies struct {
 	TimeWarningSec    int           `json:"timeWarningSec"`
 	ConfirmFinish     bool          `json:"confirmFinish"`
 	Gates             ResolvedGates `json:"gates"`
+	// ExaminerFailure is set only when the spec names a policy, so that exams without one
+	// compile as before; read it through OnExaminerFailure.
+	ExaminerFailure ExaminerFailure `json:"onExaminerFailure,omitempty"`
 }
 
 // ResolvedGates are the pacing gates in seconds with defaults applied.

@@ -40,6 +40,8 @@ type Policies struct {
 	TimeWarningSec    *int     `json:"timeWarningSec,omitempty" yaml:"timeWarningSec,omitempty"`
 	ConfirmFinish     *bool    `json:"confirmFinish,omitempty" yaml:"confirmFinish,omitempty"`
 	Gates             *Gates   `json:"gates,omitempty" yaml:"gates,omitempty"`
+	// OnExaminerFailure: "offline" (default) or "interrupt" (failure_policy.go).
+	OnExaminerFailure *string `json:"onExaminerFailure,omitempty" yaml:"onExaminerFailure,omitempty"`
 }
 
 // Gates are pacing gates in seconds (flowmanager-defaults.md).

@@ -148,6 +148,9 @@ func (c *checker) checkPolicies() {
 	}
 	nonNeg("policies.maxClarifications", p.MaxClarifications)
 	nonNeg("policies.timeWarningSec", p.TimeWarningSec)
+	if v := p.OnExaminerFailure; v != nil && !ExaminerFailure(*v).Valid() {
+		c.errorf("policies.onExaminerFailure", "allowed: offline, interrupt", "onExaminerFailure %q is not a policy", *v)
+	}
 	if v := p.STTMinConfidence; v != nil && (*v < 0 || *v > 1) {
 		c.errorf("policies.sttMinConfidence", "allowed: 0 to 1", "sttMinConfidence %g is out of range", *v)
 	}

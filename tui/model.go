@@ -265,6 +265,11 @@ func (m *Model) applyEvent(ev runtime.Event) {
 		m.state = v.State
 	case *runtime.SystemErrorPayload:
 		m.setNotice(fmt.Sprintf("system error %s: %s", v.Code, oneLine(v.Message)), true)
+	case *runtime.ExaminerSwitchedPayload:
+		m.setNotice(examinerSwitchedText(v), true)
+		if v.To != "" && !m.info.Observer {
+			m.info.Examiner = cleanText(v.To) + " (fallback from " + cleanText(v.From) + ")"
+		}
 	}
 }
 

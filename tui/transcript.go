@@ -128,6 +128,8 @@ func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload, width int) 
 		}
 	case *runtime.SystemErrorPayload:
 		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: fmt.Sprintf("error %s: %s", v.Code, oneLine(v.Message))}, width)
+	case *runtime.ExaminerSwitchedPayload:
+		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: examinerSwitchedText(v)}, width)
 	}
 }
 

@@ -34,6 +34,10 @@ type Client struct {
 	seen    map[int64]bool
 	remotes map[string]*lkmedia.PCMRemoteTrack
 	once    sync.Once
+	roles   *RoleBook
+	bot     string          // the one bot the server vouched for, pinned when first seen
+	warned  map[string]bool // security warnings already delivered, by code and sender
+	session string          // the session of the bot's latest event, for local warnings
 
 	eventsDropped atomic.Int64
 	audioDropped  atomic.Int64
@@ -106,7 +110,12 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 		cancel:  cancel,
 		seen:    make(map[int64]bool),
 		remotes: make(map[string]*lkmedia.PCMRemoteTrack),
+		warned:  make(map[string]bool),
 	}
+	c.roles = NewRoleBook(func(u UntrustedParticipant) {
+		c.log.Warn("participant refused a role", "identity", u.Identity, "claimed", u.Claimed, "verdict", u.Verdict.String())
+		c.securityWarning(CodeUntrustedParticipant, u.Identity, u.String())
+	})
 	if o.microphone {
 		c.voice = newVoice(o.micRate, "microphone", c.log)
 	}
@@ -117,6 +126,9 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 		opts:      o.connectOpts,
 		callbacks: c.callbacks,
 		setup: func(_ context.Context, lk *lksdk.Room, _ uint64) error {
+			for _, rp := range lk.GetRemoteParticipants() {
+				c.isBot(rp) // fix roles (and the bot) at first sight
+			}
 			if c.voice != nil {
 				return c.voice.publish(lk)
 			}
@@ -139,6 +151,7 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 
 func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 	return &lksdk.RoomCallback{
+		OnParticipantConnected: func(rp *lksdk.RemoteParticipant) { c.isBot(rp) },
 		ParticipantCallback: lksdk.ParticipantCallback{
 			OnDataPacket: func(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 				c.onData(data, params)
@@ -159,15 +172,24 @@ func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 	}
 }
 
-// onData accepts events only from the bot, as the server identifies it: anyone else could
-// publish on the topic.
+// onData accepts events only from the one bot the server vouches for (see RoleBook and isBot):
+// anyone could publish on the topic. Anything else becomes a security warning, never exam data.
 func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 	u, ok := data.(*lksdk.UserDataPacket)
 	if !ok || u.Topic != TopicEvents {
 		return
 	}
-	if _, role := senderRole(c.conn.room(), params); role != RoleBot {
-		c.log.Warn("event from a participant who is not the bot dropped", "from", params.SenderIdentity)
+	rp := params.Sender
+	if rp == nil && params.SenderIdentity != "" {
+		if lk := c.conn.room(); lk != nil {
+			rp = lk.GetParticipantByIdentity(params.SenderIdentity)
+		}
+	}
+	if !c.isBot(rp) {
+		who := params.SenderIdentity
+		c.log.Warn("event from a participant who is not the exam bot dropped", "from", who)
+		c.securityWarning(CodeForgedEvent, who, fmt.Sprintf(
+			"events from %q were dropped: it is not the exam bot the server vouches for", who))
 		return
 	}
 	var ev runtime.Event
@@ -175,15 +197,69 @@ func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 		c.log.Warn("malformed event dropped", "err", err)
 		return
 	}
-	if ev.Seq > 0 {
+	switch {
+	case ev.Seq < 0, ev.Seq == 0 && ev.Event != runtime.EventSystemError:
+		// Only out-of-band reports go without a seq; anything else claims to be exam data
+		// outside the journal.
+		c.log.Warn("event outside the journal dropped", "event", ev.Event.String(), "seq", ev.Seq)
+		c.securityWarning(CodeForgedEvent, "seq", fmt.Sprintf("an %s event without a journal seq (%d) was dropped", ev.Event, ev.Seq))
+		return
+	case ev.Seq > 0:
 		c.mu.Lock()
 		dup := c.seen[ev.Seq]
 		c.seen[ev.Seq] = true
+		c.session = ev.SessionID
 		c.mu.Unlock()
 		if dup {
 			return
 		}
 	}
+	c.deliver(ev)
+}
+
+// isBot reports whether rp is the exam bot: the server vouches for its bot role (RoleBook) and it
+// is the first such participant this client saw. A second participant with a bot token (another
+// exam's bot let into the room, a stolen token) is not believed.
+func (c *Client) isBot(rp *lksdk.RemoteParticipant) bool {
+	if rp == nil || c.roles.Role(rp) != RoleBot {
+		return false
+	}
+	c.mu.Lock()
+	if c.bot == "" {
+		c.bot = rp.Identity()
+		c.log.Info("exam bot", "identity", c.bot)
+	}
+	pinned := c.bot
+	c.mu.Unlock()
+	if rp.Identity() != pinned {
+		c.securityWarning(CodeForgedEvent, rp.Identity(), fmt.Sprintf(
+			"a second exam bot %q is in the room; only %q is believed", rp.Identity(), pinned))
+		return false
+	}
+	return true
+}
+
+// securityWarning delivers, once per code and subject, a system_error made by this client (seq
+// 0, like the bot's out-of-band reports) so that the examiner sees it.
+func (c *Client) securityWarning(code, subject, message string) {
+	c.mu.Lock()
+	key := code + "\x00" + subject
+	first := !c.warned[key]
+	c.warned[key] = true
+	session := c.session
+	c.mu.Unlock()
+	if !first {
+		return
+	}
+	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: code, Message: message})
+	if err != nil {
+		c.log.Error("encode security warning", "err", err)
+		return
+	}
+	c.deliver(ev)
+}
+
+func (c *Client) deliver(ev runtime.Event) {
 	select {
 	case c.events <- ev:
 	default:
@@ -193,7 +269,7 @@ func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 }
 
 func (c *Client) attachAudio(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
-	if track.Kind() != webrtc.RTPCodecTypeAudio || roleFromAttributes(rp.Attributes()) != RoleBot {
+	if track.Kind() != webrtc.RTPCodecTypeAudio || !c.isBot(rp) {
 		return
 	}
 	sink := &frameSink{from: rp.Identity(), rate: InputSampleRate, out: c.audio, dropped: &c.audioDropped, log: c.log}
@@ -272,7 +348,7 @@ func (c *Client) sendToBot(ctx context.Context, topic string, payload []byte) er
 	}
 	var bots []string
 	for _, rp := range lk.GetRemoteParticipants() {
-		if roleFromAttributes(rp.Attributes()) == RoleBot {
+		if c.isBot(rp) {
 			bots = append(bots, rp.Identity())
 		}
 	}
@@ -292,7 +368,7 @@ func (c *Client) WaitBot(ctx context.Context) error {
 	for {
 		if lk := c.conn.room(); lk != nil && c.conn.State() == StateConnected {
 			for _, rp := range lk.GetRemoteParticipants() {
-				if roleFromAttributes(rp.Attributes()) == RoleBot {
+				if c.isBot(rp) {
 					return nil
 				}
 			}

@@ -167,6 +167,8 @@ func sampleEvents(t testing.TB) []runtime.Event {
 		&runtime.SpokenPayload{NodeID: "scenario-hotel-breakfast", Text: "Thank you. Please go on.", Source: "examiner", Intercepted: true, TTSSpeed: 1,
 			Part: 1, Streamed: true},
 		&runtime.SystemErrorPayload{Code: "llm_malformed", Message: "report_observation missing spokenText", NodeID: "scenario-hotel-breakfast"},
+		&runtime.ExaminerSwitchedPayload{From: "gpt-4o-mini", To: "offline", Failures: 3, LastError: "llm: server error (HTTP 5xx)",
+			Policy: "offline", NodeID: "scenario-hotel-breakfast"},
 		&runtime.NodeExitPayload{NodeID: "scenario-hotel-breakfast", Reason: "evidence_sufficient", Next: "wrap-up", ElapsedMs: 90000, FollowUps: 1, EvidenceCount: 2},
 		&runtime.ExamCompletedPayload{State: runtime.StateCompleted, Reason: "all_nodes_done", DurationMs: 600000,
 			NodesVisited: []string{"welcome", "scenario-hotel-breakfast"}, Evidence: map[string]int{"proposes_options": 1},

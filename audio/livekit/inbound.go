@@ -56,19 +56,21 @@ type unsurePacket struct {
 // unknownSenderWait bounds how long a packet waits for its sender's participant info.
 const unknownSenderWait = 3 * time.Second
 
-// senderRole returns the role of a packet's sender as the server delivered it in the
-// participant's info: the attribute set in the token that admitted it. The packet's content
-// plays no part. A sender the room does not know (a hidden participant, whose identity the
-// server strips, or one whose info has not arrived) has no role.
-func senderRole(lk *lksdk.Room, params lksdk.DataReceiveParams) (string, Role) {
+// senderRole returns the role of a packet's sender as the server vouches for it (see
+// VouchedRole and RoleBook): the attribute set in the token that admitted it, fixed when the
+// participant was first seen. The packet's content plays no part. A sender the room does not
+// know (a hidden participant, whose identity the server strips, or one whose info has not
+// arrived) has no role.
+// known is false when the room has no info about the sender yet.
+func senderRole(lk *lksdk.Room, book *RoleBook, params lksdk.DataReceiveParams) (identity string, role Role, known bool) {
 	rp := params.Sender
 	if rp == nil && params.SenderIdentity != "" && lk != nil {
 		rp = lk.GetParticipantByIdentity(params.SenderIdentity)
 	}
 	if rp == nil {
-		return params.SenderIdentity, RoleUnknown
+		return params.SenderIdentity, RoleUnknown, false
 	}
-	return rp.Identity(), roleFromAttributes(rp.Attributes())
+	return rp.Identity(), book.Role(rp), true
 }
 
 // classify turns one data packet into what the bot does with it; ok is false for packets on

@@ -149,12 +149,12 @@ func (r *Room) sendLoop(ctx context.Context) {
 
 // audiences returns the identities that get the whole event and those that get the
 // candidate's view.
-func audiences(lk *lksdk.Room, only string) (examiners, candidates []string) {
+func audiences(lk *lksdk.Room, book *RoleBook, only string) (examiners, candidates []string) {
 	for _, rp := range lk.GetRemoteParticipants() {
 		if only != "" && rp.Identity() != only {
 			continue
 		}
-		switch roleFromAttributes(rp.Attributes()) {
+		switch book.Role(rp) {
 		case RoleExaminer:
 			examiners = append(examiners, rp.Identity())
 		case RoleCandidate:
@@ -165,7 +165,7 @@ func audiences(lk *lksdk.Room, only string) (examiners, candidates []string) {
 }
 
 func (r *Room) send(lk *lksdk.Room, it outItem) error {
-	examiners, candidates := audiences(lk, it.to)
+	examiners, candidates := audiences(lk, r.roles, it.to)
 	ev := it.ev
 	if ev.Seq == 0 {
 		candidates = nil // out-of-band reports are for examiners only

@@ -41,6 +41,8 @@ type Room struct {
 	changed     chan struct{} // closed and replaced when participants change
 	closeOnce   sync.Once
 
+	roles *RoleBook
+
 	stats roomStats
 }
 
@@ -102,6 +104,7 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 	if o.onText != nil || o.onCommand != nil || o.onReject != nil {
 		close(r.handlersSet)
 	}
+	r.roles = NewRoleBook(r.untrusted)
 	r.voice = newVoice(o.speechRate, "examiner-voice", r.log)
 	r.conn = &connector{
 		url:        cfg.URL,
@@ -130,7 +133,7 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 // setup runs after every successful join: check our own role, publish the voice, and treat
 // everyone already in the room as just arrived.
 func (r *Room) setup(_ context.Context, lk *lksdk.Room, gen uint64) error {
-	if role := roleFromAttributes(lk.LocalParticipant.Attributes()); role != RoleBot {
+	if role, _ := VouchedRole(lk.LocalParticipant.Attributes(), lk.LocalParticipant.Permissions()); role != RoleBot {
 		return fmt.Errorf("%w: the bot's token carries role %s, want bot", ErrInvalidConfig, role)
 	}
 	if err := r.voice.publish(lk); err != nil {
@@ -159,7 +162,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 			}
 		},
 		OnParticipantDisconnected: func(rp *lksdk.RemoteParticipant) {
-			r.log.Info("participant left", "identity", rp.Identity(), "role", roleFromAttributes(rp.Attributes()).String())
+			r.log.Info("participant left", "identity", rp.Identity(), "role", r.roles.Role(rp).String())
 			r.notifyChanged()
 		},
 		OnReconnected: func() {
@@ -180,6 +183,9 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 			OnDataPacket: func(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 				r.onData(data, params)
 			},
+			OnAttributesChanged: func(changed map[string]string, p lksdk.Participant) {
+				r.attributesChanged(changed, p)
+			},
 		},
 	}
 }
@@ -188,7 +194,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 // candidate's microphone is subscribed, and the participant's share of the event history is
 // sent again so that a rejoining candidate or examiner misses nothing.
 func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
-	role := roleFromAttributes(rp.Attributes())
+	role := r.roles.Role(rp)
 	r.log.Info("participant present", "identity", rp.Identity(), "role", role.String())
 	for _, pub := range rp.TrackPublications() {
 		if rpub, ok := pub.(*lksdk.RemoteTrackPublication); ok {
@@ -202,8 +208,16 @@ func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
 	_ = lk
 }
 
+// attributesChanged logs a change of the role attribute, which never changes a role: roles are
+// fixed when a participant is first seen.
+func (r *Room) attributesChanged(changed map[string]string, p lksdk.Participant) {
+	if v, ok := changed[RoleAttribute]; ok && p != nil {
+		r.log.Warn("role attribute change ignored", "identity", p.Identity(), "new", v, "role", r.roles.Role(p).String())
+	}
+}
+
 func (r *Room) maybeSubscribe(pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
-	if roleFromAttributes(rp.Attributes()) != RoleCandidate || pub.Kind() != lksdk.TrackKindAudio {
+	if r.roles.Role(rp) != RoleCandidate || pub.Kind() != lksdk.TrackKindAudio {
 		return
 	}
 	if pub.Source() != lkproto.TrackSource_MICROPHONE && pub.Source() != lkproto.TrackSource_UNKNOWN {
@@ -215,7 +229,7 @@ func (r *Room) maybeSubscribe(pub *lksdk.RemoteTrackPublication, rp *lksdk.Remot
 }
 
 func (r *Room) attachAudio(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
-	if track.Kind() != webrtc.RTPCodecTypeAudio || roleFromAttributes(rp.Attributes()) != RoleCandidate {
+	if track.Kind() != webrtc.RTPCodecTypeAudio || r.roles.Role(rp) != RoleCandidate {
 		return
 	}
 	sink := &frameSink{from: rp.Identity(), rate: InputSampleRate, out: r.audio, dropped: &r.stats.audioDropped, log: r.log}
@@ -251,8 +265,8 @@ func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 	if !ok {
 		return
 	}
-	sender, role := senderRole(r.conn.room(), params)
-	if role == RoleUnknown && sender != "" && (u.Topic == TopicCandidateInput || u.Topic == TopicExaminerCommands) {
+	sender, role, known := senderRole(r.conn.room(), r.roles, params)
+	if !known && sender != "" && (u.Topic == TopicCandidateInput || u.Topic == TopicExaminerCommands) {
 		r.in.push(inbound{unsure: &unsurePacket{topic: u.Topic, payload: u.Payload, identity: sender, at: at}})
 		return
 	}
@@ -272,13 +286,13 @@ func (r *Room) resolve(ctx context.Context, p *unsurePacket) inbound {
 		r.mu.Lock()
 		changed := r.changed
 		r.mu.Unlock()
-		role := RoleUnknown
+		role, known := RoleUnknown, false
 		if lk := r.conn.room(); lk != nil {
 			if rp := lk.GetParticipantByIdentity(p.identity); rp != nil {
-				role = roleFromAttributes(rp.Attributes())
+				role, known = r.roles.Role(rp), true
 			}
 		}
-		if role != RoleUnknown || time.Now().After(deadline) {
+		if known || time.Now().After(deadline) {
 			msg, _ := classify(p.topic, p.payload, p.identity, role, p.at)
 			return msg
 		}
@@ -358,6 +372,13 @@ func (r *Room) handleLoop(ctx context.Context) {
 	}
 }
 
+// untrusted logs and reports to the examiners a participant that could have given itself its
+// role (see RoleBook).
+func (r *Room) untrusted(u UntrustedParticipant) {
+	r.log.Warn("participant refused a role", "identity", u.Identity, "sid", u.SID, "claimed", u.Claimed, "verdict", u.Verdict.String())
+	r.ReportError(CodeUntrustedParticipant, u.String())
+}
+
 func (r *Room) reportRejection(rej Rejection) { r.ReportError(rej.code(), rej.String()) }
 
 // ReportError tells the examiners about a problem out of band: a system_error event with seq
@@ -427,7 +448,7 @@ func (r *Room) Participants() []Participant {
 	}
 	var ps []Participant
 	for _, rp := range lk.GetRemoteParticipants() {
-		ps = append(ps, Participant{Identity: rp.Identity(), Role: roleFromAttributes(rp.Attributes())})
+		ps = append(ps, Participant{Identity: rp.Identity(), Role: r.roles.Role(rp)})
 	}
 	return ps
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/examtui/examtui/internal/config"
+	"github.com/examtui/examtui/internal/logredact"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -38,7 +39,8 @@ func setup() (dataDir string, log *slog.Logger, closeLog func(), err error) {
 		}
 		w, closeLog = f, func() { _ = f.Close() }
 	}
-	return dataDir, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeLog, nil
+	// Every handler we install masks tokens and keys (the LiveKit SDK logs join details at debug).
+	return dataDir, slog.New(logredact.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))), closeLog, nil
 }
 
 // resolveDataDir loads the config file into the environment (so its dataDir and keys apply)

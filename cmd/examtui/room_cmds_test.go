@@ -216,7 +216,8 @@ func TestRunRoomHeadless(t *testing.T) {
 	}
 }
 
-// TestOrderEvents holds events back until their predecessors arrive, for at most the wait.
+// TestOrderEvents holds events back until their predecessors arrive, for at most the wait; a gap
+// that is never filled is reported (-1 below) as a security warning before what follows it.
 func TestOrderEvents(t *testing.T) {
 	ev := func(seq int64) runtime.Event { return runtime.Event{Seq: seq, Event: runtime.EventSpoken} }
 	cases := []struct {
@@ -228,8 +229,8 @@ func TestOrderEvents(t *testing.T) {
 		{"gap filled", []int64{1, 3, 4, 2, 5}, []int64{1, 2, 3, 4, 5}},
 		{"duplicates dropped", []int64{1, 2, 2, 1, 3}, []int64{1, 2, 3}},
 		{"out of band passes", []int64{0, 2, 0, 1}, []int64{0, 0, 1, 2}},
-		{"gap never filled", []int64{1, 3, 4}, []int64{1, 3, 4}},
-		{"late start", []int64{5, 6}, []int64{5, 6}},
+		{"gap never filled", []int64{1, 3, 4}, []int64{1, -1, 3, 4}},
+		{"late start", []int64{5, 6}, []int64{-1, 5, 6}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -245,6 +246,10 @@ func TestOrderEvents(t *testing.T) {
 			for len(got) < len(tc.want) {
 				select {
 				case e := <-out:
+					if e.Event == runtime.EventSystemError && strings.Contains(string(e.Payload), livekit.CodeEventGap) {
+						got = append(got, -1)
+						continue
+					}
 					got = append(got, e.Seq)
 				case <-timeout:
 					t.Fatalf("got %v, want %v", got, tc.want)

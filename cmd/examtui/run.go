@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -23,6 +24,7 @@ type runOptions struct {
 	jsonOut   bool         // with --headless: events as JSON lines
 	voice     voiceOptions // --mic and audio devices (run_voice.go)
 	room      roomOptions  // --room and LiveKit credentials (run_room.go)
+	limits    llm.Limits   // --llm-first-token, --llm-timeout, --llm-failover
 }
 
 func newRunCmd() *cobra.Command {
@@ -72,6 +74,9 @@ events on stdout.`,
 	f.BoolVar(&o.noStore, "no-store", false, "do not store the session")
 	f.BoolVar(&o.headless, "headless", false, "no console: print events to stdout (answers are read from stdin unless --room)")
 	f.BoolVar(&o.jsonOut, "json", false, "with --headless, print events as JSON lines")
+	f.DurationVar(&o.limits.FirstToken, "llm-first-token", 0, "longest wait for the LLM examiner's first token (default $"+llm.EnvFirstTokenTimeout+" or 5s)")
+	f.DurationVar(&o.limits.Timeout, "llm-timeout", 0, "longest LLM examiner turn, retries included (default $"+llm.EnvTimeout+" or 30s)")
+	f.IntVar(&o.limits.FailoverAfter, "llm-failover", 0, "failed LLM turns in a row before the offline examiner takes over (default $"+llm.EnvFailoverAfter+" or 3)")
 	o.voice.addFlags(cmd)
 	o.room.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("examiner", cobra.FixedCompletions(
@@ -141,6 +146,7 @@ func openExam(ctx context.Context, specPath string, o runOptions, input, dataDir
 	x, err := app.Open(ctx, app.Options{
 		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
 		DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,
+		Limits: o.limits,
 	})
 	if err != nil {
 		if errors.Is(err, app.ErrSpecInvalid) {

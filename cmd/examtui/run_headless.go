@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -145,19 +144,18 @@ func (h *headlessRun) run(ctx context.Context, stdin io.Reader) error {
 		"resumed_at_seq", x.Controller.Snapshot().Seq)
 
 	// A blocked read of stdin cannot be cancelled; the reader ends with the process (or at EOF).
-	lines := make(chan string)
+	lines := make(chan inputLine)
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for sc.Scan() {
+		err := readLines(stdin, maxInputLine, func(l inputLine) bool {
 			select {
-			case lines <- sc.Text():
+			case lines <- l:
+				return true
 			case <-h.printer.ended:
-				return
+				return false
 			}
-		}
-		if err := sc.Err(); err != nil {
+		})
+		if err != nil {
 			h.log.Warn("headless: reading stdin", "err", err)
 		}
 	}()
@@ -195,7 +193,13 @@ loop:
 				eofCheck = t.C
 				continue
 			}
-			if err := h.dispatch(ctx, line); err != nil {
+			if line.tooLong > 0 {
+				// Rejected, not fatal: the exam goes on with the next line.
+				h.log.Warn("headless: input line too long; ignored", "bytes", line.tooLong, "max", maxInputLine)
+				fmt.Fprintf(h.errw, "examtui: input line of %d bytes ignored (the longest accepted is %d bytes)\n", line.tooLong, maxInputLine)
+				continue
+			}
+			if err := h.dispatch(ctx, line.text); err != nil {
 				if ctx.Err() != nil {
 					interrupted = true
 					break loop

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/internal/mdterm"
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -119,14 +120,15 @@ func runSessionsList(cmd *cobra.Command, asJSON bool) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEXAM\tSTARTED\tDURATION\tSTATE\tCANDIDATE\tEVIDENCE")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d (%.0f%%)\n", s.ID, s.ExamID, s.StartedAt.Local().Format("2006-01-02 15:04"),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d (%.0f%%)\n", s.ID, oneLine(s.ExamID), s.StartedAt.Local().Format("2006-01-02 15:04"),
 			s.Duration().Round(time.Second), s.Status(), oneLine(s.Candidate), s.EvidenceCount, s.Coverage*100)
 	}
 	return tw.Flush()
 }
 
+// oneLine is text for one table cell or prompt: on one line, without control characters.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(textsafe.Line(s)), " ")
 	if s == "" {
 		return "-"
 	}
@@ -184,7 +186,7 @@ func newSessionsDeleteCmd() *cobra.Command {
 			}
 			if !yes {
 				fmt.Fprintf(cmd.OutOrStdout(), "Delete session %s (%s, %s, %d events, %s)? [y/N] ",
-					s.ID, s.ExamID, oneLine(s.Candidate), s.EventCount, s.Status())
+					s.ID, oneLine(s.ExamID), oneLine(s.Candidate), s.EventCount, s.Status())
 				line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 					fmt.Fprintln(cmd.OutOrStdout(), "Not deleted.")

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +19,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/logredact"
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/tui"
 )
@@ -44,6 +48,9 @@ func dialWatch(ctx context.Context, o watchOptions, log *slog.Logger) (*livekit.
 		}
 		if o.creds.key == "" || o.creds.secret == "" {
 			return nil, errors.New("no credentials: pass --token, or set LIVEKIT_API_KEY and LIVEKIT_API_SECRET")
+		}
+		if o.identity == "" {
+			o.identity = defaultExaminerIdentity()
 		}
 		var err error
 		tok, err = livekit.NewToken(o.creds.key, o.creds.secret, o.room, o.identity, livekit.RoleExaminer)
@@ -121,13 +128,16 @@ readable line per event. With either, --commands reads examiner commands from st
 				defer errw.close()
 				go readCommandLines(ctx, cmd.InOrStdin(), c, errw)
 			}
-			return printEvents(ctx, c.Events(), cmd.OutOrStdout(), asJSON, keepOpen)
+			// Put back in seq order as for the console, so that a gap is reported.
+			octx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			return printEvents(ctx, orderEvents(octx, c.Events(), gapWait), cmd.OutOrStdout(), asJSON, keepOpen)
 		},
 	}
 	o.creds.addFlags(cmd, true)
 	f := cmd.Flags()
 	f.StringVar(&o.room, "room", "", "room name (needed unless --token is given)")
-	f.StringVar(&o.identity, "identity", defaultExaminerIdentity(), "examiner identity in the room")
+	f.StringVar(&o.identity, "identity", "", "examiner identity in the room (default: examiner-<user>-<random>, unique per process)")
 	f.StringVar(&o.token, "token", "", "examiner token (from `examtui token --role examiner`); default: minted from the API key")
 	f.BoolVar(&asJSON, "json", false, "print events as JSON lines instead of opening the console")
 	f.BoolVar(&plain, "plain", false, "print one readable line per event instead of opening the console")
@@ -187,8 +197,9 @@ func remoteBackend(ctx context.Context, c livekit.CommandSender) tui.Backend {
 const gapWait = 3 * time.Second
 
 // orderEvents delivers events in seq order: an event whose predecessors have not arrived waits
-// for them for at most wait, then everything held goes out in order. Out-of-band reports (seq
-// 0) pass at once. The returned channel closes when ctx ends.
+// for them for at most wait, then everything held goes out in order, after a security warning
+// naming the seqs that never came (the journal has no holes, so a gap means lost or withheld
+// events). Out-of-band reports (seq 0) pass at once. The returned channel closes when ctx ends.
 func orderEvents(ctx context.Context, in <-chan runtime.Event, wait time.Duration) <-chan runtime.Event {
 	out := make(chan runtime.Event, 256)
 	go func() {
@@ -215,6 +226,9 @@ func orderEvents(ctx context.Context, in <-chan runtime.Event, wait time.Duratio
 					lowest := int64(math.MaxInt64)
 					for s := range held {
 						lowest = min(lowest, s)
+					}
+					if !send(gapWarning(held[lowest].SessionID, next, lowest-1)) {
+						return false
 					}
 					next = lowest
 					continue
@@ -264,11 +278,31 @@ func orderEvents(ctx context.Context, in <-chan runtime.Event, wait time.Duratio
 	return out
 }
 
-func defaultExaminerIdentity() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return "examiner-" + u.Username
+// gapWarning is the security warning for journal seqs from..to that never arrived.
+func gapWarning(session string, from, to int64) runtime.Event {
+	msg := fmt.Sprintf("event #%d never arrived from the exam bot; the console may miss part of the exam", from)
+	if to > from {
+		msg = fmt.Sprintf("events #%d to #%d never arrived from the exam bot; the console may miss part of the exam", from, to)
 	}
-	return "examiner"
+	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: livekit.CodeEventGap, Message: msg})
+	if err != nil {
+		panic(err) // a fixed payload type always encodes
+	}
+	return ev
+}
+
+// defaultExaminerIdentity names this examiner uniquely: two examiners (or two watch processes of
+// one user) with the same identity would push each other out of the room.
+func defaultExaminerIdentity() string {
+	name := "examiner"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = "examiner-" + u.Username
+	}
+	var b [3]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return name
+	}
+	return name + "-" + hex.EncodeToString(b[:])
 }
 
 // openLivekitLog opens the log file when --log-file was given; otherwise logs are discarded,
@@ -283,7 +317,7 @@ func openLivekitLog() (*slog.Logger, func(), error) {
 	}
 	level := slog.LevelInfo
 	_ = level.UnmarshalText([]byte(globals.logLevel))
-	log := slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}))
+	log := slog.New(logredact.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})))
 	livekit.SetSDKLogger(log)
 	return log, func() { f.Close() }, nil
 }
@@ -294,7 +328,10 @@ func printEvents(ctx context.Context, events <-chan runtime.Event, w io.Writer, 
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev := <-events:
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
 			if err := printEvent(w, ev, asJSON); err != nil {
 				return err
 			}
@@ -318,7 +355,9 @@ func printEvent(w io.Writer, ev runtime.Event, asJSON bool) error {
 	if ev.Seq == 0 {
 		seq = "--" // an out-of-band report from the bot, not in the journal
 	}
-	_, err := fmt.Fprintf(w, "%s %s %-20s %s\n", ev.Timestamp.Local().Format("15:04:05"), seq, ev.Event, ev.Payload)
+	// JSON escapes control characters but not C1 controls or bidi overrides written as UTF-8.
+	line := fmt.Sprintf("%s %s %-20s %s", ev.Timestamp.Local().Format("15:04:05"), seq, ev.Event, ev.Payload)
+	_, err := fmt.Fprintln(w, textsafe.Line(line))
 	return err
 }
 

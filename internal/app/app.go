@@ -62,11 +62,15 @@ func NewExaminer(kind, model string, log *slog.Logger) (runtime.Examiner, error)
 }
 
 func newLLM(model string, log *slog.Logger) (runtime.Examiner, error) {
+	return newLLMWithLimits(model, log, llm.Limits{})
+}
+
+func newLLMWithLimits(model string, log *slog.Logger, lim llm.Limits) (runtime.Examiner, error) {
 	cfg, err := llm.ConfigFromEnv()
 	if err != nil {
 		return nil, fmt.Errorf("LLM examiner: %w (set OPENAI_BASE_URL and/or OPENAI_API_KEY, or use --examiner offline)", err)
 	}
-	opts := cfg.Options()
+	opts := append(cfg.Options(), lim.Options()...)
 	if model != "" {
 		opts = append(opts, llm.WithModel(model))
 	}
@@ -89,6 +93,9 @@ type Options struct {
 	Logger    *slog.Logger
 	// ExaminerOverride replaces the examiner built from Examiner (tests, custom wiring).
 	ExaminerOverride runtime.Examiner
+	// Limits bound a failing LLM examiner; zero fields come from the environment (and config
+	// file), then the defaults (failover.go).
+	Limits llm.Limits
 	// ControllerOptions are appended to the controller's options.
 	ControllerOptions []runtime.Option
 }
@@ -161,9 +168,13 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 		}
 	}
 
+	lim, err := resolveLimits(o.Limits)
+	if err != nil {
+		return x, err
+	}
 	ex := o.ExaminerOverride
 	if ex == nil {
-		if ex, err = NewExaminer(o.Examiner, o.Model, log); err != nil {
+		if ex, err = newExaminerWithLimits(o.Examiner, o.Model, log, lim); err != nil {
 			return x, err
 		}
 	}
@@ -202,6 +213,11 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 	if resumeEvents != nil {
 		opts = append(opts, runtime.WithResume(resumeEvents))
 	}
+	fo, err := failoverOptions(ex, lim)
+	if err != nil {
+		return x, err
+	}
+	opts = append(opts, fo...)
 	opts = append(opts, o.ControllerOptions...)
 	if x.Controller, err = runtime.NewController(x.Spec, ex, opts...); err != nil {
 		return x, err

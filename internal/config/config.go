@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/goccy/go-yaml"
 )
@@ -30,6 +31,12 @@ type OpenAI struct {
 	Model    string `yaml:"model"`
 	STTModel string `yaml:"sttModel"`
 	TTSModel string `yaml:"ttsModel"`
+	// FirstTokenTimeout and Timeout are Go durations ("5s"): the wait for the examiner's first
+	// streamed token and for its whole turn. FailoverAfter is how many failed turns in a row
+	// hand the exam to the offline examiner. Zero or empty: the defaults (5s, 30s, 3).
+	FirstTokenTimeout string `yaml:"firstTokenTimeout"`
+	Timeout           string `yaml:"timeout"`
+	FailoverAfter     int    `yaml:"failoverAfter"`
 }
 
 // LiveKit configures the LiveKit server.
@@ -108,6 +115,11 @@ func (f File) Env() {
 	set("OPENAI_BASE_URL", f.OpenAI.BaseURL)
 	set("OPENAI_API_KEY", f.OpenAI.APIKey)
 	set("EXAMTUI_MODEL", f.OpenAI.Model)
+	set("EXAMTUI_LLM_FIRST_TOKEN_TIMEOUT", f.OpenAI.FirstTokenTimeout)
+	set("EXAMTUI_LLM_TIMEOUT", f.OpenAI.Timeout)
+	if f.OpenAI.FailoverAfter != 0 {
+		set("EXAMTUI_LLM_FAILOVER_AFTER", strconv.Itoa(f.OpenAI.FailoverAfter))
+	}
 	set("LIVEKIT_URL", f.LiveKit.URL)
 	set("LIVEKIT_API_KEY", f.LiveKit.APIKey)
 	set("LIVEKIT_API_SECRET", f.LiveKit.APISecret)

@@ -9,7 +9,11 @@
 // Anything else is rendered as wrapped paragraph text, never dropped.
 package mdterm
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/examtui/examtui/internal/textsafe"
+)
 
 // DefaultWidth is used when Render is given a width too small to lay text out.
 const DefaultWidth = 80
@@ -42,7 +46,8 @@ func Render(md string, width int, opts ...Option) string {
 	}
 	st := newStyles(c.color)
 	var out []string
-	for _, b := range parseBlocks(md) {
+	// The only escapes in the output are the ones the styles add.
+	for _, b := range parseBlocks(textsafe.Block(md)) {
 		var s string
 		switch b.kind {
 		case blockHeading:

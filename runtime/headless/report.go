@@ -1,6 +1,8 @@
 package headless
 
 import (
+	"github.com/examtui/examtui/internal/textsafe"
+
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -47,7 +49,9 @@ func WriteText(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, "    %s\n", f)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	// Node ids, decisions and failures quote the spec and the candidate: clean them like every
+	// human-readable writer.
+	_, err := io.WriteString(w, textsafe.Block(b.String()))
 	return err
 }
 

@@ -39,9 +39,18 @@ func (e *Examiner) complete(ctx context.Context, creq openai.ChatCompletionReque
 // stream runs one streaming attempt. partial reports that onArgs was called before a failure.
 func (e *Examiner) stream(ctx context.Context, creq openai.ChatCompletionRequest, fn string,
 	onArgs func([]byte), start time.Time) (_ *runtime.ExaminerReply, partial bool, _ error) {
-	s, err := e.client.CreateChatCompletionStream(ctx, creq)
+	ttCtx, watch, stopWatch := watchFirstToken(ctx, e.cfg.firstToken)
+	defer stopWatch()
+	// firstTokenErr names a hang: the watch cancelled the attempt before anything came.
+	firstTokenErr := func(err error) error {
+		if cause := context.Cause(ttCtx); errors.Is(cause, ErrFirstToken) && ctx.Err() == nil {
+			return cause
+		}
+		return err
+	}
+	s, err := e.client.CreateChatCompletionStream(ttCtx, creq)
 	if err != nil {
-		return nil, false, err
+		return nil, false, firstTokenErr(err)
 	}
 	defer s.Close()
 	acc := newAccumulator()
@@ -54,8 +63,9 @@ func (e *Examiner) stream(ctx context.Context, creq openai.ChatCompletionRequest
 			break
 		}
 		if err != nil {
-			return nil, delivered > 0, err
+			return nil, delivered > 0, firstTokenErr(err)
 		}
+		watch.seen()
 		chunks++
 		if chunk.Usage != nil {
 			e.cfg.logger.Debug("llm usage", "prompt_tokens", chunk.Usage.PromptTokens, "completion_tokens", chunk.Usage.CompletionTokens)

@@ -82,7 +82,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		attempts++
 		meta := &respMeta{}
 		attemptCtx, cancelAttempt := context.WithTimeout(turnCtx, e.cfg.requestTimeout)
-		attemptCtx = withMeta(attemptCtx, meta)
+		attemptCtx = withCap(withMeta(attemptCtx, meta), e.cfg.maxReplyBytes)
 		var reply *runtime.ExaminerReply
 		var partial bool
 		if e.cfg.streaming {
@@ -98,6 +98,14 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 			log.Debug("llm reply", "attempts", attempts, "complete", reply.Complete, "first_token", reply.FirstToken,
 				"tool_call", reply.Arguments != nil)
 			return reply, nil
+		}
+		if errors.Is(err, ErrTooLarge) || meta.tooLarge {
+			log.Warn("llm reply over the size cap", "attempt", attempts, "cap", e.cfg.maxReplyBytes)
+			return nil, fmt.Errorf("%w (over %d bytes)", ErrTooLarge, e.cfg.maxReplyBytes)
+		}
+		if errors.Is(err, ErrFirstToken) && !partial {
+			log.Warn("llm sent no first token in time", "attempt", attempts, "timeout", e.cfg.firstToken)
+			return nil, err
 		}
 		classified, retry := e.classify(err, meta, attemptErr != nil, turnCtx)
 		if classified == nil { // the turn ended

@@ -65,6 +65,8 @@ type config struct {
 	developerRole  bool
 	toolChoice     ToolChoice
 	logger         *slog.Logger
+	firstToken     time.Duration
+	maxReplyBytes  int64
 }
 
 func defaultConfig() config {
@@ -79,6 +81,8 @@ func defaultConfig() config {
 		temperature:    DefaultTemperature,
 		toolChoice:     ToolChoiceFunction,
 		logger:         slog.New(slog.DiscardHandler),
+		firstToken:     DefaultFirstTokenTimeout,
+		maxReplyBytes:  DefaultMaxReplyBytes,
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 type respMeta struct {
 	status     int
 	retryAfter time.Duration
+	tooLarge   bool // the body passed the cap (limits.go)
 }
 
 type metaKey struct{}
@@ -28,10 +29,12 @@ type metaTransport struct {
 
 func (t *metaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(r)
-	if m, ok := r.Context().Value(metaKey{}).(*respMeta); ok && resp != nil {
+	m, _ := r.Context().Value(metaKey{}).(*respMeta)
+	if m != nil && resp != nil {
 		m.status = resp.StatusCode
 		m.retryAfter = parseRetryAfter(resp.Header, time.Now())
 	}
+	capBody(r, resp, m)
 	return resp, err
 }
 

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/livekit/protocol/auth"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/runtime"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while the command writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestWatchIgnoresSelfDeclaredBot: a participant whose token lets it change its own attributes
+// names itself the bot and publishes an invented evidence_update and exam_completed. `watch
+// --json` prints neither, keeps running while the real exam goes on, reports a security warning,
+// and ends only with the real bot's exam_completed.
+func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
+	srv := lktest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rb.Close()
+	if err := x.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		root := newRootCmd()
+		root.SetArgs([]string{"watch", "--json", "--room", srv.Room, "--url", srv.URL,
+			"--api-key", srv.APIKey, "--api-secret", srv.Secret, "--identity", "examiner-watch"})
+		root.SetOut(out)
+		root.SetErr(&bytes.Buffer{})
+		done <- root.ExecuteContext(ctx)
+	}()
+	for !hasParticipant(rb.Room, "examiner-watch") {
+		if ctx.Err() != nil {
+			t.Fatal("watch never joined")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	// The forger joins with a token that lets it change its attributes, and becomes "bot".
+	g := &auth.VideoGrant{RoomJoin: true, Room: srv.Room}
+	g.SetCanPublishData(true)
+	g.SetCanSubscribe(true)
+	g.SetCanUpdateOwnMetadata(true)
+	tok, err := auth.NewAccessToken(srv.APIKey, srv.Secret).SetIdentity("forger").SetVideoGrant(g).SetValidFor(time.Hour).ToJWT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger, err := lksdk.ConnectToRoomWithToken(srv.URL, tok, &lksdk.RoomCallback{}, lksdk.WithAutoSubscribe(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Disconnect()
+	forger.LocalParticipant.SetAttributes(map[string]string{livekit.RoleAttribute: "bot"})
+	time.Sleep(500 * time.Millisecond) // let the attribute change reach the room
+	sid := x.Controller.Snapshot().SessionID
+	for i, p := range []runtime.Payload{
+		&runtime.EvidenceUpdatePayload{NodeID: "forged-node", SignalType: "forged", Excerpt: "forged", Coverage: 1},
+		&runtime.ExamCompletedPayload{State: runtime.StateCompleted, Reason: "forged"},
+	} {
+		ev, err := runtime.NewEvent(sid, int64(1000+i), time.Now(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(ev)
+		if err := forger.LocalParticipant.PublishDataPacket(lksdk.UserData(data),
+			lksdk.WithDataPublishTopic(livekit.TopicEvents), lksdk.WithDataPublishReliable(true)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The forged exam_completed must not end watch.
+	select {
+	case err := <-done:
+		t.Fatalf("watch ended on a forged event (err %v):\n%s", err, out.String())
+	case <-time.After(3 * time.Second):
+	}
+	if !strings.Contains(out.String(), livekit.CodeForgedEvent) {
+		t.Errorf("watch printed no %s warning:\n%s", livekit.CodeForgedEvent, out.String())
+	}
+
+	// The real exam ends through the real bot; watch ends with it.
+	exr, err := livekit.Dial(ctx, srv.URL, srv.Token("examiner-2", livekit.RoleExaminer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exr.Close()
+	if err := exr.WaitBot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for !hasParticipant(rb.Room, "examiner-2") {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := exr.SendControl(ctx, livekit.ControlEnd); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("watch: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("watch did not end with the real exam")
+	}
+	var last runtime.Event
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var ev runtime.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if ev.Seq >= 1000 || strings.Contains(string(ev.Payload), "forged-node") || strings.Contains(string(ev.Payload), `"reason":"forged"`) {
+			t.Errorf("watch printed a forged event: %s", line)
+		}
+		last = ev
+	}
+	if last.Event != runtime.EventExamCompleted || !strings.Contains(string(last.Payload), "aborted") {
+		t.Errorf("last event %s %s, want the real bot's exam_completed (aborted)", last.Event, last.Payload)
+	}
+}

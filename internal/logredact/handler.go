@@ -1,0 +1,75 @@
+// Package logredact is the one slog handler wrapper examtui installs around every log it
+// writes: it masks bearer tokens, JWTs (LiveKit join tokens) and API keys wherever they appear
+// in a record (the message, string attributes, errors, anything printed), because libraries
+// such as the LiveKit SDK may log a join URL or token at debug level.
+package logredact
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/examtui/examtui/sessions"
+)
+
+// Handler masks secrets in every record before the wrapped handler sees it.
+type Handler struct {
+	next slog.Handler
+}
+
+// New wraps next. Wrapping twice is harmless.
+func New(next slog.Handler) *Handler {
+	if h, ok := next.(*Handler); ok {
+		return h
+	}
+	return &Handler{next: next}
+}
+
+// Enabled implements slog.Handler.
+func (h *Handler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+
+// Handle implements slog.Handler.
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, sessions.RedactString(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(redactAttr(a))
+		return true
+	})
+	return h.next.Handle(ctx, out)
+}
+
+// WithAttrs implements slog.Handler.
+func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	clean := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		clean[i] = redactAttr(a)
+	}
+	return &Handler{next: h.next.WithAttrs(clean)}
+}
+
+// WithGroup implements slog.Handler.
+func (h *Handler) WithGroup(name string) slog.Handler { return &Handler{next: h.next.WithGroup(name)} }
+
+func redactAttr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, sessions.RedactString(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		clean := make([]any, len(g))
+		for i, ga := range g {
+			clean[i] = redactAttr(ga)
+		}
+		return slog.Group(a.Key, clean...)
+	case slog.KindAny:
+		// Errors, Stringers, structs and maps print as text; if the text holds a secret the
+		// value is replaced by its masked text.
+		s := fmt.Sprint(v.Any())
+		if m := sessions.RedactString(s); m != s {
+			return slog.String(a.Key, m)
+		}
+		return slog.Attr{Key: a.Key, Value: v}
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}

@@ -1,0 +1,101 @@
+package textsafe_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/internal/mdterm"
+	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/sessions"
+)
+
+// writers renders text s, placed in every text field a person reads, through each human-readable
+// writer: the session record (`sessions show`, `sessions export --format markdown`), its
+// terminal rendering, and the test report.
+func writers(t *testing.T, s string) map[string]string {
+	t.Helper()
+	at := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	sum := &sessions.Summary{
+		Session: &sessions.Session{ID: s, ExamID: s, Title: s, Candidate: s, Examiner: s, StartedAt: at,
+			EndedAt: at.Add(time.Minute), State: runtime.StateCompleted, SpecPath: s, Recordings: []string{s}},
+		Nodes: []*sessions.NodeVisit{{NodeID: s, Kind: s, EnteredAt: at, Reason: s, Next: s,
+			Evidence: []sessions.EvidenceRecord{{At: at, SignalType: s, RubricLevel: s, Excerpt: s,
+				Misconception: &runtime.Misconception{Concept: s, Correction: s}}}}},
+		Guardrails: []sessions.GuardrailRecord{{At: at, NodeID: s, Guardrail: s, Action: s, OriginalText: s, ReplacementText: s}},
+		Commands:   []sessions.CommandRecord{{At: at, NodeID: s, Command: s, Source: s, Detail: s}},
+		Admin:      []sessions.AdminRecord{{At: at, Mode: s, Text: s, Sender: s, Status: s, Node: s}},
+		Recoveries: []sessions.RecoveryRecord{{At: at, Kind: s, NodeID: s, SignalType: s, Detail: s}},
+		Errors:     []sessions.ErrorRecord{{At: at, Code: s, Message: s, NodeID: s}},
+		Transcript: []sessions.TranscriptLine{{At: at, Speaker: "candidate", NodeID: s, Text: s}, {At: at, Speaker: s, NodeID: s, Text: s}},
+		FinalState: runtime.StateCompleted,
+		StartedAt:  at,
+	}
+	md := sessions.RenderMarkdown(sum, sessions.MarkdownOptions{Transcript: true})
+	show := sessions.RenderMarkdown(sum, sessions.MarkdownOptions{})
+	var report strings.Builder
+	err := headless.WriteText(&report, &headless.Result{Script: s, Spec: s, Examiner: s, Visits: []string{s, s},
+		Evidence: map[string]int{s: 1}, Guardrails: map[string]int{s: 1}, Commands: map[string]int{s: 1},
+		Turns:    []headless.TurnResult{{Turn: 1, NodeID: s, Said: s, Decision: s}},
+		Failures: []headless.Failure{{Expectation: s, Expected: s, Actual: s}}, State: runtime.StateCompleted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{
+		"markdown export":             md,
+		"sessions show":               show,
+		"show on a terminal (mdterm)": mdterm.Render(show, 80),
+		"test report":                 report.String(),
+	}
+}
+
+// unsafeIn returns the first thing in out a terminal would obey: a control character other
+// than a line break or tab, a carriage return, a bidirectional control or invalid UTF-8.
+func unsafeIn(out string) (string, bool) {
+	for _, line := range strings.Split(out, "\n") {
+		if textsafe.Unsafe(line) || strings.ContainsRune(line, '\r') {
+			return line, true
+		}
+	}
+	return "", false
+}
+
+func TestWritersDropTerminalEscapes(t *testing.T) {
+	hostile := []string{
+		"\x1b]52;c;cGF5bG9hZA==\x07clipboard",
+		"\x1b[2J\x1b[Hcleared",
+		"bell\x07\x07",
+		"title\x1b]0;owned\x1b\\",
+		"c1\u009b31mred",
+		"bidi \u202eevil\u202c",
+		"cr\roverwrite",
+		"bad utf8 \xff\xfe",
+	}
+	for _, s := range hostile {
+		for name, out := range writers(t, s) {
+			if line, bad := unsafeIn(out); bad {
+				t.Errorf("%s keeps a terminal escape from %q in line %q", name, s, line)
+			}
+		}
+	}
+	// Text survives, minus the escapes.
+	out := writers(t, "plain answer \x1b[31mred\x1b[0m")["markdown export"]
+	if !strings.Contains(out, "plain answer") || !strings.Contains(out, "red") {
+		t.Errorf("cleaning lost the text:\n%s", out)
+	}
+}
+
+func FuzzWriters(f *testing.F) {
+	for _, s := range []string{"", "answer", "\x1b]52;c;eA==\x07", "a\r\nb\tc", "\u202e\x00\x9b", "|`*_<>#[]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, out := range writers(t, s) {
+			if line, bad := unsafeIn(out); bad {
+				t.Fatalf("%s keeps a terminal escape from %q in line %q", name, s, line)
+			}
+		}
+	})
+}

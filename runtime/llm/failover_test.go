@@ -1,0 +1,153 @@
+package llm_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/llm"
+	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/spec"
+)
+
+// answers are the rehearsal script's answers (the repeat request left out): with the offline
+// examiner they complete the demo exam.
+var answers = []string{
+	"Hello, I'm Priya and I'm on the hospitality management course.",
+	"We could open a second buffet line, or another way is a grab-and-go counter.",
+	"Most guests at that time are business travellers who are in a hurry.",
+	"I would add two extra people on each lunch shift and adjust the rota.",
+	"That raises the labour cost, but the conference revenue pays for it.",
+}
+
+// TestFailoverToOffline: an endpoint that fails every call in one way (500, hang, 5 MB body,
+// closed connection). After three failed turns the offline examiner takes over, recorded as
+// examiner_switched, and the exam completes within bounded wall time.
+func TestFailoverToOffline(t *testing.T) {
+	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		b        openaitest.Behaviour
+		wantHold bool
+	}{
+		{"500", openaitest.Status(500), false},
+		{"hang", openaitest.Hang(), true},
+		{"5 MB body", openaitest.ToolCall(hugeArgs, openaitest.Streamed(64<<10, 0)), false},
+		{"closed connection", openaitest.Disconnect(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			got := runFailingExam(t, exam, tt.b, runtime.WithHoldingLine(150*time.Millisecond))
+			wall := time.Since(start)
+			if wall > 45*time.Second {
+				t.Errorf("the exam took %v, want it bounded", wall)
+			}
+			done := got.payloads(t, runtime.EventExamCompleted)
+			if len(done) != 1 || done[0].(*runtime.ExamCompletedPayload).State != runtime.StateCompleted {
+				t.Fatalf("exam_completed %+v, want completed", done)
+			}
+			sw := got.payloads(t, runtime.EventExaminerSwitched)
+			if len(sw) != 1 {
+				t.Fatalf("examiner_switched %+v, want one", sw)
+			}
+			s := sw[0].(*runtime.ExaminerSwitchedPayload)
+			if s.To != "offline" || s.Failures != runtime.DefaultFailoverAfter || s.Policy != "offline" || s.LastError == "" {
+				t.Errorf("switch = %+v", s)
+			}
+			var llmObs, offlineObs int
+			for _, p := range got.payloads(t, runtime.EventObservation) {
+				switch p.(*runtime.ObservationPayload).Examiner {
+				case "offline":
+					offlineObs++
+				default:
+					llmObs++
+				}
+			}
+			if llmObs != runtime.DefaultFailoverAfter || offlineObs == 0 {
+				t.Errorf("observations: %d by the LLM, %d offline; want %d, then offline", llmObs, offlineObs, runtime.DefaultFailoverAfter)
+			}
+			holds := 0
+			for _, p := range got.payloads(t, runtime.EventSpoken) {
+				if p.(*runtime.SpokenPayload).Source == "holding" {
+					holds++
+				}
+			}
+			if tt.wantHold && holds == 0 {
+				t.Error("no holding line while the examiner hung")
+			}
+			if holds > runtime.DefaultFailoverAfter {
+				t.Errorf("%d holding lines, want at most one per failed turn", holds)
+			}
+			t.Logf("%s: completed in %v with %d holding lines", tt.name, wall.Round(time.Millisecond), holds)
+		})
+	}
+}
+
+// TestFailoverInterrupt: a spec that chooses to end the exam on examiner failure.
+func TestFailoverInterrupt(t *testing.T) {
+	src := strings.Replace(string(examples.Demo()), "policies:\n", "policies:\n  onExaminerFailure: interrupt\n", 1)
+	exam, _, err := spec.Compile("interrupt.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runFailingExam(t, exam, openaitest.Status(500))
+	done := got.payloads(t, runtime.EventExamCompleted)
+	if len(done) != 1 {
+		t.Fatalf("exam_completed %+v", done)
+	}
+	if d := done[0].(*runtime.ExamCompletedPayload); d.State != runtime.StateAborted || !strings.Contains(d.Reason, "examiner unavailable") {
+		t.Errorf("completed %+v, want aborted: examiner unavailable", d)
+	}
+	sw := got.payloads(t, runtime.EventExaminerSwitched)
+	if len(sw) != 1 || sw[0].(*runtime.ExaminerSwitchedPayload).To != "" || sw[0].(*runtime.ExaminerSwitchedPayload).Policy != "interrupt" {
+		t.Errorf("examiner_switched %+v", sw)
+	}
+}
+
+// runFailingExam runs the demo exam with an LLM examiner whose endpoint always answers b, the
+// offline examiner as the fallback, answering until the exam ends (or too many turns).
+func runFailingExam(t *testing.T, exam *spec.Exam, b openaitest.Behaviour, opts ...runtime.Option) *events {
+	t.Helper()
+	srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b }))
+	e := newExaminer(t, srv, append(fast(), llm.WithFirstTokenTimeout(500*time.Millisecond))...)
+	off, err := offline.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &events{}
+	c, err := runtime.NewController(exam, e, append([]runtime.Option{runtime.WithSink(runtime.NewFanout(got)),
+		runtime.WithExaminerFailover(off, runtime.DefaultFailoverAfter)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The greeting until the examiner has been replaced, then the script from the start.
+	turns, next := 0, 0
+	for !c.Snapshot().State.Terminal() && turns < 30 {
+		text := answers[0]
+		if c.Snapshot().Examiner == "offline" {
+			if next >= len(answers) {
+				break
+			}
+			text = answers[next]
+			next++
+		}
+		if err := c.SubmitTurn(ctx, runtime.Turn{Text: text, Confidence: 0.95, Source: runtime.SourceTyped}); err != nil {
+			t.Fatalf("turn %d: %v", turns+1, err)
+		}
+		turns++
+	}
+	return got
+}
