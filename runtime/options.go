@@ -27,6 +27,8 @@ type options struct {
 	inputSource string
 	maxMessages int
 	maxTokens   int
+	// gateOverrides are BOT_* rehearsal overrides of the spec's gates (botenv.go).
+	gateOverrides *GateOverrides
 }
 
 // Option configures a Controller.
