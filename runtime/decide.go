@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/examtui/examtui/spec"
 )
@@ -169,7 +170,9 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 	}
 	if obs.AnxietyDetected {
 		p.anxiety = true
-		if out, detail, hit := neutralizeReassurance(p.text); hit {
+		// Judged on what the examiner wanted to say: the judging words may already have been
+		// filtered out, but an anxious candidate still gets neutral procedural support.
+		if out, detail, hit := neutralizeReassurance(obs.SpokenText); hit {
 			p.anxietyHit = &filterHit{Name: guardrailAnxietyNeutrality, Action: guardrailActionReplace, Original: p.text, Replacement: out, Detail: detail}
 			p.text, p.parts = out, []string{out}
 		}
@@ -256,7 +259,18 @@ func (c *Controller) speakValidated(st *streamState, text string, parts []string
 		rest = text
 	}
 	if rest != "" {
-		c.speakPart(rest, "examiner", intercepted, k, false)
+		// The length limit holds in streaming as in batch: within what is left of maxChars when
+		// summarizing (keeping the closing question), and in parts of at most maxChars.
+		nf := c.filters[c.node.NodeID]
+		if nf.enabled[spec.FilterLength] && nf.lengthAction() == "summarize" {
+			budget := max(nf.maxChars-st.chars, utf8.RuneCountInString(lastQuestionIn(rest)))
+			if utf8.RuneCountInString(rest) > budget {
+				rest = summarizeKeepingQuestion(rest, budget)
+			}
+		}
+		for i, part := range nf.fitParts(rest) {
+			c.speakPart(part, "examiner", intercepted, k+i, false)
+		}
 	}
 	c.ctxm.record(assistant(strings.TrimSpace(strings.Join(st.emitted, " ") + " " + rest)))
 }

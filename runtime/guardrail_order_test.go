@@ -108,7 +108,18 @@ func TestGuardrailOrder(t *testing.T) {
 				t.Fatalf("last said %q, want %q", sp[len(sp)-1], tt.said)
 			}
 			// A transition names its guardrail (evidence sufficiency is not an interception).
-			guards := payloads[*runtime.GuardrailTriggeredPayload](h)
+			var guards []*runtime.GuardrailTriggeredPayload
+			for _, g := range payloads[*runtime.GuardrailTriggeredPayload](h) {
+				// "Good answer!" is a forbidden judgement whatever the decision; it is checked below.
+				if g.Guardrail != "forbidden_action" {
+					guards = append(guards, g)
+				}
+			}
+			for _, sp := range h.spoken() {
+				if strings.Contains(sp, "Good answer") {
+					t.Fatalf("a forbidden judgement was spoken: %q", sp)
+				}
+			}
 			want := tt.fired
 			if want == "evidence_sufficiency" {
 				want = ""
