@@ -94,6 +94,22 @@ func forbiddenMatch(norm string) string {
 
 // runIntegrityFilters applies the always-on guardrails through apply (runFilters' closure).
 func (nf *nodeFilters) runIntegrityFilters(apply func(spec.FilterName, string, func(text, norm string) (string, string, bool))) {
+	for i := range integrityFns {
+		apply(integrityFns[i].name, integrityFns[i].action, integrityFns[i].fn)
+	}
+}
+
+// integrityFns are the guardrails as filter functions, built once (no per-turn closures).
+var integrityFns = func() []struct {
+	name   spec.FilterName
+	action string
+	fn     func(text, norm string) (string, string, bool)
+} {
+	out := make([]struct {
+		name   spec.FilterName
+		action string
+		fn     func(text, norm string) (string, string, bool)
+	}, len(integritySets))
 	for i := range integritySets {
 		set := &integritySets[i]
 		match := func(n string) string {
@@ -108,15 +124,17 @@ func (nf *nodeFilters) runIntegrityFilters(apply func(spec.FilterName, string, f
 			}
 			return ""
 		}
-		apply(set.name, set.action, func(text, norm string) (string, string, bool) {
+		out[i].name, out[i].action = set.name, set.action
+		out[i].fn = func(text, norm string) (string, string, bool) {
 			if match(norm) == "" {
 				return text, "", false
 			}
-			out, why := dropClauses(text, match)
-			return keepQuestion(text, out), why, true
-		})
+			kept, why := dropClauses(text, match)
+			return keepQuestion(text, kept), why, true
+		}
 	}
-}
+	return out
+}()
 
 // dropClauses removes what match flags: in a question, only the flagged comma clauses ("Good
 // point, but what would it cost?" keeps the question); elsewhere the whole sentence.

@@ -47,8 +47,11 @@ func (c *Controller) checkGuardrails(obs Observation, offTopic, have int) (spec.
 	check(guardrailOffTopicLimit, obs.AnswerQuality == QualityOffTopic && offTopic >= nc.MaxOffTopicRedirects, spec.ReasonOffTopicLimit,
 		fmt.Sprintf("%d of %d off-topic", offTopic, nc.MaxOffTopicRedirects))
 	if reason == "" {
-		steps = append(steps, DecisionStep{Rule: ruleFollowUpFirst, Fired: obs.NeedsFollowUp,
-			Detail: boolDetail(obs.NeedsFollowUp, fmt.Sprintf("follow-up %d of %d comes before evidence sufficiency", c.followUps+1, nc.MaxFollowUps))})
+		step := DecisionStep{Rule: ruleFollowUpFirst, Fired: obs.NeedsFollowUp}
+		if obs.NeedsFollowUp {
+			step.Detail = fmt.Sprintf("follow-up %d of %d comes before evidence sufficiency", c.followUps+1, nc.MaxFollowUps)
+		}
+		steps = append(steps, step)
 		stay = obs.NeedsFollowUp
 	}
 	if node.Kind == spec.KindScaffolding {

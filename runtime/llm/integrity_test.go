@@ -290,7 +290,7 @@ func TestLLMFiltersKeepLegitimateSpeech(t *testing.T) {
 				}
 			}},
 		{name: "split holds its limit while streaming", stream: true,
-			spoken: "We need to think about the restaurant, " + strings.Repeat("the buffet queue and the kitchen and the menu, ", 8) + "and the guests. What would you change first?",
+			spoken: "Thank you. We need to think about the restaurant, " + strings.Repeat("the buffet queue and the kitchen and the menu, ", 8) + "and the guests. What would you change first?",
 			edit: func(s string) string {
 				return s + "\noutputValidation:\n  filters:\n    - {name: length, action: split, maxChars: 200}\n"
 			},
