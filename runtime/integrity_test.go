@@ -302,3 +302,49 @@ func TestGateOverridesFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeKeepsDirectionsAndPromotions: a resumed session keeps the standing wrap-up direction
+// and does not queue a promoted instruction again.
+func TestResumeKeepsDirectionsAndPromotions(t *testing.T) {
+	after := 5.0
+	gates := runtime.WithGateOverrides(&runtime.GateOverrides{WrapupAfter: &after})
+	h := demoHarness(t, nil, gates)
+	h.wait(25 * time.Second)
+	if err := h.c.Admin(h.ctx, runtime.AdminInstruction{Mode: runtime.AdminQueued, Text: "Tell the candidate to speak up."}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.PromoteQueued(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec := &runtime.Recorder{}
+	c2, err := runtime.NewController(h.c.Exam(), newOffline(t), runtime.WithResume(h.rec.Events()), runtime.WithClock(h.clock),
+		runtime.WithSink(runtime.NewFanout(rec)), runtime.WithSessionID("test"), gates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if n := c2.Snapshot().QueuedAdmin; n != 0 {
+		t.Fatalf("%d queued after resume: the promoted instruction came back", n)
+	}
+	if err := c2.Start(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(2 * time.Second)
+	if err := c2.SubmitTurn(h.ctx, runtime.Turn{Text: "The breakfast buffet is busy.", Duration: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	beats := 0
+	for _, ev := range rec.Events() {
+		p, _ := ev.Decode()
+		switch v := p.(type) {
+		case *runtime.SpokenPayload:
+			last = v.Text
+		case *runtime.BeatFiredPayload:
+			beats++
+		}
+	}
+	if !strings.Contains(last, "one last question") || beats != 0 {
+		t.Fatalf("after resume: said %q, %d beats fired again", last, beats)
+	}
+}
