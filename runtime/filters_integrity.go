@@ -49,7 +49,7 @@ type phraseSet struct {
 	name    spec.FilterName
 	action  string
 	why     string
-	phrases []string
+	phrases phraseIndex
 }
 
 var integritySets = func() []phraseSet {
@@ -61,16 +61,16 @@ var integritySets = func() []phraseSet {
 		return out
 	}
 	return []phraseSet{
-		{FilterHintRefusal, "drop_hint", "hint", norm(hintPhrases)},
+		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(norm(hintPhrases))},
 		{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
-		{FilterEquity, "drop", "remark on the candidate's person or ability", norm(equityPhrases)},
+		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(norm(equityPhrases))},
 	}
 }()
 
 var (
-	hintRefusals  = normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"})
-	revealNorm    = normAll(revealPhrases)
-	judgementNorm = normAll(judgementPhrases)
+	hintRefusals  = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))
+	revealNorm    = newPhraseIndex(normAll(revealPhrases))
+	judgementNorm = newPhraseIndex(normAll(judgementPhrases))
 )
 
 func normAll(ps []string) []string {
@@ -83,10 +83,10 @@ func normAll(ps []string) []string {
 
 // forbiddenMatch names the forbidden action a normalized text commits, or "".
 func forbiddenMatch(norm string) string {
-	if m := firstMatch(norm, revealNorm); m != "" {
+	if m := revealNorm.first(norm); m != "" {
 		return "reveals an answer: " + m
 	}
-	if m := firstMatch(norm, judgementNorm); m != "" {
+	if m := judgementNorm.first(norm); m != "" {
 		return "evaluative praise or judgement: " + m
 	}
 	return ""
@@ -116,8 +116,8 @@ var integrityFns = func() []struct {
 			if set.phrases == nil {
 				return forbiddenMatch(n)
 			}
-			if m := firstMatch(n, set.phrases); m != "" {
-				if set.name == FilterHintRefusal && firstMatch(n, hintRefusals) != "" {
+			if m := set.phrases.first(n); m != "" {
+				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
 					return "" // "I can't give hints" refuses a hint rather than giving one
 				}
 				return set.why + ": " + m
