@@ -35,6 +35,8 @@ func TestParseHeadlessLine(t *testing.T) {
 		{"/end", lineControl, "", "end", false},
 		{"/admin Ask about costs.", lineAdmin, "Ask about costs.", "immediate", false},
 		{"/queue   Mention the budget. ", lineAdmin, "Mention the budget.", "queued", false},
+		{"/promote", lineAdmin, "", "promote", false},
+		{"/promote now", 0, "", "", true},
 		{"/admin", 0, "", "", true},
 		{"/queue   ", 0, "", "", true},
 		{"/pause now", 0, "", "", true},
