@@ -289,6 +289,19 @@ func TestLLMFiltersKeepLegitimateSpeech(t *testing.T) {
 					t.Fatalf("said (%d chars) %q", utf8.RuneCountInString(said), said)
 				}
 			}},
+		{name: "summarize holds its limit and the question while streaming", spoken: long, stream: true,
+			check: func(t *testing.T, x *llmExam, said string) {
+				if !strings.HasSuffix(said, "What would you change first?") || utf8.RuneCountInString(said) > 500 {
+					t.Fatalf("said (%d chars) %q", utf8.RuneCountInString(said), said)
+				}
+				streamed := false
+				for _, sp := range eventsOf[*runtime.SpokenPayload](x) {
+					streamed = streamed || sp.Streamed
+				}
+				if !streamed {
+					t.Fatal("nothing was spoken while streaming: the case does not test streaming")
+				}
+			}},
 		{name: "split holds its limit while streaming", stream: true,
 			spoken: "Thank you. We need to think about the restaurant, " + strings.Repeat("the buffet queue and the kitchen and the menu, ", 8) + "and the guests. What would you change first?",
 			edit: func(s string) string {
