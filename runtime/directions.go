@@ -259,3 +259,12 @@ func (c *Controller) PromoteQueued(ctx context.Context) error {
 	a.Mode = AdminImmediate
 	return c.Admin(ctx, a)
 }
+
+// CandidateActive records candidate activity that is not speech (typing an answer): the
+// silence check-ins count from it. Unlike UserActivity it never holds beats or the node's
+// timeout, so an answer left half-typed cannot stop the exam's clock.
+func (c *Controller) CandidateActive() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastUserActivity = c.clock.Now()
+}

@@ -348,3 +348,25 @@ func TestResumeKeepsDirectionsAndPromotions(t *testing.T) {
 		t.Fatalf("after resume: said %q, %d beats fired again", last, beats)
 	}
 }
+
+// TestTypingHoldsTheCheckIn: typing (CandidateActive) counts as activity for the silence
+// check-ins but never holds the node's timeout the way speech does.
+func TestTypingHoldsTheCheckIn(t *testing.T) {
+	h, _ := intoPlan(t, nil)
+	for i := 0; i < 30; i++ { // a candidate typing for 30 s
+		h.wait(time.Second)
+		h.c.CandidateActive()
+	}
+	for _, r := range payloads[*runtime.RecoveryPayload](h) {
+		if strings.HasPrefix(r.Kind, "silence") {
+			t.Fatalf("check-in while the candidate typed: %+v", r)
+		}
+	}
+	for i := 0; i < 100; i++ { // still typing when the 120 s budget runs out
+		h.wait(time.Second)
+		h.c.CandidateActive()
+	}
+	if n := h.c.Snapshot().NodeID; n != "after-time" {
+		t.Fatalf("node %s: typing held the node's timeout", n)
+	}
+}

@@ -30,3 +30,13 @@ func rehearsalGates(input string, log *slog.Logger) (runtime.Option, error) {
 	}
 	return runtime.WithGateOverrides(ov), nil
 }
+
+// Typing tells the controller the candidate is typing (tui.TypingReporter): the silence
+// check-ins wait for someone who is writing an answer.
+func (x *Exam) Typing() error {
+	if x.Controller == nil {
+		return nil
+	}
+	x.Controller.CandidateActive()
+	return nil
+}
