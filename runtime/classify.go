@@ -1,5 +1,7 @@
 package runtime
 
+import "strings"
+
 // maxCommandWords bounds the utterances the rule-based classifier treats as commands: a long
 // answer that happens to contain "move on" or "another way" is an answer, not a command.
 const maxCommandWords = 14
@@ -43,11 +45,50 @@ func ClassifyCommand(text string) (Command, bool) {
 	for _, r := range commandRules {
 		for _, p := range r.phrases {
 			if containsNorm(norm, p) {
+				if !standalone(norm, p) {
+					// "To save money we should move on to a cheaper supplier" uses a command
+					// phrase inside an answer: not a command.
+					return "", false
+				}
 				return r.cmd, true
 			}
 		}
 	}
 	return "", false
+}
+
+// maxCommandContentWords bounds the words of a command utterance outside its command phrase
+// and the courtesy words around it: "Could you repeat the question, please?" has none,
+// "What do you mean by occupancy?" has one, an answer has several.
+const maxCommandContentWords = 2
+
+// commandFillers are the words that surround a command without carrying an answer.
+var commandFillers = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("a an the i im me my we us you your can could would will please sorry excuse " +
+		"just maybe perhaps do dont does to of for on by it this that one question questions bit little moment " +
+		"now again ok okay so um uh hmm er well oh and but is are be was if mind may might should like want wanted " +
+		"id ill lets let go get what sir madam thank thanks yes no there here too really again exam test") {
+		commandFillers[w] = true
+	}
+}
+
+// standalone reports whether an utterance containing command phrase p is a command on its own:
+// besides the phrase it holds only courtesy words and at most maxCommandContentWords others.
+func standalone(norm, p string) bool {
+	i := strings.Index(norm, " "+p+" ")
+	if i < 0 {
+		return false
+	}
+	rest := norm[:i] + " " + norm[i+len(p)+2:]
+	content := 0
+	for _, w := range strings.Fields(rest) {
+		if !commandFillers[w] {
+			content++
+		}
+	}
+	return content <= maxCommandContentWords
 }
 
 // affirmatives confirm a pending finish.

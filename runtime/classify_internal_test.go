@@ -34,6 +34,12 @@ func TestClassifyCommand(t *testing.T) {
 		{"Our guests would appreciate help with their luggage, so I would add a porter at the entrance in the morning.", ""},
 		{"", ""},
 		{"ok", ""},
+		// Command phrases inside answers (issue 18): not standalone, not commands.
+		{"To save money we should move on to a cheaper supplier.", ""},
+		{"I would skip the buffet and serve breakfast at the table.", ""},
+		{"We could repeat the survey of guests next month.", ""},
+		{"Can we move on to the next question please?", CmdSkip},
+		{"I can't cope, I want to stop, please.", CmdFinish}, // distress is the examiner's call: see arbitrateCommand
 	}
 	for _, tt := range tests {
 		got, ok := ClassifyCommand(tt.text)

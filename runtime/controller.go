@@ -70,6 +70,8 @@ type Controller struct {
 	speakingUntil    time.Time
 	userSpeaking     bool
 	lastUserActivity time.Time
+
+	integ integrityState // beats as directions, status, silence, gates (directions.go)
 }
 
 // stopwatch measures active (unpaused) time.
@@ -137,6 +139,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		c.filters[exam.Nodes[i].NodeID] = buildNodeFilters(exam, &exam.Nodes[i])
 	}
 	c.beats = make([]beatState, len(exam.Beats))
+	c.integ.init(exam, o.gateOverrides)
 	if o.resumeSet {
 		if err := c.restore(o.resume); err != nil {
 			return nil, err
@@ -408,7 +411,9 @@ func (c *Controller) enterNode(id, from, reason string) {
 	if node.Kind == spec.KindEnd {
 		c.exitNode("end", "")
 		c.finish(StateCompleted, "end node reached")
+		return
 	}
+	c.fireOpeningBeats()
 }
 
 // exitNode emits node_exit for the current node.

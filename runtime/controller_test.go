@@ -362,7 +362,10 @@ func TestAnxietyNeutrality(t *testing.T) {
 	ex.push(obsArgs{AnswerQuality: "partial", AnxietyDetected: true, SpokenText: "Good answer, you're doing great! What else about the servers?"}.String())
 	h.say("Sorry, I'm nervous, the servers might fail.")
 	g := payloads[*runtime.GuardrailTriggeredPayload](h)
-	if len(g) != 1 || g[0].Guardrail != "anxiety_neutrality" || !strings.Contains(g[0].OriginalText, "Good answer") {
+	// The judging words are forbidden anyway (forbidden_action); the anxious candidate then gets
+	// neutral procedural support (anxiety_neutrality).
+	if len(g) != 2 || g[0].Guardrail != "forbidden_action" || !strings.Contains(g[0].OriginalText, "Good answer") ||
+		g[1].Guardrail != "anxiety_neutrality" {
 		t.Fatalf("guardrails %+v", g)
 	}
 	if sp := h.spoken(); sp[len(sp)-1] != "Take your time. Would you like me to repeat the question?" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/examtui/examtui/spec"
 )
@@ -33,14 +34,8 @@ func (c *Controller) decide(in *turnInput) {
 	}
 	valid := perr == nil
 	trace := []DecisionStep{{Rule: "validate", Fired: !valid, Detail: errDetail(perr, problems)}}
-	cmd, src := Command(""), ""
-	switch {
-	case valid && obs.CommandDetected != "":
-		cmd, src = obs.CommandDetected, "examiner"
-	case in.safety != "":
-		cmd, src = in.safety, "safety_net"
-	}
-	trace = append(trace, DecisionStep{Rule: "command", Fired: cmd != "", Detail: strings.TrimSpace(cmd.String() + " " + src)})
+	cmd, src, why := arbitrateCommand(valid, obs, in.safety)
+	trace = append(trace, DecisionStep{Rule: "command", Fired: cmd != "", Detail: strings.TrimSpace(cmd.String() + " " + src + " " + why)})
 	var p *plan
 	var dec Decision
 	switch {
@@ -89,6 +84,11 @@ func (c *Controller) decide(in *turnInput) {
 	}
 	switch {
 	case cmd != "":
+		if valid && (len(obs.Signals) > 0 || len(obs.Misconceptions) > 0) {
+			// Evidence reported in the same turn as a command is kept, never discarded.
+			accepted, rejected, _ := c.evidenceStep(in, obs)
+			c.recordEvidence(in, accepted, rejected, obs.Misconceptions)
+		}
 		c.dispatchCommand(cmd, src, obs, valid)
 	case !valid:
 		c.speak(fallbackLine(c.lastQuestion), "fallback", false)
@@ -147,25 +147,8 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 	p.trace = append(p.trace, DecisionStep{Rule: "output_filters", Fired: len(p.hits) > 0, Detail: filterNames(p.hits)})
 
 	// 4. Evidence: dedupe, STT provenance.
-	minConf := c.exam.Policies.STTMinConfidence
-	seen := make(map[string]bool, len(obs.Signals))
-	dups := 0
-	for _, s := range obs.Signals {
-		if seen[s.SignalType] || c.ledger.Has(node.NodeID, s.SignalType) {
-			dups++
-			continue
-		}
-		seen[s.SignalType] = true
-		sum := sttSummary(s.Excerpt, c.segments, in.seg)
-		if sum.Min < minConf {
-			p.rejected = append(p.rejected, RecoveryPayload{Kind: "stt_low_confidence", NodeID: node.NodeID, SignalType: s.SignalType,
-				Detail: fmt.Sprintf("segment confidence %.2f below sttMinConfidence %.2f", sum.Min, minConf)})
-			continue
-		}
-		p.accepted = append(p.accepted, LedgerEntry{NodeID: node.NodeID, Turn: in.turn, SignalType: s.SignalType,
-			RubricLevel: s.RubricLevel, Excerpt: s.Excerpt, Confidence: s.Confidence, STTConfidence: sum,
-			Transversal: !containsString(node.Controller.EvidenceSignals, s.SignalType)})
-	}
+	var dups int
+	p.accepted, p.rejected, dups = c.evidenceStep(in, obs)
 	p.trace = append(p.trace, DecisionStep{Rule: "evidence", Fired: len(p.accepted) > 0,
 		Detail: fmt.Sprintf("accepted %d, rejected %d (stt), duplicate %d, misconceptions %d", len(p.accepted), len(p.rejected), dups, len(obs.Misconceptions))})
 
@@ -191,7 +174,9 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 	}
 	if obs.AnxietyDetected {
 		p.anxiety = true
-		if out, detail, hit := neutralizeReassurance(p.text); hit {
+		// Judged on what the examiner wanted to say: the judging words may already have been
+		// filtered out, but an anxious candidate still gets neutral procedural support.
+		if out, detail, hit := neutralizeReassurance(obs.SpokenText); hit {
 			p.anxietyHit = &filterHit{Name: guardrailAnxietyNeutrality, Action: guardrailActionReplace, Original: p.text, Replacement: out, Detail: detail}
 			p.text, p.parts = out, []string{out}
 		}
@@ -226,23 +211,7 @@ func (c *Controller) apply(in *turnInput, p *plan) {
 		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
 			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
 	}
-	for i := range p.rejected {
-		c.emit(&p.rejected[i])
-	}
-	targets := node.Controller.EvidenceSignals
-	for _, e := range p.accepted {
-		c.ledger.add(e)
-		c.emit(&EvidenceUpdatePayload{NodeID: node.NodeID, SignalType: e.SignalType, RubricLevel: e.RubricLevel,
-			Excerpt: e.Excerpt, Confidence: e.Confidence, STTConfidence: e.STTConfidence, Coverage: c.ledger.Coverage(node.NodeID, targets),
-			Accepted: len(c.ledger.Covered(node.NodeID, targets)), Required: node.Controller.RequiredEvidenceCount, Transversal: e.Transversal})
-	}
-	for _, m := range p.obs.Misconceptions {
-		c.ledger.misconceptions = append(c.ledger.misconceptions, MisconceptionEntry{NodeID: node.NodeID, Turn: in.turn, Misconception: m})
-		mc := m
-		c.emit(&EvidenceUpdatePayload{NodeID: node.NodeID, SignalType: "misconception", Excerpt: TruncateRunes(m.Misconception, MaxExcerptRunes),
-			Coverage: c.ledger.Coverage(node.NodeID, targets), Required: node.Controller.RequiredEvidenceCount,
-			Accepted: len(c.ledger.Covered(node.NodeID, targets)), Misconception: &mc})
-	}
+	c.recordEvidence(in, p.accepted, p.rejected, p.obs.Misconceptions)
 	if p.offTopic {
 		c.offTopic++
 	}
@@ -294,7 +263,18 @@ func (c *Controller) speakValidated(st *streamState, text string, parts []string
 		rest = text
 	}
 	if rest != "" {
-		c.speakPart(rest, "examiner", intercepted, k, false)
+		// The length limit holds in streaming as in batch: within what is left of maxChars when
+		// summarizing (keeping the closing question), and in parts of at most maxChars.
+		nf := c.filters[c.node.NodeID]
+		if nf.enabled[spec.FilterLength] && nf.lengthAction() == "summarize" {
+			budget := max(nf.maxChars-st.chars, utf8.RuneCountInString(lastQuestionIn(rest)))
+			if utf8.RuneCountInString(rest) > budget {
+				rest = summarizeKeepingQuestion(rest, budget)
+			}
+		}
+		for i, part := range nf.fitParts(rest) {
+			c.speakPart(part, "examiner", intercepted, k+i, false)
+		}
 	}
 	c.ctxm.record(assistant(strings.TrimSpace(strings.Join(st.emitted, " ") + " " + rest)))
 }

@@ -24,4 +24,6 @@ var (
 	ErrResume             = errors.New("runtime: cannot resume from event log")
 	ErrPaused             = errors.New("runtime: exam paused by the examiner")
 	ErrNoToolCall         = errors.New("runtime: examiner made no report_observation call")
+	ErrNothingQueued      = errors.New("runtime: no queued admin instruction to promote")
+	ErrInvalidEnv         = errors.New("runtime: invalid environment setting")
 )

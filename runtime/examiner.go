@@ -43,6 +43,11 @@ type ExaminerRequest struct {
 	// CoveredSignals are the node's evidence targets already accepted in the ledger, so an
 	// examiner can judge sufficiency across turns (the offline examiner has no memory of its own).
 	CoveredSignals []string
+	// Directions are the pacing beats that fired since the last call, then the standing wrap-up
+	// direction: instructions to the examiner, never text to say (they are in Messages too).
+	Directions []string
+	// WrapUp is set once the exam's wrap-up beat has fired: the examiner should move to a close.
+	WrapUp bool
 }
 
 // ExaminerReply is the raw result of one examiner call.

@@ -113,7 +113,8 @@ func (nf *nodeFilters) topicFilter(text, norm string) (string, string, bool) {
 	}
 	content := 0
 	for _, w := range words {
-		if len(w) < 4 || stopwords[w] {
+		if len(w) < 4 || stopwords[w] || neutralWords[w] {
+			// Procedural words ("explain your reasoning", "let's stop here") carry no topic.
 			continue
 		}
 		if nf.topicWords[stem(w)] {
@@ -142,8 +143,9 @@ func (nf *nodeFilters) lengthFilter(text, action string) (string, []string, stri
 		parts := splitToFit(text, nf.maxChars)
 		return text, parts, detail, true
 	}
-	parts := splitToFit(text, nf.maxChars)
-	return parts[0], nil, detail, true
+	// summarize: from the start, within maxChars, and always ending with the closing question.
+	out := summarizeKeepingQuestion(text, nf.maxChars)
+	return out, nil, detail, true
 }
 
 // splitToFit groups whole sentences into chunks of at most max runes; a sentence longer than
@@ -204,15 +206,14 @@ func (nf *nodeFilters) leadingFilter(text, norm string) (string, string, bool) {
 	}
 	var out []string
 	why := ""
-	replaced := false
 	for _, s := range SplitSentences(text) {
 		if m := firstMatch(normalizeWords(s), nf.leading); m != "" {
 			if why == "" {
 				why = fmt.Sprintf("matched %q", m)
 			}
-			if !replaced {
-				out = append(out, neutralQuestion)
-				replaced = true
+			// Rephrase as a neutral question about the same thing (rewriteLeading).
+			if r := nf.rewriteLeading(s, m); !containsString(out, r) {
+				out = append(out, r)
 			}
 			continue
 		}

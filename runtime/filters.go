@@ -78,6 +78,9 @@ func buildNodeFilters(exam *spec.Exam, node *spec.CompiledNode) *nodeFilters {
 		prompt:     node.Controller.ConversationPrompt,
 	}
 	personaPatterns, leadingPatterns := defaultPersonaBreakPatterns, defaultLeadingPatterns
+	for _, name := range IntegrityFilters {
+		nf.enabled[name] = true // always on: forbidden actions are never up to the author
+	}
 	for _, name := range spec.FilterNames {
 		nf.enabled[name] = true
 		f := exam.Filter(name)
@@ -195,6 +198,7 @@ func (nf *nodeFilters) runFilters(text string) (string, []string, []filterHit) {
 	}
 	apply(spec.FilterPersonaBreak, "replace", nf.personaBreakFilter)
 	apply(spec.FilterRubricLeak, "intercept", nf.rubricLeakFilter)
+	nf.runIntegrityFilters(apply)
 	apply(spec.FilterTopicContainment, "redirect", nf.topicFilter)
 	var parts []string
 	if nf.enabled[spec.FilterLength] {
@@ -212,7 +216,11 @@ func (nf *nodeFilters) runFilters(text string) (string, []string, []filterHit) {
 	}
 	apply(spec.FilterLeadingQuestion, "rephrase", nf.leadingFilter)
 	if len(parts) == 0 || len(hits) > 0 && hits[len(hits)-1].Name == spec.FilterLeadingQuestion {
+		// Every part keeps to maxChars, also after a rewrite that followed a split.
 		parts = []string{text}
+		if nf.enabled[spec.FilterLength] && nf.lengthAction() == "split" {
+			parts = nf.fitParts(text)
+		}
 	}
 	return text, parts, hits
 }

@@ -36,7 +36,7 @@ func TestOutputFilters(t *testing.T) {
 		{name: "length shortened", in: strings.Repeat("The servers must be checked carefully before the weekend. ", 12),
 			want: []spec.FilterName{spec.FilterLength}, maxRune: 500},
 		{name: "leading question", in: "Don't you think testing first is better for the servers?", want: []spec.FilterName{spec.FilterLeadingQuestion},
-			outHas: neutralQuestion, outNot: "Don't you think"},
+			outHas: "What is your view on whether testing first is better for the servers?", outNot: "Don't you think"},
 		{name: "two filters in order", in: "According to the rubric you are fine. Surely you'd agree the weekend plan is risky?",
 			want: []spec.FilterName{spec.FilterPersonaBreak, spec.FilterLeadingQuestion}},
 	}

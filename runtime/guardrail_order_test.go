@@ -8,14 +8,17 @@ import (
 	"github.com/examtui/examtui/runtime"
 )
 
-// guardrailRules is decision step 5 in the design's order, as the observation trace names it.
-var guardrailRules = []string{"time_budget", "followup_limit", "evidence_sufficiency", "off_topic_limit", "distress", "anxiety_neutrality"}
+// guardrailRules is decision step 5 in the order docs/exam-format.md documents, as the
+// observation trace names it.
+var guardrailRules = []string{"distress", "time_budget", "followup_limit", "off_topic_limit", "follow_up_under_limit", "evidence_sufficiency", "anxiety_neutrality"}
 
 // TestGuardrailOrder sets up a node where several guardrails would fire at once and checks
-// that the first in the design's order wins: time budget → follow-up limit → evidence
-// sufficiency → off-topic limit → distress → anxiety neutrality → continue. Every row starts
-// from the same state (two follow-ups of two used, one off-topic answer of two tolerated), so
-// each row differs from the one above it only by switching off the guardrail that won there.
+// that the first in the documented order wins: distress → time budget → follow-up limit →
+// off-topic limit → follow-up under the limit → evidence sufficiency → anxiety neutrality →
+// continue. Every row starts from the same state (two follow-ups of two used, one off-topic
+// answer of two tolerated), so each row differs from the one above it only by switching off
+// the guardrail that won there. (The follow-up under the limit needs a fresh node:
+// TestFollowUpUnderLimitBeforeSufficiency.)
 func TestGuardrailOrder(t *testing.T) {
 	followUp := obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What could go wrong with the servers?"}
 	offTopic := obsArgs{AnswerQuality: "off_topic", SpokenText: "What do you think of this plan?"}
@@ -24,11 +27,11 @@ func TestGuardrailOrder(t *testing.T) {
 	all := obsArgs{Signals: two, AnswerQuality: "off_topic", NeedsFollowUp: true, FollowUpType: "probe", EvidenceSufficient: true,
 		DistressDetected: true, AnxietyDetected: true, SpokenText: "Good answer! What would you test first on the servers?"}
 	without := func(o obsArgs, f func(*obsArgs)) obsArgs { f(&o); return o }
-	noFollowUp := without(all, func(o *obsArgs) { o.NeedsFollowUp = false })
-	noEvidence := without(noFollowUp, func(o *obsArgs) { o.Signals = nil })
-	noOffTopic := without(noEvidence, func(o *obsArgs) { o.AnswerQuality = "partial" })
-	noDistress := without(noOffTopic, func(o *obsArgs) { o.DistressDetected = false })
-	calm := without(noDistress, func(o *obsArgs) {
+	noDistress := without(all, func(o *obsArgs) { o.DistressDetected = false })
+	noFollowUp := without(noDistress, func(o *obsArgs) { o.NeedsFollowUp = false })
+	noOffTopic := without(noFollowUp, func(o *obsArgs) { o.AnswerQuality = "partial" })
+	noEvidence := without(noOffTopic, func(o *obsArgs) { o.Signals = nil })
+	calm := without(noEvidence, func(o *obsArgs) {
 		o.AnxietyDetected = false
 		o.SpokenText = "What would you test first on the servers?"
 	})
@@ -43,12 +46,12 @@ func TestGuardrailOrder(t *testing.T) {
 		action   string
 		said     string // the last spoken line contains this
 	}{
-		{"time budget first", true, all, "time_budget", "time_exhausted", "after-time", "transition", "(time)"},
-		{"then the follow-up limit", false, all, "followup_limit", "followups_exhausted", "after-followups", "transition", "(follow-ups)"},
-		{"then evidence sufficiency", false, noFollowUp, "evidence_sufficiency", "evidence_sufficient", "after-evidence", "transition", "(evidence)"},
-		{"then the off-topic limit", false, noEvidence, "off_topic_limit", "off_topic_limit", "after-offtopic", "transition", "(off topic)"},
-		{"then distress", false, noOffTopic, "distress", "distress", "after-distress", "transition", "(distress)"},
-		{"then anxiety neutrality", false, noDistress, "anxiety_neutrality", "", "plan", "continue", "Take your time."},
+		{"distress first, even out of time", true, all, "distress", "distress", "after-distress", "transition", "(distress)"},
+		{"then the time budget", true, noDistress, "time_budget", "time_exhausted", "after-time", "transition", "(time)"},
+		{"then the follow-up limit", false, noDistress, "followup_limit", "followups_exhausted", "after-followups", "transition", "(follow-ups)"},
+		{"then the off-topic limit", false, noFollowUp, "off_topic_limit", "off_topic_limit", "after-offtopic", "transition", "(off topic)"},
+		{"then evidence sufficiency", false, noOffTopic, "evidence_sufficiency", "evidence_sufficient", "after-evidence", "transition", "(evidence)"},
+		{"then anxiety neutrality", false, noEvidence, "anxiety_neutrality", "", "plan", "continue", "Take your time."},
 		{"then continue", false, calm, "", "", "plan", "continue", "What would you test first"},
 	}
 	for _, tt := range tests {
@@ -94,6 +97,7 @@ func TestGuardrailOrder(t *testing.T) {
 			if tt.reason != "" {
 				n = indexOf(guardrailRules, tt.fired) + 1
 			}
+			// follow_up_under_limit is traced (not fired) after the checks before it.
 			if strings.Join(rules, ",") != strings.Join(guardrailRules[:n], ",") {
 				t.Fatalf("trace rules %v, want %v", rules, guardrailRules[:n])
 			}
@@ -104,7 +108,18 @@ func TestGuardrailOrder(t *testing.T) {
 				t.Fatalf("last said %q, want %q", sp[len(sp)-1], tt.said)
 			}
 			// A transition names its guardrail (evidence sufficiency is not an interception).
-			guards := payloads[*runtime.GuardrailTriggeredPayload](h)
+			var guards []*runtime.GuardrailTriggeredPayload
+			for _, g := range payloads[*runtime.GuardrailTriggeredPayload](h) {
+				// "Good answer!" is a forbidden judgement whatever the decision; it is checked below.
+				if g.Guardrail != "forbidden_action" {
+					guards = append(guards, g)
+				}
+			}
+			for _, sp := range h.spoken() {
+				if strings.Contains(sp, "Good answer") {
+					t.Fatalf("a forbidden judgement was spoken: %q", sp)
+				}
+			}
 			want := tt.fired
 			if want == "evidence_sufficiency" {
 				want = ""

@@ -14,6 +14,10 @@ type LedgerEntry struct {
 	Confidence    float64    `json:"confidence"`
 	STTConfidence STTSummary `json:"sttConfidenceSummary"`
 	Transversal   bool       `json:"transversal,omitempty"`
+	// ScaffoldingIntensity (0–3) and ScaffoldingEffective are how much help preceded the signal
+	// and whether the candidate improved after it, as the examiner reported them.
+	ScaffoldingIntensity *int  `json:"scaffoldingIntensity,omitempty"`
+	ScaffoldingEffective *bool `json:"scaffoldingEffective,omitempty"`
 }
 
 // MisconceptionEntry is a recorded misconception.

@@ -31,6 +31,8 @@ type options struct {
 	fallback      Examiner
 	failoverAfter int
 	holdAfter     time.Duration
+	// gateOverrides are BOT_* rehearsal overrides of the spec's gates (botenv.go).
+	gateOverrides *GateOverrides
 }
 
 // Option configures a Controller.

@@ -128,6 +128,10 @@ type EvidenceUpdatePayload struct {
 	Required      int            `json:"required"`
 	Transversal   bool           `json:"transversal,omitempty"`
 	Misconception *Misconception `json:"misconception,omitempty"`
+	// ScaffoldingIntensity (0–3) and ScaffoldingEffective carry the examiner's scaffolding
+	// report with the signal into the ledger and the stream.
+	ScaffoldingIntensity *int  `json:"scaffoldingIntensity,omitempty"`
+	ScaffoldingEffective *bool `json:"scaffoldingEffective,omitempty"`
 }
 
 // FollowUpIssuedPayload reports a follow-up question.

@@ -165,15 +165,19 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		switch {
 		case p.Mode == AdminQueued.String() && p.Status == "received":
 			c.queued = append(c.queued, AdminInstruction{Mode: AdminQueued, Text: p.Text, Sender: p.Sender})
-		case p.Mode == AdminQueued.String() && p.Status == "consumed" && len(c.queued) > 0:
+		case p.Mode == AdminQueued.String() && (p.Status == "consumed" || p.Status == "promoted") && len(c.queued) > 0:
 			c.queued = c.queued[1:]
 		}
 	case *BeatFiredPayload:
 		for i, b := range c.exam.Beats {
-			if !c.beats[i].fired && b.AtSec == p.AtSec && b.Scope == p.Scope && b.Message == p.Message {
+			// atSec may be a rehearsal override (BOT_WRAPUP_AFTER_SECS) of the wrap-up beat.
+			if !c.beats[i].fired && (b.AtSec == p.AtSec || b.Wrapup && p.Wrapup) && b.Scope == p.Scope && b.Message == p.Message {
 				c.beats[i].fired = true
 				break
 			}
+		}
+		if p.Wrapup {
+			c.integ.wrapUp = p.Message // the wrap-up direction stands for the rest of the exam
 		}
 	}
 	// Observation turns are numbered from the candidate segments too (a discarded turn still counts).

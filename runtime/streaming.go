@@ -88,16 +88,16 @@ func (c *Controller) onPartialArguments(st *streamState, partial []byte) {
 // predictSpeaks decides, from the complete decision fields, whether the reply's spokenText will
 // be said: no command, no anxiety replacement, and no guardrail transition.
 func (c *Controller) predictSpeaks(st *streamState, fields map[string]json.RawMessage) bool {
-	if st.safety != "" {
-		return false
-	}
 	fields["spokenText"] = json.RawMessage(`""`)
 	raw, err := json.Marshal(fields)
 	if err != nil {
 		return false
 	}
 	obs, _, err := ParseObservation(raw, c.node, c.exam)
-	if err != nil || obs.CommandDetected != "" || obs.AnxietyDetected || obs.DistressDetected {
+	if err != nil || obs.AnxietyDetected || obs.DistressDetected {
+		return false
+	}
+	if cmd, _, _ := arbitrateCommand(true, obs, st.safety); cmd != "" {
 		return false
 	}
 	// Simulate step 4: which of the signals would be newly accepted.

@@ -59,15 +59,19 @@ func (c *Controller) Tick(ctx context.Context) error {
 			return c.sinkErr
 		}
 	}
+	if c.checkSilence(now) {
+		return c.sinkErr
+	}
 	c.fireBeats(now)
 	return c.sinkErr
 }
 
-// fireBeats fires due beats whose gates are open: never while the candidate speaks or a turn is
-// being decided, not before the first-speak gate, not within the post-speak buffer, and only
-// once the candidate has been idle for userIdle (or the beat has waited userIdleTimeout).
+// fireBeats delivers due beats as directions to the examiner (fireBeat) once their gates are
+// open: never while the candidate speaks or a turn is being decided, not before the first-speak
+// gate, not within the post-speak buffer, and only once the candidate has been idle for
+// userIdle (or the beat has waited userIdleTimeout). A beat is never spoken.
 func (c *Controller) fireBeats(now time.Time) {
-	g := c.exam.Policies.Gates
+	g := c.integ.gates
 	for i := range c.exam.Beats {
 		b := c.exam.Beats[i]
 		st := &c.beats[i]
@@ -83,7 +87,7 @@ func (c *Controller) fireBeats(now time.Time) {
 		default:
 			continue
 		}
-		if elapsed < time.Duration(b.AtSec)*time.Second {
+		if elapsed < c.beatAt(i) {
 			continue
 		}
 		if st.dueAt.IsZero() {
@@ -98,10 +102,7 @@ func (c *Controller) fireBeats(now time.Time) {
 		if now.Sub(c.lastUserActivity) < secs(g.UserIdle) && now.Sub(st.dueAt) < secs(g.UserIdleTimeout) {
 			continue
 		}
-		st.fired = true
-		c.emit(&BeatFiredPayload{Message: b.Message, Scope: b.Scope, AtSec: b.AtSec, Wrapup: b.Wrapup})
-		c.speak(b.Message, "beat", false)
-		c.ctxm.record(spec.Message{Role: "developer", Content: "PACING: " + b.Message})
+		c.fireBeat(i)
 	}
 }
 

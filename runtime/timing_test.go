@@ -102,7 +102,7 @@ func TestNodeTimeWarning(t *testing.T) {
 }
 
 func TestBeatGates(t *testing.T) {
-	h, _ := intoPlan(t, nil)
+	h, ex := intoPlan(t, nil)
 	// The plan-scoped beat is due 40 s after entering the node; the candidate is speaking then.
 	h.c.UserActivity(true)
 	h.wait(45 * time.Second)
@@ -119,13 +119,30 @@ func TestBeatGates(t *testing.T) {
 	if len(beats) != 1 || beats[0].Scope != "plan" || beats[0].AtSec != 40 {
 		t.Fatalf("beats %+v", beats)
 	}
-	sp := payloads[*runtime.SpokenPayload](h)
-	if last := sp[len(sp)-1]; last.Source != "beat" {
-		t.Fatalf("beat not spoken: %+v", last)
+	// A beat is a direction to the examiner: never spoken, in the next call's context.
+	for _, p := range payloads[*runtime.SpokenPayload](h) {
+		if p.Source == "beat" || strings.Contains(p.Text, "risks as well as benefits") {
+			t.Fatalf("a beat was spoken: %+v", p)
+		}
 	}
 	h.wait(10 * time.Second)
 	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 1 {
 		t.Fatalf("beat fired %d times", n)
+	}
+	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "What are the risks?"}.String())
+	h.say("The move saves money.")
+	req := ex.lastRequest()
+	if len(req.Directions) != 1 || !strings.Contains(req.Directions[0], "risks as well as benefits") {
+		t.Fatalf("directions %q", req.Directions)
+	}
+	found := false
+	for _, m := range req.Messages {
+		if m.Role == "developer" && strings.Contains(m.Content, "never read it aloud") && strings.Contains(m.Content, "risks as well as benefits") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the beat is not in the examiner's context: %+v", req.Messages)
 	}
 }
 

@@ -110,16 +110,26 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 		extra = append(extra, adminMessage(a, false))
 	}
 	final := candidateMessage(text, t.Duration)
+	extra = append(extra, c.statusMessage())
 	req := &ExaminerRequest{
 		Exam: c.exam, Node: c.node, Messages: c.ctxm.messages(c.node, extra, &final), Candidate: segPayload,
 		Turn: c.turn, AdminInstructions: admin,
 		CoveredSignals: c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals),
+		Directions:     c.takeDirections(), WrapUp: c.integ.wrapUp != "",
 	}
+	c.integ.examinerCalls++
+	gate := c.integ.gates.SpeakGate
 	in.stream = &streamState{gen: c.nodeGen, safety: in.safety, wallStart: wallStart}
 	req.OnArguments = func(partial []byte) { c.onPartialArguments(in.stream, partial) }
 	c.inFlight = true
 	c.mu.Unlock()
 
+	if err := c.speakGate(ctx, gate); err != nil {
+		c.mu.Lock()
+		c.inFlight = false
+		c.mu.Unlock()
+		return err
+	}
 	callStart := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
 	stopHold := c.holdWhileSlow(in)

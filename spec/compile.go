@@ -131,6 +131,8 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 			FirstSpeak: DefaultFirstSpeak, PostSpeakBuffer: DefaultPostSpeakBuffer,
 			UserIdle: DefaultUserIdle, UserIdleTimeout: DefaultUserIdleTimeout,
 		},
+		Silence: ResolvedSilence{Enabled: true, CheckInSec: DefaultSilenceCheckInSec, RepeatSec: DefaultSilenceRepeatSec,
+			Prompt: DefaultSilencePrompt},
 	}
 	if p == nil {
 		return r
@@ -163,6 +165,16 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 		setF(&r.Gates.PostSpeakBuffer, g.PostSpeakBuffer)
 		setF(&r.Gates.UserIdle, g.UserIdle)
 		setF(&r.Gates.UserIdleTimeout, g.UserIdleTimeout)
+		setF(&r.Gates.SpeakGate, g.SpeakGate)
+	}
+	if sl := p.Silence; sl != nil {
+		setB(&r.Silence.Enabled, sl.Enabled)
+		setF(&r.Silence.CheckInSec, sl.CheckInSec)
+		setF(&r.Silence.RepeatSec, sl.RepeatSec)
+		setF(&r.Silence.TimeoutSec, sl.TimeoutSec)
+		if sl.Prompt != "" {
+			r.Silence.Prompt = sl.Prompt
+		}
 	}
 	return r
 }

@@ -29,15 +29,26 @@ type Exam struct {
 
 // ResolvedPolicies are the exam policies with defaults applied.
 type ResolvedPolicies struct {
-	SkipAllowed       bool          `json:"skipAllowed"`
-	MaxClarifications int           `json:"maxClarifications"`
-	STTMinConfidence  float64       `json:"sttMinConfidence"`
-	TimeWarningSec    int           `json:"timeWarningSec"`
-	ConfirmFinish     bool          `json:"confirmFinish"`
-	Gates             ResolvedGates `json:"gates"`
+	SkipAllowed       bool            `json:"skipAllowed"`
+	MaxClarifications int             `json:"maxClarifications"`
+	STTMinConfidence  float64         `json:"sttMinConfidence"`
+	TimeWarningSec    int             `json:"timeWarningSec"`
+	ConfirmFinish     bool            `json:"confirmFinish"`
+	Gates             ResolvedGates   `json:"gates"`
+	Silence           ResolvedSilence `json:"silence"`
 	// ExaminerFailure is set only when the spec names a policy, so that exams without one
 	// compile as before; read it through OnExaminerFailure.
 	ExaminerFailure ExaminerFailure `json:"onExaminerFailure,omitempty"`
+}
+
+// ResolvedSilence is the silence check-in policy with defaults applied. TimeoutSec 0 leaves
+// the end of a silence to the node's time budget.
+type ResolvedSilence struct {
+	Enabled    bool    `json:"enabled"`
+	CheckInSec float64 `json:"checkInSec"`
+	RepeatSec  float64 `json:"repeatSec"`
+	TimeoutSec float64 `json:"timeoutSec,omitempty"`
+	Prompt     string  `json:"prompt"`
 }
 
 // ResolvedGates are the pacing gates in seconds with defaults applied.
@@ -46,6 +57,8 @@ type ResolvedGates struct {
 	PostSpeakBuffer float64 `json:"postSpeakBuffer"`
 	UserIdle        float64 `json:"userIdle"`
 	UserIdleTimeout float64 `json:"userIdleTimeout"`
+	// SpeakGate is a small delay before each examiner call (BOT_SPEAK_GATE_DELAY_SECS).
+	SpeakGate float64 `json:"speakGate,omitempty"`
 }
 
 // Defaults from exam-spec.md.
@@ -62,6 +75,9 @@ const (
 	DefaultPostSpeakBuffer       = 1.0
 	DefaultUserIdle              = 1.5
 	DefaultUserIdleTimeout       = 8.0
+	DefaultSilenceCheckInSec     = 20.0
+	DefaultSilenceRepeatSec      = 20.0
+	DefaultSilencePrompt         = "Take your time. Would you like me to repeat the question?"
 )
 
 // ResolvedFilter is one output filter with defaults applied. For rubric_leak the check data

@@ -41,7 +41,19 @@ type Policies struct {
 	ConfirmFinish     *bool    `json:"confirmFinish,omitempty" yaml:"confirmFinish,omitempty"`
 	Gates             *Gates   `json:"gates,omitempty" yaml:"gates,omitempty"`
 	// OnExaminerFailure: "offline" (default) or "interrupt" (failure_policy.go).
-	OnExaminerFailure *string `json:"onExaminerFailure,omitempty" yaml:"onExaminerFailure,omitempty"`
+	OnExaminerFailure *string  `json:"onExaminerFailure,omitempty" yaml:"onExaminerFailure,omitempty"`
+	Silence           *Silence `json:"silence,omitempty" yaml:"silence,omitempty"`
+}
+
+// Silence configures the check-ins a silent candidate hears (design 7.3): a neutral prompt
+// after checkInSec of silence, the question repeated after a further repeatSec, then the
+// node's timeout path (its time budget, or timeoutSec more of silence when set).
+type Silence struct {
+	Enabled    *bool    `json:"enabled,omitempty" yaml:"enabled,omitempty"`
+	CheckInSec *float64 `json:"checkInSec,omitempty" yaml:"checkInSec,omitempty"`
+	RepeatSec  *float64 `json:"repeatSec,omitempty" yaml:"repeatSec,omitempty"`
+	TimeoutSec *float64 `json:"timeoutSec,omitempty" yaml:"timeoutSec,omitempty"`
+	Prompt     string   `json:"prompt,omitempty" yaml:"prompt,omitempty"`
 }
 
 // Gates are pacing gates in seconds (flowmanager-defaults.md).
@@ -50,6 +62,7 @@ type Gates struct {
 	PostSpeakBuffer *float64 `json:"postSpeakBuffer,omitempty" yaml:"postSpeakBuffer,omitempty"`
 	UserIdle        *float64 `json:"userIdle,omitempty" yaml:"userIdle,omitempty"`
 	UserIdleTimeout *float64 `json:"userIdleTimeout,omitempty" yaml:"userIdleTimeout,omitempty"`
+	SpeakGate       *float64 `json:"speakGate,omitempty" yaml:"speakGate,omitempty"`
 }
 
 // EvidenceDef is one entry of the evidence vocabulary.
@@ -101,6 +114,9 @@ type Beat struct {
 	Message string `json:"message" yaml:"message"`
 	Scope   string `json:"scope" yaml:"scope"`
 	Wrapup  bool   `json:"wrapup,omitempty" yaml:"wrapup,omitempty"`
+	// Summary compresses the examiner's context into a summary when the beat fires
+	// (reset_with_summary at a beat boundary, beats-driven-flow.md).
+	Summary bool `json:"summary,omitempty" yaml:"summary,omitempty"`
 }
 
 // OutputValidation overrides the default output filters.

@@ -158,7 +158,7 @@ func (c *checker) checkPolicies() {
 		for _, f := range []struct {
 			name string
 			v    *float64
-		}{{"firstSpeak", g.FirstSpeak}, {"postSpeakBuffer", g.PostSpeakBuffer}, {"userIdle", g.UserIdle}, {"userIdleTimeout", g.UserIdleTimeout}} {
+		}{{"firstSpeak", g.FirstSpeak}, {"postSpeakBuffer", g.PostSpeakBuffer}, {"userIdle", g.UserIdle}, {"userIdleTimeout", g.UserIdleTimeout}, {"speakGate", g.SpeakGate}} {
 			if f.v != nil && *f.v < 0 {
 				c.errorf("policies.gates."+f.name, "", "gate %s must not be negative, got %g", f.name, *f.v)
 			}
@@ -172,6 +172,19 @@ func (c *checker) checkPolicies() {
 		}
 		if timeout < idle {
 			c.warnf("policies.gates", "", "userIdleTimeout %g is shorter than userIdle %g", timeout, idle)
+		}
+	}
+	if sl := p.Silence; sl != nil {
+		for _, f := range []struct {
+			name string
+			v    *float64
+		}{{"checkInSec", sl.CheckInSec}, {"repeatSec", sl.RepeatSec}, {"timeoutSec", sl.TimeoutSec}} {
+			if f.v != nil && *f.v < 0 {
+				c.errorf("policies.silence."+f.name, "", "silence %s must not be negative, got %g", f.name, *f.v)
+			}
+		}
+		if sl.CheckInSec != nil && *sl.CheckInSec == 0 && (sl.Enabled == nil || *sl.Enabled) {
+			c.errorf("policies.silence.checkInSec", "use enabled: false to switch check-ins off", "silence checkInSec must be positive")
 		}
 	}
 }

@@ -98,6 +98,8 @@ type Model struct {
 
 	switcher  InputSwitcher // nil when the Backend cannot switch input
 	switching bool          // a SwitchInput call is under way
+
+	lastTyping time.Time // when typing was last reported to a TypingReporter (typing.go)
 }
 
 // New builds the console. backend may be nil only when info.ReadOnly is set.

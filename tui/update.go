@@ -122,7 +122,11 @@ func (m *Model) forwardToInput(msg tea.Msg) tea.Cmd {
 	case m.adminOpen:
 		m.adminInput, cmd = m.adminInput.Update(msg)
 	case m.focus == PaneInput && !m.info.ReadOnly:
+		before := m.input.Value()
 		m.input, cmd = m.input.Update(msg)
+		if tc := m.typingCmd(before); tc != nil {
+			cmd = tea.Batch(cmd, tc)
+		}
 	}
 	return cmd
 }

@@ -35,6 +35,8 @@ func TestParseHeadlessLine(t *testing.T) {
 		{"/end", lineControl, "", "end", false},
 		{"/admin Ask about costs.", lineAdmin, "Ask about costs.", "immediate", false},
 		{"/queue   Mention the budget. ", lineAdmin, "Mention the budget.", "queued", false},
+		{"/promote", lineAdmin, "", "promote", false},
+		{"/promote now", 0, "", "", true},
 		{"/admin", 0, "", "", true},
 		{"/queue   ", 0, "", "", true},
 		{"/pause now", 0, "", "", true},
@@ -110,7 +112,7 @@ func TestHeadlessReadable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("headless run: %v\nstderr:\n%s", err, errOut)
 	}
-	for _, want := range []string{`unknown operator command: "/bogus"`, "control refused", "completed (60 events)"} {
+	for _, want := range []string{`unknown operator command: "/bogus"`, "control refused", "completed (61 events)"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -149,7 +151,7 @@ func TestHeadlessReadable(t *testing.T) {
 	}
 	defer st.Close()
 	list, err := st.List(context.Background())
-	if err != nil || len(list) != 1 || list[0].Status() != sessions.StatusCompleted || list[0].Candidate != "Priya" || list[0].EventCount != 60 {
+	if err != nil || len(list) != 1 || list[0].Status() != sessions.StatusCompleted || list[0].Candidate != "Priya" || list[0].EventCount != 61 {
 		t.Fatalf("stored sessions %+v, %v", list, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/tui"
 )
@@ -66,6 +67,7 @@ events on stdout.`,
 			return runConsole(cmd, specPath, o)
 		},
 	}
+	cmd.Long += "\n\n" + runtime.BotEnvHelp()
 	f := cmd.Flags()
 	f.StringVar(&o.examiner, "examiner", app.ExaminerAuto, "examiner: auto (LLM when OPENAI_* is set), offline or llm")
 	f.StringVar(&o.model, "model", "", "LLM model (default $EXAMTUI_MODEL or gpt-4o-mini)")

@@ -34,6 +34,7 @@ const headlessHelp = `stdin: one candidate answer per line; lines starting with 
   /pause  /resume  /skip  /advance  /end
   /admin TEXT   immediate examiner instruction
   /queue TEXT   queued examiner instruction (used at the next turn)
+  /promote      run the oldest queued instruction now, as an immediate one
   //TEXT        an answer that starts with "/"`
 
 // headlessLine is one parsed stdin line: an answer, a control action or an admin instruction.
@@ -88,6 +89,11 @@ func parseHeadlessLine(line string) (headlessLine, error) {
 			return headlessLine{}, fmt.Errorf("%w: /%s takes no argument", errHeadlessCommand, name)
 		}
 		return headlessLine{kind: lineControl, action: strings.ToLower(name)}, nil
+	case "promote":
+		if arg != "" {
+			return headlessLine{}, fmt.Errorf("%w: /%s takes no argument", errHeadlessCommand, name)
+		}
+		return headlessLine{kind: lineAdmin, action: "promote"}, nil
 	case "admin", "queue":
 		if arg == "" {
 			return headlessLine{}, fmt.Errorf("%w: /%s needs the instruction's text", errHeadlessCommand, name)
@@ -251,6 +257,10 @@ func (h *headlessRun) dispatch(ctx context.Context, line string) error {
 	case lineControl:
 		err = x.Control(in.action)
 	case lineAdmin:
+		if in.action == "promote" {
+			err = x.Controller.PromoteQueued(ctx)
+			break
+		}
 		err = x.Admin(in.action, in.text)
 	}
 	switch {

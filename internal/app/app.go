@@ -218,6 +218,11 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 		return x, err
 	}
 	opts = append(opts, fo...)
+	if gateOpt, err := rehearsalGates(o.Input, log); err != nil {
+		return x, err
+	} else if gateOpt != nil {
+		opts = append(opts, gateOpt)
+	}
 	opts = append(opts, o.ControllerOptions...)
 	if x.Controller, err = runtime.NewController(x.Spec, ex, opts...); err != nil {
 		return x, err

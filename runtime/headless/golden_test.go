@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // TestGoldenEventStreams pins the full event stream of scripted runs: every envelope, in seq
 // order, with the measured latencies zeroed (they are the only wall-clock values).
 func TestGoldenEventStreams(t *testing.T) {
-	for _, name := range []string{"../../examples/hotel-rehearsal.yaml", "testdata/admin.yaml", "testdata/finish-confirm.yaml"} {
+	for _, name := range []string{"../../examples/hotel-rehearsal.yaml", "testdata/admin.yaml", "testdata/finish-confirm.yaml", "testdata/silence-checkin.yaml"} {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			r := runFile(t, name)
 			var b bytes.Buffer

@@ -174,9 +174,11 @@ func (s *Script) pos(yamlPath string) string {
 	return s.name
 }
 
-// Known guardrail names (output filters, anxiety neutrality and the transition guardrails).
-var guardrailNames = []string{"persona_break", "rubric_leak", "topic_containment", "length", "leading_question",
-	"anxiety_neutrality", "time_budget", "followup_limit", "off_topic_limit", "distress"}
+// Known guardrail names (output filters, the always-on output guardrails, anxiety neutrality,
+// the transition guardrails and the silence timeout).
+var guardrailNames = []string{"persona_break", "rubric_leak", "hint_refusal", "forbidden_action", "equity",
+	"topic_containment", "length", "leading_question",
+	"anxiety_neutrality", "time_budget", "followup_limit", "off_topic_limit", "distress", "silence"}
 
 func (s *Script) validate() []string {
 	var probs []string

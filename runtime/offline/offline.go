@@ -125,13 +125,14 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
 		r.SpokenText = "Take your time. " + question
 		return r
 	}
-	if cmd, ok := runtime.ClassifyCommand(text); ok {
+	// Distress outranks every command: "I can't cope, I want to stop" is distress, not finish.
+	r.DistressDetected = matchAny(text, distressPhrases)
+	if cmd, ok := runtime.ClassifyCommand(text); ok && !r.DistressDetected {
 		r.CommandDetected = cmd.String()
 		r.AnswerQuality = runtime.QualityPartial.String()
 		r.SpokenText = commandLine(cmd, node, question)
 		return r
 	}
-	r.DistressDetected = matchAny(text, distressPhrases)
 	r.AnxietyDetected = r.DistressDetected || matchAny(text, anxietyPhrases)
 	r.Signals = detectSignals(req.Exam, node, text)
 
@@ -185,6 +186,10 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
 		return r
 	}
 	r.FollowUpType = "probe"
+	if req.WrapUp {
+		// The wrap-up beat directs the examiner to close: the follow-up is announced as the last.
+		prefix += "We are nearly out of time, so one last question. "
+	}
 	r.SpokenText = prefix + nextProbe(req, covered)
 	return r
 }
@@ -193,7 +198,12 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
 // through a target's probes by how often they were already asked.
 func nextProbe(req *runtime.ExaminerRequest, covered map[string]bool) string {
 	nc := req.Node.Controller
-	for _, t := range nc.EvidenceSignals {
+	targets := nc.EvidenceSignals
+	if t := directedTarget(req, covered); t != "" {
+		// A pacing direction ("Ask about costs next.") decides which target comes first.
+		targets = append([]string{t}, targets...)
+	}
+	for _, t := range targets {
 		if covered[t] {
 			continue
 		}

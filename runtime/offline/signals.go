@@ -10,7 +10,7 @@ import (
 var (
 	analysisMarkers   = []string{"because", "so that", "which means", "therefore", "since", "as a result", "in order to"}
 	evaluationMarkers = []string{"however", "on the other hand", "trade-off", "trade off", "weigh", "compared to", "better than", "worse than", "the risk", "downside", "pays for"}
-	distressPhrases   = []string{"i can't do this", "i cant do this", "i give up", "leave me alone", "i'm crying", "i am crying", "this is awful", "i feel sick", "i can't go on", "i cant go on"}
+	distressPhrases   = []string{"i can't do this", "i cant do this", "i give up", "leave me alone", "i'm crying", "i am crying", "this is awful", "i feel sick", "i can't go on", "i cant go on", "i can't cope", "i cant cope", "i cannot cope", "i'm overwhelmed", "i am overwhelmed", "panic attack"}
 	anxietyPhrases    = []string{"nervous", "anxious", "my mind went blank", "mind is blank", "panicking", "so stressed", "i'm stressed", "i am stressed", "scared"}
 )
 

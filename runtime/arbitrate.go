@@ -1,0 +1,93 @@
+package runtime
+
+import "fmt"
+
+// arbitrateCommand decides which candidate command, if any, a turn dispatches (decision step 2).
+//
+// The examiner's observation is the judgement; the rule-based classifier on the transcript is
+// only a safety net for when the examiner fails to see a command (pipecat-adapter §10):
+//   - distress outranks every command: a distressed "I want to stop" takes the distress path;
+//   - a command the examiner reports is dispatched;
+//   - the safety net fires when the examiner's reply is unusable, or when a valid observation
+//     reports neither evidence nor a substantive answer. A valid observation with signals or a
+//     substantive answer wins over the net ("To save money we should move on to a cheaper
+//     supplier." is an answer).
+//
+// The classifier itself only matches standalone short command utterances (ClassifyCommand).
+func arbitrateCommand(valid bool, obs Observation, safety Command) (cmd Command, src, why string) {
+	switch {
+	case valid && obs.DistressDetected:
+		if c := firstCommand(obs.CommandDetected, safety); c != "" {
+			return "", "", fmt.Sprintf("(%s set aside: distress outranks every command)", c)
+		}
+		return "", "", ""
+	case valid && obs.CommandDetected != "":
+		return obs.CommandDetected, "examiner", ""
+	case safety == "":
+		return "", "", ""
+	case !valid:
+		return safety, "safety_net", "(examiner reply unusable)"
+	case len(obs.Signals) > 0 || obs.AnswerQuality == QualitySubstantive:
+		return "", "", fmt.Sprintf("(safety net %s overridden: the examiner observed an answer)", safety)
+	}
+	return safety, "safety_net", ""
+}
+
+func firstCommand(cs ...Command) Command {
+	for _, c := range cs {
+		if c != "" {
+			return c
+		}
+	}
+	return ""
+}
+
+// evidenceStep is decision step 4 without side effects: deduplicated signals, split into those
+// accepted for the ledger and those rejected for low STT confidence (EVD-010).
+func (c *Controller) evidenceStep(in *turnInput, obs Observation) (accepted []LedgerEntry, rejected []RecoveryPayload, dups int) {
+	node := c.node
+	minConf := c.exam.Policies.STTMinConfidence
+	seen := make(map[string]bool, len(obs.Signals))
+	for _, s := range obs.Signals {
+		if seen[s.SignalType] || c.ledger.Has(node.NodeID, s.SignalType) {
+			dups++
+			continue
+		}
+		seen[s.SignalType] = true
+		sum := sttSummary(s.Excerpt, c.segments, in.seg)
+		if sum.Min < minConf {
+			rejected = append(rejected, RecoveryPayload{Kind: "stt_low_confidence", NodeID: node.NodeID, SignalType: s.SignalType,
+				Detail: fmt.Sprintf("segment confidence %.2f below sttMinConfidence %.2f", sum.Min, minConf)})
+			continue
+		}
+		accepted = append(accepted, LedgerEntry{NodeID: node.NodeID, Turn: in.turn, SignalType: s.SignalType,
+			RubricLevel: s.RubricLevel, Excerpt: s.Excerpt, Confidence: s.Confidence, STTConfidence: sum,
+			Transversal:          !containsString(node.Controller.EvidenceSignals, s.SignalType),
+			ScaffoldingIntensity: s.ScaffoldingIntensity, ScaffoldingEffective: s.ScaffoldingEffective})
+	}
+	return accepted, rejected, dups
+}
+
+// recordEvidence writes step 4's outcome: recovery events for rejected signals, ledger entries
+// and evidence_update events for accepted ones (with their scaffolding), and misconceptions.
+func (c *Controller) recordEvidence(in *turnInput, accepted []LedgerEntry, rejected []RecoveryPayload, misconceptions []Misconception) {
+	node := c.node
+	for i := range rejected {
+		c.emit(&rejected[i])
+	}
+	targets := node.Controller.EvidenceSignals
+	for _, e := range accepted {
+		c.ledger.add(e)
+		c.emit(&EvidenceUpdatePayload{NodeID: node.NodeID, SignalType: e.SignalType, RubricLevel: e.RubricLevel,
+			Excerpt: e.Excerpt, Confidence: e.Confidence, STTConfidence: e.STTConfidence, Coverage: c.ledger.Coverage(node.NodeID, targets),
+			Accepted: len(c.ledger.Covered(node.NodeID, targets)), Required: node.Controller.RequiredEvidenceCount, Transversal: e.Transversal,
+			ScaffoldingIntensity: e.ScaffoldingIntensity, ScaffoldingEffective: e.ScaffoldingEffective})
+	}
+	for _, m := range misconceptions {
+		c.ledger.misconceptions = append(c.ledger.misconceptions, MisconceptionEntry{NodeID: node.NodeID, Turn: in.turn, Misconception: m})
+		mc := m
+		c.emit(&EvidenceUpdatePayload{NodeID: node.NodeID, SignalType: "misconception", Excerpt: TruncateRunes(m.Misconception, MaxExcerptRunes),
+			Coverage: c.ledger.Coverage(node.NodeID, targets), Required: node.Controller.RequiredEvidenceCount,
+			Accepted: len(c.ledger.Covered(node.NodeID, targets)), Misconception: &mc})
+	}
+}

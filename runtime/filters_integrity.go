@@ -1,0 +1,337 @@
+package runtime
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/examtui/examtui/spec"
+)
+
+// Output guardrails that enforce what the examiner must never say (design 2.6, 2.7, 4.14).
+// forbiddenActions in the spec reach the model as prompt guidance; these filters catch what the
+// model says anyway. They are always on (an author cannot switch them off) and run after
+// persona_break and rubric_leak, before topic_containment, length and leading_question.
+const (
+	// FilterHintRefusal drops hints: "Here is a hint: …", "try mentioning …".
+	FilterHintRefusal spec.FilterName = "hint_refusal"
+	// FilterForbiddenAction drops revealed answers and evaluative praise or judgement.
+	FilterForbiddenAction spec.FilterName = "forbidden_action"
+	// FilterEquity drops remarks on the candidate's person (accent, age, background...) and
+	// offers to make a question easier for this candidate (prompting must be the same for all).
+	FilterEquity spec.FilterName = "equity"
+)
+
+// IntegrityFilters lists the always-on output guardrails in pipeline order.
+var IntegrityFilters = []spec.FilterName{FilterHintRefusal, FilterForbiddenAction, FilterEquity}
+
+var (
+	hintPhrases = []string{"hint", "hints", "a clue", "as a clue", "here is a clue", "try mentioning", "you should mention",
+		"you should say", "you could mention", "you might mention", "what im looking for", "what i am looking for",
+		"the key is", "the trick is", "the key word", "remember that the"}
+	revealPhrases = []string{"the answer is", "the correct answer", "the right answer", "the answer would be", "the solution is",
+		"the best answer", "the expected answer", "the model answer", "the ideal answer"}
+	judgementPhrases = []string{"thats correct", "that is correct", "correct answer", "exactly right", "thats right", "that is right",
+		"youre right", "you are right", "well done", "excellent", "great answer", "good answer", "perfect", "brilliant",
+		"spot on", "impressive", "good job", "great job", "nice work", "very good", "good point", "great point",
+		"youre doing great", "you are doing great", "on the right track", "thats wrong", "that is wrong", "thats incorrect",
+		"that is incorrect", "not quite right", "thats not right", "wrong answer", "poor answer", "weak answer", "bad answer",
+		"good thinking", "great thinking", "nicely done", "fantastic", "wonderful answer", "strong answer"}
+	equityPhrases = []string{"your accent", "your english", "your age", "for your age", "for someone your age", "for a woman",
+		"for a man", "for a girl", "for a foreigner", "non native", "nonnative", "where are you from", "where are you really from",
+		"your background", "people like you", "someone like you", "your gender", "your religion", "your disability",
+		"your nationality", "your ethnicity", "are you married", "do you have children", "since youre struggling",
+		"since you are struggling", "make it easier for you", "an easier question", "a simpler question for you",
+		"let me make it easier", "ill make it easier", "go easy on you"}
+)
+
+type phraseSet struct {
+	name    spec.FilterName
+	action  string
+	why     string
+	phrases phraseIndex
+}
+
+var integritySets = func() []phraseSet {
+	norm := func(ps []string) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = normPhrase(p)
+		}
+		return out
+	}
+	return []phraseSet{
+		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(norm(hintPhrases))},
+		{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
+		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(norm(equityPhrases))},
+	}
+}()
+
+var (
+	hintRefusals  = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))
+	revealNorm    = newPhraseIndex(normAll(revealPhrases))
+	judgementNorm = newPhraseIndex(normAll(judgementPhrases))
+)
+
+func normAll(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = normPhrase(p)
+	}
+	return out
+}
+
+// forbiddenMatch names the forbidden action a normalized text commits, or "".
+func forbiddenMatch(norm string) string {
+	if m := revealNorm.first(norm); m != "" {
+		return "reveals an answer: " + m
+	}
+	if m := judgementNorm.first(norm); m != "" {
+		return "evaluative praise or judgement: " + m
+	}
+	return ""
+}
+
+// runIntegrityFilters applies the always-on guardrails through apply (runFilters' closure).
+func (nf *nodeFilters) runIntegrityFilters(apply func(spec.FilterName, string, func(text, norm string) (string, string, bool))) {
+	for i := range integrityFns {
+		apply(integrityFns[i].name, integrityFns[i].action, integrityFns[i].fn)
+	}
+}
+
+// integrityFns are the guardrails as filter functions, built once (no per-turn closures).
+var integrityFns = func() []struct {
+	name   spec.FilterName
+	action string
+	fn     func(text, norm string) (string, string, bool)
+} {
+	out := make([]struct {
+		name   spec.FilterName
+		action string
+		fn     func(text, norm string) (string, string, bool)
+	}, len(integritySets))
+	for i := range integritySets {
+		set := &integritySets[i]
+		match := func(n string) string {
+			if set.phrases == nil {
+				return forbiddenMatch(n)
+			}
+			if m := set.phrases.first(n); m != "" {
+				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
+					return "" // "I can't give hints" refuses a hint rather than giving one
+				}
+				return set.why + ": " + m
+			}
+			return ""
+		}
+		out[i].name, out[i].action = set.name, set.action
+		out[i].fn = func(text, norm string) (string, string, bool) {
+			if match(norm) == "" {
+				return text, "", false
+			}
+			kept, why := dropClauses(text, match)
+			return keepQuestion(text, kept), why, true
+		}
+	}
+	return out
+}()
+
+// dropClauses removes what match flags: in a question, only the flagged comma clauses ("Good
+// point, but what would it cost?" keeps the question); elsewhere the whole sentence.
+func dropClauses(text string, match func(norm string) string) (string, string) {
+	var kept []string
+	first := ""
+	for _, s := range SplitSentences(text) {
+		why := match(normalizeWords(s))
+		if why == "" {
+			kept = append(kept, s)
+			continue
+		}
+		if first == "" {
+			first = why
+		}
+		if !strings.HasSuffix(s, "?") {
+			continue
+		}
+		var clauses []string
+		for _, cl := range strings.Split(s, ",") {
+			if match(normalizeWords(cl)) == "" {
+				clauses = append(clauses, strings.TrimSpace(cl))
+			}
+		}
+		rest := strings.TrimSpace(strings.Join(clauses, ", "))
+		rest = strings.TrimLeft(rest, ",;:- ")
+		for _, lead := range []string{"but ", "and ", "so "} {
+			if len(rest) > len(lead) && strings.EqualFold(rest[:len(lead)], lead) {
+				rest = rest[len(lead):]
+			}
+		}
+		if len(strings.Fields(rest)) >= 3 && strings.HasSuffix(rest, "?") {
+			kept = append(kept, upperFirst(rest))
+		}
+	}
+	return strings.Join(kept, " "), first
+}
+
+// keepQuestion makes sure a filter never leaves the candidate without a question: when the
+// original asked one and the filtered text asks none, a neutral follow-up is added; an empty
+// result becomes a neutral acknowledgement.
+func keepQuestion(original, out string) string {
+	out = strings.TrimSpace(out)
+	if hasQuestion(original) && !hasQuestion(out) {
+		return strings.TrimSpace(out + " " + neutralFollowUp)
+	}
+	if out == "" {
+		return "Thank you."
+	}
+	return out
+}
+
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || n == len(s) {
+		return s
+	}
+	// Keep acronyms and "I" as they are.
+	if r2, _ := utf8.DecodeRuneInString(s[n:]); unicode.IsUpper(r2) || s[:n] == "I" && (s[n] == ' ' || s[n] == '\'') {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// rewriteLeading turns a leading question into a neutral one that keeps its subject: "Surely
+// you'd agree that a buffet is cheaper?" → "What is your view on whether a buffet is cheaper?".
+// When nothing of substance is left, the node's question is asked instead; the neutral question
+// never points at a "that" the candidate cannot resolve.
+func (nf *nodeFilters) rewriteLeading(sentence, phrase string) string {
+	claim := removePhrase(sentence, phrase)
+	claim = strings.Trim(claim, " ,;:-?.!")
+	for _, lead := range []string{"that ", "but ", "and ", "so "} {
+		if len(claim) > len(lead) && strings.EqualFold(claim[:len(lead)], lead) {
+			claim = strings.TrimSpace(claim[len(lead):])
+		}
+	}
+	if len(strings.Fields(claim)) >= 3 {
+		return "What is your view on whether " + lowerFirst(claim) + "?"
+	}
+	if nf.prompt != "" && hasQuestion(nf.prompt) {
+		return nf.prompt
+	}
+	return "How would you approach this situation?"
+}
+
+// removePhrase removes the words of normalized phrase from sentence, matching word by word as
+// normalizeWords does ("wouldn't" matches "wouldnt").
+func removePhrase(sentence, phrase string) string {
+	want := strings.Fields(phrase)
+	type word struct {
+		norm       string
+		start, end int
+	}
+	var words []word
+	start := -1
+	var cur strings.Builder
+	flush := func(end int) {
+		if start >= 0 {
+			words = append(words, word{cur.String(), start, end})
+			cur.Reset()
+			start = -1
+		}
+	}
+	for i, r := range sentence {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if start < 0 {
+				start = i
+			}
+			cur.WriteRune(unicode.ToLower(r))
+		case (r == '\'' || r == '’') && start >= 0:
+		default:
+			flush(i)
+		}
+	}
+	flush(len(sentence))
+	for i := 0; i+len(want) <= len(words); i++ {
+		ok := true
+		for j, w := range want {
+			if words[i+j].norm != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			from, to := words[i].start, words[i+len(want)-1].end
+			return strings.TrimSpace(sentence[:from] + " " + sentence[to:])
+		}
+	}
+	return sentence
+}
+
+// summarizeKeepingQuestion shortens text to max runes from its start and always ends with its
+// closing question, so the candidate still hears what they are asked.
+func summarizeKeepingQuestion(text string, max int) string {
+	q := lastQuestionIn(text)
+	if q == "" {
+		return splitToFit(text, max)[0]
+	}
+	qn := utf8.RuneCountInString(q)
+	if qn >= max {
+		return cutAtWord(q, max)
+	}
+	var kept []string
+	n := 0
+	for _, s := range SplitSentences(text) {
+		if s == q {
+			break
+		}
+		sn := utf8.RuneCountInString(s)
+		if n+sn+1+qn > max {
+			break
+		}
+		kept = append(kept, s)
+		n += sn + 1
+	}
+	return strings.TrimSpace(strings.Join(kept, " ") + " " + q)
+}
+
+// fitParts splits text into parts of at most the length filter's maxChars, so a limit holds
+// for every spoken part, streamed or not.
+func (nf *nodeFilters) fitParts(text string) []string {
+	if utf8.RuneCountInString(text) <= nf.maxChars {
+		return []string{text}
+	}
+	return splitToFit(text, nf.maxChars)
+}
+
+// lengthAction is the length filter's configured action.
+func (nf *nodeFilters) lengthAction() string {
+	if a := nf.action[spec.FilterLength]; a != "" {
+		return a
+	}
+	return "summarize"
+}
+
+// neutralWords are procedural words an examiner uses on any topic: a probe made of them
+// ("Can you explain your reasoning in more detail?") is never off topic.
+var neutralWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("explain explaining reasoning reason reasons detail details elaborate example examples " +
+		"describe approach expand clarify justify stop lets moment pause continue ready start next point points idea ideas " +
+		"thoughts thought view views opinion consider considering thinking mean means meant choose choice decide decision " +
+		"first second third further else specific specifically concrete situation part topic talk discuss said says mentioned " +
+		"earlier before already right okay sure happen happens work works change difference important main step steps " +
+		"walk through same other another instead rather exactly prefer preferred move finish done need needs want wants " +
+		"comes going sounds able happy carry carried would could might thing things word words sense clear understand " +
+		"understood repeat rephrase slowly take break ahead minute minutes seconds pick back return answer answers") {
+		m[w] = true
+	}
+	return m
+}()
