@@ -358,6 +358,34 @@ func (s *Store) SetRecordings(ctx context.Context, id string, paths []string) er
 	return nil
 }
 
+// MarkStarted records when the exam itself started and, if none was given at creation, who
+// the candidate is. A room exam's session is created when its bot joins and may wait long for
+// the candidate; its duration counts from the candidate's arrival, and its candidate is the
+// participant who came. Only a session without events can be marked: once the exam runs,
+// its start is in its events.
+func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time, candidate string) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if at.IsZero() {
+		return fmt.Errorf("%w: zero start time", ErrInvalidMeta)
+	}
+	candidate = RedactString(strings.TrimSpace(candidate))
+	res, err := s.db.ExecContext(ctx, `UPDATE sessions SET started_ns = ?,
+		candidate = CASE WHEN candidate = '' THEN ? ELSE candidate END
+		WHERE id = ? AND event_count = 0`, at.UnixNano(), candidate, id)
+	if err != nil {
+		return fmt.Errorf("mark %s started: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := s.Get(ctx, id); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: session %s already has events", ErrInvalidMeta, id)
+	}
+	return nil
+}
+
 // Delete removes a session and its events. A session running in any process is refused.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.checkOpen(); err != nil {
