@@ -20,8 +20,8 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
 )
 
