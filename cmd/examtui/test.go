@@ -153,9 +153,11 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 	if env.store != nil {
 		// A scripted run lives on the virtual clock; its session starts where the clock does,
 		// so durations and replays read true. A room run is on the wall clock.
-		start := headless.DefaultStart
+		start := headless.StartFor(s, time.Time{})
 		if env.o.room.enabled() {
 			start = time.Now()
+		} else {
+			opts.Start = start
 		}
 		exam, err := s.CompileSpec()
 		if err != nil {

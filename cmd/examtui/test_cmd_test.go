@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // exampleScripts are the candidate scripts shipped in examples/ (embedded in the binary).
@@ -101,5 +102,59 @@ func TestTestCommandJSONAndJUnit(t *testing.T) {
 	if s.Tests != 2 || s.Failures != 1 || s.Cases[0].Failure != nil || s.Cases[1].Failure == nil ||
 		!strings.Contains(s.Cases[1].Failure.Body, "commands.repeat: expected 1, got 0") {
 		t.Fatalf("junit %s", b)
+	}
+}
+
+// TestTestCommandSessionStart: a stored scripted run starts at the real time of the run,
+// unless the script pins its clock (start:), and its session says the same.
+func TestTestCommandSessionStart(t *testing.T) {
+	scripts := "../../runtime/headless/testdata/"
+	tests := []struct {
+		script string
+		pinned string
+	}{
+		{"hotel-rehearsal.yaml", ""},
+		{scripts + "admin.yaml", "2026-01-05T09:00:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.script), func(t *testing.T) {
+			dir := t.TempDir()
+			before := time.Now().Truncate(time.Millisecond)
+			if _, errOut, err := runCmd(t, "", "--data-dir", dir, "--log-file", filepath.Join(dir, "log"), "test", tt.script); err != nil {
+				t.Fatalf("%v\n%s", err, errOut)
+			}
+			after := time.Now()
+			out, _, err := runCmd(t, "", "--data-dir", dir, "sessions", "list", "--json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []struct {
+				ID        string    `json:"id"`
+				StartedAt time.Time `json:"startedAt"`
+			}
+			if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			jsonl, _, err := runCmd(t, "", "--data-dir", dir, "sessions", "export", rows[0].ID, "--format", "jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first struct {
+				Timestamp time.Time `json:"timestamp"`
+			}
+			if err := json.Unmarshal([]byte(strings.SplitN(jsonl, "\n", 2)[0]), &first); err != nil {
+				t.Fatal(err)
+			}
+			if !first.Timestamp.Equal(rows[0].StartedAt) {
+				t.Errorf("session starts %v, its first event %v", rows[0].StartedAt, first.Timestamp)
+			}
+			if tt.pinned != "" {
+				if got := rows[0].StartedAt.UTC().Format(time.RFC3339); got != tt.pinned {
+					t.Errorf("pinned run started %s, want %s", got, tt.pinned)
+				}
+			} else if rows[0].StartedAt.Before(before) || rows[0].StartedAt.After(after) {
+				t.Errorf("run started %v, not between %v and %v", rows[0].StartedAt, before, after)
+			}
+		})
 	}
 }
