@@ -11,7 +11,7 @@ LIVEKIT_VER  := v1.13.5
 STATICCHECK_VER := v0.8.2
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
-APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us
+APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us libxml2-utils
 TESTFLAGS    ?= -race -timeout 40m
 
 .PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck clean
