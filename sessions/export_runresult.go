@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -193,10 +194,15 @@ func taskLabel(sess *Session) string {
 	return label
 }
 
+// encodedRun is a run of base64/hex-like characters long enough not to be a word. The
+// exporter removes runs well below the validator's bound (200): an excerpt may have been cut
+// inside a longer token, and what is left of it is no more evidence than the whole.
+var encodedRun = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{40,}`)
+
 // excerpt is a candidate's words as the artifact may carry them: one cleaned line, secrets
-// masked, long encoded runs removed, at most exportContentRunes.
+// masked, encoded runs removed, at most exportContentRunes.
 func excerpt(s string) string {
-	s = encodedPayload.ReplaceAllString(textsafe.Line(s), encodedRedaction)
+	s = encodedRun.ReplaceAllString(textsafe.Line(s), encodedRedaction)
 	return cleanLine(s, exportContentRunes)
 }
 

@@ -287,3 +287,19 @@ func FuzzRunResultExport(f *testing.F) {
 		}
 	})
 }
+
+// TestRunResultExcerptEncodedRuns: what is left of a token cut by the examiner's excerpt is
+// removed too; ordinary long words stay.
+func TestRunResultExcerptEncodedRuns(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a grab-and-go counter " + strings.Repeat("QUJD", 45), "a grab-and-go counter " + encodedRedaction},
+		{"hash deadbeefdeadbeefdeadbeefdeadbeefdeadbeef0123 ok", "hash " + encodedRedaction + " ok"},
+		{"internationalization and counterrevolutionaries", "internationalization and counterrevolutionaries"},
+		{"see https://example.org/menu for prices", "see https://example.org/menu for prices"},
+	}
+	for _, tt := range tests {
+		if got := excerpt(tt.in); got != tt.want {
+			t.Errorf("excerpt(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

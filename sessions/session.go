@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 )
@@ -370,7 +371,8 @@ func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time, candid
 	if at.IsZero() {
 		return fmt.Errorf("%w: zero start time", ErrInvalidMeta)
 	}
-	candidate = RedactString(strings.TrimSpace(candidate))
+	// The identity comes from the room (a peer's token): one clean line.
+	candidate = RedactString(strings.TrimSpace(textsafe.Line(candidate)))
 	res, err := s.db.ExecContext(ctx, `UPDATE sessions SET started_ns = ?,
 		candidate = CASE WHEN candidate = '' THEN ? ELSE candidate END
 		WHERE id = ? AND event_count = 0`, at.UnixNano(), candidate, id)

@@ -267,7 +267,7 @@ func TestMarkStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	arrived := fixtureStart.Add(10 * time.Minute)
-	if err := st.MarkStarted(ctx, sess.ID, arrived, " candidate-1 "); err != nil {
+	if err := st.MarkStarted(ctx, sess.ID, arrived, " candidate-1\x1b]0;x\x07 "); err != nil {
 		t.Fatal(err)
 	}
 	j, err := st.Journal(ctx, sess.ID)
@@ -286,7 +286,7 @@ func TestMarkStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.StartedAt.Equal(arrived) || got.Candidate != "candidate-1" {
+	if !got.StartedAt.Equal(arrived) || got.Candidate != "candidate-1]0;x" {
 		t.Errorf("started %v candidate %q", got.StartedAt, got.Candidate)
 	}
 	if d := got.Duration(); d <= 0 || d > 2*time.Minute {
