@@ -73,7 +73,9 @@ type RunResult struct {
 	// Truncation is set only on an artifact cut at its event bound (an examtui extension;
 	// unknown top-level fields are ignored by v1 consumers).
 	Truncation *Truncation `json:"truncation,omitempty"`
-	Events     []RunEvent  `json:"events"`
+	// Omitted counts what the artifact leaves out by design (an examtui extension).
+	Omitted *Omitted   `json:"omitted,omitempty"`
+	Events  []RunEvent `json:"events"`
 }
 
 // RunEvent is one typed event; which fields are set depends on Type.

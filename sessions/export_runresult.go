@@ -37,6 +37,14 @@ type Truncation struct {
 	ExamOutcome string `json:"exam_outcome"`
 }
 
+// Omitted counts what the artifact leaves out by design (an examtui extension field): it is
+// evidence, not a transcript, and says so.
+type Omitted struct {
+	ExaminerLines     int `json:"examiner_lines"`
+	CandidateTurns    int `json:"candidate_turns"`
+	ContinueDecisions int `json:"continue_decisions"`
+}
+
 // RunResultOption configures BuildRunResult.
 type RunResultOption func(*runResultConfig)
 
@@ -62,9 +70,10 @@ func WithMaxEvents(n int) RunResultOption {
 
 // BuildRunResult maps a session to the small runresult evidence artifact. It is not a
 // transcript: it keeps what the controller decided and why.
-//   - each observation → function_call report_observation (arguments by reference to the
-//     session's event, never inline) and its function_call_output, status the decision
-//     (continue, follow_up, transition, command, end) or invalid;
+//   - each observation that decided something → function_call report_observation (arguments
+//     by reference to the session's event, never inline) and its function_call_output,
+//     status the decision (follow_up, transition, command, end) or invalid; "continue"
+//     decisions are only counted (Omitted);
 //   - each accepted evidence signal → function_call/function_call_output examtui.evidence
 //     (status the signal type), then the candidate's words it cites as a user message: a
 //     bounded, cleaned excerpt. Candidate speech appears only this way;
@@ -73,7 +82,8 @@ func WithMaxEvents(n int) RunResultOption {
 //   - each node exit → function_call/function_call_output examtui.transition (status the
 //     reason), and each node entered after the first → agent_handoff to that node.
 //
-// Examiner lines and candidate turns that no evidence cites are left out. Text is cleaned
+// Examiner lines and candidate turns that no evidence cites are left out and counted in
+// Omitted. Text is cleaned
 // with textsafe.Line (control and bidirectional characters dropped), secrets are masked and
 // long encoded runs removed, so the result passes ValidateArtifact.
 //
@@ -102,6 +112,7 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 	completed := false
 	entered := 0
 	var all []RunEvent
+	var omitted Omitted
 	ref := func(seq int64) string {
 		return boundedLine(fmt.Sprintf("examtui-session:%s#seq=%d", sess.ID, seq), MaxRef)
 	}
@@ -131,11 +142,22 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 		case *runtime.NodeExitPayload:
 			pair(fnTransition, ev.Seq, labelOr(p.Reason, MaxStatus, "unknown"))
 		case *runtime.ObservationPayload:
+			if p.Valid && p.Decision.Action == "continue" {
+				// Nothing was decided: counted, not listed.
+				omitted.ContinueDecisions++
+				continue
+			}
 			status := "invalid"
 			if p.Valid {
 				status = labelOr(p.Decision.Action, MaxStatus, "ok")
 			}
 			pair(reportObservation, ev.Seq, status)
+		case *runtime.SpokenPayload:
+			omitted.ExaminerLines++
+		case *runtime.TranscriptSegmentPayload:
+			if p.Speaker == "candidate" && p.IsFinal {
+				omitted.CandidateTurns++
+			}
 		case *runtime.EvidenceUpdatePayload:
 			pair(fnEvidence, ev.Seq, labelOr(p.SignalType, MaxStatus, "signal"))
 			if c := excerpt(p.Excerpt); c != "" {
@@ -149,6 +171,7 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 			pair(name, ev.Seq, labelOr(p.Action, MaxStatus, "triggered"))
 		}
 	}
+	rr.Omitted = &omitted
 	if len(all) == 0 {
 		// The artifact needs at least one observed event, and inventing one would not be honest.
 		return nil, fmt.Errorf("runresult %s: %w", sess.ID, ErrNothingToExport)

@@ -104,8 +104,8 @@ func TestWriteRunResultRefusesInvalid(t *testing.T) {
 }
 
 // longExam is a completed exam with n observation turns, each a candidate line, an examiner
-// line and evidence citing part of the answer.
-func longExam(t testing.TB, id string, n int) []runtime.Event {
+// line and a decision (action), every tenth with evidence citing part of the answer.
+func longExam(t testing.TB, id string, n int, action string) []runtime.Event {
 	const b = "scenario-hotel-breakfast"
 	s := newScript(t, id, fixtureStart)
 	s.after(0, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady})
@@ -113,7 +113,7 @@ func longExam(t testing.TB, id string, n int) []runtime.Event {
 	for i := range n {
 		s.after(time.Second, &runtime.SpokenPayload{NodeID: b, Text: fmt.Sprintf("Question %d: tell me more about the breakfast service and the guests.", i), Source: "examiner"})
 		s.after(time.Second, cand(b, fmt.Sprintf("seg-%d", i), fmt.Sprintf("Answer %d: "+strings.Repeat("we would stagger the buffet and open a counter ", 5), i), 0.9, int64(i)*1000))
-		s.after(time.Millisecond, obs(b, i+1, true, "continue", "", runtime.Latency{}))
+		s.after(time.Millisecond, obs(b, i+1, true, action, "", runtime.Latency{}))
 		if i%10 == 0 {
 			s.after(time.Millisecond, &runtime.EvidenceUpdatePayload{NodeID: b, SignalType: "proposes_options", Excerpt: "stagger the buffet"})
 		}
@@ -130,7 +130,7 @@ func longExam(t testing.TB, id string, n int) []runtime.Event {
 // speech only where evidence cites it.
 func TestRunResultIsSmall(t *testing.T) {
 	st := openTestStore(t)
-	sess := recordSession(t, st, "long0001", func(id string) []runtime.Event { return longExam(t, id, 500) })
+	sess := recordSession(t, st, "long0001", func(id string) []runtime.Event { return longExam(t, id, 500, "follow_up") })
 	var buf bytes.Buffer
 	if err := st.Export(context.Background(), &buf, sess.ID, FormatRunResult, ExportOptions{}); err != nil {
 		t.Fatal(err)
@@ -161,6 +161,18 @@ func TestRunResultIsSmall(t *testing.T) {
 	if buf.Len() > 200_000 {
 		t.Errorf("artifact is %d bytes", buf.Len())
 	}
+	if rr.Omitted == nil || *rr.Omitted != (Omitted{ExaminerLines: 500, CandidateTurns: 500}) {
+		t.Errorf("omitted %+v", rr.Omitted)
+	}
+	// Turns where nothing was decided are counted, not listed.
+	quiet := &Session{ID: "long0002", ExamID: "x", Title: "x", State: runtime.StateCompleted, StartedAt: fixtureStart, EndedAt: fixtureStart.Add(time.Hour)}
+	qr, err := BuildRunResult(quiet, longExam(t, quiet.ID, 500, "continue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qr.Events) != 50*3+3 || qr.Omitted.ContinueDecisions != 500 {
+		t.Errorf("%d events, omitted %+v", len(qr.Events), qr.Omitted)
+	}
 }
 
 // TestRunResultTruncation: past the event bound the artifact says so (marker, counts) and its
@@ -178,7 +190,7 @@ func TestRunResultTruncation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sess := &Session{ID: "trunc001", ExamID: "x", Title: "x", State: runtime.StateCompleted, StartedAt: fixtureStart, EndedAt: fixtureStart.Add(time.Hour)}
-			evs := longExam(t, sess.ID, tt.turns)
+			evs := longExam(t, sess.ID, tt.turns, "follow_up")
 			full, err := BuildRunResult(sess, evs)
 			if err != nil {
 				t.Fatal(err)
@@ -302,4 +314,24 @@ func TestRunResultExcerptEncodedRuns(t *testing.T) {
 			t.Errorf("excerpt(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// BenchmarkRunResult1000Turns: building and validating the artifact of a 1,000-turn exam.
+func BenchmarkRunResult1000Turns(b *testing.B) {
+	sess := &Session{ID: "bench001", ExamID: "x", Title: "x", State: runtime.StateCompleted, StartedAt: fixtureStart, EndedAt: fixtureStart.Add(time.Hour)}
+	evs := longExam(b, sess.ID, 1000, "continue")
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		rr, err := BuildRunResult(sess, evs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteRunResult(&buf, rr); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+	}
+	b.ReportMetric(float64(size), "artifact-bytes")
 }
