@@ -68,11 +68,14 @@ func (c *checker) given(path string) bool { return c.present(path) && !c.src.nul
 
 // notEmpty reports an optional string that was written but left empty, where empty means
 // nothing (a node id, an enum value, a tag): the JSON Schema rejects it too.
-func (c *checker) notEmpty(path, value, what string) {
+func (c *checker) notEmpty(path, value, what, hint string) {
 	if value == "" && c.given(path) && !c.bad(path) {
-		c.errorf(path, "leave the field out to use the default", "%s must not be empty", what)
+		c.errorf(path, hint, "%s must not be empty", what)
 	}
 }
+
+// useDefault is the hint for an optional field that has a default.
+const useDefault = "leave the field out to use the default"
 
 // bad reports whether the value at path failed to decode (already reported).
 func (c *checker) bad(path string) bool { return c.src.bad[path] }
