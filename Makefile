@@ -9,12 +9,15 @@ LIVEKIT      := $(BIN)/livekit-server
 STATICCHECK  := $(BIN)/staticcheck
 LIVEKIT_VER  := v1.13.5
 STATICCHECK_VER := v0.8.2
+# ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
+AJV_VER      := 8.17.1
+AJV          := $(BIN)/npm/node_modules/ajv/package.json
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
-APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us
+APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us libxml2-utils nodejs python3
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck clean
+.PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck ajv clean
 
 all: build
 
@@ -50,7 +53,7 @@ deps:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-tools: livekit-server staticcheck
+tools: livekit-server staticcheck ajv
 
 livekit-server: $(LIVEKIT)
 $(LIVEKIT):
@@ -63,6 +66,13 @@ staticcheck: $(STATICCHECK)
 $(STATICCHECK):
 	@mkdir -p $(BIN)
 	cd $$(mktemp -d) && GOBIN=$(BIN) GOFLAGS=-mod=mod $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
+
+# Debian's nodejs comes without npm (NodeSource's includes it): install npm only when missing.
+ajv: $(AJV)
+$(AJV):
+	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends npm >/dev/null; }
+	@mkdir -p $(BIN)/npm
+	npm install --prefix $(BIN)/npm --no-audit --no-fund --save-exact ajv@$(AJV_VER)
 
 clean:
 	rm -rf $(BIN)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/examtui/examtui/internal/textsafe"
 )
 
 // The runresult artifact (runresult-evidence-artifact.txt): a bounded test-result record
@@ -57,18 +59,23 @@ func (t RunEventType) String() string { return string(t) }
 
 // RunResult is the artifact.
 type RunResult struct {
-	Schema         string     `json:"schema"`
-	Framework      string     `json:"framework"`
-	Surface        string     `json:"surface"`
-	RuntimeMode    string     `json:"runtime_mode"`
-	TaskLabel      string     `json:"task_label"`
-	Timestamp      string     `json:"timestamp"`
-	Outcome        Outcome    `json:"outcome"`
-	ErrorLabel     string     `json:"error_label,omitempty"`
-	AgentRef       string     `json:"agent_ref,omitempty"`
-	SDKVersionRef  string     `json:"sdk_version_ref,omitempty"`
-	FinalOutputRef string     `json:"final_output_ref,omitempty"`
-	Events         []RunEvent `json:"events"`
+	Schema         string  `json:"schema"`
+	Framework      string  `json:"framework"`
+	Surface        string  `json:"surface"`
+	RuntimeMode    string  `json:"runtime_mode"`
+	TaskLabel      string  `json:"task_label"`
+	Timestamp      string  `json:"timestamp"`
+	Outcome        Outcome `json:"outcome"`
+	ErrorLabel     string  `json:"error_label,omitempty"`
+	AgentRef       string  `json:"agent_ref,omitempty"`
+	SDKVersionRef  string  `json:"sdk_version_ref,omitempty"`
+	FinalOutputRef string  `json:"final_output_ref,omitempty"`
+	// Truncation is set only on an artifact cut at its event bound (an examtui extension;
+	// unknown top-level fields are ignored by v1 consumers).
+	Truncation *Truncation `json:"truncation,omitempty"`
+	// Omitted counts what the artifact leaves out by design (an examtui extension).
+	Omitted *Omitted   `json:"omitted,omitempty"`
+	Events  []RunEvent `json:"events"`
 }
 
 // RunEvent is one typed event; which fields are set depends on Type.
@@ -88,11 +95,12 @@ type Problem struct {
 	Message string
 }
 
+// String is the problem on one line, safe to print: a path can hold a key from the file.
 func (p Problem) String() string {
 	if p.Path == "" {
-		return p.Message
+		return textsafe.Line(p.Message)
 	}
-	return p.Path + ": " + p.Message
+	return textsafe.Line(p.Path + ": " + p.Message)
 }
 
 // eventFields lists every field an event of each type may carry; the first ones are required.
@@ -172,6 +180,8 @@ func ValidateArtifact(data []byte) []Problem {
 		v.bounded("final_output_ref", s, MaxRef, true)
 	}
 	raw, present := obj["events"]
+	evs, _ := raw.([]any)
+	v.truncation(obj, evs, outcome, label)
 	switch evs, isArr := raw.([]any); {
 	case !present:
 		v.add("events", "is required")
@@ -213,7 +223,83 @@ func (v *validator) strAt(obj map[string]any, key, path string, required bool) (
 		v.add(path, "must be a string, got %s", jsonKind(raw))
 		return "", false
 	}
+	v.safe(path, s)
 	return s, true
+}
+
+// safe rejects text a terminal would act on or show reordered (ESC, BEL, NUL, DEL, C1
+// controls, bidirectional overrides): the exporter strips them, so their presence means the
+// file was not cleaned.
+func (v *validator) safe(path, s string) {
+	if textsafe.Unsafe(s) {
+		v.add(path, "contains control or bidirectional characters (ESC, BEL, NUL, DEL, C1, U+202E...)")
+	}
+}
+
+// truncation checks the examtui truncation extension: when present, the artifact must say it
+// failed as truncated and end with the marker; an artifact labelled truncated must carry it.
+func (v *validator) truncation(obj map[string]any, events []any, outcome, label string) {
+	raw, present := obj["truncation"]
+	if !present {
+		if label == ErrorLabelTruncated {
+			v.add("truncation", "is required when error_label is %q", ErrorLabelTruncated)
+		}
+		return
+	}
+	t, ok := raw.(map[string]any)
+	if !ok {
+		v.add("truncation", "must be an object, got %s", jsonKind(raw))
+		return
+	}
+	count := func(key string) (int64, bool) {
+		n, ok := t[key].(json.Number)
+		if !ok {
+			v.add("truncation."+key, "must be a count, got %s", jsonKind(t[key]))
+			return 0, false
+		}
+		i, err := n.Int64()
+		if err != nil || i < 0 {
+			v.add("truncation."+key, "must be a non-negative integer, got %s", n)
+			return 0, false
+		}
+		return i, true
+	}
+	if kept, ok := count("kept_events"); ok && events != nil && kept != int64(len(events)-1) {
+		v.add("truncation.kept_events", "is %d but the artifact holds %d events before the marker", kept, len(events)-1)
+	}
+	dropped, ok := count("dropped_events")
+	if ok && dropped == 0 {
+		v.add("truncation.dropped_events", "must be positive: nothing was dropped")
+	}
+	if by, ok := t["dropped_by_type"].(map[string]any); !ok {
+		v.add("truncation.dropped_by_type", "must be an object, got %s", jsonKind(t["dropped_by_type"]))
+	} else {
+		var sum int64
+		for k, n := range by {
+			if _, known := eventFields[RunEventType(k)]; !known {
+				v.add("truncation.dropped_by_type."+k, "unknown event type")
+			}
+			if c, ok := n.(json.Number); ok {
+				i, _ := c.Int64()
+				sum += i
+			}
+		}
+		if dropped > 0 && sum != dropped {
+			v.add("truncation.dropped_by_type", "adds up to %d, not dropped_events %d", sum, dropped)
+		}
+	}
+	if s, ok := v.strAt(t, "exam_outcome", "truncation.exam_outcome", true); ok {
+		v.bounded("truncation.exam_outcome", s, MaxLabel, true)
+	}
+	if outcome != string(OutcomeFailed) || label != ErrorLabelTruncated {
+		v.add("outcome", "a truncated artifact must be failed with error_label %q: its end is not the exam's", ErrorLabelTruncated)
+	}
+	if len(events) > 0 {
+		last, _ := events[len(events)-1].(map[string]any)
+		if last["type"] != string(RunEventFunctionCallOutput) || last["name"] != fnTruncated {
+			v.add(fmt.Sprintf("events[%d]", len(events)-1), "a truncated artifact must end with the %s marker", fnTruncated)
+		}
+	}
 }
 
 func (v *validator) constant(obj map[string]any, key, want string) {
@@ -301,6 +387,7 @@ func (v *validator) event(path string, raw any) {
 
 // content checks a message body: short, one utterance, no encoded payloads.
 func (v *validator) content(path, s string) {
+	v.safe(path, s)
 	if n := utf8.RuneCountInString(s); n > MaxContent {
 		v.add(path, "is %d characters, more than the bound of %d", n, MaxContent)
 	}

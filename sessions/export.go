@@ -79,11 +79,20 @@ func (s *Store) Export(ctx context.Context, w io.Writer, id string, f Format, op
 	return err
 }
 
-// WriteRunResult writes the artifact as indented JSON.
+// WriteRunResult writes the artifact as indented JSON, after checking it with
+// ValidateArtifact: an artifact its own validator would reject is not written at all
+// (ErrInvalidArtifact, listing the problems).
 func WriteRunResult(w io.Writer, rr *RunResult) error {
 	b, err := json.MarshalIndent(rr, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode runresult: %w", err)
+	}
+	if problems := ValidateArtifact(b); len(problems) > 0 {
+		msgs := make([]string, len(problems))
+		for i, p := range problems {
+			msgs[i] = p.String()
+		}
+		return fmt.Errorf("%w: %s", ErrInvalidArtifact, strings.Join(msgs, "; "))
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err

@@ -2,9 +2,11 @@ package sessions
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -12,13 +14,43 @@ import (
 const (
 	exportContentRunes = 280
 	reportObservation  = "report_observation"
+	// Function names of the mapped controller events (function_call / function_call_output).
+	fnTransition = "examtui.transition"
+	fnEvidence   = "examtui.evidence"
+	fnGuardrail  = "examtui.guardrail"
+	// fnTruncated names the marker event that closes a truncated artifact.
+	fnTruncated = "examtui.truncated"
+	// ErrorLabelTruncated is the error_label of an artifact cut at its event bound.
+	ErrorLabelTruncated = "artifact_truncated"
+	// encodedRedaction replaces a long encoded run (base64, hex, a pasted token) in an excerpt.
+	encodedRedaction = "[encoded data removed]"
 )
+
+// Truncation describes what an artifact cut at its event bound left out. It is a top-level
+// extension field: consumers of the v1 shape ignore it, validate-artifact checks it.
+type Truncation struct {
+	KeptEvents    int            `json:"kept_events"`
+	DroppedEvents int            `json:"dropped_events"`
+	DroppedByType map[string]int `json:"dropped_by_type"`
+	// ExamOutcome is how the whole session ended (completed, or the failure label), which the
+	// artifact's own outcome cannot claim because the end is not in it.
+	ExamOutcome string `json:"exam_outcome"`
+}
+
+// Omitted counts what the artifact leaves out by design (an examtui extension field): it is
+// evidence, not a transcript, and says so.
+type Omitted struct {
+	ExaminerLines     int `json:"examiner_lines"`
+	CandidateTurns    int `json:"candidate_turns"`
+	ContinueDecisions int `json:"continue_decisions"`
+}
 
 // RunResultOption configures BuildRunResult.
 type RunResultOption func(*runResultConfig)
 
 type runResultConfig struct {
 	sdkVersion string
+	maxEvents  int
 }
 
 // WithSDKVersion records the examtui version as sdk_version_ref ("examtui/<version>").
@@ -26,18 +58,42 @@ func WithSDKVersion(v string) RunResultOption {
 	return func(c *runResultConfig) { c.sdkVersion = v }
 }
 
-// BuildRunResult maps a session to the bounded runresult artifact:
-//   - spoken examiner lines → message (assistant), final candidate segments → message (user),
-//     each cut to a short single line;
-//   - each observation → function_call report_observation (arguments by reference to the
-//     session's event, never inline) and its function_call_output (status ok | invalid);
-//   - each node entered after the first → agent_handoff to that node.
+// WithMaxEvents lowers the artifact's event bound (at least 2: one event and the truncation
+// marker); values outside 2..MaxArtifactEvents are ignored.
+func WithMaxEvents(n int) RunResultOption {
+	return func(c *runResultConfig) {
+		if n >= 2 && n <= MaxArtifactEvents {
+			c.maxEvents = n
+		}
+	}
+}
+
+// BuildRunResult maps a session to the small runresult evidence artifact. It is not a
+// transcript: it keeps what the controller decided and why.
+//   - each observation that decided something → function_call report_observation (arguments
+//     by reference to the session's event, never inline) and its function_call_output,
+//     status the decision (follow_up, transition, command, end) or invalid; "continue"
+//     decisions are only counted (Omitted);
+//   - each accepted evidence signal → function_call/function_call_output examtui.evidence
+//     (status the signal type), then the candidate's words it cites as a user message: a
+//     bounded, cleaned excerpt. Candidate speech appears only this way;
+//   - each guardrail interception → function_call/function_call_output
+//     examtui.guardrail.<name> (status the action taken); the intercepted text is not copied;
+//   - each node exit → function_call/function_call_output examtui.transition (status the
+//     reason), and each node entered after the first → agent_handoff to that node.
+//
+// Examiner lines and candidate turns that no evidence cites are left out and counted in
+// Omitted. Text is cleaned
+// with textsafe.Line (control and bidirectional characters dropped), secrets are masked and
+// long encoded runs removed, so the result passes ValidateArtifact.
 //
 // The outcome is completed only for an exam that completed; otherwise failed with a short
-// error_label (exam_aborted, exam_expired, session_interrupted, session_incomplete). A session
-// with nothing to map gives ErrNothingToExport. Events past MaxArtifactEvents are left out, keeping the artifact bounded.
+// error_label (exam_aborted, exam_expired, session_interrupted, session_incomplete). Past the
+// event bound the artifact keeps the first events, ends with an examtui.truncated marker,
+// says what it dropped in Truncation and is failed with artifact_truncated: its end is not
+// the exam's. A session with nothing to map gives ErrNothingToExport.
 func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOption) (*RunResult, error) {
-	var cfg runResultConfig
+	cfg := runResultConfig{maxEvents: MaxArtifactEvents}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -46,19 +102,24 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 		RuntimeMode: RunResultRuntimeMode,
 		TaskLabel:   taskLabel(sess),
 		Timestamp:   sess.StartedAt.UTC().Format(time.RFC3339),
-		AgentRef:    boundedLine("examtui:"+sess.ExamID, MaxLabel),
+		AgentRef:    cleanLine("examtui:"+sess.ExamID, MaxLabel),
 		Events:      []RunEvent{},
 	}
 	if cfg.sdkVersion != "" {
-		rr.SDKVersionRef = boundedLine("examtui/"+cfg.sdkVersion, MaxLabel)
+		rr.SDKVersionRef = cleanLine("examtui/"+cfg.sdkVersion, MaxLabel)
 	}
 	state := sess.State
 	completed := false
 	entered := 0
-	push := func(e RunEvent) {
-		if len(rr.Events) < MaxArtifactEvents {
-			rr.Events = append(rr.Events, e)
-		}
+	var all []RunEvent
+	var omitted Omitted
+	ref := func(seq int64) string {
+		return boundedLine(fmt.Sprintf("examtui-session:%s#seq=%d", sess.ID, seq), MaxRef)
+	}
+	pair := func(name string, seq int64, status string) {
+		all = append(all,
+			RunEvent{Type: RunEventFunctionCall, Name: name, ArgumentsRef: ref(seq)},
+			RunEvent{Type: RunEventFunctionCallOutput, Name: name, Status: status})
 	}
 	for _, ev := range events {
 		p, err := ev.Decode()
@@ -76,32 +137,46 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 		case *runtime.NodeEnteredPayload:
 			entered++
 			if entered > 1 {
-				push(RunEvent{Type: RunEventAgentHandoff, NewAgent: boundedLine(p.NodeID, MaxLabel)})
+				all = append(all, RunEvent{Type: RunEventAgentHandoff, NewAgent: labelOr(p.NodeID, MaxLabel, "node")})
 			}
+		case *runtime.NodeExitPayload:
+			pair(fnTransition, ev.Seq, labelOr(p.Reason, MaxStatus, "unknown"))
+		case *runtime.ObservationPayload:
+			if p.Valid && p.Decision.Action == "continue" {
+				// Nothing was decided: counted, not listed.
+				omitted.ContinueDecisions++
+				continue
+			}
+			status := "invalid"
+			if p.Valid {
+				status = labelOr(p.Decision.Action, MaxStatus, "ok")
+			}
+			pair(reportObservation, ev.Seq, status)
 		case *runtime.SpokenPayload:
-			if c := boundedLine(RedactString(p.Text), exportContentRunes); c != "" {
-				push(RunEvent{Type: RunEventMessage, Role: "assistant", Content: c})
-			}
+			omitted.ExaminerLines++
 		case *runtime.TranscriptSegmentPayload:
 			if p.Speaker == "candidate" && p.IsFinal {
-				if c := boundedLine(RedactString(p.Text), exportContentRunes); c != "" {
-					push(RunEvent{Type: RunEventMessage, Role: "user", Content: c})
-				}
+				omitted.CandidateTurns++
 			}
-		case *runtime.ObservationPayload:
-			status := "ok"
-			if !p.Valid {
-				status = "invalid"
+		case *runtime.EvidenceUpdatePayload:
+			pair(fnEvidence, ev.Seq, labelOr(p.SignalType, MaxStatus, "signal"))
+			if c := excerpt(p.Excerpt); c != "" {
+				all = append(all, RunEvent{Type: RunEventMessage, Role: "user", Content: c})
 			}
-			push(RunEvent{Type: RunEventFunctionCall, Name: reportObservation,
-				ArgumentsRef: boundedLine(fmt.Sprintf("examtui-session:%s#seq=%d", sess.ID, ev.Seq), MaxRef)})
-			push(RunEvent{Type: RunEventFunctionCallOutput, Name: reportObservation, Status: status})
+		case *runtime.GuardrailTriggeredPayload:
+			name := fnGuardrail
+			if g := functionName(p.Guardrail); g != "" {
+				name = strings.TrimRight((fnGuardrail + "." + g)[:min(len(fnGuardrail)+1+len(g), MaxLabel)], "_.-")
+			}
+			pair(name, ev.Seq, labelOr(p.Action, MaxStatus, "triggered"))
 		}
 	}
-	switch {
-	case len(rr.Events) == 0:
+	rr.Omitted = &omitted
+	if len(all) == 0 {
 		// The artifact needs at least one observed event, and inventing one would not be honest.
 		return nil, fmt.Errorf("runresult %s: %w", sess.ID, ErrNothingToExport)
+	}
+	switch {
 	case state == runtime.StateCompleted && (completed || !sess.EndedAt.IsZero()):
 		rr.Outcome = OutcomeCompleted
 	case state == runtime.StateAborted:
@@ -113,6 +188,21 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 	default:
 		rr.Outcome, rr.ErrorLabel = OutcomeFailed, "session_incomplete"
 	}
+	if len(all) <= cfg.maxEvents {
+		rr.Events = all
+		return rr, nil
+	}
+	keep := cfg.maxEvents - 1
+	tr := &Truncation{KeptEvents: keep, DroppedEvents: len(all) - keep, DroppedByType: map[string]int{}, ExamOutcome: string(rr.Outcome)}
+	if rr.ErrorLabel != "" {
+		tr.ExamOutcome = rr.ErrorLabel
+	}
+	for _, e := range all[keep:] {
+		tr.DroppedByType[string(e.Type)]++
+	}
+	rr.Events = append(all[:keep:keep], RunEvent{Type: RunEventFunctionCallOutput, Name: fnTruncated,
+		Status: boundedLine(fmt.Sprintf("dropped_%d", tr.DroppedEvents), MaxStatus)})
+	rr.Outcome, rr.ErrorLabel, rr.Truncation = OutcomeFailed, ErrorLabelTruncated, tr
 	return rr, nil
 }
 
@@ -121,10 +211,49 @@ func taskLabel(sess *Session) string {
 	if label == "" {
 		label = sess.ExamID
 	}
-	if label = boundedLine(RedactString(label), MaxTaskLabel); label == "" {
+	if label = cleanLine(label, MaxTaskLabel); label == "" {
 		label = "oral exam"
 	}
 	return label
+}
+
+// encodedRun is a run of base64/hex-like characters long enough not to be a word. The
+// exporter removes runs well below the validator's bound (200): an excerpt may have been cut
+// inside a longer token, and what is left of it is no more evidence than the whole.
+var encodedRun = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{40,}`)
+
+// excerpt is a candidate's words as the artifact may carry them: one cleaned line, secrets
+// masked, encoded runs removed, at most exportContentRunes.
+func excerpt(s string) string {
+	s = encodedRun.ReplaceAllString(textsafe.Line(s), encodedRedaction)
+	return cleanLine(s, exportContentRunes)
+}
+
+// cleanLine drops control and bidirectional characters, masks secrets, folds whitespace and
+// cuts to n runes.
+func cleanLine(s string, n int) string {
+	return boundedLine(RedactString(textsafe.Line(s)), n)
+}
+
+// labelOr is a bounded single-line label, or def when nothing is left of s.
+func labelOr(s string, n int, def string) string {
+	if s = cleanLine(s, n); s != "" {
+		return s
+	}
+	return def
+}
+
+// functionName keeps the characters a function name may hold (ASCII only, so it can be cut
+// by bytes).
+func functionName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
+			return r
+		}
+		return '_'
+	}, textsafe.Line(s))
+	return strings.Trim(s, "_.-")
 }
 
 // boundedLine folds whitespace (newlines included) to single spaces and cuts to n runes.

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/examtui/examtui/runtime"
 )
@@ -127,5 +129,35 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, err := ParseFormat("pdf"); err == nil {
 		t.Error("ParseFormat(pdf) succeeded")
+	}
+}
+
+// TestTranscriptExaminerLinesOnce: the controller records every examiner line as a spoken
+// event and as the examiner's transcript segment; the transcript shows it once, and a line
+// said twice (a repeat command) twice.
+func TestTranscriptExaminerLinesOnce(t *testing.T) {
+	const prompt = "What would that cost us, and how would we pay for it?"
+	seg := func(node, text string) *runtime.TranscriptSegmentPayload {
+		return &runtime.TranscriptSegmentPayload{SegmentID: "x", NodeID: node, Speaker: "examiner", Text: text, Confidence: 1, IsFinal: true}
+	}
+	s := newScript(t, "dedup001", fixtureStart)
+	s.after(0, &runtime.NodeEnteredPayload{NodeID: "n", Kind: "assessment"})
+	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: prompt, Source: "prompt"})
+	s.after(time.Millisecond, seg("n", prompt))
+	s.after(time.Second, cand("n", "c1", "Sorry, could you repeat that?", 0.9, 1000))
+	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: prompt, Source: "command"})
+	s.after(time.Millisecond, seg("n", prompt))
+	s.after(time.Millisecond, seg("n", "A segment first, its spoken event after."))
+	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: "A segment first, its spoken event after.", Source: "examiner"})
+	s.after(time.Millisecond, seg("n", "Only a segment."))
+	sum, err := Summarize(&Session{ID: "dedup001"}, s.events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := RenderMarkdown(sum, MarkdownOptions{Transcript: true})
+	for text, want := range map[string]int{prompt: 2, "A segment first, its spoken event after.": 1, "Only a segment.": 1, "Sorry, could you repeat that?": 1} {
+		if got := strings.Count(md, text); got != want {
+			t.Errorf("%q appears %d times, want %d:\n%s", text, got, want, md)
+		}
 	}
 }

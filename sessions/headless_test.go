@@ -36,7 +36,7 @@ func TestRecordRealRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := headless.Run(ctx, script, headless.Options{Sink: j, SessionID: sess.ID})
+	res, err := headless.Run(ctx, script, headless.Options{Sink: j, SessionID: sess.ID, Start: headless.DefaultStart})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 )
@@ -354,6 +355,35 @@ func (s *Store) SetRecordings(ctx context.Context, id string, paths []string) er
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return nil
+}
+
+// MarkStarted records when the exam itself started and, if none was given at creation, who
+// the candidate is. A room exam's session is created when its bot joins and may wait long for
+// the candidate; its duration counts from the candidate's arrival, and its candidate is the
+// participant who came. Only a session without events can be marked: once the exam runs,
+// its start is in its events.
+func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time, candidate string) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if at.IsZero() {
+		return fmt.Errorf("%w: zero start time", ErrInvalidMeta)
+	}
+	// The identity comes from the room (a peer's token): one clean line.
+	candidate = RedactString(strings.TrimSpace(textsafe.Line(candidate)))
+	res, err := s.db.ExecContext(ctx, `UPDATE sessions SET started_ns = ?,
+		candidate = CASE WHEN candidate = '' THEN ? ELSE candidate END
+		WHERE id = ? AND event_count = 0`, at.UnixNano(), candidate, id)
+	if err != nil {
+		return fmt.Errorf("mark %s started: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := s.Get(ctx, id); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: session %s already has events", ErrInvalidMeta, id)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/examtui/examtui/runtime"
 )
@@ -254,4 +255,57 @@ func manyEvents(t testing.TB, id string, n int) []runtime.Event {
 		s.after(50_000_000, cand("scenario-hotel-breakfast", "seg", "we could open a grab-and-go counter for the business travellers", 0.9, int64(i*50)))
 	}
 	return s.events
+}
+
+// TestMarkStarted: a room exam's session counts its duration from the candidate's arrival and
+// names the candidate who came; a session that has events keeps its start.
+func TestMarkStarted(t *testing.T) {
+	ctx := context.Background()
+	st := openTestStore(t)
+	sess, err := st.Create(ctx, Meta{ID: "room0001", Exam: testExam(), Examiner: "offline", StartedAt: fixtureStart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived := fixtureStart.Add(10 * time.Minute)
+	if err := st.MarkStarted(ctx, sess.ID, arrived, " candidate-1\x1b]0;x\x07 "); err != nil {
+		t.Fatal(err)
+	}
+	j, err := st.Journal(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range examEvents(t, sess.ID, arrived) {
+		if err := j.Publish(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Get(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.StartedAt.Equal(arrived) || got.Candidate != "candidate-1]0;x" {
+		t.Errorf("started %v candidate %q", got.StartedAt, got.Candidate)
+	}
+	if d := got.Duration(); d <= 0 || d > 2*time.Minute {
+		t.Errorf("duration %v includes the wait", d)
+	}
+	if err := st.MarkStarted(ctx, sess.ID, arrived.Add(time.Hour), "x"); !errors.Is(err, ErrInvalidMeta) {
+		t.Errorf("mark a session with events: %v", err)
+	}
+	if err := st.MarkStarted(ctx, "nosuch01", arrived, "x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("mark a missing session: %v", err)
+	}
+	named, err := st.Create(ctx, Meta{ID: "room0002", Exam: testExam(), Candidate: "Priya"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.MarkStarted(ctx, named.ID, arrived, "candidate-2"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Get(ctx, named.ID); got.Candidate != "Priya" {
+		t.Errorf("given candidate replaced: %q", got.Candidate)
+	}
 }

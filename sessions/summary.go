@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/examtui/examtui/runtime"
@@ -138,6 +139,7 @@ func figure(xs []float64) Figure {
 func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 	sum := &Summary{Session: sess, FinalState: sess.State}
 	var cur *NodeVisit
+	examinerLines := examinerDedup{}
 	var total, endp, stt, first, complete, filters, tts []float64
 	add := func(xs *[]float64, v float64) {
 		if v > 0 {
@@ -164,13 +166,15 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 				v.ExitedAt, v.Reason, v.Next, v.ElapsedMs, v.FollowUps = ev.Timestamp, p.Reason, p.Next, p.ElapsedMs, p.FollowUps
 			}
 		case *runtime.TranscriptSegmentPayload:
-			if p.IsFinal && p.Text != "" {
+			if p.IsFinal && p.Text != "" && !(p.Speaker == "examiner" && examinerLines.seen(lineFromSegment, p.NodeID, p.Text)) {
 				sum.Transcript = append(sum.Transcript, TranscriptLine{Seq: ev.Seq, At: ev.Timestamp, Speaker: p.Speaker,
 					NodeID: p.NodeID, Text: p.Text, Confidence: p.Confidence})
 			}
 		case *runtime.SpokenPayload:
-			sum.Transcript = append(sum.Transcript, TranscriptLine{Seq: ev.Seq, At: ev.Timestamp, Speaker: "examiner",
-				NodeID: p.NodeID, Text: p.Text})
+			if !examinerLines.seen(lineFromSpoken, p.NodeID, p.Text) {
+				sum.Transcript = append(sum.Transcript, TranscriptLine{Seq: ev.Seq, At: ev.Timestamp, Speaker: "examiner",
+					NodeID: p.NodeID, Text: p.Text})
+			}
 		case *runtime.ObservationPayload:
 			sum.Turns++
 			if !p.Valid {
@@ -293,4 +297,30 @@ func (s *Store) Summary(ctx context.Context, id string) (*Summary, error) {
 		return nil, err
 	}
 	return Summarize(sess, events)
+}
+
+// The controller records each examiner line twice: a spoken event and the examiner's
+// transcript segment. examinerDedup pairs them so the transcript shows the line once, whichever
+// of the two comes first, while a line said twice (a repeat) still shows twice.
+type examinerDedup map[examinerLineKey]int
+
+type examinerLineKey struct {
+	node, text string
+}
+
+const (
+	lineFromSpoken  = 1
+	lineFromSegment = -1
+)
+
+// seen reports whether the line is the second record of one already shown; otherwise it notes
+// the line as waiting for its pair.
+func (d examinerDedup) seen(from int, node, text string) bool {
+	k := examinerLineKey{node, strings.TrimSpace(text)}
+	if n := d[k]; n*from < 0 { // an unpaired record from the other source
+		d[k] = n + from
+		return true
+	}
+	d[k] += from
+	return false
 }

@@ -63,6 +63,20 @@ func (c *checker) present(path string) bool {
 	return ok
 }
 
+// given reports whether the file had a non-null value at path (null reads as absent).
+func (c *checker) given(path string) bool { return c.present(path) && !c.src.null[path] }
+
+// notEmpty reports an optional string that was written but left empty, where empty means
+// nothing (a node id, an enum value, a tag): the JSON Schema rejects it too.
+func (c *checker) notEmpty(path, value, what, hint string) {
+	if value == "" && c.given(path) && !c.bad(path) {
+		c.errorf(path, hint, "%s must not be empty", what)
+	}
+}
+
+// useDefault is the hint for an optional field that has a default.
+const useDefault = "leave the field out to use the default"
+
 // bad reports whether the value at path failed to decode (already reported).
 func (c *checker) bad(path string) bool { return c.src.bad[path] }
 

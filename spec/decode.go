@@ -23,13 +23,14 @@ type source struct {
 	val    map[string]Pos  // position of each value
 	key    map[string]Pos  // position of each mapping key
 	bad    map[string]bool // values that failed to decode (not reported again as missing)
+	null   map[string]bool // values written as null (~): read as absent
 	// truncated is set when decoding stopped at maxValues: what was decoded is not the file.
 	truncated bool
 }
 
 // newSource sizes its maps for about hint values: a spec has a value every 16 bytes or so.
 func newSource(file string, hint int) *source {
-	return &source{file: file, val: make(map[string]Pos, hint), key: make(map[string]Pos, hint), bad: map[string]bool{}}
+	return &source{file: file, val: make(map[string]Pos, hint), key: make(map[string]Pos, hint), bad: map[string]bool{}, null: map[string]bool{}}
 }
 
 // decoder fills the Spec structs from yaml.v3's node tree, reporting every problem with its
@@ -223,6 +224,9 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 	p := d.pos(raw)
 	d.src.val[path] = p
 	if n == nil || isNull(n) {
+		if n != nil {
+			d.src.null[path] = true
+		}
 		return // absent; required checks report it
 	}
 	if isMerge(n) {
@@ -264,6 +268,21 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 		d.src.bad[path] = true
 		d.errorf(p, hint, "%s: expected a string, got %s", nameOf(path), describe(n))
 	case reflect.Int:
+		if n.Kind == yaml.ScalarNode && scalarTag(n) == tagFloat {
+			// JSON (and so JSON Schema) has one number type: 300.0 is the integer 300.
+			f, err := parseYAMLFloat(n.Value)
+			if err != nil || f != math.Trunc(f) || math.IsInf(f, 0) {
+				d.typeError(path, p, "an integer", n)
+				return
+			}
+			if f > math.MaxInt32 || f < math.MinInt32 {
+				d.src.bad[path] = true
+				d.errorf(p, "", "%s: %s is out of range", nameOf(path), n.Value)
+				return
+			}
+			v.SetInt(int64(f))
+			return
+		}
 		if n.Kind != yaml.ScalarNode || scalarTag(n) != tagInt {
 			d.typeError(path, p, "an integer", n)
 			return

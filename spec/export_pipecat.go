@@ -11,8 +11,22 @@ import "fmt"
 const summaryPrompt = "Summarise the conversation so far in a few sentences: what was asked and " +
 	"what the candidate said, without judging the answers."
 
+// The document's own identity and version. PipecatFlowsFormatVersion changes only when a
+// field is removed or changes meaning (fields are added without a change); the Python module
+// contrib/pipecat/examtui_flows.py refuses versions it does not know.
+const (
+	PipecatFlowsFormat        = "examtui-pipecat-flows"
+	PipecatFlowsFormatVersion = 1
+	// PipecatFlowsTarget is the pipecat-ai-flows API the document is built for (through
+	// contrib/pipecat/examtui_flows.py, which makes its NodeConfigs).
+	PipecatFlowsTarget = "pipecat-ai-flows>=1.0,<2"
+)
+
 // PipecatFlow is the document ExportPipecatFlows writes.
 type PipecatFlow struct {
+	Format                  string                 `json:"format"`
+	FormatVersion           int                    `json:"formatVersion"`
+	Target                  string                 `json:"target"`
 	AdapterVersion          string                 `json:"adapterVersion"`
 	IRVersion               string                 `json:"irVersion"`
 	InitialNode             string                 `json:"initial_node"`
@@ -21,17 +35,22 @@ type PipecatFlow struct {
 	Metadata                PipecatExamMetadata    `json:"metadata"`
 }
 
-// PipecatNode is one Pipecat Flows NodeConfig. Functions use FlowsFunctionSchema's fields, so a
-// bot builds each with FlowsFunctionSchema(**fn, handler=handle_observation).
+// PipecatNode is the data of one Pipecat Flows NodeConfig. Functions use FlowsFunctionSchema's
+// fields; contrib/pipecat/examtui_flows.py builds the 1.x objects (FlowsFunctionSchema with its
+// handler, ContextStrategyConfig) and leaves transitions and metadata out of the NodeConfig.
 type PipecatNode struct {
-	Name               string              `json:"name"`
-	RoleMessage        string              `json:"role_message"`
-	TaskMessages       []Message           `json:"task_messages"`
-	Functions          []PipecatFunction   `json:"functions"`
-	PreActions         []PipecatAction     `json:"pre_actions,omitempty"`
-	RespondImmediately bool                `json:"respond_immediately"`
-	ContextStrategy    PipecatContext      `json:"context_strategy"`
-	Metadata           PipecatNodeMetadata `json:"metadata"`
+	Name               string            `json:"name"`
+	RoleMessage        string            `json:"role_message"`
+	TaskMessages       []Message         `json:"task_messages"`
+	Functions          []PipecatFunction `json:"functions"`
+	PreActions         []PipecatAction   `json:"pre_actions,omitempty"`
+	RespondImmediately bool              `json:"respond_immediately"`
+	ContextStrategy    PipecatContext    `json:"context_strategy"`
+	// Transitions is the successor for every transition reason, resolved (an author's
+	// per-reason transition, else next); empty on end nodes. The report_observation handler
+	// returns the node it names as its next node.
+	Transitions map[Reason]string   `json:"transitions"`
+	Metadata    PipecatNodeMetadata `json:"metadata"`
 }
 
 // PipecatFunction is a FlowsFunctionSchema without its handler.
@@ -85,6 +104,7 @@ func PipecatFlows(e *Exam) (*PipecatFlow, error) {
 		return nil, ErrNilExam
 	}
 	f := &PipecatFlow{
+		Format: PipecatFlowsFormat, FormatVersion: PipecatFlowsFormatVersion, Target: PipecatFlowsTarget,
 		AdapterVersion:          e.AdapterVersion,
 		IRVersion:               e.IRVersion,
 		InitialNode:             e.EntryNode,
@@ -114,6 +134,16 @@ func pipecatNode(n CompiledNode) PipecatNode {
 		RespondImmediately: false,
 		ContextStrategy:    PipecatContext{Strategy: n.LLM.ContextStrategy},
 		Metadata:           PipecatNodeMetadata{NodeID: n.NodeID, Index: n.Index, Kind: n.Kind, NodeController: n.Controller},
+		Transitions:        map[Reason]string{},
+	}
+	if n.Kind != KindEnd {
+		for _, r := range Reasons {
+			if to := n.Controller.Transitions[r]; to != "" {
+				pn.Transitions[r] = to
+			} else if n.Controller.Next != "" {
+				pn.Transitions[r] = n.Controller.Next
+			}
+		}
 	}
 	if n.LLM.ContextStrategy == ContextResetWithSummary {
 		pn.ContextStrategy.SummaryPrompt = summaryPrompt

@@ -98,9 +98,19 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
+	// Optional fields are {"anyOf": [{"type": "null"}, schema]}: the compiler reads null as
+	// absent.
+	unnull := func(obj map[string]any) map[string]any {
+		if alts, ok := obj["anyOf"].([]any); ok && len(alts) == 2 {
+			if first, _ := alts[0].(map[string]any); first["type"] == "null" {
+				return alts[1].(map[string]any)
+			}
+		}
+		return obj
+	}
 	sub := func(obj map[string]any, path ...string) map[string]any {
 		for _, p := range path {
-			obj = obj["properties"].(map[string]any)[p].(map[string]any)
+			obj = unnull(obj["properties"].(map[string]any)[p].(map[string]any))
 		}
 		return obj
 	}

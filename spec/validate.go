@@ -53,6 +53,7 @@ func (c *checker) validate() {
 		c.errorf("id", "use lower-case letters, digits, '_' and '-', starting with a letter or digit", "invalid exam id %q", s.ID)
 	}
 	c.required("title", s.Title, "title")
+	c.notEmpty("language", s.Language, "language", useDefault)
 	if s.Language != "" && !languagePattern.MatchString(s.Language) {
 		c.errorf("language", "a BCP-47 tag such as en, en-GB, de", "invalid language tag %q", s.Language)
 	}
@@ -118,7 +119,7 @@ func (c *checker) checkPersonas() idSet {
 			}
 		}
 		c.required(path+".roleMessage", p.RoleMessage, "roleMessage of persona "+quoteOr(p.ID, path))
-		if p.TTSSpeed != 0 && (p.TTSSpeed < minTTSSpeed || p.TTSSpeed > maxTTSSpeed) {
+		if (p.TTSSpeed != 0 || c.given(path+".ttsSpeed") && !c.bad(path+".ttsSpeed")) && (p.TTSSpeed < minTTSSpeed || p.TTSSpeed > maxTTSSpeed) {
 			c.errorf(path+".ttsSpeed", fmt.Sprintf("allowed: %g to %g", minTTSSpeed, maxTTSSpeed), "ttsSpeed %g is out of range", p.TTSSpeed)
 		}
 	}
@@ -399,11 +400,13 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 		c.uniqueStrings(kp, n.FollowUpProbes[k], "probe")
 	}
 
+	c.notEmpty(path+".contextStrategy", string(n.ContextStrategy), label+": contextStrategy", useDefault)
 	if n.ContextStrategy != "" && !n.ContextStrategy.Valid() {
 		c.errorf(path+".contextStrategy", hintFor(string(n.ContextStrategy), "strategies", names(ContextStrategies)),
 			"%s: unknown contextStrategy %q", label, n.ContextStrategy)
 	}
 
+	c.notEmpty(path+".next", n.Next, label+": next", "name the node that follows, or leave next out on an end node")
 	if n.Next != "" && !nodeIDs.has[n.Next] {
 		c.errorf(path+".next", hintFor(n.Next, "nodes", nodeIDs.list), "%s: next names unknown node %q", label, n.Next)
 	}
@@ -444,7 +447,7 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 		if len(n.Transitions) > 0 {
 			c.errorf(path+".transitions", "", "end %s must not have transitions", label)
 		}
-	} else if n.Kind.Valid() && n.Next == "" && !c.bad(path+".next") && len(seenOn) < len(Reasons) {
+	} else if n.Kind.Valid() && n.Next == "" && !c.bad(path+".next") && !c.given(path+".next") && len(seenOn) < len(Reasons) {
 		var missing []string
 		for _, r := range Reasons {
 			if _, ok := seenOn[r]; !ok {
@@ -502,6 +505,7 @@ func (c *checker) checkFilters() {
 			c.errorf(path+".name", "first at "+c.line(first), "duplicate filter %q", f.Name)
 		}
 		seen[f.Name] = path + ".name"
+		c.notEmpty(path+".action", f.Action, "filter "+string(f.Name)+": action", useDefault)
 		if f.Action != "" && !contains(filterActions[f.Name], f.Action) {
 			c.errorf(path+".action", hintFor(f.Action, "actions for "+string(f.Name), filterActions[f.Name]),
 				"filter %s: unknown action %q", f.Name, f.Action)

@@ -19,9 +19,12 @@ func newCompileCmd() *cobra.Command {
 
   ir             the compiled exam examtui runs (every default resolved, per-node LLM
                  messages and the report_observation tool, controller metadata)
-  pipecat-flows  Pipecat Flows node configs (role_message, task_messages, functions,
-                 context_strategy, pre_actions) plus controller metadata, so a Pipecat bot
-                 can run the same exam
+  pipecat-flows  the exam as data for a Pipecat bot (format examtui-pipecat-flows,
+                 formatVersion 1): per node role_message, task_messages, the
+                 report_observation function, pre_actions, context_strategy and the
+                 successor for every transition reason, plus controller metadata.
+                 contrib/pipecat/examtui_flows.py turns it into pipecat-ai-flows 1.x
+                 NodeConfigs with a report_observation handler (see docs/outputs.md)
 
 Output is deterministic: the same file always compiles to the same bytes. Diagnostics go to
 standard error as in "examtui check"; on any error nothing is written and the exit status is 1.

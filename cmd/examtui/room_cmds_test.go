@@ -21,6 +21,7 @@ import (
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -41,9 +42,14 @@ func TestTestCommandThroughRoom(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
+			// The typed case records where `test --help` says --record defaults to.
 			rec := filepath.Join(dir, "rec")
-			args := append([]string{"test", "hotel-rehearsal.yaml", "--room-url", srv.URL, "--api-key", srv.APIKey,
-				"--api-secret", srv.Secret, "--data-dir", dir, "--log-file", filepath.Join(dir, "log"), "--record", rec, "--json"}, tc.extra...)
+			args := []string{"test", "hotel-rehearsal.yaml", "--room-url", srv.URL, "--api-key", srv.APIKey,
+				"--api-secret", srv.Secret, "--data-dir", dir, "--log-file", filepath.Join(dir, "log"), "--json"}
+			if tc.mode == "audio" {
+				args = append(args, "--record", rec)
+			}
+			args = append(args, tc.extra...)
 			out, errOut, err := runCmd(t, "", args...)
 			if err != nil {
 				log, _ := os.ReadFile(filepath.Join(dir, "log"))
@@ -79,6 +85,13 @@ func TestTestCommandThroughRoom(t *testing.T) {
 						t.Errorf("turn %d heard nothing", turn.Turn)
 					}
 				}
+			}
+			wantDir := rec
+			if tc.mode != "audio" {
+				wantDir = filepath.Join(dir, "sessions", r.SessionID)
+			}
+			if filepath.Dir(v.ExaminerWAV) != wantDir {
+				t.Errorf("recorded in %s, want %s", filepath.Dir(v.ExaminerWAV), wantDir)
 			}
 			// Both sides were recorded: the examiner's track holds speech, and in audio mode so
 			// does the candidate's.
@@ -149,6 +162,10 @@ func TestRunRoomHeadless(t *testing.T) {
 		done <- result{o.String(), e.String(), err}
 	}()
 
+	// The candidate comes late: the session's duration must not count the wait.
+	const wait = 3 * time.Second
+	time.Sleep(wait)
+	arrived := time.Now()
 	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("candidate-1", livekit.RoleCandidate))
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +230,26 @@ func TestRunRoomHeadless(t *testing.T) {
 	}
 	if !strings.Contains(r.errOut, "waiting for the candidate") || !strings.Contains(r.errOut, "completed") {
 		t.Errorf("stderr: %q", r.errOut)
+	}
+	st, err := sessions.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, err := st.List(ctx)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions: %v %v", list, err)
+	}
+	sess := list[0]
+	if sess.Candidate != "candidate-1" || sess.StartedAt.Before(arrived) || sess.StartedAt.After(evs[0].Timestamp) {
+		t.Errorf("session started %v (candidate arrived %v, first event %v), candidate %q", sess.StartedAt, arrived, evs[0].Timestamp, sess.Candidate)
+	}
+	if d, span := sess.Duration(), evs[len(evs)-1].Timestamp.Sub(arrived); d > span {
+		t.Errorf("duration %v counts the wait (exam took at most %v)", d, span)
+	}
+	out, _, err := runCmd(t, "", "--data-dir", dir, "sessions", "list")
+	if err != nil || !strings.Contains(out, "candidate-1") {
+		t.Errorf("sessions list does not show the candidate: %v\n%s", err, out)
 	}
 }
 
@@ -329,5 +366,14 @@ func TestWatchConsoleBackend(t *testing.T) {
 	}
 	if err := b.Control("explode"); err == nil {
 		t.Error("an unknown control was sent")
+	}
+}
+
+// TestTestHelpRecordDefault: the help states where --record writes by default, the folder
+// TestTestCommandThroughRoom/typed finds the recordings in.
+func TestTestHelpRecordDefault(t *testing.T) {
+	out, _, err := runCmd(t, "", "test", "--help")
+	if err != nil || !strings.Contains(out, "(default <data-dir>/sessions/<session>,") {
+		t.Errorf("test --help: %v\n%s", err, out)
 	}
 }

@@ -139,6 +139,13 @@ func (r *roomRun) startWhenCandidate(ctx context.Context) error {
 			return err
 		}
 		r.log.Info("candidate arrived", "identity", id)
+		// The session was created when the bot joined: its exam starts now, with this
+		// candidate, so lists do not count the wait or show no one.
+		if r.x.Store != nil {
+			if err := r.x.Store.MarkStarted(ctx, r.x.SessionID, time.Now(), id); err != nil {
+				r.log.Warn("record the room exam's start", "err", err)
+			}
+		}
 	}
 	if err := r.x.Start(ctx); err != nil {
 		return fmt.Errorf("start exam: %w", err)

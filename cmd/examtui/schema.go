@@ -14,8 +14,11 @@ func newSchemaCmd() *cobra.Command {
 description for every field. Editors that use yaml-language-server (VS Code's YAML extension,
 Neovim, Helix) then complete and check exam files as you type.
 
-The schema checks structure and types; "examtui check" also checks references, the node graph
-and everything else, with file:line:col positions.`,
+The schema and "examtui check" agree on structure: types, required and non-blank fields, what
+each node kind needs, null read as "not given", which options each output filter takes. Only
+"examtui check" checks references (node, signal, persona and beat-scope names), ids that must
+be unique across items, and that every node is reachable, with file:line:col positions. The
+schema compiles in ajv's strict mode.`,
 		Example: `  examtui schema -o exam.schema.json
   # then, as the first line of an exam file:
   # yaml-language-server: $schema=./exam.schema.json`,

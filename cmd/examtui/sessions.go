@@ -210,7 +210,9 @@ func newSessionsExportCmd() *cobra.Command {
 		Use:   "export ID",
 		Short: "Export a session as runresult, jsonl or markdown",
 		Long: `Export a session:
-  runresult  the bounded test-result artifact (LiveKit voice.testing RunResult shape)
+  runresult  the small evidence artifact (LiveKit voice.testing RunResult v1 shape):
+             decisions, evidence with the candidate's cited words, transitions and
+             guardrail events; checked with validate-artifact before it is written
   jsonl      the raw event stream, one envelope per line
   markdown   the examiner's record of the exam, transcript included`,
 		Args: cobra.ExactArgs(1),

@@ -156,3 +156,40 @@ func TestSessionsUseConfigDataDir(t *testing.T) {
 		t.Fatalf("sessions list with dataDir from the config file: %v\n%s", err, out)
 	}
 }
+
+// TestMarkdownExportExaminerLinesOnce: a session the real controller recorded exports each
+// examiner line as many times as it was spoken, not once more for its transcript segment.
+func TestMarkdownExportExaminerLinesOnce(t *testing.T) {
+	dir, id := recordRehearsal(t)
+	jsonl, _, err := runCmd(t, "", "--data-dir", dir, "sessions", "export", id, "--format", "jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spoken, segments := map[string]int{}, 0
+	for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+		var ev runtime.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		switch p, _ := ev.Decode(); p := p.(type) {
+		case *runtime.SpokenPayload:
+			spoken[p.Text]++
+		case *runtime.TranscriptSegmentPayload:
+			if p.Speaker == "examiner" {
+				segments++
+			}
+		}
+	}
+	if len(spoken) == 0 || segments == 0 {
+		t.Fatalf("the rehearsal recorded %d spoken lines and %d examiner segments", len(spoken), segments)
+	}
+	md, _, err := runCmd(t, "", "--data-dir", dir, "sessions", "export", id, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, n := range spoken {
+		if got := strings.Count(md, "**Examiner:** "+text+"\n"); got != n {
+			t.Errorf("examiner line %q appears %d times, spoken %d times", text, got, n)
+		}
+	}
+}

@@ -44,6 +44,7 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			jsonOut, junit := o.jsonOut, o.junit
+			began := time.Now()
 			env, err := newTestEnv(cmd, o)
 			if err != nil {
 				return err
@@ -75,7 +76,7 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 				if err != nil {
 					return fmt.Errorf("junit report: %w", err)
 				}
-				werr := headless.WriteJUnit(f, results, runErrs)
+				werr := headless.WriteJUnit(f, results, runErrs, headless.WithJUnitTimestamp(began))
 				if cerr := f.Close(); werr == nil {
 					werr = cerr
 				}
@@ -100,7 +101,7 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.jsonOut, "json", false, "print the results as JSON instead of text")
-	f.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to `FILE` (Ant JUnit schema; Jenkins, GitLab and others read it)")
 	f.BoolVar(&o.noStore, "no-store", false, "do not store the runs as sessions")
 	f.StringVar(&o.model, "model", "", "LLM model for scripts with examiner: llm (default $EXAMTUI_MODEL or gpt-4o-mini)")
 	o.audio.addFlags(cmd)
@@ -153,9 +154,11 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 	if env.store != nil {
 		// A scripted run lives on the virtual clock; its session starts where the clock does,
 		// so durations and replays read true. A room run is on the wall clock.
-		start := headless.DefaultStart
+		start := headless.StartFor(s, time.Time{})
 		if env.o.room.enabled() {
 			start = time.Now()
+		} else {
+			opts.Start = start
 		}
 		exam, err := s.CompileSpec()
 		if err != nil {

@@ -58,7 +58,7 @@ func (r *testRoomOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&r.url, "room-url", "", "run each script through a LiveKit server at this URL: the exam bot and a simulated candidate (typed turns, or spoken with --audio) meet in a fresh room")
 	f.StringVar(&r.key, "api-key", "", "with --room-url, the LiveKit API key (default $LIVEKIT_API_KEY)")
 	f.StringVar(&r.secret, "api-secret", "", "with --room-url, the LiveKit API secret (default $LIVEKIT_API_SECRET)")
-	f.StringVar(&r.record, "record", "", "with --room-url, write candidate.wav and examiner.wav here (default <data-dir>/recordings/<session>)")
+	f.StringVar(&r.record, "record", "", "with --room-url, write candidate.wav and examiner.wav here (default <data-dir>/sessions/<session>, or a take-N folder in it when it holds a recording)")
 	f.DurationVar(&r.replyTimeout, "reply-timeout", defaultReplyTimeout, "with --room-url, the longest wait for the first audio of an examiner reply")
 	f.DurationVar(&r.tail, "tail-silence", defaultTailSilence, "with --room-url, the silence that ends an examiner reply")
 	f.DurationVar(&r.maxReply, "max-reply", defaultMaxReply, "with --room-url, the hard cap on one examiner reply")

@@ -2,6 +2,7 @@ package headless_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/headless"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -18,7 +20,20 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 func TestGoldenEventStreams(t *testing.T) {
 	for _, name := range []string{"../../examples/hotel-rehearsal.yaml", "testdata/admin.yaml", "testdata/finish-confirm.yaml", "testdata/silence-checkin.yaml"} {
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			r := runFile(t, name)
+			// The testdata scripts pin their clock (start:); the example does not, so the
+			// test pins it.
+			s, err := headless.LoadScript(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := headless.Options{}
+			if s.StartAt().IsZero() {
+				opts.Start = headless.DefaultStart
+			}
+			r, err := headless.Run(context.Background(), s, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var b bytes.Buffer
 			for _, ev := range r.Log {
 				if ev.Event == runtime.EventObservation {

@@ -7,8 +7,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // WriteText writes a readable report of one run: the verdict, what happened, each turn's
@@ -89,18 +91,38 @@ func WriteJSON(w io.Writer, results []*Result) error {
 	return enc.Encode(results)
 }
 
+// The JUnit report follows the strict Ant schema (windyroad JUnit.xsd), which Jenkins' more
+// lenient schema also accepts: a suite carries id, package, timestamp (no zone) and hostname
+// and holds properties, its test cases, system-out and system-err, in that order; a test case
+// holds at most one failure or error and nothing else.
 type junitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
 	Suites  []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Package    string          `xml:"package,attr"`
+	ID         int             `xml:"id,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Hostname   string          `xml:"hostname,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties junitProperties `xml:"properties"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out"`
+	SystemErr  string          `xml:"system-err"`
+}
+
+type junitProperties struct {
+	Props []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -109,7 +131,6 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Error     *junitFailure `xml:"error,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -118,23 +139,58 @@ type junitFailure struct {
 	Body    string `xml:",chardata"`
 }
 
+// JUnitOption configures WriteJUnit.
+type JUnitOption func(*junitConfig)
+
+type junitConfig struct {
+	timestamp time.Time
+	hostname  string
+}
+
+// WithJUnitTimestamp sets when the scripts ran (default: now).
+func WithJUnitTimestamp(t time.Time) JUnitOption {
+	return func(c *junitConfig) { c.timestamp = t }
+}
+
+// WithJUnitHostname sets the host the scripts ran on (default: os.Hostname, else localhost).
+func WithJUnitHostname(h string) JUnitOption {
+	return func(c *junitConfig) { c.hostname = h }
+}
+
+// junitPackage is the suite's package: what Ant derives from a test class's package.
+const junitPackage = "examtui"
+
 // RunError is a script that could not run at all (bad script, spec or examiner), for reports.
 type RunError struct {
 	Script string
 	Err    error
 }
 
-// WriteJUnit writes JUnit XML: one test case per script, a failure per unmet expectation set,
-// an error for a script that could not run.
-func WriteJUnit(w io.Writer, results []*Result, runErrs []RunError) error {
-	suite := junitSuite{Name: "examtui candidate scripts"}
+// WriteJUnit writes JUnit XML: one suite, one test case per script, a failure per unmet
+// expectation set, an error for a script that could not run. The scripts' text reports go to
+// the suite's system-out (the strict schema has no per-case output).
+func WriteJUnit(w io.Writer, results []*Result, runErrs []RunError, opts ...JUnitOption) error {
+	cfg := junitConfig{timestamp: time.Now()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.hostname == "" {
+		cfg.hostname, _ = os.Hostname()
+	}
+	if strings.TrimSpace(cfg.hostname) == "" {
+		cfg.hostname = "localhost"
+	}
+	suite := junitSuite{Name: "examtui candidate scripts", Package: junitPackage, ID: 0,
+		// The schema's timestamp has no zone: UTC, said so in the docs.
+		Timestamp: cfg.timestamp.UTC().Format("2006-01-02T15:04:05"), Hostname: cfg.hostname}
 	var total float64
+	var out, errOut strings.Builder
 	for _, r := range results {
 		secs := r.WallTime.Seconds()
 		total += secs
-		var out strings.Builder
+		fmt.Fprintf(&out, "=== %s\n", r.Script)
 		_ = WriteText(&out, r)
-		tc := junitCase{Name: r.Script, Classname: "examtui.test", Time: fmt.Sprintf("%.3f", secs), SystemOut: out.String()}
+		tc := junitCase{Name: r.Script, Classname: "examtui.test", Time: fmt.Sprintf("%.3f", secs)}
 		if !r.Passed {
 			msgs := make([]string, len(r.Failures))
 			for i, f := range r.Failures {
@@ -148,8 +204,10 @@ func WriteJUnit(w io.Writer, results []*Result, runErrs []RunError) error {
 	for _, e := range runErrs {
 		suite.Cases = append(suite.Cases, junitCase{Name: e.Script, Classname: "examtui.test", Time: "0.000",
 			Error: &junitFailure{Message: "script could not run", Type: "error", Body: e.Err.Error()}})
+		fmt.Fprintf(&errOut, "%s: %v\n", e.Script, e.Err)
 		suite.Errors++
 	}
+	suite.SystemOut, suite.SystemErr = out.String(), errOut.String()
 	suite.Tests = len(suite.Cases)
 	suite.Time = fmt.Sprintf("%.3f", total)
 	if _, err := io.WriteString(w, xml.Header); err != nil {

@@ -18,7 +18,8 @@ import (
 
 // Defaults of a scripted run.
 var (
-	// DefaultStart is the virtual clock's start, fixed so runs are reproducible.
+	// DefaultStart is a fixed start for reproducible runs: tests pin the clock with it
+	// (Options.Start, or a script's start: field). Unpinned runs start at the real time.
 	DefaultStart = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	// DefaultTurnGap is the virtual time the candidate takes before speaking.
 	DefaultTurnGap = 2 * time.Second
@@ -32,7 +33,8 @@ type Options struct {
 	Sink runtime.Sink
 	// Logger for the controller (default: discard).
 	Logger *slog.Logger
-	// Start is the virtual clock's start (default DefaultStart).
+	// Start is the virtual clock's start. Default: the script's start: field when it pins
+	// one, else the real time when the run begins (see StartFor).
 	Start time.Time
 	// TurnGap is the virtual pause before each spoken turn (default DefaultTurnGap).
 	TurnGap time.Duration
@@ -89,6 +91,19 @@ func (s *Script) CompileSpec() (*spec.Exam, error) {
 	return exam, nil
 }
 
+// StartFor is where a run of s starts its virtual clock: start when given, else the time the
+// script pins, else now (to the millisecond). A caller that records the run as a session uses
+// it for the session's start, so both agree.
+func StartFor(s *Script, start time.Time) time.Time {
+	switch {
+	case !start.IsZero():
+		return start
+	case s != nil && !s.startAt.IsZero():
+		return s.startAt
+	}
+	return time.Now().UTC().Truncate(time.Millisecond)
+}
+
 // Run plays the script against its exam on a virtual clock and checks its expectations. The
 // error is for a run that could not happen (bad spec, unknown examiner, a failing sink); unmet
 // expectations are reported in the Result.
@@ -109,10 +124,7 @@ func Run(ctx context.Context, s *Script, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
-	start := opts.Start
-	if start.IsZero() {
-		start = DefaultStart
-	}
+	start := StartFor(s, opts.Start)
 	gap := opts.TurnGap
 	if gap <= 0 {
 		gap = DefaultTurnGap

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
@@ -214,5 +218,57 @@ func TestLatencyExpectation(t *testing.T) {
 	}
 	if r.Passed || len(r.Failures) != 1 || r.Failures[0].Expectation != "maxTurnLatencyMs" || !strings.HasPrefix(r.Failures[0].Expected, "<= 0.0001") {
 		t.Fatalf("failures %+v", r.Failures)
+	}
+}
+
+// TestScriptStart: a run's virtual clock starts at the real time unless the script pins it
+// with start:, and a bad start is refused with its position.
+func TestScriptStart(t *testing.T) {
+	const body = "spec: basic.yaml\n%sturns:\n  - say: \"My name is Ada.\"\n"
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "basic.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "basic.yaml"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pinned := time.Date(2031, 3, 4, 5, 6, 7, 0, time.UTC)
+	tests := []struct {
+		name, start string
+		want        func(before, after, got time.Time) bool
+		wantErr     string
+	}{
+		{"unpinned", "", func(b, a, got time.Time) bool { return !got.Before(b.Truncate(time.Millisecond)) && !got.After(a) }, ""},
+		{"pinned", "start: 2031-03-04T05:06:07Z\n", func(_, _, got time.Time) bool { return got.Equal(pinned) }, ""},
+		{"pinned with offset", "start: \"2031-03-04T07:06:07+02:00\"\n", func(_, _, got time.Time) bool { return got.Equal(pinned) }, ""},
+		{"bad", "start: next tuesday\n", nil, "script.yaml:2:8: start \"next tuesday\": want an RFC 3339 time"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, "script.yaml")
+			if err := os.WriteFile(p, []byte(fmt.Sprintf(body, tt.start)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := headless.LoadScript(p)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("LoadScript = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := time.Now()
+			r, err := headless.Run(context.Background(), s, headless.Options{})
+			after := time.Now()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Log[0].Timestamp; !tt.want(before, after, got) {
+				t.Errorf("first event at %v (run between %v and %v)", got, before, after)
+			}
+		})
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -42,10 +43,17 @@ type Script struct {
 	Turns    []TurnStep `yaml:"turns"`
 	Expect   Expect     `yaml:"expect"`
 
+	// Start pins the virtual clock's start (RFC 3339, e.g. 2026-01-05T09:00:00Z) so a run's
+	// timestamps are the same every time; without it the clock starts at the real time of
+	// the run.
+	Start string `yaml:"start"`
+
 	name     string // as given, for messages
 	specPath string // resolved against the script's directory
 	fsys     fs.FS  // nil: the operating system's files
 	file     *ast.File
+
+	startAt time.Time // Start parsed; zero when not pinned
 }
 
 // TurnStep is one step of a script. Exactly one of Say, Silence, Wait, Admin and Control is set.
@@ -96,6 +104,9 @@ type Expect struct {
 
 // Name returns the script's name as it was loaded.
 func (s *Script) Name() string { return s.name }
+
+// StartAt is the start the script pins (its start: field), or the zero time.
+func (s *Script) StartAt() time.Time { return s.startAt }
 
 // SpecPath returns the spec path resolved against the script's directory.
 func (s *Script) SpecPath() string { return s.specPath }
@@ -190,6 +201,13 @@ func (s *Script) validate() []string {
 	}
 	if s.Examiner != "offline" && s.Examiner != "llm" {
 		add(s.pos("$.examiner"), "examiner %q: want offline or llm", s.Examiner)
+	}
+	if s.Start != "" {
+		t, err := time.Parse(time.RFC3339Nano, s.Start)
+		if err != nil {
+			add(s.pos("$.start"), "start %q: want an RFC 3339 time such as 2026-01-05T09:00:00Z", s.Start)
+		}
+		s.startAt = t.UTC()
 	}
 	if len(s.Turns) == 0 {
 		add(s.pos("$.turns"), "turns: at least one turn is required")
