@@ -130,6 +130,10 @@ func (d *sqlDB) Exec(q string, args ...any) (sql.Result, error) {
 	return d.DB.Exec(bind(d.pg, q), args...)
 }
 
+func (d *sqlDB) QueryRow(q string, args ...any) *sql.Row {
+	return d.DB.QueryRow(bind(d.pg, q), args...)
+}
+
 func (d *sqlDB) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	return d.DB.QueryContext(ctx, bind(d.pg, q), args...)
 }

@@ -59,7 +59,7 @@ func openPostgres(ctx context.Context, target string, opts ...Option) (*Store, e
 		pool.Close()
 		return nil, fmt.Errorf("%s: %w", masked, err)
 	}
-	s := &Store{engine: EnginePostgres, target: masked, db: db, pool: pool, connCfg: pcfg.ConnConfig,
+	s := &Store{engine: EnginePostgres, target: masked, openTarget: target, db: db, pool: pool, connCfg: pcfg.ConnConfig,
 		cfg: cfg, log: cfg.logger, owned: map[string]lease{}, journals: map[string]*Journal{}}
 	if cfg.recover {
 		if err := s.recoverInterrupted(ctx); err != nil {

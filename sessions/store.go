@@ -27,6 +27,9 @@ type Store struct {
 	engine Engine
 	dir    string // SQLite: the data directory
 	target string // what was opened, password masked: the data directory or the URL
+	// openTarget is what was opened, unmasked, so the store can be opened again (tests,
+	// copies). Never logged or shown.
+	openTarget string
 	db     *sqlDB
 	cfg    storeConfig
 	log    *slog.Logger
@@ -84,7 +87,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s := &Store{engine: EngineSQLite, dir: dir, target: dir, db: db, cfg: cfg, log: cfg.logger,
+	s := &Store{engine: EngineSQLite, dir: dir, target: dir, openTarget: dir, db: db, cfg: cfg, log: cfg.logger,
 		owned: map[string]lease{}, journals: map[string]*Journal{}}
 	if cfg.recover {
 		if err := s.recoverInterrupted(ctx); err != nil {
