@@ -33,7 +33,9 @@ func (c *storedCheck) Deliver(ev runtime.Event) {
 	c.seen = append(c.seen, ev.Seq)
 }
 
-func TestJournalDeliversOnlyCommitted(t *testing.T) { forEachEngine(t, testJournalDeliversOnlyCommitted) }
+func TestJournalDeliversOnlyCommitted(t *testing.T) {
+	forEachEngine(t, testJournalDeliversOnlyCommitted)
+}
 
 func testJournalDeliversOnlyCommitted(t *testing.T, eng testEngine) {
 	ctx := context.Background()
@@ -273,7 +275,9 @@ func testJournalBackpressure(t *testing.T, eng testEngine) {
 	}
 }
 
-func TestJournalConcurrentPublishersKeepOrder(t *testing.T) { forEachEngine(t, testJournalConcurrentPublishersKeepOrder) }
+func TestJournalConcurrentPublishersKeepOrder(t *testing.T) {
+	forEachEngine(t, testJournalConcurrentPublishersKeepOrder)
+}
 
 func testJournalConcurrentPublishersKeepOrder(t *testing.T, eng testEngine) {
 	ctx := context.Background()
@@ -407,7 +411,9 @@ func testResume(t *testing.T, eng testEngine) {
 	}
 }
 
-func TestJournalOwnershipAcrossStores(t *testing.T) { forEachEngine(t, testJournalOwnershipAcrossStores) }
+func TestJournalOwnershipAcrossStores(t *testing.T) {
+	forEachEngine(t, testJournalOwnershipAcrossStores)
+}
 
 func testJournalOwnershipAcrossStores(t *testing.T, eng testEngine) {
 	ctx := context.Background()

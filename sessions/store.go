@@ -30,9 +30,9 @@ type Store struct {
 	// openTarget is what was opened, unmasked, so the store can be opened again (tests,
 	// copies). Never logged or shown.
 	openTarget string
-	db     *sqlDB
-	cfg    storeConfig
-	log    *slog.Logger
+	db         *sqlDB
+	cfg        storeConfig
+	log        *slog.Logger
 
 	// PostgreSQL only: the pool behind db, and the connection settings for lease connections.
 	pool    *pgxpool.Pool
