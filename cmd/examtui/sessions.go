@@ -14,17 +14,19 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/mdterm"
 	"github.com/examtui/examtui/sessions"
 )
 
-// openStore opens the session store in the resolved data directory.
+// openStore opens the session store the command names (--store, $EXAMTUI_STORE, store: in the
+// config file, else the data directory).
 func openStore(cmd *cobra.Command) (*sessions.Store, error) {
 	dir, err := resolveDataDir()
 	if err != nil {
 		return nil, err
 	}
-	return sessions.Open(cmd.Context(), dir)
+	return app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dir), nil)
 }
 
 // resolveSession opens the store and resolves an id or unambiguous prefix.
