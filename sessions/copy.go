@@ -61,12 +61,12 @@ func CopySessions(ctx context.Context, from, to *Store) (CopyResult, error) {
 // rawSession is a sessions row as stored, for copying between stores.
 type rawSession struct {
 	id, examID, title, candidate, examiner, input, state, examSum, specPath, recordings string
-	startedNs                                                                          int64
-	endedNs, lastNs                                                                    sql.NullInt64
-	interrupted, ownerPID, evidence, summarized                                        int
-	events                                                                             int64
-	coverage                                                                           float64
-	examJSON                                                                           string
+	startedNs                                                                           int64
+	endedNs, lastNs                                                                     sql.NullInt64
+	interrupted, ownerPID, evidence, summarized                                         int
+	events                                                                              int64
+	coverage                                                                            float64
+	examJSON                                                                            string
 }
 
 const rawColumns = `id, exam_id, title, candidate, examiner, input, started_ns, ended_ns, state, interrupted,

@@ -53,7 +53,7 @@ shortened to any unambiguous prefix.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSessionsList(cmd, false) },
 	}
-	cmd.AddCommand(newSessionsListCmd(), newSessionsShowCmd(), newSessionsDeleteCmd(), newSessionsExportCmd())
+	cmd.AddCommand(newSessionsListCmd(), newSessionsShowCmd(), newSessionsDeleteCmd(), newSessionsExportCmd(), newSessionsMigrateCmd())
 	return cmd
 }
 
