@@ -250,7 +250,9 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 	if lastNs.Valid {
 		ss.LastEventAt = time.Unix(0, lastNs.Int64).UTC()
 	}
-	if err := json.Unmarshal([]byte(recs), &ss.Recordings); err != nil {
+	if recs == "[]" { // most sessions: skip the decoder when listing thousands
+		ss.Recordings = []string{}
+	} else if err := json.Unmarshal([]byte(recs), &ss.Recordings); err != nil {
 		return nil, fmt.Errorf("session %s: recordings: %w", ss.ID, err)
 	}
 	return &ss, nil
