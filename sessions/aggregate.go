@@ -13,6 +13,7 @@ type aggregate struct {
 	eventCount    int64
 	lastEventNs   int64
 	evidenceCount int
+	completed     bool // exam_completed is stored: the session has its summary
 	// nodeCoverage is the latest coverage reported per node; targets are the nodes that have
 	// evidence targets, over which overall coverage is averaged.
 	nodeCoverage map[string]float64
@@ -57,6 +58,7 @@ func (a *aggregate) apply(ev runtime.Event) {
 		a.evidenceCount++
 		a.nodeCoverage[u.NodeID] = u.Coverage
 	case runtime.EventExamCompleted:
+		a.completed = true
 		p, err := ev.Decode()
 		if err != nil {
 			return

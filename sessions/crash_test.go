@@ -53,7 +53,7 @@ func runCrashChild(dir, id string) int {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		return 3
 	}
-	st, err := Open(ctx, dir)
+	st, err := OpenURL(ctx, dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -81,12 +81,14 @@ func runCrashChild(dir, id string) int {
 // TestCrashRecovery kills a real process writing through the journal at random points and
 // checks, each time, that everything it showed is stored, seq has no gap and the session is
 // marked interrupted on reopen.
-func TestCrashRecovery(t *testing.T) {
+func TestCrashRecovery(t *testing.T) { forEachEngine(t, testCrashRecovery) }
+
+func testCrashRecovery(t *testing.T, eng testEngine) {
 	iterations := 30
 	if testing.Short() {
 		iterations = 5
 	}
-	dir := t.TempDir()
+	dir := eng.target(t)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	for i := range iterations {
 		id := fmt.Sprintf("crash%03d", i)
@@ -97,11 +99,7 @@ func TestCrashRecovery(t *testing.T) {
 		}
 		printed := crashOnce(t, dir, id, killAfterSeqs, killAfter)
 
-		st, err := Open(context.Background(), dir)
-		if err != nil {
-			t.Fatalf("iteration %d: reopen: %v", i, err)
-		}
-		sess, err := st.Get(context.Background(), id)
+		st, sess, err := reopenAfterCrash(t, dir, id)
 		if err != nil {
 			st.Close()
 			if len(printed) == 0 {

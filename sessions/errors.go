@@ -23,3 +23,7 @@ var (
 
 // ErrInvalidEvent reports an event the journal cannot store as given.
 var ErrInvalidEvent = errors.New("invalid event")
+
+// ErrStoreUnreachable reports a store that cannot be reached (PostgreSQL down, wrong address,
+// refused credentials); the message names the store with its password masked.
+var ErrStoreUnreachable = errors.New("session store unreachable")

@@ -2,6 +2,8 @@ package sessions
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -12,6 +14,9 @@ import (
 // while a slow consumer (a replay at 1×) works through a long session.
 const eventPage = 2048
 
+// firstEventPage is the size of the first page Events reads.
+const firstEventPage = 128
+
 // Events streams a session's events with seq ≥ fromSeq in seq order. The iterator yields a
 // non-nil error once and stops if reading fails.
 func (s *Store) Events(ctx context.Context, id string, fromSeq int64) iter.Seq2[runtime.Event, error] {
@@ -21,11 +26,13 @@ func (s *Store) Events(ctx context.Context, id string, fromSeq int64) iter.Seq2[
 			return
 		}
 		next := max(fromSeq, 1)
+		// The first page is small so a replay starts at once; later pages are full size.
+		page := firstEventPage
 		buf := make([]runtime.Event, 0, eventPage)
 		for {
 			buf = buf[:0]
 			rows, err := s.db.QueryContext(ctx, `SELECT seq, type, ts_ns, payload FROM events
-				WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`, id, next, eventPage)
+				WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`, id, next, page)
 			if err != nil {
 				yield(runtime.Event{}, fmt.Errorf("read events of %s: %w", id, err))
 				return
@@ -50,22 +57,43 @@ func (s *Store) Events(ctx context.Context, id string, fromSeq int64) iter.Seq2[
 					return
 				}
 			}
-			if len(buf) < eventPage {
+			if len(buf) < page {
 				return
 			}
 			next = buf[len(buf)-1].Seq + 1
+			page = eventPage
 		}
 	}
 }
 
-// LoadEvents reads all of a session's events into memory.
+// LoadEvents reads all of a session's events into memory, in one query: it has no slow
+// consumer to wait for, and one round trip per page would dominate on a remote database.
 func (s *Store) LoadEvents(ctx context.Context, id string) ([]runtime.Event, error) {
-	var out []runtime.Event
-	for ev, err := range s.Events(ctx, id, 1) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT event_count FROM sessions WHERE id = ?`, id).Scan(&n); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("read events of %s: %w", id, err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, ts_ns, payload FROM events WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read events of %s: %w", id, err)
+	}
+	defer rows.Close()
+	out := make([]runtime.Event, 0, n)
+	for rows.Next() {
+		ev, err := scanEvent(rows, id)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read events of %s: %w", id, err)
 		}
 		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read events of %s: %w", id, err)
+	}
+	if len(out) == 0 {
+		return nil, nil
 	}
 	return out, nil
 }

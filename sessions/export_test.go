@@ -31,9 +31,11 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func TestExportGolden(t *testing.T) {
+func TestExportGolden(t *testing.T) { forEachEngine(t, testExportGolden) }
+
+func testExportGolden(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
+	st := eng.open(t)
 	recordSession(t, st, "9f3c2a1b7d4e5f60", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
 	tests := []struct {
 		format Format
@@ -64,9 +66,11 @@ func TestExportGolden(t *testing.T) {
 	golden(t, "show.md", []byte(RenderMarkdown(sum, MarkdownOptions{})))
 }
 
-func TestRunResultOutcomes(t *testing.T) {
+func TestRunResultOutcomes(t *testing.T) { forEachEngine(t, testRunResultOutcomes) }
+
+func testRunResultOutcomes(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
+	st := eng.open(t)
 	tests := []struct {
 		name      string
 		events    func(id string) []runtime.Event
@@ -109,8 +113,10 @@ func TestRunResultOutcomes(t *testing.T) {
 	}
 }
 
-func TestRunResultNothingToExport(t *testing.T) {
-	st := openTestStore(t)
+func TestRunResultNothingToExport(t *testing.T) { forEachEngine(t, testRunResultNothingToExport) }
+
+func testRunResultNothingToExport(t *testing.T, eng testEngine) {
+	st := eng.open(t)
 	sess := recordSession(t, st, "empty001", func(id string) []runtime.Event {
 		return examEvents(t, id, fixtureStart)[:2] // state changes only: no turn, no node change
 	})

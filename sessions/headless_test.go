@@ -14,7 +14,9 @@ import (
 
 // TestRecordRealRun records the example rehearsal played by the real controller and offline
 // examiner through the journal, then reads it back every way the store offers.
-func TestRecordRealRun(t *testing.T) {
+func TestRecordRealRun(t *testing.T) { forEachEngine(t, testRecordRealRun) }
+
+func testRecordRealRun(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
 	if err != nil {
@@ -24,7 +26,7 @@ func TestRecordRealRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := openTestStore(t)
+	st := eng.open(t)
 	sess, err := st.Create(ctx, Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: InputTyped,
 		SpecPath: "examples/hotel-breakfast.yaml", StartedAt: headless.DefaultStart})
 	if err != nil {

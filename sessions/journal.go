@@ -32,7 +32,7 @@ type Journal struct {
 	cfg   journalConfig
 	log   *slog.Logger
 	agg   *aggregate
-	lock  *ownerLock
+	lock  lease
 
 	insert *sql.Stmt
 	update *sql.Stmt
@@ -155,7 +155,7 @@ func (s *Store) Journal(ctx context.Context, id string, opts ...JournalOption) (
 	delete(s.owned, id)
 	s.mu.Unlock()
 	if lock == nil {
-		if lock, err = acquireLock(s.lockPath(id)); err != nil {
+		if lock, err = s.acquireLease(ctx, id); err != nil {
 			return nil, fmt.Errorf("journal %s: %w", id, err)
 		}
 	}
@@ -167,8 +167,7 @@ func (s *Store) Journal(ctx context.Context, id string, opts ...JournalOption) (
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		_ = j.insert.Close()
-		_ = j.update.Close()
+		_ = j.closeStmts()
 		_ = lock.release()
 		return nil, ErrStoreClosed
 	}
@@ -178,7 +177,7 @@ func (s *Store) Journal(ctx context.Context, id string, opts ...JournalOption) (
 	return j, nil
 }
 
-func (s *Store) openJournal(ctx context.Context, sess *Session, exam *spec.Exam, lock *ownerLock, cfg journalConfig) (*Journal, error) {
+func (s *Store) openJournal(ctx context.Context, sess *Session, exam *spec.Exam, lock lease, cfg journalConfig) (*Journal, error) {
 	id := sess.ID
 	// Rebuild the aggregate from what is stored, and check the stored seq has no gaps before
 	// appending to it.
@@ -196,15 +195,18 @@ func (s *Store) openJournal(ctx context.Context, sess *Session, exam *spec.Exam,
 	if _, err := s.db.ExecContext(ctx, `UPDATE sessions SET interrupted = 0, owner_pid = ? WHERE id = ?`, os.Getpid(), id); err != nil {
 		return nil, fmt.Errorf("journal %s: take ownership: %w", id, err)
 	}
-	insert, err := s.db.PrepareContext(ctx, `INSERT INTO events (session_id, seq, type, ts_ns, payload) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", id, err)
-	}
-	update, err := s.db.PrepareContext(ctx, `UPDATE sessions SET state = ?, ended_ns = ?, event_count = ?,
-		last_event_ns = ?, evidence_count = ?, coverage = ? WHERE id = ?`)
-	if err != nil {
-		_ = insert.Close()
-		return nil, fmt.Errorf("journal %s: %w", id, err)
+	// SQLite commits through prepared statements on the pool; PostgreSQL through the lease
+	// connection (commitPG), so it prepares nothing here.
+	var insert, update *sql.Stmt
+	if s.engine == EngineSQLite {
+		var err error
+		if insert, err = s.db.PrepareContext(ctx, insertEventSQL); err != nil {
+			return nil, fmt.Errorf("journal %s: %w", id, err)
+		}
+		if update, err = s.db.PrepareContext(ctx, updateAggregateSQL); err != nil {
+			_ = insert.Close()
+			return nil, fmt.Errorf("journal %s: %w", id, err)
+		}
 	}
 	return &Journal{
 		store: s, id: id, cfg: cfg, log: s.log.With("session", id), agg: agg, lock: lock,
@@ -371,7 +373,7 @@ func (j *Journal) Close() error {
 		if j.agg.ended() && len(errs) == 0 {
 			j.removeLockFile()
 		}
-		errs = append(errs, j.insert.Close(), j.update.Close(), j.lock.release())
+		errs = append(errs, j.closeStmts(), j.lock.release())
 		j.store.mu.Lock()
 		delete(j.store.journals, j.id)
 		j.store.mu.Unlock()
@@ -442,7 +444,12 @@ func (j *Journal) commit(batch []runtime.Event) error {
 		}
 		// The aggregate is applied to a copy so a failed attempt leaves it untouched.
 		agg := j.agg.clone()
-		if err = j.commitOnce(batch, agg); err == nil {
+		if j.store.engine == EnginePostgres {
+			err = j.commitPG(batch, agg)
+		} else {
+			err = j.commitOnce(batch, agg)
+		}
+		if err == nil {
 			j.agg = agg
 			return nil
 		}
@@ -467,9 +474,33 @@ func (j *Journal) commitOnce(batch []runtime.Event, agg *aggregate) error {
 		}
 		agg.apply(ev)
 	}
-	if _, err := tx.StmtContext(ctx, j.update).ExecContext(ctx, string(agg.state), nullNs(agg.endedNs), agg.eventCount,
-		nullNs(agg.lastEventNs), agg.evidenceCount, agg.coverage(), j.id); err != nil {
+	if _, err := tx.StmtContext(ctx, j.update).ExecContext(ctx, aggregateArgs(agg, j.id)...); err != nil {
 		return fmt.Errorf("update session: %w", err)
 	}
 	return tx.Commit()
+}
+
+const insertEventSQL = `INSERT INTO events (session_id, seq, type, ts_ns, payload) VALUES (?, ?, ?, ?, ?)`
+
+// updateAggregateSQL writes a session's aggregates; aggregateArgs gives its arguments.
+const updateAggregateSQL = `UPDATE sessions SET state = ?, ended_ns = ?, event_count = ?,
+	last_event_ns = ?, evidence_count = ?, coverage = ?, summarized = ? WHERE id = ?`
+
+func aggregateArgs(agg *aggregate, id string) []any {
+	summarized := 0
+	if agg.completed {
+		summarized = 1
+	}
+	return []any{string(agg.state), nullNs(agg.endedNs), agg.eventCount, nullNs(agg.lastEventNs),
+		agg.evidenceCount, agg.coverage(), summarized, id}
+}
+
+func (j *Journal) closeStmts() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{j.insert, j.update} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -34,8 +34,12 @@ func (c *storedCheck) Deliver(ev runtime.Event) {
 }
 
 func TestJournalDeliversOnlyCommitted(t *testing.T) {
+	forEachEngine(t, testJournalDeliversOnlyCommitted)
+}
+
+func testJournalDeliversOnlyCommitted(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
+	st := eng.open(t)
 	sess, err := st.Create(ctx, Meta{ID: "wal00001", Exam: testExam()})
 	if err != nil {
 		t.Fatal(err)
@@ -89,9 +93,11 @@ func TestJournalDeliversOnlyCommitted(t *testing.T) {
 	}
 }
 
-func TestJournalRejects(t *testing.T) {
+func TestJournalRejects(t *testing.T) { forEachEngine(t, testJournalRejects) }
+
+func testJournalRejects(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
+	st := eng.open(t)
 	sess, err := st.Create(ctx, Meta{ID: "rej00001", Exam: testExam()})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +147,9 @@ func TestJournalRejects(t *testing.T) {
 	}
 }
 
-func TestJournalRedaction(t *testing.T) {
+func TestJournalRedaction(t *testing.T) { forEachEngine(t, testJournalRedaction) }
+
+func testJournalRedaction(t *testing.T, eng testEngine) {
 	const (
 		apiKey = "sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789"
 		jwt    = "eyJhbGciOiJIUzI1NiJ9.eyJ2aWRlbyI6eyJyb29tIjoiZXhhbSJ9fQ.Q2hlY2tzdW1TaWduYXR1cmVWYWx1ZQ"
@@ -162,7 +170,7 @@ func TestJournalRedaction(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := openTestStore(t)
+			st := eng.open(t)
 			sess, err := st.Create(ctx, Meta{Exam: testExam()})
 			if err != nil {
 				t.Fatal(err)
@@ -220,9 +228,11 @@ func (b *blockingSub) Deliver(ev runtime.Event) {
 	<-b.release
 }
 
-func TestJournalBackpressure(t *testing.T) {
+func TestJournalBackpressure(t *testing.T) { forEachEngine(t, testJournalBackpressure) }
+
+func testJournalBackpressure(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
+	st := eng.open(t)
 	sess, err := st.Create(ctx, Meta{ID: "bp000001", Exam: testExam()})
 	if err != nil {
 		t.Fatal(err)
@@ -266,8 +276,12 @@ func TestJournalBackpressure(t *testing.T) {
 }
 
 func TestJournalConcurrentPublishersKeepOrder(t *testing.T) {
+	forEachEngine(t, testJournalConcurrentPublishersKeepOrder)
+}
+
+func testJournalConcurrentPublishersKeepOrder(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t, WithSynchronous(SyncNormal))
+	st := eng.open(t, WithSynchronous(SyncNormal))
 	sess, err := st.Create(ctx, Meta{ID: "conc0001", Exam: testExam()})
 	if err != nil {
 		t.Fatal(err)
@@ -317,10 +331,12 @@ func TestJournalConcurrentPublishersKeepOrder(t *testing.T) {
 	}
 }
 
-func TestResume(t *testing.T) {
+func TestResume(t *testing.T) { forEachEngine(t, testResume) }
+
+func testResume(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := Open(ctx, dir)
+	dir := eng.target(t)
+	st, err := OpenURL(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +362,7 @@ func TestResume(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err = Open(ctx, dir)
+	st, err = OpenURL(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,13 +412,17 @@ func TestResume(t *testing.T) {
 }
 
 func TestJournalOwnershipAcrossStores(t *testing.T) {
+	forEachEngine(t, testJournalOwnershipAcrossStores)
+}
+
+func testJournalOwnershipAcrossStores(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	a := openTestStore(t)
+	a := eng.open(t)
 	sess, err := a.Create(ctx, Meta{ID: "own00001", Exam: testExam()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(ctx, a.Dir())
+	b, err := OpenURL(ctx, a.openTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,9 +445,11 @@ func TestJournalOwnershipAcrossStores(t *testing.T) {
 	}
 }
 
-func TestJournalOptionsValidate(t *testing.T) {
+func TestJournalOptionsValidate(t *testing.T) { forEachEngine(t, testJournalOptionsValidate) }
+
+func testJournalOptionsValidate(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
+	st := eng.open(t)
 	sess, err := st.Create(ctx, Meta{Exam: testExam()})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,9 @@ import (
 // waiting on the file, and an ended session is never locked again (Journal refuses it; Delete
 // and the interrupted-session sweep recreate the file if they need it).
 func (j *Journal) removeLockFile() {
+	if _, ok := j.lock.(*ownerLock); !ok {
+		return // a PostgreSQL lease leaves no file behind
+	}
 	if err := os.Remove(j.store.lockPath(j.id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		j.store.log.Warn("remove lock file", "session", j.id, "err", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/examtui/examtui/internal/pgtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -13,5 +15,5 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashChildEnv); dir != "" {
 		os.Exit(runCrashChild(dir, os.Getenv(crashChildIDEnv)))
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }

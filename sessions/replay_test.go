@@ -189,8 +189,10 @@ func TestPlayerCancelAndErrors(t *testing.T) {
 	}
 }
 
-func TestPlayerFromStore(t *testing.T) {
-	st := openTestStore(t)
+func TestPlayerFromStore(t *testing.T) { forEachEngine(t, testPlayerFromStore) }
+
+func testPlayerFromStore(t *testing.T, eng testEngine) {
+	st := eng.open(t)
 	recordSession(t, st, "replay02", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
 	p, err := NewPlayer(st.Events(context.Background(), "replay02", 1), WithSpeed(16), WithGapCap(time.Millisecond))
 	if err != nil {

@@ -13,21 +13,41 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-// SchemaVersion is the store layout this examtui writes. Stores written by older versions are
-// migrated forward on Open; a store from a newer version is refused rather than misread.
-const SchemaVersion = 2
+// SchemaVersion is the store layout this examtui writes, on both engines. Stores written by
+// older versions are migrated forward on Open; a store from a newer version is refused rather
+// than misread.
+const SchemaVersion = 3
 
+// migration is one schema step, written once per engine. Both engines share the version
+// numbers, so "schema version N" means the same layout whichever database holds it.
 type migration struct {
-	version int
-	name    string
-	up      func(ctx context.Context, tx *sql.Tx) error
+	version  int
+	name     string
+	sqlite   func(ctx context.Context, tx *sqlTx) error
+	postgres func(ctx context.Context, tx *sqlTx) error
 }
 
-// migrations run in order, each in the same transaction as the version bump, so a store is
-// never left half-migrated.
+// migrations run in order, all in one transaction with the version bump, so a store is never
+// left half-migrated.
 var migrations = []migration{
-	{1, "initial layout", migrateV1},
-	{2, "columnar events, owner and aggregate columns", migrateV2},
+	// PostgreSQL stores were introduced at the v2 layout: nothing to do for v1 there.
+	{1, "initial layout", migrateV1, func(context.Context, *sqlTx) error { return nil }},
+	{2, "columnar events, owner and aggregate columns", migrateV2, pgMigrateV2},
+	{3, "summarized flag (exam_completed stored)", migrateV3, migrateV3},
+}
+
+// migrateV3 adds the flag recovery uses to find ended sessions whose exam_completed (their
+// summary) was never stored, because the owner died between the two events.
+func migrateV3(ctx context.Context, tx *sqlTx) error {
+	for _, q := range []string{
+		`ALTER TABLE sessions ADD COLUMN summarized INTEGER NOT NULL DEFAULT 0`,
+		`UPDATE sessions SET summarized = 1 WHERE id IN (SELECT DISTINCT session_id FROM events WHERE type = 'exam_completed')`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // schemaV1 is the first layout: events kept as whole envelope JSON, times as RFC 3339 text.
@@ -53,7 +73,7 @@ CREATE TABLE events (
 ) WITHOUT ROWID;
 `
 
-func migrateV1(ctx context.Context, tx *sql.Tx) error {
+func migrateV1(ctx context.Context, tx *sqlTx) error {
 	_, err := tx.ExecContext(ctx, schemaV1)
 	return err
 }
@@ -99,7 +119,7 @@ CREATE TABLE events_v2 (
 ) WITHOUT ROWID;
 `
 
-func migrateV2(ctx context.Context, tx *sql.Tx) error {
+func migrateV2(ctx context.Context, tx *sqlTx) error {
 	if _, err := tx.ExecContext(ctx, schemaV2); err != nil {
 		return err
 	}
@@ -120,7 +140,7 @@ func migrateV2(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-func copyEventsV1(ctx context.Context, tx *sql.Tx) error {
+func copyEventsV1(ctx context.Context, tx *sqlTx) error {
 	rows, err := tx.QueryContext(ctx, `SELECT session_id, seq, envelope FROM events ORDER BY session_id, seq`)
 	if err != nil {
 		return err
@@ -154,7 +174,7 @@ type v1Session struct {
 	endedAt                                                            sql.NullString
 }
 
-func copySessionsV1(ctx context.Context, tx *sql.Tx) error {
+func copySessionsV1(ctx context.Context, tx *sqlTx) error {
 	rows, err := tx.QueryContext(ctx, `SELECT id, exam_id, title, candidate, started_at, ended_at, state, exam_json, spec_path FROM sessions`)
 	if err != nil {
 		return err
@@ -222,7 +242,7 @@ type execer interface {
 func putExam(ctx context.Context, x execer, examJSON []byte) (string, error) {
 	h := sha256.Sum256(examJSON)
 	sum := hex.EncodeToString(h[:])
-	if _, err := x.ExecContext(ctx, `INSERT OR IGNORE INTO exams (sha256, exam_json) VALUES (?, ?)`, sum, string(examJSON)); err != nil {
+	if _, err := x.ExecContext(ctx, `INSERT INTO exams (sha256, exam_json) VALUES (?, ?) ON CONFLICT DO NOTHING`, sum, string(examJSON)); err != nil {
 		return "", fmt.Errorf("store exam: %w", err)
 	}
 	return sum, nil
@@ -275,12 +295,20 @@ func scanEvent(r scanner, sessionID string) (runtime.Event, error) {
 }
 
 // migrate brings the store to SchemaVersion.
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db *sqlDB) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin migration: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	if db.pg {
+		// Processes opening a new database at once must not both create the tables: the
+		// first migrates, the others wait here and then find it done. (SQLite's immediate
+		// transactions serialise this already.)
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('examtui.migrate', 0))`); err != nil {
+			return fmt.Errorf("lock for migration: %w", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("create schema_version: %w", err)
 	}
@@ -301,7 +329,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if m.version <= current {
 			continue
 		}
-		if err := m.up(ctx, tx); err != nil {
+		up := m.sqlite
+		if db.pg {
+			up = m.postgres
+		}
+		if err := up(ctx, tx); err != nil {
 			return fmt.Errorf("migrate to v%d (%s): %w", m.version, m.name, err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, m.version); err != nil {

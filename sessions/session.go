@@ -187,7 +187,7 @@ func (s *Store) Create(ctx context.Context, m Meta) (*Session, error) {
 		return nil, fmt.Errorf("encode recordings: %w", err)
 	}
 	// The owner lock comes first: a concurrent Open must never see the row without a live owner.
-	lock, err := acquireLock(s.lockPath(m.ID))
+	lock, err := s.acquireLease(ctx, m.ID)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", m.ID, err)
 	}
@@ -251,7 +251,9 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 	if lastNs.Valid {
 		ss.LastEventAt = time.Unix(0, lastNs.Int64).UTC()
 	}
-	if err := json.Unmarshal([]byte(recs), &ss.Recordings); err != nil {
+	if recs == "[]" { // most sessions: skip the decoder when listing thousands
+		ss.Recordings = []string{}
+	} else if err := json.Unmarshal([]byte(recs), &ss.Recordings); err != nil {
 		return nil, fmt.Errorf("session %s: recordings: %w", ss.ID, err)
 	}
 	return &ss, nil
@@ -403,7 +405,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	s.mu.Unlock()
 	if lock == nil {
 		var err error
-		if lock, err = acquireLock(s.lockPath(id)); err != nil {
+		if lock, err = s.acquireLease(ctx, id); err != nil {
 			return fmt.Errorf("delete %s: %w", id, err)
 		}
 	}
@@ -418,7 +420,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		_ = os.Remove(s.lockPath(id))
+		s.removeLockFile(id)
 		return fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE session_id = ?`, id); err != nil {
@@ -431,8 +433,16 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
+	s.removeLockFile(id)
+	return nil
+}
+
+// removeLockFile removes a deleted session's SQLite lock file (PostgreSQL leases leave nothing).
+func (s *Store) removeLockFile(id string) {
+	if s.engine != EngineSQLite {
+		return
+	}
 	if err := os.Remove(s.lockPath(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		s.log.Warn("remove lock file", "session", id, "err", err)
 	}
-	return nil
 }

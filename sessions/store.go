@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go)
 )
 
@@ -18,17 +20,27 @@ const DBFile = "sessions.db"
 
 const locksDir = "locks"
 
-// Store is the session store in one data directory. It is safe for concurrent use, and several
-// processes may open the same directory at once (SQLite WAL with a busy timeout).
+// Store is the session store: SQLite in one data directory (the default), or a shared
+// PostgreSQL database (OpenURL). It is safe for concurrent use, and several processes may open
+// the same store at once (SQLite WAL with a busy timeout; PostgreSQL natively).
 type Store struct {
-	dir string
-	db  *sql.DB
-	cfg storeConfig
-	log *slog.Logger
+	engine Engine
+	dir    string // SQLite: the data directory
+	target string // what was opened, password masked: the data directory or the URL
+	// openTarget is what was opened, unmasked, so the store can be opened again (tests,
+	// copies). Never logged or shown.
+	openTarget string
+	db         *sqlDB
+	cfg        storeConfig
+	log        *slog.Logger
+
+	// PostgreSQL only: the pool behind db, and the connection settings for lease connections.
+	pool    *pgxpool.Pool
+	connCfg *pgx.ConnConfig
 
 	mu       sync.Mutex
 	closed   bool
-	owned    map[string]*ownerLock // sessions this process owns (created or resumed here)
+	owned    map[string]lease // sessions this process owns (created or resumed here)
 	journals map[string]*Journal
 }
 
@@ -60,12 +72,13 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	q.Set("_synchronous", cfg.sync.String())
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-	db, err := sql.Open("sqlite", dsn)
+	raw, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
+	raw.SetMaxOpenConns(4)
+	raw.SetMaxIdleConns(4)
+	db := &sqlDB{DB: raw}
 	if err := db.PingContext(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -74,19 +87,34 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s := &Store{dir: dir, db: db, cfg: cfg, log: cfg.logger,
-		owned: map[string]*ownerLock{}, journals: map[string]*Journal{}}
+	s := &Store{engine: EngineSQLite, dir: dir, target: dir, openTarget: dir, db: db, cfg: cfg, log: cfg.logger,
+		owned: map[string]lease{}, journals: map[string]*Journal{}}
 	if cfg.recover {
 		if err := s.recoverInterrupted(ctx); err != nil {
-			_ = db.Close()
+			_ = s.closeDB()
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
-// Dir is the data directory the store lives in.
+// Dir is the data directory the store lives in (empty for PostgreSQL).
 func (s *Store) Dir() string { return s.dir }
+
+// Engine is the database behind the store.
+func (s *Store) Engine() Engine { return s.engine }
+
+// Target names the store for people: the data directory, or the PostgreSQL URL with its
+// password masked.
+func (s *Store) Target() string { return s.target }
+
+func (s *Store) closeDB() error {
+	err := s.db.Close()
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return err
+}
 
 // Close commits and closes every journal still open, releases the sessions this process owns
 // and closes the database.
@@ -121,7 +149,7 @@ func (s *Store) Close() error {
 		delete(s.owned, id)
 	}
 	s.mu.Unlock()
-	if err := s.db.Close(); err != nil {
+	if err := s.closeDB(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -140,9 +168,17 @@ func (s *Store) checkOpen() error {
 	return nil
 }
 
-// recoverInterrupted marks every unended session whose owner lock can be taken (its owner is
-// gone) as interrupted.
+// recoverInterrupted marks every unended session whose lease can be taken (its owner is
+// gone) as interrupted, and completes the summary of sessions whose owner died between the
+// terminal exam_state and exam_completed.
 func (s *Store) recoverInterrupted(ctx context.Context) error {
+	if err := s.recoverRunning(ctx); err != nil {
+		return err
+	}
+	return s.recoverSummaries(ctx)
+}
+
+func (s *Store) recoverRunning(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sessions WHERE ended_ns IS NULL AND interrupted = 0`)
 	if err != nil {
 		return fmt.Errorf("find running sessions: %w", err)
@@ -161,7 +197,7 @@ func (s *Store) recoverInterrupted(ctx context.Context) error {
 		return fmt.Errorf("find running sessions: %w", err)
 	}
 	for _, id := range ids {
-		l, err := acquireLock(s.lockPath(id))
+		l, err := s.acquireLease(ctx, id)
 		if errors.Is(err, ErrSessionBusy) {
 			continue // its owner is alive
 		}

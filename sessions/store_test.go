@@ -76,9 +76,11 @@ func TestOpenPermissions(t *testing.T) {
 	}
 }
 
-func TestCreateGetList(t *testing.T) {
+func TestCreateGetList(t *testing.T) { forEachEngine(t, testCreateGetList) }
+
+func testCreateGetList(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
+	st := eng.open(t)
 	done := recordSession(t, st, "abc12345", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
 	if done.Status() != StatusCompleted {
 		t.Errorf("status %v, want completed", done.Status())
@@ -140,8 +142,10 @@ func TestCreateGetList(t *testing.T) {
 	}
 }
 
-func TestCreateValidates(t *testing.T) {
-	st := openTestStore(t)
+func TestCreateValidates(t *testing.T) { forEachEngine(t, testCreateValidates) }
+
+func testCreateValidates(t *testing.T, eng testEngine) {
+	st := eng.open(t)
 	tests := []struct {
 		name string
 		meta Meta
@@ -159,9 +163,11 @@ func TestCreateValidates(t *testing.T) {
 	}
 }
 
-func TestDelete(t *testing.T) {
+func TestDelete(t *testing.T) { forEachEngine(t, testDelete) }
+
+func testDelete(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
+	st := eng.open(t)
 	recordSession(t, st, "del00001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
 	live, err := st.Create(ctx, Meta{ID: "del00002", Exam: testExam()})
 	if err != nil {
@@ -175,7 +181,7 @@ func TestDelete(t *testing.T) {
 		t.Errorf("delete of a live session = %v, want ErrSessionBusy", err)
 	}
 	// Another store (another process, as far as locks go) cannot delete it either.
-	other, err := Open(ctx, st.Dir())
+	other, err := OpenURL(ctx, st.openTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,10 +209,12 @@ func TestDelete(t *testing.T) {
 	}
 }
 
-func TestStoreTooNew(t *testing.T) {
+func TestStoreTooNew(t *testing.T) { forEachEngine(t, testStoreTooNew) }
+
+func testStoreTooNew(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := Open(ctx, dir)
+	dir := eng.target(t)
+	st, err := OpenURL(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,14 +222,16 @@ func TestStoreTooNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	if _, err := Open(ctx, dir); !errors.Is(err, ErrStoreTooNew) {
+	if _, err := OpenURL(ctx, dir); !errors.Is(err, ErrStoreTooNew) {
 		t.Fatalf("Open = %v, want ErrStoreTooNew", err)
 	}
 }
 
-func TestEventsIteratorPages(t *testing.T) {
+func TestEventsIteratorPages(t *testing.T) { forEachEngine(t, testEventsIteratorPages) }
+
+func testEventsIteratorPages(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t, WithSynchronous(SyncNormal))
+	st := eng.open(t, WithSynchronous(SyncNormal))
 	n := eventPage*2 + 17
 	recordSession(t, st, "page0001", func(id string) []runtime.Event { return manyEvents(t, id, n) })
 	var want int64 = 100

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
@@ -262,7 +264,24 @@ func spin(d time.Duration) {
 // kill: everything printed is stored as printed, seq has no gaps, the session is interrupted.
 // Then `run --resume` finishes the exam, and the whole stream shows the state carried over:
 // visits, evidence, follow-up counts, queued instructions and node timers that skip the downtime.
+//
+// It runs on both engines: SQLite in each iteration's data directory, and PostgreSQL (a new
+// database per iteration, named to every process through $EXAMTUI_STORE).
 func TestHeadlessCrashResume(t *testing.T) {
+	for _, engine := range []sessions.Engine{sessions.EngineSQLite, sessions.EnginePostgres} {
+		t.Run(engine.String(), func(t *testing.T) { testHeadlessCrashResume(t, engine) })
+	}
+}
+
+// useEngine points every examtui process the test starts, and loadChecked, at a fresh store
+// of the engine: PostgreSQL through $EXAMTUI_STORE, SQLite through --data-dir as before.
+func useEngine(t *testing.T, engine sessions.Engine) {
+	if engine == sessions.EnginePostgres {
+		t.Setenv(sessions.EnvStore, pgtest.NewDB(t))
+	}
+}
+
+func testHeadlessCrashResume(t *testing.T, engine sessions.Engine) {
 	bin := examtuiBinary(t)
 	iterations := 25
 	if testing.Short() {
@@ -279,12 +298,14 @@ func TestHeadlessCrashResume(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	root := t.TempDir()
 
+	useEngine(t, engine)
 	fullRun, startup := crashReference(t, bin, filepath.Join(root, "reference"))
 	t.Logf("an uninterrupted run prints %d events, the first %v after the process starts", fullRun, startup)
 	killed, midTurn := 0, 0
 	for i := range iterations {
 		plan := newKillPlan(rng, i, fullRun, startup)
 		dir := filepath.Join(root, fmt.Sprintf("run%02d", i))
+		useEngine(t, engine)
 		r := crashIteration(t, bin, dir, plan)
 		if r.killed {
 			killed++
@@ -429,13 +450,21 @@ func crashIteration(t *testing.T, bin, dir string, plan killPlan) iterationResul
 // after the end. It returns the id, or "" when the process died before creating one.
 func sessionAfterKill(t *testing.T, bin, dir string, printed []runtime.Event) (id string, interrupted bool) {
 	t.Helper()
-	out, err := exec.Command(bin, "--data-dir", dir, "sessions", "list", "--json").Output()
-	if err != nil {
-		t.Fatalf("sessions list: %v", err)
-	}
 	var rows []sessionJSON
-	if err := json.Unmarshal(out, &rows); err != nil {
-		t.Fatalf("sessions list --json: %v\n%s", err, out)
+	// A PostgreSQL server drops a killed owner's lease when it sees the connection close,
+	// a moment after the process is reaped: a session still listed running is listed again.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		out, err := exec.Command(bin, "--data-dir", dir, "sessions", "list", "--json").Output()
+		if err != nil {
+			t.Fatalf("sessions list: %v", err)
+		}
+		rows = nil
+		if err := json.Unmarshal(out, &rows); err != nil {
+			t.Fatalf("sessions list --json: %v\n%s", err, out)
+		}
+		if len(rows) != 1 || rows[0].Status != sessions.StatusRunning.String() || time.Now().After(deadline) {
+			break
+		}
 	}
 	if len(rows) == 0 {
 		if len(printed) > 0 {
@@ -460,7 +489,7 @@ func sessionAfterKill(t *testing.T, bin, dir string, printed []runtime.Event) (i
 func loadChecked(t *testing.T, dir, id string, want sessions.Status, printed []runtime.Event) []runtime.Event {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sessions.Open(ctx, dir)
+	st, err := sessions.OpenURL(ctx, app.StoreTarget("", dir))
 	if err != nil {
 		t.Fatal(err)
 	}

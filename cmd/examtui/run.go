@@ -137,7 +137,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		err = cerr
 	}
 	if err == nil && x.Store != nil {
-		fmt.Fprintf(os.Stderr, "session %s stored in %s (examtui sessions show %s)\n", x.SessionID, dataDir, x.SessionID)
+		fmt.Fprintf(os.Stderr, "session %s stored in %s (examtui sessions show %s)\n", x.SessionID, x.Store.Target(), x.SessionID)
 	}
 	return err
 }
@@ -147,7 +147,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 func openExam(ctx context.Context, specPath string, o runOptions, input, dataDir string, log *slog.Logger) (*app.Exam, error) {
 	x, err := app.Open(ctx, app.Options{
 		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
-		DataDir: dataDir, NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,
+		DataDir: dataDir, Store: app.StoreTarget(globals.store, dataDir), NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,
 		Limits: o.limits,
 	})
 	if err != nil {

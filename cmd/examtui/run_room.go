@@ -200,7 +200,7 @@ func (r *roomRun) console(ctx context.Context, dataDir string) error {
 		err = startErr
 	}
 	if err == nil && r.x.Store != nil {
-		fmt.Fprintf(r.errw, "session %s stored in %s (examtui sessions show %s)\n", r.x.SessionID, dataDir, r.x.SessionID)
+		fmt.Fprintf(r.errw, "session %s stored in %s (examtui sessions show %s)\n", r.x.SessionID, r.x.Store.Target(), r.x.SessionID)
 	}
 	return err
 }

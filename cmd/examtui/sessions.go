@@ -14,18 +14,20 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/mdterm"
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/sessions"
 )
 
-// openStore opens the session store in the resolved data directory.
+// openStore opens the session store the command names (--store, $EXAMTUI_STORE, store: in the
+// config file, else the data directory).
 func openStore(cmd *cobra.Command) (*sessions.Store, error) {
 	dir, err := resolveDataDir()
 	if err != nil {
 		return nil, err
 	}
-	return sessions.Open(cmd.Context(), dir)
+	return app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dir), nil)
 }
 
 // resolveSession opens the store and resolves an id or unambiguous prefix.
@@ -52,7 +54,7 @@ shortened to any unambiguous prefix.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSessionsList(cmd, false) },
 	}
-	cmd.AddCommand(newSessionsListCmd(), newSessionsShowCmd(), newSessionsDeleteCmd(), newSessionsExportCmd())
+	cmd.AddCommand(newSessionsListCmd(), newSessionsShowCmd(), newSessionsDeleteCmd(), newSessionsExportCmd(), newSessionsMigrateCmd())
 	return cmd
 }
 

@@ -124,10 +124,10 @@ func newTestEnv(cmd *cobra.Command, o testOptions) (*testEnv, error) {
 	}
 	env := &testEnv{o: o, log: log, close: closeLog}
 	if !o.noStore {
-		st, err := sessions.Open(cmd.Context(), dataDir, sessions.WithLogger(log))
+		st, err := app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dataDir), log)
 		if err != nil {
 			closeLog()
-			return nil, fmt.Errorf("open session store: %w", err)
+			return nil, err
 		}
 		env.store = st
 		env.close = func() { st.Close(); closeLog() }

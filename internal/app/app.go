@@ -88,6 +88,7 @@ type Options struct {
 	Input     string // typed | mic | room
 	Candidate string
 	DataDir   string // resolved data directory; empty with NoStore
+	Store     string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
 	NoStore   bool   // run without a session store (events are not kept)
 	ResumeID  string // continue an interrupted session (an id or unique prefix)
 	Logger    *slog.Logger
@@ -140,8 +141,12 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 
 	var resumeEvents []runtime.Event
 	if !o.NoStore {
-		if x.Store, err = sessions.Open(ctx, o.DataDir, sessions.WithLogger(log)); err != nil {
-			return x, fmt.Errorf("open session store: %w", err)
+		target := o.Store
+		if target == "" {
+			target = o.DataDir
+		}
+		if x.Store, err = OpenStore(ctx, target, log); err != nil {
+			return x, err
 		}
 	}
 	if o.ResumeID != "" {

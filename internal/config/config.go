@@ -22,6 +22,9 @@ type File struct {
 	Audio   Audio   `yaml:"audio"`
 	// DataDir overrides where sessions are stored.
 	DataDir string `yaml:"dataDir"`
+	// Store selects the session store: a data directory or a postgres:// URL (sets
+	// EXAMTUI_STORE when the environment does not).
+	Store string `yaml:"store"`
 }
 
 // OpenAI configures the OpenAI-compatible endpoint for the examiner, STT and TTS.
@@ -124,4 +127,5 @@ func (f File) Env() {
 	set("LIVEKIT_API_KEY", f.LiveKit.APIKey)
 	set("LIVEKIT_API_SECRET", f.LiveKit.APISecret)
 	set("EXAMTUI_DATA_DIR", f.DataDir)
+	set("EXAMTUI_STORE", f.Store)
 }
