@@ -7,14 +7,15 @@ BIN          := $(CURDIR)/bin
 EXAMTUI      := $(BIN)/examtui
 LIVEKIT      := $(BIN)/livekit-server
 STATICCHECK  := $(BIN)/staticcheck
+MERMAID      := $(BIN)/mermaid/node_modules/mermaid/package.json
 LIVEKIT_VER  := v1.13.5
 STATICCHECK_VER := v0.8.2
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
-APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us
+APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us graphviz
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck clean
+.PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck mermaid clean
 
 all: build
 
@@ -50,7 +51,7 @@ deps:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-tools: livekit-server staticcheck
+tools: livekit-server staticcheck mermaid
 
 livekit-server: $(LIVEKIT)
 $(LIVEKIT):
@@ -63,6 +64,16 @@ staticcheck: $(STATICCHECK)
 $(STATICCHECK):
 	@mkdir -p $(BIN)
 	cd $$(mktemp -d) && GOBIN=$(BIN) GOFLAGS=-mod=mod $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
+
+# The real Mermaid parser (pinned in tools/mermaid/package-lock.json) for the tests of
+# `examtui graph --format mermaid`; Node and npm come from Debian when missing.
+mermaid: $(MERMAID)
+$(MERMAID): tools/mermaid/package.json tools/mermaid/package-lock.json tools/mermaid/check.mjs
+	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	@mkdir -p $(BIN)/mermaid
+	cp tools/mermaid/package.json tools/mermaid/package-lock.json tools/mermaid/check.mjs $(BIN)/mermaid/
+	cd $(BIN)/mermaid && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(MERMAID)
 
 clean:
 	rm -rf $(BIN)
