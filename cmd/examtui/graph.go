@@ -7,6 +7,7 @@ import (
 
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/spec/examgraph"
+	"github.com/examtui/examtui/tui"
 )
 
 func newGraphCmd() *cobra.Command {
@@ -64,4 +65,13 @@ prints its diagnostics and exits 1.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "mermaid", "dot"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// graphOption gives a console the exam's graph (the ctrl+g overlay).
+func graphOption(e *spec.Exam) []tui.Option {
+	g, err := examgraph.New(e)
+	if err != nil {
+		return nil
+	}
+	return []tui.Option{tui.WithExamGraph(g)}
 }

@@ -103,6 +103,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 	defer x.Close()
 
 	tuiOpts := []tui.Option{tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log)}
+	tuiOpts = append(tuiOpts, graphOption(x.Spec)...)
 	voice, err := startVoice(ctx, x, o.voice, dataDir, log)
 	if err != nil {
 		return err
