@@ -25,6 +25,7 @@ type testOptions struct {
 	model   string
 	audio   testAudioOptions // --audio (test_audio.go)
 	room    testRoomOptions  // --room-url (test_room.go)
+	cover   testCoverOptions // --cover (test_cover.go)
 }
 
 func newTestCmd() *cobra.Command {
@@ -59,6 +60,9 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 					continue
 				}
 				results = append(results, r)
+				if err := o.cover.add(arg, r); err != nil {
+					return err
+				}
 				if !jsonOut {
 					if err := headless.WriteText(cmd.OutOrStdout(), r); err != nil {
 						return err
@@ -83,6 +87,9 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 					return fmt.Errorf("junit report %s: %w", junit, werr)
 				}
 			}
+			if err := o.cover.finish(cmd, !jsonOut); err != nil {
+				return err
+			}
 			failed := 0
 			for _, r := range results {
 				if !r.Passed {
@@ -105,6 +112,7 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 	f.StringVar(&o.model, "model", "", "LLM model for scripts with examiner: llm (default $EXAMTUI_MODEL or gpt-4o-mini)")
 	o.audio.addFlags(cmd)
 	o.room.addFlags(cmd)
+	o.cover.addFlags(cmd)
 	return cmd
 }
 
