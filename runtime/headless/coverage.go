@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
@@ -365,12 +364,4 @@ func (cs *CoverageSet) Below(min float64) []*Coverage {
 // summaryLine is "nodes 4/4 100%" for one kind.
 func (k *KindCoverage) summaryLine() string {
 	return fmt.Sprintf("%-11s %3d/%-3d %5.1f%%", k.Kind, k.Covered, k.Total, k.Percent)
-}
-
-func joinNames(items []CoverItem) string {
-	names := make([]string, len(items))
-	for i, it := range items {
-		names[i] = it.Name
-	}
-	return strings.Join(names, ", ")
 }
