@@ -23,9 +23,10 @@ type testOptions struct {
 	junit   string
 	noStore bool
 	model   string
-	audio   testAudioOptions // --audio (test_audio.go)
-	room    testRoomOptions  // --room-url (test_room.go)
-	cover   testCoverOptions // --cover (test_cover.go)
+	audio   testAudioOptions  // --audio (test_audio.go)
+	room    testRoomOptions   // --room-url (test_room.go)
+	cover   testCoverOptions  // --cover (test_cover.go)
+	update  testUpdateOptions // --update (test_update.go)
 }
 
 func newTestCmd() *cobra.Command {
@@ -61,6 +62,9 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 				}
 				results = append(results, r)
 				if err := o.cover.add(arg, r); err != nil {
+					return err
+				}
+				if err := o.update.apply(cmd, arg, r); err != nil {
 					return err
 				}
 				if !jsonOut {
@@ -113,6 +117,7 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 	o.audio.addFlags(cmd)
 	o.room.addFlags(cmd)
 	o.cover.addFlags(cmd)
+	o.update.addFlags(cmd)
 	return cmd
 }
 
@@ -170,8 +175,11 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 			return nil, err
 		}
 		input := sessions.InputTyped
-		if env.o.room.enabled() {
+		switch {
+		case env.o.room.enabled():
 			input = sessions.InputRoom
+		case env.o.audio.enabled: // the turns were heard through the voice path
+			input = sessions.InputMic
 		}
 		sess, err := env.store.Create(ctx, sessions.Meta{
 			Exam: exam, Candidate: "script:" + s.Name(), Examiner: s.Examiner, Input: input, SpecPath: s.SpecPath(),
