@@ -42,7 +42,8 @@ type graphPane struct {
 	accepted, required     int
 	followUps, maxFollowUp int
 	offTopic, maxOffTopic  int
-	over                   string // the final exam state once it ended
+	over                   string                     // the final exam state once it ended
+	reload                 *runtime.SpecReloadPayload // the last spec edit (reload.go)
 }
 
 func newGraphPane(g *examgraph.Graph, st *Styles) *graphPane { return &graphPane{g: g, st: st} }
@@ -192,7 +193,7 @@ func (p *graphPane) lines(w int, now time.Time) []string {
 		marks = append(marks, mark+gn.ID)
 	}
 	add([]span{{"Nodes ", st.Key}}, strings.Join(marks, "  "), 6)
-	return out
+	return append(out, p.reloadLines(w)...)
 }
 
 // clockDur formats a duration as m:ss.

@@ -266,6 +266,7 @@ func (m *Model) applyEvent(ev runtime.Event) {
 	if m.graph != nil {
 		m.graph.apply(ev, pl)
 	}
+	m.applyReload(pl)
 	defer m.markOver()
 	switch v := pl.(type) {
 	case *runtime.ExamStatePayload:

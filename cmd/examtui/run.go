@@ -20,6 +20,7 @@ type runOptions struct {
 	resume    string
 	noStore   bool
 	headless  bool         // no console: events to stdout (run_headless.go, run_room.go)
+	watch     bool         // recompile the spec when it changes (run_watch.go)
 	jsonOut   bool         // with --headless: events as JSON lines
 	voice     voiceOptions // --mic and audio devices (run_voice.go)
 	room      roomOptions  // --room and LiveKit credentials (run_room.go)
@@ -52,6 +53,9 @@ events on stdout.`,
 			if len(args) == 1 {
 				specPath = args[0]
 			}
+			if err := checkWatch(specPath, o); err != nil {
+				return err
+			}
 			if o.voice.mic && (o.headless || o.room.enabled()) {
 				return errors.New("--mic runs the local console; it cannot be combined with --headless or --room")
 			}
@@ -72,6 +76,7 @@ events on stdout.`,
 	f.BoolVar(&o.noStore, "no-store", false, "do not store the session")
 	f.BoolVar(&o.headless, "headless", false, "no console: print events to stdout (answers are read from stdin unless --room)")
 	f.BoolVar(&o.jsonOut, "json", false, "with --headless, print events as JSON lines")
+	f.BoolVar(&o.watch, "watch", false, "recompile SPEC when the file changes: a valid edit applies from the next node, an invalid one shows its errors")
 	o.voice.addFlags(cmd)
 	o.room.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("examiner", cobra.FixedCompletions(
@@ -126,6 +131,9 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		return fmt.Errorf("start exam: %w", err)
 	}
 	log.Info("exam started", "session", x.SessionID, "exam", x.Spec.ID, "examiner", x.Examiner)
+	if o.watch {
+		defer watchSpec(ctx, specPath, x.Controller, log)()
+	}
 	err = tui.Run(ctx, m, x.Events())
 	if cerr := x.Close(); cerr != nil && err == nil {
 		err = cerr
