@@ -62,6 +62,9 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 		p.followUps, p.maxFollowUp = 0, v.MaxFollowUps
 		p.offTopic, p.maxOffTopic = 0, v.MaxOffTopicRedirects
 	case *runtime.NodeExitPayload:
+		if v.Next == "" {
+			break // the exam ended here: there is no edge to label
+		}
 		for i := len(p.path) - 1; i >= 0; i-- {
 			if p.path[i].node == v.NodeID {
 				p.path[i].reason = v.Reason

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/spec/examgraph"
 	"github.com/examtui/examtui/tui"
@@ -74,4 +76,18 @@ func graphOption(e *spec.Exam) []tui.Option {
 		return nil
 	}
 	return []tui.Option{tui.WithExamGraph(g)}
+}
+
+// replayGraphOption gives a replay console the graph of the exam the session started with
+// (an applied spec_reload redraws it as the replay reaches it); none when it cannot be read.
+func replayGraphOption(ctx context.Context, st *sessions.Store, id string) []tui.Option {
+	sess, err := st.Get(ctx, id)
+	if err != nil {
+		return nil
+	}
+	exam, err := sess.Exam()
+	if err != nil {
+		return nil
+	}
+	return graphOption(exam)
 }
