@@ -166,3 +166,23 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("New(nil) = %v, want ErrNilExam", err)
 	}
 }
+
+// BenchmarkGraph measures building the demo exam's graph and rendering it in every format.
+func BenchmarkGraph(b *testing.B) {
+	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := New(exam)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range Formats {
+			if _, err := g.Render(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -116,11 +116,13 @@ func (g *Graph) WriteText(w io.Writer) error {
 
 // mermaidText escapes text for a quoted Mermaid label: quotes, angle brackets and pipes become
 // entity codes, so no author text can close the label or inject markup.
-func mermaidText(s string) string {
-	s = textsafe.Line(s)
-	r := strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "|", "#124;", "`", "#96;")
-	return r.Replace(s)
-}
+func mermaidText(s string) string { return mermaidEscaper.Replace(textsafe.Line(s)) }
+
+// The escapers are built once: a strings.Replacer is costly to build and safe to share.
+var (
+	mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "|", "#124;", "`", "#96;")
+	dotEscaper     = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+)
 
 // WriteMermaid writes a Mermaid flowchart. Node ids are n<index> (an author's node id such as
 // "end" is a Mermaid keyword); the labels carry the real ids.
@@ -162,9 +164,7 @@ func (g *Graph) WriteMermaid(w io.Writer) error {
 
 // dotString quotes text as a DOT string; line breaks become \n escapes.
 func dotString(s string) string {
-	s = textsafe.Line(s)
-	s = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
-	return `"` + s + `"`
+	return `"` + dotEscaper.Replace(textsafe.Line(s)) + `"`
 }
 
 // WriteDOT writes a Graphviz digraph.
