@@ -7,6 +7,7 @@ BIN          := $(CURDIR)/bin
 EXAMTUI      := $(BIN)/examtui
 LIVEKIT      := $(BIN)/livekit-server
 STATICCHECK  := $(BIN)/staticcheck
+MERMAID      := $(BIN)/mermaid/node_modules/mermaid/package.json
 LIVEKIT_VER  := v1.13.5
 STATICCHECK_VER := v0.8.2
 # ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
@@ -14,10 +15,10 @@ AJV_VER      := 8.17.1
 AJV          := $(BIN)/npm/node_modules/ajv/package.json
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
-APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us libxml2-utils nodejs python3
+APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us libxml2-utils nodejs python3 graphviz
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck ajv clean
+.PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck ajv mermaid clean
 
 all: build
 
@@ -53,7 +54,7 @@ deps:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-tools: livekit-server staticcheck ajv
+tools: livekit-server staticcheck ajv mermaid
 
 livekit-server: $(LIVEKIT)
 $(LIVEKIT):
@@ -73,6 +74,16 @@ $(AJV):
 	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends npm >/dev/null; }
 	@mkdir -p $(BIN)/npm
 	npm install --prefix $(BIN)/npm --no-audit --no-fund --save-exact ajv@$(AJV_VER)
+
+# The real Mermaid parser (pinned in tools/mermaid/package-lock.json) for the tests of
+# `examtui graph --format mermaid`; Node and npm come from Debian when missing.
+mermaid: $(MERMAID)
+$(MERMAID): tools/mermaid/package.json tools/mermaid/package-lock.json tools/mermaid/check.mjs
+	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	@mkdir -p $(BIN)/mermaid
+	cp tools/mermaid/package.json tools/mermaid/package-lock.json tools/mermaid/check.mjs $(BIN)/mermaid/
+	cd $(BIN)/mermaid && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(MERMAID)
 
 clean:
 	rm -rf $(BIN)

@@ -72,6 +72,9 @@ type Controller struct {
 	lastUserActivity time.Time
 
 	integ integrityState // beats as directions, status, silence, gates (directions.go)
+	// staged is an edited exam waiting for the next node entry (reload.go).
+	staged     *spec.Exam
+	stagedPath string
 }
 
 // stopwatch measures active (unpaused) time.
@@ -177,7 +180,11 @@ func validateExam(exam *spec.Exam) error {
 func (c *Controller) SessionID() string { return c.sessionID }
 
 // Exam returns the compiled exam being run.
-func (c *Controller) Exam() *spec.Exam { return c.exam }
+func (c *Controller) Exam() *spec.Exam {
+	c.mu.Lock() // a reload (reload.go) swaps it
+	defer c.mu.Unlock()
+	return c.exam
+}
 
 // ExaminerName returns the examiner's name.
 func (c *Controller) ExaminerName() string {
@@ -367,6 +374,7 @@ func lastQuestionIn(text string) string {
 // enterNode makes id the current node, emits node_entered and speaks its intro and prompt. An
 // end node completes the exam.
 func (c *Controller) enterNode(id, from, reason string) {
+	c.applyStaged(id)
 	node := c.exam.Node(id)
 	now := c.clock.Now()
 	prev := ""

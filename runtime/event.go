@@ -34,7 +34,7 @@ var EventTypes = []EventType{
 	EventExamState, EventNodeEntered, EventNodeExit, EventTranscriptSegment, EventObservation,
 	EventEvidenceUpdate, EventFollowUpIssued, EventCommandAcknowledged, EventTimeWarning,
 	EventGuardrailTriggered, EventRecovery, EventAdminInstruction, EventBeatFired, EventSpoken,
-	EventSystemError, EventExamCompleted,
+	EventSystemError, EventExamCompleted, EventSpecReload,
 }
 
 func (t EventType) String() string { return string(t) }
@@ -101,6 +101,8 @@ func (e Event) Decode() (Payload, error) {
 		p = &ExamCompletedPayload{}
 	case EventExaminerSwitched:
 		p = &ExaminerSwitchedPayload{}
+	case EventSpecReload:
+		p = &SpecReloadPayload{}
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e.Event)
 	}

@@ -53,6 +53,8 @@ func (c *Controller) restore(events []Event) error {
 func (c *Controller) replay(ev Event, p Payload) error {
 	ts := ev.Timestamp
 	switch p := p.(type) {
+	case *SpecReloadPayload:
+		return c.replayReload(p)
 	case *ExamStatePayload:
 		if !p.State.Valid() {
 			return fmt.Errorf("unknown state %q", p.State)

@@ -45,6 +45,7 @@ func TestKeyTableDoc(t *testing.T) {
 		{k.FocusPrev, "anywhere", ""},
 		{k.Help, "anywhere", "help overlay (`?` from a pane)"},
 		{k.Debug, "anywhere", "toggle the Debug view"},
+		{k.Graph, "anywhere", "exam graph overlay: path, current node, transitions from here (when the console has the spec)"},
 		{k.Quit, "anywhere", "quit (asks while the exam runs)"},
 		{k.Pause, "anywhere", ""},
 		{k.Skip, "anywhere", "skip the node (admin skip)"},

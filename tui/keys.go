@@ -11,7 +11,9 @@ type KeyMap struct {
 	Pause, Skip, Advance, End        key.Binding
 	Instruct, InstructMode           key.Binding
 	Debug, Help, Quit                key.Binding
-	Yes, No                          key.Binding
+	// Graph opens the exam graph overlay; New disables it unless the console has the graph.
+	Graph   key.Binding
+	Yes, No key.Binding
 	// SwitchInput toggles typed and spoken answers. New disables it unless the Backend
 	// implements InputSwitcher, which also hides it from the help.
 	SwitchInput key.Binding
@@ -42,6 +44,7 @@ func DefaultKeyMap() KeyMap {
 		InstructMode: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "instruction: immediate/queued")),
 		Debug:        key.NewBinding(key.WithKeys("ctrl+r", "f2"), key.WithHelp("ctrl+r/f2", "debug view")),
 		SwitchInput:  key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "typed/spoken input")),
+		Graph:        key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "exam graph")),
 		Help:         key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1/?", "help")),
 		Quit:         key.NewBinding(key.WithKeys("ctrl+c", "ctrl+q"), key.WithHelp("ctrl+c/ctrl+q", "quit")),
 		Yes:          key.NewBinding(key.WithKeys("y", "Y", "enter"), key.WithHelp("y", "confirm")),
@@ -65,7 +68,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.FocusNext, k.FocusPrev, k.Back, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Pause, k.Skip, k.Advance, k.End, k.Instruct, k.InstructMode, k.SwitchInput, k.Debug},
+		{k.Pause, k.Skip, k.Advance, k.End, k.Instruct, k.InstructMode, k.SwitchInput, k.Debug, k.Graph},
 	}
 }
 
@@ -80,7 +83,7 @@ func (k KeyMap) ReplayFullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.Help, k.Quit, k.PaneQuit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.ReplayPause, k.ReplayFaster, k.ReplaySlower, k.ReplayStep, k.Debug},
+		{k.ReplayPause, k.ReplayFaster, k.ReplaySlower, k.ReplayStep, k.Debug, k.Graph},
 	}
 }
 

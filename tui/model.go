@@ -81,6 +81,8 @@ type Model struct {
 	guardrails *guardrailsPane
 	timers     *timersPane
 	debug      *debugPane
+	graph      *graphPane // nil without WithExamGraph
+	showGraph  bool
 
 	state       runtime.ExamState
 	lastEventAt time.Time
@@ -144,6 +146,10 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 	m.guardrails = newGuardrailsPane(m.styles)
 	m.timers = newTimersPane(m.styles)
 	m.debug = newDebugPane(m.styles)
+	if o.graph != nil {
+		m.graph = newGraphPane(o.graph, m.styles)
+	}
+	m.keys.Graph.SetEnabled(m.graph != nil)
 
 	m.syncReplay()
 	if info.ReadOnly {
@@ -259,6 +265,10 @@ func (m *Model) applyEvent(ev runtime.Event) {
 	m.guardrails.apply(ev, pl)
 	m.timers.apply(ev, pl)
 	m.debug.apply(ev, pl)
+	if m.graph != nil {
+		m.graph.apply(ev, pl)
+	}
+	m.applyReload(pl)
 	defer m.markOver()
 	switch v := pl.(type) {
 	case *runtime.ExamStatePayload:

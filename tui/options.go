@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"time"
+
+	"github.com/examtui/examtui/spec/examgraph"
 )
 
 // Option configures a console.
@@ -22,6 +24,8 @@ type options struct {
 	keys       KeyMap
 	tick       time.Duration
 	audio      <-chan AudioLevelMsg
+
+	graph *examgraph.Graph // WithExamGraph (graph.go)
 
 	replay      Replayer
 	replayTotal int64

@@ -171,6 +171,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.showHelp = false
 		}
 		return nil
+	case m.showGraph:
+		if key.Matches(msg, k.Quit) {
+			return m.askQuit()
+		}
+		if key.Matches(msg, k.Graph, k.Back, k.PaneQuit, k.Debug) {
+			m.showGraph = false
+		}
+		return nil
 	case m.adminOpen:
 		return m.handleAdminKey(msg)
 	}
@@ -192,6 +200,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.FocusPrev):
 		m.cycleFocus(-1)
+		return nil
+	case key.Matches(msg, k.Graph):
+		m.showGraph = true
 		return nil
 	case key.Matches(msg, k.Debug):
 		m.showDebug = !m.showDebug

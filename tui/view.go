@@ -113,6 +113,9 @@ func (m *Model) body() []string {
 	if m.showHelp {
 		return m.helpOverlay(h)
 	}
+	if m.showGraph && m.graph != nil {
+		return m.graphOverlay(h)
+	}
 	rows := make([]strings.Builder, h)
 	cols := make([]int, h)
 	ids := make([]PaneID, 0, len(m.rects))

@@ -173,6 +173,8 @@ func sampleEvents(t testing.TB) []runtime.Event {
 		&runtime.ExamCompletedPayload{State: runtime.StateCompleted, Reason: "all_nodes_done", DurationMs: 600000,
 			NodesVisited: []string{"welcome", "scenario-hotel-breakfast"}, Evidence: map[string]int{"proposes_options": 1},
 			Coverage: map[string]float64{"scenario-hotel-breakfast": 0.5}},
+		&runtime.SpecReloadPayload{Status: runtime.ReloadRejected, Spec: "exam.yaml", NodeID: "scenario-hotel-breakfast",
+			Errors: []string{"exam.yaml:12:3: evidence signal \"proposes_options\" is not defined"}},
 	}
 	evs := make([]runtime.Event, len(payloads))
 	for i, p := range payloads {

@@ -104,7 +104,7 @@ func replayConsole(cmd *cobra.Command, idOrPrefix string, o replayOptions, popts
 	defer st.Close()
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
-	r, err := app.OpenReplay(ctx, st, id, o.from, popts, tui.WithLogger(log.With("replay", id)))
+	r, err := app.OpenReplay(ctx, st, id, o.from, popts, append(replayGraphOption(ctx, st, id), tui.WithLogger(log.With("replay", id)))...)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ type runOptions struct {
 	resume    string
 	noStore   bool
 	headless  bool         // no console: events to stdout (run_headless.go, run_room.go)
+	watch     bool         // recompile the spec when it changes (run_watch.go)
 	jsonOut   bool         // with --headless: events as JSON lines
 	voice     voiceOptions // --mic and audio devices (run_voice.go)
 	room      roomOptions  // --room and LiveKit credentials (run_room.go)
@@ -55,6 +56,9 @@ events on stdout.`,
 			if len(args) == 1 {
 				specPath = args[0]
 			}
+			if err := checkWatch(specPath, o); err != nil {
+				return err
+			}
 			if o.voice.mic && (o.headless || o.room.enabled()) {
 				return errors.New("--mic runs the local console; it cannot be combined with --headless or --room")
 			}
@@ -79,6 +83,7 @@ events on stdout.`,
 	f.DurationVar(&o.limits.FirstToken, "llm-first-token", 0, "longest wait for the LLM examiner's first token (default $"+llm.EnvFirstTokenTimeout+" or 5s)")
 	f.DurationVar(&o.limits.Timeout, "llm-timeout", 0, "longest LLM examiner turn, retries included (default $"+llm.EnvTimeout+" or 30s)")
 	f.IntVar(&o.limits.FailoverAfter, "llm-failover", 0, "failed LLM turns in a row before the offline examiner takes over (default $"+llm.EnvFailoverAfter+" or 3)")
+	f.BoolVar(&o.watch, "watch", false, "recompile SPEC when the file changes: a valid edit applies from the next node, an invalid one shows its errors")
 	o.voice.addFlags(cmd)
 	o.room.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("examiner", cobra.FixedCompletions(
@@ -110,6 +115,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 	defer x.Close()
 
 	tuiOpts := []tui.Option{tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log)}
+	tuiOpts = append(tuiOpts, graphOption(x.Spec)...)
 	voice, err := startVoice(ctx, x, o.voice, dataDir, log)
 	if err != nil {
 		return err
@@ -132,6 +138,9 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		return fmt.Errorf("start exam: %w", err)
 	}
 	log.Info("exam started", "session", x.SessionID, "exam", x.Spec.ID, "examiner", x.Examiner)
+	if o.watch {
+		defer watchSpec(ctx, specPath, x.Controller, log)()
+	}
 	err = tui.Run(ctx, m, x.Events())
 	if cerr := x.Close(); cerr != nil && err == nil {
 		err = cerr

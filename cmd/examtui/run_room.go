@@ -174,7 +174,7 @@ func (r *roomRun) finish() error {
 func (r *roomRun) console(ctx context.Context, dataDir string) error {
 	m, err := tui.New(tui.Info{
 		Title: r.x.Spec.Title, Examiner: r.x.Examiner, Input: tui.InputRoom, SessionID: r.x.SessionID,
-	}, r.x, tui.WithSTTMinConfidence(r.x.Spec.Policies.STTMinConfidence), tui.WithLogger(r.log))
+	}, r.x, append(graphOption(r.x.Spec), tui.WithSTTMinConfidence(r.x.Spec.Policies.STTMinConfidence), tui.WithLogger(r.log))...)
 	if err != nil {
 		r.finish()
 		return err

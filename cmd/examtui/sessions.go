@@ -219,6 +219,9 @@ func newSessionsExportCmd() *cobra.Command {
   markdown   the examiner's record of the exam, transcript included`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format == scriptFormat { // a candidate script for examtui test (sessions_script.go)
+				return exportScript(cmd, args[0], output)
+			}
 			f, err := sessions.ParseFormat(format)
 			if err != nil {
 				return err
@@ -235,7 +238,7 @@ func newSessionsExportCmd() *cobra.Command {
 			return exportToFile(output, func(w io.Writer) error { return st.Export(cmd.Context(), w, id, f, opts) })
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "runresult", "runresult, jsonl or markdown")
+	cmd.Flags().StringVar(&format, "format", "runresult", "runresult, jsonl, markdown or script (a candidate script for examtui test)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of stdout")
 	return cmd
 }

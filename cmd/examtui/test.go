@@ -23,8 +23,10 @@ type testOptions struct {
 	junit   string
 	noStore bool
 	model   string
-	audio   testAudioOptions // --audio (test_audio.go)
-	room    testRoomOptions  // --room-url (test_room.go)
+	audio   testAudioOptions  // --audio (test_audio.go)
+	room    testRoomOptions   // --room-url (test_room.go)
+	cover   testCoverOptions  // --cover (test_cover.go)
+	update  testUpdateOptions // --update (test_update.go)
 }
 
 func newTestCmd() *cobra.Command {
@@ -60,6 +62,12 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 					continue
 				}
 				results = append(results, r)
+				if err := o.cover.add(arg, r); err != nil {
+					return err
+				}
+				if err := o.update.apply(cmd, arg, r); err != nil {
+					return err
+				}
 				if !jsonOut {
 					if err := headless.WriteText(cmd.OutOrStdout(), r); err != nil {
 						return err
@@ -84,6 +92,9 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 					return fmt.Errorf("junit report %s: %w", junit, werr)
 				}
 			}
+			if err := o.cover.finish(cmd, !jsonOut); err != nil {
+				return err
+			}
 			failed := 0
 			for _, r := range results {
 				if !r.Passed {
@@ -106,6 +117,8 @@ A script's "examiner: llm" uses the same settings as "examtui run --examiner llm
 	f.StringVar(&o.model, "model", "", "LLM model for scripts with examiner: llm (default $EXAMTUI_MODEL or gpt-4o-mini)")
 	o.audio.addFlags(cmd)
 	o.room.addFlags(cmd)
+	o.cover.addFlags(cmd)
+	o.update.addFlags(cmd)
 	return cmd
 }
 
@@ -165,8 +178,11 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 			return nil, err
 		}
 		input := sessions.InputTyped
-		if env.o.room.enabled() {
+		switch {
+		case env.o.room.enabled():
 			input = sessions.InputRoom
+		case env.o.audio.enabled: // the turns were heard through the voice path
+			input = sessions.InputMic
 		}
 		sess, err := env.store.Create(ctx, sessions.Meta{
 			Exam: exam, Candidate: "script:" + s.Name(), Examiner: s.Examiner, Input: input, SpecPath: s.SpecPath(),

@@ -126,6 +126,7 @@ func (r *Result) check(e Expect) {
 	if e.MaxTurnLatencyMs != nil && r.MaxTurnLatencyMs > *e.MaxTurnLatencyMs {
 		fail("maxTurnLatencyMs", fmt.Sprintf("<= %g", *e.MaxTurnLatencyMs), fmt.Sprintf("%.1f", r.MaxTurnLatencyMs))
 	}
+	r.checkDecisions(e)
 	for _, se := range r.StepErrors {
 		r.Failures = append(r.Failures, Failure{Expectation: "step", Expected: "no error", Actual: se})
 	}

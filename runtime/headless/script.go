@@ -100,6 +100,8 @@ type Expect struct {
 	MaxTurnLatencyMs *float64       `yaml:"maxTurnLatencyMs"`
 	Commands         map[string]int `yaml:"commands"`
 	Events           map[string]int `yaml:"events"`
+	// Decisions is the controller's decision on each turn, in order (script_decisions.go).
+	Decisions *[]string `yaml:"decisions"`
 }
 
 // Name returns the script's name as it was loaded.

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/runtime/headless"
+)
+
+// scriptFormat is the `sessions export --format` that turns a session into a candidate script.
+const scriptFormat = "script"
+
+// exportScript writes session idOrPrefix as a candidate script (`examtui test` format) whose
+// expectations are the decisions the session made.
+func exportScript(cmd *cobra.Command, idOrPrefix, output string) error {
+	st, id, err := resolveSession(cmd, idOrPrefix)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx := cmd.Context()
+	sess, err := st.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	events, err := st.LoadEvents(ctx, id)
+	if err != nil {
+		return err
+	}
+	examiner := "offline"
+	if strings.HasPrefix(sess.Examiner, "llm") {
+		examiner = "llm"
+	}
+	b, err := headless.ScriptFromEvents(events, headless.ExportOptions{
+		Spec:     scriptSpecPath(sess.SpecPath, output),
+		Examiner: examiner,
+		Header: fmt.Sprintf("Candidate script exported from session %s (%s input, %s examiner), %s.\n"+
+			"Run it with: examtui test FILE   After a spec change, review the differences, then: examtui test --update FILE",
+			sess.ID, sess.Input, sess.Examiner, sess.StartedAt.UTC().Format("2006-01-02 15:04 UTC")),
+	})
+	if err != nil {
+		return fmt.Errorf("session %s: %w", id, err)
+	}
+	if output == "" || output == "-" {
+		_, err = cmd.OutOrStdout().Write(b)
+		return err
+	}
+	return exportToFile(output, func(w io.Writer) error { _, err := io.Copy(w, bytes.NewReader(b)); return err })
+}
+
+// scriptSpecPath is the spec line of an exported script: a script's spec is relative to the
+// script, so a spec the session recorded is made relative to where the script is written
+// (absolute when that cannot be done).
+func scriptSpecPath(specPath, output string) string {
+	if specPath == "" || specPath == demoArg {
+		return specPath
+	}
+	abs, err := filepath.Abs(specPath)
+	if err != nil {
+		return specPath
+	}
+	dir, err := os.Getwd()
+	if output != "" && output != "-" {
+		dir, err = filepath.Abs(filepath.Dir(output))
+	}
+	if err != nil {
+		return abs
+	}
+	if rel, err := filepath.Rel(dir, abs); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return abs
+}

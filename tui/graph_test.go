@@ -1,0 +1,84 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/examgraph"
+)
+
+func demoGraph(t *testing.T) *examgraph.Graph {
+	t.Helper()
+	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := examgraph.New(exam)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestGoldenGraphOverlay renders the graph overlay after the recorded hotel session (third
+// node current, one follow-up and one off-topic answer there) at the smallest supported screen
+// and a larger one.
+func TestGoldenGraphOverlay(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(),
+				WithTickInterval(0), WithExamGraph(demoGraph(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Apply(readJSONL(t, hotelJSONL)...)
+			m.Update(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
+			m.Update(ctrl('r')) // the Debug view, where a developer looks at transitions
+			m.Update(ctrl('g'))
+			got := Plain(m.Render())
+			lines := strings.Split(got, "\n")
+			if len(lines) != sz.h {
+				t.Fatalf("screen has %d lines, want %d", len(lines), sz.h)
+			}
+			for i, l := range lines {
+				if w := len([]rune(l)); w > sz.w {
+					t.Fatalf("line %d is %d cells wide, want ≤ %d: %q", i, w, sz.w, l)
+				}
+			}
+			for _, want := range []string{
+				"welcome ─evidence_sufficient→ scenario-hotel-breakfast", "─evidence_sufficient→ scenario-staff-rota",
+				"→ wrapup", "follow-ups 1/2", "off-topic 1/2", "time 3:02/4:00", "●scenario-staff-rota", "✓welcome",
+			} {
+				if !strings.Contains(got, want) {
+					t.Errorf("overlay lacks %q", want)
+				}
+			}
+			requireGolden(t, fmt.Sprintf("screen_graph_%dx%d.golden", sz.w, sz.h), []byte(got+"\n"))
+			m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+			if strings.Contains(Plain(m.Render()), "Exam graph") {
+				t.Error("esc did not close the graph overlay")
+			}
+		})
+	}
+}
+
+// TestGraphKeyNeedsGraph: without a graph the key does nothing and the help does not offer it.
+func TestGraphKeyNeedsGraph(t *testing.T) {
+	m := fixtureModel(t, &fakeBackend{}, 120, 40)
+	m.Update(ctrl('g'))
+	if strings.Contains(Plain(m.Render()), "Exam graph") {
+		t.Error("ctrl+g opened a graph the console does not have")
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyF1})
+	if strings.Contains(Plain(m.Render()), "exam graph") {
+		t.Error("help offers the graph key without a graph")
+	}
+	if _, err := New(hotelInfo, &fakeBackend{}, WithExamGraph(nil)); err == nil {
+		t.Error("WithExamGraph(nil) accepted")
+	}
+}
