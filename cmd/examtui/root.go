@@ -37,6 +37,8 @@ and typed answers.`,
 		newAudioCmd(),
 		newTokenCmd(),
 		newWatchCmd(),
+		newWorkerCmd(),
+		newDispatchCmd(),
 	)
 	return root
 }

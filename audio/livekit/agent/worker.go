@@ -549,3 +549,39 @@ func abs32(x float32) float32 {
 	}
 	return x
 }
+
+// Adopt runs a job the server did not assign (an exam this worker takes over from a lost
+// one) as one of the worker's jobs: it counts towards load and the job limit, shows in Jobs,
+// and StopJobs cancels it. It reports false, running nothing, when the worker is full or
+// draining. No status is reported to the server, which does not know the job.
+func (w *Worker) Adopt(req JobRequest, run func(ctx context.Context) error) bool {
+	w.mu.Lock()
+	if w.draining || len(w.jobs)+len(w.pending) >= w.opts.maxJobs {
+		w.mu.Unlock()
+		return false
+	}
+	if _, dup := w.jobs[req.ID]; dup {
+		w.mu.Unlock()
+		return false
+	}
+	ctx, cancel := context.WithCancel(w.jobsCtx)
+	w.jobs[req.ID] = &runningJob{req: req, cancel: cancel}
+	w.jobsWG.Add(1)
+	w.mu.Unlock()
+	w.kickStatus()
+	go func() {
+		defer w.jobsWG.Done()
+		defer cancel()
+		if err := run(ctx); err != nil {
+			w.log.Warn("adopted job failed", "job", req.ID, "room", req.Room, "err", err)
+		}
+		w.mu.Lock()
+		delete(w.jobs, req.ID)
+		w.mu.Unlock()
+		w.kickStatus()
+	}()
+	return true
+}
+
+// Full reports whether the worker takes no more jobs now (at its limit, or draining).
+func (w *Worker) Full() bool { return !w.capacity() }
