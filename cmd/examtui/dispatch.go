@@ -17,7 +17,6 @@ import (
 // dispatchFlags name the exam a dispatch asks for (dispatch, and token --dispatch-spec).
 type dispatchFlags struct {
 	agentName string
-	candidate string
 	examiner  string
 }
 

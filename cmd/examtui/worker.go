@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
-	lksdk "github.com/livekit/server-sdk-go/v2"
 	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio"
