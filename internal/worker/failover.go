@@ -154,7 +154,7 @@ func (r *Runner) adopt(t Takeover, room, roomSID, id string) bool {
 		log.Info("taking over an orphaned exam", "session", id)
 		err := r.runExam(ctx, exam{room: room, jobID: jobID, sessionID: id, takeover: true,
 			cfg: livekit.Config{URL: t.URL, Token: tok}}, log)
-		if errors.Is(err, ErrExamElsewere) || errors.Is(err, ErrExamEnded) {
+		if errors.Is(err, ErrExamElsewhere) || errors.Is(err, ErrExamEnded) {
 			log.Debug("another worker took the exam", "session", id)
 			return nil
 		}

@@ -181,7 +181,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 	if err != nil {
 		switch {
 		case errors.Is(err, sessions.ErrSessionBusy):
-			return fmt.Errorf("%w (session %s)", ErrExamElsewere, j.sessionID)
+			return fmt.Errorf("%w (session %s)", ErrExamElsewhere, j.sessionID)
 		case errors.Is(err, app.ErrSpecInvalid):
 			return fmt.Errorf("%w: %s", ErrBadSpec, err)
 		}
