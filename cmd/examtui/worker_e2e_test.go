@@ -194,6 +194,11 @@ func (p *pool) join(room, identity string) *candidate {
 	if err != nil {
 		t.Fatalf("candidate %s: %v", room, err)
 	}
+	return listenAs(t, room, c)
+}
+
+// listenAs keeps every event the candidate receives.
+func listenAs(t *testing.T, room string, c *livekit.Client) *candidate {
 	lctx, stop := context.WithCancel(context.Background())
 	cd := &candidate{t: t, room: room, c: c, evs: map[int64]runtime.Event{}, stop: stop, done: make(chan struct{})}
 	go func() {
@@ -488,5 +493,34 @@ func TestWorkerReconnectsAfterServerRestart(t *testing.T) {
 	cd := p.join("after", "cand-after")
 	if err := cd.takeExam(rehearsalLines(t), 90*time.Second); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTokenDispatchStartsExamOnJoin: a candidate token minted with --dispatch-spec carries
+// the dispatch in its room configuration, so the candidate's join creates the room, a worker
+// gets the job and the exam runs to the end.
+func TestTokenDispatchStartsExamOnJoin(t *testing.T) {
+	p := newPool(t)
+	w := p.startWorker("w1")
+	tok, errOut, err := runCmd(t, "", "token", "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret, "--room", "on-join",
+		"--identity", "cand-on-join", "--role", "candidate", "--name", "on-join", "--dispatch-spec", "hotel", "--agent-name", e2eAgent)
+	if err != nil {
+		t.Fatalf("token: %v\n%s", err, errOut)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := livekit.Dial(ctx, p.srv.URL, strings.TrimSpace(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd := listenAs(t, "on-join", c)
+	if err := cd.takeExam(rehearsalLines(t), 90*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if w.count("job assigned", "room", "on-join") != 1 {
+		t.Error("the worker did not get the join's dispatch")
+	}
+	if s := p.session("on-join"); s == nil || s.Status() != sessions.StatusCompleted {
+		t.Errorf("session: %+v", s)
 	}
 }
