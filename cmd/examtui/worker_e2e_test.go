@@ -28,7 +28,7 @@ const e2eAgent = "examtui-e2e"
 
 // workerProc is one `examtui worker` process; its JSON logs are kept.
 type workerProc struct {
-	t    *testing.T
+	t    testing.TB
 	name string
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -40,20 +40,20 @@ type workerProc struct {
 
 // pool is a LiveKit server, a spec directory and a shared data directory for workers.
 type pool struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *lktest.Server
 	bin   string
 	specs string
 	data  string
 }
 
-func newPool(t *testing.T) *pool {
+func newPool(t testing.TB) *pool {
 	srv := lktest.Start(t)
 	specs := t.TempDir()
 	if err := os.WriteFile(filepath.Join(specs, "hotel.yaml"), examples.Demo(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &pool{t: t, srv: srv, bin: examtuiBinary(t), specs: specs, data: t.TempDir()}
+	return &pool{t: t, srv: srv, bin: examtuiBinaryTB(t), specs: specs, data: t.TempDir()}
 }
 
 func (p *pool) startWorker(name string, extra ...string) *workerProc {
@@ -152,7 +152,7 @@ func (w *workerProc) exited() bool {
 	}
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
@@ -166,23 +166,39 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // dispatchExam runs `examtui dispatch` in-process.
 func (p *pool) dispatchExam(room, spec, candidate string) {
 	p.t.Helper()
-	out, errOut, err := runCmd(p.t, "", "dispatch", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
+	out, errOut, err := runCmdTB(p.t, "dispatch", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
 		"--agent-name", e2eAgent, "--room", room, "--spec", spec, "--candidate", candidate)
 	if err != nil || !strings.HasPrefix(out, "AD_") {
 		p.t.Fatalf("dispatch %s: %v\n%s%s", room, err, out, errOut)
 	}
 }
 
+// runCmdTB runs examtui in-process (runCmd for benchmarks too).
+func runCmdTB(tb testing.TB, args ...string) (string, string, error) {
+	tb.Helper()
+	var out, errOut strings.Builder
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err := root.Execute()
+	return out.String(), errOut.String(), err
+}
+
 // candidate is a typed-answer candidate in a room.
 type candidate struct {
-	t    *testing.T
+	t    testing.TB
 	room string
 	c    *livekit.Client
-	mu   sync.Mutex
-	evs  map[int64]runtime.Event
-	max  int64
-	stop context.CancelFunc
-	done chan struct{}
+	mu      sync.Mutex
+	evs     map[int64]runtime.Event
+	at      map[int64]time.Time // when each event arrived
+	max     int64
+	replies []time.Duration // answer sent → the examiner's next words arrived
+	notify  chan struct{}
+	closed  sync.Once
+	stop    context.CancelFunc
+	done    chan struct{}
 }
 
 func (p *pool) join(room, identity string) *candidate {
@@ -198,9 +214,10 @@ func (p *pool) join(room, identity string) *candidate {
 }
 
 // listenAs keeps every event the candidate receives.
-func listenAs(t *testing.T, room string, c *livekit.Client) *candidate {
+func listenAs(t testing.TB, room string, c *livekit.Client) *candidate {
 	lctx, stop := context.WithCancel(context.Background())
-	cd := &candidate{t: t, room: room, c: c, evs: map[int64]runtime.Event{}, stop: stop, done: make(chan struct{})}
+	cd := &candidate{t: t, room: room, c: c, evs: map[int64]runtime.Event{}, at: map[int64]time.Time{},
+		notify: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
 	go func() {
 		defer close(cd.done)
 		for {
@@ -210,8 +227,13 @@ func listenAs(t *testing.T, room string, c *livekit.Client) *candidate {
 			case ev := <-c.Events():
 				cd.mu.Lock()
 				cd.evs[ev.Seq] = ev
+				cd.at[ev.Seq] = time.Now()
 				cd.max = max(cd.max, ev.Seq)
 				cd.mu.Unlock()
+				select {
+				case cd.notify <- struct{}{}:
+				default:
+				}
 			}
 		}
 	}()
@@ -220,9 +242,11 @@ func listenAs(t *testing.T, room string, c *livekit.Client) *candidate {
 }
 
 func (cd *candidate) close() {
-	cd.stop()
-	<-cd.done
-	cd.c.Close()
+	cd.closed.Do(func() {
+		cd.stop()
+		<-cd.done
+		cd.c.Close()
+	})
 }
 
 func (cd *candidate) maxSeq() int64 {
@@ -233,22 +257,48 @@ func (cd *candidate) maxSeq() int64 {
 
 // has reports whether an event of this type, containing text, was received after seq.
 func (cd *candidate) has(after int64, typ runtime.EventType, text string) bool {
-	cd.mu.Lock()
-	defer cd.mu.Unlock()
-	for s, ev := range cd.evs {
-		if s > after && ev.Event == typ && strings.Contains(string(ev.Payload), text) {
-			return true
-		}
-	}
-	return false
+	_, ok := cd.first(after, typ, text)
+	return ok
 }
 
-// answer types a line and waits for the examiner's next words (or the end).
+// first is the arrival of the earliest such event after seq.
+func (cd *candidate) first(after int64, typ runtime.EventType, text string) (time.Time, bool) {
+	cd.mu.Lock()
+	defer cd.mu.Unlock()
+	var at time.Time
+	for s, ev := range cd.evs {
+		if s > after && ev.Event == typ && strings.Contains(string(ev.Payload), text) && (at.IsZero() || cd.at[s].Before(at)) {
+			at = cd.at[s]
+		}
+	}
+	return at, !at.IsZero()
+}
+
+// waitEvent waits for an event of this type after seq and returns when it arrived.
+func (cd *candidate) waitEvent(after int64, typ runtime.EventType, text string, timeout time.Duration) (time.Time, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		if at, ok := cd.first(after, typ, text); ok {
+			return at, nil
+		}
+		select {
+		case <-cd.notify:
+		case <-deadline.C:
+			return time.Time{}, fmt.Errorf("%s: no %s after seq %d within %s", cd.room, typ, after, timeout)
+		}
+	}
+}
+
+// answer types a line and waits for the examiner's next words (or the end); the time from
+// sending to their arrival is kept.
 func (cd *candidate) answer(line string, timeout time.Duration) error {
 	before := cd.maxSeq()
 	deadline := time.Now().Add(timeout)
+	var sent time.Time
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		sent = time.Now()
 		err := cd.c.SendCandidateText(ctx, line, 1)
 		cancel()
 		if err == nil {
@@ -259,16 +309,26 @@ func (cd *candidate) answer(line string, timeout time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	for !cd.has(before, runtime.EventSpoken, "") && !cd.has(before, runtime.EventExamCompleted, "") {
-		if time.Now().After(deadline) {
+	for {
+		at, ok := cd.first(before, runtime.EventSpoken, "")
+		if !ok {
+			at, ok = cd.first(before, runtime.EventExamCompleted, "")
+		}
+		if ok {
+			cd.mu.Lock()
+			cd.replies = append(cd.replies, at.Sub(sent))
+			cd.mu.Unlock()
+			return nil
+		}
+		select {
+		case <-cd.notify:
+		case <-time.After(time.Until(deadline)):
 			return fmt.Errorf("%s: no reply to %q within %s", cd.room, line, timeout)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	return nil
 }
 
-func rehearsalLines(t *testing.T) []string {
+func rehearsalLines(t testing.TB) []string {
 	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -279,24 +339,16 @@ func rehearsalLines(t *testing.T) []string {
 // takeExam waits for the examiner's opening, answers every line and waits for the end.
 func (cd *candidate) takeExam(lines []string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	for !cd.has(0, runtime.EventSpoken, "") {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: no opening", cd.room)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if _, err := cd.waitEvent(0, runtime.EventSpoken, "", timeout); err != nil {
+		return err
 	}
 	for _, l := range lines {
 		if err := cd.answer(l, time.Until(deadline)); err != nil {
 			return err
 		}
 	}
-	for !cd.has(0, runtime.EventExamCompleted, "") {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: exam did not complete", cd.room)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return nil
+	_, err := cd.waitEvent(0, runtime.EventExamCompleted, "", time.Until(deadline))
+	return err
 }
 
 func (p *pool) session(room string) *sessions.Session {
