@@ -123,7 +123,7 @@ func (r *Runner) Offer(_ context.Context, req agent.JobRequest) agent.Answer {
 }
 
 // Run runs the exam a dispatch asks for; an error is reported to the server as the job's
-// failure reason.
+// failure reason (an exam stopped by ctx, e.g. at the drain timeout, says it is resumable).
 func (r *Runner) Run(ctx context.Context, a agent.Assignment) error {
 	log := r.log.With("job", a.ID, "room", a.Room)
 	md, err := ParseMetadata(a.Metadata)
@@ -243,7 +243,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 		id, err := rb.WaitCandidate(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil // stopped before the exam began; nothing to resume but the room
+				return fmt.Errorf("stopped before the candidate came (session %s is resumable): %w", x.SessionID, ctx.Err())
 			}
 			return err
 		}
@@ -274,7 +274,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 		select {
 		case <-ctx.Done():
 			log.Info("exam stopped; the session stays resumable", "state", snap.State.String())
-			return nil
+			return fmt.Errorf("exam stopped before its end (session %s is resumable): %w", x.SessionID, ctx.Err())
 		case _, ok := <-events:
 			if !ok {
 				return errors.New("the exam's event stream closed")
