@@ -55,8 +55,9 @@ A dispatch with bad metadata or an unknown spec is ended as failed with the reas
 Workers sharing one session store (--data-dir) take over each other's exams when one dies:
 the exam resumes from its stored session on another worker within seconds.
 
-SIGTERM or ctrl+c drains: no new exams, running exams may finish for --drain-timeout, the
-rest are stopped resumable. A second signal stops at once.`,
+SIGTERM or ctrl+c drains: no new exams; exams still waiting for their candidate stop at
+once, running exams may finish for --drain-timeout, the rest are stopped resumable. A second
+signal stops at once.`,
 		Example: `  examtui worker --specs ./exams --max-exams 20
   examtui dispatch --room exam-42 --spec oral-b2 --candidate "Ada Lovelace"
   examtui worker --specs ./exams --json 2>>worker.log`,
@@ -173,6 +174,9 @@ func runWorker(cmd *cobra.Command, o workerOptions) error {
 	defer signal.Stop(now)
 	log.Info("draining: no new exams", "running", w.RunningJobs(), "timeout", o.drainTimeout)
 	w.SetDraining(true)
+	if n := runner.StopWaiting(); n > 0 {
+		log.Info("draining: stopped the exams still waiting for their candidate (resumable)", "stopped", n)
+	}
 	dctx, cancel := context.WithTimeout(context.Background(), o.drainTimeout)
 	go func() {
 		select {

@@ -486,8 +486,9 @@ func checkCandidateHasAll(t *testing.T, p *pool, id string, cd *candidate) {
 }
 
 // TestWorkerRejectsUnknownSpecAndDrains: a dispatch naming an unknown spec is rejected with
-// its reason while another exam runs; SIGTERM drains: the running exam finishes, a second one
-// left unanswered is stopped resumable at the drain timeout, and the worker exits.
+// its reason while another exam runs; SIGTERM drains: an exam still waiting for its candidate
+// stops at once, the running exam finishes, a second one left unanswered is stopped resumable
+// at the drain timeout, and the worker exits.
 func TestWorkerRejectsUnknownSpecAndDrains(t *testing.T) {
 	p := newPool(t)
 	w := p.startWorker("w1", "--drain-timeout", "20s", "--no-takeover")
@@ -509,10 +510,19 @@ func TestWorkerRejectsUnknownSpecAndDrains(t *testing.T) {
 	idle := p.join("idle", "cand-idle")
 	waitFor(t, 30*time.Second, "the idle exam's opening", func() bool { return idle.has(0, runtime.EventSpoken, "") })
 
+	p.dispatchExam("nobody-yet", "hotel", "nobody-yet") // its candidate never comes
+	waitFor(t, 30*time.Second, "the bot waiting in nobody-yet", func() bool {
+		return w.count("waiting for the candidate", "room", "nobody-yet") == 1
+	})
+
 	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "the drain", func() bool { return w.count("draining: no new exams") == 1 })
+	waitFor(t, 10*time.Second, "the waiting exam to stop at once", func() bool {
+		s := p.session("nobody-yet")
+		return s != nil && s.Status() == sessions.StatusInterrupted
+	})
 	p.dispatchExam("late", "hotel", "late") // a draining worker takes nothing
 	for _, l := range lines[1:] {
 		if err := cd.answer(l, 30*time.Second); err != nil {

@@ -66,6 +66,8 @@ type JobInfo struct {
 	State     runtime.ExamState
 	Started   time.Time
 	Resumed   bool
+
+	stop context.CancelFunc
 }
 
 // NewRunner opens the shared store and checks the spec directory.
@@ -101,10 +103,28 @@ func (r *Runner) Jobs() []JobInfo {
 	defer r.mu.Unlock()
 	out := make([]JobInfo, 0, len(r.jobs))
 	for _, j := range r.jobs {
-		out = append(out, *j)
+		c := *j
+		c.stop = nil
+		out = append(out, c)
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Started.Before(out[k].Started) })
 	return out
+}
+
+// StopWaiting stops the exams still waiting for their candidate (a draining worker lets
+// running exams finish, but need not keep rooms where nothing has begun): their sessions stay
+// resumable, and another worker takes them over. It returns how many it stopped.
+func (r *Runner) StopWaiting() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, j := range r.jobs {
+		if j.State == runtime.StateCreated && j.stop != nil {
+			j.stop()
+			n++
+		}
+	}
+	return n
 }
 
 func (r *Runner) running(sessionID string) bool {
@@ -177,6 +197,8 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 	default:
 		opts.ResumeID = j.sessionID
 	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	x, err := app.Open(ctx, opts)
 	if err != nil {
 		switch {
@@ -188,7 +210,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 		return err
 	}
 	info := &JobInfo{JobID: j.jobID, Room: j.room, Candidate: j.candidate, SessionID: x.SessionID,
-		Started: time.Now(), Resumed: opts.ResumeID != "", State: x.Controller.Snapshot().State}
+		Started: time.Now(), Resumed: opts.ResumeID != "", State: x.Controller.Snapshot().State, stop: stop}
 	if info.Candidate == "" && sess != nil {
 		info.Candidate = sess.Candidate
 	}
