@@ -187,9 +187,9 @@ func runCmdTB(tb testing.TB, args ...string) (string, string, error) {
 
 // candidate is a typed-answer candidate in a room.
 type candidate struct {
-	t    testing.TB
-	room string
-	c    *livekit.Client
+	t       testing.TB
+	room    string
+	c       *livekit.Client
 	mu      sync.Mutex
 	evs     map[int64]runtime.Event
 	at      map[int64]time.Time // when each event arrived

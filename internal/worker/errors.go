@@ -8,6 +8,6 @@ var (
 	ErrUnknownSpec   = errors.New("unknown exam spec")
 	ErrBadSpec       = errors.New("exam spec has errors")
 	ErrExamEnded     = errors.New("the exam in this room has ended")
-	ErrExamElsewhere  = errors.New("the exam in this room runs on another worker")
+	ErrExamElsewhere = errors.New("the exam in this room runs on another worker")
 	ErrInvalidConfig = errors.New("invalid worker configuration")
 )
