@@ -36,7 +36,7 @@ func loadAvg() string {
 // candidate sending an answer to the examiner's next words arriving, over every reply of
 // every exam. Run with -benchtime=1x; the load average at the start is reported.
 func BenchmarkWorkerReplyLatency(b *testing.B) {
-	for _, n := range []int{10, 20, 30, 50} {
+	for _, n := range []int{2, 10, 20, 30, 50} {
 		b.Run(fmt.Sprintf("exams=%d", n), func(b *testing.B) {
 			p := newPool(b)
 			p.startWorker("w1", "--max-exams", "60")
