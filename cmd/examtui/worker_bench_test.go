@@ -30,8 +30,12 @@ func loadAvg() string {
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
+// benchThink is the candidates' pause before each answer in the load benchmark, so that N
+// exams overlap as they would (a spoken turn takes seconds) rather than racing through.
+const benchThink = time.Second
+
 // BenchmarkWorkerReplyLatency: two worker processes hold N exams at once; every candidate
-// types the rehearsal's six answers as fast as the examiner replies. The figure is examtui's
+// types the rehearsal's six answers, each a second after the examiner's last words. The figure is examtui's
 // added reply latency (the offline examiner and no speech, so no provider time): from the
 // candidate sending an answer to the examiner's next words arriving, over every reply of
 // every exam. Run with -benchtime=1x; the load average at the start is reported.
@@ -39,6 +43,16 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 	for _, n := range []int{2, 10, 20, 30, 50} {
 		b.Run(fmt.Sprintf("exams=%d", n), func(b *testing.B) {
 			p := newPool(b)
+			if root := os.Getenv("EXAMTUI_BENCH_DATA_ROOT"); root != "" {
+				// e.g. /dev/shm: the same store without the disk's fsync latency, to tell
+				// the journal's durable commits from the rest.
+				dir, err := os.MkdirTemp(root, "examtui-bench-")
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { os.RemoveAll(dir) })
+				p.data = dir
+			}
 			p.startWorker("w1", "--max-exams", "60")
 			p.startWorker("w2", "--max-exams", "60")
 			lines := rehearsalLines(b)
@@ -47,18 +61,26 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 			failed := 0
 			b.ResetTimer()
 			for it := range b.N {
+				// Each candidate starts as soon as it is in (waiting for the others would let
+				// silence beats run the first exams off the script).
 				cands := make([]*candidate, n)
+				var wg sync.WaitGroup
+				var mu sync.Mutex
 				for i := range n {
 					room := fmt.Sprintf("bench-%d-%03d", it, i)
 					p.dispatchExam(room, "hotel", room)
-					cands[i] = p.join(room, "cand-"+room)
-				}
-				var wg sync.WaitGroup
-				var mu sync.Mutex
-				for _, cd := range cands {
+					cd := p.join(room, "cand-"+room)
+					cd.think = benchThink
+					cands[i] = cd
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
+						began := time.Now()
+						defer func() {
+							if os.Getenv("EXAMTUI_BENCH_DEBUG") != "" {
+								b.Logf("%s took %s", cd.room, time.Since(began))
+							}
+						}()
 						if err := cd.takeExam(lines, 5*time.Minute); err != nil {
 							b.Log(err)
 							mu.Lock()

@@ -195,6 +195,7 @@ type candidate struct {
 	at      map[int64]time.Time // when each event arrived
 	max     int64
 	replies []time.Duration // answer sent → the examiner's next words arrived
+	think   time.Duration   // pause before each answer, as a person would
 	notify  chan struct{}
 	closed  sync.Once
 	stop    context.CancelFunc
@@ -263,11 +264,18 @@ func (cd *candidate) has(after int64, typ runtime.EventType, text string) bool {
 
 // first is the arrival of the earliest such event after seq.
 func (cd *candidate) first(after int64, typ runtime.EventType, text string) (time.Time, bool) {
+	return cd.firstMatch(after, func(ev runtime.Event) bool {
+		return ev.Event == typ && strings.Contains(string(ev.Payload), text)
+	})
+}
+
+// firstMatch is the arrival of the earliest matching event after seq.
+func (cd *candidate) firstMatch(after int64, match func(runtime.Event) bool) (time.Time, bool) {
 	cd.mu.Lock()
 	defer cd.mu.Unlock()
 	var at time.Time
 	for s, ev := range cd.evs {
-		if s > after && ev.Event == typ && strings.Contains(string(ev.Payload), text) && (at.IsZero() || cd.at[s].Before(at)) {
+		if s > after && match(ev) && (at.IsZero() || cd.at[s].Before(at)) {
 			at = cd.at[s]
 		}
 	}
@@ -310,10 +318,11 @@ func (cd *candidate) answer(line string, timeout time.Duration) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	for {
-		at, ok := cd.first(before, runtime.EventSpoken, "")
-		if !ok {
-			at, ok = cd.first(before, runtime.EventExamCompleted, "")
-		}
+		// A silence beat may speak meanwhile; it is not the reply.
+		at, ok := cd.firstMatch(before, func(ev runtime.Event) bool {
+			return ev.Event == runtime.EventSpoken && !strings.Contains(string(ev.Payload), `"source":"beat"`) ||
+				ev.Event == runtime.EventExamCompleted
+		})
 		if ok {
 			cd.mu.Lock()
 			cd.replies = append(cd.replies, at.Sub(sent))
@@ -343,6 +352,7 @@ func (cd *candidate) takeExam(lines []string, timeout time.Duration) error {
 		return err
 	}
 	for _, l := range lines {
+		time.Sleep(cd.think)
 		if err := cd.answer(l, time.Until(deadline)); err != nil {
 			return err
 		}
