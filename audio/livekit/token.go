@@ -14,8 +14,9 @@ const DefaultTokenTTL = 6 * time.Hour
 
 // tokenOptions collects TokenOption values.
 type tokenOptions struct {
-	ttl  time.Duration
-	name string
+	ttl    time.Duration
+	name   string
+	agents []*lkproto.RoomAgentDispatch // token_dispatch.go
 }
 
 // TokenOption configures NewToken.
@@ -68,6 +69,9 @@ func NewToken(apiKey, apiSecret, room, identity string, role Role, opts ...Token
 		SetValidFor(o.ttl).
 		SetVideoGrant(grant).
 		SetAttributes(map[string]string{RoleAttribute: role.String()})
+	if len(o.agents) > 0 {
+		at.SetAgents(o.agents...)
+	}
 	jwt, err := at.ToJWT()
 	if err != nil {
 		return "", fmt.Errorf("sign %s token for %q: %w", role, identity, err)

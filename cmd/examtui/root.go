@@ -38,6 +38,8 @@ and typed answers.`,
 		newAudioCmd(),
 		newTokenCmd(),
 		newWatchCmd(),
+		newWorkerCmd(),
+		newDispatchCmd(),
 	)
 	return root
 }

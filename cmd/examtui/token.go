@@ -51,6 +51,8 @@ func newTokenCmd() *cobra.Command {
 		role     string
 		name     string
 		ttl      time.Duration
+		dispatch dispatchFlags
+		spec     string
 	)
 	cmd := &cobra.Command{
 		Use:   "token --room R --identity ID --role candidate|examiner|bot",
@@ -78,6 +80,13 @@ Credentials come from --api-key/--api-secret or LIVEKIT_API_KEY/LIVEKIT_API_SECR
 			if name != "" {
 				opts = append(opts, livekit.WithDisplayName(name))
 			}
+			if spec != "" {
+				md, err := dispatch.metadata(spec, name)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, livekit.WithAgentDispatch(dispatch.agentName, md))
+			}
 			jwt, err := livekit.NewToken(creds.key, creds.secret, room, identity, r, opts...)
 			if err != nil {
 				return err
@@ -94,6 +103,8 @@ Credentials come from --api-key/--api-secret or LIVEKIT_API_KEY/LIVEKIT_API_SECR
 	f.StringVar(&role, "role", "", "candidate, examiner or bot (required)")
 	f.StringVar(&name, "name", "", "display name (default: the identity)")
 	f.DurationVar(&ttl, "ttl", time.Hour, "how long the token admits its holder (rejoins need a valid token)")
+	f.StringVar(&spec, "dispatch-spec", "", "put an exam dispatch for this spec into the token: joining the room starts it on a worker (examtui worker); --name is the candidate")
+	dispatch.addFlags(cmd)
 	for _, req := range []string{"room", "identity", "role"} {
 		_ = cmd.MarkFlagRequired(req)
 	}

@@ -91,6 +91,7 @@ type Options struct {
 	Store     string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
 	NoStore   bool   // run without a session store (events are not kept)
 	ResumeID  string // continue an interrupted session (an id or unique prefix)
+	SessionID string // the id of a new session (default: a random one)
 	Logger    *slog.Logger
 	// ExaminerOverride replaces the examiner built from Examiner (tests, custom wiring).
 	ExaminerOverride runtime.Examiner
@@ -193,7 +194,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 				specPath = DemoSpec
 			}
 			sess, err := x.Store.Create(ctx, sessions.Meta{
-				Exam: x.Spec, Candidate: o.Candidate, Examiner: x.Examiner,
+				ID: o.SessionID, Exam: x.Spec, Candidate: o.Candidate, Examiner: x.Examiner,
 				Input: sessions.InputMode(o.Input), SpecPath: specPath,
 			})
 			if err != nil {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/worker"
+)
+
+// dispatchFlags name the exam a dispatch asks for (dispatch, and token --dispatch-spec).
+type dispatchFlags struct {
+	agentName string
+	examiner  string
+}
+
+func (d *dispatchFlags) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&d.agentName, "agent-name", defaultAgentName, "the workers' agent name")
+	f.StringVar(&d.examiner, "dispatch-examiner", "", "examiner for this exam (auto, offline, llm; default: the worker's)")
+}
+
+func (d dispatchFlags) metadata(spec, candidate string) (string, error) {
+	return worker.Metadata{Spec: spec, Candidate: candidate, Options: worker.MetadataOptions{Examiner: d.examiner}}.Encode()
+}
+
+func newDispatchCmd() *cobra.Command {
+	var (
+		creds     livekitCreds
+		d         dispatchFlags
+		room      string
+		spec      string
+		candidate string
+	)
+	cmd := &cobra.Command{
+		Use:   "dispatch --room R --spec NAME [--candidate NAME]",
+		Short: "Ask the workers for an exam in a room (LiveKit agent dispatch)",
+		Long: `Create an agent dispatch on the LiveKit server: a worker (examtui worker) takes it and its
+examiner bot joins the room and waits for the candidate. NAME is a spec in the worker's --specs
+directory (or "demo"). The dispatch id goes to stdout.
+
+To start the exam when the candidate joins instead, put the dispatch into the candidate's
+token: examtui token --role candidate --dispatch-spec NAME.`,
+		Example: `  examtui dispatch --room exam-42 --spec oral-b2 --candidate "Ada Lovelace"`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			creds.resolve()
+			switch {
+			case creds.url == "":
+				return errors.New("no LiveKit URL: pass --url or set LIVEKIT_URL")
+			case creds.key == "" || creds.secret == "":
+				return errors.New("no API key/secret: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET or pass --api-key and --api-secret")
+			}
+			md, err := d.metadata(spec, candidate)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
+			defer cancel()
+			client := lksdk.NewAgentDispatchServiceClient(httpURL(creds.url), creds.key, creds.secret)
+			ad, err := client.CreateDispatch(ctx, &lkproto.CreateAgentDispatchRequest{AgentName: d.agentName, Room: room, Metadata: md})
+			if err != nil {
+				return fmt.Errorf("create dispatch: %w", err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), ad.GetId())
+			fmt.Fprintf(cmd.ErrOrStderr(), "dispatched %q to room %q (agent %q)\n", spec, room, d.agentName)
+			return nil
+		},
+	}
+	creds.addFlags(cmd, true)
+	d.addFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&room, "room", "", "room name (required)")
+	f.StringVar(&spec, "spec", app.DemoSpec, "exam spec name in the workers' --specs directory")
+	f.StringVar(&candidate, "candidate", "", "candidate's name, recorded with the session")
+	_ = cmd.MarkFlagRequired("room")
+	return cmd
+}

@@ -1,0 +1,50 @@
+package sessions
+
+import (
+	"context"
+	"testing"
+)
+
+// TestOwnerAlive: a session is owned while its creator or a journal holds it, from this
+// handle or another one on the same directory, and free once they let go.
+func TestOwnerAlive(t *testing.T) {
+	ctx := context.Background()
+	st := openTestStore(t)
+	other, err := Open(ctx, st.Dir(), WithRecovery(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	sess, err := st.Create(ctx, Meta{Exam: testExam(), Input: InputTyped})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, want bool) {
+		t.Helper()
+		for _, s := range []*Store{st, other} {
+			got, err := s.OwnerAlive(sess.ID)
+			if err != nil || got != want {
+				t.Errorf("%s: OwnerAlive = %v, %v; want %v", when, got, err, want)
+			}
+		}
+	}
+	check("created", true)
+	j, err := st.Journal(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("journal open", true)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("journal closed", false)
+	j2, err := other.Journal(ctx, sess.ID) // resumed by another handle (another worker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("resumed elsewhere", true)
+	if err := j2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("released", false)
+}
