@@ -219,6 +219,25 @@ func TestSelfPromotedParticipantGetsNothing(t *testing.T) {
 			t.Errorf("bot sees %s as %s", p.Identity, p.Role)
 		}
 	}
+
+	// An examiner who arrives later is told about both too.
+	late := e.dial(t, "examiner-2", livekit.RoleExaminer)
+	warned := map[string]bool{}
+	collect(ctx, late.Events(), 10*time.Second, func(got []runtime.Event) bool {
+		for _, ev := range got {
+			if ev.Seq == 0 && strings.Contains(string(ev.Payload), livekit.CodeUntrustedParticipant) {
+				for _, who := range []string{"climber", "forger"} {
+					if strings.Contains(string(ev.Payload), `\"`+who+`\"`) {
+						warned[who] = true
+					}
+				}
+			}
+		}
+		return warned["climber"] && warned["forger"]
+	})
+	if !warned["climber"] || !warned["forger"] {
+		t.Errorf("the late examiner was warned about %v, want climber and forger", warned)
+	}
 }
 
 // fakeParticipant stands for a participant's info as the server delivered it.

@@ -204,8 +204,10 @@ func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
 	if role == RoleCandidate || role == RoleExaminer {
 		r.replayTo(rp.Identity(), 1)
 	}
+	if role == RoleExaminer {
+		r.warnLateExaminer(lk, rp.Identity())
+	}
 	r.notifyChanged()
-	_ = lk
 }
 
 // attributesChanged logs a change of the role attribute, which never changes a role: roles are
@@ -377,6 +379,27 @@ func (r *Room) handleLoop(ctx context.Context) {
 func (r *Room) untrusted(u UntrustedParticipant) {
 	r.log.Warn("participant refused a role", "identity", u.Identity, "sid", u.SID, "claimed", u.Claimed, "verdict", u.Verdict.String())
 	r.ReportError(CodeUntrustedParticipant, u.String())
+}
+
+// warnLateExaminer tells an examiner who just arrived about participants already in the room
+// that were refused a role: the first report went only to the examiners present then.
+func (r *Room) warnLateExaminer(lk *lksdk.Room, examiner string) {
+	for _, other := range lk.GetRemoteParticipants() {
+		_, v := VouchedRole(other.Attributes(), other.Permissions())
+		if v != VerdictSelfUpdatable {
+			continue
+		}
+		u := UntrustedParticipant{Identity: other.Identity(), SID: other.SID(), Claimed: other.Attributes()[RoleAttribute], Verdict: v}
+		r.mu.Lock()
+		session := r.lastSession
+		r.mu.Unlock()
+		ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: CodeUntrustedParticipant, Message: u.String()})
+		if err != nil {
+			r.log.Error("encode error report", "err", err)
+			continue
+		}
+		r.out.push(outItem{ev: ev, to: examiner, replay: true})
+	}
 }
 
 func (r *Room) reportRejection(rej Rejection) { r.ReportError(rej.code(), rej.String()) }
