@@ -21,6 +21,8 @@ type File struct {
 	Audio   Audio   `yaml:"audio"`
 	// DataDir overrides where sessions are stored.
 	DataDir string `yaml:"dataDir"`
+	// Monitor tunes the control room's alert thresholds (examtui monitor).
+	Monitor Monitor `yaml:"monitor"`
 }
 
 // OpenAI configures the OpenAI-compatible endpoint for the examiner, STT and TTS.
