@@ -37,6 +37,7 @@ and typed answers.`,
 		newAudioCmd(),
 		newTokenCmd(),
 		newWatchCmd(),
+		newMonitorCmd(),
 	)
 	return root
 }

@@ -88,9 +88,11 @@ func layoutColumns(width int) []column {
 
 func headerLine(cols []column) string {
 	var b strings.Builder
-	for _, c := range cols {
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
 		b.WriteString(pad(c.title, c.w))
-		b.WriteByte(' ')
 	}
 	return b.String()
 }
@@ -117,7 +119,10 @@ func shortState(s monitor.RowState) string {
 func (m *Model) rowLine(cols []column, r *monitor.Row, now time.Time, selected bool) string {
 	st := m.styles
 	var b strings.Builder
-	for _, c := range cols {
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
 		var cell string
 		switch c.id {
 		case colMark:
@@ -160,7 +165,6 @@ func (m *Model) rowLine(cols []column, r *monitor.Row, now time.Time, selected b
 			}
 		}
 		b.WriteString(pad(cell, c.w))
-		b.WriteByte(' ')
 	}
 	return b.String()
 }
