@@ -250,12 +250,15 @@ func (b *Board) Tick(now time.Time) []Alert {
 			continue
 		}
 		last := latest(r.LastEventAt, r.inProgressAt)
-		if !last.IsZero() && now.Sub(last) >= b.th.Stalled {
+		stalled := !last.IsZero() && now.Sub(last) >= b.th.Stalled
+		if stalled {
+			// A stalled exam is silent too; the stall says more.
+			b.clear(r, AlertSilent)
 			out = append(out, b.raise(r, Alert{Kind: AlertStalled, NodeID: r.NodeID, At: now,
 				Detail: "no event for " + roundDur(now.Sub(last)).String()})...)
 		}
 		heard := latest(r.lastCandidateAt, r.inProgressAt, r.nodeEnteredAt)
-		if !heard.IsZero() && now.Sub(heard) >= b.th.Silent {
+		if !stalled && !heard.IsZero() && now.Sub(heard) >= b.th.Silent {
 			out = append(out, b.raise(r, Alert{Kind: AlertSilent, NodeID: r.NodeID, At: now,
 				Detail: "no answer for " + roundDur(now.Sub(heard)).String()})...)
 		}

@@ -76,8 +76,17 @@ func layoutColumns(width int) []column {
 			used += columnWidths[id] + 1
 		}
 	}
+	// A wide screen gives the exam title and the node some of the room first.
+	grow := 0
+	if slices.Contains(ids, colLast) {
+		grow = min(max((width-used-1-minLastWidth-40)/3, 0), 12)
+		used += 2 * grow
+	}
 	for _, id := range ids {
 		w := columnWidths[id]
+		if id == colExam || id == colNode {
+			w += grow
+		}
 		if id == colLast {
 			w = max(width-used-1, minLastWidth)
 		}
