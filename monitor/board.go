@@ -78,8 +78,24 @@ func (b *Board) Upsert(s *sessions.Session) []Alert {
 	return nil
 }
 
-// SetRoom notes that an exam runs in a LiveKit room.
-func (b *Board) SetRoom(id, room string) { b.row(id).Room = textsafe.Line(room) }
+// RoomInfo is what a LiveKit room says about the exam it runs.
+type RoomInfo struct {
+	Room      string
+	Candidate string // the candidate's identity in the room, if one is there
+}
+
+// SetRoom notes that an exam runs in a LiveKit room; a session the store does not know (its bot
+// writes elsewhere) gets its input and candidate from the room.
+func (b *Board) SetRoom(id string, info RoomInfo) {
+	r := b.row(id)
+	r.Room = textsafe.Line(info.Room)
+	if r.Input == "" {
+		r.Input = "room"
+	}
+	if r.Candidate == "" {
+		r.Candidate = textsafe.Line(info.Candidate)
+	}
+}
 
 // Apply feeds one event of a session and returns the alerts it newly raised. Events at or
 // below the row's last seq are ignored, so a follower may overlap.

@@ -124,15 +124,31 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		defer wg.Done()
 		monitor.Follow(ctx, store, monitor.FollowOptions{Interval: o.interval, Logger: log}, updates)
 	}()
+	rooms := newRoomWatcher(log)
+	roomMsgs := make(chan roomMsg, 16)
+	if rooms != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rooms.run(ctx, roomMsgs)
+		}()
+	}
 	defer wg.Wait()
 	defer cancel()
 
 	if o.asJSON {
-		return monitorJSON(ctx, board, updates, cmd.OutOrStdout())
+		return monitorJSON(ctx, board, updates, roomMsgs, cmd.OutOrStdout())
 	}
 	m, err := controlroom.New(board,
 		controlroom.WithLoader(store.LoadEvents),
-		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) { return storeBackend(ctx, store, r.SessionID), nil }),
+		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
+			// An exam in a room is controlled over the room's examiner-commands topic; any
+			// other through the store's command channel.
+			if b, ok := rooms.backend(ctx, r.SessionID); ok {
+				return b, nil
+			}
+			return storeBackend(ctx, store, r.SessionID), nil
+		}),
 		controlroom.WithReadOnly(o.readOnly), controlroom.WithQuiet(o.quiet),
 		controlroom.WithStoreLabel(label), controlroom.WithLogger(log),
 		controlroom.WithConsoleOptions(tui.WithLogger(log)))
@@ -150,6 +166,12 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 					return
 				}
 				p.Send(controlroom.UpdateMsg(u))
+			case rm := <-roomMsgs:
+				if rm.session != "" {
+					p.Send(controlroom.RoomsMsg{rm.session: rm.room})
+				} else {
+					p.Send(controlroom.UpdateMsg(rm.update))
+				}
 			}
 		}
 	}()
@@ -162,7 +184,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 }
 
 // monitorJSON prints one line per alert as it is raised, until ctx ends.
-func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monitor.Update, w io.Writer) error {
+func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monitor.Update, rooms <-chan roomMsg, w io.Writer) error {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	enc := json.NewEncoder(w)
@@ -187,6 +209,14 @@ func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monit
 				return nil
 			}
 			if err := emit(board.ApplyUpdate(u)); err != nil {
+				return err
+			}
+		case rm := <-rooms:
+			if rm.session != "" {
+				board.SetRoom(rm.session, rm.room)
+				continue
+			}
+			if err := emit(board.ApplyUpdate(rm.update)); err != nil {
 				return err
 			}
 		}

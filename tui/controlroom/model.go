@@ -20,8 +20,8 @@ import (
 // UpdateMsg carries one poll of the session store (monitor.Follow) to the control room.
 type UpdateMsg monitor.Update
 
-// RoomsMsg says which sessions run in which LiveKit room (session id → room name).
-type RoomsMsg map[string]string
+// RoomsMsg says which sessions run in which LiveKit room (session id → room).
+type RoomsMsg map[string]monitor.RoomInfo
 
 // tickMsg refreshes clocks and time-based alerts.
 type tickMsg time.Time
@@ -133,8 +133,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case UpdateMsg:
 		return m, m.applyUpdate(monitor.Update(msg))
 	case RoomsMsg:
-		for id, room := range msg {
-			m.board.SetRoom(id, room)
+		for id, info := range msg {
+			m.board.SetRoom(id, info)
 		}
 		return m, nil
 	case tickMsg:
