@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-		"log/slog"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -39,7 +39,7 @@ type roomWatcher struct {
 	rooms    *lksdk.RoomServiceClient
 
 	mu      sync.Mutex
-	clients map[string]*roomFollow    // room → its examiner client
+	clients map[string]*roomFollow     // room → its examiner client
 	byID    map[string]*livekit.Client // session → examiner client
 	wg      sync.WaitGroup
 }
