@@ -196,6 +196,7 @@ func (b *Board) applyState(r *Row, p *runtime.ExamStatePayload, at time.Time) {
 		r.examBudget = time.Duration(p.TotalTimeBudgetSec) * time.Second
 	}
 	if p.State == runtime.StatePaused && r.examState != runtime.StatePaused {
+		r.pausedAt = at
 		// Freeze what is left while paused; the runtime restates deadlines on resuming.
 		if !r.nodeDeadline.IsZero() {
 			r.nodeLeft = r.nodeDeadline.Sub(at)

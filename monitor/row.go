@@ -75,6 +75,7 @@ type Row struct {
 	examDeadline  time.Time
 	examLeft      time.Duration
 	inProgressAt  time.Time // when it last (re)entered in_progress
+	pausedAt      time.Time // when it was last paused
 
 	LastCandidate   string // the candidate's last line
 	lastCandidateAt time.Time
@@ -111,21 +112,32 @@ func (r *Row) running() bool {
 
 // NodeClock is the time spent in the current node against its budget, at now.
 func (r *Row) NodeClock(now time.Time) Clock {
-	return clockAt(now, r.nodeEnteredAt, r.nodeBudget, r.nodeDeadline, r.nodeLeft, r.running(), r.EndedAt)
+	return clockAt(r.readAt(now), r.nodeEnteredAt, r.nodeBudget, r.nodeDeadline, r.nodeLeft, r.running())
 }
 
 // ExamClock is the time spent in the exam against its budget, at now.
 func (r *Row) ExamClock(now time.Time) Clock {
-	return clockAt(now, r.StartedAt, r.examBudget, r.examDeadline, r.examLeft, r.running(), r.EndedAt)
+	return clockAt(r.readAt(now), r.StartedAt, r.examBudget, r.examDeadline, r.examLeft, r.running())
+}
+
+// readAt is when the clocks stopped: at the end, at the pause, at the last event of an exam
+// whose process died; now while it runs.
+func (r *Row) readAt(now time.Time) time.Time {
+	switch {
+	case !r.EndedAt.IsZero():
+		return r.EndedAt
+	case r.State == RowPaused && !r.pausedAt.IsZero():
+		return r.pausedAt
+	case r.State == RowInterrupted && !r.LastEventAt.IsZero():
+		return r.LastEventAt
+	}
+	return now
 }
 
 // clockAt reads a budget from its deadline while running (pauses move deadlines, so the
 // runtime's deadline is the truth), from the remaining time frozen at a pause otherwise, and
 // from the start time when there is no budget.
-func clockAt(now, start time.Time, budget time.Duration, deadline time.Time, left time.Duration, running bool, ended time.Time) Clock {
-	if !ended.IsZero() {
-		now = ended
-	}
+func clockAt(now, start time.Time, budget time.Duration, deadline time.Time, left time.Duration, running bool) Clock {
 	switch {
 	case budget > 0 && running && !deadline.IsZero():
 		return Clock{Elapsed: budget - deadline.Sub(now), Budget: budget}
