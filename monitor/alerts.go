@@ -80,7 +80,7 @@ func (k AlertKind) Explain() string {
 	case AlertDistress:
 		return "the candidate showed distress; the exam moved on or ended to protect them"
 	case AlertInterrupted:
-		return "the process running this exam died; resume it with examtui run --resume"
+		return "the process running this exam died; the session is kept and can be resumed"
 	case AlertStalled:
 		return "nothing has happened in this exam for a while, though it is running"
 	case AlertExaminerError:

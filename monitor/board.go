@@ -72,7 +72,7 @@ func (b *Board) Upsert(s *sessions.Session) []Alert {
 	r.died = s.Interrupted && s.EndedAt.IsZero()
 	r.updateState()
 	if r.died {
-		return b.raise(r, Alert{Kind: AlertInterrupted, At: s.LastEventAt, Detail: "its process stopped at seq " + fmt.Sprint(s.EventCount)})
+		return b.raise(r, Alert{Kind: AlertInterrupted, At: s.LastEventAt, Detail: fmt.Sprintf("its process stopped at seq %d; resume: examtui run --resume %s", s.EventCount, r.SessionID)})
 	}
 	b.clear(r, AlertInterrupted)
 	return nil

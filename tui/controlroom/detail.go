@@ -49,11 +49,11 @@ func (m *Model) detailLines(now time.Time, height int) []string {
 			if a.NodeID != "" {
 				line += a.NodeID + ": "
 			}
-			line += a.Kind.Explain()
+			out = append(out, line+a.Kind.Explain())
 			if a.Detail != "" {
-				line += st.Muted.Render(" — " + a.Detail)
+				// The cause on its own line, under the explanation, so a narrow screen keeps it.
+				out = append(out, st.Muted.Render(strings.Repeat(" ", 19)+a.Detail))
 			}
-			out = append(out, line)
 		}
 		if r.LastCandidate != "" && len(out) < height {
 			out = append(out, st.Muted.Render(" last line: ")+st.Candidate.Render("“"+r.LastCandidate+"”"))

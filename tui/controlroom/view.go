@@ -91,7 +91,11 @@ func (m *Model) statusLine(now time.Time) string {
 		st.StatusKey.Render("live ") + st.StatusValue.Render(fmt.Sprint(len(live))),
 		st.StatusKey.Render("finished today ") + st.StatusValue.Render(fmt.Sprint(len(finished)))}
 	if alerts > 0 {
-		parts = append(parts, st.Bad.Render(fmt.Sprintf("%d alerts", alerts)))
+		word := "alerts"
+		if alerts == 1 {
+			word = "alert"
+		}
+		parts = append(parts, st.Bad.Render(fmt.Sprintf("%d %s", alerts, word)))
 	} else {
 		parts = append(parts, st.Good.Render("no alerts"))
 	}
