@@ -143,7 +143,13 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 	case *runtime.GuardrailTriggeredPayload:
 		switch {
 		case p.Guardrail == guardrailDistress:
-			out = append(out, b.raise(r, alert(AlertDistress, p.NodeID, quoteDetail(p.OriginalText, p.Detail)))...)
+			// The event quotes what the examiner was about to say; what matters is what the
+			// candidate said.
+			detail := quoteDetail(p.OriginalText, p.Detail)
+			if r.LastCandidate != "" {
+				detail = fmt.Sprintf("the candidate said %q", r.LastCandidate)
+			}
+			out = append(out, b.raise(r, alert(AlertDistress, p.NodeID, detail))...)
 		case p.Guardrail == guardrailAnxiety:
 			out = append(out, b.raise(r, alert(AlertAnxiety, p.NodeID, quoteDetail(p.OriginalText, p.Detail)))...)
 		case p.Guardrail == guardrailTime:
