@@ -136,6 +136,7 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		if p.Speaker == "candidate" && p.IsFinal {
 			r.LastCandidate = textsafe.Line(p.Text)
 			r.lastCandidateAt = at
+			r.awaiting = false // the answer to "are you sure?" came (a yes ends the exam)
 			b.clear(r, AlertSilent)
 		}
 	case *runtime.CommandAcknowledgedPayload:

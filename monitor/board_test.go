@@ -214,6 +214,14 @@ func TestStatesAndOrder(t *testing.T) {
 	for _, ev := range feed(t, "awaiting", running, entered, &runtime.CommandAcknowledgedPayload{Command: "finish", Accepted: true, Detail: "awaiting confirmation"}) {
 		b.Apply(ev)
 	}
+	for _, ev := range feed(t, "declined", running, entered, &runtime.CommandAcknowledgedPayload{Command: "finish", Accepted: true, Detail: "awaiting confirmation"},
+		&runtime.TranscriptSegmentPayload{Speaker: "candidate", Text: "no, let's go on", IsFinal: true}) {
+		b.Apply(ev)
+	}
+	if st := b.Row("declined").State; st != RowInProgress {
+		t.Errorf("after the candidate answered the confirmation: %s", st)
+	}
+	delete(b.rows, "declined")
 	for _, ev := range feed(t, "upset", running, &runtime.GuardrailTriggeredPayload{Guardrail: "distress"}) {
 		b.Apply(ev)
 	}

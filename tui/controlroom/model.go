@@ -57,6 +57,7 @@ type Model struct {
 
 	console   *tui.Model
 	consoleID string
+	consoleRO bool // the open console has no controls
 	loading   bool
 	pending   []runtime.Event // the open exam's events that arrived while its history loaded
 }
@@ -362,7 +363,7 @@ func (m *Model) openSelected() tea.Cmd {
 		return nil
 	}
 	c.Update(tea.WindowSizeMsg{Width: m.width, Height: m.height})
-	m.console, m.consoleID, m.loading, m.pending = c, r.SessionID, true, nil
+	m.console, m.consoleID, m.consoleRO, m.loading, m.pending = c, r.SessionID, readOnly, true, nil
 	m.notice = ""
 	id, load := r.SessionID, m.opts.load
 	return tea.Batch(c.Init(), func() tea.Msg {
@@ -403,7 +404,8 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 
 // consoleKey hands keys to the open console; esc at rest closes it, the quit keys quit.
 func (m *Model) consoleKey(msg tea.KeyPressMsg) tea.Cmd {
-	if m.console.Idle() && key.Matches(msg, m.keys.Back) {
+	// In a read-only console at rest, q closes it too, as the console's own q would quit.
+	if m.console.Idle() && (key.Matches(msg, m.keys.Back) || (m.consoleRO && msg.String() == "q")) {
 		m.closeConsole()
 		return nil
 	}

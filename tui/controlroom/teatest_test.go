@@ -108,6 +108,10 @@ func TestReadOnlyOpensWithoutControls(t *testing.T) {
 	if m.Open() != "" {
 		t.Errorf("esc left the console open")
 	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"}); m.Open() != "" || cmd != nil {
+		t.Errorf("q in a read-only console: open %q, cmd %v; want back on the list", m.Open(), cmd != nil)
+	}
 }
 
 // TestBellOncePerNewAlert: history does not ring; a new alert rings once; --quiet never.
