@@ -129,7 +129,7 @@ func TestMonitorRoomExam(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := controlroom.New(board, controlroom.WithNoColor(true), controlroom.WithQuiet(true), controlroom.WithTickInterval(0),
-		controlroom.WithLoader(func(context.Context, string) ([]runtime.Event, error) { return nil, nil }),
+		controlroom.WithLoader(func(_ context.Context, id string) ([]runtime.Event, error) { return rw.history(id), nil }),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
 			b, ok := rw.backend(ctx, r.SessionID)
 			if !ok {
@@ -166,7 +166,8 @@ func TestMonitorRoomExam(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "candidate-7") },
 		teatest.WithDuration(30*time.Second))
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "Transcript") },
+	// The console opens with the exam's history as the room showed it.
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "Welcome. This is a practice") },
 		teatest.WithDuration(10*time.Second))
 	stateIs := func(s runtime.ExamState) func(runtime.Event) bool {
 		return func(ev runtime.Event) bool {

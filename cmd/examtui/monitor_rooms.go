@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,6 +42,9 @@ type roomWatcher struct {
 	mu      sync.Mutex
 	clients map[string]*roomFollow     // room → its examiner client
 	byID    map[string]*livekit.Client // session → examiner client
+	// seen keeps each room session's events, so its console can open with its history when
+	// the session is not in the monitor's store.
+	seen map[string][]runtime.Event
 	wg      sync.WaitGroup
 }
 
@@ -68,7 +72,7 @@ func newRoomWatcher(log *slog.Logger) *roomWatcher {
 	_, _ = rand.Read(b[:])
 	return &roomWatcher{creds: c, identity: "monitor-" + defaultExaminerIdentity() + "-" + hex.EncodeToString(b[:]), log: log,
 		rooms:   lksdk.NewRoomServiceClient(c.url, c.key, c.secret),
-		clients: map[string]*roomFollow{}, byID: map[string]*livekit.Client{}}
+		clients: map[string]*roomFollow{}, byID: map[string]*livekit.Client{}, seen: map[string][]runtime.Event{}}
 }
 
 // run scans until ctx ends, sending what it learns on out; it closes every client on return.
@@ -188,6 +192,13 @@ func (w *roomWatcher) follow(ctx context.Context, info monitor.RoomInfo, out cha
 						break drain
 					}
 				}
+				w.mu.Lock()
+				for _, e := range batch {
+					if e.Seq > 0 {
+						w.seen[e.SessionID] = append(w.seen[e.SessionID], e)
+					}
+				}
+				w.mu.Unlock()
 				for _, e := range batch {
 					if e.SessionID != "" && !seen[e.SessionID] {
 						seen[e.SessionID] = true
@@ -224,6 +235,16 @@ func (w *roomWatcher) backend(ctx context.Context, session string) (tui.Backend,
 		return nil, false
 	}
 	return remoteBackend(ctx, c), true
+}
+
+// history returns the events a room has shown of session (nil for a session seen in no room).
+func (w *roomWatcher) history(session string) []runtime.Event {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.seen[session])
 }
 
 func (w *roomWatcher) closeAll() {
