@@ -45,7 +45,7 @@ type roomWatcher struct {
 	// seen keeps each room session's events, so its console can open with its history when
 	// the session is not in the monitor's store.
 	seen map[string][]runtime.Event
-	wg      sync.WaitGroup
+	wg   sync.WaitGroup
 }
 
 // roomFollow is one followed room: its examiner client and the forwarder's cancel.
