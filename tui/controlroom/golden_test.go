@@ -94,3 +94,19 @@ func TestEveryAlertKindShown(t *testing.T) {
 		t.Errorf("finished %d, most urgent %q; want 1 and Alice (distress)", len(finished), live[0].Candidate)
 	}
 }
+
+// TestTinyScreens: any size renders exactly its lines without panicking.
+func TestTinyScreens(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{1, 1}, {10, 3}, {30, 8}, {40, 12}, {79, 9}} {
+		m := fixtureModel(t, 12, sz.w, sz.h, false)
+		lines := strings.Split(m.Render(), "\n")
+		if len(lines) != sz.h {
+			t.Errorf("%dx%d: %d lines", sz.w, sz.h, len(lines))
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > sz.w {
+				t.Errorf("%dx%d: line %d is %d wide", sz.w, sz.h, i, w)
+			}
+		}
+	}
+}
