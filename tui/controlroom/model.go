@@ -55,11 +55,12 @@ type Model struct {
 	notice    string
 	bells     int // alerts that rang (or would have, with --quiet): for the status line
 
-	console   *tui.Model
-	consoleID string
-	consoleRO bool // the open console has no controls
-	loading   bool
-	pending   []runtime.Event // the open exam's events that arrived while its history loaded
+	console    *tui.Model
+	consoleID  string
+	consoleRO  bool  // the open console has no controls
+	consoleSeq int64 // the highest seq the open console has been given
+	loading    bool
+	pending    []runtime.Event // the open exam's events that arrived while its history loaded
 }
 
 // New builds the control room over board.
@@ -179,11 +180,10 @@ func (m *Model) applyUpdate(u monitor.Update) tea.Cmd {
 				mine = append(mine, ev)
 			}
 		}
-		switch {
-		case m.loading:
+		if m.loading {
 			m.pending = append(m.pending, mine...)
-		case len(mine) > 0:
-			m.console.Update(tui.EventsMsg(mine))
+		} else {
+			m.feedConsole(mine)
 		}
 	}
 	m.keepCursor()
@@ -363,7 +363,7 @@ func (m *Model) openSelected() tea.Cmd {
 		return nil
 	}
 	c.Update(tea.WindowSizeMsg{Width: m.width, Height: m.height})
-	m.console, m.consoleID, m.consoleRO, m.loading, m.pending = c, r.SessionID, readOnly, true, nil
+	m.console, m.consoleID, m.consoleRO, m.loading, m.pending, m.consoleSeq = c, r.SessionID, readOnly, true, nil, 0
 	m.notice = ""
 	id, load := r.SessionID, m.opts.load
 	return tea.Batch(c.Init(), func() tea.Msg {
@@ -384,22 +384,26 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		m.opts.logger.Warn("control room: load exam history", "session", msg.id, "err", msg.err)
 		m.notice = "load " + msg.id + ": " + textsafe.Line(msg.err.Error())
 	}
-	var last int64
-	evs := msg.events
+	m.feedConsole(msg.events)
+	m.feedConsole(m.pending)
+	m.pending = nil
+	return nil
+}
+
+// feedConsole hands the open console the events it has not seen: the history and the live
+// stream overlap (a poll may land before or after the history was read), and the console
+// must see each event once, in seq order.
+func (m *Model) feedConsole(evs []runtime.Event) {
+	var fresh []runtime.Event
 	for _, ev := range evs {
-		last = max(last, ev.Seq)
-	}
-	for _, ev := range m.pending {
-		if ev.Seq > last {
-			evs = append(evs, ev)
-			last = ev.Seq
+		if ev.Seq == 0 || ev.Seq > m.consoleSeq {
+			fresh = append(fresh, ev)
+			m.consoleSeq = max(m.consoleSeq, ev.Seq)
 		}
 	}
-	m.pending = nil
-	if len(evs) > 0 {
-		m.console.Update(tui.EventsMsg(evs))
+	if len(fresh) > 0 {
+		m.console.Update(tui.EventsMsg(fresh))
 	}
-	return nil
 }
 
 // consoleKey hands keys to the open console; esc at rest closes it, the quit keys quit.

@@ -2,6 +2,7 @@ package controlroom
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -151,5 +152,33 @@ func BenchmarkFrame50(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.Render()
+	}
+}
+
+// TestConsoleSeesEachEventOnce: the history and live polls overlap in every order; the open
+// console gets each event once.
+func TestConsoleSeesEachEventOnce(t *testing.T) {
+	const id = "00000000a11ce00a" // Kemi Adeyemi in the fixture
+	evs := make([]runtime.Event, 6)
+	for i := range evs {
+		var err error
+		evs[i], err = runtime.NewEvent(id, int64(i+1), fixtureNow, &runtime.TranscriptSegmentPayload{
+			Speaker: "candidate", Text: fmt.Sprintf("line %d", i+1), IsFinal: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := fixtureModel(t, 12, 120, 40, true, WithReadOnly(true),
+		WithLoader(func(context.Context, string) ([]runtime.Event, error) { return evs[:4], nil }))
+	m.cursor = id
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	m.Update(UpdateMsg{Events: evs[2:5]}) // arrives while the history loads
+	m.Update(loadedMsg{id: id, events: evs[:4]})
+	m.Update(UpdateMsg{Events: evs[3:6]}) // an overlapping poll after
+	frame := tui.Plain(m.Render())
+	for i := 1; i <= 6; i++ {
+		if n := strings.Count(frame, fmt.Sprintf("line %d", i)); n != 1 {
+			t.Errorf("line %d shown %d times:\n%s", i, n, frame)
+		}
 	}
 }
