@@ -317,7 +317,11 @@ func (m *Model) setPlaceholder() {
 	case m.state.Terminal():
 		m.input.Placeholder = "the exam is " + m.state.String() + " · ctrl+c quits"
 	case m.info.Observer:
-		m.input.Placeholder = "watching: the candidate answers in the room · " + m.keys.Instruct.Help().Key + " sends the examiner an instruction"
+		where := "in the room"
+		if m.info.Input != InputRoom {
+			where = "in their own session" // a local exam supervised from examtui monitor
+		}
+		m.input.Placeholder = "watching: the candidate answers " + where + " · " + m.keys.Instruct.Help().Key + " sends the examiner an instruction"
 	case m.info.Input == InputMic:
 		hint := "answers are spoken into the microphone; typing works too"
 		if m.keys.SwitchInput.Enabled() {

@@ -40,6 +40,7 @@ and typed answers.`,
 		newWatchCmd(),
 		newWorkerCmd(),
 		newDispatchCmd(),
+		newMonitorCmd(),
 	)
 	return root
 }

@@ -262,6 +262,13 @@ func (x *Exam) Start(ctx context.Context) error {
 			x.log.Error("ticker stopped", "err", err)
 		}
 	}()
+	if x.Store != nil {
+		x.wg.Add(1)
+		go func() {
+			defer x.wg.Done()
+			x.consumeCommands(tctx)
+		}()
+	}
 	return nil
 }
 

@@ -25,6 +25,8 @@ type File struct {
 	// Store selects the session store: a data directory or a postgres:// URL (sets
 	// EXAMTUI_STORE when the environment does not).
 	Store string `yaml:"store"`
+	// Monitor tunes the control room's alert thresholds (examtui monitor).
+	Monitor Monitor `yaml:"monitor"`
 }
 
 // OpenAI configures the OpenAI-compatible endpoint for the examiner, STT and TTS.

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/internal/config"
+	"github.com/examtui/examtui/monitor"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/tui"
+	"github.com/examtui/examtui/tui/controlroom"
+)
+
+// monitorOptions are the flags of examtui monitor.
+type monitorOptions struct {
+	asJSON   bool
+	quiet    bool
+	readOnly bool
+	interval time.Duration
+}
+
+func newMonitorCmd() *cobra.Command {
+	var o monitorOptions
+	cmd := &cobra.Command{
+		Use:   "monitor [--json] [--read-only] [--quiet]",
+		Short: "Supervise every live exam on the session store from one console",
+		Long: `Open the control room: every exam running on the session store, one row each (candidate,
+exam, node, time in node and in exam against their budgets, input, examiner, state, the
+candidate's last line and alert badges), the most urgent first, and today's finished exams
+below. Alerts (distress, anxiety, output filter, repeated low STT confidence, a silent
+candidate or a stalled exam, examiner failures, an exam whose process died, a node over its
+budget) ring the terminal bell once each, unless --quiet.
+
+Enter opens the selected exam's supervise console, the one examtui watch shows, with pause,
+skip, advance, end and instructions sent to the process running the exam through the store;
+esc returns to the list. --read-only opens consoles without controls, for observers.
+
+With --json no console opens: each alert is printed as one JSON line as it is raised.
+Thresholds come from the config file's monitor section (see docs/monitor.md).`,
+		Example: `  examtui monitor
+  examtui monitor --read-only
+  examtui monitor --json | while read -r a; do notify-send "$a"; done`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMonitor(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.asJSON, "json", false, "print one JSON line per alert instead of opening the console")
+	f.BoolVar(&o.quiet, "quiet", false, "do not ring the terminal bell on new alerts")
+	f.BoolVar(&o.readOnly, "read-only", false, "observer: exam consoles open without controls")
+	f.DurationVar(&o.interval, "interval", 500*time.Millisecond, "how often the store is polled")
+	return cmd
+}
+
+// openMonitorStore opens the session store the control room follows: the one place to switch
+// to another store engine.
+func openMonitorStore(ctx context.Context, dataDir string, log *slog.Logger) (*sessions.Store, string, error) {
+	s, err := sessions.Open(ctx, dataDir, sessions.WithLogger(log))
+	if err != nil {
+		return nil, "", fmt.Errorf("open session store: %w", err)
+	}
+	return s, dataDir, nil
+}
+
+// monitorThresholds reads the config file's monitor section.
+func monitorThresholds(c config.Monitor) (monitor.Thresholds, error) {
+	var th monitor.Thresholds
+	for _, d := range []struct {
+		name string
+		val  string
+		dst  *time.Duration
+	}{{"silentAfter", c.SilentAfter, &th.Silent}, {"stalledAfter", c.StalledAfter, &th.Stalled},
+		{"overBudgetGrace", c.OverBudgetGrace, &th.OverBudgetGrace}} {
+		if d.val == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.val)
+		if err != nil || v < 0 {
+			return th, fmt.Errorf("config monitor.%s: %q is not a duration like 90s or 5m", d.name, d.val)
+		}
+		*d.dst = v
+	}
+	if c.LowConfidence < 0 || c.ExaminerErrors < 0 {
+		return th, fmt.Errorf("config monitor: lowConfidence and examinerErrors must not be negative")
+	}
+	th.LowConfidence, th.ExaminerErrors = c.LowConfidence, c.ExaminerErrors
+	return th, nil
+}
+
+func runMonitor(cmd *cobra.Command, o monitorOptions) error {
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	dataDir, log, closeLog, err := setup()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	th, err := monitorThresholds(globals.config.Monitor)
+	if err != nil {
+		return err
+	}
+	board, err := monitor.NewBoard(th)
+	if err != nil {
+		return err
+	}
+	store, label, err := openMonitorStore(ctx, dataDir, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	updates := make(chan monitor.Update, 16)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		monitor.Follow(ctx, store, monitor.FollowOptions{Interval: o.interval, Logger: log}, updates)
+	}()
+	rooms := newRoomWatcher(log)
+	roomMsgs := make(chan roomMsg, 16)
+	if rooms != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rooms.run(ctx, roomMsgs)
+		}()
+	}
+	defer wg.Wait()
+	defer cancel()
+
+	if o.asJSON {
+		return monitorJSON(ctx, board, updates, roomMsgs, cmd.OutOrStdout())
+	}
+	m, err := controlroom.New(board,
+		controlroom.WithLoader(func(ctx context.Context, id string) ([]runtime.Event, error) {
+			// A room exam whose bot writes to another store: its history is what the room showed.
+			evs, err := store.LoadEvents(ctx, id)
+			if err == nil && len(evs) == 0 {
+				return rooms.history(id), nil
+			}
+			return evs, err
+		}),
+		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
+			// An exam in a room is controlled over the room's examiner-commands topic; any
+			// other through the store's command channel.
+			if b, ok := rooms.backend(ctx, r.SessionID); ok {
+				return b, nil
+			}
+			return storeBackend(ctx, store, r.SessionID), nil
+		}),
+		controlroom.WithReadOnly(o.readOnly), controlroom.WithQuiet(o.quiet),
+		controlroom.WithStoreLabel(label), controlroom.WithLogger(log),
+		controlroom.WithConsoleOptions(tui.WithLogger(log)))
+	if err != nil {
+		return err
+	}
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case u, ok := <-updates:
+				if !ok {
+					return
+				}
+				p.Send(controlroom.UpdateMsg(u))
+			case rm := <-roomMsgs:
+				if rm.session != "" {
+					p.Send(controlroom.RoomsMsg{rm.session: rm.room})
+				} else {
+					p.Send(controlroom.UpdateMsg(rm.update))
+				}
+			}
+		}
+	}()
+	_, err = p.Run()
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// monitorJSON prints one line per alert as it is raised, until ctx ends.
+func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monitor.Update, rooms <-chan roomMsg, w io.Writer) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	enc := json.NewEncoder(w)
+	emit := func(alerts []monitor.Alert) error {
+		for _, a := range alerts {
+			if err := enc.Encode(a); err != nil {
+				return fmt.Errorf("write alert: %w", err)
+			}
+		}
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			if err := emit(board.Tick(now)); err != nil {
+				return err
+			}
+		case u, ok := <-updates:
+			if !ok {
+				return nil
+			}
+			if err := emit(board.ApplyUpdate(u)); err != nil {
+				return err
+			}
+		case rm := <-rooms:
+			if rm.session != "" {
+				board.SetRoom(rm.session, rm.room)
+				continue
+			}
+			if err := emit(board.ApplyUpdate(rm.update)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// storeBackend controls an exam through the store's command channel: the process running the
+// exam takes the commands and applies them as from this examiner.
+func storeBackend(ctx context.Context, store *sessions.Store, id string) tui.Backend {
+	sender := "monitor:" + defaultExaminerIdentity()
+	send := func(c sessions.Command) error {
+		cctx, cancel := context.WithTimeout(ctx, backendTimeout)
+		defer cancel()
+		c.SessionID, c.Sender = id, sender
+		_, err := store.SendCommand(cctx, c)
+		return err
+	}
+	return tui.BackendFuncs{
+		ControlFunc: func(action string) error {
+			if _, err := runtime.ParseControlAction(action); err != nil {
+				return err
+			}
+			return send(sessions.Command{Kind: sessions.CommandControl, Action: action})
+		},
+		AdminFunc: func(mode, text string) error {
+			return send(sessions.Command{Kind: sessions.CommandAdmin, Action: mode, Text: text})
+		},
+	}
+}

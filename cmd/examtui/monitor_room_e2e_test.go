@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/monitor"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/tui"
+	"github.com/examtui/examtui/tui/controlroom"
+)
+
+// TestMonitorRoomExam runs a real exam bot (the binary) in a real LiveKit room, writing to its
+// own store: the control room finds the room through the server API, shows the exam with the
+// candidate's identity, and a pause and a resume sent from its console travel over the room's
+// examiner-commands topic; then the candidate gives up, and a real `examtui monitor --json`
+// (another store, LiveKit configured) reports the distress on the room's session.
+func TestMonitorRoomExam(t *testing.T) {
+	bin := examtuiBinary(t)
+	srv := lktest.Start(t)
+	dir := t.TempDir()
+	t.Setenv("LIVEKIT_URL", srv.URL)
+	t.Setenv("LIVEKIT_API_KEY", srv.APIKey)
+	t.Setenv("LIVEKIT_API_SECRET", srv.Secret)
+	t.Setenv("EXAMTUI_CONFIG", filepath.Join(dir, "none.yaml"))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	spec := filepath.Join("..", "..", "examples", "hotel-breakfast.yaml")
+	bot := exec.Command(bin, "run", spec, "--room", srv.Room, "--headless", "--json", "--examiner", "offline",
+		"--tts", "none", "--stt", "none", "--data-dir", filepath.Join(dir, "bot"), "--log-file", filepath.Join(dir, "bot.log"))
+	bot.Env = os.Environ()
+	var botOut strings.Builder
+	bot.Stdout = &botOut
+	if err := bot.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bot.Process.Kill(); _ = bot.Wait() })
+
+	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("candidate-7", livekit.RoleCandidate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cand.Close()
+	if err := cand.WaitBot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu      sync.Mutex
+		heard   []runtime.Event
+		session string
+	)
+	go func() {
+		for ev := range cand.Events() {
+			mu.Lock()
+			heard = append(heard, ev)
+			if session == "" {
+				session = ev.SessionID
+			}
+			mu.Unlock()
+		}
+	}()
+	waitHeard := func(what string, match func(runtime.Event) bool) runtime.Event {
+		t.Helper()
+		for {
+			mu.Lock()
+			for _, ev := range heard {
+				if match(ev) {
+					mu.Unlock()
+					return ev
+				}
+			}
+			mu.Unlock()
+			select {
+			case <-ctx.Done():
+				t.Fatalf("the candidate never saw %s", what)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	waitHeard("the examiner speak", func(ev runtime.Event) bool { return ev.Event == runtime.EventSpoken })
+
+	// A real monitor --json on another store, LiveKit configured through the environment.
+	mon := exec.Command(bin, "--data-dir", filepath.Join(dir, "monitor"), "--log-file", filepath.Join(dir, "monitor.log"), "monitor", "--json")
+	mon.Env = os.Environ()
+	var monErr strings.Builder
+	mon.Stderr = &monErr
+	out, err := mon.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mon.Process.Kill(); _ = mon.Wait() })
+	alerts := make(chan alertLine, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var a alertLine
+			if json.Unmarshal(sc.Bytes(), &a) == nil {
+				alerts <- a
+			}
+		}
+	}()
+
+	// The control room in-process: rooms only (its board has no store behind it).
+	rw := newRoomWatcher(slog.New(slog.DiscardHandler))
+	if rw == nil {
+		t.Fatal("LiveKit configured, but no room watcher")
+	}
+	board, err := monitor.NewBoard(monitor.Thresholds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := controlroom.New(board, controlroom.WithNoColor(true), controlroom.WithQuiet(true), controlroom.WithTickInterval(0),
+		controlroom.WithLoader(func(_ context.Context, id string) ([]runtime.Event, error) { return rw.history(id), nil }),
+		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
+			b, ok := rw.backend(ctx, r.SessionID)
+			if !ok {
+				t.Errorf("no room backend for %s", r.SessionID)
+			}
+			return b, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	msgs := make(chan roomMsg, 16)
+	rctx, rcancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); rw.run(rctx, msgs) }()
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case rm := <-msgs:
+				if rm.session != "" {
+					tm.Send(controlroom.RoomsMsg{rm.session: rm.room})
+				} else {
+					tm.Send(controlroom.UpdateMsg(rm.update))
+				}
+			}
+		}
+	}()
+	defer func() { rcancel(); wg.Wait() }()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "candidate-7") },
+		teatest.WithDuration(30*time.Second))
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	// The console opens with the exam's history as the room showed it.
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "Welcome. This is a practice") },
+		teatest.WithDuration(10*time.Second))
+	stateIs := func(s runtime.ExamState) func(runtime.Event) bool {
+		return func(ev runtime.Event) bool {
+			p, ok := decodeAs[*runtime.ExamStatePayload](ev)
+			return ok && p.State == s && strings.Contains(p.Reason, "monitor-")
+		}
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl})
+	waitHeard("the exam paused by the monitor", stateIs(runtime.StatePaused))
+	// The console learns of the pause through the room, then ctrl+p resumes.
+	time.Sleep(500 * time.Millisecond)
+	tm.Send(tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl})
+	waitHeard("the exam resumed by the monitor", stateIs(runtime.StateInProgress))
+
+	entered := func(ev runtime.Event) bool { return ev.Event == runtime.EventNodeEntered }
+	waitHeard("the first node", entered)
+	if err := cand.SendCandidateText(ctx, "Hello, I am on the hospitality management course.", 1); err != nil {
+		t.Fatal(err)
+	}
+	waitHeard("the scenario", func(ev runtime.Event) bool {
+		p, ok := decodeAs[*runtime.NodeEnteredPayload](ev)
+		return ok && p.Progress.CurrentNodeIndex == 2
+	})
+	if err := cand.SendCandidateText(ctx, "i give up, i can't do this", 1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case a := <-alerts:
+			if a.Kind == "distress" {
+				mu.Lock()
+				want := session
+				mu.Unlock()
+				if a.SessionID != want {
+					t.Fatalf("distress on %s, want the room's session %s", a.SessionID, want)
+				}
+				tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+				final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*controlroom.Model)
+				if r := final.Board().Row(want); r == nil || r.Room != srv.Room || r.Candidate != "candidate-7" {
+					t.Errorf("the room's row: %+v", r)
+				}
+				return
+			}
+		case <-deadline:
+			log, _ := os.ReadFile(filepath.Join(dir, "monitor.log"))
+			mu.Lock()
+			var seen []string
+			for _, ev := range heard {
+				seen = append(seen, string(ev.Event))
+			}
+			mu.Unlock()
+			t.Fatalf("monitor --json never reported the distress; the candidate saw %v\nits stderr: %s\nits log:\n%s\nthe bot printed:\n%s",
+				seen, monErr.String(), tail(string(log), 30), tail(botOut.String(), 40))
+		}
+	}
+}
