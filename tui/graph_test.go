@@ -82,3 +82,12 @@ func TestGraphKeyNeedsGraph(t *testing.T) {
 		t.Error("WithExamGraph(nil) accepted")
 	}
 }
+
+func compileDemoExam(t *testing.T, edit func(string) string) *spec.Exam {
+	t.Helper()
+	exam, diags, err := spec.Compile(examples.DemoSpecName, []byte(edit(string(examples.Demo()))))
+	if err != nil {
+		t.Fatalf("%v\n%v", err, diags)
+	}
+	return exam
+}
