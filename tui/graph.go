@@ -106,8 +106,9 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 	}
 }
 
-// lines renders the graph view at width w; now reads the node clock.
-func (p *graphPane) lines(w int, now time.Time) []string {
+// lines renders the graph view at width w; now reads the node clock. compact puts each
+// transition on one line with its reasons only, for a screen too short for what fires them.
+func (p *graphPane) lines(w int, now time.Time, compact bool) []string {
 	st := p.st
 	var out []string
 	add := func(prefix []span, text string, indent int) {
@@ -168,6 +169,14 @@ func (p *graphPane) lines(w int, now time.Time) []string {
 	default:
 		out = append(out, st.Title.Render("From here"))
 		for _, e := range n.Edges {
+			if compact {
+				reasons := make([]string, len(e.Triggers))
+				for i, t := range e.Triggers {
+					reasons[i] = t.Reason.String()
+				}
+				add([]span{{"→ " + e.To + " ", st.Current}}, "on "+strings.Join(reasons, ", "), 4)
+				continue
+			}
 			out = append(out, st.Current.Render("→ "+e.To))
 			for _, t := range e.Triggers {
 				when := t.When
@@ -208,7 +217,10 @@ func clockDur(d time.Duration) string {
 // graphOverlay draws the graph view over the body, like the help overlay.
 func (m *Model) graphOverlay(h int) []string {
 	w := min(m.width, 110)
-	content := m.graph.lines(w-2, m.now())
+	content := m.graph.lines(w-2, m.now(), false)
+	if len(content)+2 > h {
+		content = m.graph.lines(w-2, m.now(), true)
+	}
 	badge := m.keys.Graph.Help().Key + "/esc closes"
 	lines := box(m.styles, "Exam graph", badge, true, w, min(h, len(content)+2), content)
 	pad := strings.Repeat(" ", (m.width-w)/2)

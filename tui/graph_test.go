@@ -82,3 +82,34 @@ func TestGraphKeyNeedsGraph(t *testing.T) {
 		t.Error("WithExamGraph(nil) accepted")
 	}
 }
+
+func compileDemoExam(t *testing.T, edit func(string) string) *spec.Exam {
+	t.Helper()
+	exam, diags, err := spec.Compile(examples.DemoSpecName, []byte(edit(string(examples.Demo()))))
+	if err != nil {
+		t.Fatalf("%v\n%v", err, diags)
+	}
+	return exam
+}
+
+// TestGraphOverlayCompact: on a screen too short for what fires each transition, the overlay
+// lists each transition on one line with its reasons, so nothing below is cut.
+func TestGraphOverlayCompact(t *testing.T) {
+	m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(),
+		WithTickInterval(0), WithExamGraph(demoGraph(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Apply(readJSONL(t, hotelJSONL)...)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 16})
+	m.Update(ctrl('g'))
+	s := Plain(m.Render())
+	for _, want := range []string{"→ wrapup on evidence_sufficient, followups_exhausted, time_exhausted,", "Nodes ✓welcome"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("compact overlay lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "examiner control advance") {
+		t.Errorf("compact overlay still spells out the conditions:\n%s", s)
+	}
+}

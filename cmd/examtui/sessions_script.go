@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/spec"
 )
 
 // scriptFormat is the `sessions export --format` that turns a session into a candidate script.
@@ -37,8 +39,17 @@ func exportScript(cmd *cobra.Command, idOrPrefix, output string) error {
 	if strings.HasPrefix(sess.Examiner, "llm") {
 		examiner = "llm"
 	}
+	specLine := scriptSpecPath(sess.SpecPath, output)
+	if specLine == "" {
+		// No spec file recorded: the built-in demo is the one exam a script can name without one.
+		demo, _, derr := spec.Compile(examples.DemoSpecName, examples.Demo())
+		if derr != nil || demo.ID != sess.ExamID {
+			return fmt.Errorf("session %s does not record its spec file: cannot write the script's spec line", id)
+		}
+		specLine = headless.DemoSpec
+	}
 	b, err := headless.ScriptFromEvents(events, headless.ExportOptions{
-		Spec:     scriptSpecPath(sess.SpecPath, output),
+		Spec:     specLine,
 		Examiner: examiner,
 		Header: fmt.Sprintf("Candidate script exported from session %s (%s input, %s examiner), %s.\n"+
 			"Run it with: examtui test FILE   After a spec change, review the differences, then: examtui test --update FILE",

@@ -122,3 +122,20 @@ func TestExportScriptRoom(t *testing.T) {
 		t.Errorf("input %q, want room", input)
 	}
 }
+
+// TestExportScriptDemo: a session of the built-in demo exports as `spec: demo`, and that script
+// runs against the built-in exam.
+func TestExportScriptDemo(t *testing.T) {
+	data, id := recordRehearsal(t) // the demo exam; the session records no spec file
+	script := filepath.Join(t.TempDir(), "demo-session.yaml")
+	if _, errOut, err := runCmd(t, "", "--data-dir", data, "sessions", "export", id, "--format", "script", "-o", script); err != nil {
+		t.Fatalf("export: %v\n%s", err, errOut)
+	}
+	src := string(mustRead(t, script))
+	if !strings.Contains(src, "\nspec: demo\n") || !strings.Contains(src, "    - \"transition (evidence_sufficient) → wrapup\"\n") {
+		t.Fatalf("exported script:\n%s", src)
+	}
+	if out, errOut, err := runCmd(t, "", "--data-dir", data, "test", "--no-store", script); err != nil {
+		t.Fatalf("the exported demo script fails: %v\n%s\n%s\n%s", err, out, errOut, src)
+	}
+}

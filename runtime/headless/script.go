@@ -124,6 +124,7 @@ func LoadScript(p string) (*Script, error) {
 		return nil, err
 	}
 	s.specPath = filepath.Join(filepath.Dir(p), s.Spec)
+	s.useDemo() // script_demo.go
 	return s, nil
 }
 

@@ -162,7 +162,7 @@ func (g *Graph) WriteMermaid(w io.Writer) error {
 	return err
 }
 
-// dotString quotes text as a DOT string; line breaks become \n escapes.
+// dotString quotes text as a DOT string on one line (line breaks become spaces).
 func dotString(s string) string {
 	return `"` + dotEscaper.Replace(textsafe.Line(s)) + `"`
 }
