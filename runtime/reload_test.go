@@ -140,6 +140,12 @@ func TestStageSpecDropped(t *testing.T) {
 		i := strings.Index(s, "  - nodeId: scenario-hotel-breakfast")
 		j := strings.Index(s, "  - nodeId: scenario-staff-rota")
 		s = s[:i] + s[j:]
+		// A beat scoped to the removed node goes with it.
+		if k := strings.Index(s, "    scope: scenario-hotel-breakfast\n"); k >= 0 {
+			start := strings.LastIndex(s[:k], "  - atSec:")
+			end := k + strings.Index(s[k:], "  - atSec:")
+			s = s[:start] + s[end:]
+		}
 		return strings.Replace(s, "next: scenario-hotel-breakfast", "next: scenario-staff-rota", 1)
 	})
 	rec := &runtime.Recorder{}
