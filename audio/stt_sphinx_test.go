@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The candidate turns of the example rehearsal script (shared/examples/hotel-rehearsal.yaml).
+// The candidate turns of the example rehearsal script (examples/hotel-rehearsal.yaml).
 var rehearsalTurns = []string{
 	"Hello, I'm Priya and I'm on the hospitality management course.",
 	"Sorry, could you repeat the question?",

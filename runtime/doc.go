@@ -3,7 +3,7 @@
 // implement.
 //
 // The examiner observes; the controller decides. Each candidate turn goes through one
-// decision order (design.md): validate the report_observation arguments (ParseObservation),
+// decision order (docs/architecture.md): validate the report_observation arguments (ParseObservation),
 // dispatch a candidate command (from the examiner or the rule-based ClassifyCommand safety
 // net), validate the spoken text through the output filters, record evidence in the ledger,
 // apply the guardrails, then act — transition, follow up or continue. Time (Tick), examiner

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// EventType names an event in the stream (design.md, "Events").
+// EventType names an event in the stream (docs/architecture.md, "The event stream").
 type EventType string
 
 // Event types.

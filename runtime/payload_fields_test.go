@@ -120,7 +120,7 @@ func abs(f float64) float64 {
 
 // TestLLMContextNeverHoldsTransitions plays the example exam and checks every context the
 // controller hands the examiner: no transition reason and no successor node id may appear, so
-// the model cannot learn how to steer the exam (A-3; exam-spec.md "Transition conditions").
+// the model cannot learn how to steer the exam (docs/exam-format.md, "How one turn is decided").
 func TestLLMContextNeverHoldsTransitions(t *testing.T) {
 	exam, diags, err := spec.CompileFile("../examples/hotel-breakfast.yaml")
 	if err != nil {

@@ -1,6 +1,6 @@
 package runtime
 
-// ExamState is the exam's lifecycle state (design.md, "Exam states").
+// ExamState is the exam's lifecycle state (docs/architecture.md, "Exam states").
 type ExamState string
 
 // Exam states: created → scaffolding → ready → in_progress ⇄ paused → completed | aborted | expired.

@@ -13,7 +13,7 @@ import (
 	"github.com/examtui/examtui/internal/textsafe"
 )
 
-// The runresult artifact (runresult-evidence-artifact.txt): a bounded test-result record
+// The runresult artifact (docs/outputs.md): a bounded test-result record
 // derived from a session, shaped like LiveKit Agents' voice.testing.RunResult events.
 const (
 	RunResultSchema      = "livekit-agents.voice-testing.run-result.v1"

@@ -27,7 +27,7 @@ func (k NodeKind) Valid() bool {
 // Reason is why the controller leaves a node.
 type Reason string
 
-// Transition reasons (exam-spec.md).
+// Transition reasons (docs/exam-format.md).
 const (
 	ReasonEvidenceSufficient Reason = "evidence_sufficient"
 	ReasonFollowUpsExhausted Reason = "followups_exhausted"

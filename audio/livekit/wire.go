@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Data topics (design.md, "LiveKit" wire contract). Every packet is reliable and carries one
+// Data topics (docs/architecture.md, "The room wire"). Every packet is reliable and carries one
 // JSON message.
 const (
 	// TopicEvents carries one runtime event envelope per packet, bot → room.
@@ -43,7 +43,7 @@ type CandidateText struct {
 	Received   time.Time // when the packet reached the bot, for latency figures
 }
 
-// AdminMode is how an examiner's instruction is applied (design.md, "Admin instructions").
+// AdminMode is how an examiner's instruction is applied (docs/exam-format.md).
 type AdminMode int
 
 // Admin modes.

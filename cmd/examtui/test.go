@@ -34,7 +34,7 @@ func newTestCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test SCRIPT...",
 		Short: "Run candidate scripts against their exams and check every expectation",
-		Long: `test plays candidate scripts (exam-spec.md, "Candidate scripts") against their exams on a
+		Long: `test plays candidate scripts (docs/testing.md) against their exams on a
 virtual clock, with the examiner each script names, and checks every expectation exactly.
 It prints a report per script and exits 1 when any expectation fails, 2 when a script cannot
 run. A SCRIPT that is not a file but names a built-in example (hotel-rehearsal.yaml) runs that.

@@ -15,7 +15,7 @@ import (
 	"github.com/examtui/examtui/runtime"
 )
 
-// voiceNullALSA points PortAudio at the ALSA null device (toolchain-notes.md), so playback runs
+// voiceNullALSA points PortAudio at the ALSA null device (testdata/asound-null.conf), so playback runs
 // for real on a machine without a sound card.
 func voiceNullALSA(t *testing.T) {
 	t.Helper()
