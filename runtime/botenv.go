@@ -9,7 +9,7 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-// BotEnvVar is one BOT_* environment variable (flowmanager-defaults.md) and the spec setting
+// BotEnvVar is one BOT_* environment variable (docs/exam-format.md, "Gates") and the spec setting
 // it overrides for rehearsal.
 type BotEnvVar struct {
 	Name    string

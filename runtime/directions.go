@@ -57,7 +57,7 @@ func (c *Controller) beatAt(i int) time.Duration {
 	return time.Duration(b.AtSec) * time.Second
 }
 
-// fireBeat delivers a due beat as a direction to the examiner (beats-driven-flow.md): it goes
+// fireBeat delivers a due beat as a direction to the examiner (docs/exam-format.md, "Beats as built"): it goes
 // into the examiner's context and the next request's Directions, is recorded as beat_fired,
 // and is never spoken. A wrap-up beat's direction stays for the rest of the exam; a beat with
 // summary compresses the context at this boundary (reset_with_summary).
@@ -107,7 +107,7 @@ func (c *Controller) takeDirections() []string {
 // statusMessage tells the examiner where it stands, every turn (design 3.16): follow-ups used
 // and remaining, clarifications left, time left in the node and the exam, evidence still
 // needed, the standing directions, and, once the candidate has been greeted, not to greet
-// again (flowmanager-defaults.md policy nudge). Never spoken.
+// again (a policy nudge). Never spoken.
 func (c *Controller) statusMessage() spec.Message {
 	nc := c.node.Controller
 	now := c.clock.Now()
@@ -240,7 +240,7 @@ func (cm *contextManager) summarizeNow() {
 }
 
 // PromoteQueued runs the oldest queued admin instruction now, as an immediate one
-// (flowmanager-defaults.md: a queued instruction promoted to immediate). It fails with
+// (a queued instruction promoted to immediate). It fails with
 // ErrNothingQueued when none is waiting.
 func (c *Controller) PromoteQueued(ctx context.Context) error {
 	c.mu.Lock()
