@@ -11,7 +11,9 @@ LIVEKIT_VER  := v1.13.5
 STATICCHECK_VER := v0.8.2
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
-APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us
+# postgresql: the tests start a throw-away PostgreSQL server (internal/pgtest); its binaries are
+# not on PATH but under /usr/lib/postgresql/<version>/bin, which pgtest finds.
+APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us postgresql
 TESTFLAGS    ?= -race -timeout 40m
 
 .PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck clean
@@ -49,6 +51,8 @@ deps:
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+	@# The package starts a cluster of its own; the tests never use it (they run their own server).
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { echo "postgresql server binaries missing under /usr/lib/postgresql/*/bin"; exit 1; }
 
 tools: livekit-server staticcheck
 
