@@ -296,6 +296,12 @@ func scanEvent(r scanner, sessionID string) (runtime.Event, error) {
 
 // migrate brings the store to SchemaVersion.
 func migrate(ctx context.Context, db *sqlDB) error {
+	// Fast path: a store already at this version needs no write transaction (and, on
+	// PostgreSQL, no migration lock), which is most opens.
+	var v int
+	if err := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v); err == nil && v == SchemaVersion {
+		return nil
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin migration: %w", err)
