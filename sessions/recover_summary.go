@@ -88,7 +88,6 @@ func (s *Store) completeSummary(ctx context.Context, id string) error {
 			return err
 		}
 		agg.apply(ev)
-		events = append(events, ev)
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {
 			return err
