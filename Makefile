@@ -15,10 +15,15 @@ AJV_VER      := 8.17.1
 AJV          := $(BIN)/npm/node_modules/ajv/package.json
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
-APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us libxml2-utils nodejs python3 graphviz
+APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us
+# What the tests need beyond that: postgresql (the tests start throw-away servers of their own,
+# internal/pgtest; its binaries are under /usr/lib/postgresql/<version>/bin, which pgtest finds),
+# graphviz (examtui graph's DOT output is rendered), libxml2-utils (xmllint checks JUnit reports),
+# nodejs/npm (ajv and the Mermaid parser) and python3 (the Pipecat module's stdlib tests).
+TEST_APT_PACKAGES := postgresql graphviz libxml2-utils nodejs python3
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build test test-short lint bench deps tools livekit-server staticcheck ajv mermaid clean
+.PHONY: all run build test test-short lint bench deps test-deps apt tools livekit-server staticcheck ajv mermaid clean
 
 all: build
 
@@ -30,12 +35,13 @@ build: deps
 
 # The ALSA null device gives PortAudio a working default device on machines without a sound
 # card, so the real capture path runs in tests.
-test: deps tools build
+test: test-deps tools build
 	EXAMTUI_LIVEKIT_SERVER=$(LIVEKIT) EXAMTUI_BIN=$(EXAMTUI) ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf \
 		$(GO) test $(TESTFLAGS) ./...
 
-test-short: deps
-	$(GO) test -short ./...
+# The quick loop: tests that need a LiveKit server, PortAudio or espeak-ng skip themselves.
+test-short: test-deps ajv mermaid
+	ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf $(GO) test -short ./...
 
 lint: staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
@@ -47,7 +53,15 @@ bench: deps
 
 # Debian packages, installed only when one is missing (apt-get needs root, as on CI).
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@$(MAKE) --no-print-directory apt PACKAGES="$(APT_PACKAGES)"
+
+test-deps:
+	@$(MAKE) --no-print-directory apt PACKAGES="$(APT_PACKAGES) $(TEST_APT_PACKAGES)"
+	@# The package starts a cluster of its own; the tests never use it (they run their own server).
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { echo "postgresql server binaries missing under /usr/lib/postgresql/*/bin"; exit 1; }
+
+apt:
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		export DEBIAN_FRONTEND=noninteractive; \

@@ -175,3 +175,27 @@ func (t *sqlTx) QueryRowContext(ctx context.Context, q string, args ...any) *sql
 func (t *sqlTx) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
 	return t.Tx.PrepareContext(ctx, bind(t.pg, q))
 }
+
+// rowSet is what the hot read paths (List, Events, LoadEvents) iterate: *sql.Rows on SQLite,
+// pgx's native rows on PostgreSQL, which skip database/sql's per-value conversions.
+type rowSet interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// query runs a read on the engine's fastest path; close must be called when done.
+func (s *Store) query(ctx context.Context, q string, args ...any) (rows rowSet, close func(), err error) {
+	if s.pool != nil {
+		r, err := s.pool.Query(ctx, bind(true, q), args...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, r.Close, nil
+	}
+	r, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, func() { _ = r.Close() }, nil
+}

@@ -31,7 +31,7 @@ func (s *Store) Events(ctx context.Context, id string, fromSeq int64) iter.Seq2[
 		buf := make([]runtime.Event, 0, eventPage)
 		for {
 			buf = buf[:0]
-			rows, err := s.db.QueryContext(ctx, `SELECT seq, type, ts_ns, payload FROM events
+			rows, closeRows, err := s.query(ctx, `SELECT seq, type, ts_ns, payload FROM events
 				WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`, id, next, page)
 			if err != nil {
 				yield(runtime.Event{}, fmt.Errorf("read events of %s: %w", id, err))
@@ -40,14 +40,14 @@ func (s *Store) Events(ctx context.Context, id string, fromSeq int64) iter.Seq2[
 			for rows.Next() {
 				ev, err := scanEvent(rows, id)
 				if err != nil {
-					rows.Close()
+					closeRows()
 					yield(runtime.Event{}, fmt.Errorf("read events of %s: %w", id, err))
 					return
 				}
 				buf = append(buf, ev)
 			}
 			err = rows.Err()
-			rows.Close()
+			closeRows()
 			if err != nil {
 				yield(runtime.Event{}, fmt.Errorf("read events of %s: %w", id, err))
 				return
@@ -76,11 +76,11 @@ func (s *Store) LoadEvents(ctx context.Context, id string) ([]runtime.Event, err
 	if err := s.db.QueryRowContext(ctx, `SELECT event_count FROM sessions WHERE id = ?`, id).Scan(&n); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("read events of %s: %w", id, err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, ts_ns, payload FROM events WHERE session_id = ? ORDER BY seq`, id)
+	rows, closeRows, err := s.query(ctx, `SELECT seq, type, ts_ns, payload FROM events WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, fmt.Errorf("read events of %s: %w", id, err)
 	}
-	defer rows.Close()
+	defer closeRows()
 	out := make([]runtime.Event, 0, n)
 	for rows.Next() {
 		ev, err := scanEvent(rows, id)

@@ -3,6 +3,8 @@ package sessions
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +96,27 @@ func testRecordRealRun(t *testing.T, eng testEngine) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+
+	// The exam_completed recovery would rebuild (had the process died after the terminal
+	// exam_state) says what the real controller's says, but for its reason.
+	last := stored[len(stored)-1]
+	terminal := stored[len(stored)-2]
+	if last.Event != runtime.EventExamCompleted || terminal.Event != runtime.EventExamState {
+		t.Fatalf("the run ends with %s, %s", terminal.Event, last.Event)
+	}
+	rebuilt, err := recoveredCompletion(got, stored[:len(stored)-1], terminal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rebuilt.Seq != last.Seq || !rebuilt.Timestamp.Equal(terminal.Timestamp) {
+		t.Errorf("rebuilt exam_completed at seq %d %v", rebuilt.Seq, rebuilt.Timestamp)
+	}
+	rp, _ := rebuilt.Decode()
+	op, _ := last.Decode()
+	r, o := rp.(*runtime.ExamCompletedPayload), op.(*runtime.ExamCompletedPayload)
+	if r.State != o.State || !slices.Equal(r.NodesVisited, o.NodesVisited) || !maps.Equal(r.Evidence, o.Evidence) ||
+		!maps.Equal(r.Coverage, o.Coverage) {
+		t.Errorf("rebuilt exam_completed %+v\nthe controller's  %+v", r, o)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -204,6 +205,33 @@ func pgMigrateV2(ctx context.Context, tx *sqlTx) error {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// recoverRunningPG marks every live-looking session whose lease is free as interrupted, in one
+// statement: a transaction-scoped try-lock per candidate (it conflicts with an owner's
+// session-level lock) instead of a lease connection each, so a store with many exams running on
+// other machines still opens quickly. The candidates are materialised first so the lock is only
+// ever tried on them.
+func (s *Store) recoverRunningPG(ctx context.Context) error {
+	rows, err := s.pool.Query(ctx, `WITH live AS MATERIALIZED (
+			SELECT id FROM sessions WHERE ended_ns IS NULL AND interrupted = 0
+		), gone AS MATERIALIZED (
+			SELECT id FROM live WHERE pg_try_advisory_xact_lock(`+strings.Replace(leaseKeySQL, "$1", "id", 1)+`)
+		)
+		UPDATE sessions SET interrupted = 1
+		WHERE id IN (SELECT id FROM gone) AND ended_ns IS NULL AND interrupted = 0
+		RETURNING id`)
+	if err != nil {
+		return fmt.Errorf("recover interrupted sessions: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("recover interrupted sessions: %w", err)
+	}
+	for _, id := range ids {
+		s.log.Info("session marked interrupted: its process is gone", "session", id)
 	}
 	return nil
 }

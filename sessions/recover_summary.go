@@ -88,7 +88,6 @@ func (s *Store) completeSummary(ctx context.Context, id string) error {
 			return err
 		}
 		agg.apply(ev)
-		events = append(events, ev)
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {
 			return err
@@ -108,7 +107,7 @@ func (s *Store) completeSummary(ctx context.Context, id string) error {
 }
 
 // recoveredCompletion builds the exam_completed the runtime writes when an exam ends, from
-// what the session stored: the terminal state and its reason, nodes in visiting order,
+// what the session stored: the terminal state and its reason, every node entry in order,
 // accepted evidence by signal type and the last coverage of every node with targets.
 func recoveredCompletion(sess *Session, events []runtime.Event, terminal runtime.Event) (runtime.Event, error) {
 	sum, err := Summarize(sess, events)
@@ -134,12 +133,8 @@ func recoveredCompletion(sess *Session, events []runtime.Event, terminal runtime
 	if err != nil {
 		return runtime.Event{}, err
 	}
-	seen := map[string]bool{}
-	for _, v := range sum.Nodes {
-		if !seen[v.NodeID] {
-			seen[v.NodeID] = true
-			p.NodesVisited = append(p.NodesVisited, v.NodeID)
-		}
+	for _, v := range sum.Nodes { // one entry per stay, as the controller lists them
+		p.NodesVisited = append(p.NodesVisited, v.NodeID)
 		if n := exam.Node(v.NodeID); n != nil && len(n.Controller.EvidenceSignals) > 0 {
 			p.Coverage[v.NodeID] = v.Coverage
 		}

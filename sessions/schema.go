@@ -37,11 +37,15 @@ var migrations = []migration{
 }
 
 // migrateV3 adds the flag recovery uses to find ended sessions whose exam_completed (their
-// summary) was never stored, because the owner died between the two events.
+// summary) was never stored, because the owner died between the two events, and partial
+// indexes over the few sessions recovery looks at.
 func migrateV3(ctx context.Context, tx *sqlTx) error {
 	for _, q := range []string{
 		`ALTER TABLE sessions ADD COLUMN summarized INTEGER NOT NULL DEFAULT 0`,
 		`UPDATE sessions SET summarized = 1 WHERE id IN (SELECT DISTINCT session_id FROM events WHERE type = 'exam_completed')`,
+		// Every Open looks for sessions to recover; these keep that look off the whole table.
+		`CREATE INDEX sessions_live ON sessions (id) WHERE ended_ns IS NULL AND interrupted = 0`,
+		`CREATE INDEX sessions_unsummarized ON sessions (id) WHERE ended_ns IS NOT NULL AND summarized = 0`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return err
@@ -296,6 +300,12 @@ func scanEvent(r scanner, sessionID string) (runtime.Event, error) {
 
 // migrate brings the store to SchemaVersion.
 func migrate(ctx context.Context, db *sqlDB) error {
+	// Fast path: a store already at this version needs no write transaction (and, on
+	// PostgreSQL, no migration lock), which is most opens.
+	var v int
+	if err := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v); err == nil && v == SchemaVersion {
+		return nil
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin migration: %w", err)

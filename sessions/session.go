@@ -264,11 +264,11 @@ func (s *Store) List(ctx context.Context) ([]*Session, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+listColumns+` FROM sessions ORDER BY started_ns DESC, id`)
+	rows, closeRows, err := s.query(ctx, `SELECT `+listColumns+` FROM sessions ORDER BY started_ns DESC, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	defer rows.Close()
+	defer closeRows()
 	var out []*Session
 	for rows.Next() {
 		ss, err := scanSession(rows)

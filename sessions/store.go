@@ -179,6 +179,9 @@ func (s *Store) recoverInterrupted(ctx context.Context) error {
 }
 
 func (s *Store) recoverRunning(ctx context.Context) error {
+	if s.engine == EnginePostgres {
+		return s.recoverRunningPG(ctx)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sessions WHERE ended_ns IS NULL AND interrupted = 0`)
 	if err != nil {
 		return fmt.Errorf("find running sessions: %w", err)

@@ -177,3 +177,66 @@ func TestSessionsMigrateCommand(t *testing.T) {
 		t.Error("migrate without --to succeeded")
 	}
 }
+
+// TestHeadlessPostgresDown stops the database in the middle of a real headless exam: the
+// process stops with a clear error, every event it printed is stored, and once the database is
+// back the session (interrupted) resumes and completes.
+func TestHeadlessPostgresDown(t *testing.T) {
+	bin := examtuiBinary(t)
+	srv := pgtest.Shared(t)
+	url := pgtest.NewDB(t)
+	t.Setenv(sessions.EnvStore, url)
+	p := startHeadless(t, bin, 0, "--data-dir", t.TempDir(), "run", "demo", "--headless", "--json")
+	if !p.waitEvent(0, func(ev runtime.Event) bool { return ev.Seq >= 8 }, 20*time.Second) {
+		t.Fatalf("no opening question; stderr:\n%s", p.stderr.String())
+	}
+	n := len(p.events())
+	p.write(crashScript[0])
+	p.waitEvent(n, marker(crashScript[0]), 10*time.Second)
+	p.waitQuiet(50 * time.Millisecond)
+
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	restarted := false
+	defer func() {
+		if !restarted {
+			_ = srv.Start(context.Background())
+		}
+	}()
+	for _, line := range crashScript[1:] {
+		p.write(line)
+	}
+	_ = p.stdin.Close()
+	killed, code := p.wait(60 * time.Second)
+	if killed || code == 0 {
+		t.Fatalf("with the database down the run exited %d (killed %v); stderr:\n%s", code, killed, p.stderr.String())
+	}
+	errOut := p.stderr.String()
+	t.Logf("exit %d; stderr: %s", code, errOut)
+	if strings.Contains(errOut, pgtest.Shared(t).Password()) {
+		t.Error("stderr shows the database password")
+	}
+	printed := p.events()
+	id := printed[0].SessionID
+
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	restarted = true
+	stored := loadChecked(t, "", id, sessions.StatusInterrupted, printed)
+	if len(stored) < len(printed) {
+		t.Fatalf("printed %d events, stored %d", len(printed), len(stored))
+	}
+	remaining, _ := remainingLines(stored)
+	q := startHeadless(t, bin, 0, "--data-dir", t.TempDir(), "run", "--resume", id, "--headless", "--json")
+	for _, line := range remaining {
+		q.write(line)
+	}
+	_ = q.stdin.Close()
+	if killed, code := q.wait(60 * time.Second); killed || code != 0 {
+		t.Fatalf("resumed run: exit %d; stderr:\n%s", code, q.stderr.String())
+	}
+	all := loadChecked(t, "", id, sessions.StatusCompleted, printed)
+	checkPrinted(t, all, q.events(), int64(len(stored))+1)
+}
