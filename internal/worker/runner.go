@@ -29,6 +29,11 @@ const ReconnectedNotice = "Sorry, the examiner lost the connection for a moment 
 // closingSpeech bounds how long a finished exam's bot stays to say its last lines.
 const closingSpeech = 30 * time.Second
 
+// endLinger is how long a finished exam's bot stays after its last lines: leaving closes the
+// data channel, which drops events still in flight (a loaded link retransmits for seconds),
+// and a candidate who reconnects in that moment still gets the replay.
+const endLinger = 5 * time.Second
+
 // VoiceFunc builds an exam's voice providers for its language; nil recogniser and synthesizer
 // mean typed answers and written lines only.
 type VoiceFunc func(language string, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error)
@@ -318,6 +323,7 @@ func (r *Runner) finish(x *app.Exam, rb *app.RoomBot, log *slog.Logger) {
 			log.Warn("leaving before the examiner finished speaking", "err", err)
 		}
 		cancel()
+		time.Sleep(endLinger)
 	}
 	if err := x.Close(); err != nil {
 		log.Warn("close exam", "err", err)
