@@ -53,8 +53,8 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 				b.Cleanup(func() { os.RemoveAll(dir) })
 				p.data = dir
 			}
-			p.startWorker("w1", "--max-exams", "60")
-			p.startWorker("w2", "--max-exams", "60")
+			w1 := p.startWorker("w1", "--max-exams", "60")
+			w2 := p.startWorker("w2", "--max-exams", "60")
 			lines := rehearsalLines(b)
 			load := loadAvg()
 			var all []time.Duration
@@ -83,6 +83,13 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 						}()
 						if err := cd.takeExam(lines, time.Minute); err != nil {
 							b.Log(err)
+							for _, w := range []*workerProc{w1, w2} {
+								for _, m := range w.find("") {
+									if m["room"] == cd.room {
+										b.Logf("  %s: %v", w.name, m)
+									}
+								}
+							}
 							mu.Lock()
 							failed++
 							mu.Unlock()

@@ -267,7 +267,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 	snap := x.Controller.Snapshot()
 	if snap.State == runtime.StateCreated {
 		log.Info("waiting for the candidate")
-		id, err := rb.WaitCandidate(ctx)
+		id, err := waitCandidate(ctx, rb)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("stopped before the candidate came (session %s is resumable): %w", x.SessionID, ctx.Err())
@@ -307,6 +307,23 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 				return errors.New("the exam's event stream closed")
 			}
 		case <-tick.C:
+		}
+	}
+}
+
+// waitCandidate waits for the candidate, looking again every half second: a participant who
+// joins in the instant the bot's own join completes can miss the room's arrival callback,
+// while the room's participant list has them.
+func waitCandidate(ctx context.Context, rb *app.RoomBot) (string, error) {
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		id, err := rb.WaitCandidate(wctx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return id, err
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return "", err
 		}
 	}
 }
