@@ -287,6 +287,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 		return fmt.Errorf("start exam: %w", err)
 	}
 	log.Info("exam running", "exam", x.Spec.ID, "examiner", x.Examiner, "resumed", opts.ResumeID != "")
+	go redeliver(ctx, rb)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -325,6 +326,23 @@ func waitCandidate(ctx context.Context, rb *app.RoomBot) (string, error) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			return "", err
 		}
+	}
+}
+
+// redeliverAfter are the moments after the start at which the candidate is sent the exam's
+// events again: a candidate who joined in the same instant as the bot may not yet receive
+// data when the opening goes out, and would then wait for a question that never comes.
+var redeliverAfter = []time.Duration{2 * time.Second, 6 * time.Second}
+
+func redeliver(ctx context.Context, rb *app.RoomBot) {
+	start := time.Now()
+	for _, d := range redeliverAfter {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(start.Add(d))):
+		}
+		rb.Room.Replay(rb.Room.Candidate())
 	}
 }
 
