@@ -156,7 +156,7 @@ func runWorker(cmd *cobra.Command, o workerOptions) error {
 		}()
 	}
 	log.Info("worker started", "agent", o.agentName, "url", o.creds.url, "maxExams", o.maxExams, "specs", o.specsDir, "data", dataDir)
-	if !table {
+	if !table && !o.jsonLogs { // JSON logs stay pure JSON lines
 		fmt.Fprintf(cmd.ErrOrStderr(), "examtui worker %q at %s: up to %d exams (ctrl+c drains)\n", o.agentName, o.creds.url, o.maxExams)
 	}
 
@@ -203,7 +203,7 @@ func runWorker(cmd *cobra.Command, o workerOptions) error {
 		<-tableDone
 	}
 	log.Info("worker stopped")
-	if !table {
+	if !table && !o.jsonLogs {
 		fmt.Fprintln(cmd.ErrOrStderr(), "examtui worker stopped")
 	}
 	return nil

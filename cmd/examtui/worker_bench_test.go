@@ -25,6 +25,21 @@ func percentileMs(sorted []time.Duration, p float64) float64 {
 	return float64(sorted[i]) / float64(time.Millisecond)
 }
 
+// peakOverlap is the most spans open at one moment.
+func peakOverlap(spans [][2]time.Time) int {
+	peak := 0
+	for _, a := range spans {
+		n := 0
+		for _, b := range spans {
+			if !b[0].After(a[0]) && b[1].After(a[0]) {
+				n++
+			}
+		}
+		peak = max(peak, n)
+	}
+	return peak
+}
+
 func loadAvg() string {
 	b, _ := os.ReadFile("/proc/loadavg")
 	return strings.Join(strings.Fields(string(b))[:3], " ")
@@ -40,7 +55,7 @@ const benchThink = time.Second
 // candidate sending an answer to the examiner's next words arriving, over every reply of
 // every exam. Run with -benchtime=1x; the load average at the start is reported.
 func BenchmarkWorkerReplyLatency(b *testing.B) {
-	for _, n := range []int{2, 10, 20, 30, 50} {
+	for _, n := range []int{2, 10, 20, 30, 40, 50} {
 		b.Run(fmt.Sprintf("exams=%d", n), func(b *testing.B) {
 			p := newPool(b)
 			if root := os.Getenv("EXAMTUI_BENCH_DATA_ROOT"); root != "" {
@@ -53,11 +68,12 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 				b.Cleanup(func() { os.RemoveAll(dir) })
 				p.data = dir
 			}
-			p.startWorker("w1", "--max-exams", "60")
-			p.startWorker("w2", "--max-exams", "60")
+			w1 := p.startWorker("w1", "--max-exams", "60")
+			w2 := p.startWorker("w2", "--max-exams", "60")
 			lines := rehearsalLines(b)
 			load := loadAvg()
 			var all []time.Duration
+			var spans [][2]time.Time // each exam's start and end, for the peak concurrency
 			failed := 0
 			b.ResetTimer()
 			for it := range b.N {
@@ -77,12 +93,22 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 						defer wg.Done()
 						began := time.Now()
 						defer func() {
+							mu.Lock()
+							spans = append(spans, [2]time.Time{began, time.Now()})
+							mu.Unlock()
 							if os.Getenv("EXAMTUI_BENCH_DEBUG") != "" {
 								b.Logf("%s took %s", cd.room, time.Since(began))
 							}
 						}()
-						if err := cd.takeExam(lines, 5*time.Minute); err != nil {
+						if err := cd.takeExam(lines, time.Minute); err != nil {
 							b.Log(err)
+							for _, w := range []*workerProc{w1, w2} {
+								for _, m := range w.find("") {
+									if m["room"] == cd.room {
+										b.Logf("  %s: %v", w.name, m)
+									}
+								}
+							}
 							mu.Lock()
 							failed++
 							mu.Unlock()
@@ -102,8 +128,10 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 			b.ReportMetric(percentileMs(all, 0.95), "p95-ms")
 			b.ReportMetric(percentileMs(all, 1), "max-ms")
 			b.ReportMetric(float64(failed), "failed-exams")
-			b.Logf("%d exams on two workers: %d replies, p50 %.0f ms, p95 %.0f ms, max %.0f ms, %d failed; load average at start %s",
-				n, len(all), percentileMs(all, 0.5), percentileMs(all, 0.95), percentileMs(all, 1), failed, load)
+			peak := peakOverlap(spans)
+			b.ReportMetric(float64(peak), "peak-exams")
+			b.Logf("%d exams on two workers (at most %d at once): %d replies, p50 %.0f ms, p95 %.0f ms, max %.0f ms, %d failed; load average at start %s",
+				n, peak, len(all), percentileMs(all, 0.5), percentileMs(all, 0.95), percentileMs(all, 1), failed, load)
 		})
 	}
 }

@@ -119,12 +119,13 @@ func (w *workerProc) count(msg string, attrs ...string) int {
 	return n
 }
 
+// find lists the log lines with this message ("": every line).
 func (w *workerProc) find(msg string) []map[string]any {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []map[string]any
 	for _, m := range w.logs {
-		if m["msg"] == msg {
+		if msg == "" || m["msg"] == msg {
 			out = append(out, m)
 		}
 	}

@@ -29,6 +29,11 @@ const ReconnectedNotice = "Sorry, the examiner lost the connection for a moment 
 // closingSpeech bounds how long a finished exam's bot stays to say its last lines.
 const closingSpeech = 30 * time.Second
 
+// endLinger is how long a finished exam's bot stays after its last lines: leaving closes the
+// data channel, which drops events still in flight (a loaded link retransmits for seconds),
+// and a candidate who reconnects in that moment still gets the replay.
+const endLinger = 5 * time.Second
+
 // VoiceFunc builds an exam's voice providers for its language; nil recogniser and synthesizer
 // mean typed answers and written lines only.
 type VoiceFunc func(language string, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error)
@@ -262,7 +267,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 	snap := x.Controller.Snapshot()
 	if snap.State == runtime.StateCreated {
 		log.Info("waiting for the candidate")
-		id, err := rb.WaitCandidate(ctx)
+		id, err := waitCandidate(ctx, rb)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("stopped before the candidate came (session %s is resumable): %w", x.SessionID, ctx.Err())
@@ -282,6 +287,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 		return fmt.Errorf("start exam: %w", err)
 	}
 	log.Info("exam running", "exam", x.Spec.ID, "examiner", x.Examiner, "resumed", opts.ResumeID != "")
+	go redeliver(ctx, rb)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -306,6 +312,40 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 	}
 }
 
+// waitCandidate waits for the candidate, looking again every half second: a participant who
+// joins in the instant the bot's own join completes can miss the room's arrival callback,
+// while the room's participant list has them.
+func waitCandidate(ctx context.Context, rb *app.RoomBot) (string, error) {
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		id, err := rb.WaitCandidate(wctx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return id, err
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return "", err
+		}
+	}
+}
+
+// redeliverAfter are the moments after the start at which the candidate is sent the exam's
+// events again: a candidate who joined in the same instant as the bot may not yet receive
+// data when the opening goes out, and would then wait for a question that never comes.
+var redeliverAfter = []time.Duration{2 * time.Second, 6 * time.Second}
+
+func redeliver(ctx context.Context, rb *app.RoomBot) {
+	start := time.Now()
+	for _, d := range redeliverAfter {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(start.Add(d))):
+		}
+		rb.Room.Replay(rb.Room.Candidate())
+	}
+}
+
 // SystemErrorCode marks a system_error the worker recorded when a job failed.
 const SystemErrorCode = "worker_job_failed"
 
@@ -318,6 +358,7 @@ func (r *Runner) finish(x *app.Exam, rb *app.RoomBot, log *slog.Logger) {
 			log.Warn("leaving before the examiner finished speaking", "err", err)
 		}
 		cancel()
+		time.Sleep(endLinger)
 	}
 	if err := x.Close(); err != nil {
 		log.Warn("close exam", "err", err)
