@@ -141,7 +141,12 @@ func (e *Endpointer) InTurn() bool { return e.inTurn }
 
 // Push feeds one frame.
 func (e *Endpointer) Push(f Frame) EndpointResult {
-	vr := e.vad.Process(f.Samples, f.Offset)
+	var vr VADResult
+	if f.Missing {
+		vr = e.vad.ProcessMissing(f.Offset, len(f.Samples))
+	} else {
+		vr = e.vad.Process(f.Samples, f.Offset)
+	}
 	res := EndpointResult{VAD: vr}
 	frameEnd := f.Offset + int64(len(f.Samples))
 	if !e.inTurn {
