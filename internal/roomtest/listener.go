@@ -110,8 +110,8 @@ func (r reply) duration() time.Duration { return r.last.Sub(r.first) + frameLen 
 // waitOpts bound one reply measurement.
 type waitOpts struct {
 	firstTimeout, tail, maxReply time.Duration
-	onlyFirst                    bool         // return at the first audio (an interrupt step follows)
-	alive                        func() error // non-nil error: the connection is gone
+	onlyFirst                    bool                            // return at the first audio (an interrupt step follows)
+	alive                        func(grace time.Duration) error // non-nil: the connection has been down longer than grace
 }
 
 // awaitReply waits for the first voiced audio after since (at most firstTimeout), then for the
@@ -141,14 +141,15 @@ func (l *listener) awaitReply(ctx context.Context, since time.Time, o waitOpts) 
 			break
 		}
 		if o.alive != nil {
-			if err := o.alive(); err != nil {
+			if err := o.alive(transportGrace); err != nil {
 				return r, err
 			}
 		}
 		wait := time.Until(deadline)
 		if wait <= 0 {
+			// At the deadline any outage is the transport's fault, not a slow examiner.
 			if o.alive != nil {
-				if err := o.alive(); err != nil {
+				if err := o.alive(0); err != nil {
 					return r, err
 				}
 			}
@@ -211,16 +212,6 @@ func (l *listener) runs(from, to time.Time) []speechRun {
 		}
 	}
 	return kept
-}
-
-// lastVoicedAfter is the last voiced frame after t (zero if none).
-func (l *listener) lastVoicedAfter(t time.Time) time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if n := len(l.voiced); n > 0 && l.voiced[n-1].After(t) {
-		return l.voiced[n-1]
-	}
-	return time.Time{}
 }
 
 func waitChange(ctx context.Context, ch <-chan struct{}, d time.Duration) error {

@@ -53,9 +53,9 @@ func TestAwaitReply(t *testing.T) {
 			for _, s := range tc.speech {
 				speakAt(l, at(s[0]), at(s[1]), true)
 			}
-			var alive func() error
+			var alive func(time.Duration) error
 			if tc.alive != nil {
-				alive = func() error { return tc.alive }
+				alive = func(time.Duration) error { return tc.alive }
 			}
 			r, err := l.awaitReply(context.Background(), at(tc.since), waitOpts{firstTimeout: 50 * time.Millisecond,
 				tail: 100 * time.Millisecond, maxReply: time.Minute, alive: alive})

@@ -261,7 +261,7 @@ type measureReq struct {
 // measure waits for the reply and reports it; only a context error is returned.
 func (p *player) measure(ctx context.Context, req measureReq) (headless.ReplyTiming, error) {
 	r, err := p.rt.listener.awaitReply(ctx, req.since, waitOpts{firstTimeout: p.o.ReplyTimeout, tail: p.o.TailSilence,
-		maxReply: p.o.MaxReply, onlyFirst: req.onlyFirst, alive: p.rt.alive(transportGrace)})
+		maxReply: p.o.MaxReply, onlyFirst: req.onlyFirst, alive: p.rt.alive})
 	if err != nil {
 		if ctx.Err() != nil {
 			return headless.ReplyTiming{}, ctx.Err()

@@ -86,7 +86,7 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, ctrl *runtim
 	if o.Spoken {
 		// A fixed grammar of the script's own lines: pocketsphinx is exact on a small grammar
 		// and useless in free dictation.
-		sph, err := audio.NewSphinx(s.Said())
+		sph, err := audio.NewSphinx(grammar(s))
 		if err != nil {
 			return rt, fmt.Errorf("recogniser: %w", err)
 		}
@@ -173,6 +173,23 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, ctrl *runtim
 	return rt, nil
 }
 
+// grammar is every line the candidate may say, and each part of a line with pauses on its own:
+// a turn the bot ends inside a pause (a cut-off) is then still recognised.
+func grammar(s *headless.Script) []string {
+	lines := s.Said()
+	for _, t := range s.Turns {
+		if t.Say == nil {
+			continue
+		}
+		if parts, err := headless.SplitPauses(*t.Say); err == nil && len(parts) > 1 {
+			for _, p := range parts {
+				lines = append(lines, p.Text)
+			}
+		}
+	}
+	return lines
+}
+
 // candidateState follows the candidate's connection, to tell a silent examiner from a dead
 // transport.
 func (rt *room) candidateState(s livekit.ConnState) {
@@ -193,18 +210,16 @@ func (rt *room) candidateState(s livekit.ConnState) {
 
 // alive returns a transport error once the candidate's connection has given up, or has been
 // down for longer than grace.
-func (rt *room) alive(grace time.Duration) func() error {
-	return func() error {
-		rt.mu.Lock()
-		defer rt.mu.Unlock()
-		switch {
-		case rt.closed:
-			return fmt.Errorf("%w: the candidate's connection closed (phase=transport)", ErrTransport)
-		case !rt.downAt.IsZero() && time.Since(rt.downAt) > grace:
-			return fmt.Errorf("%w: the candidate's connection has been down for %s (phase=transport)", ErrTransport, time.Since(rt.downAt).Round(time.Second))
-		}
-		return nil
+func (rt *room) alive(grace time.Duration) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	switch {
+	case rt.closed:
+		return fmt.Errorf("%w: the candidate's connection closed (phase=transport)", ErrTransport)
+	case !rt.downAt.IsZero() && time.Since(rt.downAt) >= grace:
+		return fmt.Errorf("%w: the candidate's connection has been down for %s (phase=transport)", ErrTransport, time.Since(rt.downAt).Round(time.Second))
 	}
+	return nil
 }
 
 // speech synthesises the candidate's line at 16 kHz (espeak-ng): each part of a line with

@@ -147,7 +147,7 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 	}
 	report := &headless.VoiceReport{Mode: mode, TailSilenceMs: o.TailSilence.Milliseconds(), MaxReplyMs: o.MaxReply.Milliseconds(),
 		FirstChunkMs: o.ReplyTimeout.Milliseconds()}
-	rt, err := o.startRoom(ctx, s, ctrl, fan, log)
+	rt, err := o.startBounded(ctx, s, ctrl, fan, log)
 	if err != nil {
 		if !errors.Is(err, ErrTransport) {
 			return nil, err
@@ -220,6 +220,37 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 	res.Voice = report
 	res.WallTime = time.Since(wallStart)
 	return res, nil
+}
+
+// startBounded starts the room, giving up after the reply timeout even when the SDK's own
+// join retries take longer: a dead server ends the run in time. A room that comes up after
+// all is closed as soon as it does.
+func (o Options) startBounded(ctx context.Context, s *headless.Script, ctrl *runtime.Controller, fan *runtime.Fanout, log *slog.Logger) (*room, error) {
+	type started struct {
+		rt  *room
+		err error
+	}
+	ch := make(chan started, 1)
+	sctx, cancel := context.WithCancel(ctx)
+	go func() {
+		rt, err := o.startRoom(sctx, s, ctrl, fan, log)
+		ch <- started{rt, err}
+	}()
+	t := time.NewTimer(o.ReplyTimeout + 500*time.Millisecond)
+	defer t.Stop()
+	select {
+	case st := <-ch:
+		cancel()
+		return st.rt, st.err
+	case <-t.C:
+		cancel()
+		go func() {
+			if st := <-ch; st.err == nil {
+				st.rt.close()
+			}
+		}()
+		return nil, fmt.Errorf("%w: the server did not let the participants in within %s (phase=transport)", ErrTransport, o.ReplyTimeout)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
