@@ -91,6 +91,9 @@ type Voice struct {
 	wg          sync.WaitGroup
 	closeOnce   sync.Once
 
+	specMu sync.Mutex
+	spec   *speculation
+
 	statMu  sync.Mutex
 	stats   VoiceStats
 	latSum  time.Duration
@@ -99,8 +102,18 @@ type Voice struct {
 }
 
 type holdReq struct {
-	turn uint64
-	on   bool
+	turn    uint64
+	on      bool
+	release bool // the words read as complete: the short delay (Endpointer.Release)
+}
+
+// speculation is a transcript of a turn made during its pause; when the turn ends with no
+// more speech (the same audio boundaries) it is the final transcript, and recognition is
+// already done at the endpoint.
+type speculation struct {
+	startMs, endMs int64
+	t              Transcript
+	took           time.Duration
 }
 
 type voiceConfig struct {
@@ -112,6 +125,7 @@ type voiceConfig struct {
 	recorder     *SessionRecorder
 	log          *slog.Logger
 	turnDetector func(partial string) bool
+	classify     func(partial string) TurnEnd
 }
 
 // VoiceOption configures NewVoice.
@@ -182,6 +196,16 @@ func WithVoiceLogger(l *slog.Logger) VoiceOption {
 // the wait is extended to MaxEndpointingDelay. LooksUnfinished is a ready heuristic.
 func WithTurnDetector(unfinished func(partial string) bool) VoiceOption {
 	return func(v *voiceConfig) error { v.turnDetector = unfinished; return nil }
+}
+
+// WithTurnClassifier enables the adaptive end of turn: when the candidate pauses, the turn so
+// far is transcribed, and classify decides the wait: TurnComplete ends the turn after the
+// endpointer's CompleteEndpointingDelay, TurnTrailing holds it to MaxEndpointingDelay, and
+// TurnUnsure keeps MinEndpointingDelay. When the turn then ends with no more speech, that
+// transcript is the final one, so recognition is already done at the endpoint. ClassifyTurn
+// is a ready classifier.
+func WithTurnClassifier(classify func(partial string) TurnEnd) VoiceOption {
+	return func(v *voiceConfig) error { v.classify = classify; return nil }
 }
 
 // NewVoice builds the pipeline. It takes ownership of src and sink (Close closes them). synth
@@ -281,7 +305,11 @@ func (v *Voice) loop(ctx context.Context) {
 			return
 		case h := <-v.holdCh:
 			if h.turn == v.turn.Load() && v.ep.InTurn() {
-				v.ep.Hold(h.on)
+				if h.release {
+					v.ep.Release()
+				} else {
+					v.ep.Hold(h.on)
+				}
 			}
 		case f, ok := <-frames:
 			if !ok {
@@ -340,7 +368,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	}
 	if r.Paused {
 		v.emit(Event{Kind: EventSpeechPaused, AtMs: at})
-		if v.cfg.turnDetector != nil {
+		if v.cfg.turnDetector != nil || v.cfg.classify != nil {
 			if snap, ok := v.ep.Snapshot(); ok {
 				v.wg.Add(1)
 				go v.detectTurn(ctx, v.turn.Load(), snap)
@@ -364,18 +392,51 @@ func (v *Voice) detectTurn(ctx context.Context, turn uint64, u Utterance) {
 	defer v.wg.Done()
 	ctx, cancel := context.WithTimeout(ctx, v.cfg.endpoint.MinEndpointingDelay)
 	defer cancel()
+	start := time.Now()
 	t, err := v.rec.Transcribe(ctx, u)
 	if err != nil || turn != v.turn.Load() {
 		return
 	}
+	if v.cfg.classify != nil {
+		v.specMu.Lock()
+		v.spec = &speculation{startMs: u.StartMs, endMs: u.EndMs, t: t, took: time.Since(start)}
+		v.specMu.Unlock()
+	}
 	t.IsFinal = false
 	v.emit(Event{Kind: EventPartial, Partial: &t})
-	if v.cfg.turnDetector(t.Text) {
-		select {
-		case v.holdCh <- holdReq{turn: turn, on: true}:
-		case <-ctx.Done():
+	req := holdReq{turn: turn}
+	switch {
+	case v.cfg.classify != nil:
+		switch v.cfg.classify(t.Text) {
+		case TurnComplete:
+			req.release = true
+		case TurnTrailing:
+			req.on = true
+		default:
+			return
 		}
+	case v.cfg.turnDetector(t.Text):
+		req.on = true
+	default:
+		return
 	}
+	select {
+	case v.holdCh <- req:
+	case <-ctx.Done():
+	}
+}
+
+// speculated returns the pause's transcript when u is the same speech (nothing was said after
+// the pause), and forgets it either way.
+func (v *Voice) speculated(u Utterance) (Transcript, bool) {
+	v.specMu.Lock()
+	defer v.specMu.Unlock()
+	s := v.spec
+	v.spec = nil
+	if s == nil || s.startMs != u.StartMs || s.endMs != u.EndMs || u.Forced {
+		return Transcript{}, false
+	}
+	return s.t, true
 }
 
 func (v *Voice) recognize(ctx context.Context) {
@@ -384,7 +445,10 @@ func (v *Voice) recognize(ctx context.Context) {
 		start := time.Now()
 		var t Transcript
 		var err error
-		if pr, ok := v.rec.(PartialRecognizer); ok {
+		if st, ok := v.speculated(u); ok {
+			t = st // recognised during the pause: the endpoint finds it ready
+			t.IsFinal = true
+		} else if pr, ok := v.rec.(PartialRecognizer); ok {
 			t, err = pr.TranscribeWithPartials(ctx, u, func(p Transcript) {
 				p.IsFinal = false
 				v.emit(Event{Kind: EventPartial, Partial: &p, AtMs: u.DecidedMs})

@@ -155,6 +155,7 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 	setF(&r.STTMinConfidence, p.STTMinConfidence)
 	setI(&r.TimeWarningSec, p.TimeWarningSec)
 	setB(&r.ConfirmFinish, p.ConfirmFinish)
+	r.TurnTaking = resolveTurnTaking(p.TurnTaking)
 	if g := p.Gates; g != nil {
 		setF(&r.Gates.FirstSpeak, g.FirstSpeak)
 		setF(&r.Gates.PostSpeakBuffer, g.PostSpeakBuffer)

@@ -35,6 +35,8 @@ type ResolvedPolicies struct {
 	TimeWarningSec    int           `json:"timeWarningSec"`
 	ConfirmFinish     bool          `json:"confirmFinish"`
 	Gates             ResolvedGates `json:"gates"`
+	// TurnTaking is set only when the spec tunes it (policies.turnTaking).
+	TurnTaking *ResolvedTurnTaking `json:"turnTaking,omitempty"`
 }
 
 // ResolvedGates are the pacing gates in seconds with defaults applied.

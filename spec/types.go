@@ -40,6 +40,17 @@ type Policies struct {
 	TimeWarningSec    *int     `json:"timeWarningSec,omitempty" yaml:"timeWarningSec,omitempty"`
 	ConfirmFinish     *bool    `json:"confirmFinish,omitempty" yaml:"confirmFinish,omitempty"`
 	Gates             *Gates   `json:"gates,omitempty" yaml:"gates,omitempty"`
+	// TurnTaking tunes when a spoken turn ends (seconds of silence); absent: the defaults.
+	TurnTaking *TurnTaking `json:"turnTaking,omitempty" yaml:"turnTaking,omitempty"`
+}
+
+// TurnTaking is the adaptive end of a spoken turn, in seconds of silence after the last speech:
+// CompleteDelay when the words read as a finished answer, MinDelay ordinarily, MaxDelay while
+// they trail ("um", "and", "because").
+type TurnTaking struct {
+	CompleteDelay *float64 `json:"completeDelay,omitempty" yaml:"completeDelay,omitempty"`
+	MinDelay      *float64 `json:"minDelay,omitempty" yaml:"minDelay,omitempty"`
+	MaxDelay      *float64 `json:"maxDelay,omitempty" yaml:"maxDelay,omitempty"`
 }
 
 // Gates are pacing gates in seconds (flowmanager-defaults.md).

@@ -146,6 +146,7 @@ func (c *checker) checkPolicies() {
 			c.errorf(path, "", "%s must not be negative, got %d", path[strings.LastIndex(path, ".")+1:], *v)
 		}
 	}
+	c.validateTurnTaking(p.TurnTaking)
 	nonNeg("policies.maxClarifications", p.MaxClarifications)
 	nonNeg("policies.timeWarningSec", p.TimeWarningSec)
 	if v := p.STTMinConfidence; v != nil && (*v < 0 || *v > 1) {

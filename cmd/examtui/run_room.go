@@ -14,6 +14,7 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -56,7 +57,7 @@ func (r roomOptions) config() (livekit.Config, error) {
 // and defaults as the local voice path (--stt, --tts, --voice, run_voice.go), and the voice
 // pipeline's options (endpointing; barge-in on unless --barge-in=false, since the candidate's
 // client cancels its own echo).
-func (r roomOptions) providers(v voiceOptions, language string, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
+func (r roomOptions) providers(v voiceOptions, language string, tt *spec.ResolvedTurnTaking, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
 	bargeIn := true
 	if v.flags != nil && v.flags.Changed("barge-in") {
 		bargeIn = v.bargeIn
@@ -66,6 +67,7 @@ func (r roomOptions) providers(v voiceOptions, language string, log *slog.Logger
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	ep = app.SpecTurnTaking(ep, tt, v.minDelay > 0, v.maxDelay > 0) // the exam's policies.turnTaking
 	rec, status, err := newRecognizer(v.stt, v.sttModel, language, log)
 	if err != nil {
 		return nil, nil, nil, err
@@ -78,7 +80,7 @@ func (r roomOptions) providers(v voiceOptions, language string, log *slog.Logger
 		return nil, nil, nil, err
 	}
 	opts := []livekit.RoomVoiceOption{
-		livekit.WithVoiceOptions(audio.WithVoiceEndpointing(ep), audio.WithBargeIn(bargeIn)),
+		livekit.WithVoiceOptions(append(app.AdaptiveTurnTaking(ep), audio.WithBargeIn(bargeIn))...),
 		livekit.WithSpeechVoice(v.voice, language),
 	}
 	return rec, synth, opts, nil
@@ -104,7 +106,7 @@ func runRoom(cmd *cobra.Command, specPath string, o runOptions) error {
 		return err
 	}
 	defer x.Close()
-	rec, synth, vopts, err := o.room.providers(o.voice, x.Spec.Language, log)
+	rec, synth, vopts, err := o.room.providers(o.voice, x.Spec.Language, x.Spec.Policies.TurnTaking, log)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/spec"
 )
 
 // BotIdentity is the exam bot's identity in a test room.
@@ -57,7 +58,7 @@ func randomRoomName() string {
 // startRoom joins the bot, the candidate and an examiner to a fresh room and waits until each
 // sees the others and the candidate hears the bot's track. Joining is bounded by the reply
 // timeout: a dead server is a transport error, not a hang.
-func (o Options) startRoom(ctx context.Context, s *headless.Script, ctrl *runtime.Controller, fan *runtime.Fanout, log *slog.Logger) (rt *room, err error) {
+func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.ResolvedTurnTaking, ctrl *runtime.Controller, fan *runtime.Fanout, log *slog.Logger) (rt *room, err error) {
 	rt = &room{seqCh: make(chan struct{})}
 	defer func() {
 		if err != nil {
@@ -94,7 +95,7 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, ctrl *runtim
 		recog = sph
 	}
 	rv, err := livekit.NewRoomVoice(lk, recog, synth, livekit.WithRoomVoiceLogger(log),
-		livekit.WithVoiceOptions(o.VoiceOptions...),
+		livekit.WithVoiceOptions(o.voiceOptions(tt)...),
 		livekit.WithVoiceEvents(func(e audio.Event) {
 			switch e.Kind {
 			case audio.EventSpeechStarted:
@@ -171,6 +172,15 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, ctrl *runtim
 		return rt, transport("the candidate never received the bot's audio track", err)
 	}
 	return rt, nil
+}
+
+// voiceOptions are the bot's voice options: the caller's, or the adaptive end of turn that
+// `examtui run --room` uses, tuned by the exam's policies.turnTaking.
+func (o Options) voiceOptions(tt *spec.ResolvedTurnTaking) []audio.VoiceOption {
+	if o.VoiceOptions != nil {
+		return o.VoiceOptions
+	}
+	return app.AdaptiveTurnTaking(app.SpecTurnTaking(audio.DefaultEndpointConfig(), tt, false, false))
 }
 
 // grammar is every line the candidate may say, and each part of a line with pauses on its own:

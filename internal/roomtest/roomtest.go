@@ -20,6 +20,7 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/spec"
 )
 
 // Reply measurement defaults, as a voice-agent test adapter's: the reply ends after 0.6 s of
@@ -51,7 +52,8 @@ type Options struct {
 	// Spoken: the candidate speaks (espeak-ng into its microphone track, pocketsphinx on the
 	// bot's side) instead of typing.
 	Spoken bool
-	// VoiceOptions tune the bot's voice pipeline (endpointing, turn detection).
+	// VoiceOptions tune the bot's voice pipeline (endpointing, turn detection); nil: the
+	// adaptive end of turn of `examtui run --room` (app.AdaptiveTurnTaking).
 	VoiceOptions []audio.VoiceOption
 	Logger       *slog.Logger
 }
@@ -147,7 +149,7 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 	}
 	report := &headless.VoiceReport{Mode: mode, TailSilenceMs: o.TailSilence.Milliseconds(), MaxReplyMs: o.MaxReply.Milliseconds(),
 		FirstChunkMs: o.ReplyTimeout.Milliseconds()}
-	rt, err := o.startBounded(ctx, s, ctrl, fan, log)
+	rt, err := o.startBounded(ctx, s, exam.Policies.TurnTaking, ctrl, fan, log)
 	if err != nil {
 		if !errors.Is(err, ErrTransport) {
 			return nil, err
@@ -225,7 +227,7 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 // startBounded starts the room, giving up after the reply timeout even when the SDK's own
 // join retries take longer: a dead server ends the run in time. A room that comes up after
 // all is closed as soon as it does.
-func (o Options) startBounded(ctx context.Context, s *headless.Script, ctrl *runtime.Controller, fan *runtime.Fanout, log *slog.Logger) (*room, error) {
+func (o Options) startBounded(ctx context.Context, s *headless.Script, tt *spec.ResolvedTurnTaking, ctrl *runtime.Controller, fan *runtime.Fanout, log *slog.Logger) (*room, error) {
 	type started struct {
 		rt  *room
 		err error
@@ -233,7 +235,7 @@ func (o Options) startBounded(ctx context.Context, s *headless.Script, ctrl *run
 	ch := make(chan started, 1)
 	sctx, cancel := context.WithCancel(ctx)
 	go func() {
-		rt, err := o.startRoom(sctx, s, ctrl, fan, log)
+		rt, err := o.startRoom(sctx, s, tt, ctrl, fan, log)
 		ch <- started{rt, err}
 	}()
 	t := time.NewTimer(o.ReplyTimeout + 500*time.Millisecond)

@@ -41,9 +41,9 @@ func script(t *testing.T, body string) *headless.Script {
 	return s
 }
 
-func hopts() headless.Options {
-	return headless.Options{NewExaminer: func(string) (runtime.Examiner, error) { return offline.New() }}
-}
+func hopts() headless.Options { return headless.Options{NewExaminer: hoptsExaminer} }
+
+func hoptsExaminer(string) (runtime.Examiner, error) { return offline.New() }
 
 // TestRunDeadServer points the harness at a server that accepts connections and never
 // answers: the run must end with a transport failure within the reply timeout, reported in
