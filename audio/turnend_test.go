@@ -121,3 +121,20 @@ func TestVoiceAdaptiveEndOfTurn(t *testing.T) {
 	}
 	t.Logf("endpointing %.0f ms, STT at the endpoint %.1f ms", f.EndpointingMs, f.STTMs)
 }
+
+func TestPlausibleWords(t *testing.T) {
+	cases := []struct {
+		text string
+		d    time.Duration
+		want bool
+	}{
+		{"most guests are business travellers", 2 * time.Second, true},
+		{"sorry", 400 * time.Millisecond, true},
+		{"that raises the labour cost but the conference revenue pays for it", 500 * time.Millisecond, false},
+	}
+	for _, tc := range cases {
+		if got := plausibleWords(tc.text, tc.d); got != tc.want {
+			t.Errorf("plausibleWords(%q, %v) = %v", tc.text, tc.d, got)
+		}
+	}
+}

@@ -83,6 +83,7 @@ type Voice struct {
 	ignoreUntil atomic.Int64 // unix nanos: mic frames before this are ignored (half duplex tail)
 	muted       atomic.Bool  // SetListening(false): the candidate answers by typing
 	turn        atomic.Uint64
+	pauseGen    atomic.Uint64 // counts pauses and resumptions, to drop stale releases
 	holdCh      chan holdReq
 	sttCh       chan Utterance
 	speakMu     sync.Mutex
@@ -103,6 +104,7 @@ type Voice struct {
 
 type holdReq struct {
 	turn    uint64
+	pause   uint64 // the pause it was made in: a release is stale once speech resumed
 	on      bool
 	release bool // the words read as complete: the short delay (Endpointer.Release)
 }
@@ -306,7 +308,9 @@ func (v *Voice) loop(ctx context.Context) {
 		case h := <-v.holdCh:
 			if h.turn == v.turn.Load() && v.ep.InTurn() {
 				if h.release {
-					v.ep.Release()
+					if h.pause == v.pauseGen.Load() { // still the same silence
+						v.ep.Release()
+					}
 				} else {
 					v.ep.Hold(h.on)
 				}
@@ -353,6 +357,9 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	v.statMu.Unlock()
 	at := f.StartMs()
 	v.emit(Event{Kind: EventLevel, LevelDB: r.VAD.LevelDB, AtMs: at})
+	if r.TurnStarted || r.Resumed || r.Paused {
+		v.pauseGen.Add(1)
+	}
 	if r.TurnStarted {
 		v.turn.Add(1)
 		v.emit(Event{Kind: EventSpeechStarted, AtMs: r.TurnStartMs})
@@ -371,7 +378,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 		if v.cfg.turnDetector != nil || v.cfg.classify != nil {
 			if snap, ok := v.ep.Snapshot(); ok {
 				v.wg.Add(1)
-				go v.detectTurn(ctx, v.turn.Load(), snap)
+				go v.detectTurn(ctx, v.turn.Load(), v.pauseGen.Load(), snap)
 			}
 		}
 	}
@@ -388,7 +395,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 
 // detectTurn transcribes the turn so far during a pause and holds the endpoint when the words
 // stop mid-thought.
-func (v *Voice) detectTurn(ctx context.Context, turn uint64, u Utterance) {
+func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance) {
 	defer v.wg.Done()
 	ctx, cancel := context.WithTimeout(ctx, v.cfg.endpoint.MinEndpointingDelay)
 	defer cancel()
@@ -397,15 +404,18 @@ func (v *Voice) detectTurn(ctx context.Context, turn uint64, u Utterance) {
 	if err != nil || turn != v.turn.Load() {
 		return
 	}
-	if v.cfg.classify != nil {
+	plausible := plausibleWords(t.Text, u.Duration())
+	if v.cfg.classify != nil && plausible {
 		v.specMu.Lock()
 		v.spec = &speculation{startMs: u.StartMs, endMs: u.EndMs, t: t, took: time.Since(start)}
 		v.specMu.Unlock()
 	}
 	t.IsFinal = false
 	v.emit(Event{Kind: EventPartial, Partial: &t})
-	req := holdReq{turn: turn}
+	req := holdReq{turn: turn, pause: pause}
 	switch {
+	case v.cfg.classify != nil && !plausible:
+		return // more words than the audio can hold: a recogniser forcing a grammar phrase
 	case v.cfg.classify != nil:
 		switch v.cfg.classify(t.Text) {
 		case TurnComplete:
@@ -424,6 +434,16 @@ func (v *Voice) detectTurn(ctx context.Context, turn uint64, u Utterance) {
 	case v.holdCh <- req:
 	case <-ctx.Done():
 	}
+}
+
+// maxWordsPerSecond bounds plausible speech: fast speakers reach about four words a second.
+const maxWordsPerSecond = 5
+
+// plausibleWords reports whether text could have been said in d. A grammar recogniser forces a
+// fragment ("Sorry,") onto a whole phrase of its grammar; such a transcript must neither end a
+// turn early nor become its final text.
+func plausibleWords(text string, d time.Duration) bool {
+	return float64(len(strings.Fields(text))) <= maxWordsPerSecond*d.Seconds()+1
 }
 
 // speculated returns the pause's transcript when u is the same speech (nothing was said after
