@@ -138,3 +138,42 @@ func TestPlausibleWords(t *testing.T) {
 		}
 	}
 }
+
+// TestVoiceSlowRecogniserDoesNotCutAThinkingPause: the pause after "Because" is read by a
+// recogniser slower than the min delay. The turn must be held while it works, then by the
+// trailing word, so the answer stays one turn.
+func TestVoiceSlowRecogniserDoesNotCutAThinkingPause(t *testing.T) {
+	a := speak16k(t, "Because")
+	b := speak16k(t, "most guests are business travellers.")
+	sc := buildScene(SampleRate, a, 1500, b, 2000)
+	var mu sync.Mutex
+	calls := 0
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
+		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+			mu.Lock()
+			calls++
+			n := calls
+			mu.Unlock()
+			if n == 1 {
+				return openaitest.Transcribed(openaitest.Transcript{Text: "Because"}, openaitest.Delay(800*time.Millisecond))
+			}
+			return openaitest.Transcribed(openaitest.Transcript{Text: "Because most guests are business travellers."})
+		}))
+	cfg := DefaultEndpointConfig()
+	cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
+	log := newEventLog()
+	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
+		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTurn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	finals := log.wait(t, 1)
+	v.Close()
+	// One turn spanning both parts: longer than "Because" and the pause together.
+	if f := finals[0]; f.DurationMs < int64(len(a))*1000/SampleRate+1500 {
+		t.Fatalf("first turn lasted %d ms: it was cut in the pause after %q", f.DurationMs, "Because")
+	}
+}

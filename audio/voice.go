@@ -307,11 +307,14 @@ func (v *Voice) loop(ctx context.Context) {
 			return
 		case h := <-v.holdCh:
 			if h.turn == v.turn.Load() && v.ep.InTurn() {
-				if h.release {
-					if h.pause == v.pauseGen.Load() { // still the same silence
-						v.ep.Release()
-					}
-				} else {
+				switch {
+				case h.pause != 0 && h.pause != v.pauseGen.Load():
+					// Made in an earlier silence: speech resumed since, and the endpointer
+					// already dropped that wait.
+				case h.release:
+					v.ep.Hold(false)
+					v.ep.Release()
+				default:
 					v.ep.Hold(h.on)
 				}
 			}
@@ -375,6 +378,11 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	}
 	if r.Paused {
 		v.emit(Event{Kind: EventSpeechPaused, AtMs: at})
+		if v.cfg.classify != nil {
+			// Until the words are read, wait as if they trail: a slow recogniser must not let
+			// the min delay end a turn that stops on "because".
+			v.ep.Hold(true)
+		}
 		if v.cfg.turnDetector != nil || v.cfg.classify != nil {
 			if snap, ok := v.ep.Snapshot(); ok {
 				v.wg.Add(1)
@@ -397,35 +405,36 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 // stop mid-thought.
 func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance) {
 	defer v.wg.Done()
-	ctx, cancel := context.WithTimeout(ctx, v.cfg.endpoint.MinEndpointingDelay)
+	wait := v.cfg.endpoint.MinEndpointingDelay
+	if v.cfg.classify != nil {
+		wait = v.cfg.endpoint.MaxEndpointingDelay // the turn is held until the words are read
+	}
+	tctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	start := time.Now()
-	t, err := v.rec.Transcribe(ctx, u)
-	if err != nil || turn != v.turn.Load() {
+	t, err := v.rec.Transcribe(tctx, u)
+	if turn != v.turn.Load() {
 		return
 	}
-	plausible := plausibleWords(t.Text, u.Duration())
-	if v.cfg.classify != nil && plausible {
-		v.specMu.Lock()
-		v.spec = &speculation{startMs: u.StartMs, endMs: u.EndMs, t: t, took: time.Since(start)}
-		v.specMu.Unlock()
-	}
-	t.IsFinal = false
-	v.emit(Event{Kind: EventPartial, Partial: &t})
-	req := holdReq{turn: turn, pause: pause}
-	switch {
-	case v.cfg.classify != nil && !plausible:
-		return // more words than the audio can hold: a recogniser forcing a grammar phrase
-	case v.cfg.classify != nil:
-		switch v.cfg.classify(t.Text) {
-		case TurnComplete:
-			req.release = true
-		case TurnTrailing:
-			req.on = true
-		default:
-			return
+	end := TurnUnsure
+	if err == nil {
+		if v.cfg.classify != nil && plausibleWords(t.Text, u.Duration()) {
+			v.specMu.Lock()
+			v.spec = &speculation{startMs: u.StartMs, endMs: u.EndMs, t: t, took: time.Since(start)}
+			v.specMu.Unlock()
+			end = v.cfg.classify(t.Text)
 		}
-	case v.cfg.turnDetector(t.Text):
+		t.IsFinal = false
+		v.emit(Event{Kind: EventPartial, Partial: &t})
+	}
+	req := holdReq{turn: turn}
+	switch {
+	case v.cfg.classify != nil:
+		// Every reading is sent, unsure and failed ones too: they lift the pending hold.
+		req.pause = pause
+		req.release = end == TurnComplete
+		req.on = end == TurnTrailing
+	case err == nil && v.cfg.turnDetector(t.Text):
 		req.on = true
 	default:
 		return
