@@ -7,6 +7,9 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
+// adaptiveHangover is the VAD hangover with the adaptive end of turn.
+const adaptiveHangover = 100 * time.Millisecond
+
 // AdaptiveTurnTaking returns the voice options of a room's adaptive end of turn over ep: when
 // the candidate pauses, the words so far are recognised; a complete answer ends the turn after
 // the short delay (ep.CompleteEndpointingDelay, default 250 ms and never above the min delay),
@@ -19,6 +22,11 @@ func AdaptiveTurnTaking(ep audio.EndpointConfig) []audio.VoiceOption {
 	}
 	if ep.CompleteEndpointingDelay > ep.MinEndpointingDelay {
 		ep.CompleteEndpointingDelay = ep.MinEndpointingDelay
+	}
+	// Notice a pause sooner: its words are read before the turn may end, so a short hangover
+	// only starts that reading earlier (a resumed sentence drops it).
+	if ep.VAD.Hangover > adaptiveHangover {
+		ep.VAD.Hangover = adaptiveHangover
 	}
 	if ep.CompleteEndpointingDelay == 0 {
 		ep.CompleteEndpointingDelay = min(audio.DefaultCompleteEndpointingDelay, ep.MinEndpointingDelay)
