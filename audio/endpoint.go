@@ -14,6 +14,9 @@ type EndpointConfig struct {
 	// MaxEndpointingDelay: the longest wait, used while the turn looks unfinished (Hold), e.g.
 	// the partial transcript ends in "and" or "because" (LiveKit's max_endpointing_delay, 3 s).
 	MaxEndpointingDelay time.Duration
+	// CompleteEndpointingDelay: the shorter wait used once a turn detector has read the words
+	// so far as a complete answer (Release). Zero: no adaptive end of turn.
+	CompleteEndpointingDelay time.Duration
 	// PreRoll is audio kept before the detected start, so the recogniser hears the onset.
 	PreRoll time.Duration
 	// PostRoll is audio kept after the last speech (never more than the silence waited).
@@ -40,6 +43,10 @@ func (c EndpointConfig) validate() error {
 	if c.MinEndpointingDelay < FrameDuration || c.MaxEndpointingDelay < c.MinEndpointingDelay {
 		return fmt.Errorf("%w: endpointing delays min %v, max %v (want %v ≤ min ≤ max)",
 			ErrInvalidConfig, c.MinEndpointingDelay, c.MaxEndpointingDelay, FrameDuration)
+	}
+	if c.CompleteEndpointingDelay != 0 && (c.CompleteEndpointingDelay < FrameDuration || c.CompleteEndpointingDelay > c.MinEndpointingDelay) {
+		return fmt.Errorf("%w: complete-answer endpointing delay %v (want %v ≤ it ≤ min %v)",
+			ErrInvalidConfig, c.CompleteEndpointingDelay, FrameDuration, c.MinEndpointingDelay)
 	}
 	if c.PreRoll < 0 || c.PostRoll < 0 || c.MaxUtterance < time.Second {
 		return fmt.Errorf("%w: pre-roll %v, post-roll %v, max utterance %v", ErrInvalidConfig, c.PreRoll, c.PostRoll, c.MaxUtterance)
@@ -103,6 +110,7 @@ type Endpointer struct {
 	inTurn  bool
 	paused  bool
 	hold    bool
+	release bool
 	start   int64 // first voiced sample of the turn
 	buf     []int16
 	bufFrom int64 // source offset of buf[0]
@@ -136,12 +144,26 @@ func (e *Endpointer) Config() EndpointConfig { return e.cfg }
 // far look unfinished.
 func (e *Endpointer) Hold(on bool) { e.hold = on }
 
+// Release shortens the current wait to CompleteEndpointingDelay (when set): a turn detector
+// read the words so far as a complete answer. It lasts until speech resumes or the turn ends;
+// Hold wins over it.
+func (e *Endpointer) Release() {
+	if e.cfg.CompleteEndpointingDelay > 0 {
+		e.release = true
+	}
+}
+
 // InTurn reports whether a turn is open.
 func (e *Endpointer) InTurn() bool { return e.inTurn }
 
 // Push feeds one frame.
 func (e *Endpointer) Push(f Frame) EndpointResult {
-	vr := e.vad.Process(f.Samples, f.Offset)
+	var vr VADResult
+	if f.Missing {
+		vr = e.vad.ProcessMissing(f.Offset, len(f.Samples))
+	} else {
+		vr = e.vad.Process(f.Samples, f.Offset)
+	}
 	res := EndpointResult{VAD: vr}
 	frameEnd := f.Offset + int64(len(f.Samples))
 	if !e.inTurn {
@@ -162,6 +184,7 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 		res.Resumed = e.paused
 		e.paused = false
 		e.hold = false
+		e.release = false
 	}
 	if vr.Ended {
 		e.paused = true
@@ -169,8 +192,11 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 	}
 	silence := time.Duration(frameEnd-vr.LastVoicedEnd) * time.Second / SampleRate
 	delay := e.cfg.MinEndpointingDelay
-	if e.hold {
+	switch {
+	case e.hold:
 		delay = e.cfg.MaxEndpointingDelay
+	case e.release:
+		delay = e.cfg.CompleteEndpointingDelay
 	}
 	forced := time.Duration(frameEnd-e.start)*time.Second/SampleRate >= e.cfg.MaxUtterance
 	if silence >= delay || forced {
@@ -183,6 +209,7 @@ func (e *Endpointer) openTurn(start int64) {
 	e.inTurn = true
 	e.paused = false
 	e.hold = false
+	e.release = false
 	e.start = start
 	from := max(start-msToSamples(e.cfg.PreRoll.Milliseconds()), 0)
 	e.buf = e.buf[:0]
@@ -235,6 +262,7 @@ func (e *Endpointer) closeTurn(lastVoicedEnd, frameEnd int64, delay time.Duratio
 	e.inTurn = false
 	e.paused = false
 	e.hold = false
+	e.release = false
 	e.buf = e.buf[:0]
 	e.pre = e.pre[:0]
 	if forced {

@@ -23,6 +23,10 @@ type Frame struct {
 	// Captured is when the frame was complete at the source (the capture callback's clock);
 	// the VAD's latency measurement starts here.
 	Captured time.Time
+	// Missing marks a frame no audio arrived for (a live sender went quiet: muted, left,
+	// stalled, or Opus DTX): its samples are silence and it counts as silence, without
+	// teaching the VAD's noise floor that the room is digitally silent.
+	Missing bool
 }
 
 // StartMs is the frame's position on the source timeline in milliseconds.

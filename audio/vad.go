@@ -112,7 +112,24 @@ func NewVAD(cfg VADConfig) (*VAD, error) {
 func (v *VAD) Process(samples []int16, offset int64) VADResult {
 	level := LevelDB(samples)
 	v.updateFloor(level)
-	end := offset + int64(len(samples))
+	return v.classify(level, offset, len(samples))
+}
+
+// ProcessMissing classifies a frame of n samples that never arrived (see Frame.Missing): it
+// is quiet, so a hangover runs out and a turn can end, but the noise floor neither learns from
+// it nor is lowered by it (the floor's history records the floor itself).
+func (v *VAD) ProcessMissing(offset int64, n int) VADResult {
+	if !v.started {
+		r := VADResult{LevelDB: -100, FloorDB: v.floor}
+		v.run = 0
+		return r
+	}
+	v.updateFloor(v.floor)
+	return v.classify(-100, offset, n)
+}
+
+func (v *VAD) classify(level float64, offset int64, n int) VADResult {
+	end := offset + int64(n)
 	onset := max(v.floor+v.cfg.OnsetMarginDB, v.cfg.MinLevelDB)
 	release := max(v.floor+v.cfg.ReleaseMarginDB, v.cfg.MinLevelDB-(v.cfg.OnsetMarginDB-v.cfg.ReleaseMarginDB))
 	r := VADResult{LevelDB: level, FloorDB: v.floor}
@@ -140,7 +157,7 @@ func (v *VAD) Process(samples []int16, offset int64) VADResult {
 			v.quiet = 0
 			v.lastVoicedEnd = end
 			r.Started = true
-			r.StartOffset = v.backtrack(release, len(samples))
+			r.StartOffset = v.backtrack(release, n)
 		}
 	} else {
 		v.run = 0

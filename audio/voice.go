@@ -83,6 +83,7 @@ type Voice struct {
 	ignoreUntil atomic.Int64 // unix nanos: mic frames before this are ignored (half duplex tail)
 	muted       atomic.Bool  // SetListening(false): the candidate answers by typing
 	turn        atomic.Uint64
+	pauseGen    atomic.Uint64 // counts pauses and resumptions, to drop stale releases
 	holdCh      chan holdReq
 	sttCh       chan Utterance
 	speakMu     sync.Mutex
@@ -90,6 +91,9 @@ type Voice struct {
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
 	closeOnce   sync.Once
+
+	specMu sync.Mutex
+	spec   *speculation
 
 	statMu  sync.Mutex
 	stats   VoiceStats
@@ -99,8 +103,19 @@ type Voice struct {
 }
 
 type holdReq struct {
-	turn uint64
-	on   bool
+	turn    uint64
+	pause   uint64 // the pause it was made in: a release is stale once speech resumed
+	on      bool
+	release bool // the words read as complete: the short delay (Endpointer.Release)
+}
+
+// speculation is a transcript of a turn made during its pause; when the turn ends with no
+// more speech (the same audio boundaries) it is the final transcript, and recognition is
+// already done at the endpoint.
+type speculation struct {
+	startMs, endMs int64
+	t              Transcript
+	took           time.Duration
 }
 
 type voiceConfig struct {
@@ -112,6 +127,7 @@ type voiceConfig struct {
 	recorder     *SessionRecorder
 	log          *slog.Logger
 	turnDetector func(partial string) bool
+	classify     func(partial string) TurnEnd
 }
 
 // VoiceOption configures NewVoice.
@@ -182,6 +198,16 @@ func WithVoiceLogger(l *slog.Logger) VoiceOption {
 // the wait is extended to MaxEndpointingDelay. LooksUnfinished is a ready heuristic.
 func WithTurnDetector(unfinished func(partial string) bool) VoiceOption {
 	return func(v *voiceConfig) error { v.turnDetector = unfinished; return nil }
+}
+
+// WithTurnClassifier enables the adaptive end of turn: when the candidate pauses, the turn so
+// far is transcribed, and classify decides the wait: TurnComplete ends the turn after the
+// endpointer's CompleteEndpointingDelay, TurnTrailing holds it to MaxEndpointingDelay, and
+// TurnUnsure keeps MinEndpointingDelay. When the turn then ends with no more speech, that
+// transcript is the final one, so recognition is already done at the endpoint. ClassifyTurn
+// is a ready classifier.
+func WithTurnClassifier(classify func(partial string) TurnEnd) VoiceOption {
+	return func(v *voiceConfig) error { v.classify = classify; return nil }
 }
 
 // NewVoice builds the pipeline. It takes ownership of src and sink (Close closes them). synth
@@ -281,7 +307,16 @@ func (v *Voice) loop(ctx context.Context) {
 			return
 		case h := <-v.holdCh:
 			if h.turn == v.turn.Load() && v.ep.InTurn() {
-				v.ep.Hold(h.on)
+				switch {
+				case h.pause != 0 && h.pause != v.pauseGen.Load():
+					// Made in an earlier silence: speech resumed since, and the endpointer
+					// already dropped that wait.
+				case h.release:
+					v.ep.Hold(false)
+					v.ep.Release()
+				default:
+					v.ep.Hold(h.on)
+				}
 			}
 		case f, ok := <-frames:
 			if !ok {
@@ -325,6 +360,9 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	v.statMu.Unlock()
 	at := f.StartMs()
 	v.emit(Event{Kind: EventLevel, LevelDB: r.VAD.LevelDB, AtMs: at})
+	if r.TurnStarted || r.Resumed || r.Paused {
+		v.pauseGen.Add(1)
+	}
 	if r.TurnStarted {
 		v.turn.Add(1)
 		v.emit(Event{Kind: EventSpeechStarted, AtMs: r.TurnStartMs})
@@ -340,10 +378,15 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	}
 	if r.Paused {
 		v.emit(Event{Kind: EventSpeechPaused, AtMs: at})
-		if v.cfg.turnDetector != nil {
+		if v.cfg.classify != nil {
+			// Until the words are read, wait as if they trail: a slow recogniser must not let
+			// the min delay end a turn that stops on "because".
+			v.ep.Hold(true)
+		}
+		if v.cfg.turnDetector != nil || v.cfg.classify != nil {
 			if snap, ok := v.ep.Snapshot(); ok {
 				v.wg.Add(1)
-				go v.detectTurn(ctx, v.turn.Load(), snap)
+				go v.detectTurn(ctx, v.turn.Load(), v.pauseGen.Load(), snap)
 			}
 		}
 	}
@@ -360,22 +403,69 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 
 // detectTurn transcribes the turn so far during a pause and holds the endpoint when the words
 // stop mid-thought.
-func (v *Voice) detectTurn(ctx context.Context, turn uint64, u Utterance) {
+func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance) {
 	defer v.wg.Done()
-	ctx, cancel := context.WithTimeout(ctx, v.cfg.endpoint.MinEndpointingDelay)
+	wait := v.cfg.endpoint.MinEndpointingDelay
+	if v.cfg.classify != nil {
+		wait = v.cfg.endpoint.MaxEndpointingDelay // the turn is held until the words are read
+	}
+	tctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	t, err := v.rec.Transcribe(ctx, u)
-	if err != nil || turn != v.turn.Load() {
+	start := time.Now()
+	t, err := v.rec.Transcribe(tctx, u)
+	if turn != v.turn.Load() {
 		return
 	}
-	t.IsFinal = false
-	v.emit(Event{Kind: EventPartial, Partial: &t})
-	if v.cfg.turnDetector(t.Text) {
-		select {
-		case v.holdCh <- holdReq{turn: turn, on: true}:
-		case <-ctx.Done():
+	end := TurnUnsure
+	if err == nil {
+		if v.cfg.classify != nil && plausibleWords(t.Text, u.Duration()) {
+			v.specMu.Lock()
+			v.spec = &speculation{startMs: u.StartMs, endMs: u.EndMs, t: t, took: time.Since(start)}
+			v.specMu.Unlock()
+			end = v.cfg.classify(t.Text)
 		}
+		t.IsFinal = false
+		v.emit(Event{Kind: EventPartial, Partial: &t})
 	}
+	req := holdReq{turn: turn}
+	switch {
+	case v.cfg.classify != nil:
+		// Every reading is sent, unsure and failed ones too: they lift the pending hold.
+		req.pause = pause
+		req.release = end == TurnComplete
+		req.on = end == TurnTrailing
+	case err == nil && v.cfg.turnDetector(t.Text):
+		req.on = true
+	default:
+		return
+	}
+	select {
+	case v.holdCh <- req:
+	case <-ctx.Done():
+	}
+}
+
+// maxWordsPerSecond bounds plausible speech: fast speakers reach about four words a second.
+const maxWordsPerSecond = 5
+
+// plausibleWords reports whether text could have been said in d. A grammar recogniser forces a
+// fragment ("Sorry,") onto a whole phrase of its grammar; such a transcript must neither end a
+// turn early nor become its final text.
+func plausibleWords(text string, d time.Duration) bool {
+	return float64(len(strings.Fields(text))) <= maxWordsPerSecond*d.Seconds()+1
+}
+
+// speculated returns the pause's transcript when u is the same speech (nothing was said after
+// the pause), and forgets it either way.
+func (v *Voice) speculated(u Utterance) (Transcript, bool) {
+	v.specMu.Lock()
+	defer v.specMu.Unlock()
+	s := v.spec
+	v.spec = nil
+	if s == nil || s.startMs != u.StartMs || s.endMs != u.EndMs || u.Forced {
+		return Transcript{}, false
+	}
+	return s.t, true
 }
 
 func (v *Voice) recognize(ctx context.Context) {
@@ -384,7 +474,10 @@ func (v *Voice) recognize(ctx context.Context) {
 		start := time.Now()
 		var t Transcript
 		var err error
-		if pr, ok := v.rec.(PartialRecognizer); ok {
+		if st, ok := v.speculated(u); ok {
+			t = st // recognised during the pause: the endpoint finds it ready
+			t.IsFinal = true
+		} else if pr, ok := v.rec.(PartialRecognizer); ok {
 			t, err = pr.TranscribeWithPartials(ctx, u, func(p Transcript) {
 				p.IsFinal = false
 				v.emit(Event{Kind: EventPartial, Partial: &p, AtMs: u.DecidedMs})

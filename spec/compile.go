@@ -160,6 +160,7 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 	if p.OnExaminerFailure != nil {
 		r.ExaminerFailure = ExaminerFailure(*p.OnExaminerFailure)
 	}
+	r.TurnTaking = resolveTurnTaking(p.TurnTaking)
 	if g := p.Gates; g != nil {
 		setF(&r.Gates.FirstSpeak, g.FirstSpeak)
 		setF(&r.Gates.PostSpeakBuffer, g.PostSpeakBuffer)

@@ -36,6 +36,8 @@ type ResolvedPolicies struct {
 	ConfirmFinish     bool            `json:"confirmFinish"`
 	Gates             ResolvedGates   `json:"gates"`
 	Silence           ResolvedSilence `json:"silence"`
+	// TurnTaking is set only when the spec tunes it (policies.turnTaking).
+	TurnTaking *ResolvedTurnTaking `json:"turnTaking,omitempty"`
 	// ExaminerFailure is set only when the spec names a policy, so that exams without one
 	// compile as before; read it through OnExaminerFailure.
 	ExaminerFailure ExaminerFailure `json:"onExaminerFailure,omitempty"`

@@ -43,6 +43,17 @@ type Policies struct {
 	// OnExaminerFailure: "offline" (default) or "interrupt" (failure_policy.go).
 	OnExaminerFailure *string  `json:"onExaminerFailure,omitempty" yaml:"onExaminerFailure,omitempty"`
 	Silence           *Silence `json:"silence,omitempty" yaml:"silence,omitempty"`
+	// TurnTaking tunes when a spoken turn ends (seconds of silence); absent: the defaults.
+	TurnTaking *TurnTaking `json:"turnTaking,omitempty" yaml:"turnTaking,omitempty"`
+}
+
+// TurnTaking is the adaptive end of a spoken turn, in seconds of silence after the last speech:
+// CompleteDelay when the words read as a finished answer, MinDelay ordinarily, MaxDelay while
+// they trail ("um", "and", "because").
+type TurnTaking struct {
+	CompleteDelay *float64 `json:"completeDelay,omitempty" yaml:"completeDelay,omitempty"`
+	MinDelay      *float64 `json:"minDelay,omitempty" yaml:"minDelay,omitempty"`
+	MaxDelay      *float64 `json:"maxDelay,omitempty" yaml:"maxDelay,omitempty"`
 }
 
 // Silence configures the check-ins a silent candidate hears (design 7.3): a neutral prompt

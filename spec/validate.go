@@ -147,6 +147,7 @@ func (c *checker) checkPolicies() {
 			c.errorf(path, "", "%s must not be negative, got %d", path[strings.LastIndex(path, ".")+1:], *v)
 		}
 	}
+	c.validateTurnTaking(p.TurnTaking)
 	nonNeg("policies.maxClarifications", p.MaxClarifications)
 	nonNeg("policies.timeWarningSec", p.TimeWarningSec)
 	if v := p.OnExaminerFailure; v != nil && !ExaminerFailure(*v).Valid() {

@@ -61,6 +61,9 @@ type Info struct {
 	// Observer marks an examiner's console on someone else's exam (examtui watch): controls
 	// and instructions work, but the candidate answers elsewhere, so the input line says so.
 	Observer bool
+	// Notice is shown in the footer when the console opens, as a warning: e.g. that the
+	// candidate's speech will not be understood in a room without a recogniser.
+	Notice string
 }
 
 func (i *Info) validate() error {

@@ -131,6 +131,9 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 		m.switcher = nil
 	}
 	m.keys.SwitchInput.SetEnabled(m.switcher != nil && !info.ReadOnly)
+	if info.Notice != "" {
+		m.setNotice(info.Notice, true)
+	}
 	m.help = help.New()
 	m.input = textinput.New()
 	m.input.Prompt = "answer> "

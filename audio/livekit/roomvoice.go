@@ -81,7 +81,7 @@ func NewRoomVoice(room *Room, rec audio.Recognizer, synth audio.Synthesizer, opt
 		o(&cfg)
 	}
 	rv := &RoomVoice{log: cfg.log.With("component", "room-voice"), cfg: cfg}
-	rv.src = newRoomSource(room.Audio())
+	rv.src = newRoomSource(room.Audio(), rv.log)
 	var sink audio.Sink
 	if synth != nil {
 		rv.sink = &trackSink{v: room.Voice()}
@@ -207,8 +207,11 @@ func (silentRecognizer) Transcribe(context.Context, audio.Utterance) (audio.Tran
 }
 
 // roomSource re-frames the room's decoded candidate audio (frames of any length) into the
-// 20 ms frames the VAD expects, numbering samples from the first one received so the turn
-// timeline is continuous across the candidate's rejoins.
+// 20 ms frames the VAD expects, on a wall-clock timeline (audio.LiveFramer): time in which no
+// audio arrives (the candidate muted, left, lost the network, or their client uses Opus DTX)
+// becomes silent frames, so a turn ends on the clock rather than when more audio happens to
+// arrive. Samples are numbered from the first one received, so the turn timeline is continuous
+// across the candidate's rejoins.
 type roomSource struct {
 	in     <-chan AudioFrame
 	frames chan audio.Frame
@@ -216,10 +219,11 @@ type roomSource struct {
 	done   chan struct{}
 	once   sync.Once
 	start  sync.Once
+	log    *slog.Logger
 }
 
-func newRoomSource(in <-chan AudioFrame) *roomSource {
-	return &roomSource{in: in, frames: make(chan audio.Frame, 50), stop: make(chan struct{}), done: make(chan struct{})}
+func newRoomSource(in <-chan AudioFrame, log *slog.Logger) *roomSource {
+	return &roomSource{in: in, frames: make(chan audio.Frame, 50), stop: make(chan struct{}), done: make(chan struct{}), log: log}
 }
 
 func (s *roomSource) Frames() <-chan audio.Frame { return s.frames }
@@ -239,30 +243,37 @@ func (s *roomSource) Start(ctx context.Context) error {
 func (s *roomSource) run(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.frames)
-	var pending []int16
-	var offset int64
+	framer, err := audio.NewLiveFramer(audio.DefaultGapTolerance)
+	if err != nil {
+		s.log.Error("room audio framer", "err", err)
+		return
+	}
+	tick := time.NewTicker(audio.FrameDuration)
+	defer tick.Stop()
 	for {
-		var f AudioFrame
+		var out []audio.Frame
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.stop:
 			return
-		case f = <-s.in:
-		}
-		samples := f.Samples
-		if f.SampleRate != audio.SampleRate && f.SampleRate > 0 {
-			r, err := audio.Resample(samples, f.SampleRate, audio.SampleRate)
-			if err != nil {
+		case now := <-tick.C:
+			out = framer.Tick(now)
+		case f := <-s.in:
+			at := f.Received
+			if at.IsZero() {
+				at = time.Now()
+			}
+			rate := f.SampleRate
+			if rate <= 0 {
+				rate = audio.SampleRate
+			}
+			if out, err = framer.Write(f.Samples, rate, at); err != nil {
+				s.log.Warn("candidate audio dropped", "rate", rate, "err", err)
 				continue
 			}
-			samples = r
 		}
-		pending = append(pending, samples...)
-		for len(pending) >= audio.FrameSamples {
-			fr := audio.Frame{Samples: append([]int16(nil), pending[:audio.FrameSamples]...), Offset: offset, Captured: f.Received}
-			pending = pending[audio.FrameSamples:]
-			offset += audio.FrameSamples
+		for _, fr := range out {
 			select {
 			case s.frames <- fr:
 			case <-ctx.Done():
@@ -270,9 +281,6 @@ func (s *roomSource) run(ctx context.Context) {
 			case <-s.stop:
 				return
 			}
-		}
-		if len(pending) == 0 {
-			pending = pending[:0:0] // let the backing array go
 		}
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -56,7 +58,8 @@ func (r roomOptions) config() (livekit.Config, error) {
 // and defaults as the local voice path (--stt, --tts, --voice, run_voice.go), and the voice
 // pipeline's options (endpointing; barge-in on unless --barge-in=false, since the candidate's
 // client cancels its own echo).
-func (r roomOptions) providers(v voiceOptions, language string, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
+// speechNote is set when the candidate's speech will not be understood, to be said plainly.
+func (r roomOptions) providers(v voiceOptions, language string, tt *spec.ResolvedTurnTaking, log *slog.Logger) (rec audio.Recognizer, synth audio.Synthesizer, opts []livekit.RoomVoiceOption, speechNote string, err error) {
 	bargeIn := true
 	if v.flags != nil && v.flags.Changed("barge-in") {
 		bargeIn = v.bargeIn
@@ -64,24 +67,26 @@ func (r roomOptions) providers(v voiceOptions, language string, log *slog.Logger
 	v = v.merged()
 	ep, err := endpointConfig(v.minDelay, v.maxDelay)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
+	ep = app.SpecTurnTaking(ep, tt, v.minDelay > 0, v.maxDelay > 0) // the exam's policies.turnTaking
 	rec, status, err := newRecognizer(v.stt, v.sttModel, language, log)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	if rec == nil {
 		log.Warn("room: the candidate's speech is not recognised", "why", status)
+		speechNote = fmt.Sprintf("the candidate's speech will not be understood (%s): they can only type their answers", status)
 	}
-	synth, err := newSynthesizer(v.tts, v.voice, log)
+	synth, err = newSynthesizer(v.tts, v.voice, log)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
-	opts := []livekit.RoomVoiceOption{
-		livekit.WithVoiceOptions(audio.WithVoiceEndpointing(ep), audio.WithBargeIn(bargeIn)),
+	opts = []livekit.RoomVoiceOption{
+		livekit.WithVoiceOptions(append(app.AdaptiveTurnTaking(ep), audio.WithBargeIn(bargeIn))...),
 		livekit.WithSpeechVoice(v.voice, language),
 	}
-	return rec, synth, opts, nil
+	return rec, synth, opts, speechNote, nil
 }
 
 // runRoom runs the exam bot in a LiveKit room, with the console unless --headless. The exam
@@ -104,7 +109,7 @@ func runRoom(cmd *cobra.Command, specPath string, o runOptions) error {
 		return err
 	}
 	defer x.Close()
-	rec, synth, vopts, err := o.room.providers(o.voice, x.Spec.Language, log)
+	rec, synth, vopts, speechNote, err := o.room.providers(o.voice, x.Spec.Language, x.Spec.Policies.TurnTaking, log)
 	if err != nil {
 		return err
 	}
@@ -112,7 +117,7 @@ func runRoom(cmd *cobra.Command, specPath string, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	r := &roomRun{x: x, rb: rb, log: log, room: o.room.name, url: cfg.URL, errw: cmd.ErrOrStderr()}
+	r := &roomRun{x: x, rb: rb, log: log, room: o.room.name, url: cfg.URL, errw: cmd.ErrOrStderr(), speechNote: speechNote}
 	if o.headless {
 		return r.headless(ctx, cmd.OutOrStdout(), o.jsonOut)
 	}
@@ -127,6 +132,8 @@ type roomRun struct {
 	room string
 	url  string
 	errw io.Writer
+	// speechNote says the candidate's speech will not be understood (no recogniser).
+	speechNote string
 }
 
 // startWhenCandidate starts the exam once a candidate is in the room. A resumed session that
@@ -174,6 +181,7 @@ func (r *roomRun) finish() error {
 func (r *roomRun) console(ctx context.Context, dataDir string) error {
 	m, err := tui.New(tui.Info{
 		Title: r.x.Spec.Title, Examiner: r.x.Examiner, Input: tui.InputRoom, SessionID: r.x.SessionID,
+		Notice: r.speechNote,
 	}, r.x, append(graphOption(r.x.Spec), tui.WithSTTMinConfidence(r.x.Spec.Policies.STTMinConfidence), tui.WithLogger(r.log))...)
 	if err != nil {
 		r.finish()
@@ -212,6 +220,9 @@ func (r *roomRun) headless(ctx context.Context, w io.Writer, asJSON bool) error 
 	printed := make(chan error, 1)
 	go func() { printed <- printer.run(r.x.Events()) }()
 	fmt.Fprintf(r.errw, "examtui: exam bot in room %q at %s (session %s); waiting for the candidate\n", r.room, r.url, r.x.SessionID)
+	if r.speechNote != "" {
+		fmt.Fprintf(r.errw, "examtui: %s\n", textsafe.Line(r.speechNote))
+	}
 
 	interrupted := false
 	runErr := r.startWhenCandidate(ctx)

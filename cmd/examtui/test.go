@@ -131,6 +131,11 @@ type testEnv struct {
 }
 
 func newTestEnv(cmd *cobra.Command, o testOptions) (*testEnv, error) {
+	if o.room.enabled() {
+		if _, err := o.room.options(nil); err != nil { // bad flags fail before any script runs
+			return nil, err
+		}
+	}
 	dataDir, log, closeLog, err := setup()
 	if err != nil {
 		return nil, err

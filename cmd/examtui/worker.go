@@ -23,6 +23,7 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/internal/worker"
+	"github.com/examtui/examtui/spec"
 )
 
 // defaultAgentName is the agent name a worker registers and a dispatch addresses.
@@ -123,8 +124,9 @@ func runWorker(cmd *cobra.Command, o workerOptions) error {
 
 	runner, err := worker.NewRunner(cmd.Context(), worker.Config{
 		SpecsDir: o.specsDir, DataDir: dataDir, Examiner: o.examiner, Model: o.model, Logger: log,
-		Voice: func(language string, l *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
-			return roomOptions{}.providers(o.voice, language, l)
+		Voice: func(language string, tt *spec.ResolvedTurnTaking, l *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
+			rec, synth, opts, _, err := roomOptions{}.providers(o.voice, language, tt, l) // the speech note is logged
+			return rec, synth, opts, err
 		},
 	})
 	if err != nil {

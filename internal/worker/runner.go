@@ -16,6 +16,7 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/spec"
 )
 
 // DefaultBotIdentity is the examiner bot's identity in every room. One identity for every
@@ -34,9 +35,9 @@ const closingSpeech = 30 * time.Second
 // and a candidate who reconnects in that moment still gets the replay.
 const endLinger = 5 * time.Second
 
-// VoiceFunc builds an exam's voice providers for its language; nil recogniser and synthesizer
-// mean typed answers and written lines only.
-type VoiceFunc func(language string, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error)
+// VoiceFunc builds an exam's voice providers for its language and turn-taking policy (nil: the
+// defaults); nil recogniser and synthesizer mean typed answers and written lines only.
+type VoiceFunc func(language string, tt *spec.ResolvedTurnTaking, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error)
 
 // Config is what every job of a worker shares.
 type Config struct {
@@ -255,7 +256,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 	var synth audio.Synthesizer
 	var vopts []livekit.RoomVoiceOption
 	if r.cfg.Voice != nil {
-		if rec, synth, vopts, err = r.cfg.Voice(x.Spec.Language, log); err != nil {
+		if rec, synth, vopts, err = r.cfg.Voice(x.Spec.Language, x.Spec.Policies.TurnTaking, log); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/spec"
 )
 
 // TestJobFailureIsIsolated: a job whose voice setup panics ends with a system_error and an
@@ -26,7 +27,7 @@ func TestJobFailureIsIsolated(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int32
 	r, err := NewRunner(ctx, Config{DataDir: t.TempDir(), Examiner: "offline", Logger: testLog(t),
-		Voice: func(string, *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
+		Voice: func(string, *spec.ResolvedTurnTaking, *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
 			if calls.Add(1) == 1 {
 				panic("provider blew up")
 			}

@@ -8,4 +8,5 @@ var (
 	ErrExaminerKind   = errors.New("examiner kind not available")
 	ErrSpec           = errors.New("cannot compile the script's spec")
 	ErrExpectationSet = errors.New("expectation names something the exam does not have")
+	ErrPauseMarker    = errors.New("invalid pause marker in a say line")
 )

@@ -42,6 +42,13 @@ type VoiceReport struct {
 	CandidateWAV   string        `json:"candidateWav,omitempty"`
 	ExaminerWAV    string        `json:"examinerWav,omitempty"`
 	CandidateLeaks int           `json:"candidateLeaks"` // events the candidate received outside its view
+	// Opening is the examiner's opening lines, measured from the start of the exam.
+	Opening *ReplyTiming `json:"opening,omitempty"`
+	// StartedEarly counts replies whose audio began before the candidate finished: they are
+	// reported, not counted in p50/p95 (they would read as 0 ms replies).
+	StartedEarly int `json:"startedEarly"`
+	// CutOffs counts examiner starts inside a candidate's pause that the script did not expect.
+	CutOffs int `json:"cutOffs"`
 }
 
 // ReplyTiming is one examiner reply as the candidate heard it.
@@ -52,13 +59,40 @@ type ReplyTiming struct {
 	AudioMs   float64 `json:"audioMs"`   // how long the reply played
 	Capped    bool    `json:"capped,omitempty"`
 	Error     string  `json:"error,omitempty"`
+	// Kind is say, interrupt or opening.
+	Kind string `json:"kind,omitempty"`
+	// TTFBMs is the time to the first byte of the reply: its spoken event reaching the
+	// candidate, before any of its audio.
+	TTFBMs float64 `json:"ttfbMs,omitempty"`
+	// Words is what the examiner said in the reply (its spoken events).
+	Words string `json:"words,omitempty"`
+	// StartedEarly: the examiner's audio began EarlyMs before the candidate finished.
+	StartedEarly bool    `json:"startedEarly,omitempty"`
+	EarlyMs      float64 `json:"earlyMs,omitempty"`
+	// Timeout is set when a wait ran out (first-chunk, reply, transport).
+	Timeout *ReplyTimeout `json:"timeout,omitempty"`
+	// Timeline is who spoke when, from the candidate's step to the end of the reply.
+	Timeline []SpeakingEvent `json:"timeline,omitempty"`
+	CutOffs  []CutOff        `json:"cutOffs,omitempty"`
+	BargeIn  *BargeIn        `json:"bargeIn,omitempty"`
 }
 
-// Summarize computes p50 and p95 of the replies' latencies (nearest rank).
+// Summarize computes p50 and p95 of the replies' latencies (nearest rank), leaving out failed
+// replies, replies that began before the candidate finished and barge-in steps, and counts the
+// early replies and unexpected cut-offs.
 func (v *VoiceReport) Summarize() {
 	var lat []float64
+	v.StartedEarly, v.CutOffs = 0, 0
 	for _, r := range v.Replies {
-		if r.Error == "" {
+		if r.StartedEarly {
+			v.StartedEarly++
+		}
+		for _, c := range r.CutOffs {
+			if !c.Expected {
+				v.CutOffs++
+			}
+		}
+		if r.Error == "" && !r.StartedEarly && r.Kind != "interrupt" {
 			lat = append(lat, r.LatencyMs)
 		}
 	}
@@ -80,16 +114,48 @@ func (v *VoiceReport) writeText(b *strings.Builder) {
 	fmt.Fprintf(b, "  replies:    %d (%s turns), p50 %.0f ms, p95 %.0f ms to first audio; tail silence %s, cap %s\n",
 		len(v.Replies), v.Mode, v.P50Ms, v.P95Ms, time.Duration(v.TailSilenceMs)*time.Millisecond,
 		time.Duration(v.MaxReplyMs)*time.Millisecond)
-	for _, r := range v.Replies {
+	replies := v.Replies
+	if v.Opening != nil {
+		replies = append([]ReplyTiming{*v.Opening}, replies...)
+	}
+	for _, r := range replies {
+		said := r.Said
+		if r.Kind == "opening" {
+			said = "(opening)"
+		}
 		if r.Error != "" {
-			fmt.Fprintf(b, "    %2d %-44q ERROR %s\n", r.Step, clip(r.Said, 42), r.Error)
+			fmt.Fprintf(b, "    %2d %-44q ERROR %s\n", r.Step, clip(said, 42), r.Error)
 			continue
 		}
-		capped := ""
+		var notes []string
 		if r.Capped {
-			capped = " (cut at the cap)"
+			notes = append(notes, "cut at the cap")
 		}
-		fmt.Fprintf(b, "    %2d %-44q first audio %6.0f ms, reply %5.1f s%s\n", r.Step, clip(r.Said, 42), r.LatencyMs, r.AudioMs/1000, capped)
+		if r.StartedEarly {
+			notes = append(notes, fmt.Sprintf("began %.0f ms before the candidate finished; not in p50/p95", r.EarlyMs))
+		}
+		if r.BargeIn != nil {
+			verdict := "stopped"
+			if !r.BargeIn.Stopped {
+				verdict = "DID NOT STOP"
+			}
+			notes = append(notes, fmt.Sprintf("barge-in: %s %.0f ms after the candidate began (limit %.0f ms)", verdict, r.BargeIn.StoppedAfterMs, r.BargeIn.LimitMs))
+		}
+		for _, c := range r.CutOffs {
+			what := "CUT-OFF"
+			if c.Expected {
+				what = "cut-off (expected)"
+			}
+			notes = append(notes, fmt.Sprintf("%s: examiner spoke %.0f ms into a %.0f ms pause", what, c.ExaminerAtMs-c.PauseAtMs, c.PauseMs))
+		}
+		extra := ""
+		if len(notes) > 0 {
+			extra = " (" + strings.Join(notes, "; ") + ")"
+		}
+		fmt.Fprintf(b, "    %2d %-44q first audio %6.0f ms, reply %5.1f s%s\n", r.Step, clip(said, 42), r.LatencyMs, r.AudioMs/1000, extra)
+	}
+	if v.StartedEarly > 0 {
+		fmt.Fprintf(b, "  early:      %d replies began before the candidate finished (excluded from p50/p95)\n", v.StartedEarly)
 	}
 	if v.CandidateWAV != "" {
 		fmt.Fprintf(b, "  recorded:   %s, %s\n", v.CandidateWAV, v.ExaminerWAV)

@@ -53,8 +53,10 @@ type Options struct {
 func (s *Script) Said() []string {
 	var out []string
 	for _, t := range s.Turns {
-		if t.Say != nil {
-			out = append(out, *t.Say)
+		for _, line := range []*string{t.Say, t.Interrupt} {
+			if line != nil {
+				out = append(out, SpokenText(*line))
+			}
 		}
 	}
 	return out
@@ -181,11 +183,14 @@ func Run(ctx context.Context, s *Script, opts Options) (*Result, error) {
 func (s *Script) play(ctx context.Context, c *runtime.Controller, clock *runtime.VirtualClock, t TurnStep, gap time.Duration,
 	speak func(context.Context, *Script, string) (runtime.Turn, error)) error {
 	switch {
+	case t.Interrupt != nil:
+		t.Say, t.Interrupt = t.Interrupt, nil // on the virtual clock an interruption is an ordinary turn
+		return s.play(ctx, c, clock, t, gap, speak)
 	case t.Say != nil && speak != nil:
 		if err := advance(ctx, c, clock, gap); err != nil {
 			return err
 		}
-		turn, err := speak(ctx, s, *t.Say)
+		turn, err := speak(ctx, s, SpokenText(*t.Say))
 		if err != nil {
 			return err
 		}
@@ -200,11 +205,12 @@ func (s *Script) play(ctx context.Context, c *runtime.Controller, clock *runtime
 		if err := advance(ctx, c, clock, gap); err != nil {
 			return err
 		}
-		words := len(strings.Fields(*t.Say))
-		speech := time.Duration(float64(words)/2.5*float64(time.Second)) + 500*time.Millisecond
+		text := SpokenText(*t.Say)
+		words := len(strings.Fields(text))
+		speech := time.Duration(float64(words)/2.5*float64(time.Second)) + 500*time.Millisecond + Pauses(*t.Say)
 		c.UserActivity(true)
 		clock.Advance(speech)
-		turn := runtime.Turn{Text: *t.Say, Duration: speech, Source: runtime.SourceTyped, Confidence: 1}
+		turn := runtime.Turn{Text: text, Duration: speech, Source: runtime.SourceTyped, Confidence: 1}
 		if t.Confidence != nil {
 			turn.Confidence = *t.Confidence
 			turn.Source = runtime.SourceMic

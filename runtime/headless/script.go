@@ -56,9 +56,17 @@ type Script struct {
 	startAt time.Time // Start parsed; zero when not pinned
 }
 
-// TurnStep is one step of a script. Exactly one of Say, Silence, Wait, Admin and Control is set.
+// TurnStep is one step of a script. Exactly one of Say, Interrupt, Silence, Wait, Admin and
+// Control is set.
 type TurnStep struct {
-	Say        *string    `yaml:"say"`
+	// Say is the candidate's line; it may hold pauses: "Because [pause 2s] most guests…".
+	Say *string `yaml:"say"`
+	// Interrupt is a line the candidate says over the examiner's next reply (barge-in). On the
+	// virtual clock it is an ordinary turn.
+	Interrupt *string `yaml:"interrupt"`
+	// CutOff says the script expects the examiner to start speaking during a pause of this
+	// say line; otherwise a room run reports such a cut-off as a failure.
+	CutOff     bool       `yaml:"cutOff"`
 	Confidence *float64   `yaml:"confidence"` // STT confidence for a say turn (0..1)
 	Silence    *float64   `yaml:"silence"`    // seconds of candidate silence, then a silent turn
 	Wait       *float64   `yaml:"wait"`       // seconds that pass with no turn (timers, beats)
@@ -78,6 +86,8 @@ func (t TurnStep) Kind() string {
 	switch {
 	case t.Say != nil:
 		return "say"
+	case t.Interrupt != nil:
+		return "interrupt"
 	case t.Silence != nil:
 		return "silence"
 	case t.Wait != nil:
@@ -218,14 +228,27 @@ func (s *Script) validate() []string {
 	for i, t := range s.Turns {
 		at := s.pos(fmt.Sprintf("$.turns[%d]", i))
 		set := 0
-		for _, b := range []bool{t.Say != nil, t.Silence != nil, t.Wait != nil, t.Admin != nil, t.Control != nil} {
+		for _, b := range []bool{t.Say != nil, t.Interrupt != nil, t.Silence != nil, t.Wait != nil, t.Admin != nil, t.Control != nil} {
 			if b {
 				set++
 			}
 		}
 		if set != 1 {
-			add(at, "turn %d: exactly one of say, silence, wait, admin, control is required (found %d)", i+1, set)
+			add(at, "turn %d: exactly one of say, interrupt, silence, wait, admin, control is required (found %d)", i+1, set)
 			continue
+		}
+		for _, line := range []*string{t.Say, t.Interrupt} {
+			if line == nil {
+				continue
+			}
+			if parts, err := SplitPauses(*line); err != nil {
+				add(at, "turn %d: %v", i+1, err)
+			} else if len(parts) == 0 {
+				add(at, "turn %d: %s needs words", i+1, t.Kind())
+			}
+		}
+		if t.CutOff && (t.Say == nil || Pauses(*t.Say) == 0) {
+			add(at, "turn %d: cutOff applies to a say line with a [pause ...] in it", i+1)
 		}
 		if t.Confidence != nil && (t.Say == nil || *t.Confidence < 0 || *t.Confidence > 1 || math.IsNaN(*t.Confidence)) {
 			add(s.pos(fmt.Sprintf("$.turns[%d].confidence", i)), "turn %d: confidence must be 0..1 on a say turn", i+1)

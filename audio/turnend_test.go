@@ -1,0 +1,179 @@
+package audio
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/internal/openaitest"
+)
+
+func TestClassifyTurn(t *testing.T) {
+	cases := []struct {
+		text string
+		want TurnEnd
+	}{
+		{"Most guests are business travellers.", TurnComplete},
+		{"most guests are business travellers", TurnComplete},
+		{"Because", TurnTrailing},
+		{"most guests are um", TurnTrailing},
+		{"we could add a second line and", TurnTrailing},
+		{"eggs, toast,", TurnTrailing},
+		{"yes", TurnUnsure},
+		{"", TurnUnsure},
+		{InterimText, TurnUnsure},
+	}
+	for _, tc := range cases {
+		if got := ClassifyTurn(tc.text); got != tc.want {
+			t.Errorf("ClassifyTurn(%q) = %s, want %s", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestEndpointerReleaseShortensTheWait(t *testing.T) {
+	speech := speak16k(t, "Most guests are business travellers.")
+	sc := buildScene(SampleRate/2, speech, 2000)
+	for _, tc := range []struct {
+		name    string
+		release bool
+		want    time.Duration
+	}{{"ordinary wait", false, 500 * time.Millisecond}, {"complete answer", true, 250 * time.Millisecond}} {
+		cfg := DefaultEndpointConfig()
+		cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
+		ep, err := NewEndpointer(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *Utterance
+		for _, f := range frames(sc.samples) {
+			r := ep.Push(f)
+			if r.Paused && tc.release {
+				ep.Release()
+			}
+			if r.Utterance != nil {
+				got = r.Utterance
+				break
+			}
+		}
+		if got == nil || got.Delay != tc.want {
+			t.Fatalf("%s: utterance %+v, want delay %v", tc.name, got, tc.want)
+		}
+		if wait := time.Duration(got.DecidedMs-got.EndMs) * time.Millisecond; wait < tc.want || wait > tc.want+2*FrameDuration {
+			t.Errorf("%s: decided %v after the speech, want %v", tc.name, wait, tc.want)
+		}
+	}
+	bad := DefaultEndpointConfig()
+	bad.CompleteEndpointingDelay = time.Second // longer than the ordinary delay
+	if _, err := NewEndpointer(bad); err == nil {
+		t.Error("a complete-answer delay above the min delay was accepted")
+	}
+}
+
+// TestVoiceAdaptiveEndOfTurn speaks "Good morning, I would like", pauses 1.2 s, then "a table
+// for two by the window.": the trailing partial holds the turn through the pause, the complete
+// one ends it after the short delay, and the final transcript is the one made during the pause
+// (no third transcription).
+func TestVoiceAdaptiveEndOfTurn(t *testing.T) {
+	a := speak16k(t, "Good morning, I would like")
+	b := speak16k(t, "a table for two by the window.")
+	sc := buildScene(SampleRate, a, 1200, b, 2000)
+	var mu sync.Mutex
+	calls := 0
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
+		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+			mu.Lock()
+			calls++
+			n := calls
+			mu.Unlock()
+			text := "Good morning, I would like"
+			if n > 1 {
+				text = "Good morning, I would like a table for two by the window."
+			}
+			return openaitest.Transcribed(openaitest.Transcript{Text: text})
+		}))
+	cfg := DefaultEndpointConfig()
+	cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
+	log := newEventLog()
+	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
+		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTurn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	finals := log.wait(t, 1)
+	v.Close()
+	f := finals[0]
+	if !strings.HasSuffix(f.Text, "window.") {
+		t.Fatalf("final %q: the pause after %q should have been held", f.Text, "like")
+	}
+	if f.Utterance.Delay != DefaultCompleteEndpointingDelay {
+		t.Errorf("the complete answer waited %v, want %v", f.Utterance.Delay, DefaultCompleteEndpointingDelay)
+	}
+	mu.Lock()
+	n := calls
+	mu.Unlock()
+	if n != 2 {
+		t.Errorf("%d transcriptions, want 2 (the final reuses the pause's)", n)
+	}
+	t.Logf("endpointing %.0f ms, STT at the endpoint %.1f ms", f.EndpointingMs, f.STTMs)
+}
+
+func TestPlausibleWords(t *testing.T) {
+	cases := []struct {
+		text string
+		d    time.Duration
+		want bool
+	}{
+		{"most guests are business travellers", 2 * time.Second, true},
+		{"sorry", 400 * time.Millisecond, true},
+		{"that raises the labour cost but the conference revenue pays for it", 500 * time.Millisecond, false},
+	}
+	for _, tc := range cases {
+		if got := plausibleWords(tc.text, tc.d); got != tc.want {
+			t.Errorf("plausibleWords(%q, %v) = %v", tc.text, tc.d, got)
+		}
+	}
+}
+
+// TestVoiceSlowRecogniserDoesNotCutAThinkingPause: the pause after "Because" is read by a
+// recogniser slower than the min delay. The turn must be held while it works, then by the
+// trailing word, so the answer stays one turn.
+func TestVoiceSlowRecogniserDoesNotCutAThinkingPause(t *testing.T) {
+	a := speak16k(t, "Because")
+	b := speak16k(t, "most guests are business travellers.")
+	sc := buildScene(SampleRate, a, 1500, b, 2000)
+	var mu sync.Mutex
+	calls := 0
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
+		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+			mu.Lock()
+			calls++
+			n := calls
+			mu.Unlock()
+			if n == 1 {
+				return openaitest.Transcribed(openaitest.Transcript{Text: "Because"}, openaitest.Delay(800*time.Millisecond))
+			}
+			return openaitest.Transcribed(openaitest.Transcript{Text: "Because most guests are business travellers."})
+		}))
+	cfg := DefaultEndpointConfig()
+	cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
+	log := newEventLog()
+	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
+		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTurn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	finals := log.wait(t, 1)
+	v.Close()
+	// One turn spanning both parts: longer than "Because" and the pause together.
+	if f := finals[0]; f.DurationMs < int64(len(a))*1000/SampleRate+1500 {
+		t.Fatalf("first turn lasted %d ms: it was cut in the pause after %q", f.DurationMs, "Because")
+	}
+}

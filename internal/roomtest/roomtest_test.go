@@ -1,0 +1,203 @@
+package roomtest_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/roomtest"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/offline"
+)
+
+// script writes a candidate script next to a copy of the example exam and loads it.
+func script(t *testing.T, body string) *headless.Script {
+	t.Helper()
+	dir := t.TempDir()
+	spec, err := examples.FS.ReadFile("hotel-breakfast.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hotel-breakfast.yaml"), spec, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "script.yaml")
+	if err := os.WriteFile(p, []byte("spec: hotel-breakfast.yaml\nexaminer: offline\n"+body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := headless.LoadScript(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func hopts() headless.Options { return headless.Options{NewExaminer: hoptsExaminer} }
+
+func hoptsExaminer(string) (runtime.Examiner, error) { return offline.New() }
+
+// TestRunDeadServer points the harness at a server that accepts connections and never
+// answers: the run must end with a transport failure within the reply timeout, reported in
+// the opening's timeout phase, instead of hanging.
+func TestRunDeadServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	s := script(t, "turns:\n  - say: \"Hello, I'm Priya and I'm on the hospitality management course.\"\n")
+	const timeout = 3 * time.Second
+	start := time.Now()
+	res, err := roomtest.Run(context.Background(), s, hopts(), roomtest.Options{URL: "ws://" + ln.Addr().String(), APIKey: "k",
+		APISecret: strings.Repeat("s", 32), RecordDir: t.TempDir(), ReplyTimeout: timeout})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("Run: %v (a dead server is a failed run, not an error)", err)
+	}
+	if took > timeout+2*time.Second {
+		t.Errorf("the run took %v with a %v reply timeout", took, timeout)
+	}
+	if res.Passed || res.Voice == nil || res.Voice.Opening == nil || res.Voice.Opening.Timeout == nil ||
+		res.Voice.Opening.Timeout.Phase != headless.PhaseTransport {
+		t.Fatalf("result = %+v, voice %+v", res, res.Voice)
+	}
+}
+
+// failAfter is a sink that runs fn once, at the first candidate transcript.
+type failAfter struct {
+	once sync.Once
+	fn   func()
+}
+
+func (f *failAfter) Publish(ev runtime.Event) error {
+	if p, err := ev.Decode(); err == nil {
+		if seg, ok := p.(*runtime.TranscriptSegmentPayload); ok && seg.Speaker == "candidate" {
+			f.once.Do(func() { go f.fn() })
+		}
+	}
+	return nil
+}
+
+// TestRunServerDiesMidRun kills the LiveKit server after the candidate's first line: the
+// reply never comes, and the harness reports a transport timeout within the reply timeout.
+func TestRunServerDiesMidRun(t *testing.T) {
+	srv := lktest.Start(t)
+	s := script(t, "turns:\n  - say: \"Hello, I'm Priya and I'm on the hospitality management course.\"\n  - say: \"Sorry, could you repeat the question?\"\n")
+	o := hopts()
+	o.Sink = &failAfter{fn: srv.Crash}
+	const timeout = 5 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := roomtest.Run(ctx, s, o, roomtest.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
+		RecordDir: t.TempDir(), ReplyTimeout: timeout, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Voice
+	if res.Passed || v == nil || len(v.Replies) == 0 {
+		t.Fatalf("result %+v", res)
+	}
+	last := v.Replies[len(v.Replies)-1]
+	if last.Timeout == nil || last.Timeout.Phase != headless.PhaseTransport || last.Timeout.AfterMs > float64((timeout+2*time.Second).Milliseconds()) {
+		t.Fatalf("last reply %+v (timeout %+v), want a transport timeout within %v", last, last.Timeout, timeout)
+	}
+	t.Logf("reply %d: %s after %.0f ms", last.Step, last.Timeout.Phase, last.Timeout.AfterMs)
+}
+
+// TestRunSpokenPauseAndBargeIn speaks through a real room: a line with a two-second pause
+// (the bot's endpointing ends the turn inside it, so the examiner cuts in: the harness must
+// report the cut-off and fail the run, since the script does not expect it), then a line
+// said over the examiner's reply (barge-in, measured).
+func TestRunSpokenPauseAndBargeIn(t *testing.T) {
+	srv := lktest.Start(t)
+	s := script(t, `turns:
+  - say: "Hello, I'm Priya and I'm on the hospitality management course."
+  - say: "Sorry, could you repeat the question?"
+  - interrupt: "We could open a second buffet line, or another way is a grab-and-go counter."
+  - say: "Most guests at that time [pause 2s] are business travellers who are in a hurry."
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := roomtest.Run(ctx, s, hopts(), roomtest.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
+		RecordDir: t.TempDir(), Spoken: true, ReplyTimeout: 20 * time.Second, Logger: testLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Voice
+	if v == nil || len(v.Replies) != 4 {
+		t.Fatalf("voice report %+v (step errors %v)", v, res.StepErrors)
+	}
+	for _, rp := range v.Replies {
+		t.Logf("step %d %s: latency %.0f ms ttfb %.0f ms early %v words %q cut-offs %+v barge-in %+v timeline %+v",
+			rp.Step, rp.Kind, rp.LatencyMs, rp.TTFBMs, rp.StartedEarly, rp.Words, rp.CutOffs, rp.BargeIn, rp.Timeline)
+		if rp.Error != "" {
+			t.Errorf("step %d: %s", rp.Step, rp.Error)
+		}
+		if rp.Kind != "interrupt" && (rp.Words == "" || len(rp.Timeline) < 3) {
+			t.Errorf("step %d: words %q, timeline %+v", rp.Step, rp.Words, rp.Timeline)
+		}
+	}
+	b := v.Replies[2].BargeIn
+	if b == nil || b.LimitMs != 300 || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 {
+		t.Errorf("barge-in %+v", b)
+	}
+	pause := v.Replies[3]
+	if len(pause.CutOffs) == 0 || v.CutOffs == 0 {
+		t.Fatalf("no cut-off reported for a 2 s pause under a 500 ms endpointer: %+v", pause)
+	}
+	found := false
+	for _, f := range res.Failures {
+		found = found || strings.Contains(f.Expectation, "no cut-off")
+	}
+	if res.Passed || !found {
+		t.Errorf("an unexpected cut-off must fail the run: %+v", res.Failures)
+	}
+}
+
+// testLog writes the harness's log to a file kept with the test's temporary files and
+// prints its tail when the test fails.
+func testLog(t *testing.T) *slog.Logger {
+	p := filepath.Join(t.TempDir(), "harness.log")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		f.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(p)
+			lines := strings.Split(string(b), "\n")
+			t.Logf("harness log tail:\n%s", strings.Join(lines[max(0, len(lines)-60):], "\n"))
+		}
+	})
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
