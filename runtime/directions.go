@@ -164,7 +164,7 @@ func (c *Controller) speakGate(ctx context.Context, gate float64) error {
 	}
 }
 
-// checkSilence runs the silence check-ins (design 7.3) from Tick: after checkInSec of silence
+// checkSilence runs the silence check-ins (docs/exam-format.md) from Tick: after checkInSec of silence
 // a neutral prompt, after a further repeatSec the question again, then the node's timeout path
 // (its time budget, or timeoutSec more of silence when set). Silence counts from the later of
 // the candidate's last activity and the end of the examiner's speech; any candidate activity

@@ -4,7 +4,7 @@ package spec
 const IRVersion = "examtui-ir/1"
 
 // AdapterVersion identifies the report_observation schema, the task message template and the
-// node compilation rules (pipecat-adapter-option-c.txt, "Adapter Versioning").
+// node compilation rules (docs/outputs.md).
 const AdapterVersion = "examtui-pipecat-adapter/0.2"
 
 // Exam is a compiled exam: everything the runtime executes, with every default resolved.
@@ -63,7 +63,7 @@ type ResolvedGates struct {
 	SpeakGate float64 `json:"speakGate,omitempty"`
 }
 
-// Defaults from exam-spec.md.
+// Defaults from docs/exam-format.md.
 const (
 	DefaultLanguage              = "en"
 	DefaultMaxClarifications     = 2

@@ -1,4 +1,4 @@
-// Package spec loads, validates and compiles exam specifications (exam-spec.md, format v1).
+// Package spec loads, validates and compiles exam specifications (docs/exam-format.md, format v1).
 //
 // The source model in this file mirrors the YAML/JSON format field for field; the compiled
 // form the runtime executes is in compiled.go.
@@ -56,7 +56,7 @@ type TurnTaking struct {
 	MaxDelay      *float64 `json:"maxDelay,omitempty" yaml:"maxDelay,omitempty"`
 }
 
-// Silence configures the check-ins a silent candidate hears (design 7.3): a neutral prompt
+// Silence configures the check-ins a silent candidate hears: a neutral prompt
 // after checkInSec of silence, the question repeated after a further repeatSec, then the
 // node's timeout path (its time budget, or timeoutSec more of silence when set).
 type Silence struct {
@@ -67,7 +67,7 @@ type Silence struct {
 	Prompt     string   `json:"prompt,omitempty" yaml:"prompt,omitempty"`
 }
 
-// Gates are pacing gates in seconds (flowmanager-defaults.md).
+// Gates are pacing gates in seconds (docs/exam-format.md, "Gates").
 type Gates struct {
 	FirstSpeak      *float64 `json:"firstSpeak,omitempty" yaml:"firstSpeak,omitempty"`
 	PostSpeakBuffer *float64 `json:"postSpeakBuffer,omitempty" yaml:"postSpeakBuffer,omitempty"`
@@ -126,7 +126,7 @@ type Beat struct {
 	Scope   string `json:"scope" yaml:"scope"`
 	Wrapup  bool   `json:"wrapup,omitempty" yaml:"wrapup,omitempty"`
 	// Summary compresses the examiner's context into a summary when the beat fires
-	// (reset_with_summary at a beat boundary, beats-driven-flow.md).
+	// (reset_with_summary at a beat boundary, docs/exam-format.md).
 	Summary bool `json:"summary,omitempty" yaml:"summary,omitempty"`
 }
 

@@ -2,7 +2,7 @@
 // clock, with the offline (or an LLM) examiner, and checks the script's expectations exactly.
 // `examtui test` is its command line.
 //
-// The format is exam-spec.md's "Candidate scripts", plus three additions for testing timers
+// The format is docs/testing.md's candidate scripts, plus three additions for testing timers
 // and the examiner's controls:
 //
 //	turns:
@@ -36,7 +36,7 @@ import (
 	"github.com/examtui/examtui/runtime"
 )
 
-// Script is a candidate script (exam-spec.md, "Candidate scripts").
+// Script is a candidate script (docs/testing.md).
 type Script struct {
 	Spec     string     `yaml:"spec"`
 	Examiner string     `yaml:"examiner"`
