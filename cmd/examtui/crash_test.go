@@ -167,8 +167,15 @@ func (p *headlessProc) wait(timeout time.Duration) (killed bool, code int) {
 	select {
 	case err = <-exited:
 	case <-time.After(timeout):
-		p.kill()
-		<-exited
+		// SIGQUIT makes the Go runtime write every goroutine's stack to stderr: the report
+		// then says where the process hung.
+		_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			p.kill()
+			<-exited
+		}
 		p.t.Fatalf("examtui did not exit within %v; stderr:\n%s", timeout, p.stderr.String())
 	}
 	ws, _ := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
