@@ -78,8 +78,9 @@ func (c *Controller) decide(in *turnInput) {
 		c.log.Info("observation repaired", "node", node.NodeID, "turn", in.turn, "problems", problems)
 	}
 	c.ctxm.record(candidateMessage(in.text, 0))
-	failed := in.callErr != nil || in.reply == nil || len(in.reply.Arguments) == 0
-	if cmd == "" && c.examinerGaveUp(failed, perr) {
+	// A reply the controller had to reject whole (malformed arguments) fails the turn as surely
+	// as an error or a missing call: each ends in the canned line, and the exam would not move.
+	if cmd == "" && c.examinerGaveUp(!valid, perr) {
 		return
 	}
 	switch {

@@ -41,6 +41,8 @@ func TestFailoverToOffline(t *testing.T) {
 		{"hang", openaitest.Hang(), true},
 		{"5 MB body", openaitest.ToolCall(hugeArgs, openaitest.Streamed(64<<10, 0)), false},
 		{"closed connection", openaitest.Disconnect(), false},
+		{"malformed arguments", openaitest.ToolCall(`{"signals": [{"signalType": `), false},
+		{"no tool call", openaitest.Content("Let us talk about something else."), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
