@@ -39,6 +39,9 @@ type Client struct {
 	warned  map[string]bool // security warnings already delivered, by code and sender
 	session string          // the session of the bot's latest event, for local warnings
 
+	dataMu sync.Mutex   // orders event packets, held ones included
+	held   []heldPacket // event packets from senders not announced yet (see holdLocked)
+
 	eventsDropped atomic.Int64
 	audioDropped  atomic.Int64
 }
@@ -151,7 +154,12 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 
 func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 	return &lksdk.RoomCallback{
-		OnParticipantConnected: func(rp *lksdk.RemoteParticipant) { c.isBot(rp) },
+		OnParticipantConnected: func(rp *lksdk.RemoteParticipant) {
+			c.isBot(rp)
+			c.dataMu.Lock()
+			c.releaseHeldLocked(false)
+			c.dataMu.Unlock()
+		},
 		ParticipantCallback: lksdk.ParticipantCallback{
 			OnDataPacket: func(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 				c.onData(data, params)
@@ -179,21 +187,29 @@ func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 	if !ok || u.Topic != TopicEvents {
 		return
 	}
+	c.dataMu.Lock()
+	defer c.dataMu.Unlock()
 	rp := params.Sender
 	if rp == nil && params.SenderIdentity != "" {
-		if lk := c.conn.room(); lk != nil {
-			rp = lk.GetParticipantByIdentity(params.SenderIdentity)
+		rp = c.participant(params.SenderIdentity)
+		if rp == nil && c.holdLocked(params.SenderIdentity, u.Payload) {
+			return
 		}
 	}
+	c.releaseHeldLocked(false)
+	c.handleEvent(rp, params.SenderIdentity, u.Payload)
+}
+
+// handleEvent delivers one event packet from rp (nil: a sender the server never announced).
+func (c *Client) handleEvent(rp *lksdk.RemoteParticipant, who string, payload []byte) {
 	if !c.isBot(rp) {
-		who := params.SenderIdentity
 		c.log.Warn("event from a participant who is not the exam bot dropped", "from", who)
 		c.securityWarning(CodeForgedEvent, who, fmt.Sprintf(
 			"events from %q were dropped: it is not the exam bot the server vouches for", who))
 		return
 	}
 	var ev runtime.Event
-	if err := json.Unmarshal(u.Payload, &ev); err != nil {
+	if err := json.Unmarshal(payload, &ev); err != nil {
 		c.log.Warn("malformed event dropped", "err", err)
 		return
 	}
