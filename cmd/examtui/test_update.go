@@ -18,22 +18,23 @@ func (o *testUpdateOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.on, "update", false, "rewrite each script's expectations (state, visits, counts, decisions) from this run, after you reviewed the differences")
 }
 
-// apply rewrites the script file's expect block from its run. A built-in example is not a file
-// and cannot be rewritten.
-func (o *testUpdateOptions) apply(cmd *cobra.Command, arg string, r *headless.Result) error {
+// apply rewrites the script file's expect block from its run and reports whether it did. A
+// built-in example is not a file and cannot be rewritten. A rewritten script counts as passed:
+// its expectations are now what the exam does, and the report above it shows what changed.
+func (o *testUpdateOptions) apply(cmd *cobra.Command, arg string, r *headless.Result) (rewritten bool, err error) {
 	if !o.on || r == nil {
-		return nil
+		return false, nil
 	}
 	if _, err := os.Stat(arg); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("--update: %s is a built-in example, not a file: copy it first", arg)
+		return false, fmt.Errorf("--update: %s is a built-in example, not a file: copy it first", arg)
 	}
-	s, err := headless.LoadScript(arg)
-	if err != nil {
-		return err
+	s, lerr := headless.LoadScript(arg)
+	if lerr != nil {
+		return false, lerr
 	}
-	if err := headless.UpdateScriptFile(arg, s, r); err != nil {
-		return fmt.Errorf("--update %s: %w", arg, err)
+	if uerr := headless.UpdateScriptFile(arg, s, r); uerr != nil {
+		return false, fmt.Errorf("--update %s: %w", arg, uerr)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "updated the expectations of %s\n", arg)
-	return nil
+	return true, nil
 }
