@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -109,12 +110,29 @@ func (s *Store) Engine() Engine { return s.engine }
 func (s *Store) Target() string { return s.target }
 
 func (s *Store) closeDB() error {
-	err := s.db.Close()
-	if s.pool != nil {
-		s.pool.Close()
+	if s.pool == nil {
+		return s.db.Close()
 	}
-	return err
+	// pgxpool's Close waits until every acquired connection is back, with no deadline: a
+	// connection stuck on a database that went away mid-exam must not keep the process from
+	// ending (the events anyone saw are committed already; the session is then interrupted).
+	done := make(chan error, 1)
+	go func() {
+		err := s.db.Close()
+		s.pool.Close()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(closeTimeout):
+		s.log.Warn("session store: database connections still busy at close; leaving them", "store", s.target, "after", closeTimeout)
+		return fmt.Errorf("close %s: connections still busy after %v", s.target, closeTimeout)
+	}
 }
+
+// closeTimeout bounds how long closing a PostgreSQL store waits for busy connections.
+const closeTimeout = 5 * time.Second
 
 // Close commits and closes every journal still open, releases the sessions this process owns
 // and closes the database.
