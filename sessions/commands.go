@@ -1,12 +1,13 @@
 package sessions
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/examtui/examtui/runtime"
@@ -19,9 +20,8 @@ import (
 // admin_instruction event naming the sender. Commands are per session and numbered from 1; a
 // command is taken once (consumed_ns set), so two readers never apply it twice.
 //
-// The table is created on first use with CREATE TABLE IF NOT EXISTS rather than by a schema
-// migration, so stores of this schema version gain it without a version bump; the SQL is
-// plain enough for PostgreSQL as written.
+// The table comes with schema v4 on both engines. Its SQL says IF NOT EXISTS because v3 stores
+// of the first monitor release created it on first use.
 const commandsSchema = `CREATE TABLE IF NOT EXISTS commands (
 	session_id  TEXT NOT NULL,
 	seq         BIGINT NOT NULL,
@@ -84,18 +84,10 @@ func (c *Command) validate() error {
 	return nil
 }
 
-// commandsReady remembers the stores whose commands table is known to exist.
-var commandsReady sync.Map // *Store → struct{}
-
-func (s *Store) ensureCommands(ctx context.Context) error {
-	if _, ok := commandsReady.Load(s); ok {
-		return nil
-	}
-	if _, err := s.db.ExecContext(ctx, commandsSchema); err != nil {
-		return fmt.Errorf("create commands table: %w", err)
-	}
-	commandsReady.Store(s, struct{}{})
-	return nil
+// migrateV4 adds the commands table (same SQL on both engines).
+func migrateV4(ctx context.Context, tx *sqlTx) error {
+	_, err := tx.ExecContext(ctx, commandsSchema)
+	return err
 }
 
 // sendRetries bounds how often SendCommand retries when a concurrent sender took the same seq.
@@ -108,9 +100,6 @@ func (s *Store) SendCommand(ctx context.Context, c Command) (Command, error) {
 		return Command{}, err
 	}
 	if err := c.validate(); err != nil {
-		return Command{}, err
-	}
-	if err := s.ensureCommands(ctx); err != nil {
 		return Command{}, err
 	}
 	var ended sql.NullInt64
@@ -146,6 +135,14 @@ func (s *Store) insertCommand(ctx context.Context, c Command) (int64, error) {
 		return 0, err
 	}
 	defer func() { _ = tx.Rollback() }()
+	if s.engine == EnginePostgres {
+		// Under READ COMMITTED concurrent senders would all read the same MAX(seq) and all but
+		// one fail on the key; locking the session's row queues them instead. (SQLite's write
+		// transactions are serialised already.)
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM sessions WHERE id = ? FOR UPDATE`, c.SessionID); err != nil {
+			return 0, err
+		}
+	}
 	var seq int64
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM commands WHERE session_id = ?`, c.SessionID).Scan(&seq); err != nil {
 		return 0, err
@@ -163,9 +160,6 @@ func (s *Store) TakeCommands(ctx context.Context, sessionID string) ([]Command, 
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	if err := s.ensureCommands(ctx); err != nil {
-		return nil, err
-	}
 	var pending int
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM commands WHERE session_id = ? AND consumed_ns IS NULL`,
 		sessionID).Scan(&pending); err != nil {
@@ -174,41 +168,32 @@ func (s *Store) TakeCommands(ctx context.Context, sessionID string) ([]Command, 
 	if pending == 0 {
 		return nil, nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	// One statement marks and returns the queue, so two readers of one session (a resumed
+	// owner and the one it replaced, say) never take the same command: on SQLite the write
+	// serialises them; on PostgreSQL the second UPDATE waits for the first's row locks and
+	// re-checks consumed_ns IS NULL, finding those rows taken.
+	rows, err := s.db.QueryContext(ctx, `UPDATE commands SET consumed_ns = ?
+		WHERE session_id = ? AND consumed_ns IS NULL
+		RETURNING seq, kind, action, text, sender, created_ns`, s.cfg.now().UnixNano(), sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("take commands of %s: %w", sessionID, err)
 	}
-	defer func() { _ = tx.Rollback() }()
-	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, action, text, sender, created_ns FROM commands
-		WHERE session_id = ? AND consumed_ns IS NULL ORDER BY seq`, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("take commands of %s: %w", sessionID, err)
-	}
+	defer rows.Close()
 	var out []Command
 	for rows.Next() {
 		c := Command{SessionID: sessionID}
 		var kind string
 		var created int64
 		if err := rows.Scan(&c.Seq, &kind, &c.Action, &c.Text, &c.Sender, &created); err != nil {
-			rows.Close()
 			return nil, fmt.Errorf("take commands of %s: %w", sessionID, err)
 		}
 		c.Kind, c.CreatedAt = CommandKind(kind), time.Unix(0, created).UTC()
 		out = append(out, c)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("take commands of %s: %w", sessionID, err)
 	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE commands SET consumed_ns = ? WHERE session_id = ? AND consumed_ns IS NULL AND seq <= ?`,
-		s.cfg.now().UnixNano(), sessionID, out[len(out)-1].Seq); err != nil {
-		return nil, fmt.Errorf("take commands of %s: %w", sessionID, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("take commands of %s: %w", sessionID, err)
-	}
+	// RETURNING gives no order.
+	slices.SortFunc(out, func(a, b Command) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out, nil
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/examtui/examtui/runtime"
 )
 
-func TestSendCommandValidates(t *testing.T) {
-	st := openTestStore(t)
+func TestSendCommandValidates(t *testing.T) { forEachEngine(t, testSendCommandValidates) }
+
+func testSendCommandValidates(t *testing.T, eng testEngine) {
+	st := eng.open(t)
 	ctx := context.Background()
 	sess, err := st.Create(ctx, Meta{ID: "live-1", Exam: testExam()})
 	if err != nil {
@@ -48,8 +50,10 @@ func TestSendCommandValidates(t *testing.T) {
 
 // TestCommandsInOrderOnce: concurrent senders get distinct seqs, the owner takes every command
 // once, in seq order, and an ended session takes no more.
-func TestCommandsInOrderOnce(t *testing.T) {
-	st := openTestStore(t)
+func TestCommandsInOrderOnce(t *testing.T) { forEachEngine(t, testCommandsInOrderOnce) }
+
+func testCommandsInOrderOnce(t *testing.T, eng testEngine) {
+	st := eng.open(t)
 	ctx := context.Background()
 	if _, err := st.Create(ctx, Meta{ID: "live-2", Exam: testExam()}); err != nil {
 		t.Fatal(err)
@@ -105,8 +109,10 @@ func TestCommandsInOrderOnce(t *testing.T) {
 }
 
 // TestLive lists running sessions and those active since the cut, not older ended ones.
-func TestLive(t *testing.T) {
-	st := openTestStore(t)
+func TestLive(t *testing.T) { forEachEngine(t, testLive) }
+
+func testLive(t *testing.T, eng testEngine) {
+	st := eng.open(t)
 	ctx := context.Background()
 	ended := recordSession(t, st, "ended-1", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
 	if ended.EndedAt.IsZero() {
@@ -138,5 +144,137 @@ func TestLive(t *testing.T) {
 	}
 	if s, _ := st.Get(ctx, running.ID); s.Interrupted {
 		t.Error("CheckOwners marked a session this process owns as interrupted")
+	}
+}
+
+// TestTakeCommandsConcurrentReaders: readers on separate store handles (two owners of one
+// session racing, say a resumed one and the one it replaced) poll one queue at once while a
+// sender fills it; every command is taken exactly once.
+func TestTakeCommandsConcurrentReaders(t *testing.T) {
+	forEachEngine(t, testTakeCommandsConcurrentReaders)
+}
+
+func testTakeCommandsConcurrentReaders(t *testing.T, eng testEngine) {
+	st := eng.open(t)
+	ctx := context.Background()
+	if _, err := st.Create(ctx, Meta{ID: "live-4", Exam: testExam()}); err != nil {
+		t.Fatal(err)
+	}
+	const n, readers = 40, 4
+	var mu sync.Mutex
+	taken := map[int64]int{}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range readers {
+		h, err := OpenURL(ctx, st.openTarget, WithRecovery(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.Close() })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				cmds, err := h.TakeCommands(ctx, "live-4")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, c := range cmds {
+					taken[c.Seq]++
+				}
+				mu.Unlock()
+				select {
+				case <-done:
+					if len(cmds) == 0 {
+						return
+					}
+				default:
+				}
+			}
+		}()
+	}
+	for range n {
+		if _, err := st.SendCommand(ctx, Command{SessionID: "live-4", Kind: CommandControl, Action: "pause", Sender: "m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	if len(taken) != n {
+		t.Fatalf("took %d distinct commands, want %d", len(taken), n)
+	}
+	for seq, k := range taken {
+		if k != 1 {
+			t.Errorf("command %d taken %d times", seq, k)
+		}
+	}
+}
+
+// TestCheckOwnersAcrossHandles: a control room's handle marks interrupted the session whose
+// owner (another handle: another process or machine) went away, and leaves alone the one whose
+// owner still runs.
+func TestCheckOwnersAcrossHandles(t *testing.T) { forEachEngine(t, testCheckOwnersAcrossHandles) }
+
+func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
+	ctx := context.Background()
+	alive := eng.open(t)
+	target := alive.openTarget
+	running, err := alive.Create(ctx, Meta{ID: "alive-1", Exam: testExam()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := OpenURL(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan, err := gone.Create(ctx, Meta{ID: "gone-1", Exam: testExam()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	monitor, err := OpenURL(ctx, target, WithRecovery(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer monitor.Close()
+	owners := func(when string, wantRunning, wantOrphan bool) {
+		t.Helper()
+		for id, want := range map[string]bool{running.ID: wantRunning, orphan.ID: wantOrphan} {
+			if got, err := monitor.OwnerAlive(ctx, id); err != nil || got != want {
+				t.Errorf("%s: OwnerAlive(%s) = %v, %v; want %v", when, id, got, err, want)
+			}
+		}
+	}
+	owners("both running", true, true)
+	if err := monitor.CheckOwners(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := monitor.Get(ctx, orphan.ID); s.Interrupted {
+		t.Fatal("a session whose owner runs was marked interrupted")
+	}
+	if err := gone.Close(); err != nil { // its owner goes away without ending it
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second) // the server may take a moment to drop the lock
+	for {
+		if err := monitor.CheckOwners(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s, err := monitor.Get(ctx, orphan.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Interrupted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session of the owner that went away is not marked interrupted")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	owners("one gone", true, false)
+	if s, _ := monitor.Get(ctx, running.ID); s.Interrupted {
+		t.Error("the session whose owner runs was marked interrupted")
 	}
 }

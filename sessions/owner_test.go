@@ -7,10 +7,12 @@ import (
 
 // TestOwnerAlive: a session is owned while its creator or a journal holds it, from this
 // handle or another one on the same directory, and free once they let go.
-func TestOwnerAlive(t *testing.T) {
+func TestOwnerAlive(t *testing.T) { forEachEngine(t, testOwnerAlive) }
+
+func testOwnerAlive(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	st := openTestStore(t)
-	other, err := Open(ctx, st.Dir(), WithRecovery(false))
+	st := eng.open(t)
+	other, err := OpenURL(ctx, st.openTarget, WithRecovery(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +24,7 @@ func TestOwnerAlive(t *testing.T) {
 	check := func(when string, want bool) {
 		t.Helper()
 		for _, s := range []*Store{st, other} {
-			got, err := s.OwnerAlive(sess.ID)
+			got, err := s.OwnerAlive(context.Background(), sess.ID)
 			if err != nil || got != want {
 				t.Errorf("%s: OwnerAlive = %v, %v; want %v", when, got, err, want)
 			}

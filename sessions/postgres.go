@@ -110,8 +110,11 @@ func (l *pgLease) release() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	// Closing the connection drops the advisory lock; a connection that is already broken
-	// has lost it already.
+	// Closing the connection drops the advisory lock, but the server ends the backend after
+	// the client has gone, so for a moment the lock still shows as held: unlock first, so a
+	// reader (OwnerAlive, another process resuming) sees it free as soon as release returns.
+	// A connection that is already broken has lost the lock already.
+	_, _ = l.conn.Exec(ctx, `SELECT pg_advisory_unlock_all()`)
 	err := l.conn.Close(ctx)
 	l.conn = nil
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {

@@ -198,24 +198,11 @@ func (s *Store) recoverInterrupted(ctx context.Context) error {
 
 func (s *Store) recoverRunning(ctx context.Context) error {
 	if s.engine == EnginePostgres {
-		return s.recoverRunningPG(ctx)
+		return s.recoverRunningPG(ctx) // one statement with transaction-scoped try-locks
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sessions WHERE ended_ns IS NULL AND interrupted = 0`)
+	ids, err := s.ownerlessRunning(ctx)
 	if err != nil {
-		return fmt.Errorf("find running sessions: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("find running sessions: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("find running sessions: %w", err)
+		return err
 	}
 	for _, id := range ids {
 		l, err := s.acquireLease(ctx, id)

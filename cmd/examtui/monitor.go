@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/config"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
@@ -40,6 +41,11 @@ below. Alerts (distress, anxiety, output filter, repeated low STT confidence, a 
 candidate or a stalled exam, examiner failures, an exam whose process died, a node over its
 budget) ring the terminal bell once each, unless --quiet.
 
+The store is the one every command uses: --store, $EXAMTUI_STORE or store: in the config
+file (a data directory or a postgres:// URL), else the data directory. On a PostgreSQL store
+the control room sees the exams of every machine writing to it, and an exam whose process or
+machine died is shown interrupted.
+
 Enter opens the selected exam's supervise console, the one examtui watch shows, with pause,
 skip, advance, end and instructions sent to the process running the exam through the store;
 esc returns to the list. --read-only opens consoles without controls, for observers.
@@ -48,6 +54,7 @@ With --json no console opens: each alert is printed as one JSON line as it is ra
 Thresholds come from the config file's monitor section (see docs/monitor.md).`,
 		Example: `  examtui monitor
   examtui monitor --read-only
+  examtui monitor --store postgres://examtui@db.example/exams
   examtui monitor --json | while read -r a; do notify-send "$a"; done`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMonitor(cmd, o) },
@@ -60,14 +67,15 @@ Thresholds come from the config file's monitor section (see docs/monitor.md).`,
 	return cmd
 }
 
-// openMonitorStore opens the session store the control room follows: the one place to switch
-// to another store engine.
+// openMonitorStore opens the session store the control room follows: --store, $EXAMTUI_STORE
+// or the config file's store: (a data directory or a postgres:// URL), else the data
+// directory. The label is the store as shown to people, its password masked.
 func openMonitorStore(ctx context.Context, dataDir string, log *slog.Logger) (*sessions.Store, string, error) {
-	s, err := sessions.Open(ctx, dataDir, sessions.WithLogger(log))
+	s, err := app.OpenStore(ctx, app.StoreTarget(globals.store, dataDir), log)
 	if err != nil {
-		return nil, "", fmt.Errorf("open session store: %w", err)
+		return nil, "", err
 	}
-	return s, dataDir, nil
+	return s, s.Target(), nil
 }
 
 // monitorThresholds reads the config file's monitor section.

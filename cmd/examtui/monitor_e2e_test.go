@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
@@ -32,23 +33,53 @@ type alertLine struct {
 }
 
 // TestMonitorEndToEnd runs three real headless exams on one store: alice says she gives up
-// (the distress guardrail), bob stops answering (stalls), carol answers once. A real
-// `examtui monitor --json` must report distress on alice's session and a stall on bob's, and a
-// pause sent from the control room's console on bob's row must pause bob's exam and no other.
+// (the distress guardrail), bob stops answering (stalls), carol answers once and is then
+// killed. A real `examtui monitor --json` must report distress on alice's session, a stall on
+// bob's and carol's exam as interrupted, and a pause sent from the control room's console on
+// bob's row must pause bob's exam and no other. It runs on both stores: SQLite in a shared data
+// directory, and PostgreSQL through --store, where every process (each exam, the monitor) has
+// a data directory of its own, as on separate machines: nothing is shared but the database.
 func TestMonitorEndToEnd(t *testing.T) {
+	for _, store := range []struct {
+		name string
+		args func(t *testing.T, data string) (args []string, target string)
+	}{
+		{"sqlite", func(t *testing.T, data string) ([]string, string) { return []string{"--data-dir", data}, data }},
+		{"postgres", func(t *testing.T, _ string) ([]string, string) {
+			url := pgtest.NewDB(t)
+			return []string{"--store", url}, url
+		}},
+	} {
+		t.Run(store.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			args, target := store.args(t, data)
+			// Each process's own data directory: the shared one for SQLite, a private one (its
+			// logs, lock files if any) beside the PostgreSQL store.
+			own := func() []string {
+				if store.name == "sqlite" {
+					return args
+				}
+				return append([]string{"--data-dir", t.TempDir()}, args...)
+			}
+			testMonitorEndToEnd(t, dir, own, target)
+		})
+	}
+}
+
+func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, target string) {
 	bin := examtuiBinary(t)
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
 	cfg := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("monitor:\n  stalledAfter: 3s\n  silentAfter: 1h\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("EXAMTUI_CONFIG", cfg)
+	t.Setenv("EXAMTUI_STORE", "")
 	spec := filepath.Join("..", "..", "examples", "hotel-breakfast.yaml")
 
 	start := func(name string) *headlessProc {
-		p := startHeadless(t, bin, 0, "--data-dir", data, "run", spec, "--headless", "--json",
-			"--examiner", "offline", "--candidate", name)
+		p := startHeadless(t, bin, 0, append(storeArgs(), "run", spec, "--headless", "--json",
+			"--examiner", "offline", "--candidate", name)...)
 		t.Cleanup(func() { p.kill(); _ = p.cmd.Wait() })
 		if !p.waitEvent(0, func(ev runtime.Event) bool { return ev.Event == runtime.EventNodeEntered }, 20*time.Second) {
 			t.Fatalf("%s's exam never started; stderr:\n%s", name, p.stderr.String())
@@ -58,7 +89,7 @@ func TestMonitorEndToEnd(t *testing.T) {
 	alice, bob, carol := start("alice"), start("bob"), start("carol")
 	id := func(p *headlessProc) string { return p.events()[0].SessionID }
 
-	mon := exec.Command(bin, "--data-dir", data, "monitor", "--json", "--interval", "200ms")
+	mon := exec.Command(bin, append(storeArgs(), "monitor", "--json", "--interval", "200ms")...)
 	mon.Env = os.Environ()
 	out, err := mon.StdoutPipe()
 	if err != nil {
@@ -112,10 +143,25 @@ func TestMonitorEndToEnd(t *testing.T) {
 		t.Errorf("distress reported on the wrong exam: %+v", alerts)
 	}
 
+	// carol's process dies without a word: the monitor finds her exam's owner gone (on
+	// PostgreSQL by her lease, from another data directory) and reports it interrupted.
+	carol.kill()
+	deadline = time.Now().Add(30 * time.Second)
+	for !has("interrupted", id(carol)) {
+		if time.Now().After(deadline) {
+			mu.Lock()
+			t.Fatalf("monitor --json printed %+v; want interrupted on carol (%s)", alerts, id(carol))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if has("interrupted", id(alice)) || has("interrupted", id(bob)) {
+		t.Errorf("a running exam was reported interrupted: %+v", alerts)
+	}
+
 	// The control room console, on the same store: filter to bob, open his exam, pause it.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store, err := sessions.Open(ctx, data)
+	store, err := sessions.OpenURL(ctx, target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +207,8 @@ func TestMonitorEndToEnd(t *testing.T) {
 			sender = p.Sender
 		}
 	}
-	// The identity is unique per process (examiner-<user>-<random>): check its stable part.
-	if !strings.HasPrefix(sender, "monitor:examiner-") {
+	// The identity ends in a random suffix per process (defaultExaminerIdentity).
+	if want := strings.TrimRight(defaultExaminerIdentity(), "0123456789abcdef"); !strings.HasPrefix(sender, "monitor:"+want) {
 		t.Errorf("the pause was recorded as sent by %q", sender)
 	}
 	// Esc returns to the list with bob still selected.

@@ -53,15 +53,18 @@ metadata (JSON: {"spec": "NAME", "candidate": "...", "options": {"examiner": "of
 NAME is a spec file in --specs DIR (NAME, NAME.yaml, NAME.yml or NAME.json), or "demo".
 A dispatch with bad metadata or an unknown spec is ended as failed with the reason.
 
-Workers sharing one session store (--data-dir) take over each other's exams when one dies:
-the exam resumes from its stored session on another worker within seconds.
+Workers sharing one session store take over each other's exams when one dies: the exam
+resumes from its stored session on another worker within seconds. On one machine that can be
+the data directory; workers on several machines share a PostgreSQL store (--store
+postgres://..., $EXAMTUI_STORE or store: in the config file).
 
 SIGTERM or ctrl+c drains: no new exams; exams still waiting for their candidate stop at
 once, running exams may finish for --drain-timeout, the rest are stopped resumable. A second
 signal stops at once.`,
 		Example: `  examtui worker --specs ./exams --max-exams 20
   examtui dispatch --room exam-42 --spec oral-b2 --candidate "Ada Lovelace"
-  examtui worker --specs ./exams --json 2>>worker.log`,
+  examtui worker --specs ./exams --json 2>>worker.log
+  examtui worker --specs ./exams --store postgres://examtui@db.example/exams`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd, o) },
 	}
@@ -123,7 +126,7 @@ func runWorker(cmd *cobra.Command, o workerOptions) error {
 	livekit.SetSDKLogger(log)
 
 	runner, err := worker.NewRunner(cmd.Context(), worker.Config{
-		SpecsDir: o.specsDir, DataDir: dataDir, Examiner: o.examiner, Model: o.model, Logger: log,
+		SpecsDir: o.specsDir, DataDir: dataDir, Store: app.StoreTarget(globals.store, dataDir), Examiner: o.examiner, Model: o.model, Logger: log,
 		Voice: func(language string, tt *spec.ResolvedTurnTaking, l *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
 			rec, synth, opts, _, err := roomOptions{}.providers(o.voice, language, tt, l) // the speech note is logged
 			return rec, synth, opts, err

@@ -18,6 +18,7 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/internal/worker"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
@@ -38,13 +39,32 @@ type workerProc struct {
 	logs []map[string]any
 }
 
-// pool is a LiveKit server, a spec directory and a shared data directory for workers.
+// pool is a LiveKit server, a spec directory and a shared data directory for workers, or a
+// shared PostgreSQL store (pgURL) with a data directory of its own for each worker, as on
+// separate machines.
 type pool struct {
 	t     testing.TB
 	srv   *lktest.Server
 	bin   string
 	specs string
 	data  string
+	pgURL string
+}
+
+// storeTarget is the store the pool's workers share.
+func (p *pool) storeTarget() string {
+	if p.pgURL != "" {
+		return p.pgURL
+	}
+	return p.data
+}
+
+// storeArgs are a worker's store flags.
+func (p *pool) storeArgs() []string {
+	if p.pgURL != "" {
+		return []string{"--data-dir", p.t.TempDir(), "--store", p.pgURL}
+	}
+	return []string{"--data-dir", p.data}
 }
 
 func newPool(t testing.TB) *pool {
@@ -60,8 +80,8 @@ func (p *pool) startWorker(name string, extra ...string) *workerProc {
 	t := p.t
 	t.Helper()
 	args := append([]string{"worker", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
-		"--agent-name", e2eAgent, "--specs", p.specs, "--data-dir", p.data, "--log-file", "-", "--json",
-		"--examiner", "offline", "--stt", "none", "--tts", "none"}, extra...)
+		"--agent-name", e2eAgent, "--specs", p.specs, "--log-file", "-", "--json",
+		"--examiner", "offline", "--stt", "none", "--tts", "none"}, append(p.storeArgs(), extra...)...)
 	cmd := exec.Command(p.bin, args...)
 	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
 	stderr, err := cmd.StderrPipe()
@@ -364,7 +384,7 @@ func (cd *candidate) takeExam(lines []string, timeout time.Duration) error {
 
 func (p *pool) session(room string) *sessions.Session {
 	p.t.Helper()
-	st, err := sessions.Open(context.Background(), p.data, sessions.WithRecovery(false))
+	st, err := sessions.OpenURL(context.Background(), p.storeTarget(), sessions.WithRecovery(false))
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -429,9 +449,22 @@ func TestWorkersRunDispatchedExams(t *testing.T) {
 
 // TestWorkerFailoverAfterKill9: the worker running an exam is killed with -9 mid-exam; the
 // other worker resumes it from the stored session, the candidate hears that the examiner
-// reconnected, finishes the exam, and has every event the session shows a candidate.
+// reconnected, finishes the exam, and has every event the session shows a candidate. On
+// PostgreSQL the two workers share nothing but the database (--store, a data directory each):
+// the survivor learns the owner died from its lease.
 func TestWorkerFailoverAfterKill9(t *testing.T) {
-	p := newPool(t)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			p := newPool(t)
+			if engine == "postgres" {
+				p.pgURL = pgtest.NewDB(t)
+			}
+			testWorkerFailoverAfterKill9(t, p)
+		})
+	}
+}
+
+func testWorkerFailoverAfterKill9(t *testing.T, p *pool) {
 	w1 := p.startWorker("w1")
 	p.dispatchExam("failover", "hotel", "failover")
 	waitFor(t, 20*time.Second, "w1 to take the exam", func() bool { return w1.count("job assigned") == 1 })
@@ -473,7 +506,7 @@ func TestWorkerFailoverAfterKill9(t *testing.T) {
 // checkCandidateHasAll: every event of the session a candidate is shown reached the candidate.
 func checkCandidateHasAll(t *testing.T, p *pool, id string, cd *candidate) {
 	t.Helper()
-	st, err := sessions.Open(context.Background(), p.data, sessions.WithRecovery(false))
+	st, err := sessions.OpenURL(context.Background(), p.storeTarget(), sessions.WithRecovery(false))
 	if err != nil {
 		t.Fatal(err)
 	}

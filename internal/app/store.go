@@ -33,6 +33,6 @@ func OpenStore(ctx context.Context, target string, log *slog.Logger, opts ...ses
 	if err != nil {
 		return nil, fmt.Errorf("open session store: %w", err)
 	}
-	log.Info("session store open", "store", st.Target(), "engine", st.Engine())
+	log.Info("session store open", "store", st.Target(), "engine", st.Engine().String())
 	return st, nil
 }

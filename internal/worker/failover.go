@@ -120,7 +120,7 @@ func (r *Runner) orphaned(ctx context.Context, id string) (orphan bool, why stri
 	if !sess.EndedAt.IsZero() {
 		return false, "", nil
 	}
-	alive, err := r.store.OwnerAlive(id)
+	alive, err := r.store.OwnerAlive(ctx, id)
 	if err != nil || alive {
 		return false, "", err
 	}

@@ -42,7 +42,8 @@ type VoiceFunc func(language string, tt *spec.ResolvedTurnTaking, log *slog.Logg
 // Config is what every job of a worker shares.
 type Config struct {
 	SpecsDir    string // where dispatches' spec names are looked up
-	DataDir     string // the session store shared by the pool
+	DataDir     string // the data directory (the session store unless Store is set)
+	Store       string // the session store shared by the pool (app.StoreTarget): a data directory or a postgres:// URL; empty: DataDir
 	Examiner    string // auto | offline | llm (a dispatch may override)
 	Model       string
 	BotIdentity string // default DefaultBotIdentity
@@ -78,8 +79,11 @@ type JobInfo struct {
 
 // NewRunner opens the shared store and checks the spec directory.
 func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
-	if cfg.DataDir == "" {
-		return nil, fmt.Errorf("%w: a data directory (the shared session store) is required", ErrInvalidConfig)
+	if cfg.DataDir == "" && cfg.Store == "" {
+		return nil, fmt.Errorf("%w: a session store (a data directory or a postgres:// URL) is required", ErrInvalidConfig)
+	}
+	if cfg.Store == "" {
+		cfg.Store = cfg.DataDir
 	}
 	if cfg.SpecsDir != "" {
 		if _, err := resolveSpec(cfg.SpecsDir, "x"); err != nil && !errors.Is(err, ErrUnknownSpec) {
@@ -93,7 +97,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	store, err := openStore(ctx, cfg.DataDir, log)
+	store, err := openStore(ctx, cfg.Store, log)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +193,7 @@ type exam struct {
 // is left interrupted (resumable); the worker and its other exams go on.
 func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err error) {
 	opts := app.Options{SpecPath: j.specPath, Examiner: j.examiner, Model: r.cfg.Model, Input: runtime.SourceRoom,
-		Candidate: j.candidate, DataDir: r.cfg.DataDir, Logger: log}
+		Candidate: j.candidate, DataDir: r.cfg.DataDir, Store: r.cfg.Store, Logger: log}
 	sess, gerr := r.store.Get(ctx, j.sessionID)
 	switch {
 	case errors.Is(gerr, sessions.ErrNotFound) && j.takeover:
