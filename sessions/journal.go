@@ -46,6 +46,7 @@ type Journal struct {
 	committed int64         // highest committed seq
 	failure   error         // sticky: once a commit fails the journal accepts nothing more
 	changed   chan struct{} // closed and replaced whenever committed or failure changes
+	failed    chan struct{} // closed when failure is set
 	subs      []Subscriber
 
 	done      chan struct{}
@@ -212,7 +213,7 @@ func (s *Store) openJournal(ctx context.Context, sess *Session, exam *spec.Exam,
 		store: s, id: id, cfg: cfg, log: s.log.With("session", id), agg: agg, lock: lock,
 		insert: insert, update: update,
 		nextSeq: agg.eventCount + 1, queue: make(chan runtime.Event, cfg.queueSize),
-		committed: agg.eventCount, changed: make(chan struct{}), subs: slices.Clone(cfg.subs),
+		committed: agg.eventCount, changed: make(chan struct{}), failed: make(chan struct{}), subs: slices.Clone(cfg.subs),
 		done: make(chan struct{}),
 	}, nil
 }
@@ -306,6 +307,14 @@ func (j *Journal) Publish(ev runtime.Event) error {
 	}
 	return nil
 }
+
+// Failed is closed when a commit fails; from then on the journal accepts no event and Err says
+// why. A driver that is not about to publish (waiting for input, or for the clock) selects on it
+// so that a store gone mid-exam stops the run at once instead of at the next event.
+func (j *Journal) Failed() <-chan struct{} { return j.failed }
+
+// Err is the commit failure that closed Failed, or nil.
+func (j *Journal) Err() error { return j.err() }
 
 func (j *Journal) err() error {
 	j.mu.Lock()
@@ -413,6 +422,7 @@ func (j *Journal) run() {
 				"first_seq", batch[0].Seq, "last_seq", batch[len(batch)-1].Seq)
 			j.mu.Lock()
 			j.failure = fmt.Errorf("journal %s: commit seq %d..%d: %w", j.id, batch[0].Seq, batch[len(batch)-1].Seq, err)
+			close(j.failed)
 			close(j.changed)
 			j.changed = make(chan struct{})
 			j.mu.Unlock()

@@ -227,6 +227,11 @@ func TestPostgresDownMidExam(t *testing.T) {
 	if err := j.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+	select {
+	case <-j.Failed():
+		t.Fatal("Failed closed before anything failed")
+	default:
+	}
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -249,6 +254,15 @@ func TestPostgresDownMidExam(t *testing.T) {
 		t.Fatal("the journal accepted events with the database down")
 	}
 	t.Logf("journal failure: %v", failure)
+	// A driver waiting for input learns of the failure without publishing again.
+	select {
+	case <-j.Failed():
+		if j.Err() == nil {
+			t.Error("Failed is closed but Err is nil")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Failed not closed after the commit failed")
+	}
 	delivered := len(rec.Events())
 	_ = j.Close()
 	_ = st.Close()

@@ -170,12 +170,19 @@ func (h *headlessRun) run(ctx context.Context, stdin io.Reader) error {
 		runErr      error
 		interrupted bool
 		eofCheck    <-chan time.Time // after EOF: a paused exam can never resume, so stop
+		storeFailed <-chan struct{}  // the journal could not commit: stop, nothing more can be shown
 	)
+	if x.Journal != nil {
+		storeFailed = x.Journal.Failed()
+	}
 loop:
 	for {
 		select {
 		case <-ctx.Done():
 			interrupted = true
+			break loop
+		case <-storeFailed:
+			runErr = fmt.Errorf("session store: %w", x.Journal.Err())
 			break loop
 		case <-h.printer.ended:
 			break loop
