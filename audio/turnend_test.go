@@ -93,19 +93,7 @@ func TestVoiceAdaptiveEndOfTurn(t *testing.T) {
 			}
 			return openaitest.Transcribed(openaitest.Transcript{Text: text})
 		}))
-	cfg := DefaultEndpointConfig()
-	cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
-	log := newEventLog()
-	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
-		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTurn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	finals := log.wait(t, 1)
-	v.Close()
+	finals := runAdaptiveTurn(t, sc.samples, srv)
 	f := finals[0]
 	if !strings.HasSuffix(f.Text, "window.") {
 		t.Fatalf("final %q: the pause after %q should have been held", f.Text, "like")
@@ -159,10 +147,21 @@ func TestVoiceSlowRecogniserDoesNotCutAThinkingPause(t *testing.T) {
 			}
 			return openaitest.Transcribed(openaitest.Transcript{Text: "Because most guests are business travellers."})
 		}))
+	finals := runAdaptiveTurn(t, sc.samples, srv)
+	// One turn spanning both parts: longer than "Because" and the pause together.
+	if f := finals[0]; f.DurationMs < int64(len(a))*1000/SampleRate+1500 {
+		t.Fatalf("first turn lasted %d ms: it was cut in the pause after %q", f.DurationMs, "Because")
+	}
+}
+
+// runAdaptiveTurn runs samples through a Voice with the adaptive end of turn and the
+// recogniser at srv, and returns the first final transcript's events.
+func runAdaptiveTurn(t *testing.T, samples []int16, srv *openaitest.Server) []FinalTranscript {
+	t.Helper()
 	cfg := DefaultEndpointConfig()
 	cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
 	log := newEventLog()
-	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
+	v, err := NewVoice(NewClipSource(samples, true), newTestRecognizer(t, srv), nil, nil,
 		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTurn))
 	if err != nil {
 		t.Fatal(err)
@@ -170,10 +169,6 @@ func TestVoiceSlowRecogniserDoesNotCutAThinkingPause(t *testing.T) {
 	if err := v.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	finals := log.wait(t, 1)
-	v.Close()
-	// One turn spanning both parts: longer than "Because" and the pause together.
-	if f := finals[0]; f.DurationMs < int64(len(a))*1000/SampleRate+1500 {
-		t.Fatalf("first turn lasted %d ms: it was cut in the pause after %q", f.DurationMs, "Because")
-	}
+	defer v.Close()
+	return log.wait(t, 1)
 }
