@@ -95,8 +95,8 @@ func loadSession(tb testing.TB, m *Model, size sessionSize) {
 	if err := genSession(size, func(ev runtime.Event) { m.Apply(ev) }); err != nil {
 		tb.Fatal(err)
 	}
-	if len(m.transcript.turns) < size.segments || m.evidence.total != size.evidence {
-		tb.Fatalf("session has %d turns and %d evidence, want %d and %d", len(m.transcript.turns), m.evidence.total,
+	if len(transcriptOf(m).turns) < size.segments || evidenceOf(m).total != size.evidence {
+		tb.Fatalf("session has %d turns and %d evidence, want %d and %d", len(transcriptOf(m).turns), evidenceOf(m).total,
 			size.segments, size.evidence)
 	}
 }
@@ -122,8 +122,8 @@ func BenchmarkRenderFrameLargeSession(b *testing.B) {
 				switch mode {
 				case "scrolled":
 					// Halfway back through the session: the walk to get there is part of the cost.
-					m.transcript.scroll.up(largeSegments)
-					m.evidence.scroll.up(largeEvidence)
+					transcriptOf(m).scroll.up(largeSegments)
+					evidenceOf(m).scroll.up(largeEvidence)
 				case "debug":
 					m.Update(ctrl('r'))
 				}

@@ -25,7 +25,8 @@ type debugPane struct {
 	entries []debugEntry
 	stats   latencyStats
 	scroll  scroller
-	st      *Styles
+	paneSize
+	st *Styles
 }
 
 func newDebugPane(st *Styles) *debugPane { return &debugPane{st: st} }
@@ -33,6 +34,14 @@ func newDebugPane(st *Styles) *debugPane { return &debugPane{st: st} }
 func (p *debugPane) title() string { return "Debug" }
 
 func (p *debugPane) badge() string { return plural(len(p.entries), "turn") }
+
+func (p *debugPane) scrollBy(n int) { p.scroll.by(n) }
+
+func (p *debugPane) invalidate() {
+	for i := range p.entries {
+		p.entries[i].cache.invalidate()
+	}
+}
 
 func (p *debugPane) apply(ev runtime.Event, pl runtime.Payload) {
 	if v, ok := pl.(*runtime.ObservationPayload); ok {
@@ -142,7 +151,8 @@ func (p *debugPane) walk(width int, fn func([]string) bool) {
 	}
 }
 
-func (p *debugPane) view(width, height int) []string {
+func (p *debugPane) view() []string {
+	width, height := p.width, p.height
 	if len(p.entries) == 0 {
 		return []string{p.st.Muted.Render("no observations yet")}
 	}

@@ -183,13 +183,13 @@ func TestEndToEndTypedExam(t *testing.T) {
 		t.Errorf("final state %s", final.State())
 	}
 	var candidate int
-	for _, tr := range final.transcript.turns {
+	for _, tr := range transcriptOf(final).turns {
 		if tr.kind == turnCandidate {
 			candidate++
 		}
 	}
-	if candidate != len(answers) || final.evidence.total != 2 {
-		t.Errorf("candidate turns %d, evidence %d", candidate, final.evidence.total)
+	if candidate != len(answers) || evidenceOf(final).total != 2 {
+		t.Errorf("candidate turns %d, evidence %d", candidate, evidenceOf(final).total)
 	}
 	out, err := io.ReadAll(tm.FinalOutput(t))
 	if err != nil {

@@ -42,8 +42,9 @@ type evidencePane struct {
 	groups []*evidenceGroup
 	byNode map[string]*evidenceGroup
 	scroll scroller
-	st     *Styles
-	total  int // accepted signals across the exam
+	paneSize
+	st    *Styles
+	total int // accepted signals across the exam
 }
 
 func newEvidencePane(st *Styles) *evidencePane {
@@ -64,7 +65,18 @@ func (p *evidencePane) group(node string) *evidenceGroup {
 	return g
 }
 
-func (p *evidencePane) apply(pl runtime.Payload) {
+func (p *evidencePane) scrollBy(n int) { p.scroll.by(n) }
+
+func (p *evidencePane) invalidate() {
+	for _, g := range p.groups {
+		g.header.invalidate()
+		for i := range g.rows {
+			g.rows[i].cache.invalidate()
+		}
+	}
+}
+
+func (p *evidencePane) apply(_ runtime.Event, pl runtime.Payload) {
 	switch v := pl.(type) {
 	case *runtime.NodeEnteredPayload:
 		if v.Kind == "assessment" || len(v.EvidenceTargets) > 0 {
@@ -171,9 +183,9 @@ func (p *evidencePane) walk(width int, fn func([]string) bool) {
 	}
 }
 
-func (p *evidencePane) view(width, height int) []string {
+func (p *evidencePane) view() []string {
 	if len(p.groups) == 0 {
 		return []string{p.st.Muted.Render("no evidence yet")}
 	}
-	return p.scroll.window(p.walk, width, height)
+	return p.scroll.window(p.walk, p.width, p.height)
 }

@@ -27,7 +27,8 @@ func fixtureModel(t *testing.T, b Backend, w, h int) *Model {
 
 // renderPaneAt draws one pane alone in a w×h box.
 func renderPaneAt(m *Model, id PaneID, w, h int) string {
-	title, badge, content := m.paneContent(id, w-2, h-2)
+	m.panes[id].setSize(w-2, h-2)
+	title, badge, content := paneContent(m.panes[id])
 	return Plain(strings.Join(box(m.styles, title, badge, false, w, h, content), "\n")) + "\n"
 }
 

@@ -43,7 +43,7 @@ type graphPane struct {
 	followUps, maxFollowUp int
 	offTopic, maxOffTopic  int
 	over                   string                     // the final exam state once it ended
-	reload                 *runtime.SpecReloadPayload // the last spec edit (reload.go)
+	lastReload             *runtime.SpecReloadPayload // the last spec edit (reload.go)
 }
 
 func newGraphPane(g *examgraph.Graph, st *Styles) *graphPane { return &graphPane{g: g, st: st} }
@@ -103,6 +103,8 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 		}
 	case *runtime.ExamCompletedPayload:
 		p.over = v.State.String()
+	case *runtime.SpecReloadPayload:
+		p.reload(v)
 	}
 }
 

@@ -29,7 +29,8 @@ type guardrailsPane struct {
 	counts  map[string]int
 	recov   int
 	scroll  scroller
-	st      *Styles
+	paneSize
+	st *Styles
 }
 
 func newGuardrailsPane(st *Styles) *guardrailsPane {
@@ -44,6 +45,14 @@ func (p *guardrailsPane) badge() string {
 		n += c
 	}
 	return fmt.Sprintf("%d intercepted · %d recovered", n, p.recov)
+}
+
+func (p *guardrailsPane) scrollBy(n int) { p.scroll.by(n) }
+
+func (p *guardrailsPane) invalidate() {
+	for i := range p.entries {
+		p.entries[i].cache.invalidate()
+	}
 }
 
 func (p *guardrailsPane) apply(ev runtime.Event, pl runtime.Payload) {
@@ -123,9 +132,9 @@ func (p *guardrailsPane) countsLine() string {
 	return b.String()
 }
 
-// contentLines counts the pane's lines at width (the counts line and every entry), stopping
+// contentRows counts the pane's lines at width (the counts line and every entry), stopping
 // once it reaches limit, so the layout's question costs no more than the answer it needs.
-func (p *guardrailsPane) contentLines(width, limit int) int {
+func (p *guardrailsPane) contentRows(width, limit int) int {
 	n := 1
 	if width <= 0 {
 		return n
@@ -137,7 +146,8 @@ func (p *guardrailsPane) contentLines(width, limit int) int {
 	return min(n, limit)
 }
 
-func (p *guardrailsPane) view(width, height int) []string {
+func (p *guardrailsPane) view() []string {
+	width, height := p.width, p.height
 	if height <= 0 {
 		return nil
 	}

@@ -38,7 +38,7 @@ func TestGuardrailEntries(t *testing.T) {
 			r := newRecorder(t, "s", fixtureStart)
 			r.at(time.Second, tc.payload)
 			m.Apply(r.events...)
-			got := Plain(strings.Join(m.guardrails.view(80, 10), "\n")) + "\n"
+			got := Plain(strings.Join(viewAt(guardrailsOf(m), 80, 10), "\n")) + "\n"
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("lacks %q:\n%s", w, got)

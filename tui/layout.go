@@ -26,6 +26,7 @@ func (m *Model) bodyHeight() int {
 // layout places the visible panes. Wide screens get columns (two, or three from 160 cells);
 // narrow ones stack the panes with the Timers pane compact on top.
 func (m *Model) layout() {
+	defer m.sizePanes()
 	m.rects = map[PaneID]rect{}
 	m.single = nil
 	w, h := m.width, m.bodyHeight()
@@ -33,7 +34,7 @@ func (m *Model) layout() {
 		return
 	}
 	const top = 1
-	timersWant := min(len(m.timers.lines(w, m.now()))+2, h/2)
+	timersWant := m.contentRows(PaneTimers, w, h/2-2) + 2
 
 	switch {
 	case w < narrowWidth:
@@ -64,7 +65,7 @@ func (m *Model) layout() {
 			// Guardrails takes what its entries need, up to two fifths; the evidence ledger,
 			// which grows all exam long, gets the rest.
 			most := max(rest*2/5, minPaneRows)
-			gh := min(max(m.guardrails.contentLines(right-2, most)+2, minPaneRows+1), most)
+			gh := min(max(m.contentRows(PaneGuardrails, right-2, most)+2, minPaneRows+1), most)
 			eh := rest - gh
 			m.rects[PaneEvidence] = rect{left, top + th, right, eh}
 			m.rects[PaneGuardrails] = rect{left, top + th + eh, right, gh}
@@ -123,15 +124,6 @@ func paneSet(ids []PaneID) map[PaneID]struct{} {
 	return s
 }
 
-// paneInnerWidth is a pane's content width, or zero when it is not on screen.
-func (m *Model) paneInnerWidth(id PaneID) int {
-	r, ok := m.rects[id]
-	if !ok {
-		return 0
-	}
-	return max(r.w-2, 0)
-}
-
 // paneAt finds the pane under a screen cell (mouse wheel).
 func (m *Model) paneAt(x, y int) (PaneID, bool) {
 	for id, r := range m.rects {
@@ -148,7 +140,7 @@ func (m *Model) focusOrder() []PaneID {
 	if !m.info.ReadOnly {
 		ids = append(ids, PaneInput)
 	}
-	for _, id := range []PaneID{PaneTranscript, PaneEvidence, PaneGuardrails, PaneTimers, PaneDebug} {
+	for _, id := range paneOrder {
 		_, shown := m.rects[id]
 		_, stacked := paneSet(m.single)[id]
 		if shown || stacked {

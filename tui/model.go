@@ -25,20 +25,12 @@ const (
 	PaneDebug
 )
 
+var paneNames = [...]string{PaneInput: "input", PaneTranscript: "transcript", PaneEvidence: "evidence",
+	PaneGuardrails: "guardrails", PaneTimers: "timers", PaneDebug: "debug"}
+
 func (p PaneID) String() string {
-	switch p {
-	case PaneInput:
-		return "input"
-	case PaneTranscript:
-		return "transcript"
-	case PaneEvidence:
-		return "evidence"
-	case PaneGuardrails:
-		return "guardrails"
-	case PaneTimers:
-		return "timers"
-	case PaneDebug:
-		return "debug"
+	if p >= 0 && int(p) < len(paneNames) {
+		return paneNames[p]
 	}
 	return fmt.Sprintf("pane(%d)", int(p))
 }
@@ -76,13 +68,9 @@ type Model struct {
 	adminMode  string
 	adminInput textinput.Model
 
-	transcript *transcriptPane
-	evidence   *evidencePane
-	guardrails *guardrailsPane
-	timers     *timersPane
-	debug      *debugPane
-	graph      *graphPane // nil without WithExamGraph
-	showGraph  bool
+	panes     map[PaneID]pane // every pane of the body, on screen or not (pane.go)
+	graph     *graphPane      // the ctrl+g overlay; nil without WithExamGraph
+	showGraph bool
 
 	state       runtime.ExamState
 	lastEventAt time.Time
@@ -144,11 +132,7 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 	m.adminInput.CharLimit = 1000
 	m.setStyles(o.dark)
 
-	m.transcript = newTranscriptPane(m.styles, o.minConf)
-	m.evidence = newEvidencePane(m.styles)
-	m.guardrails = newGuardrailsPane(m.styles)
-	m.timers = newTimersPane(m.styles)
-	m.debug = newDebugPane(m.styles)
+	m.panes = m.newPanes(m.styles)
 	if o.graph != nil {
 		m.graph = newGraphPane(o.graph, m.styles)
 	}
@@ -192,23 +176,8 @@ func (m *Model) setStyles(dark bool) {
 
 // invalidate drops cached lines after a style change.
 func (m *Model) invalidate() {
-	if m.transcript == nil {
-		return
-	}
-	for i := range m.transcript.turns {
-		m.transcript.turns[i].cache.invalidate()
-	}
-	for _, g := range m.evidence.groups {
-		g.header.invalidate()
-		for i := range g.rows {
-			g.rows[i].cache.invalidate()
-		}
-	}
-	for i := range m.guardrails.entries {
-		m.guardrails.entries[i].cache.invalidate()
-	}
-	for i := range m.debug.entries {
-		m.debug.entries[i].cache.invalidate()
+	for _, p := range m.panes {
+		p.invalidate()
 	}
 }
 
@@ -262,12 +231,9 @@ func (m *Model) applyEvent(ev runtime.Event) {
 	if m.info.SessionID == "" {
 		m.info.SessionID = cleanText(ev.SessionID)
 	}
-	w := m.paneInnerWidth(PaneTranscript)
-	m.transcript.apply(ev, pl, w)
-	m.evidence.apply(pl)
-	m.guardrails.apply(ev, pl)
-	m.timers.apply(ev, pl)
-	m.debug.apply(ev, pl)
+	for _, id := range paneOrder {
+		m.panes[id].apply(ev, pl)
+	}
 	if m.graph != nil {
 		m.graph.apply(ev, pl)
 	}

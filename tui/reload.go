@@ -11,7 +11,7 @@ import (
 
 // applyReload shows what became of an edit of the spec (`examtui run --watch`): a rejected
 // edit's first positioned error in the footer (the graph overlay lists them all), a staged one
-// waiting for the next node, an applied one. An applied reload also redraws the graph.
+// waiting for the next node, an applied one. The graph pane takes the edit itself (reload).
 func (m *Model) applyReload(pl runtime.Payload) {
 	p, ok := pl.(*runtime.SpecReloadPayload)
 	if !ok {
@@ -38,15 +38,16 @@ func (m *Model) applyReload(pl runtime.Payload) {
 	case runtime.ReloadDropped:
 		m.setNotice("spec edit not applied: "+oneLine(p.Detail), true)
 	}
-	if m.graph == nil {
-		return
-	}
-	m.graph.reload = p
-	if p.Status == runtime.ReloadApplied && len(p.Exam) > 0 {
+}
+
+// reload keeps the last spec edit for the overlay; an applied one redraws the graph.
+func (p *graphPane) reload(r *runtime.SpecReloadPayload) {
+	p.lastReload = r
+	if r.Status == runtime.ReloadApplied && len(r.Exam) > 0 {
 		var exam spec.Exam
-		if json.Unmarshal(p.Exam, &exam) == nil {
+		if json.Unmarshal(r.Exam, &exam) == nil {
 			if g, err := examgraph.New(&exam); err == nil {
-				m.graph.g = g
+				p.g = g
 			}
 		}
 	}
@@ -54,7 +55,7 @@ func (m *Model) applyReload(pl runtime.Payload) {
 
 // reloadLines is the graph overlay's account of the last spec edit.
 func (p *graphPane) reloadLines(w int) []string {
-	r := p.reload
+	r := p.lastReload
 	if r == nil {
 		return nil
 	}

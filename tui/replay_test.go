@@ -190,8 +190,8 @@ func TestReplayKeysLeaveNavigation(t *testing.T) {
 	m := replayModel(t, r, 120, 40)
 	m.Apply(hotelSession(t)...)
 	drive(t, m, keys("k", "k", "tab", "?")...)
-	if m.transcript.scroll.offset != 2 || m.focus != PaneEvidence || !m.showHelp {
-		t.Errorf("scroll %d focus %v help %v", m.transcript.scroll.offset, m.focus, m.showHelp)
+	if transcriptOf(m).scroll.offset != 2 || m.focus != PaneEvidence || !m.showHelp {
+		t.Errorf("scroll %d focus %v help %v", transcriptOf(m).scroll.offset, m.focus, m.showHelp)
 	}
 	if len(r.Calls()) != 0 {
 		t.Errorf("navigation reached the replayer: %q", r.Calls())
@@ -353,9 +353,9 @@ func TestReplayWithPlayer(t *testing.T) {
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
 
 	want := fixtureModel(t, &fakeBackend{}, 120, 40)
-	if final.State() != want.State() || final.lastSeq != int64(len(events)) || final.evidence.total != want.evidence.total {
-		t.Errorf("state %s seq %d evidence %d, want %s %d %d", final.State(), final.lastSeq, final.evidence.total,
-			want.State(), len(events), want.evidence.total)
+	if final.State() != want.State() || final.lastSeq != int64(len(events)) || evidenceOf(final).total != evidenceOf(want).total {
+		t.Errorf("state %s seq %d evidence %d, want %s %d %d", final.State(), final.lastSeq, evidenceOf(final).total,
+			want.State(), len(events), evidenceOf(want).total)
 	}
 	status := Plain(final.statusLine())
 	if wantStatus := fmt.Sprintf("replay done event %d of %d", len(events), len(events)); !strings.Contains(status, wantStatus) {

@@ -109,7 +109,7 @@ func rssChild(w io.Writer) error {
 		return err
 	}
 	_, err = fmt.Fprintf(w, "rss_hwm_kb=%d\nrss_now_kb=%d\nrss_turns=%d\nrss_evidence=%d\nrss_writes=%d\n",
-		hwm, now, len(m.transcript.turns), m.evidence.total, term.writes)
+		hwm, now, len(transcriptOf(m).turns), evidenceOf(m).total, term.writes)
 	return err
 }
 

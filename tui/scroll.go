@@ -29,6 +29,15 @@ type scroller struct {
 func (s *scroller) up(n int)   { s.offset += n }
 func (s *scroller) down(n int) { s.offset = max(s.offset-n, 0) }
 
+// by moves n lines: positive shows older content.
+func (s *scroller) by(n int) {
+	if n > 0 {
+		s.up(n)
+	} else {
+		s.down(-n)
+	}
+}
+
 // window returns the height lines visible at the current offset, top to bottom. It walks
 // blocks from the bottom and stops as soon as the window is filled, so its cost follows the
 // visible lines and the scroll depth, never the session length. An offset past the oldest

@@ -13,7 +13,9 @@ import (
 // deadlines and timestamps carried by events, evaluated against the console's clock, so a
 // frame shows the right time however often it is drawn.
 type timersPane struct {
-	st *Styles
+	st  *Styles
+	now func() time.Time // the console's clock (Model.now)
+	paneSize
 
 	state   runtime.ExamState
 	plan    []string // node ids in spec order, when the runtime sent them
@@ -43,8 +45,8 @@ type timersPane struct {
 	offset                   int // lines scrolled down from the top
 }
 
-func newTimersPane(st *Styles) *timersPane {
-	return &timersPane{st: st, seen: map[string]bool{}, skipped: map[string]bool{}, state: runtime.StateCreated}
+func newTimersPane(st *Styles, now func() time.Time) *timersPane {
+	return &timersPane{st: st, now: now, seen: map[string]bool{}, skipped: map[string]bool{}, state: runtime.StateCreated}
 }
 
 func (p *timersPane) title() string { return "Timers" }
@@ -203,17 +205,20 @@ func (p *timersPane) examElapsed(now time.Time) time.Duration {
 	return t.Sub(p.examStart) - p.examPaused
 }
 
-func (p *timersPane) stateStyle() string {
-	s := p.state.String()
+func (p *timersPane) stateStyle() string { return styledState(p.st, p.state) }
+
+// styledState names an exam state in the style of its kind: paused warns, running is good.
+func styledState(st *Styles, state runtime.ExamState) string {
+	s := state.String()
 	switch {
-	case p.state == runtime.StatePaused:
-		return p.st.Warn.Render(s)
-	case p.state == runtime.StateInProgress || p.state == runtime.StateScaffolding:
-		return p.st.Good.Render(s)
-	case p.state.Terminal():
-		return p.st.StatusValue.Render(s)
+	case state == runtime.StatePaused:
+		return st.Warn.Render(s)
+	case state == runtime.StateInProgress || state == runtime.StateScaffolding:
+		return st.Good.Render(s)
+	case state.Terminal():
+		return st.StatusValue.Render(s)
 	}
-	return p.st.Muted.Render(s)
+	return st.Muted.Render(s)
 }
 
 // gauge renders "label mm:ss / mm:ss ███░░" sized to width.
@@ -290,8 +295,17 @@ func (p *timersPane) lines(width int, now time.Time) []string {
 	return out
 }
 
-func (p *timersPane) view(width, height int, now time.Time) []string {
-	ls := p.lines(width, now)
+// contentRows is the number of lines the pane shows at width, at most limit.
+func (p *timersPane) contentRows(width, limit int) int {
+	return min(len(p.lines(width, p.now())), limit)
+}
+
+// invalidate has nothing to drop: the pane renders afresh every frame, as its clocks move.
+func (p *timersPane) invalidate() {}
+
+func (p *timersPane) view() []string {
+	height := p.height
+	ls := p.lines(p.width, p.now())
 	// The first lines (state, clocks, counts) always stay; only the node list scrolls.
 	p.offset = min(p.offset, max(len(ls)-height, 0))
 	if p.offset > 0 && height > 5 {
@@ -303,4 +317,5 @@ func (p *timersPane) view(width, height int, now time.Time) []string {
 	return ls
 }
 
-func (p *timersPane) scrollBy(n int) { p.offset = max(p.offset+n, 0) }
+// scrollBy moves the node list: positive n goes back towards its top.
+func (p *timersPane) scrollBy(n int) { p.offset = max(p.offset-n, 0) }

@@ -43,7 +43,7 @@ func TestTimersNodeListAtTheEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			m.Apply(r.events...)
-			lines := m.timers.lines(80, m.now())
+			lines := timersOf(m).lines(80, m.now())
 			var nodes []string
 			for i, l := range lines {
 				if Plain(l) == "Nodes" {

@@ -25,7 +25,7 @@ func TestTimersFollowDeadlines(t *testing.T) {
 		m.Apply(r.events[len(r.events)-1])
 	}
 	clocks := func() (node, exam string) {
-		ls := m.timers.lines(80, m.now())
+		ls := timersOf(m).lines(80, m.now())
 		return Plain(ls[1]), Plain(ls[2])
 	}
 	feed(0, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady, TotalTimeBudgetSec: 600})
@@ -67,7 +67,7 @@ func TestTimersFollowDeadlines(t *testing.T) {
 		if s.exam != "" && !strings.Contains(exam, s.exam) {
 			t.Errorf("%s: exam clock %q, want %q", s.name, exam, s.exam)
 		}
-		if s.contains != "" && !strings.Contains(Plain(strings.Join(m.timers.lines(80, m.now()), "\n")), s.contains) {
+		if s.contains != "" && !strings.Contains(Plain(strings.Join(timersOf(m).lines(80, m.now()), "\n")), s.contains) {
 			t.Errorf("%s: no %q", s.name, s.contains)
 		}
 	}
@@ -75,8 +75,8 @@ func TestTimersFollowDeadlines(t *testing.T) {
 
 func TestTimersCounts(t *testing.T) {
 	m := fixtureModel(t, &fakeBackend{}, 120, 40)
-	ls := Plain(strings.Join(m.timers.lines(60, m.now()), "\n"))
-	if b := m.timers.badge(); b != "node 3 of 4" {
+	ls := Plain(strings.Join(timersOf(m).lines(60, m.now()), "\n"))
+	if b := timersOf(m).badge(); b != "node 3 of 4" {
 		t.Errorf("timers badge %q, want node 3 of 4", b)
 	}
 	for _, want := range []string{"State in_progress · scenario-staff-rota", "Follow-ups 1/2", "Off-topic 1/2", "Clarify 0/2",

@@ -44,6 +44,7 @@ type transcriptPane struct {
 	turns   []turn
 	interim *turn // the candidate's words while speaking, replaced on every update
 	scroll  scroller
+	paneSize
 	minConf float64
 	st      *Styles
 	spoken  int // candidate and examiner turns, for the title
@@ -55,7 +56,25 @@ func newTranscriptPane(st *Styles, minConf float64) *transcriptPane {
 
 func (p *transcriptPane) title() string { return "Transcript" }
 
-func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload, width int) {
+func (p *transcriptPane) badge() string {
+	if p.scroll.offset > 0 {
+		return "scrolled · end: newest"
+	}
+	return plural(p.spoken, "turn")
+}
+
+func (p *transcriptPane) scrollBy(n int) { p.scroll.by(n) }
+
+func (p *transcriptPane) invalidate() {
+	for i := range p.turns {
+		p.turns[i].cache.invalidate()
+	}
+}
+
+// apply adds what the event says to the transcript; the width is the pane's, so a reader
+// scrolled up keeps their place (add).
+func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload) {
+	width := p.width
 	switch v := pl.(type) {
 	case *runtime.TranscriptSegmentPayload:
 		if v.Speaker == "examiner" {
@@ -193,6 +212,6 @@ func (p *transcriptPane) walk(width int, fn func([]string) bool) {
 	}
 }
 
-func (p *transcriptPane) view(width, height int) []string {
-	return p.scroll.window(p.walk, width, height)
+func (p *transcriptPane) view() []string {
+	return p.scroll.window(p.walk, p.width, p.height)
 }

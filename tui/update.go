@@ -296,26 +296,8 @@ func (m *Model) scrollKey(id PaneID, msg tea.KeyPressMsg) {
 
 // scrollPane moves a pane's view: positive n shows older content.
 func (m *Model) scrollPane(id PaneID, n int) {
-	var s *scroller
-	switch id {
-	case PaneTranscript:
-		s = &m.transcript.scroll
-	case PaneEvidence:
-		s = &m.evidence.scroll
-	case PaneGuardrails:
-		s = &m.guardrails.scroll
-	case PaneDebug:
-		s = &m.debug.scroll
-	case PaneTimers:
-		m.timers.scrollBy(-n) // the node list reads top-down
-		return
-	default:
-		return
-	}
-	if n > 0 {
-		s.up(n)
-	} else {
-		s.down(-n)
+	if p, ok := m.panes[id]; ok {
+		p.scrollBy(n)
 	}
 }
 

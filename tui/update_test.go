@@ -223,26 +223,26 @@ func TestKeyBindings(t *testing.T) {
 			}},
 		{name: "up and pgup from the input scroll the transcript", msgs: keys("up", "pgup"),
 			check: func(t *testing.T, m *Model) {
-				if m.transcript.scroll.offset <= 1 {
-					t.Errorf("offset %d", m.transcript.scroll.offset)
+				if transcriptOf(m).scroll.offset <= 1 {
+					t.Errorf("offset %d", transcriptOf(m).scroll.offset)
 				}
 				drive(t, m, press("pgdown"), press("down"))
-				if m.transcript.scroll.offset != 0 {
-					t.Errorf("offset %d after scrolling back", m.transcript.scroll.offset)
+				if transcriptOf(m).scroll.offset != 0 {
+					t.Errorf("offset %d after scrolling back", transcriptOf(m).scroll.offset)
 				}
 			}},
 		{name: "k, j, home, end scroll a focused pane", msgs: keys("tab", "k", "k"),
 			check: func(t *testing.T, m *Model) {
-				if m.transcript.scroll.offset != 2 {
-					t.Errorf("offset %d after k k", m.transcript.scroll.offset)
+				if transcriptOf(m).scroll.offset != 2 {
+					t.Errorf("offset %d after k k", transcriptOf(m).scroll.offset)
 				}
 				drive(t, m, press("j"))
-				if m.transcript.scroll.offset != 1 {
-					t.Errorf("offset %d after j", m.transcript.scroll.offset)
+				if transcriptOf(m).scroll.offset != 1 {
+					t.Errorf("offset %d after j", transcriptOf(m).scroll.offset)
 				}
 				drive(t, m, press("home"))
 				m.Render() // the top is found (and clamped) while rendering
-				top := m.transcript.scroll.offset
+				top := transcriptOf(m).scroll.offset
 				if top < 1 || top > 200 {
 					t.Errorf("offset %d after home", top)
 				}
@@ -250,29 +250,29 @@ func TestKeyBindings(t *testing.T) {
 					t.Error("home does not show the first turn")
 				}
 				drive(t, m, press("end"))
-				if m.transcript.scroll.offset != 0 {
-					t.Errorf("offset %d after end", m.transcript.scroll.offset)
+				if transcriptOf(m).scroll.offset != 0 {
+					t.Errorf("offset %d after end", transcriptOf(m).scroll.offset)
 				}
 			}},
 		{name: "g and G in the evidence pane", msgs: keys("tab", "tab", "g"),
 			check: func(t *testing.T, m *Model) {
-				if m.focus != PaneEvidence || m.evidence.scroll.offset == 0 {
-					t.Errorf("focus %v offset %d", m.focus, m.evidence.scroll.offset)
+				if m.focus != PaneEvidence || evidenceOf(m).scroll.offset == 0 {
+					t.Errorf("focus %v offset %d", m.focus, evidenceOf(m).scroll.offset)
 				}
 				drive(t, m, press("G"))
-				if m.evidence.scroll.offset != 0 {
-					t.Errorf("offset %d", m.evidence.scroll.offset)
+				if evidenceOf(m).scroll.offset != 0 {
+					t.Errorf("offset %d", evidenceOf(m).scroll.offset)
 				}
 			}},
 		{name: "mouse wheel scrolls the pane under the pointer",
 			msgs: []tea.Msg{tea.MouseWheelMsg{X: 100, Y: 30, Button: tea.MouseWheelUp}},
 			check: func(t *testing.T, m *Model) {
-				if m.guardrails.scroll.offset != 3 || m.transcript.scroll.offset != 0 {
-					t.Errorf("guardrails %d transcript %d", m.guardrails.scroll.offset, m.transcript.scroll.offset)
+				if guardrailsOf(m).scroll.offset != 3 || transcriptOf(m).scroll.offset != 0 {
+					t.Errorf("guardrails %d transcript %d", guardrailsOf(m).scroll.offset, transcriptOf(m).scroll.offset)
 				}
 				drive(t, m, tea.MouseWheelMsg{X: 5, Y: 5, Button: tea.MouseWheelUp}, tea.MouseWheelMsg{X: 5, Y: 5, Button: tea.MouseWheelDown})
-				if m.transcript.scroll.offset != 0 {
-					t.Errorf("transcript %d", m.transcript.scroll.offset)
+				if transcriptOf(m).scroll.offset != 0 {
+					t.Errorf("transcript %d", transcriptOf(m).scroll.offset)
 				}
 			}},
 		{name: "ctrl+c while running asks; y quits", msgs: keys("ctrl+c", "y"), wantQuit: true},
@@ -380,16 +380,16 @@ func TestNewValidates(t *testing.T) {
 
 func TestTranscriptJoinsSpokenParts(t *testing.T) {
 	m := fixtureModel(t, &fakeBackend{}, 120, 40)
-	before := len(m.transcript.turns)
+	before := len(transcriptOf(m).turns)
 	r := newRecorder(t, "s-hotel-0001", fixtureStart.Add(time.Hour))
 	r.seq = 1000
 	r.at(0, &runtime.SpokenPayload{NodeID: "n", Source: "examiner", Text: "First sentence.", Streamed: true})
 	r.at(0, &runtime.SpokenPayload{NodeID: "n", Source: "examiner", Text: "Second sentence.", Part: 1, Streamed: true, Intercepted: true})
 	m.Apply(r.events...)
-	if got := len(m.transcript.turns) - before; got != 1 {
+	if got := len(transcriptOf(m).turns) - before; got != 1 {
 		t.Fatalf("%d turns added for one utterance in two parts", got)
 	}
-	last := m.transcript.turns[len(m.transcript.turns)-1]
+	last := transcriptOf(m).turns[len(transcriptOf(m).turns)-1]
 	if last.text != "First sentence. Second sentence." || last.tag != "[intercepted]" {
 		t.Errorf("joined turn %q tag %q", last.text, last.tag)
 	}
@@ -408,16 +408,15 @@ func TestScrolledTranscriptStaysPut(t *testing.T) {
 		r.at(time.Second, &runtime.SpokenPayload{NodeID: "n", Source: "examiner", Text: text})
 		m.Apply(r.events[len(r.events)-1])
 	}
-	w, h := m.rects[PaneTranscript].w-2, m.rects[PaneTranscript].h-2
 	drive(t, m, press("pgup"))
-	before := strings.Join(m.transcript.view(w, h), "\n")
+	before := strings.Join(transcriptOf(m).view(), "\n")
 	say("A new question that arrives while the reader is scrolled back, long enough to wrap onto a second line of the pane.")
-	if after := strings.Join(m.transcript.view(w, h), "\n"); after != before {
+	if after := strings.Join(transcriptOf(m).view(), "\n"); after != before {
 		t.Errorf("scrolled view moved:\n%s\n---\n%s", before, after)
 	}
 	drive(t, m, press("tab"), press("end"), press("esc")) // end belongs to the input line; go via the pane
 	say("Newest line.")
-	if v := m.transcript.view(w, h); !strings.Contains(v[len(v)-2], "Newest line.") && !strings.Contains(v[len(v)-1], "Newest line.") {
+	if v := transcriptOf(m).view(); !strings.Contains(v[len(v)-2], "Newest line.") && !strings.Contains(v[len(v)-1], "Newest line.") {
 		t.Errorf("bottom view does not follow: %q", v[len(v)-2:])
 	}
 }

@@ -42,7 +42,7 @@ func (m *Model) Render() string {
 func (m *Model) statusLine() string {
 	st := m.styles
 	sep := st.Muted.Render(" · ")
-	parts := []string{"", m.timers.stateStyle()}
+	parts := []string{"", styledState(st, m.state)}
 	if m.opts.replay != nil {
 		// Early in the line: what a replay is about comes before the details.
 		parts = append(parts, m.replayStatus())
@@ -85,25 +85,11 @@ func (m *Model) audioMeter() string {
 	return s
 }
 
-// paneContent renders one pane's inner lines.
-func (m *Model) paneContent(id PaneID, w, h int) (title, badge string, lines []string) {
-	switch id {
-	case PaneTranscript:
-		badge = plural(m.transcript.spoken, "turn")
-		if m.transcript.scroll.offset > 0 {
-			badge = "scrolled · end: newest"
-		}
-		return m.transcript.title(), badge, m.transcript.view(w, h)
-	case PaneEvidence:
-		return m.evidence.title(), m.evidence.badge(), m.evidence.view(w, h)
-	case PaneGuardrails:
-		return m.guardrails.title(), m.guardrails.badge(), m.guardrails.view(w, h)
-	case PaneTimers:
-		return m.timers.title(), m.timers.badge(), m.timers.view(w, h, m.now())
-	case PaneDebug:
-		return m.debug.title(), m.debug.badge(), m.debug.view(w, h)
-	}
-	return "", "", nil
+// paneContent renders one pane at the size the layout gave it: its title, its badge (read
+// before the view, which may clamp the scroll position the badge reports) and its lines.
+func paneContent(p pane) (title, badge string, lines []string) {
+	title, badge = p.title(), p.badge()
+	return title, badge, p.view()
 }
 
 // body composes the panes into bodyHeight lines. Panes tile the body in columns, so each row is
@@ -131,7 +117,7 @@ func (m *Model) body() []string {
 	})
 	for _, id := range ids {
 		r := m.rects[id]
-		title, badge, content := m.paneContent(id, r.w-2, r.h-2)
+		title, badge, content := paneContent(m.panes[id])
 		if len(m.single) > 1 {
 			// One pane at a time: say where it sits among the others (the footer names tab).
 			badge = strings.TrimSpace(fmt.Sprintf("[%d/%d] %s", slices.Index(m.single, id)+1, len(m.single), badge))
