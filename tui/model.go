@@ -158,20 +158,9 @@ func (m *Model) setStyles(dark bool) {
 		*m.styles = st
 		m.invalidate()
 	}
-	hs := help.DefaultStyles(dark)
-	if m.opts.noColor {
-		hs = help.Styles{}
-	}
-	m.help.Styles = hs
-	for _, in := range []*textinput.Model{&m.input, &m.adminInput} {
-		ts := textinput.DefaultStyles(dark)
-		ts.Cursor.Blink = false // a steady cursor keeps frames (and goldens) stable
-		if m.opts.noColor {
-			ts = textinput.Styles{Cursor: textinput.CursorStyle{Blink: false}}
-		}
-		ts.Focused.Prompt = st.Prompt
-		in.SetStyles(ts)
-	}
+	m.help.Styles = st.Help
+	m.input.SetStyles(st.Input)
+	m.adminInput.SetStyles(st.Input)
 }
 
 // invalidate drops cached lines after a style change.

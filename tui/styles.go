@@ -3,6 +3,8 @@ package tui
 import (
 	"image/color"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 )
 
@@ -57,6 +59,11 @@ type Styles struct {
 
 	Good, Warn, Bad, Muted, Current lipgloss.Style
 	Notice, Error, Prompt, Key      lipgloss.Style
+
+	// Help and Input style the bubbles components (the key help, the text inputs): bubbles'
+	// own styles for the background, with the prompt from the palette; none without colour.
+	Help  help.Styles
+	Input textinput.Styles
 }
 
 // NewStyles builds the semantic styles from a palette for a light or dark background.
@@ -107,5 +114,14 @@ func NewStyles(p Palette, dark, noColor bool) Styles {
 	st.Error = fg(p.Bad).Bold(true)
 	st.Prompt = fg(p.Candidate).Bold(true)
 	st.Key = fg(p.Accent).Bold(true)
+
+	st.Help = help.DefaultStyles(dark)
+	st.Input = textinput.DefaultStyles(dark)
+	if noColor {
+		st.Help = help.Styles{}
+		st.Input = textinput.Styles{}
+	}
+	st.Input.Cursor.Blink = false // a steady cursor keeps frames (and goldens) stable
+	st.Input.Focused.Prompt = st.Prompt
 	return st
 }

@@ -88,11 +88,7 @@ func New(board *monitor.Board, opts ...Option) (*Model, error) {
 func (m *Model) setStyles(dark bool) {
 	m.opts.dark = dark
 	m.styles = tui.NewStyles(tui.DefaultPalette(), dark, m.opts.noColor)
-	hs := help.DefaultStyles(dark)
-	if m.opts.noColor {
-		hs = help.Styles{}
-	}
-	m.help.Styles = hs
+	m.help.Styles = m.styles.Help
 }
 
 // Init starts the clock.
