@@ -191,6 +191,7 @@ func TestEndToEndTypedExam(t *testing.T) {
 	if candidate != len(answers) || evidenceOf(final).total != 2 {
 		t.Errorf("candidate turns %d, evidence %d", candidate, evidenceOf(final).total)
 	}
+	requireFits(t, final.Render(), 120)
 	out, err := io.ReadAll(tm.FinalOutput(t))
 	if err != nil {
 		t.Fatal(err)

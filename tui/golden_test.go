@@ -44,11 +44,7 @@ func TestGoldenScreens(t *testing.T) {
 			if len(lines) != sz.h {
 				t.Fatalf("screen has %d lines, want %d", len(lines), sz.h)
 			}
-			for i, l := range lines {
-				if w := len([]rune(l)); w > sz.w {
-					t.Fatalf("line %d is %d cells wide, want ≤ %d: %q", i, w, sz.w, l)
-				}
-			}
+			requireFits(t, got, sz.w)
 			requireGolden(t, fmt.Sprintf("screen_%dx%d.golden", sz.w, sz.h), []byte(got+"\n"))
 		})
 	}
@@ -61,6 +57,7 @@ func TestGoldenPanes(t *testing.T) {
 		for _, id := range panes {
 			t.Run(fmt.Sprintf("%s_%dx%d", id, sz.w, sz.h), func(t *testing.T) {
 				got := renderPaneAt(m, id, sz.w, sz.h)
+				requireFits(t, got, sz.w)
 				requireGolden(t, fmt.Sprintf("%s_%dx%d.golden", id, sz.w, sz.h), []byte(got))
 			})
 		}
@@ -87,6 +84,7 @@ func TestGoldenOverlays(t *testing.T) {
 			for _, k := range tc.keys {
 				m.Update(k)
 			}
+			requireFits(t, m.Render(), tc.w)
 			requireGolden(t, "screen_"+tc.name+".golden", []byte(Plain(m.Render())+"\n"))
 		})
 	}

@@ -45,11 +45,7 @@ func TestGoldenGraphOverlay(t *testing.T) {
 			if len(lines) != sz.h {
 				t.Fatalf("screen has %d lines, want %d", len(lines), sz.h)
 			}
-			for i, l := range lines {
-				if w := len([]rune(l)); w > sz.w {
-					t.Fatalf("line %d is %d cells wide, want ≤ %d: %q", i, w, sz.w, l)
-				}
-			}
+			requireFits(t, m.Render(), sz.w)
 			for _, want := range []string{
 				"welcome ─evidence_sufficient→ scenario-hotel-breakfast", "─evidence_sufficient→ scenario-staff-rota",
 				"→ wrapup", "follow-ups 1/2", "off-topic 1/2", "time 3:02/4:00", "●scenario-staff-rota", "✓welcome",

@@ -24,6 +24,7 @@ func TestHelpShowsEveryBinding(t *testing.T) {
 				}
 				drive(t, m, press("f1"))
 				screen := Plain(m.Render())
+				requireFits(t, m.Render(), sz.w)
 				for _, g := range m.fullHelp() {
 					for _, b := range g {
 						if !b.Enabled() {

@@ -232,6 +232,7 @@ func TestGoldenReplayStatus(t *testing.T) {
 		if tc.ended {
 			m.Update(StreamEndedMsg{})
 		}
+		requireFits(t, m.statusLine(), tc.width)
 		fmt.Fprintf(&out, "%-22s|%s|\n", tc.name, Plain(m.statusLine()))
 	}
 	requireGolden(t, "replay_status.golden", []byte(out.String()))
@@ -253,6 +254,7 @@ func TestGoldenReplayScreens(t *testing.T) {
 			m := replayModel(t, &fakeReplayer{speed: 4}, tc.w, tc.h)
 			m.Update(EventsMsg(events[:len(events)*2/3]))
 			drive(t, m, tc.keys...)
+			requireFits(t, m.Render(), tc.w)
 			requireGolden(t, "screen_"+tc.name+".golden", []byte(Plain(m.Render())+"\n"))
 		})
 	}
