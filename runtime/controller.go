@@ -46,26 +46,19 @@ type Controller struct {
 	ledger   Ledger
 	inFlight bool
 
-	node           *spec.CompiledNode
-	nodeGen        int
-	nodeClock      stopwatch
-	examClock      stopwatch
-	startedAt      time.Time
-	followUps      int
-	offTopic       int
-	clarifications int
-	nodeWarned     bool
-	examWarned     bool
-	lastQuestion   string
-	segments       []segment
-	visited        []string
-	turn           int
-	segSeq         int
-	ttsSpeed       float64
-	pendingFinish  bool
-	pausedByExam   bool // paused by an examiner control: only an examiner resumes
-	queued         []AdminInstruction
-	beats          []beatState
+	// nodeState is the state of the node the exam is in (node.go); entering a node replaces it.
+	nodeState
+
+	examClock    stopwatch
+	startedAt    time.Time
+	examWarned   bool
+	visited      []string
+	turn         int
+	segSeq       int
+	ttsSpeed     float64
+	pausedByExam bool // paused by an examiner control: only an examiner resumes
+	queued       []AdminInstruction
+	beats        []beatState
 
 	speakingUntil    time.Time
 	userSpeaking     bool
@@ -376,30 +369,7 @@ func lastQuestionIn(text string) string {
 func (c *Controller) enterNode(id, from, reason string) {
 	c.applyStaged(id)
 	node := c.exam.Node(id)
-	now := c.clock.Now()
-	prev := ""
-	if c.node != nil {
-		prev = c.node.NodeID
-	}
-	c.node = node
-	c.nodeGen++
-	c.followUps, c.offTopic, c.clarifications = 0, 0, 0
-	c.nodeWarned = false
-	c.pendingFinish = false
-	c.segments = nil
-	c.lastQuestion = node.Controller.ConversationPrompt
-	c.nodeClock.reset(now)
-	c.nodeClock.running = false
-	if c.state == StateInProgress {
-		c.nodeClock.start(now)
-	}
-	c.visited = append(c.visited, id)
-	c.ctxm.enterNode(node, prev)
-	for i := range c.beats {
-		if c.exam.Beats[i].Scope == id {
-			c.beats[i] = beatState{}
-		}
-	}
+	c.resetNode(node, c.clock.Now())
 	targets := node.Controller.EvidenceSignals
 	c.emit(&NodeEnteredPayload{
 		NodeID: id, Kind: node.Kind.String(), Persona: node.Controller.Persona, Scenario: node.Controller.Scenario,
@@ -415,7 +385,6 @@ func (c *Controller) enterNode(id, from, reason string) {
 	if node.Controller.ConversationPrompt != "" {
 		c.speak(node.Controller.ConversationPrompt, "prompt", false)
 	}
-	c.ctxm.record(spec.Message{Role: "assistant", Content: strings.TrimSpace(node.Controller.ScenarioIntro + " " + node.Controller.ConversationPrompt)})
 	if node.Kind == spec.KindEnd {
 		c.exitNode("end", "")
 		c.finish(StateCompleted, "end node reached")

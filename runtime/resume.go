@@ -83,29 +83,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		if node == nil {
 			return fmt.Errorf("node %q is not in this exam", p.NodeID)
 		}
-		prev := ""
-		if c.node != nil {
-			prev = c.node.NodeID
-		}
-		c.node = node
-		c.nodeGen++
-		c.followUps, c.offTopic, c.clarifications = 0, 0, 0
-		c.nodeWarned, c.pendingFinish = false, false
-		c.segments = nil
-		c.lastQuestion = node.Controller.ConversationPrompt
-		c.nodeClock = stopwatch{}
-		c.nodeClock.reset(ts)
-		if c.state == StateInProgress {
-			c.nodeClock.start(ts)
-		}
-		c.visited = append(c.visited, p.NodeID)
-		c.ctxm.enterNode(node, prev)
-		c.ctxm.record(assistant(node.Controller.ScenarioIntro + " " + node.Controller.ConversationPrompt))
-		for i := range c.beats {
-			if c.exam.Beats[i].Scope == p.NodeID {
-				c.beats[i] = beatState{}
-			}
-		}
+		c.resetNode(node, ts)
 	case *TranscriptSegmentPayload:
 		c.segSeq++
 		if p.Speaker == "candidate" {
