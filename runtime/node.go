@@ -33,6 +33,16 @@ type nodeState struct {
 	silenceActivity time.Time
 }
 
+// keepSegment keeps a candidate segment for STT provenance: the node's latest
+// maxNodeSegments. Live turns and the replay of stored segments both use it.
+func (c *Controller) keepSegment(seg segment) {
+	c.segments = append(c.segments, seg)
+	if len(c.segments) > maxNodeSegments {
+		// A copy, so the backing array of the dropped segments can be collected.
+		c.segments = append([]segment(nil), c.segments[len(c.segments)-maxNodeSegments:]...)
+	}
+}
+
 // resetNode makes node the current node, entered at at: a fresh nodeState, the node clock
 // running when the exam is, the visit recorded, the context moved on per the node's strategy
 // (with the node's opening lines in it), and the node's own beats re-armed. Caller holds mu.

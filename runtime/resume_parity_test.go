@@ -228,3 +228,53 @@ func (r *parityRun) compare(after string) {
 	r.checks++
 	r.nodes[fmt.Sprint(want["node.node"])] = true
 }
+
+// TestResumeAfterFailover: an exam that failed over to the fallback examiner resumes on the
+// fallback, as the live run continued, and does not switch again.
+func TestResumeAfterFailover(t *testing.T) {
+	exam := compileTestExam(t, "basic.yaml", nil)
+	failing := &scriptedExaminer{} // no replies: every call times out
+	h := newHarness(t, exam, failing, runtime.WithExaminerFailover(newOffline(t), runtime.DefaultFailoverAfter))
+	h.start()
+	for range runtime.DefaultFailoverAfter {
+		h.say("I would check the backups first.")
+	}
+	if got := h.c.ExaminerName(); got != "offline" {
+		t.Fatalf("live examiner after %d failures: %s", runtime.DefaultFailoverAfter, got)
+	}
+	events := h.rec.Events()
+	for _, fallback := range []bool{true, false} {
+		opts := []runtime.Option{runtime.WithClock(runtime.NewVirtualClock(h.clock.Now())), runtime.WithResume(events)}
+		want := "scripted" // without a fallback to switch to, the resumed exam runs the examiner it was given
+		if fallback {
+			opts, want = append(opts, runtime.WithExaminerFailover(newOffline(t), runtime.DefaultFailoverAfter)), "offline"
+		}
+		rec := &runtime.Recorder{}
+		c, err := runtime.NewController(exam, &scriptedExaminer{}, append(opts, runtime.WithSink(runtime.NewFanout(rec)))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.ExaminerName(); got != want {
+			t.Fatalf("fallback %v: resumed examiner %s, want %s", fallback, got, want)
+		}
+		if !fallback {
+			continue
+		}
+		if err := c.Start(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SubmitTurn(h.ctx, runtime.Turn{Text: "Nothing has been tested, which is a risk."}); err != nil {
+			t.Fatal(err)
+		}
+		if n := rec.Count(runtime.EventExaminerSwitched); n != 0 {
+			t.Fatalf("the resumed exam switched again (%d examiner_switched)", n)
+		}
+		for _, ev := range rec.Events() {
+			if p, _ := ev.Decode(); p != nil {
+				if o, ok := p.(*runtime.ObservationPayload); ok && (o.Examiner != "offline" || !o.Valid) {
+					t.Fatalf("resumed turn observed by %s (valid %v)", o.Examiner, o.Valid)
+				}
+			}
+		}
+	}
+}

@@ -113,10 +113,7 @@ func (c *Controller) recordCandidateTurn(t *Turn, text string) (TranscriptSegmen
 	c.emit(&segPayload)
 	seg := segment{id: segPayload.SegmentID, norm: normalizeWords(text), confidence: conf}
 	if text != "" {
-		c.segments = append(c.segments, seg)
-		if len(c.segments) > maxNodeSegments {
-			c.segments = append([]segment(nil), c.segments[len(c.segments)-maxNodeSegments:]...)
-		}
+		c.keepSegment(seg)
 	}
 	return segPayload, seg
 }
