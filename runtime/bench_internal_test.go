@@ -6,7 +6,6 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -123,12 +122,7 @@ func BenchmarkObservationTurn(b *testing.B) {
 // live heap grew between turn 100 and turn 1,000 (flat memory: the context is summarised, the
 // segments and the summary are capped).
 func BenchmarkLongExam(b *testing.B) {
-	exam := compileEdited(b, func(s string) string {
-		s = strings.Replace(s, "timeBudgetSec: 120", "timeBudgetSec: 1000000", 1)
-		return strings.Replace(s, "totalTimeBudgetSec: 600", "totalTimeBudgetSec: 1000000", 1)
-	})
-	args := json.RawMessage(`{"signals":[{"signalType":"names_risk","excerpt":"risk","confidence":0.8}],"answerQuality":"partial",
-		"needsFollowUp":false,"evidenceSufficient":false,"anxietyDetected":false,"spokenText":"Please go on with the servers."}`)
+	exam, args := longTurns(b)
 	heap := func() int64 {
 		goruntime.GC()
 		var m goruntime.MemStats
@@ -138,15 +132,8 @@ func BenchmarkLongExam(b *testing.B) {
 	var growth int64
 	b.ReportAllocs()
 	for b.Loop() {
-		clock := NewVirtualClock(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
-		c, err := NewController(exam, fixedExaminer{args}, WithClock(clock), WithSink(NewFanout()))
-		if err != nil {
-			b.Fatal(err)
-		}
+		c, clock := startLong(b, exam, args)
 		ctx := context.Background()
-		if err := c.Start(ctx); err != nil {
-			b.Fatal(err)
-		}
 		var at100 int64
 		for i := range 1000 {
 			clock.Advance(3 * time.Second)

@@ -46,26 +46,19 @@ type Controller struct {
 	ledger   Ledger
 	inFlight bool
 
-	node           *spec.CompiledNode
-	nodeGen        int
-	nodeClock      stopwatch
-	examClock      stopwatch
-	startedAt      time.Time
-	followUps      int
-	offTopic       int
-	clarifications int
-	nodeWarned     bool
-	examWarned     bool
-	lastQuestion   string
-	segments       []segment
-	visited        []string
-	turn           int
-	segSeq         int
-	ttsSpeed       float64
-	pendingFinish  bool
-	pausedByExam   bool // paused by an examiner control: only an examiner resumes
-	queued         []AdminInstruction
-	beats          []beatState
+	// nodeState is the state of the node the exam is in (node.go); entering a node replaces it.
+	nodeState
+
+	examClock    stopwatch
+	startedAt    time.Time
+	examWarned   bool
+	visited      []string
+	turn         int
+	segSeq       int
+	ttsSpeed     float64
+	pausedByExam bool // paused by an examiner control: only an examiner resumes
+	queued       []AdminInstruction
+	beats        []beatState
 
 	speakingUntil    time.Time
 	userSpeaking     bool
@@ -104,6 +97,33 @@ func (s *stopwatch) elapsed(now time.Time) time.Duration {
 		return s.acc + max(0, now.Sub(s.since))
 	}
 	return s.acc
+}
+
+// The node's and the exam's clocks stop and start together: at a pause and its resume, at the
+// end, and around the downtime a resume skips (resume.go).
+func (c *Controller) stopClocks(at time.Time) {
+	c.nodeClock.stop(at)
+	c.examClock.stop(at)
+}
+
+func (c *Controller) startClocks(at time.Time) {
+	c.nodeClock.start(at)
+	c.examClock.start(at)
+}
+
+// startExamClock starts the exam at at: the live start and the replay of a stored one.
+func (c *Controller) startExamClock(at time.Time) {
+	c.startedAt = at
+	c.examClock.reset(at)
+	c.examClock.start(at)
+}
+
+// beginExam moves a ready exam into progress: Start, or a resumed Start whose log ended
+// before it did.
+func (c *Controller) beginExam(now time.Time) {
+	c.startExamClock(now)
+	c.lastUserActivity = now
+	c.setState(StateInProgress, "started")
 }
 
 // NewController validates the exam and builds a controller in the created state (or in the
@@ -218,11 +238,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	now := c.clock.Now()
 	c.setState(StateScaffolding, "preparing")
 	c.setState(StateReady, "prepared")
-	c.startedAt = now
-	c.lastUserActivity = now
-	c.examClock.reset(now)
-	c.examClock.start(now)
-	c.setState(StateInProgress, "started")
+	c.beginExam(now)
 	c.enterNode(c.exam.EntryNode, "", "")
 	return c.sinkErr
 }
@@ -342,6 +358,13 @@ func (c *Controller) speakPart(text, source string, intercepted bool, part int, 
 		start = c.speakingUntil
 	}
 	c.speakingUntil = start.Add(dur)
+	c.noteQuestion(text, source)
+}
+
+// noteQuestion keeps what the examiner just said as the question to come back to: a node's
+// prompt whole, else the last question of the examiner's own reply. Live speech and the
+// replay of a stored spoken event both use it.
+func (c *Controller) noteQuestion(text, source string) {
 	switch q := lastQuestionIn(text); {
 	case source == "prompt":
 		c.lastQuestion = text
@@ -376,30 +399,7 @@ func lastQuestionIn(text string) string {
 func (c *Controller) enterNode(id, from, reason string) {
 	c.applyStaged(id)
 	node := c.exam.Node(id)
-	now := c.clock.Now()
-	prev := ""
-	if c.node != nil {
-		prev = c.node.NodeID
-	}
-	c.node = node
-	c.nodeGen++
-	c.followUps, c.offTopic, c.clarifications = 0, 0, 0
-	c.nodeWarned = false
-	c.pendingFinish = false
-	c.segments = nil
-	c.lastQuestion = node.Controller.ConversationPrompt
-	c.nodeClock.reset(now)
-	c.nodeClock.running = false
-	if c.state == StateInProgress {
-		c.nodeClock.start(now)
-	}
-	c.visited = append(c.visited, id)
-	c.ctxm.enterNode(node, prev)
-	for i := range c.beats {
-		if c.exam.Beats[i].Scope == id {
-			c.beats[i] = beatState{}
-		}
-	}
+	c.resetNode(node, c.clock.Now())
 	targets := node.Controller.EvidenceSignals
 	c.emit(&NodeEnteredPayload{
 		NodeID: id, Kind: node.Kind.String(), Persona: node.Controller.Persona, Scenario: node.Controller.Scenario,
@@ -415,13 +415,18 @@ func (c *Controller) enterNode(id, from, reason string) {
 	if node.Controller.ConversationPrompt != "" {
 		c.speak(node.Controller.ConversationPrompt, "prompt", false)
 	}
-	c.ctxm.record(spec.Message{Role: "assistant", Content: strings.TrimSpace(node.Controller.ScenarioIntro + " " + node.Controller.ConversationPrompt)})
 	if node.Kind == spec.KindEnd {
-		c.exitNode("end", "")
-		c.finish(StateCompleted, "end node reached")
+		c.completeAtEnd()
 		return
 	}
 	c.fireOpeningBeats()
+}
+
+// completeAtEnd completes the exam in the end node it is in: on entry, or when a resumed log
+// stops there.
+func (c *Controller) completeAtEnd() {
+	c.exitNode("end", "")
+	c.finish(StateCompleted, "end node reached")
 }
 
 // exitNode emits node_exit for the current node.
@@ -455,8 +460,7 @@ func (c *Controller) finish(state ExamState, reason string) {
 		return
 	}
 	now := c.clock.Now()
-	c.nodeClock.stop(now)
-	c.examClock.stop(now)
+	c.stopClocks(now)
 	if !c.setState(state, reason) {
 		return
 	}
@@ -473,9 +477,7 @@ func (c *Controller) finish(state ExamState, reason string) {
 
 func (c *Controller) pauseExam(reason string, byExaminer bool) bool {
 	c.pausedByExam = byExaminer
-	now := c.clock.Now()
-	c.nodeClock.stop(now)
-	c.examClock.stop(now)
+	c.stopClocks(c.clock.Now())
 	return c.setState(StatePaused, reason)
 }
 
@@ -483,9 +485,7 @@ func (c *Controller) resumeExam(reason string) bool {
 	if c.state != StatePaused {
 		return false
 	}
-	now := c.clock.Now()
 	// Timers first, so the emitted deadlines are the moved ones.
-	c.nodeClock.start(now)
-	c.examClock.start(now)
+	c.startClocks(c.clock.Now())
 	return c.setState(StateInProgress, reason)
 }

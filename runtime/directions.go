@@ -9,8 +9,8 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-// integrityState is the controller's state for beats as directions, the per-turn status, the
-// silence check-ins and the gates (with rehearsal overrides applied). Guarded by mu.
+// integrityState is the controller's state for beats as directions, the per-turn status and
+// the gates (with rehearsal overrides applied). Guarded by mu.
 type integrityState struct {
 	gates spec.ResolvedGates
 	// wrapupAt overrides the wrap-up beat's atSec (BOT_WRAPUP_AFTER_SECS); <0: the spec's.
@@ -23,10 +23,6 @@ type integrityState struct {
 	opening string
 	// examinerCalls counts examiner calls, for "don't greet again".
 	examinerCalls int
-
-	silenceStage    int
-	silenceActivity time.Time // lastUserActivity the stage belongs to
-	silenceGen      int       // node generation the stage belongs to
 }
 
 func (s *integrityState) init(exam *spec.Exam, ov *GateOverrides) {
@@ -175,9 +171,10 @@ func (c *Controller) checkSilence(now time.Time) bool {
 	if !sl.Enabled || c.node.Kind == spec.KindEnd || c.inFlight || c.userSpeaking {
 		return false
 	}
-	st := &c.integ
-	if !st.silenceActivity.Equal(c.lastUserActivity) || st.silenceGen != c.nodeGen {
-		st.silenceStage, st.silenceActivity, st.silenceGen = 0, c.lastUserActivity, c.nodeGen
+	// The stage belongs to the node (entering one starts it over) and to one stretch of silence.
+	st := &c.nodeState
+	if !st.silenceActivity.Equal(c.lastUserActivity) {
+		st.silenceStage, st.silenceActivity = 0, c.lastUserActivity
 	}
 	since := c.lastUserActivity
 	if c.speakingUntil.After(since) {

@@ -87,15 +87,21 @@ func (c *Controller) examinerGaveUp(failed bool, err error) bool {
 		p.To = f.fallback.Name()
 		c.emit(p)
 		c.log.Warn("examiner failed; the offline examiner takes over", "examiner", p.From, "to", p.To, "failures", f.failures)
-		c.ex, f.switched, f.failures = f.fallback, true, 0
+		c.useFallback()
 	}
 	return false
+}
+
+// useFallback makes the fallback examiner run the rest of the exam: a live failover, or its
+// replay on resume.
+func (c *Controller) useFallback() {
+	c.ex, c.failover.switched, c.failover.failures = c.failover.fallback, true, 0
 }
 
 // replayFailover repeats a stored switch on resume, so a resumed exam stays on the fallback.
 func (c *Controller) replayFailover(p Payload) {
 	if s, ok := p.(*ExaminerSwitchedPayload); ok && s.To != "" && c.failover.fallback != nil {
-		c.ex, c.failover.switched = c.failover.fallback, true
+		c.useFallback()
 	}
 }
 

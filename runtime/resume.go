@@ -37,12 +37,9 @@ func (c *Controller) restore(events []Event) error {
 		lastTs = ev.Timestamp
 	}
 	// Freeze the timers at the last stored event, then restart them now.
-	c.nodeClock.stop(lastTs)
-	c.examClock.stop(lastTs)
+	c.stopClocks(lastTs)
 	if c.state == StateInProgress {
-		now := c.clock.Now()
-		c.nodeClock.start(now)
-		c.examClock.start(now)
+		c.startClocks(c.clock.Now())
 	}
 	c.lastUserActivity = c.clock.Now()
 	c.resumed = true
@@ -61,17 +58,11 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 		switch {
 		case p.State == StateInProgress && c.state == StateReady:
-			c.startedAt = ts
-			c.examClock.reset(ts)
-			c.examClock.start(ts)
+			c.startExamClock(ts)
 		case p.State == StateInProgress:
-			c.examClock.start(ts)
-			if c.node != nil {
-				c.nodeClock.start(ts)
-			}
+			c.startClocks(ts)
 		case p.State == StatePaused || p.State.Terminal():
-			c.examClock.stop(ts)
-			c.nodeClock.stop(ts)
+			c.stopClocks(ts)
 			c.pausedByExam = p.State == StatePaused && p.Reason != candidatePauseReason
 		}
 		c.state = p.State
@@ -83,38 +74,13 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		if node == nil {
 			return fmt.Errorf("node %q is not in this exam", p.NodeID)
 		}
-		prev := ""
-		if c.node != nil {
-			prev = c.node.NodeID
-		}
-		c.node = node
-		c.nodeGen++
-		c.followUps, c.offTopic, c.clarifications = 0, 0, 0
-		c.nodeWarned, c.pendingFinish = false, false
-		c.segments = nil
-		c.lastQuestion = node.Controller.ConversationPrompt
-		c.nodeClock = stopwatch{}
-		c.nodeClock.reset(ts)
-		if c.state == StateInProgress {
-			c.nodeClock.start(ts)
-		}
-		c.visited = append(c.visited, p.NodeID)
-		c.ctxm.enterNode(node, prev)
-		c.ctxm.record(assistant(node.Controller.ScenarioIntro + " " + node.Controller.ConversationPrompt))
-		for i := range c.beats {
-			if c.exam.Beats[i].Scope == p.NodeID {
-				c.beats[i] = beatState{}
-			}
-		}
+		c.resetNode(node, ts)
 	case *TranscriptSegmentPayload:
 		c.segSeq++
 		if p.Speaker == "candidate" {
 			c.pendingFinish = false
 			if p.Text != "" {
-				c.segments = append(c.segments, segment{id: p.SegmentID, norm: normalizeWords(p.Text), confidence: p.Confidence})
-				if len(c.segments) > maxNodeSegments {
-					c.segments = c.segments[len(c.segments)-maxNodeSegments:]
-				}
+				c.keepSegment(segment{id: p.SegmentID, norm: normalizeWords(p.Text), confidence: p.Confidence})
 			}
 			c.ctxm.record(candidateMessage(p.Text, time.Duration(p.DurationMs)*time.Millisecond))
 		}
@@ -122,12 +88,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		if p.TTSSpeed > 0 {
 			c.ttsSpeed = p.TTSSpeed
 		}
-		switch q := lastQuestionIn(p.Text); {
-		case p.Source == "prompt":
-			c.lastQuestion = p.Text
-		case p.Source == "examiner" && q != "":
-			c.lastQuestion = q
-		}
+		c.noteQuestion(p.Text, p.Source)
 		if p.Source != "intro" && p.Source != "prompt" {
 			c.ctxm.record(assistant(p.Text))
 		}
@@ -206,12 +167,7 @@ func (c *Controller) continueResumed() {
 		c.setState(StateReady, "prepared")
 	}
 	if c.state == StateReady {
-		now := c.clock.Now()
-		c.startedAt = now
-		c.lastUserActivity = now
-		c.examClock.reset(now)
-		c.examClock.start(now)
-		c.setState(StateInProgress, "started")
+		c.beginExam(c.clock.Now())
 	}
 	switch {
 	case c.node == nil:
@@ -230,8 +186,7 @@ func (c *Controller) continueResumed() {
 			c.finish(StateCompleted, "no successor after "+exit.NodeID)
 		}
 	case c.node.Kind == spec.KindEnd:
-		c.exitNode("end", "")
-		c.finish(StateCompleted, "end node reached")
+		c.completeAtEnd()
 	case c.state == StateInProgress && c.lastQuestion != "":
 		c.speak("Let's continue where we left off. "+c.lastQuestion, "resume", false)
 	}

@@ -27,6 +27,11 @@ type turnInput struct {
 // SubmitTurn hands the controller one candidate turn: it is recorded, observed by the examiner
 // and decided on in the design's order. A turn while the candidate has paused resumes the
 // exam; while an examiner has paused it, the turn is refused with ErrPaused.
+//
+// It runs in three steps: takeTurn and finishTurn hold mu (each releases it on return, its
+// only unlock); between them, the examiner call runs without mu, so the examiner can be
+// paused, advanced or ended while it thinks. turnMu keeps turns (and immediate admin runs)
+// one at a time throughout.
 func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -37,17 +42,57 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	wallStart := time.Now()
 	c.turnMu.Lock()
 	defer c.turnMu.Unlock()
-	c.mu.Lock()
-	if err := c.active(); err != nil {
-		c.mu.Unlock()
+	call, err := c.takeTurn(t, wallStart)
+	if call.in == nil {
 		return err
 	}
-	if c.state == StatePaused && c.pausedByExam {
-		c.mu.Unlock()
-		return ErrPaused
+	gateErr := c.speakGate(ctx, call.gate)
+	if gateErr == nil {
+		c.observe(ctx, &call)
 	}
-	now := c.clock.Now()
+	return c.finishTurn(&call, gateErr)
+}
+
+// examinerCall is a turn that goes to the examiner: what takeTurn prepared under mu for the
+// call made without it. The zero value is no call. (A value, not a pointer: one allocation
+// less per turn.)
+type examinerCall struct {
+	in     *turnInput
+	req    *ExaminerRequest
+	queued int     // queued admin instructions in the request's context, consumed after the call
+	gate   float64 // the speak gate to wait first (seconds)
+}
+
+// takeTurn is SubmitTurn's first locked step. It checks that the controller takes the turn,
+// records the candidate's segment and settles a turn that needs no examiner: the candidate
+// returning from a pause, or answering a finish confirmation (no call; the error is the
+// turn's result). Any other turn comes back as the examiner call to make, marked in flight.
+func (c *Controller) takeTurn(t Turn, wallStart time.Time) (examinerCall, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.active(); err != nil {
+		return examinerCall{}, err
+	}
+	if c.state == StatePaused && c.pausedByExam {
+		return examinerCall{}, ErrPaused
+	}
 	text := strings.TrimSpace(t.Text)
+	segPayload, seg := c.recordCandidateTurn(&t, text)
+	switch {
+	case c.state == StatePaused:
+		c.candidateReturned(text, t.Duration)
+		return examinerCall{}, c.sinkErr
+	case c.pendingFinish:
+		c.confirmFinish(text, t.Duration)
+		return examinerCall{}, c.sinkErr
+	}
+	return c.prepareCall(t, text, segPayload, seg, wallStart), nil
+}
+
+// recordCandidateTurn fills in the turn's defaults, counts it and emits its transcript
+// segment, which it keeps for STT provenance. Caller holds mu.
+func (c *Controller) recordCandidateTurn(t *Turn, text string) (TranscriptSegmentPayload, segment) {
+	now := c.clock.Now()
 	if t.Source == "" {
 		t.Source = c.inputSource
 	}
@@ -68,37 +113,38 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	c.emit(&segPayload)
 	seg := segment{id: segPayload.SegmentID, norm: normalizeWords(text), confidence: conf}
 	if text != "" {
-		c.segments = append(c.segments, seg)
-		if len(c.segments) > maxNodeSegments {
-			c.segments = append([]segment(nil), c.segments[len(c.segments)-maxNodeSegments:]...)
-		}
+		c.keepSegment(seg)
 	}
+	return segPayload, seg
+}
 
-	if c.state == StatePaused {
-		c.resumeExam("candidate returned")
-		c.ctxm.record(candidateMessage(text, t.Duration))
-		c.speak("Welcome back. "+c.lastQuestion, "command", false)
-		err := c.sinkErr
-		c.mu.Unlock()
-		return err
-	}
-	if c.pendingFinish {
-		c.pendingFinish = false
-		c.ctxm.record(candidateMessage(text, t.Duration))
-		if isAffirmative(text) {
-			c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: "confirmation", Detail: "confirmed"})
-			c.speak("Thank you. The exam is now finished.", "command", false)
-			c.exitNode("finished", "")
-			c.finish(StateCompleted, "candidate finished")
-		} else {
-			c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: "confirmation", Detail: "not confirmed"})
-			c.speak("All right, let's carry on. "+c.lastQuestion, "command", false)
-		}
-		err := c.sinkErr
-		c.mu.Unlock()
-		return err
-	}
+// candidateReturned resumes an exam the candidate paused: any turn brings them back to the
+// question. Caller holds mu.
+func (c *Controller) candidateReturned(text string, d time.Duration) {
+	c.resumeExam("candidate returned")
+	c.ctxm.record(candidateMessage(text, d))
+	c.speak("Welcome back. "+c.lastQuestion, "command", false)
+}
 
+// confirmFinish takes the candidate's answer to "are you sure you want to finish?": yes ends
+// the exam, anything else carries on with the question. Caller holds mu.
+func (c *Controller) confirmFinish(text string, d time.Duration) {
+	c.pendingFinish = false
+	c.ctxm.record(candidateMessage(text, d))
+	if isAffirmative(text) {
+		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: "confirmation", Detail: "confirmed"})
+		c.speak("Thank you. The exam is now finished.", "command", false)
+		c.exitNode("finished", "")
+		c.finish(StateCompleted, "candidate finished")
+	} else {
+		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: "confirmation", Detail: "not confirmed"})
+		c.speak("All right, let's carry on. "+c.lastQuestion, "command", false)
+	}
+}
+
+// prepareCall builds the examiner request for the turn (the node's context, the queued admin
+// instructions, the status, the directions) and marks the turn in flight. Caller holds mu.
+func (c *Controller) prepareCall(t Turn, text string, segPayload TranscriptSegmentPayload, seg segment, wallStart time.Time) examinerCall {
 	in := &turnInput{turn: c.turn, gen: c.nodeGen, text: text, seg: seg, latency: t.Latency}
 	if cmd, ok := ClassifyCommand(text); ok {
 		in.safety = cmd
@@ -122,26 +168,35 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	in.stream = &streamState{gen: c.nodeGen, safety: in.safety, wallStart: wallStart}
 	req.OnArguments = func(partial []byte) { c.onPartialArguments(in.stream, partial) }
 	c.inFlight = true
-	c.mu.Unlock()
+	return examinerCall{in: in, req: req, queued: len(admin), gate: gate}
+}
 
-	if err := c.speakGate(ctx, gate); err != nil {
-		c.mu.Lock()
-		c.inFlight = false
-		c.mu.Unlock()
-		return err
-	}
+// observe makes the examiner call, without mu, under the turn timeout; a slow call gets the
+// holding line. The reply, error and duration go into the turn's input.
+func (c *Controller) observe(ctx context.Context, call *examinerCall) {
+	in := call.in
 	callStart := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
 	stopHold := c.holdWhileSlow(in)
-	reply, callErr := c.ex.Observe(cctx, req)
+	reply, callErr := c.ex.Observe(cctx, call.req)
 	stopHold()
 	cancel()
 	in.callDur = time.Since(callStart)
 	in.reply, in.callErr = reply, callErr
+}
 
+// finishTurn is SubmitTurn's last locked step: the turn is no longer in flight; unless the
+// speak gate failed or the controller closed or failed meanwhile, the queued instructions the
+// call saw are consumed and the reply is decided on, or recorded as discarded when the node
+// changed (or the exam ended) during the call.
+func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inFlight = false
+	if gateErr != nil {
+		return gateErr
+	}
+	in := call.in
 	in.stream.done = true
 	if c.closed {
 		return ErrClosed
@@ -150,7 +205,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 		return c.sinkErr
 	}
 	// Queued instructions were in this call's context: consume them, in order.
-	consumed := min(len(admin), len(c.queued))
+	consumed := min(call.queued, len(c.queued))
 	for _, a := range c.queued[:consumed] {
 		c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: "consumed"})
 		c.ctxm.record(adminMessage(a, false))
@@ -159,7 +214,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	if c.nodeGen != in.gen || c.state.Terminal() {
 		// The examiner moved on (advance, skip, end) while the examiner was thinking: the
 		// observation no longer applies to anything, but it is still recorded.
-		c.emit(&ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(reply), Valid: false,
+		c.emit(&ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(in.reply), Valid: false,
 			Problems: []string{"node changed during the examiner call"},
 			Decision: Decision{Action: "discarded", Reason: "node changed during the examiner call"}})
 		return c.sinkErr

@@ -1,0 +1,84 @@
+package runtime
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+)
+
+// nodeParity says, for every field of nodeState, how a resumed controller must agree with the
+// live one at the same point of the event log: the value to compare, or why the field is not
+// compared. A field added to nodeState without a row here fails TestResumeParity.
+var nodeParity = map[string]struct {
+	value func(s *nodeState, at time.Time) any
+	skip  string
+}{
+	"node":           {value: func(s *nodeState, _ time.Time) any { return nodeIDOf(s) }},
+	"nodeGen":        {value: func(s *nodeState, _ time.Time) any { return s.nodeGen }},
+	"nodeClock":      {value: func(s *nodeState, at time.Time) any { return clockAt(s.nodeClock, at) }},
+	"followUps":      {value: func(s *nodeState, _ time.Time) any { return s.followUps }},
+	"offTopic":       {value: func(s *nodeState, _ time.Time) any { return s.offTopic }},
+	"clarifications": {value: func(s *nodeState, _ time.Time) any { return s.clarifications }},
+	"nodeWarned":     {value: func(s *nodeState, _ time.Time) any { return s.nodeWarned }},
+	"pendingFinish":  {value: func(s *nodeState, _ time.Time) any { return s.pendingFinish }},
+	"lastQuestion":   {value: func(s *nodeState, _ time.Time) any { return s.lastQuestion }},
+	"segments":       {value: func(s *nodeState, _ time.Time) any { return fmt.Sprintf("%+v", s.segments) }},
+	// A resume starts the silence count over at the moment it resumes (restore sets
+	// lastUserActivity to now): a process that was down cannot know how long the candidate
+	// was quiet, so the stage is not in the log and starts at 0.
+	"silenceStage":    {skip: "restarted by a resume"},
+	"silenceActivity": {skip: "restarted by a resume"},
+}
+
+func nodeIDOf(s *nodeState) string {
+	if s.node == nil {
+		return ""
+	}
+	return s.node.NodeID
+}
+
+type clockReading struct {
+	Elapsed time.Duration
+	Running bool
+}
+
+func clockAt(s stopwatch, at time.Time) clockReading { return clockReading{s.elapsed(at), s.running} }
+
+// ParityState is the controller's state that a resume from its event log must reproduce, read
+// at at (the time of the log's last event, so clocks compare without the quiet time after
+// it): every nodeState field by its nodeParity row, and the exam-wide state entering a node
+// touches (the visits, the beats). The LLM context is not in it: a resume rebuilds it from
+// the spoken and transcript events, which do not carry everything the live run put in it
+// (beat directions, admin notes). It fails when nodeState has a field
+// without a parity row, or a row names no field.
+func ParityState(c *Controller, at time.Time) (map[string]any, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]any{}
+	typ := reflect.TypeFor[nodeState]()
+	seen := map[string]bool{}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		row, ok := nodeParity[f.Name]
+		if !ok {
+			return nil, fmt.Errorf("nodeState.%s has no nodeParity row: say how a resume restores it", f.Name)
+		}
+		seen[f.Name] = true
+		if row.skip == "" {
+			out["node."+f.Name] = row.value(&c.nodeState, at)
+		}
+	}
+	for name := range nodeParity {
+		if !seen[name] {
+			return nil, fmt.Errorf("nodeParity row %q names no nodeState field", name)
+		}
+	}
+	out["visited"] = slices.Clone(c.visited)
+	fired := make([]bool, len(c.beats))
+	for i, b := range c.beats {
+		fired[i] = b.fired
+	}
+	out["beats.fired"] = fired
+	return out, nil
+}

@@ -1,0 +1,280 @@
+package runtime_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/spec"
+)
+
+// TestResumeParity resumes the exam from its event log after every call that emitted events
+// and compares the resumed controller's state with the live one's (runtime.ParityState: every
+// field of the per-node state, the visits and the beats), for a walk through
+// every node of the demo exam and for every shipped example script. A field that the live node
+// entry resets and the replay does not (or the replay of a node's events restores differently
+// from how the live run built it) shows up here as a difference at that point of the log.
+func TestResumeParity(t *testing.T) {
+	demo, diags, err := spec.Compile(examples.DemoSpecName, examples.Demo())
+	if err != nil {
+		t.Fatalf("compile the demo exam: %v\n%v", err, diags)
+	}
+	type tc struct {
+		name  string
+		exam  *spec.Exam
+		steps []headless.TurnStep
+	}
+	cases := []tc{{name: "demo-walk", exam: demo, steps: demoWalk(demo)}}
+	names, err := fs.Glob(examples.FS, "*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if n == examples.DemoSpecName {
+			continue
+		}
+		s, err := headless.LoadScriptFS(examples.FS, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exam, err := s.CompileSpec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, tc{name: strings.TrimSuffix(n, ".yaml"), exam: exam, steps: s.Turns})
+	}
+	if len(cases) < 9 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	demoNodes := map[string]bool{}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newParityRun(t, tc.exam)
+			r.play(tc.steps)
+			if r.checks == 0 {
+				t.Fatal("nothing was compared")
+			}
+			if tc.exam == demo {
+				for n := range r.nodes {
+					demoNodes[n] = true
+				}
+			}
+		})
+	}
+	for _, n := range demo.Nodes {
+		if !demoNodes[n.NodeID] {
+			t.Errorf("demo node %s was never compared after a resume", n.NodeID)
+		}
+	}
+}
+
+// demoWalk answers twice in every node of exam, waits, and advances, so every node is entered.
+func demoWalk(exam *spec.Exam) []headless.TurnStep {
+	say := func(s string) headless.TurnStep { return headless.TurnStep{Say: &s} }
+	wait, advance := 5.0, "advance"
+	var steps []headless.TurnStep
+	for range exam.Nodes {
+		steps = append(steps, say("I think the guests in a hurry need a faster option."),
+			say("What do you mean?"), headless.TurnStep{Wait: &wait}, headless.TurnStep{Control: &advance})
+	}
+	return steps
+}
+
+// parityRun drives one exam live on a virtual clock, as `examtui test` plays a script, and
+// checks parity after every call.
+type parityRun struct {
+	t      *testing.T
+	exam   *spec.Exam
+	c      *runtime.Controller
+	clock  *runtime.VirtualClock
+	rec    *runtime.Recorder
+	seen   int // events at the last comparison
+	checks int
+	nodes  map[string]bool // nodes a comparison was made in
+}
+
+func newParityRun(t *testing.T, exam *spec.Exam) *parityRun {
+	r := &parityRun{t: t, exam: exam, clock: runtime.NewVirtualClock(t0), rec: &runtime.Recorder{}, nodes: map[string]bool{}}
+	c, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(r.clock), runtime.WithSink(runtime.NewFanout(r.rec)),
+		runtime.WithSessionID("parity"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	r.c = c
+	return r
+}
+
+func (r *parityRun) play(steps []headless.TurnStep) {
+	t := r.t
+	if err := r.c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r.compare("start")
+	for i, st := range steps {
+		if r.c.Snapshot().State.Terminal() {
+			return
+		}
+		err := r.step(st)
+		switch {
+		case errors.Is(err, runtime.ErrExamOver):
+			return
+		case err != nil:
+			t.Logf("step %d (%s): %v", i+1, st.Kind(), err) // as `examtui test`, a refused step is not fatal
+		}
+		r.compare(fmt.Sprintf("step %d (%s)", i+1, st.Kind()))
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func (r *parityRun) step(st headless.TurnStep) error {
+	ctx := r.t.Context()
+	say := st.Say
+	if st.Interrupt != nil {
+		say = st.Interrupt
+	}
+	switch {
+	case say != nil:
+		r.advance(2 * time.Second)
+		text := headless.SpokenText(*say)
+		speech := time.Duration(float64(len(strings.Fields(text)))/2.5*float64(time.Second)) + 500*time.Millisecond + headless.Pauses(*say)
+		r.c.UserActivity(true)
+		r.clock.Advance(speech)
+		turn := runtime.Turn{Text: text, Duration: speech, Source: runtime.SourceTyped, Confidence: 1}
+		if st.Confidence != nil {
+			turn.Confidence, turn.Source = *st.Confidence, runtime.SourceMic
+		}
+		return r.c.SubmitTurn(ctx, turn)
+	case st.Silence != nil:
+		d := time.Duration(*st.Silence * float64(time.Second))
+		r.advance(d)
+		if r.c.Snapshot().State.Terminal() {
+			return nil
+		}
+		return r.c.SubmitTurn(ctx, runtime.Turn{Duration: d, Source: runtime.SourceTyped})
+	case st.Wait != nil:
+		r.advance(time.Duration(*st.Wait * float64(time.Second)))
+		return nil
+	case st.Admin != nil:
+		return r.c.Admin(ctx, runtime.AdminInstruction{Mode: runtime.AdminMode(st.Admin.Mode), Text: st.Admin.Text, Sender: st.Admin.Sender})
+	case st.Control != nil:
+		a, err := runtime.ParseControlAction(*st.Control)
+		if err != nil {
+			return err
+		}
+		return r.c.Control(ctx, a, "script")
+	}
+	return fmt.Errorf("empty step")
+}
+
+// advance ticks second by second, comparing after every tick that emitted events.
+func (r *parityRun) advance(d time.Duration) {
+	for d > 0 && !r.c.Snapshot().State.Terminal() {
+		step := min(d, time.Second)
+		r.clock.Advance(step)
+		d -= step
+		if err := r.c.Tick(r.t.Context()); err != nil {
+			r.t.Fatal(err)
+		}
+		r.compare("tick")
+	}
+}
+
+// compare resumes a new controller from the log so far and compares it with the live one, both
+// read at the last event's time.
+func (r *parityRun) compare(after string) {
+	t := r.t
+	t.Helper()
+	events := r.rec.Events()
+	if len(events) == r.seen {
+		return
+	}
+	r.seen = len(events)
+	last := events[len(events)-1]
+	want, err := runtime.ParityState(r.c, last.Timestamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := runtime.NewController(r.exam, newOffline(t), runtime.WithClock(runtime.NewVirtualClock(last.Timestamp)),
+		runtime.WithResume(events))
+	if err != nil {
+		t.Fatalf("after %s: resume at seq %d: %v", after, last.Seq, err)
+	}
+	defer resumed.Close()
+	got, err := runtime.ParityState(resumed, last.Timestamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !reflect.DeepEqual(got[k], want[k]) {
+			t.Errorf("after %s (seq %d, %s): %s differs:\nresumed %+v\n   live %+v", after, last.Seq, last.Event, k, got[k], want[k])
+		}
+	}
+	r.checks++
+	r.nodes[fmt.Sprint(want["node.node"])] = true
+}
+
+// TestResumeAfterFailover: an exam that failed over to the fallback examiner resumes on the
+// fallback, as the live run continued, and does not switch again.
+func TestResumeAfterFailover(t *testing.T) {
+	exam := compileTestExam(t, "basic.yaml", nil)
+	failing := &scriptedExaminer{} // no replies: every call times out
+	h := newHarness(t, exam, failing, runtime.WithExaminerFailover(newOffline(t), runtime.DefaultFailoverAfter))
+	h.start()
+	for range runtime.DefaultFailoverAfter {
+		h.say("I would check the backups first.")
+	}
+	if got := h.c.ExaminerName(); got != "offline" {
+		t.Fatalf("live examiner after %d failures: %s", runtime.DefaultFailoverAfter, got)
+	}
+	events := h.rec.Events()
+	for _, fallback := range []bool{true, false} {
+		opts := []runtime.Option{runtime.WithClock(runtime.NewVirtualClock(h.clock.Now())), runtime.WithResume(events)}
+		want := "scripted" // without a fallback to switch to, the resumed exam runs the examiner it was given
+		if fallback {
+			opts, want = append(opts, runtime.WithExaminerFailover(newOffline(t), runtime.DefaultFailoverAfter)), "offline"
+		}
+		rec := &runtime.Recorder{}
+		c, err := runtime.NewController(exam, &scriptedExaminer{}, append(opts, runtime.WithSink(runtime.NewFanout(rec)))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.ExaminerName(); got != want {
+			t.Fatalf("fallback %v: resumed examiner %s, want %s", fallback, got, want)
+		}
+		if !fallback {
+			continue
+		}
+		if err := c.Start(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SubmitTurn(h.ctx, runtime.Turn{Text: "Nothing has been tested, which is a risk."}); err != nil {
+			t.Fatal(err)
+		}
+		if n := rec.Count(runtime.EventExaminerSwitched); n != 0 {
+			t.Fatalf("the resumed exam switched again (%d examiner_switched)", n)
+		}
+		for _, ev := range rec.Events() {
+			if p, _ := ev.Decode(); p != nil {
+				if o, ok := p.(*runtime.ObservationPayload); ok && (o.Examiner != "offline" || !o.Valid) {
+					t.Fatalf("resumed turn observed by %s (valid %v)", o.Examiner, o.Valid)
+				}
+			}
+		}
+	}
+}
