@@ -24,7 +24,7 @@ type Controller struct {
 	log         *slog.Logger
 	sessionID   string
 	turnTimeout time.Duration
-	inputSource string
+	inputSource InputSource
 	failover    failover
 
 	// turnMu serializes examiner calls (candidate turns and immediate admin runs); mu guards
@@ -320,11 +320,11 @@ func (c *Controller) examDeadline() string {
 }
 
 // speak emits what the examiner says: a spoken event and the examiner's transcript segment.
-func (c *Controller) speak(text, source string, intercepted bool) {
+func (c *Controller) speak(text string, source SpokenSource, intercepted bool) {
 	c.speakPart(text, source, intercepted, 0, false)
 }
 
-func (c *Controller) speakPart(text, source string, intercepted bool, part int, streamed bool) {
+func (c *Controller) speakPart(text string, source SpokenSource, intercepted bool, part int, streamed bool) {
 	text = strings.TrimSpace(text)
 	if text == "" || c.node == nil {
 		return
@@ -335,7 +335,7 @@ func (c *Controller) speakPart(text, source string, intercepted bool, part int, 
 	c.segSeq++
 	dur := speechDuration(text, c.ttsSpeed)
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
-		Speaker: "examiner", Text: text, Confidence: 1, TimestampMs: now.UnixMilli(), DurationMs: dur.Milliseconds(),
+		Speaker: SpeakerExaminer, Text: text, Confidence: 1, TimestampMs: now.UnixMilli(), DurationMs: dur.Milliseconds(),
 		IsFinal: true})
 	start := now
 	if c.speakingUntil.After(start) {
@@ -343,9 +343,9 @@ func (c *Controller) speakPart(text, source string, intercepted bool, part int, 
 	}
 	c.speakingUntil = start.Add(dur)
 	switch q := lastQuestionIn(text); {
-	case source == "prompt":
+	case source == SpokenPrompt:
 		c.lastQuestion = text
-	case source == "examiner" && q != "":
+	case source == SpokenExaminer && q != "":
 		c.lastQuestion = q
 	}
 }
@@ -410,10 +410,10 @@ func (c *Controller) enterNode(id, from, reason string) {
 		MaxClarifications: c.exam.Policies.MaxClarifications,
 	})
 	if node.Controller.ScenarioIntro != "" {
-		c.speak(node.Controller.ScenarioIntro, "intro", false)
+		c.speak(node.Controller.ScenarioIntro, SpokenIntro, false)
 	}
 	if node.Controller.ConversationPrompt != "" {
-		c.speak(node.Controller.ConversationPrompt, "prompt", false)
+		c.speak(node.Controller.ConversationPrompt, SpokenPrompt, false)
 	}
 	c.ctxm.record(spec.Message{Role: "assistant", Content: strings.TrimSpace(node.Controller.ScenarioIntro + " " + node.Controller.ConversationPrompt)})
 	if node.Kind == spec.KindEnd {

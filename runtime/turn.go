@@ -63,7 +63,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	c.turn++
 	c.segSeq++
 	segPayload := TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
-		Speaker: "candidate", Text: text, Confidence: conf, TimestampMs: t.StartedAt.UnixMilli(),
+		Speaker: SpeakerCandidate, Text: text, Confidence: conf, TimestampMs: t.StartedAt.UnixMilli(),
 		DurationMs: t.Duration.Milliseconds(), IsFinal: true, Source: t.Source}
 	c.emit(&segPayload)
 	seg := segment{id: segPayload.SegmentID, norm: normalizeWords(text), confidence: conf}
@@ -77,7 +77,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	if c.state == StatePaused {
 		c.resumeExam("candidate returned")
 		c.ctxm.record(candidateMessage(text, t.Duration))
-		c.speak("Welcome back. "+c.lastQuestion, "command", false)
+		c.speak("Welcome back. "+c.lastQuestion, SpokenCommand, false)
 		err := c.sinkErr
 		c.mu.Unlock()
 		return err
@@ -86,13 +86,13 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 		c.pendingFinish = false
 		c.ctxm.record(candidateMessage(text, t.Duration))
 		if isAffirmative(text) {
-			c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: "confirmation", Detail: "confirmed"})
-			c.speak("Thank you. The exam is now finished.", "command", false)
+			c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: CommandByConfirmation, Detail: detailConfirmed})
+			c.speak("Thank you. The exam is now finished.", SpokenCommand, false)
 			c.exitNode("finished", "")
 			c.finish(StateCompleted, "candidate finished")
 		} else {
-			c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: "confirmation", Detail: "not confirmed"})
-			c.speak("All right, let's carry on. "+c.lastQuestion, "command", false)
+			c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: CommandByConfirmation, Detail: detailNotConfirmed})
+			c.speak("All right, let's carry on. "+c.lastQuestion, SpokenCommand, false)
 		}
 		err := c.sinkErr
 		c.mu.Unlock()
@@ -152,7 +152,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	// Queued instructions were in this call's context: consume them, in order.
 	consumed := min(len(admin), len(c.queued))
 	for _, a := range c.queued[:consumed] {
-		c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: "consumed"})
+		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: AdminConsumed})
 		c.ctxm.record(adminMessage(a, false))
 	}
 	c.queued = append([]AdminInstruction(nil), c.queued[consumed:]...)
@@ -161,7 +161,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 		// observation no longer applies to anything, but it is still recorded.
 		c.emit(&ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(reply), Valid: false,
 			Problems: []string{"node changed during the examiner call"},
-			Decision: Decision{Action: "discarded", Reason: "node changed during the examiner call"}})
+			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}})
 		return c.sinkErr
 	}
 	c.decide(in)
@@ -217,7 +217,7 @@ func (c *Controller) Interim(text string, confidence float64) error {
 		return err
 	}
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d-partial", c.segSeq+1), NodeID: c.node.NodeID,
-		Speaker: "candidate", Text: text, Confidence: min(max(confidence, 0), 1), TimestampMs: c.clock.Now().UnixMilli(),
+		Speaker: SpeakerCandidate, Text: text, Confidence: min(max(confidence, 0), 1), TimestampMs: c.clock.Now().UnixMilli(),
 		IsFinal: false, Source: SourceMic})
 	return c.sinkErr
 }

@@ -62,7 +62,7 @@ func (s *script) after(d time.Duration, p runtime.Payload) *script {
 	return s
 }
 
-func obs(node string, turn int, valid bool, action, reason string, lat runtime.Latency) *runtime.ObservationPayload {
+func obs(node string, turn int, valid bool, action runtime.DecisionAction, reason string, lat runtime.Latency) *runtime.ObservationPayload {
 	raw := json.RawMessage(`{"signals":[],"answerQuality":"substantive","spokenText":"..."}`)
 	return &runtime.ObservationPayload{NodeID: node, Turn: turn, Examiner: "offline", Raw: raw, Valid: valid,
 		Decision: runtime.Decision{Action: action, Reason: reason}, Latency: lat}

@@ -102,7 +102,7 @@ func (s *scriptedExam) Control(action string) error {
 func (s *scriptedExam) Admin(mode, text string) error {
 	s.mu.Lock()
 	defer func() { s.mu.Unlock(); s.received <- "admin:" + mode + ":" + text }()
-	s.emit(0, &runtime.AdminInstructionPayload{Mode: mode, Text: text, Sender: "console", NodeID: s.node, Status: "received"})
+	s.emit(0, &runtime.AdminInstructionPayload{Mode: runtime.AdminMode(mode), Text: text, Sender: "console", NodeID: s.node, Status: "received"})
 	return nil
 }
 

@@ -93,7 +93,7 @@ func (p *evidencePane) apply(pl runtime.Payload) {
 			return
 		}
 		g := p.group(v.NodeID)
-		reason := v.Kind
+		reason := v.Kind.String()
 		if v.Detail != "" {
 			reason += ": " + v.Detail
 		}

@@ -283,7 +283,7 @@ func TestOrderEvents(t *testing.T) {
 			for len(got) < len(tc.want) {
 				select {
 				case e := <-out:
-					if e.Event == runtime.EventSystemError && strings.Contains(string(e.Payload), livekit.CodeEventGap) {
+					if e.Event == runtime.EventSystemError && strings.Contains(string(e.Payload), runtime.CodeEventGap.String()) {
 						got = append(got, -1)
 						continue
 					}

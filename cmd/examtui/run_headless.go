@@ -449,7 +449,7 @@ func describeEvent(ev runtime.Event) string {
 	case *runtime.GuardrailTriggeredPayload:
 		return fmt.Sprintf("%s %s: %s → %s", p.Guardrail, p.Action, q(p.OriginalText), q(p.ReplacementText))
 	case *runtime.RecoveryPayload:
-		return strings.TrimSpace(p.Kind + " " + p.SignalType + " " + p.Detail)
+		return strings.TrimSpace(p.Kind.String() + " " + p.SignalType + " " + p.Detail)
 	case *runtime.AdminInstructionPayload:
 		return fmt.Sprintf("%s %s %s by %s", p.Mode, p.Status, q(p.Text), p.Sender)
 	case *runtime.BeatFiredPayload:
@@ -457,7 +457,7 @@ func describeEvent(ev runtime.Event) string {
 	case *runtime.SpokenPayload:
 		return fmt.Sprintf("%s: %s", p.Source, q(p.Text))
 	case *runtime.SystemErrorPayload:
-		return p.Code + ": " + p.Message
+		return p.Code.String() + ": " + p.Message
 	case *runtime.ExamCompletedPayload:
 		return fmt.Sprintf("%s after %s, visited %s", p.State, (time.Duration(p.DurationMs) * time.Millisecond).Round(time.Second),
 			strings.Join(p.NodesVisited, ", "))

@@ -172,7 +172,7 @@ const backendTimeout = 10 * time.Second
 func remoteBackend(ctx context.Context, c livekit.CommandSender) tui.Backend {
 	return tui.BackendFuncs{
 		ControlFunc: func(action string) error {
-			a, err := livekit.ParseControlAction(action)
+			a, err := runtime.ParseControlAction(action)
 			if err != nil {
 				return err
 			}
@@ -181,7 +181,7 @@ func remoteBackend(ctx context.Context, c livekit.CommandSender) tui.Backend {
 			return c.SendControl(cctx, a)
 		},
 		AdminFunc: func(mode, text string) error {
-			m, err := livekit.ParseAdminMode(mode)
+			m, err := runtime.ParseInstructionMode(mode)
 			if err != nil {
 				return err
 			}
@@ -284,7 +284,7 @@ func gapWarning(session string, from, to int64) runtime.Event {
 	if to > from {
 		msg = fmt.Sprintf("events #%d to #%d never arrived from the exam bot; the console may miss part of the exam", from, to)
 	}
-	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: livekit.CodeEventGap, Message: msg})
+	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: runtime.CodeEventGap, Message: msg})
 	if err != nil {
 		panic(err) // a fixed payload type always encodes
 	}

@@ -82,10 +82,10 @@ func newLLMWithLimits(model string, log *slog.Logger, lim llm.Limits) (runtime.E
 
 // Options describe the exam to run.
 type Options struct {
-	SpecPath  string // a spec file, or "" / "demo" for the built-in exam
-	Examiner  string // auto | offline | llm
-	Model     string // LLM model (overrides EXAMTUI_MODEL)
-	Input     string // typed | mic | room
+	SpecPath  string              // a spec file, or "" / "demo" for the built-in exam
+	Examiner  string              // auto | offline | llm
+	Model     string              // LLM model (overrides EXAMTUI_MODEL)
+	Input     runtime.InputSource // typed | mic | room
 	Candidate string
 	DataDir   string // resolved data directory; empty with NoStore
 	Store     string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
@@ -110,7 +110,7 @@ type Exam struct {
 	Journal    *sessions.Journal
 	SessionID  string
 	Examiner   string
-	Input      string
+	Input      runtime.InputSource
 	Diags      spec.Diagnostics
 
 	log    *slog.Logger

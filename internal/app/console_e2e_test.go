@@ -400,7 +400,7 @@ func TestConsoleSkipAdvanceInstruct(t *testing.T) {
 		if !strings.HasPrefix(a.Sender, "console") {
 			t.Errorf("instruction from %q, want the local console", a.Sender)
 		}
-		admin = append(admin, a.Mode+":"+a.Text+":"+a.Status)
+		admin = append(admin, a.Mode.String()+":"+a.Text+":"+a.Status.String())
 	}
 	if !slices.Contains(admin, "queued:Ask about overtime:received") {
 		t.Errorf("admin instructions %q lack the queued one", admin)

@@ -436,7 +436,7 @@ func (vc *Voice) deliver(ev runtime.Event) {
 			vc.interrupt("paused")
 		}
 	case *runtime.AdminInstructionPayload:
-		if p.Mode == runtime.AdminImmediate.String() && p.Status == "received" {
+		if p.Mode == runtime.AdminImmediate && p.Status == runtime.AdminReceived {
 			vc.interrupt("immediate instruction")
 		}
 	}
