@@ -86,7 +86,7 @@ func (b *Board) SetRoom(id string, info RoomInfo) {
 	r := b.row(id)
 	r.Room = textsafe.Line(info.Room)
 	if r.Input == "" {
-		r.Input = "room"
+		r.Input = runtime.SourceRoom.String()
 	}
 	if r.Candidate == "" {
 		r.Candidate = textsafe.Line(info.Candidate)

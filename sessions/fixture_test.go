@@ -143,7 +143,7 @@ func openTestStore(t testing.TB, opts ...Option) *Store {
 func recordSession(t testing.TB, st *Store, id string, events func(id string) []runtime.Event) *Session {
 	t.Helper()
 	ctx := context.Background()
-	sess, err := st.Create(ctx, Meta{ID: id, Exam: testExam(), Candidate: "Alex Doe", Examiner: "offline", Input: InputTyped,
+	sess, err := st.Create(ctx, Meta{ID: id, Exam: testExam(), Candidate: "Alex Doe", Examiner: "offline", Input: runtime.SourceTyped,
 		SpecPath: "examples/hotel-breakfast.yaml", StartedAt: fixtureStart})
 	if err != nil {
 		t.Fatal(err)

@@ -177,10 +177,16 @@ func EncodeCandidateText(text string, confidence float64) ([]byte, error) {
 
 // EncodeAdminInstruction builds an examiner-commands packet carrying an admin instruction.
 func EncodeAdminInstruction(mode runtime.AdminMode, text string) ([]byte, error) {
+	if !mode.Instruction() {
+		return nil, fmt.Errorf("%w: admin mode %q (want immediate or queued)", ErrInvalidMessage, mode)
+	}
 	return json.Marshal(wireMessage{Type: msgAdminInstruction, Mode: mode.String(), Text: &text})
 }
 
 // EncodeControl builds an examiner-commands packet carrying a control action.
 func EncodeControl(action runtime.ControlAction) ([]byte, error) {
+	if !action.Valid() {
+		return nil, fmt.Errorf("%w: control action %v", ErrInvalidMessage, action)
+	}
 	return json.Marshal(wireMessage{Type: msgControl, Action: action.String()})
 }

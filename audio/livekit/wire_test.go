@@ -117,6 +117,16 @@ func TestEncodeRoundTrip(t *testing.T) {
 			t.Fatalf("admin %s round trip: %+v, %v", mode, cmd, err)
 		}
 	}
+	for _, mode := range []runtime.AdminMode{runtime.AdminUnknown, runtime.AdminControl, "whisper"} {
+		if _, err := livekit.EncodeAdminInstruction(mode, "Probe the budget."); !errors.Is(err, livekit.ErrInvalidMessage) {
+			t.Errorf("encode admin mode %q: %v, want ErrInvalidMessage", mode, err)
+		}
+	}
+	for _, a := range []runtime.ControlAction{runtime.ControlUnknown, runtime.ControlAction(42)} {
+		if _, err := livekit.EncodeControl(a); !errors.Is(err, livekit.ErrInvalidMessage) {
+			t.Errorf("encode control %v: %v, want ErrInvalidMessage", a, err)
+		}
+	}
 	for _, a := range runtime.ControlActions {
 		data, err := livekit.EncodeControl(a)
 		if err != nil {

@@ -124,9 +124,9 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		defer voice.Close()
 		tuiOpts = append(tuiOpts, voice.TUIOptions()...)
 	}
-	shown := tui.InputMode(x.Input)
-	if shown == tui.InputMic && !x.CanSwitchInput() {
-		shown = tui.InputTyped // no microphone or no recogniser: the meter says why
+	shown := x.Input
+	if shown == runtime.SourceMic && !x.CanSwitchInput() {
+		shown = runtime.SourceTyped // no microphone or no recogniser: the meter says why
 	}
 	m, err := tui.New(tui.Info{
 		Title: x.Spec.Title, Examiner: x.Examiner, Input: shown, SessionID: x.SessionID,

@@ -262,13 +262,16 @@ func (h *headlessRun) dispatch(ctx context.Context, line string) error {
 	case lineAnswer:
 		err = x.Controller.SubmitTurn(ctx, runtime.Turn{Text: in.text, Source: runtime.SourceTyped})
 	case lineControl:
-		err = x.Control(in.action)
+		var a runtime.ControlAction
+		if a, err = runtime.ParseControlAction(in.action); err == nil {
+			err = x.Control(a)
+		}
 	case lineAdmin:
 		if in.action == "promote" {
 			err = x.Controller.PromoteQueued(ctx)
 			break
 		}
-		err = x.Admin(in.action, in.text)
+		err = x.Admin(runtime.AdminMode(in.action), in.text)
 	}
 	switch {
 	case err == nil:

@@ -195,7 +195,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 			}
 			sess, err := x.Store.Create(ctx, sessions.Meta{
 				ID: o.SessionID, Exam: x.Spec, Candidate: o.Candidate, Examiner: x.Examiner,
-				Input: sessions.InputMode(o.Input), SpecPath: specPath,
+				Input: o.Input, SpecPath: specPath,
 			})
 			if err != nil {
 				return x, fmt.Errorf("create session: %w", err)
@@ -278,18 +278,14 @@ func (x *Exam) SubmitText(text string) error {
 }
 
 // Control applies pause | resume | skip | advance | end from the local examiner.
-func (x *Exam) Control(action string) error {
-	a, err := runtime.ParseControlAction(action)
-	if err != nil {
-		return err
-	}
-	return x.Controller.Control(context.Background(), a, localSender())
+func (x *Exam) Control(action runtime.ControlAction) error {
+	return x.Controller.Control(context.Background(), action, localSender())
 }
 
 // Admin sends an examiner instruction (immediate | queued) from the local examiner.
-func (x *Exam) Admin(mode, text string) error {
+func (x *Exam) Admin(mode runtime.AdminMode, text string) error {
 	return x.Controller.Admin(context.Background(), runtime.AdminInstruction{
-		Mode: runtime.AdminMode(mode), Text: text, Sender: localSender(),
+		Mode: mode, Text: text, Sender: localSender(),
 	})
 }
 

@@ -51,7 +51,7 @@ func openConsoleWith(t *testing.T, o app.Options) *console {
 	}
 	t.Cleanup(func() { _ = x.Close() })
 	m, err := tui.New(tui.Info{
-		Title: x.Spec.Title, Examiner: x.Examiner, Input: tui.InputMode(x.Input), SessionID: x.SessionID,
+		Title: x.Spec.Title, Examiner: x.Examiner, Input: x.Input, SessionID: x.SessionID,
 	}, x, tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence),
 		tui.WithNoColor(true), tui.WithDarkBackground(true), tui.WithTickInterval(0))
 	if err != nil {
