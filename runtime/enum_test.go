@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/examtui/examtui/runtime"
 )
@@ -322,4 +323,57 @@ func TestResumeAwaitingConfirmation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParseEnums: whatever a peer sends, a parse gives either the value spelled exactly so, or
+// the zero value and ErrUnknownValue; and JSON keeps the text either way.
+func FuzzParseEnums(f *testing.F) {
+	for _, s := range []string{"", "candidate", "safety_net", "queued", "control", "llm_retry", "Typed", "\x00", "é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		check := func(name, got string, valid bool, err error) {
+			switch {
+			case err == nil && (got != s || !valid):
+				t.Errorf("%s: parse(%q) = %q valid=%v without error", name, s, got, valid)
+			case err != nil && (got != "" || valid || !errors.Is(err, runtime.ErrUnknownValue)):
+				t.Errorf("%s: parse(%q) = %q valid=%v err=%v", name, s, got, valid, err)
+			}
+		}
+		sp, err := runtime.ParseSpeaker(s)
+		check("speaker", sp.String(), sp.Valid(), err)
+		src, err := runtime.ParseInputSource(s)
+		check("input source", src.String(), src.Valid(), err)
+		ss, err := runtime.ParseSpokenSource(s)
+		check("spoken source", ss.String(), ss.Valid(), err)
+		cs, err := runtime.ParseCommandSource(s)
+		check("command source", cs.String(), cs.Valid(), err)
+		da, err := runtime.ParseDecisionAction(s)
+		check("decision action", da.String(), da.Valid(), err)
+		rk, err := runtime.ParseRecoveryKind(s)
+		check("recovery kind", rk.String(), rk.Valid(), err)
+		am, err := runtime.ParseAdminMode(s)
+		check("admin mode", am.String(), am.Valid(), err)
+		as, err := runtime.ParseAdminStatus(s)
+		check("admin status", as.String(), as.Valid(), err)
+		ec, err := runtime.ParseErrorCode(s)
+		check("error code", ec.String(), ec.Valid(), err)
+		if a, err := runtime.ParseControlAction(s); (err == nil) != (a.Valid() && a.String() == s) {
+			t.Errorf("control action: parse(%q) = %v, %v", s, a, err)
+		}
+
+		in := runtime.TranscriptSegmentPayload{Speaker: runtime.Speaker(s), Source: runtime.InputSource(s)}
+		b, err := json.Marshal(&in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out runtime.TranscriptSegmentPayload
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		// JSON replaces invalid UTF-8, so only valid text must come back unchanged.
+		if utf8.ValidString(s) && (out.Speaker != in.Speaker || out.Source != in.Source) {
+			t.Errorf("JSON lost %q: %+v", s, out)
+		}
+	})
 }
