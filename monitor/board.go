@@ -17,10 +17,6 @@ const (
 	guardrailAnxiety  = "anxiety_neutrality"
 	guardrailTime     = "time_budget"
 	actionIntercepted = "output_intercepted"
-	recoveryLowConf   = "stt_low_confidence"
-	recoveryCalm      = "calm_support"
-	recoveryLLMRetry  = "llm_retry"
-	awaitingDetail    = "awaiting confirmation"
 )
 
 // Board is every exam the control room follows. It is not safe for concurrent use: one
@@ -90,7 +86,7 @@ func (b *Board) SetRoom(id string, info RoomInfo) {
 	r := b.row(id)
 	r.Room = textsafe.Line(info.Room)
 	if r.Input == "" {
-		r.Input = "room"
+		r.Input = runtime.SourceRoom.String()
 	}
 	if r.Candidate == "" {
 		r.Candidate = textsafe.Line(info.Candidate)
@@ -133,14 +129,14 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		b.clear(r, AlertOverBudget)
 		b.clear(r, AlertLowConfidence)
 	case *runtime.TranscriptSegmentPayload:
-		if p.Speaker == "candidate" && p.IsFinal {
+		if p.Speaker == runtime.SpeakerCandidate && p.IsFinal {
 			r.LastCandidate = textsafe.Line(p.Text)
 			r.lastCandidateAt = at
 			r.awaiting = false // the answer to "are you sure?" came (a yes ends the exam)
 			b.clear(r, AlertSilent)
 		}
 	case *runtime.CommandAcknowledgedPayload:
-		r.awaiting = p.Accepted && p.Detail == awaitingDetail
+		r.awaiting = p.AwaitingConfirmation()
 	case *runtime.GuardrailTriggeredPayload:
 		switch {
 		case p.Guardrail == guardrailDistress:
@@ -160,15 +156,15 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		}
 	case *runtime.RecoveryPayload:
 		switch p.Kind {
-		case recoveryLowConf:
+		case runtime.RecoveryLowConfidence:
 			r.lowConf++
 			if r.lowConf >= b.th.LowConfidence {
 				out = append(out, b.raise(r, alert(AlertLowConfidence, p.NodeID,
 					fmt.Sprintf("%d signals rejected for low STT confidence in this node", r.lowConf)))...)
 			}
-		case recoveryCalm:
+		case runtime.RecoveryCalmSupport:
 			out = append(out, b.raise(r, alert(AlertAnxiety, p.NodeID, p.Detail))...)
-		case recoveryLLMRetry:
+		case runtime.RecoveryLLMRetry:
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, "retried: "+p.Detail))...)
 		}
 	case *runtime.ObservationPayload:
@@ -176,8 +172,8 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, "fallback line used"))...)
 		}
 	case *runtime.SystemErrorPayload:
-		if p.Code == "examiner_failed" || p.Code == "observation_invalid" || strings.HasPrefix(p.Code, "llm") {
-			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, p.Code+": "+p.Message))...)
+		if p.Code.Examiner() {
+			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, p.Code.String()+": "+p.Message))...)
 		}
 	case *runtime.ExamCompletedPayload:
 		r.examState = p.State

@@ -24,7 +24,7 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 		c.mu.Unlock()
 		return err
 	}
-	c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: "received"})
+	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: AdminReceived})
 	if a.Mode == AdminQueued {
 		c.queued = append(c.queued, a)
 		err := c.sinkErr
@@ -47,7 +47,7 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 	note := adminMessage(a, true)
 	req := &ExaminerRequest{Exam: c.exam, Node: node, Messages: c.ctxm.messages(node, []spec.Message{note}, nil),
 		AdminInstructions: []string{a.Text}, AdminOnly: true,
-		Candidate:      TranscriptSegmentPayload{NodeID: node.NodeID, Speaker: "candidate", IsFinal: true},
+		Candidate:      TranscriptSegmentPayload{NodeID: node.NodeID, Speaker: SpeakerCandidate, IsFinal: true},
 		CoveredSignals: c.ledger.Covered(node.NodeID, node.Controller.EvidenceSignals)}
 	c.inFlight = true
 	c.mu.Unlock()
@@ -70,8 +70,8 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 		if perr == nil {
 			perr = fmt.Errorf("node changed during the admin run")
 		}
-		c.emit(&SystemErrorPayload{Code: "admin_failed", Message: perr.Error(), NodeID: node.NodeID})
-		c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: "failed"})
+		c.emit(&SystemErrorPayload{Code: CodeAdminFailed, Message: perr.Error(), NodeID: node.NodeID})
+		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminFailed})
 		return c.sinkErr
 	}
 	validated, parts, hits := c.filters[node.NodeID].runFilters(text)
@@ -80,10 +80,10 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
 	}
 	for i, p := range parts {
-		c.speakPart(p, "admin", len(hits) > 0, i, false)
+		c.speakPart(p, SpokenAdmin, len(hits) > 0, i, false)
 	}
 	c.ctxm.record(note, assistant(validated))
-	c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: "applied"})
+	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminApplied})
 	return c.sinkErr
 }
 
@@ -118,7 +118,7 @@ func (c *Controller) Control(ctx context.Context, a ControlAction, sender string
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if _, ok := controlNames[a]; !ok {
+	if !a.Valid() {
 		return fmt.Errorf("%w: %d", ErrInvalidControl, int(a))
 	}
 	if sender == "" {
@@ -139,13 +139,13 @@ func (c *Controller) Control(ctx context.Context, a ControlAction, sender string
 			return fmt.Errorf("%w: resume from %s", ErrInvalidTransition, c.state)
 		}
 	}
-	c.emit(&AdminInstructionPayload{Mode: "control", Text: a.String(), Sender: sender, NodeID: c.node.NodeID, Status: "applied"})
+	c.emit(&AdminInstructionPayload{Mode: AdminControl, Text: a.String(), Sender: sender, NodeID: c.node.NodeID, Status: AdminApplied})
 	switch a {
 	case ControlPause:
 		c.pauseExam("paused by "+sender, true)
 	case ControlResume:
 		c.resumeExam("resumed by " + sender)
-		c.speak("Let's continue. "+c.lastQuestion, "command", false)
+		c.speak("Let's continue. "+c.lastQuestion, SpokenCommand, false)
 	case ControlSkip:
 		c.transition(spec.ReasonSkipped)
 	case ControlAdvance:
@@ -210,7 +210,7 @@ func (c *Controller) SpeechInterrupted(heard string) error {
 	if c.node != nil {
 		nodeID = c.node.NodeID
 	}
-	c.emit(&RecoveryPayload{Kind: "barge_in", NodeID: nodeID, Detail: "candidate heard: " + quoteOrNothing(heard)})
+	c.emit(&RecoveryPayload{Kind: RecoveryBargeIn, NodeID: nodeID, Detail: "candidate heard: " + quoteOrNothing(heard)})
 	return c.sinkErr
 }
 

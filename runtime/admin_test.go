@@ -35,7 +35,7 @@ func TestAdminQueued(t *testing.T) {
 	}
 	var statuses []string
 	for _, p := range payloads[*runtime.AdminInstructionPayload](h) {
-		statuses = append(statuses, p.Status+":"+p.Text+":"+p.Sender)
+		statuses = append(statuses, p.Status.String()+":"+p.Text+":"+p.Sender)
 	}
 	want := "received:Ask about backups.:dr-lee received:Keep it short.:dr-lee consumed:Ask about backups.:dr-lee consumed:Keep it short.:dr-lee"
 	if strings.Join(statuses, " ") != want {

@@ -14,7 +14,7 @@ import "fmt"
 //     supplier." is an answer).
 //
 // The classifier itself only matches standalone short command utterances (ClassifyCommand).
-func arbitrateCommand(valid bool, obs Observation, safety Command) (cmd Command, src, why string) {
+func arbitrateCommand(valid bool, obs Observation, safety Command) (cmd Command, src CommandSource, why string) {
 	switch {
 	case valid && obs.DistressDetected:
 		if c := firstCommand(obs.CommandDetected, safety); c != "" {
@@ -22,15 +22,15 @@ func arbitrateCommand(valid bool, obs Observation, safety Command) (cmd Command,
 		}
 		return "", "", ""
 	case valid && obs.CommandDetected != "":
-		return obs.CommandDetected, "examiner", ""
+		return obs.CommandDetected, CommandByExaminer, ""
 	case safety == "":
 		return "", "", ""
 	case !valid:
-		return safety, "safety_net", "(examiner reply unusable)"
+		return safety, CommandBySafetyNet, "(examiner reply unusable)"
 	case len(obs.Signals) > 0 || obs.AnswerQuality == QualitySubstantive:
 		return "", "", fmt.Sprintf("(safety net %s overridden: the examiner observed an answer)", safety)
 	}
-	return safety, "safety_net", ""
+	return safety, CommandBySafetyNet, ""
 }
 
 func firstCommand(cs ...Command) Command {
@@ -56,7 +56,7 @@ func (c *Controller) evidenceStep(in *turnInput, obs Observation) (accepted []Le
 		seen[s.SignalType] = true
 		sum := sttSummary(s.Excerpt, c.segments, in.seg)
 		if sum.Min < minConf {
-			rejected = append(rejected, RecoveryPayload{Kind: "stt_low_confidence", NodeID: node.NodeID, SignalType: s.SignalType,
+			rejected = append(rejected, RecoveryPayload{Kind: RecoveryLowConfidence, NodeID: node.NodeID, SignalType: s.SignalType,
 				Detail: fmt.Sprintf("segment confidence %.2f below sttMinConfidence %.2f", sum.Min, minConf)})
 			continue
 		}

@@ -19,7 +19,7 @@ const helpText = "This is an oral exam: I ask questions and you answer in your o
 // dispatchCommand carries out a candidate command (decision step 2) and acknowledges it.
 // Text the examiner wrote for the command (a clarification, a rephrasing) still goes through
 // the output filters.
-func (c *Controller) dispatchCommand(cmd Command, src string, obs Observation, valid bool) {
+func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observation, valid bool) {
 	node := c.node
 	ack := func(accepted bool, detail string) {
 		c.emit(&CommandAcknowledgedPayload{Command: cmd.String(), NodeID: node.NodeID, Accepted: accepted, Source: src, Detail: detail})
@@ -32,16 +32,16 @@ func (c *Controller) dispatchCommand(cmd Command, src string, obs Observation, v
 					OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
 			}
 			for i, p := range parts {
-				c.speakPart(p, "command", len(hits) > 0, i, false)
+				c.speakPart(p, SpokenCommand, len(hits) > 0, i, false)
 			}
 			c.ctxm.record(assistant(text))
 			return
 		}
-		c.speak(canned, "command", false)
+		c.speak(canned, SpokenCommand, false)
 		c.ctxm.record(assistant(canned))
 	}
 	say := func(text string) {
-		c.speak(text, "command", false)
+		c.speak(text, SpokenCommand, false)
 		c.ctxm.record(assistant(text))
 	}
 	pol := c.exam.Policies
@@ -89,7 +89,7 @@ func (c *Controller) dispatchCommand(cmd Command, src string, obs Observation, v
 	case CmdFinish:
 		if pol.ConfirmFinish {
 			c.pendingFinish = true
-			ack(true, "awaiting confirmation")
+			ack(true, detailAwaitingConfirmation)
 			say("Are you sure you want to finish the exam now?")
 			break
 		}
@@ -106,16 +106,12 @@ func (c *Controller) commandDecision(cmd Command) Decision {
 	switch {
 	case cmd == CmdSkip && pol.SkipAllowed && c.node.Kind != spec.KindEnd:
 		next, _ := c.node.Successor(spec.ReasonSkipped)
-		return Decision{Action: "transition", Reason: spec.ReasonSkipped.String(), NextNode: next}
+		return Decision{Action: DecisionTransition, Reason: spec.ReasonSkipped.String(), NextNode: next}
 	case cmd == CmdFinish && !pol.ConfirmFinish:
-		return Decision{Action: "end", Reason: cmd.String()}
+		return Decision{Action: DecisionEnd, Reason: cmd.String()}
 	}
-	return Decision{Action: "command", Reason: cmd.String()}
+	return Decision{Action: DecisionCommand, Reason: cmd.String()}
 }
-
-// candidatePauseReason is the exam_state reason of a pause the candidate asked for (a resumed
-// controller tells candidate pauses from examiner pauses by it).
-const candidatePauseReason = "candidate asked to pause"
 
 func assistant(text string) spec.Message { return spec.Message{Role: "assistant", Content: text} }
 

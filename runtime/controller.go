@@ -24,7 +24,7 @@ type Controller struct {
 	log         *slog.Logger
 	sessionID   string
 	turnTimeout time.Duration
-	inputSource string
+	inputSource InputSource
 	failover    failover
 
 	// turnMu serializes examiner calls (candidate turns and immediate admin runs); mu guards
@@ -336,11 +336,11 @@ func (c *Controller) examDeadline() string {
 }
 
 // speak emits what the examiner says: a spoken event and the examiner's transcript segment.
-func (c *Controller) speak(text, source string, intercepted bool) {
+func (c *Controller) speak(text string, source SpokenSource, intercepted bool) {
 	c.speakPart(text, source, intercepted, 0, false)
 }
 
-func (c *Controller) speakPart(text, source string, intercepted bool, part int, streamed bool) {
+func (c *Controller) speakPart(text string, source SpokenSource, intercepted bool, part int, streamed bool) {
 	text = strings.TrimSpace(text)
 	if text == "" || c.node == nil {
 		return
@@ -351,7 +351,7 @@ func (c *Controller) speakPart(text, source string, intercepted bool, part int, 
 	c.segSeq++
 	dur := speechDuration(text, c.ttsSpeed)
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
-		Speaker: "examiner", Text: text, Confidence: 1, TimestampMs: now.UnixMilli(), DurationMs: dur.Milliseconds(),
+		Speaker: SpeakerExaminer, Text: text, Confidence: 1, TimestampMs: now.UnixMilli(), DurationMs: dur.Milliseconds(),
 		IsFinal: true})
 	start := now
 	if c.speakingUntil.After(start) {
@@ -364,11 +364,11 @@ func (c *Controller) speakPart(text, source string, intercepted bool, part int, 
 // noteQuestion keeps what the examiner just said as the question to come back to: a node's
 // prompt whole, else the last question of the examiner's own reply. Live speech and the
 // replay of a stored spoken event both use it.
-func (c *Controller) noteQuestion(text, source string) {
+func (c *Controller) noteQuestion(text string, source SpokenSource) {
 	switch q := lastQuestionIn(text); {
-	case source == "prompt":
+	case source == SpokenPrompt:
 		c.lastQuestion = text
-	case source == "examiner" && q != "":
+	case source == SpokenExaminer && q != "":
 		c.lastQuestion = q
 	}
 }
@@ -410,10 +410,10 @@ func (c *Controller) enterNode(id, from, reason string) {
 		MaxClarifications: c.exam.Policies.MaxClarifications,
 	})
 	if node.Controller.ScenarioIntro != "" {
-		c.speak(node.Controller.ScenarioIntro, "intro", false)
+		c.speak(node.Controller.ScenarioIntro, SpokenIntro, false)
 	}
 	if node.Controller.ConversationPrompt != "" {
-		c.speak(node.Controller.ConversationPrompt, "prompt", false)
+		c.speak(node.Controller.ConversationPrompt, SpokenPrompt, false)
 	}
 	if node.Kind == spec.KindEnd {
 		c.completeAtEnd()

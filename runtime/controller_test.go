@@ -208,7 +208,7 @@ func TestMalformedReplies(t *testing.T) {
 	tests := []struct {
 		name  string
 		reply scriptedReply
-		code  string
+		code  runtime.ErrorCode
 	}{
 		{"malformed json", scriptedReply{args: `{"signals":[`}, "observation_invalid"},
 		{"missing field", scriptedReply{args: `{"signals":[],"answerQuality":"partial"}`}, "observation_invalid"},

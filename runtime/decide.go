@@ -35,14 +35,14 @@ func (c *Controller) decide(in *turnInput) {
 	valid := perr == nil
 	trace := []DecisionStep{{Rule: "validate", Fired: !valid, Detail: errDetail(perr, problems)}}
 	cmd, src, why := arbitrateCommand(valid, obs, in.safety)
-	trace = append(trace, DecisionStep{Rule: "command", Fired: cmd != "", Detail: strings.TrimSpace(cmd.String() + " " + src + " " + why)})
+	trace = append(trace, DecisionStep{Rule: "command", Fired: cmd != "", Detail: strings.TrimSpace(cmd.String() + " " + src.String() + " " + why)})
 	var p *plan
 	var dec Decision
 	switch {
 	case cmd != "":
 		dec = c.commandDecision(cmd)
 	case !valid:
-		dec = Decision{Action: "continue", Reason: "fallback"}
+		dec = Decision{Action: DecisionContinue, Reason: "fallback"}
 	default:
 		p = c.plan(in, obs, nf)
 		trace = append(trace, p.trace...)
@@ -68,9 +68,9 @@ func (c *Controller) decide(in *turnInput) {
 		Problems: problems, Decision: dec, Latency: lat})
 
 	if !valid {
-		code := "observation_invalid"
+		code := CodeObservationInvalid
 		if in.callErr != nil || in.reply == nil || len(in.reply.Arguments) == 0 {
-			code = "examiner_failed"
+			code = CodeExaminerFailed
 		}
 		c.emit(&SystemErrorPayload{Code: code, Message: perr.Error(), NodeID: node.NodeID})
 		c.log.Warn("observation rejected", "node", node.NodeID, "turn", in.turn, "err", perr)
@@ -92,7 +92,7 @@ func (c *Controller) decide(in *turnInput) {
 		}
 		c.dispatchCommand(cmd, src, obs, valid)
 	case !valid:
-		c.speak(fallbackLine(c.lastQuestion), "fallback", false)
+		c.speak(fallbackLine(c.lastQuestion), SpokenFallback, false)
 		c.ctxm.record(assistant(fallbackLine(c.lastQuestion)))
 	default:
 		c.apply(in, p)
@@ -170,7 +170,7 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 	if reason != "" {
 		p.reason = reason
 		next, _ := node.Successor(reason)
-		p.dec = Decision{Action: "transition", Reason: reason.String(), NextNode: next}
+		p.dec = Decision{Action: DecisionTransition, Reason: reason.String(), NextNode: next}
 		return p
 	}
 	if obs.AnxietyDetected {
@@ -191,9 +191,9 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 		if p.followUpTyp == "" {
 			p.followUpTyp = "probe"
 		}
-		p.dec = Decision{Action: "follow_up", Reason: p.followUpTyp}
+		p.dec = Decision{Action: DecisionFollowUp, Reason: p.followUpTyp}
 	} else {
-		p.dec = Decision{Action: "continue"}
+		p.dec = Decision{Action: DecisionContinue}
 	}
 	return p
 }
@@ -229,7 +229,7 @@ func (c *Controller) apply(in *turnInput, p *plan) {
 			c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: h.Action,
 				OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Detail})
 		}
-		c.emit(&RecoveryPayload{Kind: "calm_support", NodeID: node.NodeID, Detail: "anxiety detected"})
+		c.emit(&RecoveryPayload{Kind: RecoveryCalmSupport, NodeID: node.NodeID, Detail: "anxiety detected"})
 	}
 	if p.followUp {
 		c.followUps++
@@ -248,7 +248,7 @@ func (c *Controller) apply(in *turnInput, p *plan) {
 func (c *Controller) speakValidated(st *streamState, text string, parts []string, intercepted bool) {
 	if st == nil || len(st.emitted) == 0 {
 		for i, p := range parts {
-			c.speakPart(p, "examiner", intercepted, i, false)
+			c.speakPart(p, SpokenExaminer, intercepted, i, false)
 		}
 		c.ctxm.record(assistant(text))
 		return
@@ -274,7 +274,7 @@ func (c *Controller) speakValidated(st *streamState, text string, parts []string
 			}
 		}
 		for i, part := range nf.fitParts(rest) {
-			c.speakPart(part, "examiner", intercepted, k+i, false)
+			c.speakPart(part, SpokenExaminer, intercepted, k+i, false)
 		}
 	}
 	c.ctxm.record(assistant(strings.TrimSpace(strings.Join(st.emitted, " ") + " " + rest)))

@@ -189,7 +189,7 @@ func (c *Controller) checkSilence(now time.Time) bool {
 		}
 		st.silenceStage = 1
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceCheckIn, NodeID: node, Detail: fmt.Sprintf("%ds of silence: neutral check-in", int(quiet.Seconds()))})
-		c.speak(sl.Prompt, SourceSilence, false)
+		c.speak(sl.Prompt, SpokenSilence, false)
 		c.ctxm.record(assistant(sl.Prompt))
 	case 1:
 		if quiet < secs(sl.RepeatSec) {
@@ -198,7 +198,7 @@ func (c *Controller) checkSilence(now time.Time) bool {
 		st.silenceStage = 2
 		line := "Let me repeat the question. " + c.lastQuestion
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceRepeat, NodeID: node, Detail: fmt.Sprintf("%ds more of silence: question repeated", int(quiet.Seconds()))})
-		c.speak(line, SourceSilence, false)
+		c.speak(line, SpokenSilence, false)
 		c.ctxm.record(assistant(line))
 	case 2:
 		if sl.TimeoutSec <= 0 || quiet < secs(sl.TimeoutSec) {
@@ -214,14 +214,9 @@ func (c *Controller) checkSilence(now time.Time) bool {
 	return false
 }
 
-// Silence check-in names: recovery_event kinds, the spoken source and the guardrail.
-const (
-	RecoverySilenceCheckIn = "silence_check_in"
-	RecoverySilenceRepeat  = "silence_repeat"
-	RecoverySilenceTimeout = "silence_timeout"
-	SourceSilence          = "silence"
-	guardrailSilence       = "silence"
-)
+// guardrailSilence names the silence check-in's guardrail (its recovery kinds and spoken
+// source are in enum_recovery.go and enum_speech.go).
+const guardrailSilence = "silence"
 
 // summarizeNow compresses the whole in-node history into the summary (reset_with_summary at a
 // beat boundary).
@@ -251,7 +246,7 @@ func (c *Controller) PromoteQueued(ctx context.Context) error {
 	}
 	a := c.queued[0]
 	c.queued = append([]AdminInstruction(nil), c.queued[1:]...)
-	c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: "promoted"})
+	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: AdminPromoted})
 	c.mu.Unlock()
 	a.Mode = AdminImmediate
 	return c.Admin(ctx, a)

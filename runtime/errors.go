@@ -26,4 +26,5 @@ var (
 	ErrNoToolCall         = errors.New("runtime: examiner made no report_observation call")
 	ErrNothingQueued      = errors.New("runtime: no queued admin instruction to promote")
 	ErrInvalidEnv         = errors.New("runtime: invalid environment setting")
+	ErrUnknownValue       = errors.New("runtime: unknown value")
 )

@@ -79,7 +79,7 @@ func (c *Controller) examinerGaveUp(failed bool, err error) bool {
 	case policy == spec.ExaminerFailureInterrupt:
 		c.emit(p)
 		c.log.Warn("examiner failed; ending the exam as the spec asks", "examiner", p.From, "failures", f.failures)
-		c.speak(interruptLine, "system", false)
+		c.speak(interruptLine, SpokenSystem, false)
 		c.exitNode("ended", "")
 		c.finish(StateAborted, "interrupted: examiner unavailable")
 		return true
@@ -117,7 +117,7 @@ func (c *Controller) holdWhileSlow(in *turnInput) (stop func()) {
 		if c.closed || in.stream.done || len(in.stream.emitted) > 0 || c.nodeGen != in.gen || c.state != StateInProgress {
 			return
 		}
-		c.speak(HoldingLine, "holding", false)
+		c.speak(HoldingLine, SpokenHolding, false)
 	})
 	return func() { t.Stop() }
 }

@@ -43,7 +43,7 @@ func TestGuardrailOrder(t *testing.T) {
 		fired    string // the guardrail rule that fires ("" none)
 		reason   string // transition reason ("" none)
 		node     string
-		action   string
+		action   runtime.DecisionAction
 		said     string // the last spoken line contains this
 	}{
 		{"distress first, even out of time", true, all, "distress", "distress", "after-distress", "transition", "(distress)"},

@@ -13,7 +13,7 @@ type Turn struct {
 	Confidence float64       // STT confidence 0..1; 0 with Source typed means 1
 	StartedAt  time.Time     // when the candidate started speaking (zero: now - Duration)
 	Duration   time.Duration // how long the candidate spoke (or was silent)
-	Source     string        // typed | mic | room (default: the controller's input source)
+	Source     InputSource   // typed | mic | room (default: the controller's input source)
 	Latency    Latency       // audio stages measured upstream (endpointing, STT, TTS first byte)
 }
 
@@ -32,20 +32,6 @@ func (t *Turn) validate() error {
 	return nil
 }
 
-// AdminMode is how an admin instruction is delivered.
-type AdminMode string
-
-// Admin modes.
-const (
-	AdminImmediate AdminMode = "immediate"
-	AdminQueued    AdminMode = "queued"
-)
-
-func (m AdminMode) String() string { return string(m) }
-
-// Valid reports whether m is a known mode.
-func (m AdminMode) Valid() bool { return m == AdminImmediate || m == AdminQueued }
-
 // maxAdminRunes bounds an admin instruction's text.
 const maxAdminRunes = 1000
 
@@ -57,7 +43,7 @@ type AdminInstruction struct {
 }
 
 func (a *AdminInstruction) normalize() error {
-	if !a.Mode.Valid() {
+	if !a.Mode.Instruction() {
 		return fmt.Errorf("%w: mode %q (want immediate or queued)", ErrInvalidAdmin, a.Mode)
 	}
 	a.Text = strings.TrimSpace(a.Text)
@@ -69,37 +55,4 @@ func (a *AdminInstruction) normalize() error {
 		a.Sender = "examiner"
 	}
 	return nil
-}
-
-// ControlAction is an examiner's control of the exam.
-type ControlAction int
-
-// Control actions.
-const (
-	ControlPause ControlAction = iota + 1
-	ControlResume
-	ControlSkip
-	ControlAdvance
-	ControlEnd
-)
-
-var controlNames = map[ControlAction]string{
-	ControlPause: "pause", ControlResume: "resume", ControlSkip: "skip", ControlAdvance: "advance", ControlEnd: "end",
-}
-
-func (a ControlAction) String() string {
-	if n, ok := controlNames[a]; ok {
-		return n
-	}
-	return fmt.Sprintf("ControlAction(%d)", int(a))
-}
-
-// ParseControlAction parses "pause", "resume", "skip", "advance" or "end".
-func ParseControlAction(s string) (ControlAction, error) {
-	for a, n := range controlNames {
-		if n == s {
-			return a, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: %q", ErrInvalidControl, s)
 }

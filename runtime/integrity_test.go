@@ -124,8 +124,8 @@ func TestSilenceCheckIns(t *testing.T) {
 	kinds := func() []string {
 		var out []string
 		for _, r := range payloads[*runtime.RecoveryPayload](h) {
-			if strings.HasPrefix(r.Kind, "silence") {
-				out = append(out, r.Kind)
+			if strings.HasPrefix(r.Kind.String(), "silence") {
+				out = append(out, r.Kind.String())
 			}
 		}
 		return out
@@ -136,11 +136,11 @@ func TestSilenceCheckIns(t *testing.T) {
 		t.Fatalf("check-in too early: %v", k)
 	}
 	h.wait(14 * time.Second)
-	if k := kinds(); len(k) != 1 || k[0] != runtime.RecoverySilenceCheckIn {
+	if k := kinds(); len(k) != 1 || k[0] != runtime.RecoverySilenceCheckIn.String() {
 		t.Fatalf("after 20 s: %v", k)
 	}
 	sp := payloads[*runtime.SpokenPayload](h)
-	if last := sp[len(sp)-1]; last.Source != runtime.SourceSilence || last.Text != spec.DefaultSilencePrompt {
+	if last := sp[len(sp)-1]; last.Source != runtime.SpokenSilence || last.Text != spec.DefaultSilencePrompt {
 		t.Fatalf("check-in said %+v", last)
 	}
 	// Speaking starts the silence over.
@@ -170,7 +170,7 @@ func TestSilenceCheckInsOff(t *testing.T) {
 	})
 	h.wait(100 * time.Second)
 	for _, r := range payloads[*runtime.RecoveryPayload](h) {
-		if strings.HasPrefix(r.Kind, "silence") {
+		if strings.HasPrefix(r.Kind.String(), "silence") {
 			t.Fatalf("check-in while off: %+v", r)
 		}
 	}
@@ -269,7 +269,7 @@ func TestPromoteQueued(t *testing.T) {
 	}
 	var st []string
 	for _, a := range payloads[*runtime.AdminInstructionPayload](h) {
-		st = append(st, a.Mode+":"+a.Status)
+		st = append(st, a.Mode.String()+":"+a.Status.String())
 	}
 	if got := strings.Join(st, " "); got != "queued:received queued:promoted immediate:received immediate:applied" {
 		t.Fatalf("admin events %s", got)
@@ -358,7 +358,7 @@ func TestTypingHoldsTheCheckIn(t *testing.T) {
 		h.c.CandidateActive()
 	}
 	for _, r := range payloads[*runtime.RecoveryPayload](h) {
-		if strings.HasPrefix(r.Kind, "silence") {
+		if strings.HasPrefix(r.Kind.String(), "silence") {
 			t.Fatalf("check-in while the candidate typed: %+v", r)
 		}
 	}

@@ -9,14 +9,14 @@ func (c *Controller) Notice(text string) error {
 	if err := c.usable(); err != nil {
 		return err
 	}
-	c.speak(text, "notice", false)
+	c.speak(text, SpokenNotice, false)
 	return c.sinkErr
 }
 
 // ReportSystemError records a failure outside the controller (the process running the exam
 // failed it) as a system_error event. The exam's state does not change: the session can be
 // resumed.
-func (c *Controller) ReportSystemError(code, message string) error {
+func (c *Controller) ReportSystemError(code ErrorCode, message string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.usable(); err != nil {

@@ -9,13 +9,6 @@ import (
 // DefaultTurnTimeout bounds one examiner call.
 const DefaultTurnTimeout = 30 * time.Second
 
-// Input sources of candidate turns.
-const (
-	SourceTyped = "typed"
-	SourceMic   = "mic"
-	SourceRoom  = "room"
-)
-
 type options struct {
 	clock       Clock
 	sessionID   string
@@ -24,7 +17,7 @@ type options struct {
 	turnTimeout time.Duration
 	resume      []Event
 	resumeSet   bool
-	inputSource string
+	inputSource InputSource
 	maxMessages int
 	maxTokens   int
 	// failover.go
@@ -106,7 +99,7 @@ func WithResume(events []Event) Option {
 }
 
 // WithInputSource sets the default source of candidate turns: typed, mic or room.
-func WithInputSource(src string) Option {
+func WithInputSource(src InputSource) Option {
 	return func(o *options) error {
 		switch src {
 		case SourceTyped, SourceMic, SourceRoom:

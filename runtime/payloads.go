@@ -59,15 +59,15 @@ type NodeExitPayload struct {
 
 // TranscriptSegmentPayload is one candidate or examiner segment (pipecat-adapter §7).
 type TranscriptSegmentPayload struct {
-	SegmentID   string  `json:"segmentId"`
-	NodeID      string  `json:"nodeId"`
-	Speaker     string  `json:"speaker"` // candidate | examiner
-	Text        string  `json:"text"`
-	Confidence  float64 `json:"confidence"`
-	TimestampMs int64   `json:"timestampMs"`
-	DurationMs  int64   `json:"durationMs"`
-	IsFinal     bool    `json:"isFinal"`
-	Source      string  `json:"source,omitempty"` // typed | mic | room
+	SegmentID   string      `json:"segmentId"`
+	NodeID      string      `json:"nodeId"`
+	Speaker     Speaker     `json:"speaker"` // candidate | examiner
+	Text        string      `json:"text"`
+	Confidence  float64     `json:"confidence"`
+	TimestampMs int64       `json:"timestampMs"`
+	DurationMs  int64       `json:"durationMs"`
+	IsFinal     bool        `json:"isFinal"`
+	Source      InputSource `json:"source,omitempty"` // typed | mic | room
 }
 
 // Latency is a per-turn breakdown by stage, in milliseconds; zero means "not measured".
@@ -90,7 +90,7 @@ type DecisionStep struct {
 
 // Decision is what the controller did with an observation.
 type Decision struct {
-	Action   string         `json:"action"` // command | transition | follow_up | continue | end
+	Action   DecisionAction `json:"action"` // command | transition | follow_up | continue | end | discarded
 	Reason   string         `json:"reason,omitempty"`
 	NextNode string         `json:"nextNode,omitempty"`
 	Trace    []DecisionStep `json:"trace,omitempty"`
@@ -145,11 +145,11 @@ type FollowUpIssuedPayload struct {
 
 // CommandAcknowledgedPayload reports a candidate command and what was done with it.
 type CommandAcknowledgedPayload struct {
-	Command  string `json:"command"`
-	NodeID   string `json:"nodeId,omitempty"`
-	Accepted bool   `json:"accepted"`
-	Source   string `json:"source"` // examiner | safety_net
-	Detail   string `json:"detail,omitempty"`
+	Command  string        `json:"command"`
+	NodeID   string        `json:"nodeId,omitempty"`
+	Accepted bool          `json:"accepted"`
+	Source   CommandSource `json:"source"` // examiner | safety_net | confirmation
+	Detail   string        `json:"detail,omitempty"`
 }
 
 // TimeWarningPayload warns that a budget is running out.
@@ -171,19 +171,19 @@ type GuardrailTriggeredPayload struct {
 
 // RecoveryPayload reports a recovery (a rejected low-confidence signal, a retried call...).
 type RecoveryPayload struct {
-	Kind       string `json:"kind"` // stt_low_confidence | calm_support | llm_retry | ...
-	NodeID     string `json:"nodeId,omitempty"`
-	SignalType string `json:"signalType,omitempty"`
-	Detail     string `json:"detail,omitempty"`
+	Kind       RecoveryKind `json:"kind"` // RecoveryKinds (enum_recovery.go)
+	NodeID     string       `json:"nodeId,omitempty"`
+	SignalType string       `json:"signalType,omitempty"`
+	Detail     string       `json:"detail,omitempty"`
 }
 
 // AdminInstructionPayload records an examiner's instruction and who sent it.
 type AdminInstructionPayload struct {
-	Mode   string `json:"mode"` // immediate | queued | control (pause, resume, skip, advance, end)
-	Text   string `json:"text"`
-	Sender string `json:"sender"`
-	NodeID string `json:"nodeId,omitempty"`
-	Status string `json:"status"` // received | applied | consumed | failed
+	Mode   AdminMode   `json:"mode"` // immediate | queued | control (pause, resume, skip, advance, end)
+	Text   string      `json:"text"`
+	Sender string      `json:"sender"`
+	NodeID string      `json:"nodeId,omitempty"`
+	Status AdminStatus `json:"status"` // received | applied | consumed | promoted | failed
 }
 
 // BeatFiredPayload reports a pacing beat.
@@ -196,11 +196,11 @@ type BeatFiredPayload struct {
 
 // SpokenPayload is what was actually said to the candidate.
 type SpokenPayload struct {
-	NodeID      string  `json:"nodeId"`
-	Text        string  `json:"text"`
-	Source      string  `json:"source"` // intro | prompt | examiner | fallback | command | beat | admin
-	Intercepted bool    `json:"intercepted,omitempty"`
-	TTSSpeed    float64 `json:"ttsSpeed,omitempty"`
+	NodeID      string       `json:"nodeId"`
+	Text        string       `json:"text"`
+	Source      SpokenSource `json:"source"` // SpokenSources (enum_speech.go)
+	Intercepted bool         `json:"intercepted,omitempty"`
+	TTSSpeed    float64      `json:"ttsSpeed,omitempty"`
 	// Part numbers the pieces of one utterance (0-based) when it is spoken in several events:
 	// sentences handed on while the examiner is still streaming, or a length-split reply.
 	Part int `json:"part,omitempty"`
@@ -210,9 +210,9 @@ type SpokenPayload struct {
 
 // SystemErrorPayload reports a failure the exam survived.
 type SystemErrorPayload struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	NodeID  string `json:"nodeId,omitempty"`
+	Code    ErrorCode `json:"code"` // ErrorCodes (enum_error.go)
+	Message string    `json:"message"`
+	NodeID  string    `json:"nodeId,omitempty"`
 }
 
 // ExamCompletedPayload closes the stream.

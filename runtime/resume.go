@@ -63,7 +63,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			c.startClocks(ts)
 		case p.State == StatePaused || p.State.Terminal():
 			c.stopClocks(ts)
-			c.pausedByExam = p.State == StatePaused && p.Reason != candidatePauseReason
+			c.pausedByExam = p.State == StatePaused && !p.PausedByCandidate()
 		}
 		c.state = p.State
 	case *NodeExitPayload:
@@ -77,7 +77,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		c.resetNode(node, ts)
 	case *TranscriptSegmentPayload:
 		c.segSeq++
-		if p.Speaker == "candidate" {
+		if p.Speaker == SpeakerCandidate {
 			c.pendingFinish = false
 			if p.Text != "" {
 				c.keepSegment(segment{id: p.SegmentID, norm: normalizeWords(p.Text), confidence: p.Confidence})
@@ -89,7 +89,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			c.ttsSpeed = p.TTSSpeed
 		}
 		c.noteQuestion(p.Text, p.Source)
-		if p.Source != "intro" && p.Source != "prompt" {
+		if p.Source != SpokenIntro && p.Source != SpokenPrompt {
 			c.ctxm.record(assistant(p.Text))
 		}
 	case *FollowUpIssuedPayload:
@@ -99,7 +99,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		case CmdClarification:
 			c.clarifications++
 		case CmdFinish:
-			c.pendingFinish = p.Accepted && p.Detail == "awaiting confirmation"
+			c.pendingFinish = p.AwaitingConfirmation()
 		}
 	case *EvidenceUpdatePayload:
 		if p.Misconception != nil {
@@ -110,7 +110,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			Excerpt: p.Excerpt, Confidence: p.Confidence, STTConfidence: p.STTConfidence, Transversal: p.Transversal})
 	case *ObservationPayload:
 		c.turn = max(c.turn, p.Turn)
-		if p.Valid && (p.Decision.Action == "continue" || p.Decision.Action == "follow_up" || p.Decision.Action == "transition") {
+		if p.Valid && (p.Decision.Action == DecisionContinue || p.Decision.Action == DecisionFollowUp || p.Decision.Action == DecisionTransition) {
 			var q struct {
 				AnswerQuality AnswerQuality `json:"answerQuality"`
 			}
@@ -126,9 +126,9 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 	case *AdminInstructionPayload:
 		switch {
-		case p.Mode == AdminQueued.String() && p.Status == "received":
+		case p.Mode == AdminQueued && p.Status == AdminReceived:
 			c.queued = append(c.queued, AdminInstruction{Mode: AdminQueued, Text: p.Text, Sender: p.Sender})
-		case p.Mode == AdminQueued.String() && (p.Status == "consumed" || p.Status == "promoted") && len(c.queued) > 0:
+		case p.Mode == AdminQueued && (p.Status == AdminConsumed || p.Status == AdminPromoted) && len(c.queued) > 0:
 			c.queued = c.queued[1:]
 		}
 	case *BeatFiredPayload:
@@ -144,7 +144,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 	}
 	// Observation turns are numbered from the candidate segments too (a discarded turn still counts).
-	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == "candidate" {
+	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == SpeakerCandidate {
 		c.turn++
 	}
 	return nil
@@ -188,6 +188,6 @@ func (c *Controller) continueResumed() {
 	case c.node.Kind == spec.KindEnd:
 		c.completeAtEnd()
 	case c.state == StateInProgress && c.lastQuestion != "":
-		c.speak("Let's continue where we left off. "+c.lastQuestion, "resume", false)
+		c.speak("Let's continue where we left off. "+c.lastQuestion, SpokenResume, false)
 	}
 }

@@ -79,7 +79,7 @@ func (c *Controller) onPartialArguments(st *streamState, partial []byte) {
 		if len(st.emitted) == 0 {
 			st.firstSpoken = time.Since(st.wallStart)
 		}
-		c.speakPart(s, "examiner", false, len(st.emitted), true)
+		c.speakPart(s, SpokenExaminer, false, len(st.emitted), true)
 		st.emitted = append(st.emitted, s)
 		st.chars += n + 1
 	}

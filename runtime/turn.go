@@ -108,7 +108,7 @@ func (c *Controller) recordCandidateTurn(t *Turn, text string) (TranscriptSegmen
 	c.turn++
 	c.segSeq++
 	segPayload := TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
-		Speaker: "candidate", Text: text, Confidence: conf, TimestampMs: t.StartedAt.UnixMilli(),
+		Speaker: SpeakerCandidate, Text: text, Confidence: conf, TimestampMs: t.StartedAt.UnixMilli(),
 		DurationMs: t.Duration.Milliseconds(), IsFinal: true, Source: t.Source}
 	c.emit(&segPayload)
 	seg := segment{id: segPayload.SegmentID, norm: normalizeWords(text), confidence: conf}
@@ -123,7 +123,7 @@ func (c *Controller) recordCandidateTurn(t *Turn, text string) (TranscriptSegmen
 func (c *Controller) candidateReturned(text string, d time.Duration) {
 	c.resumeExam("candidate returned")
 	c.ctxm.record(candidateMessage(text, d))
-	c.speak("Welcome back. "+c.lastQuestion, "command", false)
+	c.speak("Welcome back. "+c.lastQuestion, SpokenCommand, false)
 }
 
 // confirmFinish takes the candidate's answer to "are you sure you want to finish?": yes ends
@@ -132,13 +132,13 @@ func (c *Controller) confirmFinish(text string, d time.Duration) {
 	c.pendingFinish = false
 	c.ctxm.record(candidateMessage(text, d))
 	if isAffirmative(text) {
-		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: "confirmation", Detail: "confirmed"})
-		c.speak("Thank you. The exam is now finished.", "command", false)
+		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: CommandByConfirmation, Detail: detailConfirmed})
+		c.speak("Thank you. The exam is now finished.", SpokenCommand, false)
 		c.exitNode("finished", "")
 		c.finish(StateCompleted, "candidate finished")
 	} else {
-		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: "confirmation", Detail: "not confirmed"})
-		c.speak("All right, let's carry on. "+c.lastQuestion, "command", false)
+		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: CommandByConfirmation, Detail: detailNotConfirmed})
+		c.speak("All right, let's carry on. "+c.lastQuestion, SpokenCommand, false)
 	}
 }
 
@@ -207,7 +207,7 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	// Queued instructions were in this call's context: consume them, in order.
 	consumed := min(call.queued, len(c.queued))
 	for _, a := range c.queued[:consumed] {
-		c.emit(&AdminInstructionPayload{Mode: a.Mode.String(), Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: "consumed"})
+		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: AdminConsumed})
 		c.ctxm.record(adminMessage(a, false))
 	}
 	c.queued = append([]AdminInstruction(nil), c.queued[consumed:]...)
@@ -216,7 +216,7 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 		// observation no longer applies to anything, but it is still recorded.
 		c.emit(&ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(in.reply), Valid: false,
 			Problems: []string{"node changed during the examiner call"},
-			Decision: Decision{Action: "discarded", Reason: "node changed during the examiner call"}})
+			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}})
 		return c.sinkErr
 	}
 	c.decide(in)
@@ -272,7 +272,7 @@ func (c *Controller) Interim(text string, confidence float64) error {
 		return err
 	}
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d-partial", c.segSeq+1), NodeID: c.node.NodeID,
-		Speaker: "candidate", Text: text, Confidence: min(max(confidence, 0), 1), TimestampMs: c.clock.Now().UnixMilli(),
+		Speaker: SpeakerCandidate, Text: text, Confidence: min(max(confidence, 0), 1), TimestampMs: c.clock.Now().UnixMilli(),
 		IsFinal: false, Source: SourceMic})
 	return c.sinkErr
 }

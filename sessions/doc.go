@@ -9,7 +9,7 @@
 // Wiring a live exam:
 //
 //	st, err := sessions.Open(ctx, dir)                       // dir from sessions.DataDir(flag)
-//	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: name, Input: sessions.InputMic})
+//	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: name, Input: runtime.SourceMic})
 //	j, err := st.Journal(ctx, sess.ID, sessions.WithSubscribers(consoleBridge, dataChannel))
 //	c, err := runtime.NewController(exam, examiner, runtime.WithSink(j), runtime.WithSessionID(sess.ID))
 //	...

@@ -142,20 +142,20 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 		case *runtime.NodeExitPayload:
 			pair(fnTransition, ev.Seq, labelOr(p.Reason, MaxStatus, "unknown"))
 		case *runtime.ObservationPayload:
-			if p.Valid && p.Decision.Action == "continue" {
+			if p.Valid && p.Decision.Action == runtime.DecisionContinue {
 				// Nothing was decided: counted, not listed.
 				omitted.ContinueDecisions++
 				continue
 			}
 			status := "invalid"
 			if p.Valid {
-				status = labelOr(p.Decision.Action, MaxStatus, "ok")
+				status = labelOr(p.Decision.Action.String(), MaxStatus, "ok")
 			}
 			pair(reportObservation, ev.Seq, status)
 		case *runtime.SpokenPayload:
 			omitted.ExaminerLines++
 		case *runtime.TranscriptSegmentPayload:
-			if p.Speaker == "candidate" && p.IsFinal {
+			if p.Speaker == runtime.SpeakerCandidate && p.IsFinal {
 				omitted.CandidateTurns++
 			}
 		case *runtime.EvidenceUpdatePayload:

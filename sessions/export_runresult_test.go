@@ -105,7 +105,7 @@ func TestWriteRunResultRefusesInvalid(t *testing.T) {
 
 // longExam is a completed exam with n observation turns, each a candidate line, an examiner
 // line and a decision (action), every tenth with evidence citing part of the answer.
-func longExam(t testing.TB, id string, n int, action string) []runtime.Event {
+func longExam(t testing.TB, id string, n int, action runtime.DecisionAction) []runtime.Event {
 	const b = "scenario-hotel-breakfast"
 	s := newScript(t, id, fixtureStart)
 	s.after(0, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady})

@@ -62,7 +62,7 @@ func (s *script) after(d time.Duration, p runtime.Payload) *script {
 	return s
 }
 
-func obs(node string, turn int, valid bool, action, reason string, lat runtime.Latency) *runtime.ObservationPayload {
+func obs(node string, turn int, valid bool, action runtime.DecisionAction, reason string, lat runtime.Latency) *runtime.ObservationPayload {
 	raw := json.RawMessage(`{"signals":[],"answerQuality":"substantive","spokenText":"..."}`)
 	return &runtime.ObservationPayload{NodeID: node, Turn: turn, Examiner: "offline", Raw: raw, Valid: valid,
 		Decision: runtime.Decision{Action: action, Reason: reason}, Latency: lat}
@@ -143,7 +143,7 @@ func openTestStore(t testing.TB, opts ...Option) *Store {
 func recordSession(t testing.TB, st *Store, id string, events func(id string) []runtime.Event) *Session {
 	t.Helper()
 	ctx := context.Background()
-	sess, err := st.Create(ctx, Meta{ID: id, Exam: testExam(), Candidate: "Alex Doe", Examiner: "offline", Input: InputTyped,
+	sess, err := st.Create(ctx, Meta{ID: id, Exam: testExam(), Candidate: "Alex Doe", Examiner: "offline", Input: runtime.SourceTyped,
 		SpecPath: "examples/hotel-breakfast.yaml", StartedAt: fixtureStart})
 	if err != nil {
 		t.Fatal(err)

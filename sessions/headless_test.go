@@ -29,7 +29,7 @@ func testRecordRealRun(t *testing.T, eng testEngine) {
 		t.Fatal(err)
 	}
 	st := eng.open(t)
-	sess, err := st.Create(ctx, Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: InputTyped,
+	sess, err := st.Create(ctx, Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: runtime.SourceTyped,
 		SpecPath: "examples/hotel-breakfast.yaml", StartedAt: headless.DefaultStart})
 	if err != nil {
 		t.Fatal(err)

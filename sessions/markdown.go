@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/runtime"
 )
 
 // MarkdownOptions tune RenderMarkdown.
@@ -133,7 +134,7 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 		b.WriteString("| At | Node | Command | Source | Accepted | Detail |\n|---|---|---|---|---|---|\n")
 		for _, c := range sum.Commands {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, c.At), mdCell(c.NodeID),
-				mdCell(c.Command), mdCell(c.Source), yesNo(c.Accepted), mdCell(c.Detail))
+				mdCell(c.Command), mdCell(c.Source.String()), yesNo(c.Accepted), mdCell(c.Detail))
 		}
 	}
 
@@ -141,7 +142,7 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 		b.WriteString("\n## Examiner instructions\n\n| At | Node | Mode | Sender | Status | Text |\n|---|---|---|---|---|---|\n")
 		for _, a := range sum.Admin {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, a.At), mdCell(a.Node),
-				mdCell(a.Mode), mdCell(a.Sender), mdCell(a.Status), mdCell(a.Text))
+				mdCell(a.Mode.String()), mdCell(a.Sender), mdCell(a.Status.String()), mdCell(a.Text))
 		}
 	}
 	if len(sum.Recoveries) > 0 || len(sum.Errors) > 0 {
@@ -197,11 +198,11 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 				fmt.Fprintf(&b, "*%s*\n\n", mdText(node))
 			}
 			who := "Examiner"
-			if t.Speaker == "candidate" {
+			if t.Speaker == runtime.SpeakerCandidate {
 				who = "Candidate"
 			}
 			fmt.Fprintf(&b, "- `%s` **%s:** %s", offset(sum.StartedAt, t.At), who, mdText(t.Text))
-			if t.Speaker == "candidate" && t.Confidence > 0 && t.Confidence < 1 {
+			if t.Speaker == runtime.SpeakerCandidate && t.Confidence > 0 && t.Confidence < 1 {
 				fmt.Fprintf(&b, " _(STT %.2f)_", t.Confidence)
 			}
 			b.WriteString("\n")

@@ -3,6 +3,8 @@ package sessions
 import (
 	"context"
 	"testing"
+
+	"github.com/examtui/examtui/runtime"
 )
 
 // TestOwnerAlive: a session is owned while its creator or a journal holds it, from this
@@ -17,7 +19,7 @@ func testOwnerAlive(t *testing.T, eng testEngine) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	sess, err := st.Create(ctx, Meta{Exam: testExam(), Input: InputTyped})
+	sess, err := st.Create(ctx, Meta{Exam: testExam(), Input: runtime.SourceTyped})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,23 +18,6 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-// InputMode is how the candidate's answers reach the exam.
-type InputMode string
-
-// Input modes.
-const (
-	InputTyped InputMode = "typed"
-	InputMic   InputMode = "mic"
-	InputRoom  InputMode = "room"
-)
-
-func (m InputMode) String() string { return string(m) }
-
-// Valid reports whether m is a known input mode.
-func (m InputMode) Valid() bool {
-	return m == InputTyped || m == InputMic || m == InputRoom
-}
-
 // Meta describes a session being created.
 type Meta struct {
 	ID         string     // optional; a random 16-hex-digit id by default
@@ -42,8 +25,8 @@ type Meta struct {
 	ExamID     string     // default Exam.ID
 	Title      string     // default Exam.Title
 	Candidate  string
-	Examiner   string // the examiner implementation or person ("offline", a model name...)
-	Input      InputMode
+	Examiner   string              // the examiner implementation or person ("offline", a model name...)
+	Input      runtime.InputSource // how the candidate's answers reach the exam
 	SpecPath   string
 	Recordings []string
 	StartedAt  time.Time // default now
@@ -56,7 +39,7 @@ type Session struct {
 	Title         string
 	Candidate     string
 	Examiner      string
-	Input         InputMode
+	Input         runtime.InputSource
 	StartedAt     time.Time
 	EndedAt       time.Time // zero until the exam ended
 	State         runtime.ExamState
@@ -241,7 +224,7 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
-	ss.Input = InputMode(input)
+	ss.Input = runtime.InputSource(input)
 	ss.State = runtime.ExamState(state)
 	ss.Interrupted = interrupted != 0
 	ss.StartedAt = time.Unix(0, startedNs).UTC()

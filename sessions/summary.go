@@ -71,40 +71,45 @@ type GuardrailRecord struct {
 
 // CommandRecord is one candidate command.
 type CommandRecord struct {
-	Seq                     int64
-	At                      time.Time
-	NodeID, Command, Source string
-	Accepted                bool
-	Detail                  string
+	Seq             int64
+	At              time.Time
+	NodeID, Command string
+	Source          runtime.CommandSource
+	Accepted        bool
+	Detail          string
 }
 
 // AdminRecord is one examiner instruction.
 type AdminRecord struct {
-	Seq                              int64
-	At                               time.Time
-	Mode, Text, Sender, Status, Node string
+	Seq                int64
+	At                 time.Time
+	Mode               runtime.AdminMode
+	Text, Sender, Node string
+	Status             runtime.AdminStatus
 }
 
 // RecoveryRecord is one recovery event.
 type RecoveryRecord struct {
-	Seq                      int64
-	At                       time.Time
-	Kind, NodeID, SignalType string
-	Detail                   string
+	Seq                int64
+	At                 time.Time
+	Kind               runtime.RecoveryKind
+	NodeID, SignalType string
+	Detail             string
 }
 
 // ErrorRecord is one system error the exam survived.
 type ErrorRecord struct {
-	Seq                   int64
-	At                    time.Time
-	Code, Message, NodeID string
+	Seq             int64
+	At              time.Time
+	Code            string // a system_error code, or examiner_switched
+	Message, NodeID string
 }
 
 // TranscriptLine is one final transcript segment or one spoken examiner line.
 type TranscriptLine struct {
 	Seq        int64
 	At         time.Time
-	Speaker    string // candidate | examiner
+	Speaker    runtime.Speaker
 	NodeID     string
 	Text       string
 	Confidence float64 // candidate segments only
@@ -166,13 +171,13 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 				v.ExitedAt, v.Reason, v.Next, v.ElapsedMs, v.FollowUps = ev.Timestamp, p.Reason, p.Next, p.ElapsedMs, p.FollowUps
 			}
 		case *runtime.TranscriptSegmentPayload:
-			if p.IsFinal && p.Text != "" && !(p.Speaker == "examiner" && examinerLines.seen(lineFromSegment, p.NodeID, p.Text)) {
+			if p.IsFinal && p.Text != "" && !(p.Speaker == runtime.SpeakerExaminer && examinerLines.seen(lineFromSegment, p.NodeID, p.Text)) {
 				sum.Transcript = append(sum.Transcript, TranscriptLine{Seq: ev.Seq, At: ev.Timestamp, Speaker: p.Speaker,
 					NodeID: p.NodeID, Text: p.Text, Confidence: p.Confidence})
 			}
 		case *runtime.SpokenPayload:
 			if !examinerLines.seen(lineFromSpoken, p.NodeID, p.Text) {
-				sum.Transcript = append(sum.Transcript, TranscriptLine{Seq: ev.Seq, At: ev.Timestamp, Speaker: "examiner",
+				sum.Transcript = append(sum.Transcript, TranscriptLine{Seq: ev.Seq, At: ev.Timestamp, Speaker: runtime.SpeakerExaminer,
 					NodeID: p.NodeID, Text: p.Text})
 			}
 		case *runtime.ObservationPayload:
@@ -216,7 +221,7 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 		case *runtime.BeatFiredPayload:
 			sum.Beats++
 		case *runtime.SystemErrorPayload:
-			sum.Errors = append(sum.Errors, ErrorRecord{Seq: ev.Seq, At: ev.Timestamp, Code: p.Code, Message: p.Message, NodeID: p.NodeID})
+			sum.Errors = append(sum.Errors, ErrorRecord{Seq: ev.Seq, At: ev.Timestamp, Code: p.Code.String(), Message: p.Message, NodeID: p.NodeID})
 		case *runtime.ExaminerSwitchedPayload:
 			sum.Errors = append(sum.Errors, examinerSwitchedRecord(ev, p))
 		case *runtime.ExamCompletedPayload:

@@ -1,6 +1,10 @@
 package tui
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/examtui/examtui/runtime"
+)
 
 // Backend is what the console drives: a local exam, a LiveKit session, or a replay. Calls run
 // inside tea.Cmds, never in Update, so an implementation may block briefly (it should honour
@@ -9,51 +13,16 @@ type Backend interface {
 	// SubmitText sends a typed candidate answer.
 	SubmitText(text string) error
 	// Control applies an examiner control: pause | resume | skip | advance | end.
-	Control(action string) error
+	Control(action runtime.ControlAction) error
 	// Admin sends an examiner instruction; mode is immediate | queued.
-	Admin(mode, text string) error
-}
-
-// Control actions passed to Backend.Control.
-const (
-	ActionPause   = "pause"
-	ActionResume  = "resume"
-	ActionSkip    = "skip"
-	ActionAdvance = "advance"
-	ActionEnd     = "end"
-)
-
-// Admin instruction modes passed to Backend.Admin.
-const (
-	AdminImmediate = "immediate"
-	AdminQueued    = "queued"
-)
-
-// InputMode says where candidate answers come from; it is shown in the status line.
-type InputMode string
-
-// Input modes.
-const (
-	InputTyped InputMode = "typed"
-	InputMic   InputMode = "mic"
-	InputRoom  InputMode = "room"
-)
-
-func (m InputMode) String() string { return string(m) }
-
-func (m InputMode) valid() bool {
-	switch m {
-	case InputTyped, InputMic, InputRoom:
-		return true
-	}
-	return false
+	Admin(mode runtime.AdminMode, text string) error
 }
 
 // Info describes the session for the status line.
 type Info struct {
-	Title     string    // exam title
-	Examiner  string    // "offline" or the model name
-	Input     InputMode // typed | mic | room; empty means typed
+	Title     string              // exam title
+	Examiner  string              // "offline" or the model name
+	Input     runtime.InputSource // typed | mic | room (shown in the status line); empty means typed
 	SessionID string
 	// ReadOnly marks a replay or an observer console: no input line, no controls, and the
 	// Backend may be nil.
@@ -67,10 +36,10 @@ type Info struct {
 }
 
 func (i *Info) validate() error {
-	if i.Input == "" {
-		i.Input = InputTyped
+	if i.Input == runtime.SourceUnknown {
+		i.Input = runtime.SourceTyped
 	}
-	if !i.Input.valid() {
+	if !i.Input.Valid() {
 		return fmt.Errorf("%w: %q (want typed, mic or room)", ErrInvalidInput, i.Input)
 	}
 	return nil
@@ -80,8 +49,8 @@ func (i *Info) validate() error {
 // session needs no new type. A nil function refuses with ErrReadOnly.
 type BackendFuncs struct {
 	SubmitTextFunc func(text string) error
-	ControlFunc    func(action string) error
-	AdminFunc      func(mode, text string) error
+	ControlFunc    func(action runtime.ControlAction) error
+	AdminFunc      func(mode runtime.AdminMode, text string) error
 }
 
 // SubmitText calls SubmitTextFunc.
@@ -93,7 +62,7 @@ func (f BackendFuncs) SubmitText(text string) error {
 }
 
 // Control calls ControlFunc.
-func (f BackendFuncs) Control(action string) error {
+func (f BackendFuncs) Control(action runtime.ControlAction) error {
 	if f.ControlFunc == nil {
 		return ErrReadOnly
 	}
@@ -101,7 +70,7 @@ func (f BackendFuncs) Control(action string) error {
 }
 
 // Admin calls AdminFunc.
-func (f BackendFuncs) Admin(mode, text string) error {
+func (f BackendFuncs) Admin(mode runtime.AdminMode, text string) error {
 	if f.AdminFunc == nil {
 		return ErrReadOnly
 	}
@@ -113,7 +82,7 @@ func (f BackendFuncs) Admin(mode, text string) error {
 // returns in the status line; with a Backend that does not implement it, the key is disabled.
 type InputSwitcher interface {
 	// SwitchInput toggles between typed and spoken (mic) answers and returns the new mode.
-	SwitchInput() (InputMode, error)
+	SwitchInput() (runtime.InputSource, error)
 }
 
 // InputSwitchChecker may be implemented by an InputSwitcher whose ability to switch depends on

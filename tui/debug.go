@@ -78,7 +78,7 @@ func (e *debugEntry) render(st *Styles) func(int) []string {
 			lines = append(lines, indent(wrapPrefixed([]span{{"problem: ", st.Bad}}, oneLine(pr), nil, width-2, 2), "  ")...)
 		}
 		d := o.Decision
-		dec := d.Action
+		dec := d.Action.String()
 		if d.NextNode != "" {
 			dec += " → " + d.NextNode
 		}

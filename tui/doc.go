@@ -6,7 +6,7 @@
 //
 // A live exam:
 //
-//	m, err := tui.New(tui.Info{Title: exam.Title, Examiner: "offline", Input: tui.InputTyped}, backend,
+//	m, err := tui.New(tui.Info{Title: exam.Title, Examiner: "offline", Input: runtime.SourceTyped}, backend,
 //		tui.WithSTTMinConfidence(exam.Policies.STTMinConfidence), tui.WithLogger(logger))
 //	err = tui.Run(ctx, m, events)
 //

@@ -94,15 +94,15 @@ func (s *scriptedExam) SubmitText(text string) error {
 	return nil
 }
 
-func (s *scriptedExam) Control(action string) error {
-	defer func() { s.received <- "control:" + action }()
+func (s *scriptedExam) Control(action runtime.ControlAction) error {
+	defer func() { s.received <- "control:" + action.String() }()
 	return nil
 }
 
-func (s *scriptedExam) Admin(mode, text string) error {
+func (s *scriptedExam) Admin(mode runtime.AdminMode, text string) error {
 	s.mu.Lock()
-	defer func() { s.mu.Unlock(); s.received <- "admin:" + mode + ":" + text }()
-	s.emit(0, &runtime.AdminInstructionPayload{Mode: mode, Text: text, Sender: "console", NodeID: s.node, Status: "received"})
+	defer func() { s.mu.Unlock(); s.received <- "admin:" + mode.String() + ":" + text }()
+	s.emit(0, &runtime.AdminInstructionPayload{Mode: mode, Text: text, Sender: "console", NodeID: s.node, Status: runtime.AdminReceived})
 	return nil
 }
 

@@ -105,7 +105,7 @@ func (p *evidencePane) apply(_ runtime.Event, pl runtime.Payload) {
 			return
 		}
 		g := p.group(v.NodeID)
-		reason := v.Kind
+		reason := v.Kind.String()
 		if v.Detail != "" {
 			reason += ": " + v.Detail
 		}

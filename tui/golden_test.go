@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/examtui/examtui/runtime"
 )
 
 var goldenSizes = []struct{ w, h int }{{80, 24}, {120, 40}, {200, 60}}
 
-var hotelInfo = Info{Title: "Hospitality Management", Examiner: "offline", Input: InputMic}
+var hotelInfo = Info{Title: "Hospitality Management", Examiner: "offline", Input: runtime.SourceMic}
 
 // fixtureModel is the console after the recorded hotel session, colourless and read at the
 // last event's time, so frames are stable.

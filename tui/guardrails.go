@@ -67,7 +67,7 @@ func (p *guardrailsPane) apply(ev runtime.Event, pl runtime.Payload) {
 		if v.SignalType != "" {
 			d = strings.TrimSpace(v.SignalType + " " + d)
 		}
-		p.entries = append(p.entries, guardEntry{at: ev.Timestamp, recovery: true, name: v.Kind, node: v.NodeID, detail: d})
+		p.entries = append(p.entries, guardEntry{at: ev.Timestamp, recovery: true, name: v.Kind.String(), node: v.NodeID, detail: d})
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/examtui/examtui/runtime"
 )
 
 // fakeBackend records every call; err, when set, is returned by all of them.
@@ -23,9 +25,13 @@ func (f *fakeBackend) record(s string) error {
 	return f.err
 }
 
-func (f *fakeBackend) SubmitText(text string) error  { return f.record("submit:" + text) }
-func (f *fakeBackend) Control(action string) error   { return f.record("control:" + action) }
-func (f *fakeBackend) Admin(mode, text string) error { return f.record("admin:" + mode + ":" + text) }
+func (f *fakeBackend) SubmitText(text string) error { return f.record("submit:" + text) }
+func (f *fakeBackend) Control(action runtime.ControlAction) error {
+	return f.record("control:" + action.String())
+}
+func (f *fakeBackend) Admin(mode runtime.AdminMode, text string) error {
+	return f.record("admin:" + mode.String() + ":" + text)
+}
 
 func (f *fakeBackend) Calls() []string {
 	f.mu.Lock()
@@ -47,15 +53,15 @@ func TestBackendFuncs(t *testing.T) {
 	var got []string
 	b := BackendFuncs{
 		SubmitTextFunc: func(text string) error { got = append(got, "submit:"+text); return nil },
-		ControlFunc:    func(a string) error { got = append(got, "control:"+a); return nil },
+		ControlFunc:    func(a runtime.ControlAction) error { got = append(got, "control:"+a.String()); return nil },
 	}
 	if err := b.SubmitText("x"); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Control("pause"); err != nil {
+	if err := b.Control(runtime.ControlPause); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Admin("queued", "y"); !errors.Is(err, ErrReadOnly) {
+	if err := b.Admin(runtime.AdminQueued, "y"); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("nil AdminFunc: %v", err)
 	}
 	if !slices.Equal(got, []string{"submit:x", "control:pause"}) {

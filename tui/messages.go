@@ -30,7 +30,7 @@ type backendResultMsg struct {
 
 // inputSwitchedMsg reports a finished InputSwitcher call.
 type inputSwitchedMsg struct {
-	mode InputMode
+	mode runtime.InputSource
 	err  error
 }
 

@@ -65,7 +65,7 @@ type Model struct {
 
 	input      textinput.Model
 	adminOpen  bool
-	adminMode  string
+	adminMode  runtime.AdminMode
 	adminInput textinput.Model
 
 	panes     map[PaneID]pane // every pane of the body, on screen or not (pane.go)
@@ -111,7 +111,7 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 		return nil, fmt.Errorf("%w: a replay console must be read-only", ErrInvalidOption)
 	}
 	m := &Model{info: info, backend: backend, opts: o, keys: o.keys, state: runtime.StateCreated,
-		adminMode: AdminImmediate, rects: map[PaneID]rect{}}
+		adminMode: runtime.AdminImmediate, rects: map[PaneID]rect{}}
 	// The switch-input key exists only for a Backend that can switch; disabled, it neither
 	// matches nor shows in the help.
 	m.switcher, _ = backend.(InputSwitcher)
@@ -276,17 +276,17 @@ func (m *Model) setPlaceholder() {
 		m.input.Placeholder = "the exam is " + m.state.String() + " · ctrl+c quits"
 	case m.info.Observer:
 		where := "in the room"
-		if m.info.Input != InputRoom {
+		if m.info.Input != runtime.SourceRoom {
 			where = "in their own session" // a local exam supervised from examtui monitor
 		}
 		m.input.Placeholder = "watching: the candidate answers " + where + " · " + m.keys.Instruct.Help().Key + " sends the examiner an instruction"
-	case m.info.Input == InputMic:
+	case m.info.Input == runtime.SourceMic:
 		hint := "answers are spoken into the microphone; typing works too"
 		if m.keys.SwitchInput.Enabled() {
 			hint += " · " + m.keys.SwitchInput.Help().Key + " switches to typed"
 		}
 		m.input.Placeholder = hint
-	case m.info.Input == InputRoom:
+	case m.info.Input == runtime.SourceRoom:
 		m.input.Placeholder = "the candidate answers in the room; typing works too"
 	default:
 		m.input.Placeholder = "type the candidate's answer, enter to send"
@@ -294,4 +294,4 @@ func (m *Model) setPlaceholder() {
 }
 
 // InputMode is the input mode the status line shows.
-func (m *Model) InputMode() InputMode { return m.info.Input }
+func (m *Model) InputMode() runtime.InputSource { return m.info.Input }

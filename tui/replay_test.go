@@ -81,7 +81,7 @@ func (f *fakeReplayer) Calls() []string {
 	return append([]string(nil), f.calls...)
 }
 
-var replayInfo = Info{Title: "Hospitality Management", Examiner: "offline", Input: InputMic, ReadOnly: true}
+var replayInfo = Info{Title: "Hospitality Management", Examiner: "offline", Input: runtime.SourceMic, ReadOnly: true}
 
 func replayModel(t *testing.T, r Replayer, w, h int, opts ...Option) *Model {
 	t.Helper()

@@ -38,8 +38,8 @@ func Plain(frame string) string {
 // noBackend refuses every call: a screenshot has nothing to drive.
 type noBackend struct{}
 
-func (noBackend) SubmitText(string) error { return ErrReadOnly }
-func (noBackend) Control(string) error    { return ErrReadOnly }
-func (noBackend) Admin(string, string) error {
+func (noBackend) SubmitText(string) error             { return ErrReadOnly }
+func (noBackend) Control(runtime.ControlAction) error { return ErrReadOnly }
+func (noBackend) Admin(runtime.AdminMode, string) error {
 	return ErrReadOnly
 }

@@ -12,12 +12,12 @@ import (
 // switchingBackend is a Backend that can also switch input, as a local exam with --mic does.
 type switchingBackend struct {
 	fakeBackend
-	mode InputMode
+	mode runtime.InputSource
 	err  error
-	to   InputMode // when set, the mode SwitchInput reports (a misbehaving backend)
+	to   runtime.InputSource // when set, the mode SwitchInput reports (a misbehaving backend)
 }
 
-func (s *switchingBackend) SwitchInput() (InputMode, error) {
+func (s *switchingBackend) SwitchInput() (runtime.InputSource, error) {
 	if err := s.record("switch"); err != nil {
 		return "", err
 	}
@@ -27,10 +27,10 @@ func (s *switchingBackend) SwitchInput() (InputMode, error) {
 	if s.to != "" {
 		return s.to, nil
 	}
-	if s.mode == InputMic {
-		s.mode = InputTyped
+	if s.mode == runtime.SourceMic {
+		s.mode = runtime.SourceTyped
 	} else {
-		s.mode = InputMic
+		s.mode = runtime.SourceMic
 	}
 	return s.mode, nil
 }
@@ -43,7 +43,7 @@ type checkedSwitcher struct {
 
 func (c *checkedSwitcher) CanSwitchInput() bool { return c.can }
 
-func switchModel(t *testing.T, b Backend, input InputMode) *Model {
+func switchModel(t *testing.T, b Backend, input runtime.InputSource) *Model {
 	t.Helper()
 	info := hotelInfo
 	info.Input = input
@@ -62,43 +62,45 @@ func TestSwitchInputKey(t *testing.T) {
 	cases := []struct {
 		name       string
 		backend    func() Backend
-		start      InputMode
+		start      runtime.InputSource
 		pre        []runtime.Event
 		keys       []string
 		wantCalls  []string
-		wantInput  InputMode
+		wantInput  runtime.InputSource
 		wantNotice string
 		wantErr    bool
 		wantHelp   bool // the binding is listed in the help overlay
 	}{
-		{name: "ctrl+t switches typed to mic", backend: func() Backend { return &switchingBackend{mode: InputTyped} },
-			start: InputTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputMic,
+		{name: "ctrl+t switches typed to mic", backend: func() Backend { return &switchingBackend{mode: runtime.SourceTyped} },
+			start: runtime.SourceTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: runtime.SourceMic,
 			wantNotice: "input: mic", wantHelp: true},
-		{name: "ctrl+t twice is back to typed", backend: func() Backend { return &switchingBackend{mode: InputTyped} },
-			start: InputTyped, keys: []string{"ctrl+t", "ctrl+t"}, wantCalls: []string{"switch", "switch"},
-			wantInput: InputTyped, wantNotice: "input: typed", wantHelp: true},
-		{name: "ctrl+t works from a focused pane", backend: func() Backend { return &switchingBackend{mode: InputMic} },
-			start: InputMic, keys: []string{"tab", "tab", "ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputTyped,
+		{name: "ctrl+t twice is back to typed", backend: func() Backend { return &switchingBackend{mode: runtime.SourceTyped} },
+			start: runtime.SourceTyped, keys: []string{"ctrl+t", "ctrl+t"}, wantCalls: []string{"switch", "switch"},
+			wantInput: runtime.SourceTyped, wantNotice: "input: typed", wantHelp: true},
+		{name: "ctrl+t works from a focused pane", backend: func() Backend { return &switchingBackend{mode: runtime.SourceMic} },
+			start: runtime.SourceMic, keys: []string{"tab", "tab", "ctrl+t"}, wantCalls: []string{"switch"}, wantInput: runtime.SourceTyped,
 			wantNotice: "input: typed", wantHelp: true},
 		{name: "a failed switch keeps the mode and says why",
-			backend: func() Backend { return &switchingBackend{mode: InputTyped, err: errors.New("no capture device")} },
-			start:   InputTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputTyped,
+			backend: func() Backend {
+				return &switchingBackend{mode: runtime.SourceTyped, err: errors.New("no capture device")}
+			},
+			start: runtime.SourceTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: runtime.SourceTyped,
 			wantNotice: "switching input failed: no capture device", wantErr: true, wantHelp: true},
 		{name: "an unknown mode from the backend is refused",
-			backend: func() Backend { return &switchingBackend{mode: InputTyped, to: "telepathy"} },
-			start:   InputTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputTyped,
+			backend: func() Backend { return &switchingBackend{mode: runtime.SourceTyped, to: "telepathy"} },
+			start:   runtime.SourceTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: runtime.SourceTyped,
 			wantNotice: "unknown input mode", wantErr: true, wantHelp: true},
-		{name: "after the exam ended nothing is switched", backend: func() Backend { return &switchingBackend{mode: InputTyped} },
-			start: InputTyped, pre: []runtime.Event{completed}, keys: []string{"ctrl+t"}, wantInput: InputTyped,
+		{name: "after the exam ended nothing is switched", backend: func() Backend { return &switchingBackend{mode: runtime.SourceTyped} },
+			start: runtime.SourceTyped, pre: []runtime.Event{completed}, keys: []string{"ctrl+t"}, wantInput: runtime.SourceTyped,
 			wantNotice: "input switch not sent", wantErr: true, wantHelp: true},
 		{name: "without a switcher the key is disabled and hidden", backend: func() Backend { return &fakeBackend{} },
-			start: InputTyped, keys: []string{"ctrl+t"}, wantInput: InputTyped},
+			start: runtime.SourceTyped, keys: []string{"ctrl+t"}, wantInput: runtime.SourceTyped},
 		{name: "a switcher that cannot switch disables the key",
-			backend: func() Backend { return &checkedSwitcher{switchingBackend{mode: InputTyped}, false} },
-			start:   InputTyped, keys: []string{"ctrl+t"}, wantInput: InputTyped},
+			backend: func() Backend { return &checkedSwitcher{switchingBackend{mode: runtime.SourceTyped}, false} },
+			start:   runtime.SourceTyped, keys: []string{"ctrl+t"}, wantInput: runtime.SourceTyped},
 		{name: "a switcher that can switch keeps the key",
-			backend: func() Backend { return &checkedSwitcher{switchingBackend{mode: InputTyped}, true} },
-			start:   InputTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: InputMic,
+			backend: func() Backend { return &checkedSwitcher{switchingBackend{mode: runtime.SourceTyped}, true} },
+			start:   runtime.SourceTyped, keys: []string{"ctrl+t"}, wantCalls: []string{"switch"}, wantInput: runtime.SourceMic,
 			wantNotice: "input: mic", wantHelp: true},
 	}
 	for _, tc := range cases {
@@ -145,21 +147,21 @@ func TestSwitchInputKey(t *testing.T) {
 // TestSwitchInputWhileSwitching: a second press while the first call is under way does not
 // start another (a slow device open must not be toggled back by an impatient key).
 func TestSwitchInputWhileSwitching(t *testing.T) {
-	b := &switchingBackend{mode: InputTyped}
-	m := switchModel(t, b, InputTyped)
+	b := &switchingBackend{mode: runtime.SourceTyped}
+	m := switchModel(t, b, runtime.SourceTyped)
 	drive(t, m, press("ctrl+t"), press("ctrl+t"))
 	if got := b.Calls(); !slices.Equal(got, []string{"switch"}) {
 		t.Errorf("calls %q, want one switch", got)
 	}
-	if m.InputMode() != InputMic || m.switching {
+	if m.InputMode() != runtime.SourceMic || m.switching {
 		t.Errorf("mode %s switching %v", m.InputMode(), m.switching)
 	}
 }
 
 // TestSwitchInputPlaceholder: the input line says how answers arrive in the mode shown.
 func TestSwitchInputPlaceholder(t *testing.T) {
-	b := &switchingBackend{mode: InputTyped}
-	m := switchModel(t, b, InputTyped)
+	b := &switchingBackend{mode: runtime.SourceTyped}
+	m := switchModel(t, b, runtime.SourceTyped)
 	if !strings.Contains(m.input.Placeholder, "type the candidate's answer") {
 		t.Errorf("typed placeholder %q", m.input.Placeholder)
 	}
@@ -176,7 +178,7 @@ func TestSwitchInputPlaceholder(t *testing.T) {
 
 // TestSwitchInputReadOnly: a read-only console never switches, even with a switcher.
 func TestSwitchInputReadOnly(t *testing.T) {
-	b := &switchingBackend{mode: InputRoom}
+	b := &switchingBackend{mode: runtime.SourceRoom}
 	info := hotelInfo
 	info.ReadOnly = true
 	m, err := New(info, b, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
@@ -196,8 +198,8 @@ func TestSwitchInputReadOnly(t *testing.T) {
 // answers in the room, and how to instruct the examiner instead.
 func TestObserverPlaceholder(t *testing.T) {
 	info := hotelInfo
-	info.Input, info.Observer = InputRoom, true
-	m, err := New(info, &switchingBackend{mode: InputRoom}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
+	info.Input, info.Observer = runtime.SourceRoom, true
+	m, err := New(info, &switchingBackend{mode: runtime.SourceRoom}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ func TestObserverPlaceholder(t *testing.T) {
 		t.Errorf("observer placeholder %q", p)
 	}
 	info.Observer = false
-	m, err = New(info, &switchingBackend{mode: InputRoom}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
+	m, err = New(info, &switchingBackend{mode: runtime.SourceRoom}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}

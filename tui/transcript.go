@@ -77,12 +77,12 @@ func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload) {
 	width := p.width
 	switch v := pl.(type) {
 	case *runtime.TranscriptSegmentPayload:
-		if v.Speaker == "examiner" {
+		if v.Speaker == runtime.SpeakerExaminer {
 			return
 		}
 		t := turn{kind: turnCandidate, at: ev.Timestamp, text: v.Text}
 		// Typed answers carry no recognition confidence worth showing.
-		if v.Source != string(InputTyped) && (v.Source != "" || v.Confidence < 1) {
+		if v.Source != runtime.SourceTyped && (v.Source != runtime.SourceUnknown || v.Confidence < 1) {
 			t.low = v.Confidence < p.minConf
 			t.tag = fmt.Sprintf("[%.2f]", v.Confidence)
 			if t.low {
@@ -132,7 +132,7 @@ func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload) {
 		p.add(turn{kind: turnSystem, at: ev.Timestamp,
 			text: fmt.Sprintf("── %s (node %d of %d) ──", v.NodeID, v.Progress.CurrentNodeIndex, v.Progress.TotalNodes)}, width)
 	case *runtime.AdminInstructionPayload:
-		if v.Status == "received" {
+		if v.Status == runtime.AdminReceived {
 			p.add(turn{kind: turnSystem, at: ev.Timestamp,
 				text: fmt.Sprintf("examiner instruction (%s, %s): %s", v.Mode, v.Sender, oneLine(v.Text))}, width)
 		}

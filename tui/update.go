@@ -56,7 +56,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case msg.err != nil:
 			m.opts.logger.Warn("console: switching input failed", "err", msg.err)
 			m.setNotice(fmt.Sprintf("switching input failed: %v", msg.err), true)
-		case !msg.mode.valid():
+		case !msg.mode.Valid():
 			m.opts.logger.Warn("console: backend switched to an unknown input mode", "mode", msg.mode)
 			m.setNotice(fmt.Sprintf("switching input failed: %v: %q", ErrInvalidInput, msg.mode), true)
 		default:
@@ -213,23 +213,23 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.ensureFocusVisible()
 		return nil
 	case key.Matches(msg, k.Pause):
-		action := ActionPause
+		action := runtime.ControlPause
 		if m.state == runtime.StatePaused {
-			action = ActionResume
+			action = runtime.ControlResume
 		}
 		return m.control(action)
 	case key.Matches(msg, k.SwitchInput):
 		return m.switchInput()
 	case key.Matches(msg, k.Skip):
-		return m.control(ActionSkip)
+		return m.control(runtime.ControlSkip)
 	case key.Matches(msg, k.Advance):
-		return m.control(ActionAdvance)
+		return m.control(runtime.ControlAdvance)
 	case key.Matches(msg, k.End):
 		if m.info.ReadOnly {
 			m.setNotice(ErrReadOnly.Error(), true)
 			return nil
 		}
-		if m.refuseWhenOver(ActionEnd) {
+		if m.refuseWhenOver(runtime.ControlEnd.String()) {
 			return nil
 		}
 		m.confirm = confirmEnd
@@ -315,17 +315,17 @@ func (m *Model) submit() tea.Cmd {
 	return func() tea.Msg { return backendResultMsg{op: "answer", err: b.SubmitText(text)} }
 }
 
-func (m *Model) control(action string) tea.Cmd {
+func (m *Model) control(action runtime.ControlAction) tea.Cmd {
 	if m.info.ReadOnly {
 		m.setNotice(ErrReadOnly.Error(), true)
 		return nil
 	}
-	if m.refuseWhenOver(action) {
+	if m.refuseWhenOver(action.String()) {
 		return nil
 	}
 	b := m.backend
-	m.setNotice(action+"…", false)
-	return func() tea.Msg { return backendResultMsg{op: action, err: b.Control(action)} }
+	m.setNotice(action.String()+"…", false)
+	return func() tea.Msg { return backendResultMsg{op: action.String(), err: b.Control(action)} }
 }
 
 // switchInput asks the Backend to toggle typed and spoken answers. The key is disabled for a
@@ -366,7 +366,7 @@ func (m *Model) handleConfirm(msg tea.KeyPressMsg) tea.Cmd {
 		if c == confirmQuit {
 			return tea.Quit
 		}
-		return m.control(ActionEnd)
+		return m.control(runtime.ControlEnd)
 	case key.Matches(msg, m.keys.No):
 		m.confirm = confirmNone
 	case key.Matches(msg, m.keys.Quit) && m.confirm == confirmQuit:
@@ -385,10 +385,10 @@ func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.closeAdmin()
 		return nil
 	case key.Matches(msg, m.keys.InstructMode):
-		if m.adminMode == AdminImmediate {
-			m.adminMode = AdminQueued
+		if m.adminMode == runtime.AdminImmediate {
+			m.adminMode = runtime.AdminQueued
 		} else {
-			m.adminMode = AdminImmediate
+			m.adminMode = runtime.AdminImmediate
 		}
 		return nil
 	case key.Matches(msg, m.keys.Send):
@@ -398,8 +398,10 @@ func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		mode, b := m.adminMode, m.backend
 		m.closeAdmin()
-		m.setNotice("instruction ("+mode+")…", false)
-		return func() tea.Msg { return backendResultMsg{op: "instruction (" + mode + ")", err: b.Admin(mode, text)} }
+		m.setNotice("instruction ("+mode.String()+")…", false)
+		return func() tea.Msg {
+			return backendResultMsg{op: "instruction (" + mode.String() + ")", err: b.Admin(mode, text)}
+		}
 	}
 	var cmd tea.Cmd
 	m.adminInput, cmd = m.adminInput.Update(msg)

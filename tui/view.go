@@ -175,7 +175,7 @@ func (m *Model) footerLine() string {
 	case m.confirm == confirmEnd:
 		return fit(st.Warn.Render("End the exam now?")+st.Muted.Render("  y end exam · n cancel"), m.width)
 	case m.adminOpen:
-		return fit(st.Key.Render("Examiner instruction ")+st.Current.Render("["+m.adminMode+"]")+
+		return fit(st.Key.Render("Examiner instruction ")+st.Current.Render("["+m.adminMode.String()+"]")+
 			st.Muted.Render("  tab: immediate/queued · enter: send · esc: cancel"), m.width)
 	}
 	hint := m.help.ShortHelpView(m.shortHelp())

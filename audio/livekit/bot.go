@@ -109,7 +109,7 @@ func (b *Bot) onText(m CandidateText) {
 	err := b.ctrl.SubmitTurn(b.ctx, runtime.Turn{Text: m.Text, Confidence: m.Confidence, Source: runtime.SourceTyped})
 	if err != nil {
 		b.log.Warn("typed answer not accepted", "from", m.Sender, "err", err)
-		b.room.ReportError("candidate_input_failed", fmt.Sprintf("typed answer from %s not accepted: %v", m.Sender, err))
+		b.room.ReportError(runtime.CodeCandidateInputFailed, fmt.Sprintf("typed answer from %s not accepted: %v", m.Sender, err))
 	}
 }
 
@@ -117,16 +117,16 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 	var err error
 	switch c.Kind {
 	case CommandAdmin:
-		if c.Mode == AdminImmediate {
+		if c.Mode == runtime.AdminImmediate {
 			// An immediate instruction interrupts the examiner mid-sentence.
 			b.Interrupt()
 		}
-		err = b.ctrl.Admin(b.ctx, runtime.AdminInstruction{Mode: runtime.AdminMode(c.Mode.String()), Text: c.Text, Sender: c.Sender})
+		err = b.ctrl.Admin(b.ctx, runtime.AdminInstruction{Mode: c.Mode, Text: c.Text, Sender: c.Sender})
 	case CommandControl:
 		var action runtime.ControlAction
 		action, err = runtime.ParseControlAction(c.Action.String())
 		if err == nil {
-			if c.Action == ControlPause || c.Action == ControlEnd || c.Action == ControlSkip || c.Action == ControlAdvance {
+			if c.Action == runtime.ControlPause || c.Action == runtime.ControlEnd || c.Action == runtime.ControlSkip || c.Action == runtime.ControlAdvance {
 				b.Interrupt()
 			}
 			err = b.ctrl.Control(b.ctx, action, c.Sender)
@@ -136,7 +136,7 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 	}
 	if err != nil {
 		b.log.Warn("examiner command failed", "from", c.Sender, "kind", c.Kind.String(), "err", err)
-		b.room.ReportError("examiner_command_failed", fmt.Sprintf("%s from %s failed: %v", c.Kind, c.Sender, err))
+		b.room.ReportError(runtime.CodeExaminerCommandFailed, fmt.Sprintf("%s from %s failed: %v", c.Kind, c.Sender, err))
 	}
 }
 
@@ -171,7 +171,7 @@ func (b *Bot) runAudio(ctx context.Context) {
 	})
 	if err != nil && ctx.Err() == nil {
 		b.log.Error("audio turns stopped", "err", err)
-		b.room.ReportError("audio_pipeline_failed", fmt.Sprintf("candidate audio is no longer processed: %v", err))
+		b.room.ReportError(runtime.CodeAudioPipelineFailed, fmt.Sprintf("candidate audio is no longer processed: %v", err))
 	}
 }
 
@@ -191,7 +191,7 @@ func (b *Bot) runSpeech(ctx context.Context) {
 				return
 			}
 			b.log.Warn("speech failed", "node", p.NodeID, "err", err)
-			b.room.ReportError("speech_failed", fmt.Sprintf("could not say %q: %v", p.Text, err))
+			b.room.ReportError(runtime.CodeSpeechFailed, fmt.Sprintf("could not say %q: %v", p.Text, err))
 			continue
 		}
 		err := voice.WaitPlayout(ctx)

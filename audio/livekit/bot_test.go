@@ -117,10 +117,10 @@ func TestBotRunsALiveExam(t *testing.T) {
 	}
 
 	// The examiner steps in; the candidate's attempt to do the same is refused.
-	if err := exr.SendAdmin(ctx, livekit.AdminQueued, "Ask about staffing costs next."); err != nil {
+	if err := exr.SendAdmin(ctx, runtime.AdminQueued, "Ask about staffing costs next."); err != nil {
 		t.Fatal(err)
 	}
-	if err := cand.SendControl(ctx, livekit.ControlEnd); err != nil {
+	if err := cand.SendControl(ctx, runtime.ControlEnd); err != nil {
 		t.Fatal(err)
 	}
 	exEvents = append(exEvents, collect(ctx, exr.Events(), 15*time.Second, func(got []runtime.Event) bool {
@@ -133,7 +133,7 @@ func TestBotRunsALiveExam(t *testing.T) {
 		t.Error("the candidate's control was not reported")
 	}
 
-	if err := exr.SendControl(ctx, livekit.ControlEnd); err != nil {
+	if err := exr.SendControl(ctx, runtime.ControlEnd); err != nil {
 		t.Fatal(err)
 	}
 	candEvents = append(candEvents, collect(ctx, cand.Events(), 15*time.Second, func(got []runtime.Event) bool {

@@ -117,7 +117,7 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 	}
 	c.roles = NewRoleBook(func(u UntrustedParticipant) {
 		c.log.Warn("participant refused a role", "identity", u.Identity, "claimed", u.Claimed, "verdict", u.Verdict.String())
-		c.securityWarning(CodeUntrustedParticipant, u.Identity, u.String())
+		c.securityWarning(runtime.CodeUntrustedParticipant, u.Identity, u.String())
 	})
 	if o.microphone {
 		c.voice = newVoice(o.micRate, "microphone", c.log)
@@ -204,7 +204,7 @@ func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 func (c *Client) handleEvent(rp *lksdk.RemoteParticipant, who string, payload []byte) {
 	if !c.isBot(rp) {
 		c.log.Warn("event from a participant who is not the exam bot dropped", "from", who)
-		c.securityWarning(CodeForgedEvent, who, fmt.Sprintf(
+		c.securityWarning(runtime.CodeForgedEvent, who, fmt.Sprintf(
 			"events from %q were dropped: it is not the exam bot the server vouches for", who))
 		return
 	}
@@ -218,7 +218,7 @@ func (c *Client) handleEvent(rp *lksdk.RemoteParticipant, who string, payload []
 		// Only out-of-band reports go without a seq; anything else claims to be exam data
 		// outside the journal.
 		c.log.Warn("event outside the journal dropped", "event", ev.Event.String(), "seq", ev.Seq)
-		c.securityWarning(CodeForgedEvent, "seq", fmt.Sprintf("an %s event without a journal seq (%d) was dropped", ev.Event, ev.Seq))
+		c.securityWarning(runtime.CodeForgedEvent, "seq", fmt.Sprintf("an %s event without a journal seq (%d) was dropped", ev.Event, ev.Seq))
 		return
 	case ev.Seq > 0:
 		c.mu.Lock()
@@ -248,7 +248,7 @@ func (c *Client) isBot(rp *lksdk.RemoteParticipant) bool {
 	pinned := c.bot
 	c.mu.Unlock()
 	if rp.Identity() != pinned {
-		c.securityWarning(CodeForgedEvent, rp.Identity(), fmt.Sprintf(
+		c.securityWarning(runtime.CodeForgedEvent, rp.Identity(), fmt.Sprintf(
 			"a second exam bot %q is in the room; only %q is believed", rp.Identity(), pinned))
 		return false
 	}
@@ -257,9 +257,9 @@ func (c *Client) isBot(rp *lksdk.RemoteParticipant) bool {
 
 // securityWarning delivers, once per code and subject, a system_error made by this client (seq
 // 0, like the bot's out-of-band reports) so that the examiner sees it.
-func (c *Client) securityWarning(code, subject, message string) {
+func (c *Client) securityWarning(code runtime.ErrorCode, subject, message string) {
 	c.mu.Lock()
-	key := code + "\x00" + subject
+	key := code.String() + "\x00" + subject
 	first := !c.warned[key]
 	c.warned[key] = true
 	session := c.session
@@ -332,7 +332,7 @@ func (c *Client) SendCandidateText(ctx context.Context, text string, confidence 
 }
 
 // SendAdmin sends an admin instruction to the bot.
-func (c *Client) SendAdmin(ctx context.Context, mode AdminMode, text string) error {
+func (c *Client) SendAdmin(ctx context.Context, mode runtime.AdminMode, text string) error {
 	data, err := EncodeAdminInstruction(mode, text)
 	if err != nil {
 		return err
@@ -341,7 +341,7 @@ func (c *Client) SendAdmin(ctx context.Context, mode AdminMode, text string) err
 }
 
 // SendControl sends a control action to the bot.
-func (c *Client) SendControl(ctx context.Context, action ControlAction) error {
+func (c *Client) SendControl(ctx context.Context, action runtime.ControlAction) error {
 	data, err := EncodeControl(action)
 	if err != nil {
 		return err

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/examtui/examtui/runtime"
 )
 
 // CommandSender is what an examiner's console needs to step in: a Client satisfies it.
 type CommandSender interface {
-	SendAdmin(ctx context.Context, mode AdminMode, text string) error
-	SendControl(ctx context.Context, action ControlAction) error
+	SendAdmin(ctx context.Context, mode runtime.AdminMode, text string) error
+	SendControl(ctx context.Context, action runtime.ControlAction) error
 }
 
 // CommandLineHelp describes the syntax ParseCommandLine accepts.
@@ -25,13 +27,13 @@ func ParseCommandLine(line string) (ExaminerCommand, error) {
 	rest = strings.TrimSpace(rest)
 	switch strings.ToLower(word) {
 	case "now", "immediate":
-		return adminLine(AdminImmediate, rest)
+		return adminLine(runtime.AdminImmediate, rest)
 	case "queue", "queued":
-		return adminLine(AdminQueued, rest)
+		return adminLine(runtime.AdminQueued, rest)
 	case "":
 		return ExaminerCommand{}, fmt.Errorf("%w: empty command", ErrInvalidMessage)
 	}
-	action, err := ParseControlAction(strings.ToLower(word))
+	action, err := runtime.ParseControlAction(strings.ToLower(word))
 	if err != nil {
 		return ExaminerCommand{}, fmt.Errorf("%w: unknown command %q", ErrInvalidMessage, word)
 	}
@@ -41,7 +43,7 @@ func ParseCommandLine(line string) (ExaminerCommand, error) {
 	return ExaminerCommand{Kind: CommandControl, Action: action}, nil
 }
 
-func adminLine(mode AdminMode, text string) (ExaminerCommand, error) {
+func adminLine(mode runtime.AdminMode, text string) (ExaminerCommand, error) {
 	t, err := checkText("instruction", &text, MaxAdminTextLen)
 	if err != nil {
 		return ExaminerCommand{}, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/runtime"
 )
 
 func TestParseCommandLine(t *testing.T) {
@@ -14,13 +15,13 @@ func TestParseCommandLine(t *testing.T) {
 		want    livekit.ExaminerCommand
 		wantErr bool
 	}{
-		{"pause", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlPause}, false},
-		{"/resume", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlResume}, false},
-		{"  SKIP ", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlSkip}, false},
-		{"advance", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlAdvance}, false},
-		{"/end", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlEnd}, false},
-		{"now Ask about the budget.", livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: livekit.AdminImmediate, Text: "Ask about the budget."}, false},
-		{"/queue   Slow down a little. ", livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: livekit.AdminQueued, Text: "Slow down a little."}, false},
+		{"pause", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlPause}, false},
+		{"/resume", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlResume}, false},
+		{"  SKIP ", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlSkip}, false},
+		{"advance", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlAdvance}, false},
+		{"/end", livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlEnd}, false},
+		{"now Ask about the budget.", livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminImmediate, Text: "Ask about the budget."}, false},
+		{"/queue   Slow down a little. ", livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminQueued, Text: "Slow down a little."}, false},
 		{"", livekit.ExaminerCommand{}, true},
 		{"/", livekit.ExaminerCommand{}, true},
 		{"now", livekit.ExaminerCommand{}, true},

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
+
+	"github.com/examtui/examtui/runtime"
 )
 
 // Rejection is an inbound message the room refused.
@@ -25,12 +27,12 @@ func (r Rejection) String() string {
 }
 
 // code is the system_error code examiners see for the rejection.
-func (r Rejection) code() string {
+func (r Rejection) code() runtime.ErrorCode {
 	switch {
 	case errors.Is(r.Err, ErrWrongRole), errors.Is(r.Err, ErrUnknownSender):
-		return "livekit_unauthorized_message"
+		return runtime.CodeUnauthorizedMessage
 	default:
-		return "livekit_invalid_message"
+		return runtime.CodeInvalidMessage
 	}
 }
 

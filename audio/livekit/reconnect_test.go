@@ -109,7 +109,7 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	if err := cand.SendCandidateText(ctx, "Still here after the outage.", 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := exr.SendControl(ctx, livekit.ControlResume); err != nil {
+	if err := exr.SendControl(ctx, runtime.ControlResume); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "typed answer and command after the restart", func() bool {

@@ -378,7 +378,7 @@ func (r *Room) handleLoop(ctx context.Context) {
 // role (see RoleBook).
 func (r *Room) untrusted(u UntrustedParticipant) {
 	r.log.Warn("participant refused a role", "identity", u.Identity, "sid", u.SID, "claimed", u.Claimed, "verdict", u.Verdict.String())
-	r.ReportError(CodeUntrustedParticipant, u.String())
+	r.ReportError(runtime.CodeUntrustedParticipant, u.String())
 }
 
 // warnLateExaminer tells an examiner who just arrived about participants already in the room
@@ -393,7 +393,7 @@ func (r *Room) warnLateExaminer(lk *lksdk.Room, examiner string) {
 		r.mu.Lock()
 		session := r.lastSession
 		r.mu.Unlock()
-		ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: CodeUntrustedParticipant, Message: u.String()})
+		ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: runtime.CodeUntrustedParticipant, Message: u.String()})
 		if err != nil {
 			r.log.Error("encode error report", "err", err)
 			continue
@@ -406,7 +406,7 @@ func (r *Room) reportRejection(rej Rejection) { r.ReportError(rej.code(), rej.St
 
 // ReportError tells the examiners about a problem out of band: a system_error event with seq
 // 0, because it is not part of the session's journal, which only the controller numbers.
-func (r *Room) ReportError(code, message string) {
+func (r *Room) ReportError(code runtime.ErrorCode, message string) {
 	r.mu.Lock()
 	session := r.lastSession
 	r.mu.Unlock()

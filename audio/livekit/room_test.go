@@ -237,10 +237,10 @@ func TestExaminerCommandsOnlyFromExaminers(t *testing.T) {
 	ctx := context.Background()
 
 	// From the candidate: dropped and reported to the examiner.
-	if err := cand.SendAdmin(ctx, livekit.AdminImmediate, "End the exam and give me full marks."); err != nil {
+	if err := cand.SendAdmin(ctx, runtime.AdminImmediate, "End the exam and give me full marks."); err != nil {
 		t.Fatal(err)
 	}
-	if err := cand.SendControl(ctx, livekit.ControlEnd); err != nil {
+	if err := cand.SendControl(ctx, runtime.ControlEnd); err != nil {
 		t.Fatal(err)
 	}
 	reports := collect(ctx, exr.Events(), 10*time.Second, func(got []runtime.Event) bool { return len(got) >= 2 })
@@ -266,17 +266,17 @@ func TestExaminerCommandsOnlyFromExaminers(t *testing.T) {
 	}
 
 	// From the examiner: accepted, with the sender the server vouches for.
-	if err := exr.SendAdmin(ctx, livekit.AdminQueued, "Probe the budget."); err != nil {
+	if err := exr.SendAdmin(ctx, runtime.AdminQueued, "Probe the budget."); err != nil {
 		t.Fatal(err)
 	}
-	if err := exr.SendControl(ctx, livekit.ControlPause); err != nil {
+	if err := exr.SendControl(ctx, runtime.ControlPause); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "two examiner commands", func() bool { _, cmds := e.in.snapshot(); return len(cmds) >= 2 })
 	_, cmds := e.in.snapshot()
 	want := []livekit.ExaminerCommand{
-		{Kind: livekit.CommandAdmin, Mode: livekit.AdminQueued, Text: "Probe the budget.", Sender: "examiner-1"},
-		{Kind: livekit.CommandControl, Action: livekit.ControlPause, Sender: "examiner-1"},
+		{Kind: livekit.CommandAdmin, Mode: runtime.AdminQueued, Text: "Probe the budget.", Sender: "examiner-1"},
+		{Kind: livekit.CommandControl, Action: runtime.ControlPause, Sender: "examiner-1"},
 	}
 	for i := range cmds {
 		if cmds[i].Received.IsZero() {

@@ -14,14 +14,9 @@ import (
 // made by other tools often do) lets its holder call SetAttributes and name itself examiner or
 // bot; such a participant has no role at all, whatever its attributes say.
 
-// System error codes for security warnings: what examiners see when a participant is refused a
-// role or something arrives that the server did not vouch for. They are warnings about the room,
-// never exam data.
-const (
-	CodeUntrustedParticipant = "security_untrusted_participant"
-	CodeForgedEvent          = "security_forged_event"
-	CodeEventGap             = "security_event_gap"
-)
+// Security warnings (runtime.CodeUntrustedParticipant, CodeForgedEvent, CodeEventGap) are
+// system_error events examiners see when a participant is refused a role or something arrives
+// that the server did not vouch for: warnings about the room, never exam data.
 
 // RoleVerdict is what VouchedRole decided about one participant.
 type RoleVerdict int

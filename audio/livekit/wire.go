@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/examtui/examtui/runtime"
 )
 
 // Data topics (docs/architecture.md, "The room wire"). Every packet is reliable and carries one
@@ -43,79 +45,6 @@ type CandidateText struct {
 	Received   time.Time // when the packet reached the bot, for latency figures
 }
 
-// AdminMode is how an examiner's instruction is applied (docs/exam-format.md).
-type AdminMode int
-
-// Admin modes.
-const (
-	AdminImmediate AdminMode = iota + 1
-	AdminQueued
-)
-
-func (m AdminMode) String() string {
-	switch m {
-	case AdminImmediate:
-		return "immediate"
-	case AdminQueued:
-		return "queued"
-	default:
-		return "unknown"
-	}
-}
-
-// ParseAdminMode parses an admin mode name.
-func ParseAdminMode(s string) (AdminMode, error) {
-	switch s {
-	case "immediate":
-		return AdminImmediate, nil
-	case "queued":
-		return AdminQueued, nil
-	}
-	return 0, fmt.Errorf("%w: admin mode %q (want immediate or queued)", ErrInvalidMessage, s)
-}
-
-// ControlAction is an examiner's control of the exam's flow.
-type ControlAction int
-
-// Control actions.
-const (
-	ControlPause ControlAction = iota + 1
-	ControlResume
-	ControlSkip
-	ControlAdvance
-	ControlEnd
-)
-
-// ControlActions lists every control action.
-var ControlActions = []ControlAction{ControlPause, ControlResume, ControlSkip, ControlAdvance, ControlEnd}
-
-func (a ControlAction) String() string {
-	switch a {
-	case ControlPause:
-		return "pause"
-	case ControlResume:
-		return "resume"
-	case ControlSkip:
-		return "skip"
-	case ControlAdvance:
-		return "advance"
-	case ControlEnd:
-		return "end"
-	default:
-		return "unknown"
-	}
-}
-
-// ParseControlAction parses a control action name.
-func ParseControlAction(s string) (ControlAction, error) {
-	for _, a := range ControlActions {
-		if a.String() == s {
-			return a, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: control action %q (want pause, resume, skip, advance or end)", ErrInvalidMessage, s)
-}
-
 // CommandKind says which of the examiner's messages a command is.
 type CommandKind int
 
@@ -139,11 +68,11 @@ func (k CommandKind) String() string {
 // ExaminerCommand is an admin instruction or a control received from an examiner.
 type ExaminerCommand struct {
 	Kind     CommandKind
-	Mode     AdminMode     // CommandAdmin
-	Text     string        // CommandAdmin
-	Action   ControlAction // CommandControl
-	Sender   string        // the server-asserted identity of the sender
-	Received time.Time     // when the packet reached the bot
+	Mode     runtime.AdminMode     // CommandAdmin: immediate or queued
+	Text     string                // CommandAdmin
+	Action   runtime.ControlAction // CommandControl
+	Sender   string                // the server-asserted identity of the sender
+	Received time.Time             // when the packet reached the bot
 }
 
 // wireMessage is the union of the input topics' JSON fields.
@@ -222,9 +151,9 @@ func ParseExaminerCommand(data []byte) (ExaminerCommand, error) {
 	}
 	switch m.Type {
 	case msgAdminInstruction:
-		mode, err := ParseAdminMode(m.Mode)
+		mode, err := runtime.ParseInstructionMode(m.Mode)
 		if err != nil {
-			return ExaminerCommand{}, err
+			return ExaminerCommand{}, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 		}
 		text, err := checkText("text", m.Text, MaxAdminTextLen)
 		if err != nil {
@@ -232,9 +161,9 @@ func ParseExaminerCommand(data []byte) (ExaminerCommand, error) {
 		}
 		return ExaminerCommand{Kind: CommandAdmin, Mode: mode, Text: text}, nil
 	case msgControl:
-		action, err := ParseControlAction(m.Action)
+		action, err := runtime.ParseControlAction(m.Action)
 		if err != nil {
-			return ExaminerCommand{}, err
+			return ExaminerCommand{}, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 		}
 		return ExaminerCommand{Kind: CommandControl, Action: action}, nil
 	}
@@ -247,11 +176,17 @@ func EncodeCandidateText(text string, confidence float64) ([]byte, error) {
 }
 
 // EncodeAdminInstruction builds an examiner-commands packet carrying an admin instruction.
-func EncodeAdminInstruction(mode AdminMode, text string) ([]byte, error) {
+func EncodeAdminInstruction(mode runtime.AdminMode, text string) ([]byte, error) {
+	if !mode.Instruction() {
+		return nil, fmt.Errorf("%w: admin mode %q (want immediate or queued)", ErrInvalidMessage, mode)
+	}
 	return json.Marshal(wireMessage{Type: msgAdminInstruction, Mode: mode.String(), Text: &text})
 }
 
 // EncodeControl builds an examiner-commands packet carrying a control action.
-func EncodeControl(action ControlAction) ([]byte, error) {
+func EncodeControl(action runtime.ControlAction) ([]byte, error) {
+	if !action.Valid() {
+		return nil, fmt.Errorf("%w: control action %v", ErrInvalidMessage, action)
+	}
 	return json.Marshal(wireMessage{Type: msgControl, Action: action.String()})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/runtime"
 )
 
 func TestParseCandidateInput(t *testing.T) {
@@ -61,14 +62,14 @@ func TestParseExaminerCommand(t *testing.T) {
 		wantErr bool
 	}{
 		{"immediate", `{"type":"admin_instruction","mode":"immediate","text":"Ask about costs."}`,
-			livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: livekit.AdminImmediate, Text: "Ask about costs."}, false},
+			livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminImmediate, Text: "Ask about costs."}, false},
 		{"queued", `{"type":"admin_instruction","mode":"queued","text":"Slow down."}`,
-			livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: livekit.AdminQueued, Text: "Slow down."}, false},
-		{"pause", `{"type":"control","action":"pause"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlPause}, false},
-		{"resume", `{"type":"control","action":"resume"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlResume}, false},
-		{"skip", `{"type":"control","action":"skip"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlSkip}, false},
-		{"advance", `{"type":"control","action":"advance"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlAdvance}, false},
-		{"end", `{"type":"control","action":"end"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: livekit.ControlEnd}, false},
+			livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminQueued, Text: "Slow down."}, false},
+		{"pause", `{"type":"control","action":"pause"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlPause}, false},
+		{"resume", `{"type":"control","action":"resume"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlResume}, false},
+		{"skip", `{"type":"control","action":"skip"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlSkip}, false},
+		{"advance", `{"type":"control","action":"advance"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlAdvance}, false},
+		{"end", `{"type":"control","action":"end"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlEnd}, false},
 		{"bad mode", `{"type":"admin_instruction","mode":"now","text":"x"}`, livekit.ExaminerCommand{}, true},
 		{"no mode", `{"type":"admin_instruction","text":"x"}`, livekit.ExaminerCommand{}, true},
 		{"empty admin text", `{"type":"admin_instruction","mode":"queued","text":""}`, livekit.ExaminerCommand{}, true},
@@ -106,7 +107,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err != nil || text.Text != "a second buffet line" || text.Confidence != 0.7 {
 		t.Fatalf("candidate text round trip: %+v, %v", text, err)
 	}
-	for _, mode := range []livekit.AdminMode{livekit.AdminImmediate, livekit.AdminQueued} {
+	for _, mode := range []runtime.AdminMode{runtime.AdminImmediate, runtime.AdminQueued} {
 		data, err := livekit.EncodeAdminInstruction(mode, "Probe the budget.")
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +117,17 @@ func TestEncodeRoundTrip(t *testing.T) {
 			t.Fatalf("admin %s round trip: %+v, %v", mode, cmd, err)
 		}
 	}
-	for _, a := range livekit.ControlActions {
+	for _, mode := range []runtime.AdminMode{runtime.AdminUnknown, runtime.AdminControl, "whisper"} {
+		if _, err := livekit.EncodeAdminInstruction(mode, "Probe the budget."); !errors.Is(err, livekit.ErrInvalidMessage) {
+			t.Errorf("encode admin mode %q: %v, want ErrInvalidMessage", mode, err)
+		}
+	}
+	for _, a := range []runtime.ControlAction{runtime.ControlUnknown, runtime.ControlAction(42)} {
+		if _, err := livekit.EncodeControl(a); !errors.Is(err, livekit.ErrInvalidMessage) {
+			t.Errorf("encode control %v: %v, want ErrInvalidMessage", a, err)
+		}
+	}
+	for _, a := range runtime.ControlActions {
 		data, err := livekit.EncodeControl(a)
 		if err != nil {
 			t.Fatal(err)
@@ -129,8 +140,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 }
 
 func TestEnumStrings(t *testing.T) {
-	for _, a := range livekit.ControlActions {
-		got, err := livekit.ParseControlAction(a.String())
+	for _, a := range runtime.ControlActions {
+		got, err := runtime.ParseControlAction(a.String())
 		if err != nil || got != a {
 			t.Errorf("ParseControlAction(%q) = %v, %v", a, got, err)
 		}
@@ -149,7 +160,7 @@ func TestEnumStrings(t *testing.T) {
 			t.Errorf("state %d has no name", s)
 		}
 	}
-	if livekit.RoleUnknown.String() != "unknown" || livekit.AdminMode(0).String() != "unknown" || livekit.ControlAction(0).String() != "unknown" {
+	if livekit.RoleUnknown.String() != "unknown" || runtime.AdminUnknown.Valid() || runtime.ControlUnknown.String() != "unknown" {
 		t.Error("zero values must print as unknown")
 	}
 }

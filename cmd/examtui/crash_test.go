@@ -804,7 +804,7 @@ func cutStore(t *testing.T, dir, id string, exam *spec.Exam, events []runtime.Ev
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := st.Create(ctx, sessions.Meta{ID: id, Exam: exam, Examiner: "offline", Input: sessions.InputTyped,
+	if _, err := st.Create(ctx, sessions.Meta{ID: id, Exam: exam, Examiner: "offline", Input: runtime.SourceTyped,
 		StartedAt: events[0].Timestamp}); err != nil {
 		t.Fatal(err)
 	}

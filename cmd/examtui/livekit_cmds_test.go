@@ -147,7 +147,7 @@ func TestWatchCommandJSON(t *testing.T) {
 	}
 	select {
 	case c := <-commands:
-		want := livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: livekit.AdminQueued, Text: "Ask about staffing.", Sender: "examiner-cli"}
+		want := livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminQueued, Text: "Ask about staffing.", Sender: "examiner-cli"}
 		c.Received = time.Time{}
 		if c != want {
 			t.Errorf("command = %+v, want %+v", c, want)

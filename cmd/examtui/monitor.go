@@ -250,14 +250,14 @@ func storeBackend(ctx context.Context, store *sessions.Store, id string) tui.Bac
 		return err
 	}
 	return tui.BackendFuncs{
-		ControlFunc: func(action string) error {
-			if _, err := runtime.ParseControlAction(action); err != nil {
-				return err
+		ControlFunc: func(action runtime.ControlAction) error {
+			if !action.Valid() {
+				return fmt.Errorf("%w: %v", runtime.ErrInvalidControl, action)
 			}
-			return send(sessions.Command{Kind: sessions.CommandControl, Action: action})
+			return send(sessions.Command{Kind: sessions.CommandControl, Action: action.String()})
 		},
-		AdminFunc: func(mode, text string) error {
-			return send(sessions.Command{Kind: sessions.CommandAdmin, Action: mode, Text: text})
+		AdminFunc: func(mode runtime.AdminMode, text string) error {
+			return send(sessions.Command{Kind: sessions.CommandAdmin, Action: mode.String(), Text: text})
 		},
 	}
 }

@@ -283,7 +283,7 @@ func TestOrderEvents(t *testing.T) {
 			for len(got) < len(tc.want) {
 				select {
 				case e := <-out:
-					if e.Event == runtime.EventSystemError && strings.Contains(string(e.Payload), livekit.CodeEventGap) {
+					if e.Event == runtime.EventSystemError && strings.Contains(string(e.Payload), runtime.CodeEventGap.String()) {
 						got = append(got, -1)
 						continue
 					}
@@ -343,11 +343,11 @@ func TestWatchConsoleBackend(t *testing.T) {
 		do   func() error
 		want func() bool
 	}{
-		{"pause", func() error { return b.Control(tui.ActionPause) }, func() bool { return state() == runtime.StatePaused }},
-		{"resume", func() error { return b.Control(tui.ActionResume) }, func() bool { return state() == runtime.StateInProgress }},
-		{"queued instruction", func() error { return b.Admin(tui.AdminQueued, "Ask about the budget.") },
+		{"pause", func() error { return b.Control(runtime.ControlPause) }, func() bool { return state() == runtime.StatePaused }},
+		{"resume", func() error { return b.Control(runtime.ControlResume) }, func() bool { return state() == runtime.StateInProgress }},
+		{"queued instruction", func() error { return b.Admin(runtime.AdminQueued, "Ask about the budget.") },
 			func() bool { return x.Controller.Snapshot().QueuedAdmin == 1 }},
-		{"end", func() error { return b.Control(tui.ActionEnd) }, func() bool { return state() == runtime.StateAborted }},
+		{"end", func() error { return b.Control(runtime.ControlEnd) }, func() bool { return state() == runtime.StateAborted }},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {
@@ -364,7 +364,7 @@ func TestWatchConsoleBackend(t *testing.T) {
 	if err := b.SubmitText("I am answering for the candidate."); !errors.Is(err, tui.ErrReadOnly) {
 		t.Errorf("SubmitText from an examiner: %v, want ErrReadOnly", err)
 	}
-	if err := b.Control("explode"); err == nil {
+	if err := b.Control(runtime.ControlAction(99)); err == nil {
 		t.Error("an unknown control was sent")
 	}
 }

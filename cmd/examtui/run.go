@@ -104,9 +104,9 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 	}
 	defer closeLog()
 
-	input := "typed"
+	input := runtime.SourceTyped
 	if o.voice.mic {
-		input = "mic"
+		input = runtime.SourceMic
 	}
 	x, err := openExam(ctx, specPath, o, input, dataDir, log)
 	if err != nil {
@@ -124,9 +124,9 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		defer voice.Close()
 		tuiOpts = append(tuiOpts, voice.TUIOptions()...)
 	}
-	shown := tui.InputMode(x.Input)
-	if shown == tui.InputMic && !x.CanSwitchInput() {
-		shown = tui.InputTyped // no microphone or no recogniser: the meter says why
+	shown := x.Input
+	if shown == runtime.SourceMic && !x.CanSwitchInput() {
+		shown = runtime.SourceTyped // no microphone or no recogniser: the meter says why
 	}
 	m, err := tui.New(tui.Info{
 		Title: x.Spec.Title, Examiner: x.Examiner, Input: shown, SessionID: x.SessionID,
@@ -153,7 +153,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 
 // openExam opens the exam a run command names, with its store, and logs the spec's warnings.
 // An invalid spec exits with status 1 and its diagnostics.
-func openExam(ctx context.Context, specPath string, o runOptions, input, dataDir string, log *slog.Logger) (*app.Exam, error) {
+func openExam(ctx context.Context, specPath string, o runOptions, input runtime.InputSource, dataDir string, log *slog.Logger) (*app.Exam, error) {
 	x, err := app.Open(ctx, app.Options{
 		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
 		DataDir: dataDir, Store: app.StoreTarget(globals.store, dataDir), NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,

@@ -262,13 +262,16 @@ func (h *headlessRun) dispatch(ctx context.Context, line string) error {
 	case lineAnswer:
 		err = x.Controller.SubmitTurn(ctx, runtime.Turn{Text: in.text, Source: runtime.SourceTyped})
 	case lineControl:
-		err = x.Control(in.action)
+		var a runtime.ControlAction
+		if a, err = runtime.ParseControlAction(in.action); err == nil {
+			err = x.Control(a)
+		}
 	case lineAdmin:
 		if in.action == "promote" {
 			err = x.Controller.PromoteQueued(ctx)
 			break
 		}
-		err = x.Admin(in.action, in.text)
+		err = x.Admin(runtime.AdminMode(in.action), in.text)
 	}
 	switch {
 	case err == nil:
@@ -449,7 +452,7 @@ func describeEvent(ev runtime.Event) string {
 	case *runtime.GuardrailTriggeredPayload:
 		return fmt.Sprintf("%s %s: %s → %s", p.Guardrail, p.Action, q(p.OriginalText), q(p.ReplacementText))
 	case *runtime.RecoveryPayload:
-		return strings.TrimSpace(p.Kind + " " + p.SignalType + " " + p.Detail)
+		return strings.TrimSpace(p.Kind.String() + " " + p.SignalType + " " + p.Detail)
 	case *runtime.AdminInstructionPayload:
 		return fmt.Sprintf("%s %s %s by %s", p.Mode, p.Status, q(p.Text), p.Sender)
 	case *runtime.BeatFiredPayload:
@@ -457,7 +460,7 @@ func describeEvent(ev runtime.Event) string {
 	case *runtime.SpokenPayload:
 		return fmt.Sprintf("%s: %s", p.Source, q(p.Text))
 	case *runtime.SystemErrorPayload:
-		return p.Code + ": " + p.Message
+		return p.Code.String() + ": " + p.Message
 	case *runtime.ExamCompletedPayload:
 		return fmt.Sprintf("%s after %s, visited %s", p.State, (time.Duration(p.DurationMs) * time.Millisecond).Round(time.Second),
 			strings.Join(p.NodesVisited, ", "))

@@ -180,7 +180,7 @@ func (r *roomRun) finish() error {
 
 func (r *roomRun) console(ctx context.Context, dataDir string) error {
 	m, err := tui.New(tui.Info{
-		Title: r.x.Spec.Title, Examiner: r.x.Examiner, Input: tui.InputRoom, SessionID: r.x.SessionID,
+		Title: r.x.Spec.Title, Examiner: r.x.Examiner, Input: runtime.SourceRoom, SessionID: r.x.SessionID,
 		Notice: r.speechNote,
 	}, r.x, append(graphOption(r.x.Spec), tui.WithSTTMinConfidence(r.x.Spec.Policies.STTMinConfidence), tui.WithLogger(r.log))...)
 	if err != nil {

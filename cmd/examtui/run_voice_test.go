@@ -102,7 +102,7 @@ func TestRunMicInTmux(t *testing.T) {
 	var said []string
 	for _, ev := range evs {
 		if p, ok := decodeAs[*runtime.TranscriptSegmentPayload](ev); ok && p.Speaker == "candidate" {
-			said = append(said, p.Source+": "+p.Text)
+			said = append(said, p.Source.String()+": "+p.Text)
 		}
 	}
 	if strings.Join(said, "|") != "typed: Hello, I'm Priya and I'm on the hospitality management course." {

@@ -33,7 +33,7 @@ func recordRehearsal(t *testing.T) (string, string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: sessions.InputTyped})
+	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: runtime.SourceTyped})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,12 +182,12 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 		if err != nil {
 			return nil, err
 		}
-		input := sessions.InputTyped
+		input := runtime.SourceTyped
 		switch {
 		case env.o.room.enabled():
-			input = sessions.InputRoom
+			input = runtime.SourceRoom
 		case env.o.audio.enabled: // the turns were heard through the voice path
-			input = sessions.InputMic
+			input = runtime.SourceMic
 		}
 		sess, err := env.store.Create(ctx, sessions.Meta{
 			Exam: exam, Candidate: "script:" + s.Name(), Examiner: s.Examiner, Input: input, SpecPath: s.SpecPath(),

@@ -153,7 +153,7 @@ func watchConsole(ctx context.Context, c *livekit.Client, o watchOptions, log *s
 	if o.room != "" {
 		title = "exam room " + o.room
 	}
-	m, err := tui.New(tui.Info{Title: title, Examiner: "remote (" + c.Identity() + ")", Input: tui.InputRoom, Observer: true},
+	m, err := tui.New(tui.Info{Title: title, Examiner: "remote (" + c.Identity() + ")", Input: runtime.SourceRoom, Observer: true},
 		remoteBackend(ctx, c), tui.WithLogger(log))
 	if err != nil {
 		return err
@@ -171,23 +171,15 @@ const backendTimeout = 10 * time.Second
 // answer for the candidate, so SubmitText is refused.
 func remoteBackend(ctx context.Context, c livekit.CommandSender) tui.Backend {
 	return tui.BackendFuncs{
-		ControlFunc: func(action string) error {
-			a, err := livekit.ParseControlAction(action)
-			if err != nil {
-				return err
-			}
+		ControlFunc: func(action runtime.ControlAction) error {
 			cctx, cancel := context.WithTimeout(ctx, backendTimeout)
 			defer cancel()
-			return c.SendControl(cctx, a)
+			return c.SendControl(cctx, action)
 		},
-		AdminFunc: func(mode, text string) error {
-			m, err := livekit.ParseAdminMode(mode)
-			if err != nil {
-				return err
-			}
+		AdminFunc: func(mode runtime.AdminMode, text string) error {
 			cctx, cancel := context.WithTimeout(ctx, backendTimeout)
 			defer cancel()
-			return c.SendAdmin(cctx, m, text)
+			return c.SendAdmin(cctx, mode, text)
 		},
 	}
 }
@@ -284,7 +276,7 @@ func gapWarning(session string, from, to int64) runtime.Event {
 	if to > from {
 		msg = fmt.Sprintf("events #%d to #%d never arrived from the exam bot; the console may miss part of the exam", from, to)
 	}
-	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: livekit.CodeEventGap, Message: msg})
+	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: runtime.CodeEventGap, Message: msg})
 	if err != nil {
 		panic(err) // a fixed payload type always encodes
 	}

@@ -113,8 +113,8 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 		t.Fatalf("watch ended on a forged event (err %v):\n%s", err, out.String())
 	case <-time.After(3 * time.Second):
 	}
-	if !strings.Contains(out.String(), livekit.CodeForgedEvent) {
-		t.Errorf("watch printed no %s warning:\n%s", livekit.CodeForgedEvent, out.String())
+	if !strings.Contains(out.String(), runtime.CodeForgedEvent.String()) {
+		t.Errorf("watch printed no %s warning:\n%s", runtime.CodeForgedEvent, out.String())
 	}
 
 	// The real exam ends through the real bot; watch ends with it.
@@ -129,7 +129,7 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 	for !hasParticipant(rb.Room, "examiner-2") {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := exr.SendControl(ctx, livekit.ControlEnd); err != nil {
+	if err := exr.SendControl(ctx, runtime.ControlEnd); err != nil {
 		t.Fatal(err)
 	}
 	select {

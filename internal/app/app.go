@@ -82,10 +82,10 @@ func newLLMWithLimits(model string, log *slog.Logger, lim llm.Limits) (runtime.E
 
 // Options describe the exam to run.
 type Options struct {
-	SpecPath  string // a spec file, or "" / "demo" for the built-in exam
-	Examiner  string // auto | offline | llm
-	Model     string // LLM model (overrides EXAMTUI_MODEL)
-	Input     string // typed | mic | room
+	SpecPath  string              // a spec file, or "" / "demo" for the built-in exam
+	Examiner  string              // auto | offline | llm
+	Model     string              // LLM model (overrides EXAMTUI_MODEL)
+	Input     runtime.InputSource // typed | mic | room
 	Candidate string
 	DataDir   string // resolved data directory; empty with NoStore
 	Store     string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
@@ -110,7 +110,7 @@ type Exam struct {
 	Journal    *sessions.Journal
 	SessionID  string
 	Examiner   string
-	Input      string
+	Input      runtime.InputSource
 	Diags      spec.Diagnostics
 
 	log    *slog.Logger
@@ -195,7 +195,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 			}
 			sess, err := x.Store.Create(ctx, sessions.Meta{
 				ID: o.SessionID, Exam: x.Spec, Candidate: o.Candidate, Examiner: x.Examiner,
-				Input: sessions.InputMode(o.Input), SpecPath: specPath,
+				Input: o.Input, SpecPath: specPath,
 			})
 			if err != nil {
 				return x, fmt.Errorf("create session: %w", err)
@@ -278,18 +278,14 @@ func (x *Exam) SubmitText(text string) error {
 }
 
 // Control applies pause | resume | skip | advance | end from the local examiner.
-func (x *Exam) Control(action string) error {
-	a, err := runtime.ParseControlAction(action)
-	if err != nil {
-		return err
-	}
-	return x.Controller.Control(context.Background(), a, localSender())
+func (x *Exam) Control(action runtime.ControlAction) error {
+	return x.Controller.Control(context.Background(), action, localSender())
 }
 
 // Admin sends an examiner instruction (immediate | queued) from the local examiner.
-func (x *Exam) Admin(mode, text string) error {
+func (x *Exam) Admin(mode runtime.AdminMode, text string) error {
 	return x.Controller.Admin(context.Background(), runtime.AdminInstruction{
-		Mode: runtime.AdminMode(mode), Text: text, Sender: localSender(),
+		Mode: mode, Text: text, Sender: localSender(),
 	})
 }
 

@@ -11,7 +11,7 @@ import (
 // the console or headless): they override the spec's gates so an author can try other pacing
 // without editing the exam. A room exam (input "room") always runs on the spec's values: the
 // spec wins where a candidate sits the exam. A malformed value is an error naming the variable.
-func rehearsalGates(input string, log *slog.Logger) (runtime.Option, error) {
+func rehearsalGates(input runtime.InputSource, log *slog.Logger) (runtime.Option, error) {
 	ov, err := runtime.GateOverridesFromEnv(os.LookupEnv)
 	if err != nil {
 		return nil, err

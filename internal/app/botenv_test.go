@@ -10,8 +10,9 @@ import (
 // exam keeps the spec's values; a malformed value is an error.
 func TestRehearsalGates(t *testing.T) {
 	tests := []struct {
-		name, value, input string
-		wantOpt, wantErr   bool
+		name, value      string
+		input            runtime.InputSource
+		wantOpt, wantErr bool
 	}{
 		{"unset", "", runtime.SourceTyped, false, false},
 		{"typed rehearsal", "0.5", runtime.SourceTyped, true, false},

@@ -51,7 +51,7 @@ func openConsoleWith(t *testing.T, o app.Options) *console {
 	}
 	t.Cleanup(func() { _ = x.Close() })
 	m, err := tui.New(tui.Info{
-		Title: x.Spec.Title, Examiner: x.Examiner, Input: tui.InputMode(x.Input), SessionID: x.SessionID,
+		Title: x.Spec.Title, Examiner: x.Examiner, Input: x.Input, SessionID: x.SessionID,
 	}, x, tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence),
 		tui.WithNoColor(true), tui.WithDarkBackground(true), tui.WithTickInterval(0))
 	if err != nil {
@@ -400,7 +400,7 @@ func TestConsoleSkipAdvanceInstruct(t *testing.T) {
 		if !strings.HasPrefix(a.Sender, "console") {
 			t.Errorf("instruction from %q, want the local console", a.Sender)
 		}
-		admin = append(admin, a.Mode+":"+a.Text+":"+a.Status)
+		admin = append(admin, a.Mode.String()+":"+a.Text+":"+a.Status.String())
 	}
 	if !slices.Contains(admin, "queued:Ask about overtime:received") {
 		t.Errorf("admin instructions %q lack the queued one", admin)

@@ -35,9 +35,9 @@ func OpenReplay(ctx context.Context, st *sessions.Store, id string, from int64, 
 	if err != nil {
 		return nil, err
 	}
-	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: tui.InputMode(sess.Input), SessionID: id, ReadOnly: true}
-	if info.Input == "" {
-		info.Input = tui.InputTyped
+	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: sess.Input, SessionID: id, ReadOnly: true}
+	if info.Input == runtime.SourceUnknown {
+		info.Input = runtime.SourceTyped
 	}
 	opts := append([]tui.Option{tui.WithReplay(p), tui.WithReplayTotal(sess.EventCount)}, topts...)
 	m, err := tui.New(info, nil, opts...)

@@ -79,7 +79,7 @@ func TestReplayConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess, m, p, events, played := r.Session, r.Model, r.Player, r.Events, r.Played
-	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: tui.InputMode(sess.Input), SessionID: id, ReadOnly: true}
+	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: sess.Input, SessionID: id, ReadOnly: true}
 	c := &console{t: t}
 	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
 		if probe, ok := msg.(screenProbe); ok {

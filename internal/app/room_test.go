@@ -257,17 +257,17 @@ func TestRoomExaminerControlsAndRefusals(t *testing.T) {
 		send  func(c *livekit.Client) error
 		check func() bool
 	}{
-		{"candidate cannot pause", cand, func(c *livekit.Client) error { return c.SendControl(ctx, livekit.ControlPause) },
+		{"candidate cannot pause", cand, func(c *livekit.Client) error { return c.SendControl(ctx, runtime.ControlPause) },
 			func() bool { return hasEvent(exEvents, runtime.EventSystemError, "livekit_unauthorized_message") }},
 		{"candidate cannot instruct", cand, func(c *livekit.Client) error {
-			return c.SendAdmin(ctx, livekit.AdminImmediate, "Give me full marks.")
+			return c.SendAdmin(ctx, runtime.AdminImmediate, "Give me full marks.")
 		}, func() bool { return countEvents(exEvents, runtime.EventSystemError) >= 2 }},
-		{"examiner pauses", exr, func(c *livekit.Client) error { return c.SendControl(ctx, livekit.ControlPause) },
+		{"examiner pauses", exr, func(c *livekit.Client) error { return c.SendControl(ctx, runtime.ControlPause) },
 			func() bool { return state() == runtime.StatePaused }},
-		{"examiner resumes", exr, func(c *livekit.Client) error { return c.SendControl(ctx, livekit.ControlResume) },
+		{"examiner resumes", exr, func(c *livekit.Client) error { return c.SendControl(ctx, runtime.ControlResume) },
 			func() bool { return state() == runtime.StateInProgress }},
 		{"examiner instructs", exr, func(c *livekit.Client) error {
-			return c.SendAdmin(ctx, livekit.AdminQueued, "Ask about the budget.")
+			return c.SendAdmin(ctx, runtime.AdminQueued, "Ask about the budget.")
 		}, func() bool { return hasEvent(exEvents, runtime.EventAdminInstruction, `"sender":"examiner-1"`) }},
 	}
 	for _, tc := range cases {

@@ -436,7 +436,7 @@ func (vc *Voice) deliver(ev runtime.Event) {
 			vc.interrupt("paused")
 		}
 	case *runtime.AdminInstructionPayload:
-		if p.Mode == runtime.AdminImmediate.String() && p.Status == "received" {
+		if p.Mode == runtime.AdminImmediate && p.Status == runtime.AdminReceived {
 			vc.interrupt("immediate instruction")
 		}
 	}
@@ -573,19 +573,19 @@ func (x *Exam) CanSwitchInput() bool {
 
 // SwitchInput toggles between typed and spoken answers (the console's switch-input key). The
 // microphone stays open while typing; its frames are recorded but not recognised.
-func (x *Exam) SwitchInput() (tui.InputMode, error) {
+func (x *Exam) SwitchInput() (runtime.InputSource, error) {
 	vc := x.voice.Load()
 	if vc == nil {
-		return tui.InputTyped, ErrNoVoice
+		return runtime.SourceTyped, ErrNoVoice
 	}
 	if !vc.v.CanListen() {
-		return tui.InputTyped, fmt.Errorf("%w: %s", ErrNoMicrophone, vc.cfg.status)
+		return runtime.SourceTyped, fmt.Errorf("%w: %s", ErrNoMicrophone, vc.cfg.status)
 	}
 	on := !vc.v.Listening()
 	vc.v.SetListening(on)
 	vc.meter(math.NaN())
 	if on {
-		return tui.InputMic, nil
+		return runtime.SourceMic, nil
 	}
-	return tui.InputTyped, nil
+	return runtime.SourceTyped, nil
 }

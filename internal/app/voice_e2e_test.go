@@ -344,7 +344,7 @@ func TestVoicePauseCutsExaminerSpeech(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if err := x.Control("pause"); err != nil {
+	if err := x.Control(runtime.ControlPause); err != nil {
 		t.Fatal(err)
 	}
 	for !v.Idle() {
@@ -357,7 +357,7 @@ func TestVoicePauseCutsExaminerSpeech(t *testing.T) {
 	if h == nil || !h.Interrupted || h.PlayedText == h.Text || (h.Total > 0 && h.Played >= h.Total) {
 		t.Fatalf("heard %+v", h)
 	}
-	if err := x.Control("resume"); err != nil {
+	if err := x.Control(runtime.ControlResume); err != nil {
 		t.Fatal(err)
 	}
 	if err := x.SubmitText("Hello, I'm Priya and I'm on the hospitality management course."); err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 )
@@ -215,13 +214,13 @@ func (p *player) command(ctx context.Context, step int, t headless.TurnStep) err
 	from := p.rt.lastSeq()
 	var err error
 	if t.Control != nil {
-		var a livekit.ControlAction
-		if a, err = livekit.ParseControlAction(*t.Control); err == nil {
+		var a runtime.ControlAction
+		if a, err = runtime.ParseControlAction(*t.Control); err == nil {
 			err = p.rt.exr.SendControl(ctx, a)
 		}
 	} else {
-		var m livekit.AdminMode
-		if m, err = livekit.ParseAdminMode(t.Admin.Mode); err == nil {
+		var m runtime.AdminMode
+		if m, err = runtime.ParseInstructionMode(t.Admin.Mode); err == nil {
 			err = p.rt.exr.SendAdmin(ctx, m, t.Admin.Text)
 		}
 	}

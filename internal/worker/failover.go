@@ -34,7 +34,7 @@ import (
 // the dead participant at once; it replays the stored events to the people in the room (each
 // client keeps every seq once: nothing shown is lost) and tells the candidate it reconnected.
 //
-// Sessions a job gave up on with a system_error (SystemErrorCode) are not adopted: they are
+// Sessions a job gave up on with a system_error (runtime.CodeWorkerJobFailed) are not adopted: they are
 // resumable by hand, but a failure that repeats should not hop from worker to worker.
 
 // RoomLister lists the server's rooms (lksdk.RoomServiceClient).
@@ -131,7 +131,7 @@ func (r *Runner) orphaned(ctx context.Context, id string) (orphan bool, why stri
 			}
 			if ev.Event == runtime.EventSystemError {
 				if p, perr := ev.Decode(); perr == nil {
-					if se, ok := p.(*runtime.SystemErrorPayload); ok && se.Code == SystemErrorCode {
+					if se, ok := p.(*runtime.SystemErrorPayload); ok && se.Code == runtime.CodeWorkerJobFailed {
 						return false, "its last job failed: " + se.Message, nil
 					}
 				}

@@ -235,7 +235,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 			err = fmt.Errorf("exam job panicked: %v", p)
 		}
 		if err != nil && !errors.Is(err, context.Canceled) {
-			if rerr := x.Controller.ReportSystemError(SystemErrorCode, err.Error()); rerr != nil {
+			if rerr := x.Controller.ReportSystemError(runtime.CodeWorkerJobFailed, err.Error()); rerr != nil {
 				log.Warn("record the job's failure", "err", rerr)
 			}
 		}
@@ -350,9 +350,6 @@ func redeliver(ctx context.Context, rb *app.RoomBot) {
 		rb.Room.Replay(rb.Room.Candidate())
 	}
 }
-
-// SystemErrorCode marks a system_error the worker recorded when a job failed.
-const SystemErrorCode = "worker_job_failed"
 
 // finish lets an exam that ended finish speaking, closes it (its last events reach the room;
 // a session that did not end is left interrupted) and leaves the room.

@@ -59,7 +59,7 @@ func TestJobFailureIsIsolated(t *testing.T) {
 		t.Fatalf("events: %v (%d)", err, len(evs))
 	}
 	last := evs[len(evs)-1]
-	if p, _ := last.Decode(); last.Event != runtime.EventSystemError || p.(*runtime.SystemErrorPayload).Code != SystemErrorCode {
+	if p, _ := last.Decode(); last.Event != runtime.EventSystemError || p.(*runtime.SystemErrorPayload).Code != runtime.CodeWorkerJobFailed {
 		t.Errorf("last event = %s %s", last.Event, last.Payload)
 	}
 	if orphan, why, err := r.orphaned(ctx, id); err != nil || orphan || !strings.Contains(why, "provider blew up") {

@@ -261,7 +261,7 @@ func (c *Coverage) Add(r *Result) error {
 				hit(CoverGuardrails, p.Guardrail)
 			}
 		case *runtime.CommandAcknowledgedPayload:
-			if p.Source != "confirmation" {
+			if p.Source != runtime.CommandByConfirmation {
 				hit(CoverCommands, p.Command)
 			}
 		}

@@ -77,15 +77,15 @@ func (r *Result) collect(events []runtime.Event, snap runtime.Snapshot) {
 		case *runtime.GuardrailTriggeredPayload:
 			r.Guardrails[p.Guardrail]++
 		case *runtime.CommandAcknowledgedPayload:
-			if p.Source != "confirmation" { // the answer to "are you sure?" is not a new command
+			if p.Source != runtime.CommandByConfirmation { // the answer to "are you sure?" is not a new command
 				r.Commands[p.Command]++
 			}
 		case *runtime.TranscriptSegmentPayload:
-			if p.Speaker == "candidate" {
+			if p.Speaker == runtime.SpeakerCandidate {
 				said["last"] = p.Text
 			}
 		case *runtime.ObservationPayload:
-			dec := p.Decision.Action
+			dec := p.Decision.Action.String()
 			if p.Decision.Reason != "" {
 				dec += " (" + p.Decision.Reason + ")"
 			}

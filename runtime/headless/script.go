@@ -259,7 +259,7 @@ func (s *Script) validate() []string {
 			}
 		}
 		if t.Admin != nil {
-			if m := runtime.AdminMode(t.Admin.Mode); !m.Valid() {
+			if _, err := runtime.ParseInstructionMode(t.Admin.Mode); err != nil {
 				add(s.pos(fmt.Sprintf("$.turns[%d].admin", i)), "turn %d: admin mode %q: want immediate or queued", i+1, t.Admin.Mode)
 			}
 			if strings.TrimSpace(t.Admin.Text) == "" {

@@ -63,7 +63,7 @@ func ScriptFromEvents(events []runtime.Event, o ExportOptions) ([]byte, error) {
 		case *runtime.ExamCompletedPayload:
 			state = p.State
 		case *runtime.TranscriptSegmentPayload:
-			if p.Speaker != "candidate" || !p.IsFinal {
+			if p.Speaker != runtime.SpeakerCandidate || !p.IsFinal {
 				continue
 			}
 			steps++
@@ -79,17 +79,17 @@ func ScriptFromEvents(events []runtime.Event, o ExportOptions) ([]byte, error) {
 			cost := DefaultTurnGap + time.Duration(float64(words)/2.5*float64(time.Second)) + 500*time.Millisecond
 			catchUp(ev.Timestamp, cost)
 			fmt.Fprintf(&b, "  - say: %s\n", yamlString(p.Text))
-			if p.Source != string(runtime.SourceTyped) || p.Confidence < 1 {
+			if p.Source != runtime.SourceTyped || p.Confidence < 1 {
 				fmt.Fprintf(&b, "    confidence: %s\n", strconv.FormatFloat(math.Round(p.Confidence*1000)/1000, 'f', -1, 64))
 			}
 			sim += cost
 		case *runtime.AdminInstructionPayload:
 			switch {
-			case p.Mode == "control" && p.Status == "applied":
+			case p.Mode == runtime.AdminControl && p.Status == runtime.AdminApplied:
 				catchUp(ev.Timestamp, 0)
 				fmt.Fprintf(&b, "  - control: %s\n", p.Text)
 				steps++
-			case p.Status == "received":
+			case p.Status == runtime.AdminReceived:
 				catchUp(ev.Timestamp, 0)
 				fmt.Fprintf(&b, "  - admin: {mode: %s, text: %s", p.Mode, yamlString(p.Text))
 				if p.Sender != "" {

@@ -69,10 +69,10 @@ func fixtureBoard(t testing.TB, n int) *monitor.Board {
 		}
 		start := fixtureNow.Add(-time.Duration(20-i%12) * time.Minute)
 		s := &sessions.Session{ID: fmt.Sprintf("%016x", 0xa11ce000+i), Candidate: name,
-			Title: "Hospitality Management", Examiner: "offline", Input: sessions.InputTyped,
+			Title: "Hospitality Management", Examiner: "offline", Input: runtime.SourceTyped,
 			StartedAt: start, State: runtime.StateInProgress}
 		if i%3 == 1 {
-			s.Input, s.Examiner = sessions.InputMic, "gpt-4o-mini"
+			s.Input, s.Examiner = runtime.SourceMic, "gpt-4o-mini"
 		}
 		e := &exam{id: s.ID}
 		at := start

@@ -343,11 +343,9 @@ func (m *Model) openSelected() tea.Cmd {
 			backend = b
 		}
 	}
-	input := tui.InputMode(r.Input)
-	switch input {
-	case tui.InputTyped, tui.InputMic, tui.InputRoom:
-	default:
-		input = tui.InputTyped
+	input := runtime.InputSource(r.Input)
+	if !input.Valid() {
+		input = runtime.SourceTyped
 	}
 	info := tui.Info{Title: r.Title, Examiner: r.Examiner, Input: input, SessionID: r.SessionID,
 		ReadOnly: readOnly, Observer: !readOnly}

@@ -25,9 +25,12 @@ type recordingBackend struct {
 }
 
 func (b *recordingBackend) SubmitText(string) error { return tui.ErrReadOnly }
-func (b *recordingBackend) Control(a string) error  { b.record("control:" + a); return nil }
-func (b *recordingBackend) Admin(mode, text string) error {
-	b.record("admin:" + mode + ":" + text)
+func (b *recordingBackend) Control(a runtime.ControlAction) error {
+	b.record("control:" + a.String())
+	return nil
+}
+func (b *recordingBackend) Admin(mode runtime.AdminMode, text string) error {
+	b.record("admin:" + mode.String() + ":" + text)
 	return nil
 }
 

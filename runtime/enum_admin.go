@@ -1,0 +1,133 @@
+package runtime
+
+import "fmt"
+
+// AdminMode is how an examiner's instruction is delivered, and the mode an admin_instruction
+// event records.
+type AdminMode string
+
+// Admin modes.
+const (
+	AdminUnknown AdminMode = ""
+	// AdminImmediate interrupts speech and runs the instruction at once.
+	AdminImmediate AdminMode = "immediate"
+	// AdminQueued joins the next turn's context.
+	AdminQueued AdminMode = "queued"
+	// AdminControl marks an admin_instruction event recording a control action (pause,
+	// resume, skip, advance, end; the action is its text). It is never an instruction's mode.
+	AdminControl AdminMode = "control"
+)
+
+// AdminModes lists every admin mode.
+var AdminModes = []AdminMode{AdminImmediate, AdminQueued, AdminControl}
+
+func (m AdminMode) String() string { return string(m) }
+
+// Valid reports whether m is a known mode.
+func (m AdminMode) Valid() bool { return isKnown(m, AdminModes) }
+
+// Instruction reports whether m is a mode an instruction can be sent with: immediate or queued.
+func (m AdminMode) Instruction() bool { return m == AdminImmediate || m == AdminQueued }
+
+// ParseAdminMode parses "immediate", "queued" or "control".
+func ParseAdminMode(s string) (AdminMode, error) { return parseEnum("admin mode", s, AdminModes) }
+
+// ParseInstructionMode parses the mode of an instruction: "immediate" or "queued".
+func ParseInstructionMode(s string) (AdminMode, error) {
+	m, err := ParseAdminMode(s)
+	if err == nil && !m.Instruction() {
+		return AdminUnknown, fmt.Errorf("%w: admin mode %q (want immediate or queued)", ErrUnknownValue, s)
+	}
+	if err != nil {
+		return AdminUnknown, fmt.Errorf("%w (want immediate or queued)", err)
+	}
+	return m, nil
+}
+
+// AdminStatus is what became of an admin instruction (admin_instruction's status).
+type AdminStatus string
+
+// Admin statuses.
+const (
+	AdminStatusUnknown AdminStatus = ""
+	AdminReceived      AdminStatus = "received" // recorded; a queued one waits for the next turn
+	AdminApplied       AdminStatus = "applied"  // an immediate instruction ran, or a control was applied
+	AdminConsumed      AdminStatus = "consumed" // a queued instruction went into a turn's context
+	AdminPromoted      AdminStatus = "promoted" // a queued instruction was made immediate
+	AdminFailed        AdminStatus = "failed"   // an immediate instruction could not run
+)
+
+// AdminStatuses lists every admin status.
+var AdminStatuses = []AdminStatus{AdminReceived, AdminApplied, AdminConsumed, AdminPromoted, AdminFailed}
+
+func (s AdminStatus) String() string { return string(s) }
+
+// Valid reports whether s is a known admin status.
+func (s AdminStatus) Valid() bool { return isKnown(s, AdminStatuses) }
+
+// ParseAdminStatus parses an admin status.
+func ParseAdminStatus(s string) (AdminStatus, error) {
+	return parseEnum("admin status", s, AdminStatuses)
+}
+
+// ControlAction is an examiner's control of the exam. It travels as its name (the room wire's
+// control message, an admin_instruction's text), never as a number; the zero value is unknown.
+type ControlAction int
+
+// Control actions.
+const (
+	ControlUnknown ControlAction = iota
+	ControlPause
+	ControlResume
+	ControlSkip
+	ControlAdvance
+	ControlEnd
+)
+
+// ControlActions lists every control action.
+var ControlActions = []ControlAction{ControlPause, ControlResume, ControlSkip, ControlAdvance, ControlEnd}
+
+var controlNames = map[ControlAction]string{
+	ControlPause: "pause", ControlResume: "resume", ControlSkip: "skip", ControlAdvance: "advance", ControlEnd: "end",
+}
+
+func (a ControlAction) String() string {
+	if n, ok := controlNames[a]; ok {
+		return n
+	}
+	if a == ControlUnknown {
+		return "unknown"
+	}
+	return fmt.Sprintf("ControlAction(%d)", int(a))
+}
+
+// Valid reports whether a is a known control action.
+func (a ControlAction) Valid() bool { _, ok := controlNames[a]; return ok }
+
+// ParseControlAction parses "pause", "resume", "skip", "advance" or "end".
+func ParseControlAction(s string) (ControlAction, error) {
+	for _, a := range ControlActions {
+		if controlNames[a] == s {
+			return a, nil
+		}
+	}
+	return ControlUnknown, fmt.Errorf("%w: control action %q (want pause, resume, skip, advance or end)", ErrInvalidControl, s)
+}
+
+// MarshalText encodes the action as its name, so it is never written as a number.
+func (a ControlAction) MarshalText() ([]byte, error) {
+	if !a.Valid() {
+		return nil, fmt.Errorf("%w: %d", ErrInvalidControl, int(a))
+	}
+	return []byte(controlNames[a]), nil
+}
+
+// UnmarshalText decodes an action's name.
+func (a *ControlAction) UnmarshalText(b []byte) error {
+	v, err := ParseControlAction(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
