@@ -27,3 +27,6 @@ var (
 	ErrNothingQueued      = errors.New("runtime: no queued admin instruction to promote")
 	ErrInvalidEnv         = errors.New("runtime: invalid environment setting")
 )
+
+// ErrInvalidPresence is returned for a presence change without a candidate identity.
+var ErrInvalidPresence = errors.New("runtime: invalid candidate presence")

@@ -33,6 +33,7 @@ func (c *Controller) restore(events []Event) error {
 			return fmt.Errorf("%w: seq %d (%s): %w", ErrResume, ev.Seq, ev.Event, err)
 		}
 		c.replayFailover(p)
+		c.replayPresence(ev, p)
 		c.seq = ev.Seq
 		lastTs = ev.Timestamp
 	}
@@ -73,6 +74,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			c.examClock.stop(ts)
 			c.nodeClock.stop(ts)
 			c.pausedByExam = p.State == StatePaused && p.Reason != candidatePauseReason
+			c.replayPause(p)
 		}
 		c.state = p.State
 	case *NodeExitPayload:

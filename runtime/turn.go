@@ -75,7 +75,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	}
 
 	if c.state == StatePaused {
-		c.resumeExam("candidate returned")
+		c.resumeExam("candidate returned", Actor{Kind: ActorCandidate})
 		c.ctxm.record(candidateMessage(text, t.Duration))
 		c.speak("Welcome back. "+c.lastQuestion, "command", false)
 		err := c.sinkErr
