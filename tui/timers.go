@@ -41,6 +41,8 @@ type timersPane struct {
 
 	nodeWarning, examWarning string
 	offset                   int // lines scrolled down from the top
+
+	presence presenceView // the candidate in a room, who paused (presence.go)
 }
 
 func newTimersPane(st *Styles) *timersPane {
@@ -69,6 +71,7 @@ func parseTime(s string) time.Time {
 
 func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 	ts := ev.Timestamp
+	p.presence.apply(ev, pl)
 	switch v := pl.(type) {
 	case *runtime.ExamStatePayload:
 		if len(v.Nodes) > 0 {
@@ -207,6 +210,9 @@ func (p *timersPane) stateStyle() string {
 	s := p.state.String()
 	switch {
 	case p.state == runtime.StatePaused:
+		if p.presence.paused != "" {
+			s = p.presence.paused // who paused it
+		}
 		return p.st.Warn.Render(s)
 	case p.state == runtime.StateInProgress || p.state == runtime.StateScaffolding:
 		return p.st.Good.Render(s)
@@ -250,6 +256,9 @@ func (p *timersPane) lines(width int, now time.Time) []string {
 		// The title's badge says "node i of N"; the line names the node, which a narrow pane
 		// would otherwise cut first.
 		out[0] += st.Muted.Render(" · ") + st.Current.Render(p.node)
+	}
+	if s := p.presence.line(st, now); s != "" {
+		out = append(out, s) // in a room: next to the state, so a short pane keeps it
 	}
 	out = append(out,
 		p.gauge("Node", p.nodeElapsed(now), p.budget, width),
