@@ -144,6 +144,7 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 				mdCell(a.Mode), mdCell(a.Sender), mdCell(a.Status), mdCell(a.Text))
 		}
 	}
+	writePresence(&b, sum)
 	if len(sum.Recoveries) > 0 || len(sum.Errors) > 0 {
 		b.WriteString("\n## Recoveries and errors\n\n")
 		for _, r := range sum.Recoveries {
