@@ -58,6 +58,15 @@ func (c *Controller) CandidatePresence(ctx context.Context, p Presence) error {
 	return c.sinkErr
 }
 
+// resumeOnAnswer resumes an exam the system paused because the candidate left, when an answer
+// arrives: the candidate is back, whether or not the room has reported it yet (its participant
+// update can come after its first message). The answer is then taken as any other. Caller holds mu.
+func (c *Controller) resumeOnAnswer() {
+	if c.state == StatePaused && c.presence.pausedBy.Kind == ActorSystem && c.presence.pausedBy.Reason == ReasonCandidateLeft {
+		c.resumeExam("candidate answered", Actor{Kind: ActorCandidate})
+	}
+}
+
 // flushPresence records the changes that arrived before Start. Caller holds mu.
 func (c *Controller) flushPresence() {
 	pending := c.presence.pending

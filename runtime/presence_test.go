@@ -258,3 +258,34 @@ func TestPauseSummary(t *testing.T) {
 		t.Fatal(p.(*runtime.ExamStatePayload).PauseSummary())
 	}
 }
+
+// An answer that reaches the controller before the room reports the candidate back resumes the
+// exam and is taken as an answer, not as a "welcome back".
+func TestAnswerResumesAbsencePause(t *testing.T) {
+	h, ex := intoPlan(t, nil)
+	for _, p := range []runtime.Presence{{Identity: "cand", Present: true}, {Identity: "cand", Reason: "connection lost"}} {
+		if err := h.c.CandidatePresence(h.ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn := h.c.Snapshot().Turn
+	ex.push(obsArgs{AnswerQuality: "substantive", SpokenText: "What would you change?"}.String())
+	h.say("Nothing was tested, that is the risk.")
+	if s := h.c.Snapshot(); s.State != runtime.StateInProgress || s.Turn != turn+1 {
+		t.Fatalf("state %s turn %d after the answer", s.State, s.Turn)
+	}
+	if len(ex.reqs) == 0 || ex.reqs[len(ex.reqs)-1].Candidate.Text != "Nothing was tested, that is the risk." {
+		t.Fatal("the answer did not reach the examiner")
+	}
+	if err := h.c.CandidatePresence(h.ctx, runtime.Presence{Identity: "cand", Present: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"candidate cand joined", "candidate cand left (connection lost)", "paused: candidate left", "resumed by the candidate", "candidate cand rejoined after 2s"}
+	got := presenceLog(h)
+	if !reflect.DeepEqual(got[len(got)-len(want):], want) {
+		t.Fatalf("presence log %q", got)
+	}
+	if s := h.c.Snapshot(); s.State != runtime.StateInProgress {
+		t.Fatalf("state %s", s.State)
+	}
+}

@@ -46,6 +46,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 		c.mu.Unlock()
 		return ErrPaused
 	}
+	c.resumeOnAnswer() // presence.go
 	now := c.clock.Now()
 	text := strings.TrimSpace(t.Text)
 	if t.Source == "" {

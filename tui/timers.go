@@ -210,9 +210,6 @@ func (p *timersPane) stateStyle() string {
 	s := p.state.String()
 	switch {
 	case p.state == runtime.StatePaused:
-		if p.presence.paused != "" {
-			s = p.presence.paused // who paused it
-		}
 		return p.st.Warn.Render(s)
 	case p.state == runtime.StateInProgress || p.state == runtime.StateScaffolding:
 		return p.st.Good.Render(s)
@@ -251,14 +248,20 @@ func (p *timersPane) limit(used, maxN int) string {
 // lines renders the pane's content, most important first, so a short pane keeps the top.
 func (p *timersPane) lines(width int, now time.Time) []string {
 	st := p.st
-	out := []string{st.StatusKey.Render("State ") + p.stateStyle()}
+	state := p.stateStyle()
+	if p.state == runtime.StatePaused && p.presence.paused != "" {
+		state = st.Warn.Render(p.presence.paused) // who paused it
+	}
+	out := []string{st.StatusKey.Render("State ") + state}
 	if p.node != "" {
 		// The title's badge says "node i of N"; the line names the node, which a narrow pane
 		// would otherwise cut first.
 		out[0] += st.Muted.Render(" · ") + st.Current.Render(p.node)
 	}
-	if s := p.presence.line(st, now); s != "" {
-		out = append(out, s) // in a room: next to the state, so a short pane keeps it
+	if s := p.presence.line(st, now); s != "" && !p.state.Terminal() {
+		// In a room, while the exam runs (a leave after the end is not recorded): next to the
+		// state, so a short pane keeps it.
+		out = append(out, s)
 	}
 	out = append(out,
 		p.gauge("Node", p.nodeElapsed(now), p.budget, width),

@@ -28,6 +28,11 @@ type CandidatePresence struct {
 // drop is only visible as a new participant id.
 const presencePoll = 500 * time.Millisecond
 
+// presenceGrace is how long after the bot (re)connects a candidate it cannot see is given to
+// come back before being reported gone: after a server restart everyone reconnects, the bot
+// not necessarily last. A leave the server announced is reported at once.
+const presenceGrace = 10 * time.Second
+
 // presenceTracker compares the vouched candidates in the room with those last reported, and
 // queues the differences for the handler goroutine (in order with the candidate's messages).
 type presenceTracker struct {
@@ -35,6 +40,8 @@ type presenceTracker struct {
 	known   map[string]string // identity → participant id of candidates reported present
 	reasons map[string]string // participant id → why it left, from the disconnect callback
 	kick    chan struct{}
+	gen     uint64    // the bot's connection the next field belongs to
+	since   time.Time // when reconcilePresence first saw that connection up
 }
 
 func (t *presenceTracker) init() {
@@ -51,9 +58,13 @@ func (t *presenceTracker) poke() {
 	}
 }
 
-// left records why a participant left (from the SDK's disconnect callback).
-func (t *presenceTracker) left(rp *lksdk.RemoteParticipant) {
-	if rp == nil {
+// left records why a candidate left (from the SDK's disconnect callback); record is false for
+// other participants and while the bot itself is not connected. The SDK reports every
+// participant gone, with no reason, when the bot's own connection restarts: that is no news
+// about them.
+func (t *presenceTracker) left(rp *lksdk.RemoteParticipant, record bool) {
+	if rp == nil || !record || rp.DisconnectReason() == lkproto.DisconnectReason_UNKNOWN_REASON {
+		t.poke()
 		return
 	}
 	t.mu.Lock()
@@ -100,6 +111,10 @@ func (r *Room) reconcilePresence() {
 	t := &r.presence
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.gen != gen {
+		t.gen, t.since = gen, time.Now()
+	}
+	settled := time.Since(t.since) >= presenceGrace
 	var changes []CandidatePresence
 	for _, id := range sortedKeys(t.known) {
 		sid := t.known[id]
@@ -107,12 +122,18 @@ func (r *Room) reconcilePresence() {
 		if ok && now == sid {
 			continue
 		}
-		reason := t.reasons[sid]
+		reason, announced := t.reasons[sid]
 		switch {
-		case ok:
-			reason = "replaced by a new connection"
-		case reason == "":
-			reason = "not in the room when the exam bot looked"
+		case ok && !announced:
+			// Back under a new participant id without the bot seeing a leave (a server
+			// restart, the bot's own reconnection): the same stay in the room.
+			r.log.Info("candidate back under a new participant id", "identity", id, "sid", now, "previous", sid)
+			t.known[id] = now
+			continue
+		case !announced && !settled:
+			continue // the bot has just (re)connected: give them presenceGrace to show up
+		case !announced:
+			reason = "no longer in the room"
 		}
 		delete(t.reasons, sid)
 		delete(t.known, id)

@@ -218,3 +218,37 @@ func TestCandidateConnectionDropped(t *testing.T) {
 	w.await(90*time.Second, "candidate candidate-9 left (connection lost)", "paused: candidate left")
 	t.Logf("the candidate's lost connection was reported %s after the kill", time.Since(killed).Round(100*time.Millisecond))
 }
+
+// TestServerRestartIsNoLeave restarts the LiveKit server under a running exam: everyone
+// reconnects, the candidate under a new participant id, and the bot saw no leave announced.
+// That is one stay in the room: no presence change is recorded and the exam does not pause.
+func TestServerRestartIsNoLeave(t *testing.T) {
+	e, ctrl, rec := roomExam(t, "presence-3")
+	ctx := context.Background()
+	e.dial(t, "candidate-1", livekit.RoleCandidate)
+	e.waitAudience(t, "candidate-1")
+	if err := ctrl.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	presence := func() []string {
+		var out []string
+		for _, ev := range rec.Events() {
+			if s, ok := presenceLine(ev); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	waitFor(t, 15*time.Second, "the candidate to be recorded", func() bool { return len(presence()) == 1 })
+	e.srv.Restart()
+	waitFor(t, 45*time.Second, "the bot and the candidate back in the room", func() bool {
+		return e.bot.State() == livekit.StateConnected && e.bot.Candidate() == "candidate-1"
+	})
+	time.Sleep(4 * 500 * time.Millisecond) // a few reconciliations (presencePoll) with the candidate back
+	if got := presence(); !slices.Equal(got, []string{"candidate candidate-1 joined"}) {
+		t.Fatalf("after the server restart the record says %q", got)
+	}
+	if s := ctrl.Snapshot(); s.State != runtime.StateInProgress {
+		t.Fatalf("state %s after the server restart", s.State)
+	}
+}

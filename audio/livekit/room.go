@@ -167,7 +167,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 		},
 		OnParticipantDisconnected: func(rp *lksdk.RemoteParticipant) {
 			r.log.Info("participant left", "identity", rp.Identity(), "role", r.roles.Role(rp).String())
-			r.presence.left(rp)
+			r.presence.left(rp, r.conn.State() == StateConnected && r.roles.Role(rp) == RoleCandidate)
 			r.notifyChanged()
 		},
 		OnReconnected: func() {
