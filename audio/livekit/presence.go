@@ -40,8 +40,8 @@ type presenceTracker struct {
 	known   map[string]string // identity → participant id of candidates reported present
 	reasons map[string]string // participant id → why it left, from the disconnect callback
 	kick    chan struct{}
-	gen     uint64    // the bot's connection the next field belongs to
-	since   time.Time // when reconcilePresence first saw that connection up
+	gen     uint64    // the bot's connection seen up at the last reconciliation; 0 if it was not up
+	since   time.Time // since when it has been up
 }
 
 func (t *presenceTracker) init() {
@@ -97,6 +97,9 @@ func (r *Room) reconcilePresence() {
 	gen := r.conn.currentGen()
 	lk := r.conn.room()
 	if lk == nil || r.conn.State() != StateConnected {
+		r.presence.mu.Lock()
+		r.presence.gen = 0 // the grace starts again when the bot is back
+		r.presence.mu.Unlock()
 		return
 	}
 	current := map[string]string{}
@@ -111,7 +114,7 @@ func (r *Room) reconcilePresence() {
 	t := &r.presence
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.gen != gen {
+	if t.gen != gen { // a new connection, or the same one back from a restart
 		t.gen, t.since = gen, time.Now()
 	}
 	settled := time.Since(t.since) >= presenceGrace
