@@ -142,9 +142,9 @@ func (c *Controller) Control(ctx context.Context, a ControlAction, sender string
 	c.emit(&AdminInstructionPayload{Mode: AdminControl, Text: a.String(), Sender: sender, NodeID: c.node.NodeID, Status: AdminApplied})
 	switch a {
 	case ControlPause:
-		c.pauseExam("paused by "+sender, true)
+		c.pauseExam("paused by "+sender, Actor{Kind: ActorExaminer, Identity: sender})
 	case ControlResume:
-		c.resumeExam("resumed by " + sender)
+		c.resumeExam("resumed by "+sender, Actor{Kind: ActorExaminer, Identity: sender})
 		c.speak("Let's continue. "+c.lastQuestion, SpokenCommand, false)
 	case ControlSkip:
 		c.transition(spec.ReasonSkipped)

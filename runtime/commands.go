@@ -68,7 +68,7 @@ func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observa
 	case CmdPause:
 		ack(true, "")
 		say("Of course. We'll pause here; tell me when you're ready to go on.")
-		c.pauseExam(candidatePauseReason, false)
+		c.pauseExam(candidatePauseReason, Actor{Kind: ActorCandidate})
 	case CmdThinkingAloud:
 		ack(true, "")
 		say("Take your time.")

@@ -65,6 +65,8 @@ type Controller struct {
 	lastUserActivity time.Time
 
 	integ integrityState // beats as directions, status, silence, gates (directions.go)
+	// presence is who is in the room as the candidate and who paused (presence.go).
+	presence presenceState
 	// staged is an edited exam waiting for the next node entry (reload.go).
 	staged     *spec.Exam
 	stagedPath string
@@ -233,12 +235,14 @@ func (c *Controller) Start(ctx context.Context) error {
 		}
 		c.resumed = false
 		c.continueResumed()
+		c.flushPresence()
 		return c.sinkErr
 	}
 	now := c.clock.Now()
 	c.setState(StateScaffolding, "preparing")
 	c.setState(StateReady, "prepared")
 	c.beginExam(now)
+	c.flushPresence()
 	c.enterNode(c.exam.EntryNode, "", "")
 	return c.sinkErr
 }
@@ -295,13 +299,18 @@ func (c *Controller) emit(p Payload) {
 }
 
 func (c *Controller) setState(next ExamState, reason string) bool {
+	return c.setStateBy(next, reason, nil)
+}
+
+// setStateBy is setState recording who caused the change (pause and resume).
+func (c *Controller) setStateBy(next ExamState, reason string, by *Actor) bool {
 	if !c.state.CanTransition(next) {
 		c.log.Warn("refused state transition", "from", c.state, "to", next)
 		return false
 	}
 	prev := c.state
 	c.state = next
-	p := &ExamStatePayload{State: next, Previous: prev, Reason: reason, TotalTimeBudgetSec: c.exam.TotalTimeBudgetSec}
+	p := &ExamStatePayload{State: next, Previous: prev, Reason: reason, TotalTimeBudgetSec: c.exam.TotalTimeBudgetSec, By: by}
 	if prev == StateCreated {
 		p.Nodes = make([]string, len(c.exam.Nodes))
 		for i := range c.exam.Nodes {
@@ -475,17 +484,19 @@ func (c *Controller) finish(state ExamState, reason string) {
 	c.queued = nil
 }
 
-func (c *Controller) pauseExam(reason string, byExaminer bool) bool {
-	c.pausedByExam = byExaminer
+func (c *Controller) pauseExam(reason string, by Actor) bool {
+	c.pausedByExam = by.Kind == ActorExaminer
+	c.presence.pausedBy = by
 	c.stopClocks(c.clock.Now())
-	return c.setState(StatePaused, reason)
+	return c.setStateBy(StatePaused, reason, &by)
 }
 
-func (c *Controller) resumeExam(reason string) bool {
+func (c *Controller) resumeExam(reason string, by Actor) bool {
 	if c.state != StatePaused {
 		return false
 	}
 	// Timers first, so the emitted deadlines are the moved ones.
 	c.startClocks(c.clock.Now())
-	return c.setState(StateInProgress, reason)
+	c.presence.pausedBy = Actor{}
+	return c.setStateBy(StateInProgress, reason, &by)
 }

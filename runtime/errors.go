@@ -28,3 +28,6 @@ var (
 	ErrInvalidEnv         = errors.New("runtime: invalid environment setting")
 	ErrUnknownValue       = errors.New("runtime: unknown value")
 )
+
+// ErrInvalidPresence is returned for a presence change without a candidate identity.
+var ErrInvalidPresence = errors.New("runtime: invalid candidate presence")

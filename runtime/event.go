@@ -103,6 +103,8 @@ func (e Event) Decode() (Payload, error) {
 		p = &ExaminerSwitchedPayload{}
 	case EventSpecReload:
 		p = &SpecReloadPayload{}
+	case EventCandidatePresence:
+		p = &CandidatePresencePayload{}
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e.Event)
 	}

@@ -17,6 +17,9 @@ type ExamStatePayload struct {
 	// there is none or while paused.
 	DeadlineAt     string `json:"deadlineAt,omitempty"`
 	ExamDeadlineAt string `json:"examDeadlineAt,omitempty"`
+	// By says who paused or resumed the exam (payloads_presence.go); nil on other changes and in
+	// sessions recorded before it existed.
+	By *Actor `json:"by,omitempty"`
 }
 
 // Progress is a node's position in the exam.

@@ -33,6 +33,7 @@ func (c *Controller) restore(events []Event) error {
 			return fmt.Errorf("%w: seq %d (%s): %w", ErrResume, ev.Seq, ev.Event, err)
 		}
 		c.replayFailover(p)
+		c.replayPresence(ev, p)
 		c.seq = ev.Seq
 		lastTs = ev.Timestamp
 	}
@@ -64,6 +65,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		case p.State == StatePaused || p.State.Terminal():
 			c.stopClocks(ts)
 			c.pausedByExam = p.State == StatePaused && !p.PausedByCandidate()
+			c.replayPause(p)
 		}
 		c.state = p.State
 	case *NodeExitPayload:

@@ -76,6 +76,7 @@ func (c *Controller) takeTurn(t Turn, wallStart time.Time) (examinerCall, error)
 	if c.state == StatePaused && c.pausedByExam {
 		return examinerCall{}, ErrPaused
 	}
+	c.resumeOnAnswer() // presence.go
 	text := strings.TrimSpace(t.Text)
 	segPayload, seg := c.recordCandidateTurn(&t, text)
 	switch {
@@ -121,7 +122,7 @@ func (c *Controller) recordCandidateTurn(t *Turn, text string) (TranscriptSegmen
 // candidateReturned resumes an exam the candidate paused: any turn brings them back to the
 // question. Caller holds mu.
 func (c *Controller) candidateReturned(text string, d time.Duration) {
-	c.resumeExam("candidate returned")
+	c.resumeExam("candidate returned", Actor{Kind: ActorCandidate})
 	c.ctxm.record(candidateMessage(text, d))
 	c.speak("Welcome back. "+c.lastQuestion, SpokenCommand, false)
 }

@@ -145,6 +145,7 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 				mdCell(a.Mode.String()), mdCell(a.Sender), mdCell(a.Status.String()), mdCell(a.Text))
 		}
 	}
+	writePresence(&b, sum)
 	if len(sum.Recoveries) > 0 || len(sum.Errors) > 0 {
 		b.WriteString("\n## Recoveries and errors\n\n")
 		for _, r := range sum.Recoveries {

@@ -21,6 +21,7 @@ type Summary struct {
 	Admin       []AdminRecord
 	Recoveries  []RecoveryRecord
 	Errors      []ErrorRecord
+	Presence    []PresenceRecord // the candidate joining, leaving, rejoining; pauses and resumes (presence.go)
 	TimeWarns   int
 	Beats       int
 	Turns       int // observations
@@ -159,6 +160,9 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 		p, err := ev.Decode()
 		if err != nil {
 			return nil, fmt.Errorf("summarize %s: %w", sess.ID, err)
+		}
+		if r, ok := presenceRecord(ev, p); ok {
+			sum.Presence = append(sum.Presence, r)
 		}
 		switch p := p.(type) {
 		case *runtime.ExamStatePayload:

@@ -235,6 +235,8 @@ func (m *Model) applyEvent(ev runtime.Event) {
 		m.state = v.State
 	case *runtime.SystemErrorPayload:
 		m.setNotice(fmt.Sprintf("system error %s: %s", v.Code, oneLine(v.Message)), true)
+	case *runtime.CandidatePresencePayload:
+		m.setNotice(v.Summary(), v.Status == runtime.PresenceLeft)
 	case *runtime.ExaminerSwitchedPayload:
 		m.setNotice(examinerSwitchedText(v), true)
 		if v.To != "" && !m.info.Observer {

@@ -43,6 +43,8 @@ type timersPane struct {
 
 	nodeWarning, examWarning string
 	offset                   int // lines scrolled down from the top
+
+	presence presenceView // the candidate in a room, who paused (presence.go)
 }
 
 func newTimersPane(st *Styles, now func() time.Time) *timersPane {
@@ -71,6 +73,7 @@ func parseTime(s string) time.Time {
 
 func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 	ts := ev.Timestamp
+	p.presence.apply(ev, pl)
 	switch v := pl.(type) {
 	case *runtime.ExamStatePayload:
 		if len(v.Nodes) > 0 {
@@ -250,11 +253,20 @@ func (p *timersPane) limit(used, maxN int) string {
 // lines renders the pane's content, most important first, so a short pane keeps the top.
 func (p *timersPane) lines(width int, now time.Time) []string {
 	st := p.st
-	out := []string{st.StatusKey.Render("State ") + p.stateStyle()}
+	state := p.stateStyle()
+	if p.state == runtime.StatePaused && p.presence.paused != "" {
+		state = st.Warn.Render(p.presence.paused) // who paused it
+	}
+	out := []string{st.StatusKey.Render("State ") + state}
 	if p.node != "" {
 		// The title's badge says "node i of N"; the line names the node, which a narrow pane
 		// would otherwise cut first.
 		out[0] += st.Muted.Render(" · ") + st.Current.Render(p.node)
+	}
+	if s := p.presence.line(st, now); s != "" && !p.state.Terminal() {
+		// In a room, while the exam runs (a leave after the end is not recorded): next to the
+		// state, so a short pane keeps it.
+		out = append(out, s)
 	}
 	out = append(out,
 		p.gauge("Node", p.nodeElapsed(now), p.budget, width),

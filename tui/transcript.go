@@ -138,13 +138,17 @@ func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload) {
 		}
 	case *runtime.ExamStatePayload:
 		switch v.State {
-		case runtime.StatePaused, runtime.StateCompleted, runtime.StateAborted, runtime.StateExpired:
+		case runtime.StatePaused:
+			p.add(turn{kind: turnSystem, at: ev.Timestamp, text: pauseText(v)}, width)
+		case runtime.StateCompleted, runtime.StateAborted, runtime.StateExpired:
 			p.add(turn{kind: turnSystem, at: ev.Timestamp, text: "exam " + v.State.String()}, width)
 		case runtime.StateInProgress:
 			if v.Previous == runtime.StatePaused {
-				p.add(turn{kind: turnSystem, at: ev.Timestamp, text: "exam resumed"}, width)
+				p.add(turn{kind: turnSystem, at: ev.Timestamp, text: pauseText(v)}, width)
 			}
 		}
+	case *runtime.CandidatePresencePayload:
+		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: cleanText(v.Summary())}, width)
 	case *runtime.SystemErrorPayload:
 		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: fmt.Sprintf("error %s: %s", v.Code, oneLine(v.Message))}, width)
 	case *runtime.ExaminerSwitchedPayload:

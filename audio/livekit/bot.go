@@ -18,6 +18,12 @@ type Controller interface {
 	Control(ctx context.Context, a runtime.ControlAction, sender string) error
 }
 
+// presenceRecorder is implemented by controllers that record the candidate joining, leaving and
+// rejoining the room (runtime.Controller.CandidatePresence).
+type presenceRecorder interface {
+	CandidatePresence(ctx context.Context, p runtime.Presence) error
+}
+
 // speechDoner is implemented by controllers that want to know when the examiner's speech has
 // finished playing (runtime.Controller.SpeechDone).
 type speechDoner interface{ SpeechDone() }
@@ -74,7 +80,7 @@ func NewBot(room *Room, ctrl Controller, opts ...BotOption) (*Bot, error) {
 	for _, o := range opts {
 		o(b)
 	}
-	room.SetHandlers(Handlers{CandidateText: b.onText, ExaminerCommand: b.onCommand})
+	room.SetHandlers(Handlers{CandidateText: b.onText, ExaminerCommand: b.onCommand, Presence: b.onPresence})
 	b.wg.Add(2)
 	go func() { defer b.wg.Done(); b.runAudio(ctx) }()
 	go func() { defer b.wg.Done(); b.runSpeech(ctx) }()
@@ -110,6 +116,16 @@ func (b *Bot) onText(m CandidateText) {
 	if err != nil {
 		b.log.Warn("typed answer not accepted", "from", m.Sender, "err", err)
 		b.room.ReportError(runtime.CodeCandidateInputFailed, fmt.Sprintf("typed answer from %s not accepted: %v", m.Sender, err))
+	}
+}
+
+func (b *Bot) onPresence(p CandidatePresence) {
+	pr, ok := b.ctrl.(presenceRecorder)
+	if !ok {
+		return
+	}
+	if err := pr.CandidatePresence(b.ctx, runtime.Presence{Identity: p.Identity, Present: p.Present, Reason: p.Reason}); err != nil {
+		b.log.Warn("candidate presence not recorded", "identity", p.Identity, "present", p.Present, "err", err)
 	}
 }
 

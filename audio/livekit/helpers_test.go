@@ -45,6 +45,9 @@ func (w *testWriter) Write(p []byte) (int, error) {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(candidateProcessEnv) != "" {
+		os.Exit(runCandidateProcess()) // presence_test.go: a candidate to kill
+	}
 	// The SDK's process-wide logger (WebRTC internals) outlives any one test.
 	livekit.SetSDKLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	os.Exit(m.Run())
@@ -175,6 +178,8 @@ func sampleEvents(t testing.TB) []runtime.Event {
 			Coverage: map[string]float64{"scenario-hotel-breakfast": 0.5}},
 		&runtime.SpecReloadPayload{Status: runtime.ReloadRejected, Spec: "exam.yaml", NodeID: "scenario-hotel-breakfast",
 			Errors: []string{"exam.yaml:12:3: evidence signal \"proposes_options\" is not defined"}},
+		&runtime.CandidatePresencePayload{Status: runtime.PresenceLeft, Identity: "candidate-1", Reason: "connection lost",
+			NodeID: "scenario-hotel-breakfast"},
 	}
 	evs := make([]runtime.Event, len(payloads))
 	for i, p := range payloads {

@@ -43,6 +43,9 @@ type inbound struct {
 	command *ExaminerCommand
 	reject  *Rejection
 	unsure  *unsurePacket
+	// presence is a candidate arriving or leaving, queued with the messages so that a typed
+	// answer sent just before leaving is handled before the leave.
+	presence *CandidatePresence
 }
 
 // unsurePacket is a packet from a participant the bot has not been told about yet: a candidate

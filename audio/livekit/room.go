@@ -42,6 +42,8 @@ type Room struct {
 	closeOnce   sync.Once
 
 	roles *RoleBook
+	// presence follows the vouched candidates in the room (presence.go).
+	presence presenceTracker
 
 	stats roomStats
 }
@@ -105,6 +107,7 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 		close(r.handlersSet)
 	}
 	r.roles = NewRoleBook(r.untrusted)
+	r.presence.init()
 	r.voice = newVoice(o.speechRate, "examiner-voice", r.log)
 	r.conn = &connector{
 		url:        cfg.URL,
@@ -123,10 +126,11 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 		r.conn.close()
 		return nil, err
 	}
-	r.wg.Add(3)
+	r.wg.Add(4)
 	go func() { defer r.wg.Done(); r.conn.run(runCtx) }()
 	go func() { defer r.wg.Done(); r.sendLoop(runCtx) }()
 	go func() { defer r.wg.Done(); r.handleLoop(runCtx) }()
+	go func() { defer r.wg.Done(); r.watchPresence(runCtx) }()
 	return r, nil
 }
 
@@ -163,6 +167,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 		},
 		OnParticipantDisconnected: func(rp *lksdk.RemoteParticipant) {
 			r.log.Info("participant left", "identity", rp.Identity(), "role", r.roles.Role(rp).String())
+			r.presence.left(rp, r.conn.State() == StateConnected && r.roles.Role(rp) == RoleCandidate)
 			r.notifyChanged()
 		},
 		OnReconnected: func() {
@@ -315,6 +320,8 @@ type Handlers struct {
 	CandidateText   func(CandidateText)
 	ExaminerCommand func(ExaminerCommand)
 	Rejection       func(Rejection)
+	// Presence is told when a vouched candidate arrives or leaves (presence.go).
+	Presence func(CandidatePresence)
 }
 
 // SetHandlers installs the handlers, for a caller (such as Bot) that can only build them after
@@ -360,6 +367,10 @@ func (r *Room) handleLoop(ctx context.Context) {
 			r.log.Info("examiner command", "from", msg.command.Sender, "kind", msg.command.Kind.String())
 			if h.ExaminerCommand != nil {
 				h.ExaminerCommand(*msg.command)
+			}
+		case msg.presence != nil:
+			if h.Presence != nil {
+				h.Presence(*msg.presence)
 			}
 		case msg.reject != nil:
 			r.stats.rejected.Add(1)
@@ -445,6 +456,7 @@ func (r *Room) notifyChanged() {
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
+	r.presence.poke()
 }
 
 // Candidate returns the identity of the candidate in the room, or "" if none is.

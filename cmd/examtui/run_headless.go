@@ -461,6 +461,8 @@ func describeEvent(ev runtime.Event) string {
 		return fmt.Sprintf("%s: %s", p.Source, q(p.Text))
 	case *runtime.SystemErrorPayload:
 		return p.Code.String() + ": " + p.Message
+	case *runtime.CandidatePresencePayload:
+		return app.PresenceSummary(ev)
 	case *runtime.ExamCompletedPayload:
 		return fmt.Sprintf("%s after %s, visited %s", p.State, (time.Duration(p.DurationMs) * time.Millisecond).Round(time.Second),
 			strings.Join(p.NodesVisited, ", "))

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/logredact"
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
@@ -347,8 +348,12 @@ func printEvent(w io.Writer, ev runtime.Event, asJSON bool) error {
 	if ev.Seq == 0 {
 		seq = "--" // an out-of-band report from the bot, not in the journal
 	}
+	body := string(ev.Payload)
+	if s := app.PresenceSummary(ev); s != "" {
+		body = s // who joined, left, paused or resumed, in words
+	}
 	// JSON escapes control characters but not C1 controls or bidi overrides written as UTF-8.
-	line := fmt.Sprintf("%s %s %-20s %s", ev.Timestamp.Local().Format("15:04:05"), seq, ev.Event, ev.Payload)
+	line := fmt.Sprintf("%s %s %-20s %s", ev.Timestamp.Local().Format("15:04:05"), seq, ev.Event, body)
 	_, err := fmt.Fprintln(w, textsafe.Line(line))
 	return err
 }

@@ -1,0 +1,188 @@
+package livekit
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+)
+
+// CandidatePresence is a candidate arriving in or leaving the room. Only participants whose
+// candidate role the server vouches for (VouchedRole) are reported: a participant that gave
+// itself the role is never a candidate.
+type CandidatePresence struct {
+	Identity string
+	SID      string // the server's participant id of this connection
+	// Present is true when the candidate arrived, false when it left.
+	Present bool
+	// Reason says why it left, from the server's disconnect reason ("left the room",
+	// "connection lost", ...); empty on arrival.
+	Reason string
+}
+
+// presencePoll is how often the room re-reads who is there besides the SDK's callbacks: a
+// candidate who rejoins under the same identity before the server noticed the old connection
+// drop is only visible as a new participant id.
+const presencePoll = 500 * time.Millisecond
+
+// presenceGrace is how long after the bot (re)connects a candidate it cannot see is given to
+// come back before being reported gone: after a server restart everyone reconnects, the bot
+// not necessarily last. A leave the server announced is reported at once.
+const presenceGrace = 10 * time.Second
+
+// presenceTracker compares the vouched candidates in the room with those last reported, and
+// queues the differences for the handler goroutine (in order with the candidate's messages).
+type presenceTracker struct {
+	mu      sync.Mutex
+	known   map[string]string // identity → participant id of candidates reported present
+	reasons map[string]string // participant id → why it left, from the disconnect callback
+	kick    chan struct{}
+	gen     uint64    // the bot's connection seen up at the last reconciliation; 0 if it was not up
+	since   time.Time // since when it has been up
+}
+
+func (t *presenceTracker) init() {
+	t.known = map[string]string{}
+	t.reasons = map[string]string{}
+	t.kick = make(chan struct{}, 1)
+}
+
+// poke asks for a reconciliation soon, without blocking.
+func (t *presenceTracker) poke() {
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+// left records why a candidate left (from the SDK's disconnect callback); record is false for
+// other participants and while the bot itself is not connected. The SDK reports every
+// participant gone, with no reason, when the bot's own connection restarts: that is no news
+// about them.
+func (t *presenceTracker) left(rp *lksdk.RemoteParticipant, record bool) {
+	if rp == nil || !record || rp.DisconnectReason() == lkproto.DisconnectReason_UNKNOWN_REASON {
+		t.poke()
+		return
+	}
+	t.mu.Lock()
+	t.reasons[rp.SID()] = leaveReason(rp.DisconnectReason())
+	t.mu.Unlock()
+	t.poke()
+}
+
+// watchPresence reconciles the candidates' presence whenever participants change, and every
+// presencePoll, until ctx ends.
+func (r *Room) watchPresence(ctx context.Context) {
+	tick := time.NewTicker(presencePoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-r.presence.kick:
+		}
+		r.reconcilePresence()
+	}
+}
+
+// reconcilePresence reports candidates who left and arrived since the last call. It does nothing
+// while the bot itself is not connected: the SDK drops every participant when the bot's own
+// connection restarts, which is no news about the candidate. A candidate found missing once the
+// bot is back is reported as having left.
+func (r *Room) reconcilePresence() {
+	gen := r.conn.currentGen()
+	lk := r.conn.room()
+	if lk == nil || r.conn.State() != StateConnected {
+		r.presence.mu.Lock()
+		r.presence.gen = 0 // the grace starts again when the bot is back
+		r.presence.mu.Unlock()
+		return
+	}
+	current := map[string]string{}
+	for _, rp := range lk.GetRemoteParticipants() {
+		if r.roles.Role(rp) == RoleCandidate {
+			current[rp.Identity()] = rp.SID()
+		}
+	}
+	if r.conn.State() != StateConnected || r.conn.currentGen() != gen {
+		return // the connection changed while the participants were read
+	}
+	t := &r.presence
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.gen != gen { // a new connection, or the same one back from a restart
+		t.gen, t.since = gen, time.Now()
+	}
+	settled := time.Since(t.since) >= presenceGrace
+	var changes []CandidatePresence
+	for _, id := range sortedKeys(t.known) {
+		sid := t.known[id]
+		now, ok := current[id]
+		if ok && now == sid {
+			continue
+		}
+		reason, announced := t.reasons[sid]
+		switch {
+		case ok && !announced:
+			// Back under a new participant id without the bot seeing a leave (a server
+			// restart, the bot's own reconnection): the same stay in the room.
+			r.log.Info("candidate back under a new participant id", "identity", id, "sid", now, "previous", sid)
+			t.known[id] = now
+			continue
+		case !announced && !settled:
+			continue // the bot has just (re)connected: give them presenceGrace to show up
+		case !announced:
+			reason = "no longer in the room"
+		}
+		delete(t.reasons, sid)
+		delete(t.known, id)
+		changes = append(changes, CandidatePresence{Identity: id, SID: sid, Reason: reason})
+	}
+	for _, id := range sortedKeys(current) {
+		if _, ok := t.known[id]; ok {
+			continue
+		}
+		sid := current[id]
+		t.known[id] = sid
+		delete(t.reasons, sid)
+		changes = append(changes, CandidatePresence{Identity: id, SID: sid, Present: true})
+	}
+	for i := range changes {
+		c := changes[i]
+		r.log.Info("candidate presence", "identity", c.Identity, "sid", c.SID, "present", c.Present, "reason", c.Reason)
+		r.in.push(inbound{presence: &c})
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// leaveReason says in a few words why the server disconnected a participant.
+func leaveReason(r lkproto.DisconnectReason) string {
+	switch r {
+	case lkproto.DisconnectReason_CLIENT_INITIATED:
+		return "left the room"
+	case lkproto.DisconnectReason_DUPLICATE_IDENTITY:
+		return "replaced by a new connection"
+	case lkproto.DisconnectReason_PARTICIPANT_REMOVED, lkproto.DisconnectReason_USER_REJECTED:
+		return "removed from the room"
+	case lkproto.DisconnectReason_SERVER_SHUTDOWN, lkproto.DisconnectReason_ROOM_DELETED,
+		lkproto.DisconnectReason_ROOM_CLOSED, lkproto.DisconnectReason_MIGRATION:
+		return "the room server ended the connection"
+	case lkproto.DisconnectReason_SIGNAL_CLOSE, lkproto.DisconnectReason_CONNECTION_TIMEOUT,
+		lkproto.DisconnectReason_MEDIA_FAILURE, lkproto.DisconnectReason_STATE_MISMATCH,
+		lkproto.DisconnectReason_JOIN_FAILURE:
+		return "connection lost"
+	}
+	return "disconnected"
+}
