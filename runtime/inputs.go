@@ -81,10 +81,12 @@ const (
 	ControlSkip
 	ControlAdvance
 	ControlEnd
+	ControlPromote // run the oldest queued admin instruction now (PromoteQueued)
 )
 
 var controlNames = map[ControlAction]string{
 	ControlPause: "pause", ControlResume: "resume", ControlSkip: "skip", ControlAdvance: "advance", ControlEnd: "end",
+	ControlPromote: "promote",
 }
 
 func (a ControlAction) String() string {
@@ -94,7 +96,7 @@ func (a ControlAction) String() string {
 	return fmt.Sprintf("ControlAction(%d)", int(a))
 }
 
-// ParseControlAction parses "pause", "resume", "skip", "advance" or "end".
+// ParseControlAction parses "pause", "resume", "skip", "advance", "end" or "promote".
 func ParseControlAction(s string) (ControlAction, error) {
 	for a, n := range controlNames {
 		if n == s {

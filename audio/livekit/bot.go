@@ -126,7 +126,7 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 		var action runtime.ControlAction
 		action, err = runtime.ParseControlAction(c.Action.String())
 		if err == nil {
-			if c.Action == ControlPause || c.Action == ControlEnd || c.Action == ControlSkip || c.Action == ControlAdvance {
+			if c.Action == ControlPause || c.Action == ControlEnd || c.Action == ControlSkip || c.Action == ControlAdvance || c.Action == ControlPromote {
 				b.Interrupt()
 			}
 			err = b.ctrl.Control(b.ctx, action, c.Sender)

@@ -84,10 +84,11 @@ const (
 	ControlSkip
 	ControlAdvance
 	ControlEnd
+	ControlPromote // run the oldest queued instruction now, as an immediate one
 )
 
 // ControlActions lists every control action.
-var ControlActions = []ControlAction{ControlPause, ControlResume, ControlSkip, ControlAdvance, ControlEnd}
+var ControlActions = []ControlAction{ControlPause, ControlResume, ControlSkip, ControlAdvance, ControlEnd, ControlPromote}
 
 func (a ControlAction) String() string {
 	switch a {
@@ -101,6 +102,8 @@ func (a ControlAction) String() string {
 		return "advance"
 	case ControlEnd:
 		return "end"
+	case ControlPromote:
+		return "promote"
 	default:
 		return "unknown"
 	}
@@ -113,7 +116,7 @@ func ParseControlAction(s string) (ControlAction, error) {
 			return a, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: control action %q (want pause, resume, skip, advance or end)", ErrInvalidMessage, s)
+	return 0, fmt.Errorf("%w: control action %q (want pause, resume, skip, advance, end or promote)", ErrInvalidMessage, s)
 }
 
 // CommandKind says which of the examiner's messages a command is.

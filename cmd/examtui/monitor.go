@@ -243,7 +243,7 @@ func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monit
 func storeBackend(ctx context.Context, store *sessions.Store, id string) tui.Backend {
 	sender := "monitor:" + defaultExaminerIdentity()
 	send := func(c sessions.Command) error {
-		cctx, cancel := context.WithTimeout(ctx, backendTimeout)
+		cctx, cancel := context.WithTimeout(ctx, app.BackendTimeout)
 		defer cancel()
 		c.SessionID, c.Sender = id, sender
 		_, err := store.SendCommand(cctx, c)

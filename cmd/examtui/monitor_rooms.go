@@ -13,6 +13,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/tui"
@@ -171,7 +172,7 @@ func (w *roomWatcher) follow(ctx context.Context, info monitor.RoomInfo, out cha
 	go func() {
 		defer w.wg.Done()
 		ctx := fctx
-		events := orderEvents(ctx, c.Events(), gapWait)
+		events := app.OrderEvents(ctx, c.Events(), app.GapWait)
 		seen := map[string]bool{}
 		for {
 			select {
@@ -234,7 +235,7 @@ func (w *roomWatcher) backend(ctx context.Context, session string) (tui.Backend,
 	if c == nil {
 		return nil, false
 	}
-	return remoteBackend(ctx, c), true
+	return app.RemoteBackend(ctx, c), true
 }
 
 // history returns the events a room has shown of session (nil for a session seen in no room).

@@ -235,8 +235,6 @@ func (h *headless) dispatch(ctx context.Context, line string) error {
 		err = c.Control(context.Background(), in.Action, localSender())
 	case operator.KindAdmin:
 		err = c.Admin(context.Background(), runtime.AdminInstruction{Mode: in.Mode, Text: in.Text, Sender: localSender()})
-	case operator.KindPromote:
-		err = c.PromoteQueued(ctx)
 	}
 	switch {
 	case err == nil:

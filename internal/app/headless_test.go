@@ -50,6 +50,7 @@ func TestRunHeadless(t *testing.T) {
 		cancelAt string // cancel ctx once stdout holds this
 		code     int    // 0: completed
 		stderr   []string
+		stdout   []string
 	}{
 		{name: "completed", lines: demoAnswers, stderr: []string{"completed ("}},
 		{name: "ended by the operator", lines: append(demoAnswers[:1:1], "/end"), code: app.ExitEnded, stderr: []string{"ended aborted"}},
@@ -58,7 +59,8 @@ func TestRunHeadless(t *testing.T) {
 		{name: "interrupted", lines: demoAnswers[:1], cancelAt: "candidate:", code: app.ExitInterrupted,
 			stderr: []string{"interrupted: session", "--room r1 --headless)"}},
 		{name: "refusals go on", lines: append([]string{"/bogus", "/resume", "/promote", "/queue Ask about the budget.", "/promote"}, demoAnswers...),
-			stderr: []string{`unknown operator command: "/bogus"`, "/promote", "control refused", "promote refused", "completed ("}},
+			stderr: []string{`unknown operator command: "/bogus"`, "/promote", "control refused", "no queued admin instruction to promote", "completed ("},
+			stdout: []string{`queued promoted "Ask about the budget."`, `immediate applied "Ask about the budget."`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,6 +114,11 @@ func TestRunHeadless(t *testing.T) {
 			for _, want := range tc.stderr {
 				if !strings.Contains(msg, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, msg)
+				}
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out.String())
 				}
 			}
 			// Everything stored was printed, in order, one readable line per event.

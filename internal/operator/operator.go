@@ -20,9 +20,8 @@ type Kind int
 const (
 	KindNone    Kind = iota // a blank line: nothing to do
 	KindAnswer              // the candidate's answer (headless stdin only)
-	KindControl             // pause, resume, skip, advance, end
+	KindControl             // pause, resume, skip, advance, end, promote
 	KindAdmin               // an immediate or queued examiner instruction
-	KindPromote             // run the oldest queued instruction now
 )
 
 func (k Kind) String() string {
@@ -35,8 +34,6 @@ func (k Kind) String() string {
 		return "control"
 	case KindAdmin:
 		return "admin"
-	case KindPromote:
-		return "promote"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -94,7 +91,7 @@ var grammar = []command{
 		help: "immediate instruction: the examiner acts on it at once"},
 	{name: "queue", aliases: []string{"queued"}, arg: "TEXT", kind: KindAdmin, mode: runtime.AdminQueued,
 		help: "queued instruction, used at the next turn"},
-	{name: "promote", kind: KindPromote, help: "run the oldest queued instruction now, as an immediate one"},
+	{name: "promote", kind: KindControl, action: runtime.ControlPromote, help: "run the oldest queued instruction now, as an immediate one"},
 }
 
 // lookup finds a command by name or alias, ignoring case.
