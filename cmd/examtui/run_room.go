@@ -64,12 +64,12 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 		bargeIn = v.bargeIn
 	}
 	v = v.merged()
-	ep, err := endpointConfig(v.minDelay, v.maxDelay)
+	ep, err := app.EndpointConfig(v.minDelay, v.maxDelay)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
 	ep = app.SpecTurnTaking(ep, tt, v.minDelay > 0, v.maxDelay > 0) // the exam's policies.turnTaking
-	rec, status, err := newRecognizer(v.stt, v.sttModel, language, log)
+	rec, status, err := app.NewRecognizer(v.stt, v.sttModel, language, log)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -77,7 +77,7 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 		log.Warn("room: the candidate's speech is not recognised", "why", status)
 		speechNote = fmt.Sprintf("the candidate's speech will not be understood (%s): they can only type their answers", status)
 	}
-	synth, err = newSynthesizer(v.tts, v.voice, log)
+	synth, err = app.NewSynthesizer(v.tts, v.voice, globals.config.OpenAI.TTSModel, log)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
