@@ -112,7 +112,8 @@ func adminSpokenText(reply *ExaminerReply, err error) (string, error) {
 }
 
 // Control applies an examiner's control action: pause, resume, skip (regardless of the
-// candidate skip policy), advance (admin_advance) or end (aborted). It does not wait for a turn
+// candidate skip policy), advance (admin_advance), end (aborted) or promote (PromoteQueued,
+// so every command channel that carries controls can promote). It does not wait for a turn
 // in flight: that turn's observation is discarded if the node changes under it.
 func (c *Controller) Control(ctx context.Context, a ControlAction, sender string) error {
 	if err := ctx.Err(); err != nil {
@@ -120,6 +121,9 @@ func (c *Controller) Control(ctx context.Context, a ControlAction, sender string
 	}
 	if !a.Valid() {
 		return fmt.Errorf("%w: %d", ErrInvalidControl, int(a))
+	}
+	if a == ControlPromote {
+		return c.PromoteQueued(ctx)
 	}
 	if sender == "" {
 		sender = "examiner"

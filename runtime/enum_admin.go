@@ -82,13 +82,15 @@ const (
 	ControlSkip
 	ControlAdvance
 	ControlEnd
+	ControlPromote // run the oldest queued admin instruction now (PromoteQueued)
 )
 
 // ControlActions lists every control action.
-var ControlActions = []ControlAction{ControlPause, ControlResume, ControlSkip, ControlAdvance, ControlEnd}
+var ControlActions = []ControlAction{ControlPause, ControlResume, ControlSkip, ControlAdvance, ControlEnd, ControlPromote}
 
 var controlNames = map[ControlAction]string{
 	ControlPause: "pause", ControlResume: "resume", ControlSkip: "skip", ControlAdvance: "advance", ControlEnd: "end",
+	ControlPromote: "promote",
 }
 
 func (a ControlAction) String() string {
@@ -104,14 +106,14 @@ func (a ControlAction) String() string {
 // Valid reports whether a is a known control action.
 func (a ControlAction) Valid() bool { _, ok := controlNames[a]; return ok }
 
-// ParseControlAction parses "pause", "resume", "skip", "advance" or "end".
+// ParseControlAction parses "pause", "resume", "skip", "advance", "end" or "promote".
 func ParseControlAction(s string) (ControlAction, error) {
 	for _, a := range ControlActions {
 		if controlNames[a] == s {
 			return a, nil
 		}
 	}
-	return ControlUnknown, fmt.Errorf("%w: control action %q (want pause, resume, skip, advance or end)", ErrInvalidControl, s)
+	return ControlUnknown, fmt.Errorf("%w: control action %q (want pause, resume, skip, advance, end or promote)", ErrInvalidControl, s)
 }
 
 // MarshalText encodes the action as its name, so it is never written as a number.

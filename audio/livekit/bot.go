@@ -142,7 +142,7 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 		var action runtime.ControlAction
 		action, err = runtime.ParseControlAction(c.Action.String())
 		if err == nil {
-			if c.Action == runtime.ControlPause || c.Action == runtime.ControlEnd || c.Action == runtime.ControlSkip || c.Action == runtime.ControlAdvance {
+			if c.Action == runtime.ControlPause || c.Action == runtime.ControlEnd || c.Action == runtime.ControlSkip || c.Action == runtime.ControlAdvance || c.Action == runtime.ControlPromote {
 				b.Interrupt()
 			}
 			err = b.ctrl.Control(b.ctx, action, c.Sender)

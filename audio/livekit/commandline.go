@@ -3,7 +3,6 @@ package livekit
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/examtui/examtui/runtime"
 )
@@ -12,43 +11,6 @@ import (
 type CommandSender interface {
 	SendAdmin(ctx context.Context, mode runtime.AdminMode, text string) error
 	SendControl(ctx context.Context, action runtime.ControlAction) error
-}
-
-// CommandLineHelp describes the syntax ParseCommandLine accepts.
-const CommandLineHelp = `pause | resume | skip | advance | end
-now <instruction>     admin instruction, applied at once (interrupts the examiner)
-queue <instruction>   admin instruction, consumed at the next turn
-(a leading "/" is allowed)`
-
-// ParseCommandLine parses one line an examiner typed into a command.
-func ParseCommandLine(line string) (ExaminerCommand, error) {
-	line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "/"))
-	word, rest, _ := strings.Cut(line, " ")
-	rest = strings.TrimSpace(rest)
-	switch strings.ToLower(word) {
-	case "now", "immediate":
-		return adminLine(runtime.AdminImmediate, rest)
-	case "queue", "queued":
-		return adminLine(runtime.AdminQueued, rest)
-	case "":
-		return ExaminerCommand{}, fmt.Errorf("%w: empty command", ErrInvalidMessage)
-	}
-	action, err := runtime.ParseControlAction(strings.ToLower(word))
-	if err != nil {
-		return ExaminerCommand{}, fmt.Errorf("%w: unknown command %q", ErrInvalidMessage, word)
-	}
-	if rest != "" {
-		return ExaminerCommand{}, fmt.Errorf("%w: %s takes no argument", ErrInvalidMessage, action)
-	}
-	return ExaminerCommand{Kind: CommandControl, Action: action}, nil
-}
-
-func adminLine(mode runtime.AdminMode, text string) (ExaminerCommand, error) {
-	t, err := checkText("instruction", &text, MaxAdminTextLen)
-	if err != nil {
-		return ExaminerCommand{}, err
-	}
-	return ExaminerCommand{Kind: CommandAdmin, Mode: mode, Text: t}, nil
 }
 
 // Send sends the command through s.

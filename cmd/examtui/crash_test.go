@@ -457,7 +457,7 @@ func crashIteration(t *testing.T, bin, dir string, plan killPlan) iterationResul
 // after the end. It returns the id, or "" when the process died before creating one.
 func sessionAfterKill(t *testing.T, bin, dir string, printed []runtime.Event) (id string, interrupted bool) {
 	t.Helper()
-	var rows []sessionJSON
+	var rows []sessions.ListRow
 	// A PostgreSQL server drops a killed owner's lease when it sees the connection close,
 	// a moment after the process is reaped: a session still listed running is listed again.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {

@@ -183,7 +183,7 @@ func TestWatchCommandJSON(t *testing.T) {
 	if len(seqs) != 3 || seqs[0] != 1 || seqs[1] != 2 || seqs[2] != 3 {
 		t.Fatalf("watch printed seqs %v, want [1 2 3]:\n%s", seqs, out)
 	}
-	if !strings.Contains(errOut, "unknown command") {
+	if !strings.Contains(errOut, "unknown operator command") {
 		t.Errorf("the bogus command was not reported: %q", errOut)
 	}
 }

@@ -133,12 +133,12 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		monitor.Follow(ctx, store, monitor.FollowOptions{Interval: o.interval, Logger: log}, updates)
 	}()
 	rooms := newRoomWatcher(log)
-	roomMsgs := make(chan roomMsg, 16)
+	roomMsgs := make(chan app.RoomMsg, 16)
 	if rooms != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rooms.run(ctx, roomMsgs)
+			rooms.Run(ctx, roomMsgs)
 		}()
 	}
 	defer wg.Wait()
@@ -152,17 +152,17 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 			// A room exam whose bot writes to another store: its history is what the room showed.
 			evs, err := store.LoadEvents(ctx, id)
 			if err == nil && len(evs) == 0 {
-				return rooms.history(id), nil
+				return rooms.History(id), nil
 			}
 			return evs, err
 		}),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
 			// An exam in a room is controlled over the room's examiner-commands topic; any
 			// other through the store's command channel.
-			if b, ok := rooms.backend(ctx, r.SessionID); ok {
+			if b, ok := rooms.Backend(ctx, r.SessionID); ok {
 				return b, nil
 			}
-			return storeBackend(ctx, store, r.SessionID), nil
+			return app.StoreBackend(ctx, store, r.SessionID, "monitor:"+defaultExaminerIdentity()), nil
 		}),
 		controlroom.WithReadOnly(o.readOnly), controlroom.WithQuiet(o.quiet),
 		controlroom.WithStoreLabel(label), controlroom.WithLogger(log),
@@ -182,10 +182,10 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 				}
 				p.Send(controlroom.UpdateMsg(u))
 			case rm := <-roomMsgs:
-				if rm.session != "" {
-					p.Send(controlroom.RoomsMsg{rm.session: rm.room})
+				if rm.Session != "" {
+					p.Send(controlroom.RoomsMsg{rm.Session: rm.Room})
 				} else {
-					p.Send(controlroom.UpdateMsg(rm.update))
+					p.Send(controlroom.UpdateMsg(rm.Update))
 				}
 			}
 		}
@@ -199,7 +199,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 }
 
 // monitorJSON prints one line per alert as it is raised, until ctx ends.
-func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monitor.Update, rooms <-chan roomMsg, w io.Writer) error {
+func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monitor.Update, rooms <-chan app.RoomMsg, w io.Writer) error {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	enc := json.NewEncoder(w)
@@ -227,37 +227,13 @@ func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monit
 				return err
 			}
 		case rm := <-rooms:
-			if rm.session != "" {
-				board.SetRoom(rm.session, rm.room)
+			if rm.Session != "" {
+				board.SetRoom(rm.Session, rm.Room)
 				continue
 			}
-			if err := emit(board.ApplyUpdate(rm.update)); err != nil {
+			if err := emit(board.ApplyUpdate(rm.Update)); err != nil {
 				return err
 			}
 		}
-	}
-}
-
-// storeBackend controls an exam through the store's command channel: the process running the
-// exam takes the commands and applies them as from this examiner.
-func storeBackend(ctx context.Context, store *sessions.Store, id string) tui.Backend {
-	sender := "monitor:" + defaultExaminerIdentity()
-	send := func(c sessions.Command) error {
-		cctx, cancel := context.WithTimeout(ctx, backendTimeout)
-		defer cancel()
-		c.SessionID, c.Sender = id, sender
-		_, err := store.SendCommand(cctx, c)
-		return err
-	}
-	return tui.BackendFuncs{
-		ControlFunc: func(action runtime.ControlAction) error {
-			if !action.Valid() {
-				return fmt.Errorf("%w: %v", runtime.ErrInvalidControl, action)
-			}
-			return send(sessions.Command{Kind: sessions.CommandControl, Action: action.String()})
-		},
-		AdminFunc: func(mode runtime.AdminMode, text string) error {
-			return send(sessions.Command{Kind: sessions.CommandAdmin, Action: mode.String(), Text: text})
-		},
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
@@ -172,7 +173,9 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 	}
 	m, err := controlroom.New(board, controlroom.WithLoader(store.LoadEvents), controlroom.WithNoColor(true),
 		controlroom.WithQuiet(true), controlroom.WithTickInterval(0),
-		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) { return storeBackend(ctx, store, r.SessionID), nil }))
+		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
+			return app.StoreBackend(ctx, store, r.SessionID, "monitor:"+defaultExaminerIdentity()), nil
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}

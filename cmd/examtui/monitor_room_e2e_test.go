@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
@@ -129,9 +130,9 @@ func TestMonitorRoomExam(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := controlroom.New(board, controlroom.WithNoColor(true), controlroom.WithQuiet(true), controlroom.WithTickInterval(0),
-		controlroom.WithLoader(func(_ context.Context, id string) ([]runtime.Event, error) { return rw.history(id), nil }),
+		controlroom.WithLoader(func(_ context.Context, id string) ([]runtime.Event, error) { return rw.History(id), nil }),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
-			b, ok := rw.backend(ctx, r.SessionID)
+			b, ok := rw.Backend(ctx, r.SessionID)
 			if !ok {
 				t.Errorf("no room backend for %s", r.SessionID)
 			}
@@ -142,11 +143,11 @@ func TestMonitorRoomExam(t *testing.T) {
 	}
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	msgs := make(chan roomMsg, 16)
+	msgs := make(chan app.RoomMsg, 16)
 	rctx, rcancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); rw.run(rctx, msgs) }()
+	go func() { defer wg.Done(); rw.Run(rctx, msgs) }()
 	go func() {
 		defer wg.Done()
 		for {
@@ -154,10 +155,10 @@ func TestMonitorRoomExam(t *testing.T) {
 			case <-rctx.Done():
 				return
 			case rm := <-msgs:
-				if rm.session != "" {
-					tm.Send(controlroom.RoomsMsg{rm.session: rm.room})
+				if rm.Session != "" {
+					tm.Send(controlroom.RoomsMsg{rm.Session: rm.Room})
 				} else {
-					tm.Send(controlroom.UpdateMsg(rm.update))
+					tm.Send(controlroom.UpdateMsg(rm.Update))
 				}
 			}
 		}

@@ -99,14 +99,19 @@ func (f *presenceFeed) summary(line string) string {
 		}
 		return app.PresenceSummary(ev)
 	}
-	// "15:04:05 #7 candidate_presence   candidate candidate-1 joined"
+	// "   7 15:04:05.000 candidate_presence   candidate candidate-1 joined",
+	// "   9 15:04:06.000 exam_state           in_progress → paused: candidate left"
 	fields := strings.Fields(line)
 	if len(fields) < 4 || (fields[2] != string(runtime.EventCandidatePresence) && fields[2] != string(runtime.EventExamState)) {
 		return ""
 	}
 	rest := strings.TrimSpace(strings.SplitN(line, fields[2], 2)[1])
-	if strings.HasPrefix(rest, "{") {
-		return "" // an exam_state that is not a pause or a resume
+	if fields[2] == string(runtime.EventExamState) {
+		_, after, ok := strings.Cut(rest, " → ")
+		if !ok || !(strings.HasPrefix(after, "paused") || strings.HasPrefix(after, "resumed")) {
+			return "" // an exam_state that is not a pause or a resume
+		}
+		return after
 	}
 	return rest
 }

@@ -277,7 +277,7 @@ func TestOrderEvents(t *testing.T) {
 			for _, s := range tc.in {
 				in <- ev(s)
 			}
-			out := orderEvents(ctx, in, 100*time.Millisecond)
+			out := app.OrderEvents(ctx, in, 100*time.Millisecond)
 			var got []int64
 			timeout := time.After(5 * time.Second)
 			for len(got) < len(tc.want) {
@@ -336,7 +336,7 @@ func TestWatchConsoleBackend(t *testing.T) {
 	for !hasParticipant(rb.Room, "examiner-console") {
 		time.Sleep(20 * time.Millisecond)
 	}
-	b := remoteBackend(ctx, c)
+	b := app.RemoteBackend(ctx, c)
 	state := func() runtime.ExamState { return x.Controller.Snapshot().State }
 	steps := []struct {
 		name string

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -65,12 +64,12 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 		bargeIn = v.bargeIn
 	}
 	v = v.merged()
-	ep, err := endpointConfig(v.minDelay, v.maxDelay)
+	ep, err := app.EndpointConfig(v.minDelay, v.maxDelay)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
 	ep = app.SpecTurnTaking(ep, tt, v.minDelay > 0, v.maxDelay > 0) // the exam's policies.turnTaking
-	rec, status, err := newRecognizer(v.stt, v.sttModel, language, log)
+	rec, status, err := app.NewRecognizer(v.stt, v.sttModel, language, log)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -78,7 +77,7 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 		log.Warn("room: the candidate's speech is not recognised", "why", status)
 		speechNote = fmt.Sprintf("the candidate's speech will not be understood (%s): they can only type their answers", status)
 	}
-	synth, err = newSynthesizer(v.tts, v.voice, log)
+	synth, err = app.NewSynthesizer(v.tts, v.voice, globals.config.OpenAI.TTSModel, log)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -136,62 +135,20 @@ type roomRun struct {
 	speechNote string
 }
 
-// startWhenCandidate starts the exam once a candidate is in the room. A resumed session that
-// had started goes on at once: its candidate is expected back.
-func (r *roomRun) startWhenCandidate(ctx context.Context) error {
-	if r.x.Controller.Snapshot().State == runtime.StateCreated {
-		r.log.Info("waiting for the candidate", "room", r.room, "session", r.x.SessionID)
-		id, err := r.rb.WaitCandidate(ctx)
-		if err != nil {
-			return err
-		}
-		r.log.Info("candidate arrived", "identity", id)
-		// The session was created when the bot joined: its exam starts now, with this
-		// candidate, so lists do not count the wait or show no one.
-		if r.x.Store != nil {
-			if err := r.x.Store.MarkStarted(ctx, r.x.SessionID, time.Now(), id); err != nil {
-				r.log.Warn("record the room exam's start", "err", err)
-			}
-		}
-	}
-	if err := r.x.Start(ctx); err != nil {
-		return fmt.Errorf("start exam: %w", err)
-	}
-	r.log.Info("room exam started", "session", r.x.SessionID, "exam", r.x.Spec.ID, "examiner", r.x.Examiner, "room", r.room)
-	return nil
-}
-
-// closingSpeech bounds how long a finished exam's bot stays to say its last lines.
-const closingSpeech = 30 * time.Second
-
-// finish lets the examiner of an exam that has ended finish speaking, closes the exam (so its last events reach the
-// room) and then leaves the room.
-func (r *roomRun) finish() error {
-	if r.x.Controller.Snapshot().State.Terminal() {
-		ctx, cancel := context.WithTimeout(context.Background(), closingSpeech)
-		if err := r.rb.Bot.WaitIdle(ctx); err != nil {
-			r.log.Warn("room: leaving before the examiner finished speaking", "err", err)
-		}
-		cancel()
-	}
-	err := r.x.Close()
-	return errors.Join(err, r.rb.Close())
-}
-
 func (r *roomRun) console(ctx context.Context, dataDir string) error {
 	m, err := tui.New(tui.Info{
 		Title: r.x.Spec.Title, Examiner: r.x.Examiner, Input: runtime.SourceRoom, SessionID: r.x.SessionID,
 		Notice: r.speechNote,
 	}, r.x, append(graphOption(r.x.Spec), tui.WithSTTMinConfidence(r.x.Spec.Policies.STTMinConfidence), tui.WithLogger(r.log))...)
 	if err != nil {
-		r.finish()
+		r.x.CloseRoom(r.rb)
 		return err
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	started := make(chan error, 1)
 	go func() {
-		err := r.startWhenCandidate(cctx)
+		err := r.x.StartWhenCandidate(cctx, r.rb)
 		if err != nil && cctx.Err() == nil {
 			r.log.Error("room exam did not start", "err", err)
 			cancel() // the console would wait for nothing
@@ -201,7 +158,7 @@ func (r *roomRun) console(ctx context.Context, dataDir string) error {
 	err = tui.Run(cctx, m, r.x.Events())
 	cancel()
 	startErr := <-started
-	if ferr := r.finish(); err == nil {
+	if ferr := r.x.CloseRoom(r.rb); err == nil {
 		err = ferr
 	}
 	if err == nil && startErr != nil && !errors.Is(startErr, context.Canceled) && !errors.Is(startErr, livekit.ErrCandidateMissing) {
@@ -213,60 +170,13 @@ func (r *roomRun) console(ctx context.Context, dataDir string) error {
 	return err
 }
 
-// headless prints every committed event to w until the exam ends or ctx is cancelled; logs
-// go to the log file.
+// headless runs the room's exam with no console (app.Exam.RunRoomHeadless); logs go to the
+// log file.
 func (r *roomRun) headless(ctx context.Context, w io.Writer, asJSON bool) error {
-	printer := newEventPrinter(w, asJSON)
-	printed := make(chan error, 1)
-	go func() { printed <- printer.run(r.x.Events()) }()
 	fmt.Fprintf(r.errw, "examtui: exam bot in room %q at %s (session %s); waiting for the candidate\n", r.room, r.url, r.x.SessionID)
 	if r.speechNote != "" {
 		fmt.Fprintf(r.errw, "examtui: %s\n", textsafe.Line(r.speechNote))
 	}
-
-	interrupted := false
-	runErr := r.startWhenCandidate(ctx)
-	if runErr != nil && ctx.Err() != nil {
-		runErr, interrupted = nil, true
-	}
-	if runErr == nil && !interrupted {
-		select {
-		case <-ctx.Done():
-			interrupted = true
-		case <-printer.ended:
-		case <-printer.failed:
-			interrupted = true
-		}
-	}
-	dctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	if r.x.Journal != nil {
-		if err := r.x.Journal.Flush(dctx); err != nil {
-			r.log.Warn("room: flush journal", "err", err)
-		}
-	}
-	if err := printer.waitFor(dctx, r.x.Controller.Snapshot().Seq); err != nil {
-		r.log.Warn("room: not every event was printed", "err", err)
-	}
-	cancel()
-	closeErr := r.finish()
-	if err := <-printed; err != nil && runErr == nil {
-		runErr = err
-	}
-	if runErr == nil {
-		runErr = closeErr
-	}
-	if runErr != nil {
-		return runErr
-	}
-	snap := r.x.Controller.Snapshot()
-	switch {
-	case interrupted || !snap.State.Terminal():
-		return &exitError{code: exitHeadlessInterrupted, msg: fmt.Sprintf(
-			"interrupted: session %s kept at seq %d (continue with: examtui run --resume %s --room %s --headless)",
-			r.x.SessionID, snap.Seq, r.x.SessionID, r.room)}
-	case snap.State != runtime.StateCompleted:
-		return &exitError{code: exitHeadlessEnded, msg: fmt.Sprintf("session %s ended %s", r.x.SessionID, snap.State)}
-	}
-	fmt.Fprintf(r.errw, "session %s completed (%d events)\n", r.x.SessionID, snap.Seq)
-	return nil
+	return headlessExit(r.x.RunRoomHeadless(ctx, r.rb, app.HeadlessConfig{
+		Out: w, Err: r.errw, JSON: asJSON, Log: r.log, ResumeFlags: "--room " + r.room}))
 }

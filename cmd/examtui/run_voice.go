@@ -15,17 +15,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/app"
-	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/tui"
-)
-
-// Speech provider choices of the local voice path.
-const (
-	speechAuto   = "auto"
-	speechOpenAI = "openai"
-	speechEspeak = "espeak"
-	speechSphinx = "sphinx"
-	speechNone   = "none"
 )
 
 // voiceOptions are the local voice flags of `examtui run`; each overrides its field of the
@@ -91,102 +81,6 @@ func (v voiceOptions) merged() voiceOptions {
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// endpointConfig is the default endpointing with the two LiveKit delays set; a short minimum
-// delay shortens the VAD's hangover with it (the endpoint is counted from the last speech).
-func endpointConfig(minDelay, maxDelay time.Duration) (audio.EndpointConfig, error) {
-	cfg := audio.DefaultEndpointConfig()
-	if minDelay > 0 {
-		cfg.MinEndpointingDelay = minDelay
-	}
-	if maxDelay > 0 {
-		cfg.MaxEndpointingDelay = maxDelay
-	}
-	if cfg.MinEndpointingDelay > audio.FrameDuration && cfg.VAD.Hangover >= cfg.MinEndpointingDelay {
-		cfg.VAD.Hangover = cfg.MinEndpointingDelay - audio.FrameDuration
-	}
-	if _, err := audio.NewEndpointer(cfg); err != nil {
-		return audio.EndpointConfig{}, fmt.Errorf("endpointing: %w", err)
-	}
-	return cfg, nil
-}
-
-// openAIEndpoint returns the OpenAI-compatible endpoint from OPENAI_BASE_URL / OPENAI_API_KEY
-// (or the config file), and whether one is configured.
-func openAIEndpoint() (baseURL, key string, ok bool) {
-	c, err := llm.ConfigFromEnv()
-	if errors.Is(err, llm.ErrNotConfigured) {
-		return "", "", false
-	}
-	base := c.BaseURL
-	if base == "" {
-		base = llm.DefaultBaseURL
-	}
-	return base, c.APIKey, true
-}
-
-// newRecognizer builds the live speech recogniser. A nil recogniser with a reason means typed
-// answers: pocketsphinx is accurate only on a fixed phrase grammar (examtui test --audio), so
-// live speech needs an OpenAI-compatible transcription endpoint.
-func newRecognizer(kind, model, language string, log *slog.Logger) (audio.Recognizer, string, error) {
-	base, key, configured := openAIEndpoint()
-	switch kind {
-	case "", speechAuto:
-		if !configured {
-			return nil, "no STT: typing", nil
-		}
-	case speechOpenAI:
-		if !configured {
-			return nil, "", errors.New("--stt openai: set OPENAI_BASE_URL (an OpenAI-compatible server with /v1/audio/transcriptions) and/or OPENAI_API_KEY")
-		}
-	case speechNone:
-		return nil, "STT off: typing", nil
-	default:
-		return nil, "", fmt.Errorf("--stt %q: want auto, openai or none (pocketsphinx only serves `examtui test --audio`)", kind)
-	}
-	opts := []audio.OpenAISTTOption{audio.WithSTTLogger(log)}
-	if model != "" {
-		opts = append(opts, audio.WithSTTModel(model))
-	}
-	if language != "" {
-		opts = append(opts, audio.WithSTTLanguage(language))
-	}
-	r, err := audio.NewOpenAIRecognizer(base, key, nil, opts...)
-	if err != nil {
-		return nil, "", err
-	}
-	return r, "", nil
-}
-
-// newSynthesizer builds the examiner's voice (nil for --tts none).
-func newSynthesizer(kind, voice string, log *slog.Logger) (audio.Synthesizer, error) {
-	base, key, configured := openAIEndpoint()
-	if kind == "" || kind == speechAuto {
-		kind = speechEspeak
-		if configured {
-			kind = speechOpenAI
-		}
-	}
-	switch kind {
-	case speechEspeak:
-		return audio.NewEspeak(audio.WithEspeakLogger(log))
-	case speechOpenAI:
-		if !configured {
-			return nil, errors.New("--tts openai: set OPENAI_BASE_URL (an OpenAI-compatible server with /v1/audio/speech) and/or OPENAI_API_KEY")
-		}
-		opts := []audio.OpenAITTSOption{audio.WithTTSLogger(log)}
-		if m := strings.TrimSpace(globals.config.OpenAI.TTSModel); m != "" {
-			opts = append(opts, audio.WithTTSModel(m))
-		}
-		if voice != "" {
-			opts = append(opts, audio.WithTTSVoice(voice))
-		}
-		return audio.NewOpenAISpeech(base, key, nil, opts...)
-	case speechNone:
-		return nil, nil
-	}
-	return nil, fmt.Errorf("--tts %q: want auto, espeak, openai or none", kind)
-}
-
 // localVoice is the running microphone and speaker path of a console exam.
 type localVoice interface {
 	TUIOptions() []tui.Option
@@ -201,15 +95,15 @@ func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string
 		return nil, nil
 	}
 	v = v.merged()
-	ep, err := endpointConfig(v.minDelay, v.maxDelay)
+	ep, err := app.EndpointConfig(v.minDelay, v.maxDelay)
 	if err != nil {
 		return nil, err
 	}
-	rec, status, err := newRecognizer(v.stt, v.sttModel, x.Spec.Language, log)
+	rec, status, err := app.NewRecognizer(v.stt, v.sttModel, x.Spec.Language, log)
 	if err != nil {
 		return nil, err
 	}
-	synth, err := newSynthesizer(v.tts, v.voice, log)
+	synth, err := app.NewSynthesizer(v.tts, v.voice, globals.config.OpenAI.TTSModel, log)
 	if err != nil {
 		return nil, err
 	}

@@ -2,21 +2,17 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/mdterm"
-	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -70,25 +66,6 @@ func newSessionsListCmd() *cobra.Command {
 	return cmd
 }
 
-// sessionJSON is one row of `sessions list --json`.
-type sessionJSON struct {
-	ID          string    `json:"id"`
-	ExamID      string    `json:"examId"`
-	Title       string    `json:"title"`
-	Candidate   string    `json:"candidate"`
-	Examiner    string    `json:"examiner,omitempty"`
-	Input       string    `json:"input,omitempty"`
-	StartedAt   time.Time `json:"startedAt"`
-	EndedAt     string    `json:"endedAt,omitempty"`
-	DurationSec float64   `json:"durationSec"`
-	Status      string    `json:"status"`
-	State       string    `json:"state"`
-	Interrupted bool      `json:"interrupted"`
-	Events      int64     `json:"events"`
-	Evidence    int       `json:"evidence"`
-	Coverage    float64   `json:"coverage"`
-}
-
 func runSessionsList(cmd *cobra.Command, asJSON bool) error {
 	st, err := openStore(cmd)
 	if err != nil {
@@ -99,42 +76,10 @@ func runSessionsList(cmd *cobra.Command, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
 	if asJSON {
-		rows := make([]sessionJSON, 0, len(list))
-		for _, s := range list {
-			r := sessionJSON{ID: s.ID, ExamID: s.ExamID, Title: s.Title, Candidate: s.Candidate, Examiner: s.Examiner,
-				Input: s.Input.String(), StartedAt: s.StartedAt, DurationSec: s.Duration().Seconds(), Status: s.Status().String(),
-				State: s.State.String(), Interrupted: s.Interrupted, Events: s.EventCount, Evidence: s.EvidenceCount, Coverage: s.Coverage}
-			if !s.EndedAt.IsZero() {
-				r.EndedAt = s.EndedAt.Format(time.RFC3339Nano)
-			}
-			rows = append(rows, r)
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return sessions.WriteListJSON(cmd.OutOrStdout(), list)
 	}
-	if len(list) == 0 {
-		fmt.Fprintln(out, "No sessions recorded yet.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tEXAM\tSTARTED\tDURATION\tSTATE\tCANDIDATE\tEVIDENCE")
-	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d (%.0f%%)\n", s.ID, oneLine(s.ExamID), s.StartedAt.Local().Format("2006-01-02 15:04"),
-			s.Duration().Round(time.Second), s.Status(), oneLine(s.Candidate), s.EvidenceCount, s.Coverage*100)
-	}
-	return tw.Flush()
-}
-
-// oneLine is text for one table cell or prompt: on one line, without control characters.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(textsafe.Line(s)), " ")
-	if s == "" {
-		return "-"
-	}
-	return s
+	return sessions.WriteListTable(cmd.OutOrStdout(), list)
 }
 
 func newSessionsShowCmd() *cobra.Command {
@@ -188,7 +133,7 @@ func newSessionsDeleteCmd() *cobra.Command {
 			}
 			if !yes {
 				fmt.Fprintf(cmd.OutOrStdout(), "Delete session %s (%s, %s, %d events, %s)? [y/N] ",
-					s.ID, oneLine(s.ExamID), oneLine(s.Candidate), s.EventCount, s.Status())
+					s.ID, sessions.OneLine(s.ExamID), sessions.OneLine(s.Candidate), s.EventCount, s.Status())
 				line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 					fmt.Fprintln(cmd.OutOrStdout(), "Not deleted.")

@@ -49,7 +49,7 @@ func TestStoreMultiProcessPostgres(t *testing.T) {
 				listErr = fmt.Errorf("sessions list: %w", err)
 				return
 			}
-			var rows []sessionJSON
+			var rows []sessions.ListRow
 			if err := json.Unmarshal(out, &rows); err != nil {
 				listErr = fmt.Errorf("sessions list --json: %w\n%s", err, out)
 				return
@@ -158,7 +158,7 @@ func TestSessionsMigrateCommand(t *testing.T) {
 	if local != remote {
 		t.Errorf("sessions list differs:\nlocal  %s\nremote %s", local, remote)
 	}
-	var rows []sessionJSON
+	var rows []sessions.ListRow
 	if err := json.Unmarshal([]byte(remote), &rows); err != nil || len(rows) != 1 {
 		t.Fatalf("remote list: %v %s", err, remote)
 	}

@@ -1,27 +1,24 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"os/user"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/eventprint"
 	"github.com/examtui/examtui/internal/logredact"
-	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/operator"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/tui"
 )
@@ -87,8 +84,8 @@ to an examiner.
 The history is replayed on joining, so a late or reconnecting examiner misses nothing.
 
 With --json each event is printed as one JSON line (the event envelope); --plain prints one
-readable line per event. With either, --commands reads examiner commands from stdin:
-` + livekit.CommandLineHelp,
+readable line per event, as run --headless does. With either, --commands reads examiner
+commands from stdin, ` + operator.Help(operator.Commands),
 		Example: `  examtui watch --room exam-42
   examtui watch --room exam-42 --json | jq .event
   examtui watch --url wss://lk.example.org --token "$EXAMINER_TOKEN"`,
@@ -127,12 +124,12 @@ readable line per event. With either, --commands reads examiner commands from st
 				// command; its error output is cut off when the command returns.
 				errw := &gatedWriter{w: cmd.ErrOrStderr()}
 				defer errw.close()
-				go readCommandLines(ctx, cmd.InOrStdin(), c, errw)
+				go app.SendCommandLines(ctx, cmd.InOrStdin(), c, errw)
 			}
 			// Put back in seq order as for the console, so that a gap is reported.
 			octx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			return printEvents(ctx, orderEvents(octx, c.Events(), gapWait), cmd.OutOrStdout(), asJSON, keepOpen)
+			return eventprint.Print(ctx, app.OrderEvents(octx, c.Events(), app.GapWait), cmd.OutOrStdout(), asJSON, keepOpen)
 		},
 	}
 	o.creds.addFlags(cmd, true)
@@ -155,133 +152,14 @@ func watchConsole(ctx context.Context, c *livekit.Client, o watchOptions, log *s
 		title = "exam room " + o.room
 	}
 	m, err := tui.New(tui.Info{Title: title, Examiner: "remote (" + c.Identity() + ")", Input: runtime.SourceRoom, Observer: true},
-		remoteBackend(ctx, c), tui.WithLogger(log))
+		app.RemoteBackend(ctx, c), tui.WithLogger(log))
 	if err != nil {
 		return err
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := orderEvents(cctx, c.Events(), gapWait)
+	events := app.OrderEvents(cctx, c.Events(), app.GapWait)
 	return tui.Run(cctx, m, events)
-}
-
-// backendTimeout bounds one command sent from the console.
-const backendTimeout = 10 * time.Second
-
-// remoteBackend sends the console's controls and instructions to the bot. An examiner cannot
-// answer for the candidate, so SubmitText is refused.
-func remoteBackend(ctx context.Context, c livekit.CommandSender) tui.Backend {
-	return tui.BackendFuncs{
-		ControlFunc: func(action runtime.ControlAction) error {
-			cctx, cancel := context.WithTimeout(ctx, backendTimeout)
-			defer cancel()
-			return c.SendControl(cctx, action)
-		},
-		AdminFunc: func(mode runtime.AdminMode, text string) error {
-			cctx, cancel := context.WithTimeout(ctx, backendTimeout)
-			defer cancel()
-			return c.SendAdmin(cctx, mode, text)
-		},
-	}
-}
-
-// gapWait is how long events after a missing seq are held back for it: after a reconnection the
-// bot re-sends what was lost, and the console's panes assume seq order.
-const gapWait = 3 * time.Second
-
-// orderEvents delivers events in seq order: an event whose predecessors have not arrived waits
-// for them for at most wait, then everything held goes out in order, after a security warning
-// naming the seqs that never came (the journal has no holes, so a gap means lost or withheld
-// events). Out-of-band reports (seq 0) pass at once. The returned channel closes when ctx ends.
-func orderEvents(ctx context.Context, in <-chan runtime.Event, wait time.Duration) <-chan runtime.Event {
-	out := make(chan runtime.Event, 256)
-	go func() {
-		defer close(out)
-		next := int64(1)
-		held := map[int64]runtime.Event{}
-		var timer *time.Timer
-		var timeout <-chan time.Time
-		send := func(ev runtime.Event) bool {
-			select {
-			case out <- ev:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		release := func(force bool) bool {
-			for len(held) > 0 {
-				ev, ok := held[next]
-				if !ok {
-					if !force {
-						return true
-					}
-					lowest := int64(math.MaxInt64)
-					for s := range held {
-						lowest = min(lowest, s)
-					}
-					if !send(gapWarning(held[lowest].SessionID, next, lowest-1)) {
-						return false
-					}
-					next = lowest
-					continue
-				}
-				delete(held, next)
-				next++
-				if !send(ev) {
-					return false
-				}
-			}
-			return true
-		}
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-timeout:
-				timeout = nil
-				if !release(true) {
-					return
-				}
-			case ev := <-in:
-				switch {
-				case ev.Seq == 0:
-					if !send(ev) {
-						return
-					}
-					continue
-				case ev.Seq < next:
-					continue // already delivered (the client drops exact duplicates too)
-				}
-				held[ev.Seq] = ev
-				if !release(false) {
-					return
-				}
-			}
-			if len(held) > 0 && timeout == nil {
-				if timer == nil {
-					timer = time.NewTimer(wait)
-				} else {
-					timer.Reset(wait)
-				}
-				timeout = timer.C
-			}
-		}
-	}()
-	return out
-}
-
-// gapWarning is the security warning for journal seqs from..to that never arrived.
-func gapWarning(session string, from, to int64) runtime.Event {
-	msg := fmt.Sprintf("event #%d never arrived from the exam bot; the console may miss part of the exam", from)
-	if to > from {
-		msg = fmt.Sprintf("events #%d to #%d never arrived from the exam bot; the console may miss part of the exam", from, to)
-	}
-	ev, err := runtime.NewEvent(session, 0, time.Now(), &runtime.SystemErrorPayload{Code: runtime.CodeEventGap, Message: msg})
-	if err != nil {
-		panic(err) // a fixed payload type always encodes
-	}
-	return ev
 }
 
 // defaultExaminerIdentity names this examiner uniquely: two examiners (or two watch processes of
@@ -315,49 +193,6 @@ func openLivekitLog() (*slog.Logger, func(), error) {
 	return log, func() { f.Close() }, nil
 }
 
-// printEvents writes events until ctx ends or the exam completes.
-func printEvents(ctx context.Context, events <-chan runtime.Event, w io.Writer, asJSON, keepOpen bool) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-events:
-			if !ok {
-				return nil
-			}
-			if err := printEvent(w, ev, asJSON); err != nil {
-				return err
-			}
-			if ev.Event == runtime.EventExamCompleted && !keepOpen {
-				return nil
-			}
-		}
-	}
-}
-
-func printEvent(w io.Writer, ev runtime.Event, asJSON bool) error {
-	if asJSON {
-		data, err := json.Marshal(ev)
-		if err != nil {
-			return fmt.Errorf("encode event %d: %w", ev.Seq, err)
-		}
-		_, err = fmt.Fprintf(w, "%s\n", data)
-		return err
-	}
-	seq := fmt.Sprintf("#%d", ev.Seq)
-	if ev.Seq == 0 {
-		seq = "--" // an out-of-band report from the bot, not in the journal
-	}
-	body := string(ev.Payload)
-	if s := app.PresenceSummary(ev); s != "" {
-		body = s // who joined, left, paused or resumed, in words
-	}
-	// JSON escapes control characters but not C1 controls or bidi overrides written as UTF-8.
-	line := fmt.Sprintf("%s %s %-20s %s", ev.Timestamp.Local().Format("15:04:05"), seq, ev.Event, body)
-	_, err := fmt.Fprintln(w, textsafe.Line(line))
-	return err
-}
-
 // gatedWriter forwards writes until it is closed, then drops them.
 type gatedWriter struct {
 	mu     sync.Mutex
@@ -378,22 +213,4 @@ func (g *gatedWriter) close() {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
-}
-
-// readCommandLines sends each stdin line as an examiner command.
-func readCommandLines(ctx context.Context, r io.Reader, s livekit.CommandSender, errw io.Writer) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		cmd, err := livekit.ParseCommandLine(sc.Text())
-		if err != nil {
-			fmt.Fprintf(errw, "%v\n%s\n", err, livekit.CommandLineHelp)
-			continue
-		}
-		if err := cmd.Send(ctx, s); err != nil {
-			fmt.Fprintf(errw, "send %s: %v\n", cmd.Kind, err)
-		}
-		if ctx.Err() != nil {
-			return
-		}
-	}
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/audio/livekit/agent"
 	"github.com/examtui/examtui/internal/app"
-	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/internal/worker"
 	"github.com/examtui/examtui/spec"
 )
@@ -170,37 +169,22 @@ func runWorker(cmd *cobra.Command, o workerOptions) error {
 	defer stopTable()
 	if table {
 		tableDone = make(chan struct{})
-		go func() { defer close(tableDone); liveTable(tableCtx, stdout, o.agentName, w, runner) }()
+		go func() { defer close(tableDone); worker.LiveTable(tableCtx, stdout, o.agentName, w, runner) }()
 	}
 
 	<-cmd.Context().Done() // first SIGTERM or ctrl+c
-	now := make(chan os.Signal, 1)
-	signal.Notify(now, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(now)
-	log.Info("draining: no new exams", "running", w.RunningJobs(), "timeout", o.drainTimeout)
-	w.SetDraining(true)
-	if n := runner.StopWaiting(); n > 0 {
-		log.Info("draining: stopped the exams still waiting for their candidate (resumable)", "stopped", n)
-	}
-	dctx, cancel := context.WithTimeout(context.Background(), o.drainTimeout)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	now := make(chan struct{})
 	go func() {
 		select {
-		case <-now:
-			log.Warn("second signal: stopping every exam now")
-			cancel()
-		case <-dctx.Done():
+		case <-sig:
+			close(now)
+		case <-connCtx.Done():
 		}
 	}()
-	if err := w.WaitJobs(dctx); err != nil {
-		log.Warn("drain timeout: stopping the running exams (resumable)", "running", w.RunningJobs())
-	}
-	cancel()
-	w.StopJobs()
-	sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
-	if err := w.WaitJobs(sctx); err != nil {
-		log.Error("exams did not stop", "running", w.RunningJobs())
-	}
-	scancel()
+	worker.Drain(w, runner, o.drainTimeout, now, log)
 	stopConn()
 	<-served
 	stopTable()
@@ -240,49 +224,4 @@ func httpURL(u string) string {
 		return "https://" + strings.TrimPrefix(u, "wss://")
 	}
 	return u
-}
-
-// liveTable redraws the worker's jobs once a second until ctx ends.
-func liveTable(ctx context.Context, out io.Writer, agentName string, w *agent.Worker, r *worker.Runner) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		fmt.Fprint(out, "\x1b[H\x1b[2J"+renderTable(agentName, w.State(), w.Full(), r.Jobs(), time.Now()))
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// renderTable is the worker's status line and one row per exam.
-func renderTable(agentName string, st agent.State, full bool, jobs []worker.JobInfo, now time.Time) string {
-	var b strings.Builder
-	status := st.String()
-	if full {
-		status += ", full or draining"
-	}
-	fmt.Fprintf(&b, "examtui worker %s — %s — %d exam(s)\n\n", textsafe.Line(agentName), status, len(jobs))
-	fmt.Fprintf(&b, "%-24s %-20s %-24s %-11s %8s\n", "ROOM", "CANDIDATE", "NODE", "STATE", "ELAPSED")
-	for _, j := range jobs {
-		cand := j.Candidate
-		if j.Resumed {
-			cand += " (resumed)"
-		}
-		fmt.Fprintf(&b, "%-24s %-20s %-24s %-11s %8s\n", cut(textsafe.Line(j.Room), 24), cut(textsafe.Line(cand), 20),
-			cut(textsafe.Line(j.Node), 24), cut(j.State.String(), 11), now.Sub(j.Started).Truncate(time.Second))
-	}
-	if len(jobs) == 0 {
-		b.WriteString("(waiting for dispatches)\n")
-	}
-	return b.String()
-}
-
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

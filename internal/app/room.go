@@ -42,7 +42,8 @@ type RoomBot struct {
 	Bot   *livekit.Bot
 	Voice *livekit.RoomVoice // nil without a recognizer and a synthesizer
 
-	log *slog.Logger
+	log  *slog.Logger
+	name string // the room's name, for logs
 }
 
 // JoinRoom joins the room as the exam's bot: it publishes the exam's committed events to the
@@ -79,7 +80,7 @@ func (x *Exam) JoinRoom(ctx context.Context, o RoomOptions) (*RoomBot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("join room: %w", err)
 	}
-	rb := &RoomBot{Room: room, log: log}
+	rb := &RoomBot{Room: room, log: log, name: o.Config.Room}
 	var botOpts []livekit.BotOption
 	if o.Recognizer != nil || o.Synthesizer != nil {
 		vopts := append([]livekit.RoomVoiceOption{

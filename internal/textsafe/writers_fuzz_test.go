@@ -1,10 +1,12 @@
 package textsafe_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/eventprint"
 	"github.com/examtui/examtui/internal/mdterm"
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
@@ -14,7 +16,7 @@ import (
 
 // writers renders text s, placed in every text field a person reads, through each human-readable
 // writer: the session record (`sessions show`, `sessions export --format markdown`), its
-// terminal rendering, and the test report.
+// terminal rendering, the test report and the printed event line.
 func writers(t *testing.T, s string) map[string]string {
 	t.Helper()
 	at := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
@@ -43,7 +45,13 @@ func writers(t *testing.T, s string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var printed []byte
+	for _, typ := range []runtime.EventType{runtime.EventTranscriptSegment, runtime.EventSystemError, runtime.EventNodeEntered} {
+		fields, _ := json.Marshal(map[string]string{"speaker": s, "text": s, "code": s, "message": s, "nodeId": s, "kind": s})
+		printed, _ = eventprint.Append(printed, runtime.Event{Event: typ, Seq: 1, Timestamp: at, Payload: fields}, false)
+	}
 	return map[string]string{
+		"printed event (run --headless, watch --plain)": string(printed),
 		"markdown export":             md,
 		"sessions show":               show,
 		"show on a terminal (mdterm)": mdterm.Render(show, 80),

@@ -268,7 +268,7 @@ func (s *Script) validate() []string {
 		}
 		if t.Control != nil {
 			if _, err := runtime.ParseControlAction(*t.Control); err != nil {
-				add(s.pos(fmt.Sprintf("$.turns[%d].control", i)), "turn %d: control %q: want pause, resume, skip, advance or end", i+1, *t.Control)
+				add(s.pos(fmt.Sprintf("$.turns[%d].control", i)), "turn %d: control %q: want pause, resume, skip, advance, end or promote", i+1, *t.Control)
 			}
 		}
 	}

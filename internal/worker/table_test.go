@@ -1,4 +1,4 @@
-package main
+package worker_test
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ func TestRenderWorkerTable(t *testing.T) {
 		{Room: "exam-02\x1b[2J", Candidate: "Bob\x07\x1b[31m Red", Node: "scenario-hotel-breakfast-and-more", State: runtime.StateCreated,
 			Started: now.Add(-3 * time.Second), Resumed: true},
 	}
-	got := renderTable("examtui", agent.StateRegistered, false, jobs, now)
+	got := worker.RenderTable("examtui", agent.StateRegistered, false, jobs, now)
 	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
 	if len(lines) != 5 {
 		t.Fatalf("%d lines:\n%s", len(lines), got)
@@ -34,7 +34,7 @@ func TestRenderWorkerTable(t *testing.T) {
 	if strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("control characters in the table: %q", got)
 	}
-	if empty := renderTable("examtui", agent.StateLost, true, nil, now); !strings.Contains(empty, "lost, full or draining") ||
+	if empty := worker.RenderTable("examtui", agent.StateLost, true, nil, now); !strings.Contains(empty, "lost, full or draining") ||
 		!strings.Contains(empty, "waiting for dispatches") {
 		t.Errorf("empty table:\n%s", empty)
 	}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bufio"
@@ -6,9 +6,9 @@ import (
 	"io"
 )
 
-// maxInputLine is the longest stdin line headless input accepts: far more than any answer or
+// MaxInputLine is the longest stdin line headless input accepts: far more than any answer or
 // command, small enough that a runaway producer cannot exhaust memory.
-const maxInputLine = 1 << 20
+const MaxInputLine = 1 << 20
 
 // inputLine is one stdin line, or (tooLong > 0) the size of a line that was skipped.
 type inputLine struct {

@@ -1,18 +1,16 @@
-package main
+package eventprint_test
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/eventprint"
 	"github.com/examtui/examtui/runtime"
 )
 
-// TestPresencePrinted: the lines `watch --plain` and `run --room --headless` print for presence
-// changes and pauses (golden file; -update rewrites it).
+// TestPresencePrinted: the lines printed for candidate presence changes and for pauses that
+// say who paused, including pauses stored before exam_state said who, and hostile identities.
 func TestPresencePrinted(t *testing.T) {
 	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	payloads := []runtime.Payload{
@@ -31,35 +29,15 @@ func TestPresencePrinted(t *testing.T) {
 		&runtime.ExamStatePayload{State: runtime.StatePaused, Previous: runtime.StateInProgress, Reason: "paused by examiner"},
 		&runtime.CandidatePresencePayload{Status: runtime.PresenceLeft, Identity: "cand\x1b]0;evil\x07\u202e", Reason: "gone\r\nfake"},
 	}
-	var got bytes.Buffer
-	got.WriteString("# watch --plain\n")
-	var headless []byte
+	var b []byte
 	for i, p := range payloads {
 		ev, err := runtime.NewEvent("s1", int64(i+1), at.Add(time.Duration(i)*time.Second), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := printEvent(&got, ev, false); err != nil {
-			t.Fatal(err)
-		}
-		if headless, err = formatEvent(headless, ev, false); err != nil {
+		if b, err = eventprint.Append(b, ev, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got.WriteString("# run --room --headless\n")
-	got.Write(headless)
-	out := regexp.MustCompile(`\d\d:\d\d:\d\d(\.\d\d\d)?`).ReplaceAll(got.Bytes(), []byte("hh:mm:ss"))
-	path := filepath.Join("testdata", "presence-printed.golden")
-	if updating() {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(out, want) {
-		t.Fatalf("printed lines differ from %s (run with -update after checking):\n%s", path, out)
-	}
+	golden(t, "presence.golden", regexp.MustCompile(`\d\d:\d\d:\d\d\.\d\d\d`).ReplaceAll(b, []byte("hh:mm:ss.mmm")))
 }

@@ -1,0 +1,145 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/sessions"
+)
+
+// demoAnswers complete the demo exam with the offline examiner.
+var demoAnswers = []string{
+	"Hello, I'm Priya and I'm on the hospitality management course.",
+	"We could open a second buffet line, or another way is a grab-and-go counter.",
+	"Most guests at that time are business travellers who are in a hurry.",
+	"I would add two extra people on each lunch shift and adjust the rota.",
+	"That raises the labour cost, but the conference revenue pays for it.",
+}
+
+// lockedBuffer is a strings.Builder safe to read while the run writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRunHeadless drives the demo exam through RunHeadless and checks the finish of each way a
+// run ends: exit status, resume hint, what reached stdout and the store.
+func TestRunHeadless(t *testing.T) {
+	cases := []struct {
+		name     string
+		lines    []string
+		cancelAt string // cancel ctx once stdout holds this
+		code     int    // 0: completed
+		stderr   []string
+		stdout   []string
+	}{
+		{name: "completed", lines: demoAnswers, stderr: []string{"completed ("}},
+		{name: "ended by the operator", lines: append(demoAnswers[:1:1], "/end"), code: app.ExitEnded, stderr: []string{"ended aborted"}},
+		{name: "paused at the end of input", lines: append(demoAnswers[:1:1], "/pause"), code: app.ExitInterrupted,
+			stderr: []string{"end of input while the exam is paused", "interrupted: session", "--headless)"}},
+		{name: "interrupted", lines: demoAnswers[:1], cancelAt: "candidate:", code: app.ExitInterrupted,
+			stderr: []string{"interrupted: session", "--room r1 --headless)"}},
+		{name: "refusals go on", lines: append([]string{"/bogus", "/resume", "/promote", "/queue Ask about the budget.", "/promote"}, demoAnswers...),
+			stderr: []string{`unknown operator command: "/bogus"`, "/promote", "control refused", "no queued admin instruction to promote", "completed ("},
+			stdout: []string{`queued promoted "Ask about the budget."`, `immediate applied "Ask about the budget."`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			dir := t.TempDir()
+			x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: dir, Input: runtime.SourceTyped})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			stdinR, stdinW := io.Pipe()
+			go func() {
+				for _, l := range tc.lines {
+					if _, err := io.WriteString(stdinW, l+"\n"); err != nil {
+						return
+					}
+				}
+				if tc.cancelAt == "" {
+					stdinW.Close() // EOF; an interrupted run keeps stdin open, as a terminal does
+				}
+			}()
+			defer stdinW.Close()
+			out, errw := &lockedBuffer{}, &lockedBuffer{}
+			runCtx, stopRun := context.WithCancel(ctx)
+			defer stopRun()
+			if tc.cancelAt != "" {
+				go func() {
+					for !strings.Contains(out.String(), tc.cancelAt) && ctx.Err() == nil {
+						time.Sleep(10 * time.Millisecond)
+					}
+					stopRun()
+				}()
+			}
+			cfg := app.HeadlessConfig{Out: out, Err: errw}
+			if tc.cancelAt != "" {
+				cfg.ResumeFlags = "--room r1"
+			}
+			err = x.RunHeadless(runCtx, stdinR, cfg)
+			msg := errw.String()
+			var ee *app.ExitError
+			switch {
+			case tc.code == 0 && err != nil:
+				t.Fatalf("run: %v\nstderr:\n%s", err, msg)
+			case tc.code != 0 && (!errors.As(err, &ee) || ee.Code != tc.code):
+				t.Fatalf("run: %v, want exit status %d\nstderr:\n%s", err, tc.code, msg)
+			}
+			if ee != nil {
+				msg += ee.Msg
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(msg, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, msg)
+				}
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out.String())
+				}
+			}
+			// Everything stored was printed, in order, one readable line per event.
+			st, err := sessions.Open(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			evs, err := st.LoadEvents(context.Background(), x.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			if len(evs) == 0 || len(lines) != len(evs) {
+				t.Fatalf("%d lines printed, %d events stored:\n%s", len(lines), len(evs), out.String())
+			}
+			for i, ev := range evs {
+				if !strings.Contains(lines[i], " "+string(ev.Event)+" ") {
+					t.Errorf("line %d %q, stored %s", i+1, lines[i], ev.Event)
+				}
+			}
+		})
+	}
+}

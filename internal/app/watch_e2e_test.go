@@ -1,0 +1,70 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/runtime"
+)
+
+// TestSendCommandLinesThroughRoom: an examiner's typed lines (watch --commands) reach a real
+// exam bot over a real LiveKit room: a queued instruction, then promote runs it at once; a bad
+// line is reported with the grammar's help and reading goes on.
+func TestSendCommandLinesThroughRoom(t *testing.T) {
+	srv := lktest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rb.Close() })
+	if err := x.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exr := dial(t, srv, "examiner-typed", livekit.RoleExaminer)
+	exEvents := listen(t, exr)
+	if err := exr.WaitBot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 10*time.Second, "the bot to see the examiner", func() bool {
+		for _, p := range rb.Room.Participants() {
+			if p.Identity == "examiner-typed" {
+				return true
+			}
+		}
+		return false
+	})
+	var errw lockedBuffer
+	app.SendCommandLines(ctx, strings.NewReader("/queue Ask about the budget.\nexplode\n\npromote\n"), exr, &errw)
+	if !strings.Contains(errw.String(), `unknown operator command: "explode"`) || !strings.Contains(errw.String(), "/promote") {
+		t.Errorf("the bad line was not reported with the help:\n%s", errw.String())
+	}
+	promoted := func() bool {
+		for _, ev := range exEvents.events() {
+			if ev.Event != runtime.EventAdminInstruction {
+				continue
+			}
+			var p struct{ Mode, Status, Text, Sender string }
+			if json.Unmarshal(ev.Payload, &p) == nil && p.Status == "promoted" && p.Text == "Ask about the budget." && p.Sender == "examiner-typed" {
+				return true
+			}
+		}
+		return false
+	}
+	waitUntil(t, 20*time.Second, "the queued instruction to be promoted", promoted)
+	if n := x.Controller.Snapshot().QueuedAdmin; n != 0 {
+		t.Errorf("%d instructions still queued after promote", n)
+	}
+}
