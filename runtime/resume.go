@@ -78,20 +78,20 @@ func (c *Controller) replay(ev Event, p Payload) error {
 	case *TranscriptSegmentPayload:
 		c.segSeq++
 		if p.Speaker == "candidate" {
+			if c.heardCandidate(p) {
+				c.takeCall()
+			}
 			c.pendingFinish = false
 			if p.Text != "" {
 				c.keepSegment(segment{id: p.SegmentID, norm: normalizeWords(p.Text), confidence: p.Confidence})
 			}
-			c.ctxm.record(candidateMessage(p.Text, time.Duration(p.DurationMs)*time.Millisecond))
 		}
 	case *SpokenPayload:
 		if p.TTSSpeed > 0 {
 			c.ttsSpeed = p.TTSSpeed
 		}
 		c.noteQuestion(p.Text, p.Source)
-		if p.Source != "intro" && p.Source != "prompt" {
-			c.ctxm.record(assistant(p.Text))
-		}
+		c.heard(p)
 	case *FollowUpIssuedPayload:
 		c.followUps = p.Count
 	case *CommandAcknowledgedPayload:
@@ -109,6 +109,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		c.ledger.add(LedgerEntry{NodeID: p.NodeID, Turn: c.turn, SignalType: p.SignalType, RubricLevel: p.RubricLevel,
 			Excerpt: p.Excerpt, Confidence: p.Confidence, STTConfidence: p.STTConfidence, Transversal: p.Transversal})
 	case *ObservationPayload:
+		c.settleObservation(p)
 		c.turn = max(c.turn, p.Turn)
 		if p.Valid && (p.Decision.Action == "continue" || p.Decision.Action == "follow_up" || p.Decision.Action == "transition") {
 			var q struct {
@@ -129,17 +130,28 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		case p.Mode == AdminQueued.String() && p.Status == "received":
 			c.queued = append(c.queued, AdminInstruction{Mode: AdminQueued, Text: p.Text, Sender: p.Sender})
 		case p.Mode == AdminQueued.String() && (p.Status == "consumed" || p.Status == "promoted") && len(c.queued) > 0:
+			if p.Status == "consumed" { // it was in the call's context, and stays in the examiner's
+				c.ctxm.record(adminMessage(c.queued[0], false))
+			}
 			c.queued = c.queued[1:]
+		case p.Mode == AdminImmediate.String() && p.Status == "applied":
+			c.adminApplied(p.Text)
+		}
+	case *RecoveryPayload:
+		if heard, ok := heardFromDetail(p.Detail); ok && p.Kind == "barge_in" {
+			c.ctxm.interrupted(heard)
 		}
 	case *BeatFiredPayload:
+		delivered := false
 		for i, b := range c.exam.Beats {
 			// atSec may be a rehearsal override (BOT_WRAPUP_AFTER_SECS) of the wrap-up beat.
 			if !c.beats[i].fired && (b.AtSec == p.AtSec || b.Wrapup && p.Wrapup) && b.Scope == p.Scope && b.Message == p.Message {
-				c.beats[i].fired = true
+				c.deliverBeat(i) // as fireBeat did: the direction, in the context too
+				delivered = true
 				break
 			}
 		}
-		if p.Wrapup {
+		if p.Wrapup && !delivered {
 			c.integ.wrapUp = p.Message // the wrap-up direction stands for the rest of the exam
 		}
 	}
@@ -163,6 +175,7 @@ func (c *Controller) nodeID() string {
 // the dead process would have. Otherwise the exam re-asks the question it was on. Caller
 // holds mu.
 func (c *Controller) continueResumed() {
+	c.lostCall()
 	if c.state == StateScaffolding {
 		c.setState(StateReady, "prepared")
 	}
