@@ -29,6 +29,11 @@ func (c *Controller) restore(events []Event) error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrResume, err)
 		}
+		if c.state == StateInProgress && c.resumedHere(p) {
+			// An earlier resume: the time since the event before did not count either.
+			c.stopClocks(lastTs)
+			c.startClocks(ev.Timestamp)
+		}
 		if err := c.replay(ev, p); err != nil {
 			return fmt.Errorf("%w: seq %d (%s): %w", ErrResume, ev.Seq, ev.Event, err)
 		}
@@ -46,7 +51,21 @@ func (c *Controller) restore(events []Event) error {
 	return nil
 }
 
-// apply replays one stored event onto the controller's state.
+// resumedHere reports whether p is the first event an earlier resume (continueResumed)
+// emitted when it picked up an exam in progress: the "resume" line in the middle of a node,
+// or the entry into the next node when the log ended between a node_exit and its
+// node_entered (live, the two are emitted together).
+func (c *Controller) resumedHere(p Payload) bool {
+	switch p := p.(type) {
+	case *SpokenPayload:
+		return p.Source == "resume"
+	case *NodeEnteredPayload:
+		return c.cutExit != nil
+	}
+	return false
+}
+
+// replay replays one stored event onto the controller's state.
 func (c *Controller) replay(ev Event, p Payload) error {
 	ts := ev.Timestamp
 	switch p := p.(type) {

@@ -33,13 +33,18 @@ func TestResumeParity(t *testing.T) {
 		exam  *spec.Exam
 		steps []headless.TurnStep
 		opts  []runtime.Option
+		// resumeAfter are the steps after which the live exam itself is stopped and resumed
+		// from its log an hour later, so later logs hold resumes to replay.
+		resumeAfter []int
 	}
 	cases := []tc{{name: "demo-walk", exam: demo, steps: demoWalk(demo)},
 		// The examiner's context through its summarising paths: a budget of 4 messages (the
 		// in-node history compressed every few turns, the append strategy's carried history
 		// trimmed), beats that summarise when they fire, every context strategy, barge-ins and
 		// both kinds of admin instruction.
-		{name: "demo-context", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)}}}
+		{name: "demo-context", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)}},
+		{name: "demo-context-resumed", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
+			resumeAfter: []int{4, 7, 9}}}
 	names, err := fs.Glob(examples.FS, "*.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -65,9 +70,13 @@ func TestResumeParity(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newParityRun(t, tc.exam, tc.opts...)
+			r.resumeAfter = tc.resumeAfter
 			r.play(tc.steps)
 			if r.checks == 0 {
 				t.Fatal("nothing was compared")
+			}
+			if r.resumes != len(tc.resumeAfter) {
+				t.Fatalf("the live exam was resumed %d times, want %d", r.resumes, len(tc.resumeAfter))
 			}
 			if tc.name == "demo-walk" {
 				for n := range r.nodes {
@@ -137,15 +146,17 @@ func contextWalk(exam *spec.Exam) []headless.TurnStep {
 // parityRun drives one exam live on a virtual clock, as `examtui test` plays a script, and
 // checks parity after every call.
 type parityRun struct {
-	t      *testing.T
-	exam   *spec.Exam
-	opts   []runtime.Option // for the live and every resumed controller
-	c      *runtime.Controller
-	clock  *runtime.VirtualClock
-	rec    *runtime.Recorder
-	seen   int // events at the last comparison
-	checks int
-	nodes  map[string]bool // nodes a comparison was made in
+	t           *testing.T
+	exam        *spec.Exam
+	opts        []runtime.Option // for the live and every resumed controller
+	resumeAfter []int
+	c           *runtime.Controller
+	clock       *runtime.VirtualClock
+	rec         *runtime.Recorder
+	seen        int // events at the last comparison
+	checks      int
+	resumes     int             // resumes of the live exam itself (resumeAfter)
+	nodes       map[string]bool // nodes a comparison was made in
 }
 
 func newParityRun(t *testing.T, exam *spec.Exam, opts ...runtime.Option) *parityRun {
@@ -180,6 +191,10 @@ func (r *parityRun) play(steps []headless.TurnStep) {
 		r.compare(fmt.Sprintf("step %d (%s)", i+1, st.Kind()))
 		if t.Failed() {
 			return
+		}
+		if slices.Contains(r.resumeAfter, i+1) && !r.c.Snapshot().State.Terminal() {
+			r.restart()
+			r.compare(fmt.Sprintf("resume after step %d", i+1))
 		}
 	}
 }
@@ -229,6 +244,25 @@ func (r *parityRun) step(st headless.TurnStep) error {
 		return r.c.Control(ctx, a, "script")
 	}
 	return fmt.Errorf("empty step")
+}
+
+// restart stops the live controller and carries on with one resumed from its log an hour
+// later, as a new process would.
+func (r *parityRun) restart() {
+	t := r.t
+	_ = r.c.Close()
+	r.clock.Advance(time.Hour)
+	c, err := runtime.NewController(r.exam, newOffline(t), append([]runtime.Option{runtime.WithClock(r.clock),
+		runtime.WithSink(runtime.NewFanout(r.rec)), runtime.WithResume(r.rec.Events())}, r.opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r.c = c
+	r.resumes++
 }
 
 // heardOfLastLine is the first three words of the examiner's last spoken line.
