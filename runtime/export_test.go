@@ -74,6 +74,7 @@ func ParityState(c *Controller, at time.Time) (map[string]any, error) {
 			return nil, fmt.Errorf("nodeParity row %q names no nodeState field", name)
 		}
 	}
+	out["examClock"] = clockAt(c.examClock, at)
 	out["visited"] = slices.Clone(c.visited)
 	fired := make([]bool, len(c.beats))
 	for i, b := range c.beats {

@@ -36,6 +36,7 @@ func TestResumeParity(t *testing.T) {
 		// resumeAfter are the steps after which the live exam itself is stopped and resumed
 		// from its log an hour later, so later logs hold resumes to replay.
 		resumeAfter []int
+		streamed    bool // the offline examiner streams its replies (spoken before the observation)
 	}
 	cases := []tc{{name: "demo-walk", exam: demo, steps: demoWalk(demo)},
 		// The examiner's context through its summarising paths: a budget of 4 messages (the
@@ -44,7 +45,9 @@ func TestResumeParity(t *testing.T) {
 		// both kinds of admin instruction.
 		{name: "demo-context", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)}},
 		{name: "demo-context-resumed", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
-			resumeAfter: []int{4, 7, 9}}}
+			resumeAfter: []int{4, 7, 9}},
+		{name: "demo-context-streamed", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
+			resumeAfter: []int{6}, streamed: true}}
 	names, err := fs.Glob(examples.FS, "*.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -69,11 +72,14 @@ func TestResumeParity(t *testing.T) {
 	demoNodes := map[string]bool{}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newParityRun(t, tc.exam, tc.opts...)
+			r := newParityRun(t, tc.exam, tc.streamed, tc.opts...)
 			r.resumeAfter = tc.resumeAfter
 			r.play(tc.steps)
 			if r.checks == 0 {
 				t.Fatal("nothing was compared")
+			}
+			if tc.streamed && !r.spokeStreamed() {
+				t.Fatal("nothing was streamed")
 			}
 			if r.resumes != len(tc.resumeAfter) {
 				t.Fatalf("the live exam was resumed %d times, want %d", r.resumes, len(tc.resumeAfter))
@@ -155,13 +161,15 @@ type parityRun struct {
 	rec         *runtime.Recorder
 	seen        int // events at the last comparison
 	checks      int
-	resumes     int             // resumes of the live exam itself (resumeAfter)
+	resumes     int // resumes of the live exam itself (resumeAfter)
+	streamed    bool
 	nodes       map[string]bool // nodes a comparison was made in
 }
 
-func newParityRun(t *testing.T, exam *spec.Exam, opts ...runtime.Option) *parityRun {
-	r := &parityRun{t: t, exam: exam, opts: opts, clock: runtime.NewVirtualClock(t0), rec: &runtime.Recorder{}, nodes: map[string]bool{}}
-	c, err := runtime.NewController(exam, newOffline(t), append([]runtime.Option{runtime.WithClock(r.clock),
+func newParityRun(t *testing.T, exam *spec.Exam, streamed bool, opts ...runtime.Option) *parityRun {
+	r := &parityRun{t: t, exam: exam, opts: opts, clock: runtime.NewVirtualClock(t0), rec: &runtime.Recorder{}, nodes: map[string]bool{},
+		streamed: streamed}
+	c, err := runtime.NewController(exam, r.examiner(), append([]runtime.Option{runtime.WithClock(r.clock),
 		runtime.WithSink(runtime.NewFanout(r.rec)), runtime.WithSessionID("parity")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -246,13 +254,37 @@ func (r *parityRun) step(st headless.TurnStep) error {
 	return fmt.Errorf("empty step")
 }
 
+// spokeStreamed reports whether any reply was spoken while it streamed in.
+func (r *parityRun) spokeStreamed() bool {
+	for _, ev := range r.rec.Events() {
+		if p, _ := ev.Decode(); p != nil {
+			if s, ok := p.(*runtime.SpokenPayload); ok && s.Streamed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// examiner is the offline examiner, streaming when the run is.
+func (r *parityRun) examiner() runtime.Examiner {
+	if !r.streamed {
+		return newOffline(r.t)
+	}
+	ex, err := offlineStreaming(8)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return ex
+}
+
 // restart stops the live controller and carries on with one resumed from its log an hour
 // later, as a new process would.
 func (r *parityRun) restart() {
 	t := r.t
 	_ = r.c.Close()
 	r.clock.Advance(time.Hour)
-	c, err := runtime.NewController(r.exam, newOffline(t), append([]runtime.Option{runtime.WithClock(r.clock),
+	c, err := runtime.NewController(r.exam, r.examiner(), append([]runtime.Option{runtime.WithClock(r.clock),
 		runtime.WithSink(runtime.NewFanout(r.rec)), runtime.WithResume(r.rec.Events())}, r.opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +339,7 @@ func (r *parityRun) compare(after string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := runtime.NewController(r.exam, newOffline(t), append([]runtime.Option{runtime.WithClock(runtime.NewVirtualClock(last.Timestamp)),
+	resumed, err := runtime.NewController(r.exam, r.examiner(), append([]runtime.Option{runtime.WithClock(runtime.NewVirtualClock(last.Timestamp)),
 		runtime.WithResume(events)}, r.opts...)...)
 	if err != nil {
 		t.Fatalf("after %s: resume at seq %d: %v", after, last.Seq, err)
