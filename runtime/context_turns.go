@@ -124,20 +124,17 @@ func resumeNote(said string) spec.Message {
 		strconv.Quote(said) + " Carry on from where the conversation stands."}
 }
 
-// Spoken sources that are not part of the exam's conversation and stay out of the context:
-// intro and prompt (the node entry records them together), the holding line, notices and
-// the system's own lines.
-var unheardSources = map[string]bool{"intro": true, "prompt": true, "holding": true, "notice": true, "system": true}
-
 // heard puts one spoken event into the examiner's context: live as it is spoken, on resume as
-// it is replayed.
+// it is replayed. The node's intro and prompt are not taken here (the node entry records them
+// together); the holding line, notices and the system's own lines are not part of the exam's
+// conversation and stay out; the resume line goes in as the RESUMED note.
 func (c *Controller) heard(p *SpokenPayload) {
-	switch {
-	case unheardSources[p.Source]:
-	case p.Source == "resume":
+	switch p.Source {
+	case "intro", "prompt", "holding", "notice", "system":
+	case "resume":
 		c.ctxm.note(resumeNote(p.Text))
 	default:
-		c.ctxm.said(p.Text, p.Source, p.Part)
+		c.ctxm.said(p.Text, string(p.Source), p.Part)
 	}
 }
 

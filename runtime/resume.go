@@ -153,7 +153,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 				c.ctxm.record(adminMessage(c.queued[0], false))
 			}
 			c.queued = c.queued[1:]
-		case p.Mode == AdminImmediate.String() && p.Status == "applied":
+		case string(p.Mode) == AdminImmediate.String() && p.Status == "applied":
 			c.adminApplied(p.Text)
 		}
 	case *RecoveryPayload:
