@@ -74,7 +74,7 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminFailed})
 		return c.sinkErr
 	}
-	validated, parts, hits := c.filters[node.NodeID].runFilters(text)
+	_, parts, hits := c.filters[node.NodeID].runFilters(text)
 	for _, h := range hits {
 		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
 			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
@@ -82,7 +82,7 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 	for i, p := range parts {
 		c.speakPart(p, SpokenAdmin, len(hits) > 0, i, false)
 	}
-	c.ctxm.record(note, assistant(validated))
+	c.adminApplied(a.Text)
 	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminApplied})
 	return c.sinkErr
 }
@@ -214,7 +214,7 @@ func (c *Controller) SpeechInterrupted(heard string) error {
 	if c.node != nil {
 		nodeID = c.node.NodeID
 	}
-	c.emit(&RecoveryPayload{Kind: RecoveryBargeIn, NodeID: nodeID, Detail: "candidate heard: " + quoteOrNothing(heard)})
+	c.emit(&RecoveryPayload{Kind: RecoveryBargeIn, NodeID: nodeID, Detail: bargeInDetail(heard)})
 	return c.sinkErr
 }
 

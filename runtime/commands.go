@@ -26,7 +26,7 @@ func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observa
 	}
 	examinerText := func(canned string) {
 		if valid && obs.SpokenText != "" {
-			text, parts, hits := c.filters[node.NodeID].runFilters(obs.SpokenText)
+			_, parts, hits := c.filters[node.NodeID].runFilters(obs.SpokenText)
 			for _, h := range hits {
 				c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
 					OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
@@ -34,15 +34,12 @@ func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observa
 			for i, p := range parts {
 				c.speakPart(p, SpokenCommand, len(hits) > 0, i, false)
 			}
-			c.ctxm.record(assistant(text))
 			return
 		}
 		c.speak(canned, SpokenCommand, false)
-		c.ctxm.record(assistant(canned))
 	}
 	say := func(text string) {
 		c.speak(text, SpokenCommand, false)
-		c.ctxm.record(assistant(text))
 	}
 	pol := c.exam.Policies
 	switch cmd {

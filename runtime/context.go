@@ -31,6 +31,11 @@ type contextManager struct {
 	summary      []string       // in-node summary items of compressed messages
 	history      []spec.Message // in-node messages since the last compression
 	compressions int
+
+	reply       *spec.Message  // the utterance being said, recorded at the next message (context_turns.go)
+	replySource string         // its spoken source
+	turn        *openTurn      // the candidate turn the examiner is deciding on
+	notes       []anchoredNote // resume notes in this node, beside the history and outside the budgets
 }
 
 func newContextManager() *contextManager {
@@ -39,6 +44,7 @@ func newContextManager() *contextManager {
 
 // enterNode applies the node's context strategy. prevID is the node being left ("" at start).
 func (cm *contextManager) enterNode(node *spec.CompiledNode, prevID string) {
+	cm.flush()
 	if prevID != "" {
 		line := cm.nodeSummary(prevID)
 		cm.carried = line
@@ -69,6 +75,7 @@ func (cm *contextManager) enterNode(node *spec.CompiledNode, prevID string) {
 	}
 	cm.summary = nil
 	cm.history = nil
+	cm.notes = nil
 }
 
 // nodeSummary is a short extractive summary of what the candidate said in the node being left.
@@ -90,9 +97,10 @@ func (cm *contextManager) nodeSummary(nodeID string) string {
 	return TruncateRunes(fmt.Sprintf("In %s the candidate said: %s", nodeID, strings.Join(said, " / ")), nodeSummaryCapRunes)
 }
 
-// messages builds the context for one examiner call.
+// messages builds the context for one examiner call, with the utterance being said recorded.
 func (cm *contextManager) messages(node *spec.CompiledNode, extra []spec.Message, final *spec.Message) []spec.Message {
-	out := make([]spec.Message, 0, 4+len(node.LLM.TaskMessages)+len(cm.prior)+len(cm.history)+len(extra))
+	cm.flush()
+	out := make([]spec.Message, 0, 4+len(node.LLM.TaskMessages)+len(cm.prior)+len(cm.history)+len(cm.notes)+len(extra))
 	if node.LLM.RoleMessage != "" {
 		out = append(out, spec.Message{Role: "system", Content: node.LLM.RoleMessage})
 	}
@@ -112,7 +120,7 @@ func (cm *contextManager) messages(node *spec.CompiledNode, extra []spec.Message
 	if len(cm.summary) > 0 {
 		out = append(out, spec.Message{Role: "developer", Content: "Summary of earlier turns on this topic: " + strings.Join(cm.summary, " ")})
 	}
-	out = append(out, cm.history...)
+	out = cm.withNotes(out)
 	out = append(out, extra...)
 	if final != nil {
 		out = append(out, *final)
@@ -120,8 +128,26 @@ func (cm *contextManager) messages(node *spec.CompiledNode, extra []spec.Message
 	return out
 }
 
-// record appends messages to the in-node history and compresses it past the budget.
+// withNotes appends the in-node history to out with the notes at their places.
+func (cm *contextManager) withNotes(out []spec.Message) []spec.Message {
+	from := 0
+	for _, n := range cm.notes {
+		out = append(out, cm.history[from:n.at]...)
+		out = append(out, n.msg)
+		from = n.at
+	}
+	return append(out, cm.history[from:]...)
+}
+
+// record appends messages to the in-node history (after the utterance being said) and
+// compresses it past the budget.
 func (cm *contextManager) record(msgs ...spec.Message) {
+	cm.flush()
+	cm.append(msgs...)
+}
+
+// append is record without the utterance being said.
+func (cm *contextManager) append(msgs ...spec.Message) {
 	cm.history = append(cm.history, msgs...)
 	if len(cm.history) <= cm.maxMessages && tokens(cm.history) <= cm.maxTokens {
 		return
@@ -133,6 +159,15 @@ func (cm *contextManager) record(msgs ...spec.Message) {
 	// Copy the tail so the old backing array (and its strings) can be collected.
 	cm.history = append(make([]spec.Message, 0, cm.maxMessages+2), cm.history[cut:]...)
 	cm.compressions++
+	cm.shiftNotes(cut)
+}
+
+// shiftNotes moves the notes with the history when its first cut messages went into the
+// summary: a note about them now stands at the start of what is left.
+func (cm *contextManager) shiftNotes(cut int) {
+	for i := range cm.notes {
+		cm.notes[i].at = max(0, cm.notes[i].at-cut)
+	}
 }
 
 // size is the number of messages and estimated tokens held, for tests of boundedness.
@@ -206,17 +241,27 @@ func capItems(items []string, capRunes int) string {
 }
 
 // interrupted cuts the newest examiner message down to what the candidate heard before
-// barging in.
+// barging in: the one being said (of the open turn first), else the newest in the history.
 func (cm *contextManager) interrupted(heard string) {
-	for i := len(cm.history) - 1; i >= 0; i-- {
-		if cm.history[i].Role != "assistant" {
-			continue
-		}
+	cut := func(m *spec.Message) {
 		if heard == "" {
-			cm.history[i].Content = "[the candidate interrupted before hearing this line]"
+			m.Content = "[the candidate interrupted before hearing this line]"
 		} else {
-			cm.history[i].Content = heard + " [interrupted by the candidate]"
+			m.Content = heard + " [interrupted by the candidate]"
 		}
+	}
+	switch {
+	case cm.turn != nil && len(cm.turn.replies) > 0:
+		cut(&cm.turn.replies[len(cm.turn.replies)-1])
 		return
+	case cm.reply != nil:
+		cut(cm.reply)
+		return
+	}
+	for i := len(cm.history) - 1; i >= 0; i-- {
+		if cm.history[i].Role == "assistant" {
+			cut(&cm.history[i])
+			return
+		}
 	}
 }

@@ -355,8 +355,10 @@ func (c *Controller) speakPart(text string, source SpokenSource, intercepted boo
 		return
 	}
 	now := c.clock.Now()
-	c.emit(&SpokenPayload{NodeID: c.node.NodeID, Text: text, Source: source, Intercepted: intercepted,
-		TTSSpeed: c.ttsSpeed, Part: part, Streamed: streamed})
+	sp := &SpokenPayload{NodeID: c.node.NodeID, Text: text, Source: source, Intercepted: intercepted,
+		TTSSpeed: c.ttsSpeed, Part: part, Streamed: streamed}
+	c.emit(sp)
+	c.heard(sp)
 	c.segSeq++
 	dur := speechDuration(text, c.ttsSpeed)
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,

@@ -64,8 +64,9 @@ func (c *Controller) decide(in *turnInput) {
 		toSpeech = ms(in.stream.firstSpoken)
 	}
 	lat.TotalMs = lat.EndpointingMs + lat.STTMs + toSpeech + lat.FiltersMs + lat.TTSFirstByteMs
-	c.emit(&ObservationPayload{NodeID: node.NodeID, Turn: in.turn, Examiner: c.ex.Name(), Raw: rawForEvent(raw), Valid: valid,
-		Problems: problems, Decision: dec, Latency: lat})
+	op := &ObservationPayload{NodeID: node.NodeID, Turn: in.turn, Examiner: c.ex.Name(), Raw: rawForEvent(raw), Valid: valid,
+		Problems: problems, Decision: dec, Latency: lat}
+	c.emit(op)
 
 	if !valid {
 		code := CodeObservationInvalid
@@ -77,7 +78,7 @@ func (c *Controller) decide(in *turnInput) {
 	} else if len(problems) > 0 {
 		c.log.Info("observation repaired", "node", node.NodeID, "turn", in.turn, "problems", problems)
 	}
-	c.ctxm.record(candidateMessage(in.text, 0))
+	c.settleObservation(op)
 	// A reply the controller had to reject whole (malformed arguments) fails the turn as surely
 	// as an error or a missing call: each ends in the canned line, and the exam would not move.
 	if cmd == "" && c.examinerGaveUp(!valid, perr) {
@@ -93,7 +94,6 @@ func (c *Controller) decide(in *turnInput) {
 		c.dispatchCommand(cmd, src, obs, valid)
 	case !valid:
 		c.speak(fallbackLine(c.lastQuestion), SpokenFallback, false)
-		c.ctxm.record(assistant(fallbackLine(c.lastQuestion)))
 	default:
 		c.apply(in, p)
 	}
@@ -250,7 +250,6 @@ func (c *Controller) speakValidated(st *streamState, text string, parts []string
 		for i, p := range parts {
 			c.speakPart(p, SpokenExaminer, intercepted, i, false)
 		}
-		c.ctxm.record(assistant(text))
 		return
 	}
 	sentences := SplitSentences(text)
@@ -277,7 +276,6 @@ func (c *Controller) speakValidated(st *streamState, text string, parts []string
 			c.speakPart(part, SpokenExaminer, intercepted, k+i, false)
 		}
 	}
-	c.ctxm.record(assistant(strings.TrimSpace(strings.Join(st.emitted, " ") + " " + rest)))
 }
 
 func equalStrings(a, b []string) bool {

@@ -23,6 +23,9 @@ type integrityState struct {
 	opening string
 	// examinerCalls counts examiner calls, for "don't greet again".
 	examinerCalls int
+	// inCall are the directions the examiner call in flight took (a resume whose log ends in
+	// that call gives them to the next one: lostCall).
+	inCall []string
 }
 
 func (s *integrityState) init(exam *spec.Exam, ov *GateOverrides) {
@@ -59,17 +62,28 @@ func (c *Controller) beatAt(i int) time.Duration {
 // summary compresses the context at this boundary (reset_with_summary).
 func (c *Controller) fireBeat(i int) {
 	b := c.exam.Beats[i]
-	c.beats[i].fired = true
 	c.emit(&BeatFiredPayload{Message: b.Message, Scope: b.Scope, AtSec: int(c.beatAt(i) / time.Second), Wrapup: b.Wrapup})
+	c.deliverBeat(i)
+}
+
+// deliverBeat is what firing beat i does to the controller: marked fired, the context
+// summarised first if the beat asks, the direction for the next call (and, for the wrap-up,
+// every later one; for an exam beat at 0 s, the opening direction), and the direction in the
+// context. A live beat (fireBeat) and a replayed beat_fired both run it.
+func (c *Controller) deliverBeat(i int) {
+	b := c.exam.Beats[i]
+	c.beats[i].fired = true
 	if b.Summary {
 		c.ctxm.summarizeNow()
 	}
-	d := beatDirection(b)
 	c.integ.directions = append(c.integ.directions, b.Message)
 	if b.Wrapup {
 		c.integ.wrapUp = b.Message
 	}
-	c.ctxm.record(spec.Message{Role: "developer", Content: d})
+	if b.Scope == "exam" && c.beatAt(i) == 0 && len(c.visited) == 1 && c.integ.opening == "" {
+		c.integ.opening = b.Message
+	}
+	c.ctxm.record(spec.Message{Role: "developer", Content: beatDirection(b)})
 }
 
 // fireOpeningBeats fires the beats due at 0 s of the node just entered (and of the exam, at its
@@ -81,9 +95,6 @@ func (c *Controller) fireOpeningBeats() {
 			continue
 		}
 		if b.Scope == c.node.NodeID || b.Scope == "exam" && len(c.visited) == 1 {
-			if b.Scope == "exam" && c.integ.opening == "" {
-				c.integ.opening = b.Message
-			}
 			c.fireBeat(i)
 		}
 	}
@@ -190,7 +201,6 @@ func (c *Controller) checkSilence(now time.Time) bool {
 		st.silenceStage = 1
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceCheckIn, NodeID: node, Detail: fmt.Sprintf("%ds of silence: neutral check-in", int(quiet.Seconds()))})
 		c.speak(sl.Prompt, SpokenSilence, false)
-		c.ctxm.record(assistant(sl.Prompt))
 	case 1:
 		if quiet < secs(sl.RepeatSec) {
 			return false
@@ -199,7 +209,6 @@ func (c *Controller) checkSilence(now time.Time) bool {
 		line := "Let me repeat the question. " + c.lastQuestion
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceRepeat, NodeID: node, Detail: fmt.Sprintf("%ds more of silence: question repeated", int(quiet.Seconds()))})
 		c.speak(line, SpokenSilence, false)
-		c.ctxm.record(assistant(line))
 	case 2:
 		if sl.TimeoutSec <= 0 || quiet < secs(sl.TimeoutSec) {
 			return false
@@ -221,12 +230,14 @@ const guardrailSilence = "silence"
 // summarizeNow compresses the whole in-node history into the summary (reset_with_summary at a
 // beat boundary).
 func (cm *contextManager) summarizeNow() {
+	cm.flush()
 	if len(cm.history) == 0 {
 		return
 	}
 	for _, it := range extractItems(cm.history) {
 		cm.summary = appendBounded(cm.summary, it, summaryCapRunes)
 	}
+	cm.shiftNotes(len(cm.history))
 	cm.history = nil
 	cm.compressions++
 }

@@ -48,10 +48,10 @@ func clockAt(s stopwatch, at time.Time) clockReading { return clockReading{s.ela
 // ParityState is the controller's state that a resume from its event log must reproduce, read
 // at at (the time of the log's last event, so clocks compare without the quiet time after
 // it): every nodeState field by its nodeParity row, and the exam-wide state entering a node
-// touches (the visits, the beats). The LLM context is not in it: a resume rebuilds it from
-// the spoken and transcript events, which do not carry everything the live run put in it
-// (beat directions, admin notes). It fails when nodeState has a field
-// without a parity row, or a row names no field.
+// touches (the visits, the beats), and what the examiner is given: the whole LLM context
+// (contextManager, with the utterance being said recorded) and the directions state (pending,
+// wrap-up, opening, calls made). It fails when nodeState has a field without a parity row, or
+// a row names no field.
 func ParityState(c *Controller, at time.Time) (map[string]any, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -74,11 +74,15 @@ func ParityState(c *Controller, at time.Time) (map[string]any, error) {
 			return nil, fmt.Errorf("nodeParity row %q names no nodeState field", name)
 		}
 	}
+	out["examClock"] = clockAt(c.examClock, at)
 	out["visited"] = slices.Clone(c.visited)
 	fired := make([]bool, len(c.beats))
 	for i, b := range c.beats {
 		fired[i] = b.fired
 	}
 	out["beats.fired"] = fired
+	out["context"] = c.ctxm.contextParity()
+	out["directions"] = fmt.Sprintf("pending=%q wrapUp=%q opening=%q calls=%d inCall=%q",
+		c.integ.directions, c.integ.wrapUp, c.integ.opening, c.integ.examinerCalls, c.integ.inCall)
 	return out, nil
 }

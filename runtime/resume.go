@@ -29,6 +29,11 @@ func (c *Controller) restore(events []Event) error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrResume, err)
 		}
+		if c.state == StateInProgress && c.resumedHere(p) {
+			// An earlier resume: the time since the event before did not count either.
+			c.stopClocks(lastTs)
+			c.startClocks(ev.Timestamp)
+		}
 		if err := c.replay(ev, p); err != nil {
 			return fmt.Errorf("%w: seq %d (%s): %w", ErrResume, ev.Seq, ev.Event, err)
 		}
@@ -47,7 +52,21 @@ func (c *Controller) restore(events []Event) error {
 	return nil
 }
 
-// apply replays one stored event onto the controller's state.
+// resumedHere reports whether p is the first event an earlier resume (continueResumed)
+// emitted when it picked up an exam in progress: the "resume" line in the middle of a node,
+// or the entry into the next node when the log ended between a node_exit and its
+// node_entered (live, the two are emitted together).
+func (c *Controller) resumedHere(p Payload) bool {
+	switch p := p.(type) {
+	case *SpokenPayload:
+		return p.Source == "resume"
+	case *NodeEnteredPayload:
+		return c.cutExit != nil
+	}
+	return false
+}
+
+// replay replays one stored event onto the controller's state.
 func (c *Controller) replay(ev Event, p Payload) error {
 	ts := ev.Timestamp
 	switch p := p.(type) {
@@ -80,20 +99,20 @@ func (c *Controller) replay(ev Event, p Payload) error {
 	case *TranscriptSegmentPayload:
 		c.segSeq++
 		if p.Speaker == SpeakerCandidate {
+			if c.heardCandidate(p) {
+				c.takeCall()
+			}
 			c.pendingFinish = false
 			if p.Text != "" {
 				c.keepSegment(segment{id: p.SegmentID, norm: normalizeWords(p.Text), confidence: p.Confidence})
 			}
-			c.ctxm.record(candidateMessage(p.Text, time.Duration(p.DurationMs)*time.Millisecond))
 		}
 	case *SpokenPayload:
 		if p.TTSSpeed > 0 {
 			c.ttsSpeed = p.TTSSpeed
 		}
 		c.noteQuestion(p.Text, p.Source)
-		if p.Source != SpokenIntro && p.Source != SpokenPrompt {
-			c.ctxm.record(assistant(p.Text))
-		}
+		c.heard(p)
 	case *FollowUpIssuedPayload:
 		c.followUps = p.Count
 	case *CommandAcknowledgedPayload:
@@ -111,6 +130,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		c.ledger.add(LedgerEntry{NodeID: p.NodeID, Turn: c.turn, SignalType: p.SignalType, RubricLevel: p.RubricLevel,
 			Excerpt: p.Excerpt, Confidence: p.Confidence, STTConfidence: p.STTConfidence, Transversal: p.Transversal})
 	case *ObservationPayload:
+		c.settleObservation(p)
 		c.turn = max(c.turn, p.Turn)
 		if p.Valid && (p.Decision.Action == DecisionContinue || p.Decision.Action == DecisionFollowUp || p.Decision.Action == DecisionTransition) {
 			var q struct {
@@ -131,17 +151,28 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		case p.Mode == AdminQueued && p.Status == AdminReceived:
 			c.queued = append(c.queued, AdminInstruction{Mode: AdminQueued, Text: p.Text, Sender: p.Sender})
 		case p.Mode == AdminQueued && (p.Status == AdminConsumed || p.Status == AdminPromoted) && len(c.queued) > 0:
+			if p.Status == AdminConsumed { // it was in the call's context, and stays in the examiner's
+				c.ctxm.record(adminMessage(c.queued[0], false))
+			}
 			c.queued = c.queued[1:]
+		case p.Mode == AdminImmediate && p.Status == AdminApplied:
+			c.adminApplied(p.Text)
+		}
+	case *RecoveryPayload:
+		if heard, ok := heardFromDetail(p.Detail); ok && p.Kind == RecoveryBargeIn {
+			c.ctxm.interrupted(heard)
 		}
 	case *BeatFiredPayload:
+		delivered := false
 		for i, b := range c.exam.Beats {
 			// atSec may be a rehearsal override (BOT_WRAPUP_AFTER_SECS) of the wrap-up beat.
 			if !c.beats[i].fired && (b.AtSec == p.AtSec || b.Wrapup && p.Wrapup) && b.Scope == p.Scope && b.Message == p.Message {
-				c.beats[i].fired = true
+				c.deliverBeat(i) // as fireBeat did: the direction, in the context too
+				delivered = true
 				break
 			}
 		}
-		if p.Wrapup {
+		if p.Wrapup && !delivered {
 			c.integ.wrapUp = p.Message // the wrap-up direction stands for the rest of the exam
 		}
 	}
@@ -165,6 +196,7 @@ func (c *Controller) nodeID() string {
 // the dead process would have. Otherwise the exam re-asks the question it was on. Caller
 // holds mu.
 func (c *Controller) continueResumed() {
+	c.lostCall()
 	if c.state == StateScaffolding {
 		c.setState(StateReady, "prepared")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -31,8 +32,22 @@ func TestResumeParity(t *testing.T) {
 		name  string
 		exam  *spec.Exam
 		steps []headless.TurnStep
+		opts  []runtime.Option
+		// resumeAfter are the steps after which the live exam itself is stopped and resumed
+		// from its log an hour later, so later logs hold resumes to replay.
+		resumeAfter []int
+		streamed    bool // the offline examiner streams its replies (spoken before the observation)
 	}
-	cases := []tc{{name: "demo-walk", exam: demo, steps: demoWalk(demo)}}
+	cases := []tc{{name: "demo-walk", exam: demo, steps: demoWalk(demo)},
+		// The examiner's context through its summarising paths: a budget of 4 messages (the
+		// in-node history compressed every few turns, the append strategy's carried history
+		// trimmed), beats that summarise when they fire, every context strategy, barge-ins and
+		// both kinds of admin instruction.
+		{name: "demo-context", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)}},
+		{name: "demo-context-resumed", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
+			resumeAfter: []int{4, 7, 9}},
+		{name: "demo-context-streamed", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
+			resumeAfter: []int{6}, streamed: true}}
 	names, err := fs.Glob(examples.FS, "*.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -57,12 +72,19 @@ func TestResumeParity(t *testing.T) {
 	demoNodes := map[string]bool{}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newParityRun(t, tc.exam)
+			r := newParityRun(t, tc.exam, tc.streamed, tc.opts...)
+			r.resumeAfter = tc.resumeAfter
 			r.play(tc.steps)
 			if r.checks == 0 {
 				t.Fatal("nothing was compared")
 			}
-			if tc.exam == demo {
+			if tc.streamed && !r.spokeStreamed() {
+				t.Fatal("nothing was streamed")
+			}
+			if r.resumes != len(tc.resumeAfter) {
+				t.Fatalf("the live exam was resumed %d times, want %d", r.resumes, len(tc.resumeAfter))
+			}
+			if tc.name == "demo-walk" {
 				for n := range r.nodes {
 					demoNodes[n] = true
 				}
@@ -88,23 +110,67 @@ func demoWalk(exam *spec.Exam) []headless.TurnStep {
 	return steps
 }
 
+// contextVariant is the demo exam with every beat summarising the context when it fires (and
+// due sooner), and the nodes' context strategies cycling through append, reset_with_summary and reset.
+func contextVariant(demo *spec.Exam) *spec.Exam {
+	exam := *demo
+	exam.Beats = slices.Clone(demo.Beats)
+	for i := range exam.Beats {
+		exam.Beats[i].Summary = true
+		if exam.Beats[i].AtSec > 0 { // due within the walk's waits: the node's beat, then the wrap-up
+			exam.Beats[i].AtSec = 30*i - 10
+		}
+	}
+	exam.Nodes = slices.Clone(demo.Nodes)
+	strategies := []spec.ContextStrategy{spec.ContextAppend, spec.ContextResetWithSummary, spec.ContextReset}
+	for i := range exam.Nodes {
+		exam.Nodes[i].LLM.ContextStrategy = strategies[i%len(strategies)]
+	}
+	return &exam
+}
+
+// contextWalk is demoWalk with more to remember in every node: a barge-in, a queued and an
+// immediate admin instruction, a silent turn and long enough a wait for the node's beats.
+func contextWalk(exam *spec.Exam) []headless.TurnStep {
+	say := func(s string) headless.TurnStep { return headless.TurnStep{Say: &s} }
+	interrupt := func(s string) headless.TurnStep { return headless.TurnStep{Interrupt: &s} }
+	admin := func(mode, text string) headless.TurnStep {
+		return headless.TurnStep{Admin: &headless.AdminStep{Mode: mode, Text: text, Sender: "dr-lee"}}
+	}
+	silence, wait, advance := 6.0, 40.0, "advance"
+	var steps []headless.TurnStep
+	for range exam.Nodes {
+		steps = append(steps, say("I think the guests in a hurry need a faster option."),
+			admin("queued", "Ask about the costs."), interrupt("Sorry, can I add that the staff matter too?"),
+			headless.TurnStep{Silence: &silence}, admin("immediate", "Ask the candidate to speak up."),
+			say("What do you mean?"), say("We would add a second coffee station by the door."),
+			headless.TurnStep{Wait: &wait}, say("And a grab-and-go table."), headless.TurnStep{Control: &advance})
+	}
+	return steps
+}
+
 // parityRun drives one exam live on a virtual clock, as `examtui test` plays a script, and
 // checks parity after every call.
 type parityRun struct {
-	t      *testing.T
-	exam   *spec.Exam
-	c      *runtime.Controller
-	clock  *runtime.VirtualClock
-	rec    *runtime.Recorder
-	seen   int // events at the last comparison
-	checks int
-	nodes  map[string]bool // nodes a comparison was made in
+	t           *testing.T
+	exam        *spec.Exam
+	opts        []runtime.Option // for the live and every resumed controller
+	resumeAfter []int
+	c           *runtime.Controller
+	clock       *runtime.VirtualClock
+	rec         *runtime.Recorder
+	seen        int // events at the last comparison
+	checks      int
+	resumes     int // resumes of the live exam itself (resumeAfter)
+	streamed    bool
+	nodes       map[string]bool // nodes a comparison was made in
 }
 
-func newParityRun(t *testing.T, exam *spec.Exam) *parityRun {
-	r := &parityRun{t: t, exam: exam, clock: runtime.NewVirtualClock(t0), rec: &runtime.Recorder{}, nodes: map[string]bool{}}
-	c, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(r.clock), runtime.WithSink(runtime.NewFanout(r.rec)),
-		runtime.WithSessionID("parity"))
+func newParityRun(t *testing.T, exam *spec.Exam, streamed bool, opts ...runtime.Option) *parityRun {
+	r := &parityRun{t: t, exam: exam, opts: opts, clock: runtime.NewVirtualClock(t0), rec: &runtime.Recorder{}, nodes: map[string]bool{},
+		streamed: streamed}
+	c, err := runtime.NewController(exam, r.examiner(), append([]runtime.Option{runtime.WithClock(r.clock),
+		runtime.WithSink(runtime.NewFanout(r.rec)), runtime.WithSessionID("parity")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +200,10 @@ func (r *parityRun) play(steps []headless.TurnStep) {
 		if t.Failed() {
 			return
 		}
+		if slices.Contains(r.resumeAfter, i+1) && !r.c.Snapshot().State.Terminal() {
+			r.restart()
+			r.compare(fmt.Sprintf("resume after step %d", i+1))
+		}
 	}
 }
 
@@ -146,6 +216,13 @@ func (r *parityRun) step(st headless.TurnStep) error {
 	switch {
 	case say != nil:
 		r.advance(2 * time.Second)
+		if st.Interrupt != nil {
+			// The candidate barges in on the examiner's last line, having heard its first words.
+			if err := r.c.SpeechInterrupted(r.heardOfLastLine()); err != nil {
+				return err
+			}
+			r.compare("barge-in")
+		}
 		text := headless.SpokenText(*say)
 		speech := time.Duration(float64(len(strings.Fields(text)))/2.5*float64(time.Second)) + 500*time.Millisecond + headless.Pauses(*say)
 		r.c.UserActivity(true)
@@ -177,6 +254,63 @@ func (r *parityRun) step(st headless.TurnStep) error {
 	return fmt.Errorf("empty step")
 }
 
+// spokeStreamed reports whether any reply was spoken while it streamed in.
+func (r *parityRun) spokeStreamed() bool {
+	for _, ev := range r.rec.Events() {
+		if p, _ := ev.Decode(); p != nil {
+			if s, ok := p.(*runtime.SpokenPayload); ok && s.Streamed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// examiner is the offline examiner, streaming when the run is.
+func (r *parityRun) examiner() runtime.Examiner {
+	if !r.streamed {
+		return newOffline(r.t)
+	}
+	ex, err := offlineStreaming(8)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return ex
+}
+
+// restart stops the live controller and carries on with one resumed from its log an hour
+// later, as a new process would.
+func (r *parityRun) restart() {
+	t := r.t
+	_ = r.c.Close()
+	r.clock.Advance(time.Hour)
+	c, err := runtime.NewController(r.exam, r.examiner(), append([]runtime.Option{runtime.WithClock(r.clock),
+		runtime.WithSink(runtime.NewFanout(r.rec)), runtime.WithResume(r.rec.Events())}, r.opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r.c = c
+	r.resumes++
+}
+
+// heardOfLastLine is the first three words of the examiner's last spoken line.
+func (r *parityRun) heardOfLastLine() string {
+	evs := r.rec.Events()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if p, _ := evs[i].Decode(); p != nil {
+			if s, ok := p.(*runtime.SpokenPayload); ok {
+				w := strings.Fields(s.Text)
+				return strings.Join(w[:min(3, len(w))], " ")
+			}
+		}
+	}
+	return ""
+}
+
 // advance ticks second by second, comparing after every tick that emitted events.
 func (r *parityRun) advance(d time.Duration) {
 	for d > 0 && !r.c.Snapshot().State.Terminal() {
@@ -205,8 +339,8 @@ func (r *parityRun) compare(after string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := runtime.NewController(r.exam, newOffline(t), runtime.WithClock(runtime.NewVirtualClock(last.Timestamp)),
-		runtime.WithResume(events))
+	resumed, err := runtime.NewController(r.exam, r.examiner(), append([]runtime.Option{runtime.WithClock(runtime.NewVirtualClock(last.Timestamp)),
+		runtime.WithResume(events)}, r.opts...)...)
 	if err != nil {
 		t.Fatalf("after %s: resume at seq %d: %v", after, last.Seq, err)
 	}

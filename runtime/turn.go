@@ -79,12 +79,13 @@ func (c *Controller) takeTurn(t Turn, wallStart time.Time) (examinerCall, error)
 	c.resumeOnAnswer() // presence.go
 	text := strings.TrimSpace(t.Text)
 	segPayload, seg := c.recordCandidateTurn(&t, text)
+	c.heardCandidate(&segPayload)
 	switch {
 	case c.state == StatePaused:
-		c.candidateReturned(text, t.Duration)
+		c.candidateReturned()
 		return examinerCall{}, c.sinkErr
 	case c.pendingFinish:
-		c.confirmFinish(text, t.Duration)
+		c.confirmFinish(text)
 		return examinerCall{}, c.sinkErr
 	}
 	return c.prepareCall(t, text, segPayload, seg, wallStart), nil
@@ -121,17 +122,15 @@ func (c *Controller) recordCandidateTurn(t *Turn, text string) (TranscriptSegmen
 
 // candidateReturned resumes an exam the candidate paused: any turn brings them back to the
 // question. Caller holds mu.
-func (c *Controller) candidateReturned(text string, d time.Duration) {
+func (c *Controller) candidateReturned() {
 	c.resumeExam("candidate returned", Actor{Kind: ActorCandidate})
-	c.ctxm.record(candidateMessage(text, d))
 	c.speak("Welcome back. "+c.lastQuestion, SpokenCommand, false)
 }
 
 // confirmFinish takes the candidate's answer to "are you sure you want to finish?": yes ends
 // the exam, anything else carries on with the question. Caller holds mu.
-func (c *Controller) confirmFinish(text string, d time.Duration) {
+func (c *Controller) confirmFinish(text string) {
 	c.pendingFinish = false
-	c.ctxm.record(candidateMessage(text, d))
 	if isAffirmative(text) {
 		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: CommandByConfirmation, Detail: detailConfirmed})
 		c.speak("Thank you. The exam is now finished.", SpokenCommand, false)
@@ -162,9 +161,8 @@ func (c *Controller) prepareCall(t Turn, text string, segPayload TranscriptSegme
 		Exam: c.exam, Node: c.node, Messages: c.ctxm.messages(c.node, extra, &final), Candidate: segPayload,
 		Turn: c.turn, AdminInstructions: admin,
 		CoveredSignals: c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals),
-		Directions:     c.takeDirections(), WrapUp: c.integ.wrapUp != "",
+		Directions:     c.takeCall(), WrapUp: c.integ.wrapUp != "",
 	}
-	c.integ.examinerCalls++
 	gate := c.integ.gates.SpeakGate
 	in.stream = &streamState{gen: c.nodeGen, safety: in.safety, wallStart: wallStart}
 	req.OnArguments = func(partial []byte) { c.onPartialArguments(in.stream, partial) }
@@ -215,9 +213,11 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	if c.nodeGen != in.gen || c.state.Terminal() {
 		// The examiner moved on (advance, skip, end) while the examiner was thinking: the
 		// observation no longer applies to anything, but it is still recorded.
-		c.emit(&ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(in.reply), Valid: false,
+		op := &ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(in.reply), Valid: false,
 			Problems: []string{"node changed during the examiner call"},
-			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}})
+			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}}
+		c.emit(op)
+		c.settleObservation(op)
 		return c.sinkErr
 	}
 	c.decide(in)

@@ -1,0 +1,148 @@
+package runtime_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
+)
+
+// TestContextStreamedReplyOrder: a reply spoken while it streams in (before its observation)
+// stands after the candidate's words it answers, as one message, in the next call's context.
+func TestContextStreamedReplyOrder(t *testing.T) {
+	exam := compileTestExam(t, "basic.yaml", nil)
+	ex := &scriptedExaminer{stream: 7}
+	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String(),
+		obsArgs{NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "Good. What would you test first?"}.String(),
+		obsArgs{SpokenText: "I see. Anything else?"}.String())
+	h := newHarness(t, exam, ex)
+	h.start()
+	h.say("My name is Ada.")
+	h.say("I would roll it out to one team first.")
+	h.say("The backups.")
+	if !slices.ContainsFunc(payloads[*runtime.SpokenPayload](h), func(p *runtime.SpokenPayload) bool { return p.Streamed }) {
+		t.Fatal("no reply was streamed")
+	}
+	msgs := ex.reqs[2].Messages
+	i := slices.IndexFunc(msgs, func(m spec.Message) bool { return m.Content == "I would roll it out to one team first." })
+	if i < 0 || i+1 >= len(msgs) || msgs[i+1] != (spec.Message{Role: "assistant", Content: "Good. What would you test first?"}) {
+		t.Fatalf("the streamed reply does not follow the answer it replies to:\n%s", dumpMessages(msgs))
+	}
+}
+
+// TestResumeMidCall: a log that ends during an examiner call (the process stopped before the
+// observation) resumes with the candidate's words of that turn in the context, before the
+// RESUMED note, and the call's directions go to the next call, which is again the first (the
+// opening direction in its status).
+func TestResumeMidCall(t *testing.T) {
+	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &scriptedExaminer{}
+	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String())
+	h := newHarness(t, exam, ex)
+	h.start()
+	h.say("My name is Ada.")
+	evs := h.rec.Events()
+	cut := slices.IndexFunc(evs, func(ev runtime.Event) bool { return ev.Event == runtime.EventObservation })
+	if cut < 0 || evs[cut-1].Event != runtime.EventTranscriptSegment {
+		t.Fatalf("no observation right after the candidate's segment (at %d)", cut)
+	}
+	first := ex.reqs[0]
+
+	ex2 := &scriptedExaminer{}
+	ex2.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String())
+	clock := runtime.NewVirtualClock(evs[cut-1].Timestamp.Add(time.Hour))
+	c, err := runtime.NewController(exam, ex2, runtime.WithClock(clock), runtime.WithResume(evs[:cut]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SubmitTurn(t.Context(), runtime.Turn{Text: "Ada Lovelace, hospitality management.", Duration: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	req := ex2.reqs[0]
+	msgs := req.Messages
+	lost := slices.IndexFunc(msgs, func(m spec.Message) bool { return m.Role == "user" && m.Content == "My name is Ada." })
+	note := slices.IndexFunc(msgs, func(m spec.Message) bool { return strings.HasPrefix(m.Content, "RESUMED ") })
+	if lost < 0 || note != lost+1 {
+		t.Fatalf("want the lost answer then the RESUMED note:\n%s", dumpMessages(msgs))
+	}
+	if !slices.Equal(req.Directions, first.Directions) || len(req.Directions) == 0 {
+		t.Fatalf("directions %q, want those of the lost call %q", req.Directions, first.Directions)
+	}
+	status := msgs[len(msgs)-2].Content
+	if !strings.Contains(status, "Opening direction: ") {
+		t.Fatalf("the next call is the first the examiner answers, but its status has no opening direction: %s", status)
+	}
+}
+
+// TestResumeTwiceAcrossCutTransition: a log that ends between a node_exit and its
+// node_entered is resumed (the next node entered an hour later), and that run's log is
+// resumed again: the second resume keeps the hour off the exam clock, as the first did.
+func TestResumeTwiceAcrossCutTransition(t *testing.T) {
+	exam := compileTestExam(t, "basic.yaml", nil)
+	ex := &scriptedExaminer{}
+	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String())
+	h := newHarness(t, exam, ex)
+	h.start()
+	h.say("My name is Ada.")
+	evs := h.rec.Events()
+	cut := slices.IndexFunc(evs, func(ev runtime.Event) bool { return ev.Event == runtime.EventNodeExit })
+	if cut < 0 {
+		t.Fatal("no node_exit")
+	}
+	prefix := evs[:cut+1]
+
+	clock := runtime.NewVirtualClock(prefix[len(prefix)-1].Timestamp.Add(time.Hour))
+	rec := &runtime.Recorder{}
+	first, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(clock), runtime.WithResume(prefix),
+		runtime.WithSink(runtime.NewFanout(rec)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if err := first.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(5 * time.Second)
+	if err := first.SubmitTurn(t.Context(), runtime.Turn{Text: "I would test the backups first.", Duration: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	log := append(slices.Clone(prefix), rec.Events()...)
+	last := log[len(log)-1].Timestamp
+	second, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(runtime.NewVirtualClock(last)), runtime.WithResume(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	want, err := runtime.ParityState(first, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := runtime.ParityState(second, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"examClock", "node.nodeClock", "context"} {
+		if got[k] != want[k] {
+			t.Errorf("%s differs:\nresumed twice %+v\nresumed once  %+v", k, got[k], want[k])
+		}
+	}
+}
+
+func dumpMessages(msgs []spec.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString("  " + m.Role + ": " + m.Content + "\n")
+	}
+	return b.String()
+}
