@@ -59,7 +59,7 @@ func (c *Controller) restore(events []Event) error {
 func (c *Controller) resumedHere(p Payload) bool {
 	switch p := p.(type) {
 	case *SpokenPayload:
-		return p.Source == "resume"
+		return p.Source == SpokenResume
 	case *NodeEnteredPayload:
 		return c.cutExit != nil
 	}
