@@ -1,0 +1,154 @@
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// recorder is a testing.TB that records failures instead of failing; Fatal ends the calling
+// goroutine as the real one does, so helpers stop where a real test would.
+type recorder struct {
+	testing.TB
+	failed atomic.Bool
+	msg    atomic.Value
+}
+
+func (r *recorder) Helper()      {}
+func (r *recorder) Name() string { return "TestX" }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed.Store(true)
+	r.msg.Store(fmt.Sprintf(format, args...))
+}
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	runtime.Goexit()
+}
+func (r *recorder) Fatal(args ...any) { r.Fatalf("%s", fmt.Sprint(args...)) }
+func (r *recorder) message() string  { s, _ := r.msg.Load().(string); return s }
+
+// run calls f with a fresh recorder on its own goroutine (so Fatal's Goexit ends only f).
+func run(f func(tb testing.TB)) *recorder {
+	r := &recorder{}
+	done := make(chan struct{})
+	go func() { defer close(done); f(r) }()
+	<-done
+	return r
+}
+
+func TestGolden(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.golden")
+	if err := os.WriteFile(path, []byte("one\ntwo \x1b[1mbold\x1b[0m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		path     string
+		got      string
+		wantFail bool
+		wantMsg  []string
+	}{
+		{"equal", path, "one\ntwo \x1b[1mbold\x1b[0m\n", false, nil},
+		{"changed line shows a quoted diff", path, "one\ntwo \x1b[2mdim\x1b[0m\n", true,
+			[]string{path, "-two \\x1b[1mbold\\x1b[0m", "+two \\x1b[2mdim\\x1b[0m", "-update"}},
+		{"trailing newline", path, "one\ntwo \x1b[1mbold\x1b[0m", true, []string{"No newline at end of file"}},
+		{"missing file", filepath.Join(dir, "none.golden"), "x", true, []string{"none.golden", "-update to create it"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(func(tb testing.TB) { Golden(tb, tc.path, []byte(tc.got)) })
+			if r.failed.Load() != tc.wantFail {
+				t.Fatalf("failed = %v, want %v (%s)", r.failed.Load(), tc.wantFail, r.message())
+			}
+			for _, w := range tc.wantMsg {
+				if !strings.Contains(r.message(), w) {
+					t.Errorf("message lacks %q:\n%s", w, r.message())
+				}
+			}
+		})
+	}
+}
+
+func TestEventually(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var n atomic.Int32
+		r := run(func(tb testing.TB) {
+			Eventually(tb, time.Second, func() bool { return n.Add(1) == 10 }, "the %dth check", 10)
+		})
+		if r.failed.Load() {
+			t.Fatalf("failed: %s", r.message())
+		}
+		if took := time.Since(start); took != 9*PollInterval {
+			t.Errorf("held at the 10th check after %v, want %v", took, 9*PollInterval)
+		}
+
+		start = time.Now()
+		r = run(func(tb testing.TB) {
+			Eventually(tb, time.Second, func() bool { return false }, "the %s", "sky to fall")
+		})
+		if !r.failed.Load() || r.message() != "timed out after 1s waiting for the sky to fall" {
+			t.Errorf("failed = %v, message %q", r.failed.Load(), r.message())
+		}
+		if took := time.Since(start); took < time.Second || took > time.Second+PollInterval {
+			t.Errorf("gave up after %v, want 1s", took)
+		}
+	})
+}
+
+func TestRecv(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ch := make(chan int, 3)
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			ch <- 1
+			ch <- 2
+			ch <- 3
+			close(ch)
+		}()
+		var got int
+		r := run(func(tb testing.TB) { got = Recv(tb, ch, time.Second, "the first value") })
+		if r.failed.Load() || got != 1 {
+			t.Fatalf("got %d, failed %v: %s", got, r.failed.Load(), r.message())
+		}
+		r = run(func(tb testing.TB) { got = RecvMatch(tb, ch, time.Second, func(v int) bool { return v == 3 }, "three") })
+		if r.failed.Load() || got != 3 {
+			t.Fatalf("got %d, failed %v: %s", got, r.failed.Load(), r.message())
+		}
+		r = run(func(tb testing.TB) { Recv(tb, ch, time.Second, "more") })
+		if r.message() != "channel closed while waiting for more" {
+			t.Errorf("closed channel: %q", r.message())
+		}
+		start := time.Now()
+		r = run(func(tb testing.TB) { Recv(tb, make(chan int), 2*time.Second, "a value on %s", "an idle channel") })
+		if r.message() != "timed out after 2s waiting for a value on an idle channel" || time.Since(start) != 2*time.Second {
+			t.Errorf("idle channel: %q after %v", r.message(), time.Since(start))
+		}
+	})
+}
+
+func TestWaitScreen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		frames := []string{"loading", "Question 1", "Question 1\nTime left 5:00"}
+		i := 0
+		screen := func() string { s := frames[min(i, len(frames)-1)]; i++; return s }
+		var got string
+		r := run(func(tb testing.TB) { got = WaitScreen(tb, time.Second, screen, "start", "Question 1", "Time left") })
+		if r.failed.Load() || got != frames[2] {
+			t.Fatalf("got %q: %s", got, r.message())
+		}
+		r = run(func(tb testing.TB) { WaitScreen(tb, time.Second, screen, "finish", "Question 1", "Thank you") })
+		for _, w := range []string{"finish:", `"Thank you"`, "Time left 5:00"} {
+			if !strings.Contains(r.message(), w) {
+				t.Errorf("message lacks %q: %s", w, r.message())
+			}
+		}
+	})
+}
