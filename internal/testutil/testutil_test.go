@@ -31,7 +31,7 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 func (r *recorder) Fatal(args ...any) { r.Fatalf("%s", fmt.Sprint(args...)) }
-func (r *recorder) message() string  { s, _ := r.msg.Load().(string); return s }
+func (r *recorder) message() string   { s, _ := r.msg.Load().(string); return s }
 
 // run calls f with a fresh recorder on its own goroutine (so Fatal's Goexit ends only f).
 func run(f func(tb testing.TB)) *recorder {
