@@ -14,6 +14,7 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/audio/livekit/agent"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
@@ -71,7 +72,7 @@ func TestJobFailureIsIsolated(t *testing.T) {
 	jctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(jctx, assign("next")) }()
-	waitUntil(t, 20*time.Second, "the next job to run", func() bool { return len(r.Jobs()) == 1 })
+	testutil.Eventually(t, 20*time.Second, func() bool { return len(r.Jobs()) == 1 }, "the next job to run")
 	if j := r.Jobs()[0]; j.Room != "next" || j.Candidate != "next" || j.State != runtime.StateCreated {
 		t.Errorf("job = %+v", j)
 	}
@@ -113,17 +114,6 @@ func TestJobRejections(t *testing.T) {
 	list, err := r.store.List(ctx)
 	if err != nil || len(list) != 0 {
 		t.Errorf("rejected jobs left sessions: %d, %v", len(list), err)
-	}
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
 	}
 }
 
