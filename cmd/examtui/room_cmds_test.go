@@ -19,6 +19,7 @@ import (
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
@@ -333,9 +334,7 @@ func TestWatchConsoleBackend(t *testing.T) {
 	if err := c.WaitBot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for !hasParticipant(rb.Room, "examiner-console") {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, 30*time.Second, func() bool { return hasParticipant(rb.Room, "examiner-console") }, "the bot to see examiner-console")
 	b := remoteBackend(ctx, c)
 	state := func() runtime.ExamState { return x.Controller.Snapshot().State }
 	steps := []struct {
@@ -353,12 +352,8 @@ func TestWatchConsoleBackend(t *testing.T) {
 		if err := st.do(); err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for !st.want() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: no effect (state %s)", st.name, state())
-			}
-			time.Sleep(20 * time.Millisecond)
+		if !testutil.Poll(10*time.Second, st.want) {
+			t.Fatalf("%s: no effect (state %s)", st.name, state())
 		}
 	}
 	if err := b.SubmitText("I am answering for the candidate."); !errors.Is(err, tui.ErrReadOnly) {
