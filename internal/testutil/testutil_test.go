@@ -152,3 +152,28 @@ func TestWaitScreen(t *testing.T) {
 		}
 	})
 }
+
+func TestSkipIfShort(t *testing.T) {
+	r := &skipRecorder{}
+	done := make(chan struct{})
+	go func() { defer close(done); SkipIfShort(r, "espeak-ng") }()
+	<-done
+	if r.skipped != testing.Short() {
+		t.Errorf("skipped = %v under -short = %v", r.skipped, testing.Short())
+	}
+	if r.skipped && r.msg != "-short: this test needs espeak-ng (make test runs it)" {
+		t.Errorf("skip message %q", r.msg)
+	}
+}
+
+type skipRecorder struct {
+	testing.TB
+	skipped bool
+	msg     string
+}
+
+func (r *skipRecorder) Helper() {}
+func (r *skipRecorder) Skipf(format string, args ...any) {
+	r.skipped, r.msg = true, fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
