@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -176,4 +177,14 @@ func (r *skipRecorder) Helper() {}
 func (r *skipRecorder) Skipf(format string, args ...any) {
 	r.skipped, r.msg = true, fmt.Sprintf(format, args...)
 	runtime.Goexit()
+}
+
+func TestLoggerStopsWhenTheTestEnds(t *testing.T) {
+	var log *slog.Logger
+	t.Run("inner", func(t *testing.T) {
+		log = Logger(t, slog.LevelInfo)
+		log.Debug("not shown")
+		log.Info("shown", "k", 1)
+	})
+	log.Info("after the end") // must not panic
 }
