@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -292,22 +291,4 @@ func countEvents(l *listener, typ runtime.EventType) int {
 	return n
 }
 
-// testLog writes to the test's log until the test ends (SDK goroutines may log while they
-// wind down, and t.Log after the end panics).
-func testLog(t *testing.T) *slog.Logger {
-	w := &testWriter{t: t}
-	t.Cleanup(func() { w.done.Store(true) })
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-type testWriter struct {
-	t    *testing.T
-	done atomic.Bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	if !w.done.Load() {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
-}
+func testLog(t *testing.T) *slog.Logger { return testutil.Logger(t, slog.LevelInfo) }

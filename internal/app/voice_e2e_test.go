@@ -98,6 +98,7 @@ func spokenTurn(t *testing.T, espeak *audio.Espeak, text string, seed uint64) []
 // synthesised and played on PortAudio's null device. The exam must reach its end with the
 // same decisions as the typed script, and the session's audio must be on disk.
 func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
+	testutil.SkipIfShort(t, "PortAudio, espeak-ng and pocketsphinx")
 	voiceNullALSA(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -296,6 +297,7 @@ func TestSwitchInputWithoutVoice(t *testing.T) {
 // A speak-only voice path (no microphone) plays the examiner's lines; pausing the exam cuts
 // the line being spoken, records what was heard, and drops the rest; typed answers still work.
 func TestVoicePauseCutsExaminerSpeech(t *testing.T) {
+	testutil.SkipIfShort(t, "PortAudio and espeak-ng")
 	voiceNullALSA(t)
 	ctx := context.Background()
 	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true})
