@@ -324,19 +324,4 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
-func testLog(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(&testWriter{t: t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-type testWriter struct {
-	t  *testing.T
-	mu sync.Mutex
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	defer func() { _ = recover() }() // t.Log after the test ended
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+func testLog(t *testing.T) *slog.Logger { return testutil.Logger(t, slog.LevelInfo) }
