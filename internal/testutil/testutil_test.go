@@ -91,6 +91,13 @@ func TestEventually(t *testing.T) {
 			t.Errorf("held at the 10th check after %v, want %v", took, 9*PollInterval)
 		}
 
+		r = run(func(tb testing.TB) {
+			Eventually(tb, time.Second, func() bool { return false }, "turn 100% done")
+		})
+		if r.message() != "timed out after 1s waiting for turn 100% done" {
+			t.Errorf("a single message is taken as it is: %q", r.message())
+		}
+
 		start = time.Now()
 		r = run(func(tb testing.TB) {
 			Eventually(tb, time.Second, func() bool { return false }, "the %s", "sky to fall")

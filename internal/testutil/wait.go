@@ -15,7 +15,8 @@ const PollInterval = 20 * time.Millisecond
 //
 //	testutil.Eventually(t, 10*time.Second, func() bool { return w.Jobs() == 1 }, "the job to start")
 //
-// fails with "timed out after 10s waiting for the job to start".
+// fails with "timed out after 10s waiting for the job to start". One argument is taken as it
+// is; more are a format and its arguments.
 func Eventually(t testing.TB, timeout time.Duration, cond func() bool, msgf ...any) {
 	t.Helper()
 	if !Poll(timeout, cond) {
@@ -80,9 +81,14 @@ func RecvMatch[T any](t testing.TB, ch <-chan T, timeout time.Duration, match fu
 	}
 }
 
+// describe renders msgf: nothing, one value (taken as it is, so a '%' in a message built by
+// concatenation is safe), or a format and its arguments.
 func describe(msgf []any) string {
-	if len(msgf) == 0 {
+	switch len(msgf) {
+	case 0:
 		return "the condition"
+	case 1:
+		return fmt.Sprint(msgf[0])
 	}
 	format, ok := msgf[0].(string)
 	if !ok {
