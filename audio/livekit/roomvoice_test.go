@@ -52,6 +52,7 @@ func (m *mic) run(ctx context.Context, v *livekit.Voice) {
 // the bot's voice pipeline (VAD, endpointing, pocketsphinx on a fixed grammar) hands them to the
 // real controller as room turns, and that the examiner's replies are spoken back.
 func TestRoomVoiceSpokenTurns(t *testing.T) {
+	testutil.SkipIfShort(t, "a LiveKit server, espeak-ng and pocketsphinx")
 	lines := []string{
 		"My name is Alex and I am on the hospitality management course.",
 		"We could open a second buffet line, or another way is a grab-and-go counter.",
@@ -161,6 +162,7 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 // TestRoomVoiceBargeIn has the examiner say a long line and the candidate speak over it: the
 // examiner stops within a moment, Say returns early, and the barge-in hook runs.
 func TestRoomVoiceBargeIn(t *testing.T) {
+	testutil.SkipIfShort(t, "a LiveKit server and espeak-ng")
 	espeak, err := audio.NewEspeak()
 	if err != nil {
 		t.Fatal(err)
