@@ -56,31 +56,6 @@ func Recv[T any](t testing.TB, ch <-chan T, timeout time.Duration, msgf ...any) 
 	return zero
 }
 
-// RecvMatch receives from ch until a value satisfies match and returns it; values that do
-// not match are dropped. It fails the test if none matches within timeout or ch is closed.
-func RecvMatch[T any](t testing.TB, ch <-chan T, timeout time.Duration, match func(T) bool, msgf ...any) T {
-	t.Helper()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	for {
-		select {
-		case v, ok := <-ch:
-			if !ok {
-				t.Fatalf("channel closed while waiting for %s", describe(msgf))
-				var zero T
-				return zero
-			}
-			if match(v) {
-				return v
-			}
-		case <-timer.C:
-			t.Fatalf("timed out after %s waiting for %s", timeout, describe(msgf))
-			var zero T
-			return zero
-		}
-	}
-}
-
 // describe renders msgf: nothing, one value (taken as it is, so a '%' in a message built by
 // concatenation is safe), or a format and its arguments.
 func describe(msgf []any) string {
