@@ -7,12 +7,16 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // useNullALSA points ALSA at the null device config unless the caller (the Makefile) already did,
-// so PortAudio has one default device on machines without a sound card.
+// so PortAudio has one default device on machines without a sound card. Under -short the test
+// is skipped: it needs PortAudio.
 func useNullALSA(t testing.TB) {
 	t.Helper()
+	testutil.SkipIfShort(t, "PortAudio")
 	if os.Getenv("ALSA_CONFIG_PATH") != "" {
 		return
 	}

@@ -1,16 +1,13 @@
 package audio
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/examtui/examtui/internal/testutil"
+)
 
 // syllables is a deterministic speech-like signal: 200 Hz carrier, 4 Hz syllable envelope,
 // bursts separated by the given pauses, over white noise at -45 dBFS.
@@ -56,18 +53,7 @@ func TestVADGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(testdataDir(t), "vad_"+tc.name+".golden.json")
-			if *update {
-				if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(bytes.TrimSpace(want), b) {
-				t.Errorf("got\n%s\nwant\n%s", b, want)
-			}
+			testutil.Golden(t, path, append(b, '\n'))
 		})
 	}
 }

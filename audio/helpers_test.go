@@ -9,14 +9,18 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // speechCache keeps espeak-ng output per text: several tests speak the same sentences.
 var speechCache sync.Map
 
-// speak16k synthesises text with the real espeak-ng and returns it at 16 kHz.
+// speak16k synthesises text with the real espeak-ng and returns it at 16 kHz (skipped under
+// -short).
 func speak16k(tb testing.TB, text string) []int16 {
 	tb.Helper()
+	testutil.SkipIfShort(tb, "espeak-ng")
 	if v, ok := speechCache.Load(text); ok {
 		return v.([]int16)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // The candidate turns of the example rehearsal script (examples/hotel-rehearsal.yaml).
@@ -18,6 +20,7 @@ var rehearsalTurns = []string{
 }
 
 func TestSphinxRecognisesScriptedTurnsThroughTheAudioPath(t *testing.T) {
+	testutil.SkipIfShort(t, "pocketsphinx and espeak-ng")
 	sp, err := NewSphinx(rehearsalTurns)
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +46,7 @@ func TestSphinxRecognisesScriptedTurnsThroughTheAudioPath(t *testing.T) {
 }
 
 func TestSphinxConstruction(t *testing.T) {
+	testutil.SkipIfShort(t, "pocketsphinx and espeak-ng")
 	sp, err := NewSphinx([]string{"the zorblaxian quibbet"})
 	if err != nil || strings.Join(sp.Generated, ",") == "" {
 		t.Fatalf("words pronounced by espeak-ng: %v %v", sp, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 func TestSegmentConfidence(t *testing.T) {
@@ -174,6 +175,7 @@ func TestSpeakAndRecognize(t *testing.T) {
 }
 
 func TestSpeakAndRecognizeLongPauseMakesTwoUtterances(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"),
 		openaitest.WithTranscriber(func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
 			return openaitest.Transcribed(openaitest.Transcript{Text: "part", Segments: []openaitest.Segment{

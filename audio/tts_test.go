@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 func TestSplitSentences(t *testing.T) {
@@ -62,6 +63,7 @@ func TestSlowerSpeed(t *testing.T) {
 }
 
 func TestEspeakSpeedAndVoice(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
 	e, err := NewEspeak()
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +114,7 @@ func TestEspeakSpeedAndVoice(t *testing.T) {
 }
 
 func TestOpenAISpeech(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"))
 	s, err := NewOpenAISpeech(srv.URL(), "sk-test", srv.Client(), WithTTSModel("tts-1-hd"), WithTTSVoice("nova"))
 	if err != nil {

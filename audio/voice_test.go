@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // eventLog collects voice events safely.
@@ -217,7 +218,11 @@ func TestVoiceSpeaksAndHalfDuplexIgnoresMic(t *testing.T) {
 	if res.FirstAudioMs <= 0 || time.Duration(res.FirstAudioMs*float64(time.Millisecond)) >= res.Total {
 		t.Errorf("first audio after %.1f ms of %v", res.FirstAudioMs, res.Total)
 	}
-	time.Sleep(time.Second) // let the rest of the clip through the loop
+	// The whole clip (the candidate's speech and the silence after it) has passed the loop:
+	// a turn it started would have been counted by now.
+	total := uint64((len(sc.samples) + FrameSamples - 1) / FrameSamples)
+	testutil.Eventually(t, 20*time.Second, func() bool { st := v.Stats(); return st.Ignored+st.Frames >= total },
+		"all %d frames of the clip to pass the loop", total)
 	if n := log.count(EventSpeechStarted); n != 0 {
 		t.Errorf("%d speech starts while the examiner spoke (half duplex)", n)
 	}

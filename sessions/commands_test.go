@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -256,8 +257,8 @@ func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
 	if err := gone.Close(); err != nil { // its owner goes away without ending it
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second) // the server may take a moment to drop the lock
-	for {
+	// The server may take a moment to drop the lock.
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		if err := monitor.CheckOwners(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -265,14 +266,8 @@ func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Interrupted {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the session of the owner that went away is not marked interrupted")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return s.Interrupted
+	}, "the session of the owner that went away to be marked interrupted")
 	owners("one gone", true, false)
 	if s, _ := monitor.Get(ctx, running.ID); s.Interrupted {
 		t.Error("the session whose owner runs was marked interrupted")

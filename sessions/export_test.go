@@ -4,32 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (run with -update after checking):\n%s", name, got)
-	}
-}
 
 func TestExportGolden(t *testing.T) { forEachEngine(t, testExportGolden) }
 
@@ -51,7 +33,7 @@ func testExportGolden(t *testing.T, eng testEngine) {
 			if err := st.Export(ctx, &buf, "9f3c2a1b7d4e5f60", tt.format, ExportOptions{Version: "1.0.0"}); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.file, buf.Bytes())
+			testutil.Golden(t, filepath.Join("testdata", "golden", tt.file), buf.Bytes())
 			if tt.format == FormatRunResult {
 				if problems := ValidateArtifact(buf.Bytes()); len(problems) > 0 {
 					t.Errorf("exported artifact fails validation: %v", problems)
@@ -63,7 +45,7 @@ func testExportGolden(t *testing.T, eng testEngine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "show.md", []byte(RenderMarkdown(sum, MarkdownOptions{})))
+	testutil.Golden(t, filepath.Join("testdata", "golden", "show.md"), []byte(RenderMarkdown(sum, MarkdownOptions{})))
 }
 
 func TestRunResultOutcomes(t *testing.T) { forEachEngine(t, testRunResultOutcomes) }

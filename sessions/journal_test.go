@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/examtui/examtui/runtime"
@@ -228,7 +229,13 @@ func (b *blockingSub) Deliver(ev runtime.Event) {
 	<-b.release
 }
 
-func TestJournalBackpressure(t *testing.T) { forEachEngine(t, testJournalBackpressure) }
+// The test runs in a synctest bubble: synctest.Wait proves the publisher is blocked (every
+// goroutine of the journal is waiting), where a sleep could only say it had not returned yet.
+func TestJournalBackpressure(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, eng testEngine) {
+		synctest.Test(t, func(t *testing.T) { testJournalBackpressure(t, eng) })
+	})
+}
 
 func testJournalBackpressure(t *testing.T, eng testEngine) {
 	ctx := context.Background()
@@ -254,10 +261,11 @@ func testJournalBackpressure(t *testing.T, eng testEngine) {
 	}
 	blocked := make(chan error, 1)
 	go func() { blocked <- j.Publish(evs[3]) }()
+	synctest.Wait()
 	select {
 	case err := <-blocked:
 		t.Fatalf("Publish into a full queue returned (%v) instead of blocking", err)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	close(sub.release)
 	if err := <-blocked; err != nil {

@@ -1,14 +1,11 @@
 package sessions
 
 import (
-	"flag"
 	"os"
 	"testing"
 
 	"github.com/examtui/examtui/internal/pgtest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	// The crash test re-executes this binary as the process it kills.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/pgtest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -276,17 +277,13 @@ func TestPostgresDownMidExam(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	deadline := time.Now().Add(10 * time.Second)
 	var sess *Session
-	for {
+	testutil.Poll(10*time.Second, func() bool {
 		if sess, err = st2.Get(ctx, "down0001"); err != nil {
 			t.Fatal(err)
 		}
-		if sess.Status() == StatusInterrupted || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return sess.Status() == StatusInterrupted
+	})
 	if sess.Status() != StatusInterrupted && sess.Status() != StatusRunning {
 		t.Fatalf("status %v", sess.Status())
 	}

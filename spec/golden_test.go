@@ -3,9 +3,12 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 func TestExampleGolden(t *testing.T) {
@@ -22,7 +25,7 @@ func TestExampleGolden(t *testing.T) {
 			if !json.Valid(b) {
 				t.Fatalf("export is not valid JSON")
 			}
-			golden(t, "hotel-breakfast."+string(target)+".json", b)
+			testutil.Golden(t, filepath.Join("testdata", "golden", "hotel-breakfast."+string(target)+".json"), b)
 		})
 	}
 }
@@ -32,7 +35,7 @@ func TestManyProblemsGolden(t *testing.T) {
 	if err == nil {
 		t.Fatal("compiled a spec with errors")
 	}
-	golden(t, "many-problems.diagnostics.txt", []byte(diags.String()))
+	testutil.Golden(t, filepath.Join("testdata", "golden", "many-problems.diagnostics.txt"), []byte(diags.String()))
 }
 
 func TestDeterministic(t *testing.T) {

@@ -1,13 +1,9 @@
 package spec
 
 import (
-	"flag"
 	"os"
-	"path/filepath"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const examplePath = "../examples/hotel-breakfast.yaml"
 
@@ -30,25 +26,6 @@ func compileExample(t testing.TB) *Exam {
 		t.Fatalf("example has diagnostics:\n%s", diags)
 	}
 	return e
-}
-
-// golden compares got with testdata/golden/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./spec -run %s -update)", err, t.Name())
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from golden file %s (run with -update if intended)\n--- got ---\n%s", t.Name(), path, firstDiff(string(want), string(got)))
-	}
 }
 
 func firstDiff(want, got string) string {

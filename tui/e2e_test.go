@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -108,13 +109,8 @@ func (s *scriptedExam) Admin(mode runtime.AdminMode, text string) error {
 
 func waitCall(t *testing.T, ch <-chan string, want string) {
 	t.Helper()
-	select {
-	case got := <-ch:
-		if got != want {
-			t.Fatalf("backend got %q, want %q", got, want)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("backend never got %q", want)
+	if got := testutil.Recv(t, ch, 10*time.Second, "the backend to get %q", want); got != want {
+		t.Fatalf("backend got %q, want %q", got, want)
 	}
 }
 

@@ -4,46 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
-
-// The golden package (through teatest) registers -update; register it here only if it is not.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "update golden files")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // requireGolden compares got with testdata/golden/name, rewriting it under -update.
 func requireGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // recorder builds an event stream the way the runtime does: one session, gapless seq.
@@ -223,17 +196,9 @@ func TestRecordedSessionIsCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if updating() {
-		if err := os.WriteFile(hotelJSONL, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(hotelJSONL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, buf.Bytes()) {
-		t.Fatalf("%s is stale; run go test ./tui -run TestRecordedSessionIsCurrent -update", hotelJSONL)
+	testutil.Golden(t, hotelJSONL, buf.Bytes())
+	if t.Failed() {
+		t.FailNow() // the goldens below are rendered from this file
 	}
 	for i, ev := range readJSONL(t, hotelJSONL) {
 		if ev.Seq != int64(i+1) {

@@ -3,17 +3,14 @@ package livekit_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestCandidateViewEveryType checks, for every event type, whether the candidate sees it and
 // exactly what it sees (golden files in testdata/candidate_view).
@@ -51,21 +48,7 @@ func TestCandidateViewEveryType(t *testing.T) {
 			} else {
 				got = []byte("withheld\n")
 			}
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("candidate view differs from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
-			}
+			testutil.Golden(t, golden, got)
 		})
 	}
 }

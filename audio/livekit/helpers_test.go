@@ -10,11 +10,11 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -25,23 +25,7 @@ func testLogger(t testing.TB) *slog.Logger {
 	if os.Getenv("EXAMTUI_LIVEKIT_DEBUG") != "" {
 		level = slog.LevelDebug
 	}
-	w := &testWriter{t: t}
-	t.Cleanup(func() { w.done.Store(true) })
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
-}
-
-// testWriter stops writing to the test's log once the test is over: SDK goroutines may still
-// log while they wind down, and t.Log after the end panics.
-type testWriter struct {
-	t    testing.TB
-	done atomic.Bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	if !w.done.Load() {
-		w.t.Log(string(bytes.TrimRight(p, "\n")))
-	}
-	return len(p), nil
+	return testutil.Logger(t, level)
 }
 
 func TestMain(m *testing.M) {

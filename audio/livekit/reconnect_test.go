@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -112,10 +113,10 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	if err := exr.SendControl(ctx, runtime.ControlResume); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "typed answer and command after the restart", func() bool {
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		texts, cmds := e.in.snapshot()
 		return len(texts) == 1 && len(cmds) == 1
-	})
+	}, "typed answer and command after the restart")
 
 	// The candidate's microphone is subscribed again.
 	go func() {
@@ -158,7 +159,7 @@ func TestCandidateLeavesAndRejoins(t *testing.T) {
 	seqsUntil(t, "candidate", first.Events(), 10*time.Second, wantSeqs(early, forCandidate), forCandidate)
 
 	first.Close()
-	waitFor(t, 15*time.Second, "the bot to see the candidate leave", func() bool { return e.bot.Candidate() == "" })
+	testutil.Eventually(t, 15*time.Second, func() bool { return e.bot.Candidate() == "" }, "the bot to see the candidate leave")
 	missed := eventsOf(t, 3, runtime.EventEvidenceUpdate, runtime.EventSpoken, runtime.EventTimeWarning, runtime.EventGuardrailTriggered)
 	publishAll(t, e.bot, missed)
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -46,18 +47,6 @@ func (in *inputs) snapshot() ([]livekit.CandidateText, []livekit.ExaminerCommand
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return append([]livekit.CandidateText(nil), in.texts...), append([]livekit.ExaminerCommand(nil), in.commands...)
-}
-
-// waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // exam is a room with a bot, ready for participants.
@@ -103,7 +92,7 @@ func (e *exam) dial(t *testing.T, identity string, role livekit.Role, opts ...li
 // them.
 func (e *exam) waitAudience(t *testing.T, identities ...string) {
 	t.Helper()
-	waitFor(t, 10*time.Second, "the bot to see "+strings.Join(identities, ", "), func() bool {
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		seen := map[string]bool{}
 		for _, p := range e.bot.Participants() {
 			seen[p.Identity] = true
@@ -114,7 +103,7 @@ func (e *exam) waitAudience(t *testing.T, identities ...string) {
 			}
 		}
 		return true
-	})
+	}, "the bot to see "+strings.Join(identities, ", "))
 }
 
 func TestBotWaitsForCandidate(t *testing.T) {
@@ -272,7 +261,7 @@ func TestExaminerCommandsOnlyFromExaminers(t *testing.T) {
 	if err := exr.SendControl(ctx, runtime.ControlPause); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "two examiner commands", func() bool { _, cmds := e.in.snapshot(); return len(cmds) >= 2 })
+	testutil.Eventually(t, 10*time.Second, func() bool { _, cmds := e.in.snapshot(); return len(cmds) >= 2 }, "two examiner commands")
 	_, cmds := e.in.snapshot()
 	want := []livekit.ExaminerCommand{
 		{Kind: livekit.CommandAdmin, Mode: runtime.AdminQueued, Text: "Probe the budget.", Sender: "examiner-1"},
@@ -319,7 +308,7 @@ func TestCandidateTextOnlyFromCandidate(t *testing.T) {
 	if err := cand.SendCandidateText(ctx, "We could open a second buffet line.", 0.8); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the candidate's typed answer", func() bool { texts, _ := e.in.snapshot(); return len(texts) >= 1 })
+	testutil.Eventually(t, 10*time.Second, func() bool { texts, _ := e.in.snapshot(); return len(texts) >= 1 }, "the candidate's typed answer")
 	texts, _ := e.in.snapshot()
 	want := livekit.CandidateText{Text: "We could open a second buffet line.", Confidence: 0.8, Sender: "candidate-1"}
 	if len(texts) == 1 {

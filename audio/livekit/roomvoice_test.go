@@ -10,6 +10,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/offline"
 )
@@ -51,6 +52,7 @@ func (m *mic) run(ctx context.Context, v *livekit.Voice) {
 // the bot's voice pipeline (VAD, endpointing, pocketsphinx on a fixed grammar) hands them to the
 // real controller as room turns, and that the examiner's replies are spoken back.
 func TestRoomVoiceSpokenTurns(t *testing.T) {
+	testutil.SkipIfShort(t, "a LiveKit server, espeak-ng and pocketsphinx")
 	lines := []string{
 		"My name is Alex and I am on the hospitality management course.",
 		"We could open a second buffet line, or another way is a grab-and-go counter.",
@@ -95,7 +97,8 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	defer cancel()
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
-	var heard atomic.Int64 // voiced 20 ms windows of the examiner's voice
+	var heard atomic.Int64    // voiced 20 ms windows of the examiner's voice
+	var silentMs atomic.Int64 // how much unvoiced audio the candidate received since the last voiced frame
 	go func() {
 		for {
 			select {
@@ -104,6 +107,9 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 			case f := <-cand.Audio():
 				if rms(f.Samples) > 500 {
 					heard.Add(1)
+					silentMs.Store(0)
+				} else {
+					silentMs.Add(frameMs(f))
 				}
 			}
 		}
@@ -122,16 +128,24 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, 30*time.Second, "the examiner's opening to be heard", func() bool { return heard.Load() > 25 })
+	testutil.Eventually(t, 30*time.Second, func() bool { return heard.Load() > 25 }, "the examiner's opening to be heard")
 	for i, line := range lines {
-		// Wait for the examiner to finish speaking (half a second without voice) before answering.
-		waitFor(t, 30*time.Second, "the examiner to stop", func() bool {
-			before := heard.Load()
-			time.Sleep(600 * time.Millisecond)
-			return heard.Load() == before
-		})
+		// Answer once the examiner has finished speaking: the bot has said every queued line
+		// and the candidate has received 600 ms of its track without voice since (counted in
+		// audio received, not in wall-clock time).
+		idleCtx, idleCancel := context.WithTimeout(ctx, 30*time.Second)
+		if err := bot.WaitIdle(idleCtx); err != nil {
+			t.Fatalf("before turn %d the examiner never finished speaking: %v", i+1, err)
+		}
+		idleCancel()
+		testutil.Eventually(t, 30*time.Second, func() bool { return silentMs.Load() >= 600 }, "the examiner to stop")
 		m.say(speech(t, line))
-		waitFor(t, 30*time.Second, "spoken turn "+line, func() bool { return len(segments()) == i+1 })
+		testutil.Eventually(t, 30*time.Second, func() bool { return len(segments()) == i+1 }, "spoken turn %d", i+1)
+		if i+1 < len(lines) {
+			// The examiner replies before the next answer.
+			from := heard.Load()
+			testutil.Eventually(t, 30*time.Second, func() bool { return heard.Load() > from }, "the examiner's reply to turn %d", i+1)
+		}
 		seg := segments()[i]
 		if seg.Source != runtime.SourceRoom || !strings.EqualFold(audio.NormalizeForGrammar(seg.Text), audio.NormalizeForGrammar(line)) {
 			t.Errorf("turn %d heard %q from %s, want %q", i+1, seg.Text, seg.Source, line)
@@ -148,6 +162,7 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 // TestRoomVoiceBargeIn has the examiner say a long line and the candidate speak over it: the
 // examiner stops within a moment, Say returns early, and the barge-in hook runs.
 func TestRoomVoiceBargeIn(t *testing.T) {
+	testutil.SkipIfShort(t, "a LiveKit server and espeak-ng")
 	espeak, err := audio.NewEspeak()
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +183,7 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
 	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate heard
+	var afterBarge atomic.Int64 // ms of the examiner's track the candidate received after the barge-in hook ran
 	go func() {
 		for {
 			select {
@@ -176,6 +192,9 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 			case f := <-cand.Audio():
 				if rms(f.Samples) > 500 {
 					lastVoiced.Store(f.Received.UnixNano())
+				}
+				if barged.Load() > 0 {
+					afterBarge.Add(frameMs(f))
 				}
 			}
 		}
@@ -187,8 +206,8 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 		_ = rv.Say(ctx, runtime.SpokenPayload{NodeID: "n", Text: long}, nil)
 		said <- time.Since(start)
 	}()
-	waitFor(t, 20*time.Second, "the examiner to be heard", func() bool { return lastVoiced.Load() > 0 })
-	time.Sleep(time.Second)
+	testutil.Eventually(t, 20*time.Second, func() bool { return lastVoiced.Load() > 0 }, "the examiner to be heard")
+	time.Sleep(time.Second) // the examiner is a second into the line when the candidate speaks
 	speakAt := time.Now()
 	m.say(speech(t, "Sorry, could you repeat the question?"))
 	var took time.Duration
@@ -200,11 +219,18 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	if took > 15*time.Second {
 		t.Errorf("Say returned after %s: the whole line played", took)
 	}
-	waitFor(t, 5*time.Second, "the barge-in hook", func() bool { return barged.Load() == 1 })
-	time.Sleep(1500 * time.Millisecond) // let frames in flight drain
+	testutil.Eventually(t, 5*time.Second, func() bool { return barged.Load() == 1 }, "the barge-in hook")
+	// Frames in flight drain: wait until the candidate has received 1.5 s of the examiner's
+	// track after the barge-in (audio that arrived, however slowly the machine runs).
+	testutil.Eventually(t, 20*time.Second, func() bool { return afterBarge.Load() >= 1500 }, "1.5 s of the examiner's track after the barge-in")
 	stopped := time.Unix(0, lastVoiced.Load())
 	if d := stopped.Sub(speakAt); d > 1500*time.Millisecond {
 		t.Errorf("the examiner was still heard %s after the candidate began to speak", d)
 	}
 	t.Logf("examiner stopped %s after the candidate began; Say returned after %s", stopped.Sub(speakAt).Round(time.Millisecond), took.Round(time.Millisecond))
+}
+
+// frameMs is how much audio a received frame holds, in milliseconds.
+func frameMs(f livekit.AudioFrame) int64 {
+	return int64(len(f.Samples)) * 1000 / int64(f.SampleRate)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/livekit/media-sdk"
 	"github.com/livekit/media-sdk/opus"
@@ -99,6 +100,7 @@ func (m *rawMic) play(ctx context.Context, s []int16) error {
 // falls back to DTX packets: the turn must end on the clock and reach the controller within a
 // few seconds, not when more audio arrives.
 func TestRoomVoiceTurnEndsWhenAudioStops(t *testing.T) {
+	testutil.SkipIfShort(t, "a LiveKit server and pocketsphinx")
 	line := "Most guests are business travellers."
 	cases := []struct {
 		name string

@@ -7,11 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // TestAudioVADCommand runs `examtui audio vad --json` on real espeak-ng speech: two sentences
 // 1.5 s apart, resampled from 22.05 kHz by the command itself.
 func TestAudioVADCommand(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.wav"), filepath.Join(dir, "b.wav")
 	for _, c := range [][]string{
@@ -64,6 +67,7 @@ func TestAudioVADCommand(t *testing.T) {
 }
 
 func TestDevicesCommandJSON(t *testing.T) {
+	testutil.SkipIfShort(t, "PortAudio")
 	abs, err := filepath.Abs("../../testdata/asound-null.conf")
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
@@ -23,20 +23,6 @@ import (
 
 // screenshotPath is where -update saves one mid-exam capture, for the README.
 const screenshotPath = "../../docs/screenshot.txt"
-
-func init() {
-	// Other packages' tests take -update for their golden files; here it rewrites the README
-	// screenshot. Registered in init, and only if absent, so it never collides with another
-	// test file's flag.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite docs/screenshot.txt")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // tmuxTerm is the real binary running in a detached tmux session on a private server, so the
 // console gets a real terminal (120×40) and real key presses.
@@ -72,24 +58,7 @@ func (tt *tmuxTerm) capture() string {
 // waitScreen polls the pane until it shows every one of want.
 func (tt *tmuxTerm) waitScreen(what string, want ...string) string {
 	tt.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s := tt.capture()
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(s, w) {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tt.t.Fatalf("%s: the terminal never showed %q:\n%s", what, missing, s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return testutil.WaitScreen(tt.t, 20*time.Second, tt.capture, what, want...)
 }
 
 func (tt *tmuxTerm) typeLine(s string) {
@@ -139,24 +108,20 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // waitExit waits for the process in the pane to end and returns its exit status.
 func waitExit(t *testing.T, rcPath string) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, err := os.ReadFile(rcPath)
-		if err == nil {
-			code, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatalf("exit status %q: %v", b, err)
-			}
-			return code
-		}
-		if !errors.Is(err, os.ErrNotExist) {
+	var b []byte
+	testutil.Eventually(t, 20*time.Second, func() bool {
+		var err error
+		b, err = os.ReadFile(rcPath)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("examtui did not exit")
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil
+	}, "examtui to exit")
+	code, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("exit status %q: %v", b, err)
 	}
+	return code
 }
 
 var storedLine = regexp.MustCompile(`session ([0-9a-f]+) stored in (\S+) \(examtui sessions show ([0-9a-f]+)\)`)
@@ -197,7 +162,7 @@ func TestConsoleInTmux(t *testing.T) {
 		}
 		tt.typeLine(*turn.Say)
 		s := tt.waitScreen("answer "+strconv.Itoa(i+1), append([]string{"answer sent"}, after[i]...)...)
-		if i+1 == screenshotAfter && updating() {
+		if i+1 == screenshotAfter && testutil.Updating() {
 			if err := os.MkdirAll(filepath.Dir(screenshotPath), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -142,8 +142,11 @@ func (p *headlessProc) waitEvent(after int, match func(runtime.Event) bool, time
 	}
 }
 
-// waitQuiet waits until nothing was printed for d (or stdout closed).
+// waitQuiet waits until nothing was printed for d (or stdout closed); a process that never
+// falls quiet within 30 s fails the test.
 func (p *headlessProc) waitQuiet(d time.Duration) {
+	p.t.Helper()
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case <-p.notify:
@@ -151,6 +154,8 @@ func (p *headlessProc) waitQuiet(d time.Duration) {
 			return
 		case <-time.After(d):
 			return
+		case <-deadline:
+			p.t.Fatalf("the process printed without a pause of %s for 30 s", d)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
@@ -49,22 +49,7 @@ func TestHeadlessReadable(t *testing.T) {
 		lines[i] = readableSender.ReplaceAllString(l, "by <operator>")
 	}
 	got := strings.Join(lines, "\n") + "\n"
-	golden := filepath.Join("testdata", "headless-readable.golden")
-	if updating() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("readable output differs from %s:\n%s", golden, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "headless-readable.golden"), []byte(got))
 
 	// The session is stored, completed, with the candidate's name.
 	st, err := sessions.Open(context.Background(), dir)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -135,13 +136,7 @@ func TestWatchCommandJSON(t *testing.T) {
 	}()
 
 	// The history is replayed to the watcher when it arrives; then it sends a command.
-	deadline := time.Now().Add(20 * time.Second)
-	for !hasParticipant(bot, "examiner-cli") {
-		if time.Now().After(deadline) {
-			t.Fatal("watcher never joined")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, func() bool { return hasParticipant(bot, "examiner-cli") }, "the watcher to join")
 	if _, err := stdinW.Write([]byte("queue Ask about staffing.\nbogus\n")); err != nil {
 		t.Fatal(err)
 	}

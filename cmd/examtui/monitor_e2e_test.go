@@ -19,6 +19,7 @@ import (
 
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/pgtest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
@@ -132,13 +133,9 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 		}
 		return false
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !(has("distress", id(alice)) && has("stalled", id(bob))) {
-		if time.Now().After(deadline) {
-			mu.Lock()
-			t.Fatalf("monitor --json printed %+v; want distress on alice (%s) and stalled on bob (%s)", alerts, id(alice), id(bob))
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !testutil.Poll(30*time.Second, func() bool { return has("distress", id(alice)) && has("stalled", id(bob)) }) {
+		mu.Lock()
+		t.Fatalf("monitor --json printed %+v; want distress on alice (%s) and stalled on bob (%s)", alerts, id(alice), id(bob))
 	}
 	if has("distress", id(bob)) || has("distress", id(carol)) {
 		t.Errorf("distress reported on the wrong exam: %+v", alerts)
@@ -147,13 +144,9 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 	// carol's process dies without a word: the monitor finds her exam's owner gone (on
 	// PostgreSQL by her lease, from another data directory) and reports it interrupted.
 	carol.kill()
-	deadline = time.Now().Add(30 * time.Second)
-	for !has("interrupted", id(carol)) {
-		if time.Now().After(deadline) {
-			mu.Lock()
-			t.Fatalf("monitor --json printed %+v; want interrupted on carol (%s)", alerts, id(carol))
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !testutil.Poll(30*time.Second, func() bool { return has("interrupted", id(carol)) }) {
+		mu.Lock()
+		t.Fatalf("monitor --json printed %+v; want interrupted on carol (%s)", alerts, id(carol))
 	}
 	if has("interrupted", id(alice)) || has("interrupted", id(bob)) {
 		t.Errorf("a running exam was reported interrupted: %+v", alerts)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/examtui/examtui/audio"
@@ -19,6 +20,7 @@ import (
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
@@ -256,7 +258,6 @@ func TestRunRoomHeadless(t *testing.T) {
 // TestOrderEvents holds events back until their predecessors arrive, for at most the wait; a gap
 // that is never filled is reported (-1 below) as a security warning before what follows it.
 func TestOrderEvents(t *testing.T) {
-	ev := func(seq int64) runtime.Event { return runtime.Event{Seq: seq, Event: runtime.EventSpoken} }
 	cases := []struct {
 		name string
 		in   []int64
@@ -270,37 +271,43 @@ func TestOrderEvents(t *testing.T) {
 		{"late start", []int64{5, 6}, []int64{-1, 5, 6}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			in := make(chan runtime.Event, len(tc.in))
-			for _, s := range tc.in {
-				in <- ev(s)
+		// In a synctest bubble the hold-back waits run on the bubble's clock: the test takes no
+		// wall-clock time, and "no extra event" is checked after every timer has fired.
+		t.Run(tc.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { testOrderEvents(t, tc.in, tc.want) }) })
+	}
+}
+
+func testOrderEvents(t *testing.T, in, want []int64) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inc := make(chan runtime.Event, len(in))
+	for _, s := range in {
+		inc <- runtime.Event{Seq: s, Event: runtime.EventSpoken}
+	}
+	out := app.OrderEvents(ctx, inc, 100*time.Millisecond)
+	var got []int64
+	timeout := time.After(5 * time.Second)
+	for len(got) < len(want) {
+		select {
+		case e := <-out:
+			if e.Event == runtime.EventSystemError && strings.Contains(string(e.Payload), runtime.CodeEventGap.String()) {
+				got = append(got, -1)
+				continue
 			}
-			out := app.OrderEvents(ctx, in, 100*time.Millisecond)
-			var got []int64
-			timeout := time.After(5 * time.Second)
-			for len(got) < len(tc.want) {
-				select {
-				case e := <-out:
-					if e.Event == runtime.EventSystemError && strings.Contains(string(e.Payload), runtime.CodeEventGap.String()) {
-						got = append(got, -1)
-						continue
-					}
-					got = append(got, e.Seq)
-				case <-timeout:
-					t.Fatalf("got %v, want %v", got, tc.want)
-				}
-			}
-			select {
-			case e := <-out:
-				t.Fatalf("extra event %d after %v", e.Seq, got)
-			case <-time.After(250 * time.Millisecond):
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("got %v, want %v", got, tc.want)
-			}
-		})
+			got = append(got, e.Seq)
+		case <-timeout:
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	time.Sleep(time.Second) // every hold-back timer has fired (bubble time: instant)
+	synctest.Wait()
+	select {
+	case e := <-out:
+		t.Fatalf("extra event %d after %v", e.Seq, got)
+	default:
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
 	}
 }
 
@@ -333,9 +340,7 @@ func TestWatchConsoleBackend(t *testing.T) {
 	if err := c.WaitBot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for !hasParticipant(rb.Room, "examiner-console") {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, 30*time.Second, func() bool { return hasParticipant(rb.Room, "examiner-console") }, "the bot to see examiner-console")
 	b := app.RemoteBackend(ctx, c)
 	state := func() runtime.ExamState { return x.Controller.Snapshot().State }
 	steps := []struct {
@@ -353,12 +358,8 @@ func TestWatchConsoleBackend(t *testing.T) {
 		if err := st.do(); err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for !st.want() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: no effect (state %s)", st.name, state())
-			}
-			time.Sleep(20 * time.Millisecond)
+		if !testutil.Poll(10*time.Second, st.want) {
+			t.Fatalf("%s: no effect (state %s)", st.name, state())
 		}
 	}
 	if err := b.SubmitText("I am answering for the candidate."); !errors.Is(err, tui.ErrReadOnly) {

@@ -13,6 +13,7 @@ import (
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/config"
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
@@ -33,6 +34,7 @@ func silentALSAConfig(t *testing.T) string {
 // answers with a live meter, the examiner's lines are synthesised and played, ctrl+t switches
 // to typing and back, typed answers still work, and the session's audio is recorded.
 func TestRunMicInTmux(t *testing.T) {
+	testutil.SkipIfShort(t, "PortAudio and espeak-ng")
 	bin := examtuiBinary(t)
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriberCmd("nothing"))
 	dataDir := filepath.Join(t.TempDir(), "data")
@@ -118,6 +120,7 @@ func TestRunMicInTmux(t *testing.T) {
 // TestRunMicWithoutDevice: no sound card (no ALSA config): the console still opens, with
 // typed answers and a status saying why, stderr says what to do, and answers work.
 func TestRunMicWithoutDevice(t *testing.T) {
+	testutil.SkipIfShort(t, "PortAudio")
 	bin := examtuiBinary(t)
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriberCmd("nothing"))
 	dataDir := filepath.Join(t.TempDir(), "data")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // exportRoundTrip runs the rehearsal script with extra `examtui test` flags (typed, --audio,
@@ -103,6 +104,7 @@ func TestExportScriptTyped(t *testing.T) {
 // through VAD, endpointing and pocketsphinx) becomes a script of what was heard, with its
 // confidences, and that script makes the same decisions.
 func TestExportScriptSpoken(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
 	t.Setenv("OPENAI_BASE_URL", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	script, _, input := exportRoundTrip(t, "--audio")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // rehearsalSaid are the say turns of examples/hotel-rehearsal.yaml.
@@ -64,6 +65,7 @@ func TestTestCommandAudio(t *testing.T) {
 	heard := []string{"hello i'm priya and i'm on the hospitalit…", "sorry could you repeat the question",
 		"we could open a second buffet line or ano…", "most guests at that time are business tra…"}
 	t.Run("offline pocketsphinx", func(t *testing.T) {
+		testutil.SkipIfShort(t, "espeak-ng and pocketsphinx")
 		t.Setenv("OPENAI_BASE_URL", "")
 		t.Setenv("OPENAI_API_KEY", "")
 		out, errOut, err := runCmd(t, "", "test", "--no-store", "--audio", "hotel-rehearsal.yaml")
@@ -78,6 +80,7 @@ func TestTestCommandAudio(t *testing.T) {
 		}
 	})
 	t.Run("openai-compatible endpoint", func(t *testing.T) {
+		testutil.SkipIfShort(t, "espeak-ng and pocketsphinx")
 		tr, uploads := sphinxTranscriber(t)
 		srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), tr)
 		t.Setenv("OPENAI_BASE_URL", srv.URL())

@@ -15,6 +15,7 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -68,12 +69,7 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 		root.SetErr(&bytes.Buffer{})
 		done <- root.ExecuteContext(ctx)
 	}()
-	for !hasParticipant(rb.Room, "examiner-watch") {
-		if ctx.Err() != nil {
-			t.Fatal("watch never joined")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, 30*time.Second, func() bool { return hasParticipant(rb.Room, "examiner-watch") }, "watch to join")
 
 	// The forger joins with a token that lets it change its attributes, and becomes "bot".
 	g := &auth.VideoGrant{RoomJoin: true, Room: srv.Room}
@@ -126,9 +122,7 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 	if err := exr.WaitBot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for !hasParticipant(rb.Room, "examiner-2") {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, 30*time.Second, func() bool { return hasParticipant(rb.Room, "examiner-2") }, "the bot to see examiner-2")
 	if err := exr.SendControl(ctx, runtime.ControlEnd); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/internal/worker"
 	"github.com/examtui/examtui/runtime"
 )
@@ -160,9 +161,9 @@ func BenchmarkJoinToFirstWord(b *testing.B) {
 				tok := p.srv.RoomToken(room, identity, livekit.RoleCandidate)
 				if mode != "on-join" {
 					p.dispatchExam(room, "hotel", room)
-					waitFor(b, 30*time.Second, "the bot waiting in "+room, func() bool {
+					testutil.Eventually(b, 30*time.Second, func() bool {
 						return w.count("waiting for the candidate", "room", room) == 1
-					})
+					}, "the bot waiting in "+room)
 				} else {
 					out, errOut, err := runCmdTB(b, "token", "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret, "--room", room,
 						"--identity", identity, "--role", "candidate", "--dispatch-spec", "hotel", "--agent-name", e2eAgent)
@@ -227,7 +228,7 @@ func BenchmarkFailoverResume(b *testing.B) {
 			b.Fatal(err)
 		}
 		var holder int
-		waitFor(b, 10*time.Second, "the holder", func() bool {
+		testutil.Eventually(b, 10*time.Second, func() bool {
 			for k, w := range workers {
 				if w.count("exam running", "room", room) > 0 && !w.exited() {
 					holder = k
@@ -235,7 +236,7 @@ func BenchmarkFailoverResume(b *testing.B) {
 				}
 			}
 			return false
-		})
+		}, "the holder")
 		before := cd.maxSeq()
 		b.StartTimer()
 		killed := time.Now()

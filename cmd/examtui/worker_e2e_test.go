@@ -19,6 +19,7 @@ import (
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/pgtest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/internal/worker"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
@@ -113,7 +114,7 @@ func (p *pool) startWorker(name string, extra ...string) *workerProc {
 			t.Logf("worker %s log tail:\n%s", name, w.tail(40))
 		}
 	})
-	waitFor(t, 30*time.Second, name+" to register", func() bool { return w.count("agent worker registered") >= 1 })
+	testutil.Eventually(t, 30*time.Second, func() bool { return w.count("agent worker registered") >= 1 }, name+" to register")
 	return w
 }
 
@@ -170,17 +171,6 @@ func (w *workerProc) exited() bool {
 		return true
 	default:
 		return false
-	}
-}
-
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -440,10 +430,10 @@ func TestWorkersRunDispatchedExams(t *testing.T) {
 	}
 	for i := range exams {
 		room := fmt.Sprintf("exam-%02d", i)
-		waitFor(t, 10*time.Second, room+" stored completed", func() bool {
+		testutil.Eventually(t, 10*time.Second, func() bool {
 			s := p.session(room)
 			return s != nil && s.Status() == sessions.StatusCompleted
-		})
+		}, room+" stored completed")
 	}
 }
 
@@ -467,11 +457,11 @@ func TestWorkerFailoverAfterKill9(t *testing.T) {
 func testWorkerFailoverAfterKill9(t *testing.T, p *pool) {
 	w1 := p.startWorker("w1")
 	p.dispatchExam("failover", "hotel", "failover")
-	waitFor(t, 20*time.Second, "w1 to take the exam", func() bool { return w1.count("job assigned") == 1 })
+	testutil.Eventually(t, 20*time.Second, func() bool { return w1.count("job assigned") == 1 }, "w1 to take the exam")
 	w2 := p.startWorker("w2")
 	cd := p.join("failover", "cand-failover")
 	lines := rehearsalLines(t)
-	waitFor(t, 30*time.Second, "the opening", func() bool { return cd.has(0, runtime.EventSpoken, "") })
+	testutil.Eventually(t, 30*time.Second, func() bool { return cd.has(0, runtime.EventSpoken, "") }, "the opening")
 	for _, l := range lines[:2] {
 		if err := cd.answer(l, 30*time.Second); err != nil {
 			t.Fatal(err)
@@ -482,9 +472,9 @@ func testWorkerFailoverAfterKill9(t *testing.T, p *pool) {
 	if err := w1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the candidate to hear the examiner reconnected", func() bool {
+	testutil.Eventually(t, 30*time.Second, func() bool {
 		return cd.has(before, runtime.EventSpoken, worker.ReconnectedNotice[:20])
-	})
+	}, "the candidate to hear the examiner reconnected")
 	t.Logf("failover: %s from kill -9 to the reconnected notice", time.Since(killed).Round(time.Millisecond))
 	if w2.count("taking over an orphaned exam") != 1 {
 		t.Errorf("w2 took over %d exams", w2.count("taking over an orphaned exam"))
@@ -494,12 +484,12 @@ func testWorkerFailoverAfterKill9(t *testing.T, p *pool) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 30*time.Second, "the end", func() bool { return cd.has(0, runtime.EventExamCompleted, "") })
+	testutil.Eventually(t, 30*time.Second, func() bool { return cd.has(0, runtime.EventExamCompleted, "") }, "the end")
 	var s *sessions.Session
-	waitFor(t, 10*time.Second, "the stored session to complete", func() bool {
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		s = p.session("failover")
 		return s != nil && s.Status() == sessions.StatusCompleted
-	})
+	}, "the stored session to complete")
 	checkCandidateHasAll(t, p, s.ID, cd)
 }
 
@@ -517,7 +507,7 @@ func checkCandidateHasAll(t *testing.T, p *pool, id string, cd *candidate) {
 	}
 	shown := map[runtime.EventType]bool{runtime.EventExamState: true, runtime.EventNodeEntered: true,
 		runtime.EventSpoken: true, runtime.EventExamCompleted: true}
-	waitFor(t, 20*time.Second, "the candidate's whole view", func() bool {
+	testutil.Eventually(t, 20*time.Second, func() bool {
 		cd.mu.Lock()
 		defer cd.mu.Unlock()
 		for _, ev := range stored {
@@ -526,7 +516,7 @@ func checkCandidateHasAll(t *testing.T, p *pool, id string, cd *candidate) {
 			}
 		}
 		return true
-	})
+	}, "the candidate's whole view")
 }
 
 // TestWorkerRejectsUnknownSpecAndDrains: a dispatch naming an unknown spec is rejected with
@@ -539,41 +529,41 @@ func TestWorkerRejectsUnknownSpecAndDrains(t *testing.T) {
 	lines := rehearsalLines(t)
 	p.dispatchExam("runs", "hotel", "runs")
 	cd := p.join("runs", "cand-runs")
-	waitFor(t, 30*time.Second, "the opening", func() bool { return cd.has(0, runtime.EventSpoken, "") })
+	testutil.Eventually(t, 30*time.Second, func() bool { return cd.has(0, runtime.EventSpoken, "") }, "the opening")
 	if err := cd.answer(lines[0], 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 
 	p.dispatchExam("bad", "no-such-exam", "bad")
-	waitFor(t, 20*time.Second, "the rejection", func() bool { return w.count("job rejected", "room", "bad") == 1 })
+	testutil.Eventually(t, 20*time.Second, func() bool { return w.count("job rejected", "room", "bad") == 1 }, "the rejection")
 	if r := w.find("job rejected")[0]; !strings.Contains(fmt.Sprint(r["reason"]), `"no-such-exam" is not in the worker's spec directory`) {
 		t.Errorf("rejection reason = %v", r["reason"])
 	}
 
 	p.dispatchExam("idle", "hotel", "idle")
 	idle := p.join("idle", "cand-idle")
-	waitFor(t, 30*time.Second, "the idle exam's opening", func() bool { return idle.has(0, runtime.EventSpoken, "") })
+	testutil.Eventually(t, 30*time.Second, func() bool { return idle.has(0, runtime.EventSpoken, "") }, "the idle exam's opening")
 
 	p.dispatchExam("nobody-yet", "hotel", "nobody-yet") // its candidate never comes
-	waitFor(t, 30*time.Second, "the bot waiting in nobody-yet", func() bool {
+	testutil.Eventually(t, 30*time.Second, func() bool {
 		return w.count("waiting for the candidate", "room", "nobody-yet") == 1
-	})
+	}, "the bot waiting in nobody-yet")
 
 	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the drain", func() bool { return w.count("draining: no new exams") == 1 })
-	waitFor(t, 10*time.Second, "the waiting exam to stop at once", func() bool {
+	testutil.Eventually(t, 10*time.Second, func() bool { return w.count("draining: no new exams") == 1 }, "the drain")
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		s := p.session("nobody-yet")
 		return s != nil && s.Status() == sessions.StatusInterrupted
-	})
+	}, "the waiting exam to stop at once")
 	p.dispatchExam("late", "hotel", "late") // a draining worker takes nothing
 	for _, l := range lines[1:] {
 		if err := cd.answer(l, 30*time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 60*time.Second, "the worker to exit", w.exited)
+	testutil.Eventually(t, 60*time.Second, w.exited, "the worker to exit")
 	if w.err != nil {
 		t.Errorf("worker exited with %v", w.err)
 	}
@@ -594,7 +584,7 @@ func TestWorkerReconnectsAfterServerRestart(t *testing.T) {
 	p := newPool(t)
 	w := p.startWorker("w1")
 	p.srv.Restart()
-	waitFor(t, 30*time.Second, "the worker to register again", func() bool { return w.count("agent worker registered") >= 2 })
+	testutil.Eventually(t, 30*time.Second, func() bool { return w.count("agent worker registered") >= 2 }, "the worker to register again")
 	p.dispatchExam("after", "hotel", "after")
 	cd := p.join("after", "cand-after")
 	if err := cd.takeExam(rehearsalLines(t), 90*time.Second); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
@@ -103,24 +104,7 @@ func (c *console) screen() string {
 // waitScreen waits until the frame contains every one of want.
 func (c *console) waitScreen(what string, want ...string) string {
 	c.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		s := c.screen()
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(s, w) {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
-			return s
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("%s: the screen never showed %q:\n%s", what, missing, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return testutil.WaitScreen(c.t, 15*time.Second, c.screen, what, want...)
 }
 
 func (c *console) key(k tea.KeyPressMsg) { c.tm.Send(k) }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 )
@@ -64,17 +64,6 @@ func (l *listener) seqs() map[int64]bool {
 		s[ev.Seq] = true
 	}
 	return s
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
 }
 
 func dial(t *testing.T, srv *lktest.Server, identity string, role livekit.Role) *livekit.Client {
@@ -142,29 +131,29 @@ func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 
 	first := dial(t, srv, "candidate-1", livekit.RoleCandidate)
 	firstEvents := listen(t, first)
-	waitUntil(t, 15*time.Second, "the late candidate to receive the opening", func() bool {
+	testutil.Eventually(t, 15*time.Second, func() bool {
 		return firstEvents.seqs()[1] // exam_state created→…, replayed from the store
-	})
+	}, "the late candidate to receive the opening")
 	for i, line := range lines[:2] {
 		answer(t, first, line)
-		waitUntil(t, 15*time.Second, "turn "+line, func() bool { return turns() == i+1 })
+		testutil.Eventually(t, 15*time.Second, func() bool { return turns() == i+1 }, "turn "+line)
 	}
 
 	srv.Restart()
 	answer(t, first, lines[2])
-	waitUntil(t, 45*time.Second, "a turn after the server restart", func() bool { return turns() == 3 })
+	testutil.Eventually(t, 45*time.Second, func() bool { return turns() == 3 }, "a turn after the server restart")
 
 	first.Close()
-	waitUntil(t, 20*time.Second, "the bot to see the candidate leave", func() bool { return rb.Room.Candidate() == "" })
+	testutil.Eventually(t, 20*time.Second, func() bool { return rb.Room.Candidate() == "" }, "the bot to see the candidate leave")
 	again := dial(t, srv, "candidate-1", livekit.RoleCandidate)
 	againEvents := listen(t, again)
 	for i, line := range lines[3:] {
 		answer(t, again, line)
-		waitUntil(t, 15*time.Second, "turn "+line, func() bool { return turns() == 4+i })
+		testutil.Eventually(t, 15*time.Second, func() bool { return turns() == 4+i }, "turn "+line)
 	}
-	waitUntil(t, 10*time.Second, "the exam to complete", func() bool {
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		return x.Controller.Snapshot().State == runtime.StateCompleted
-	})
+	}, "the exam to complete")
 	snap := x.Controller.Snapshot()
 	want := []string{"welcome", "scenario-hotel-breakfast", "scenario-staff-rota", "wrapup"}
 	if !slices.Equal(snap.Visited, want) {
@@ -174,7 +163,7 @@ func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 	// An examiner who arrives after the end gets the whole journal, seq 1..n without a gap.
 	exr := dial(t, srv, "examiner-1", livekit.RoleExaminer)
 	exEvents := listen(t, exr)
-	waitUntil(t, 20*time.Second, "the examiner's replay", func() bool { return len(exEvents.seqs()) >= int(snap.Seq) })
+	testutil.Eventually(t, 20*time.Second, func() bool { return len(exEvents.seqs()) >= int(snap.Seq) }, "the examiner's replay")
 	for s := int64(1); s <= snap.Seq; s++ {
 		if !exEvents.seqs()[s] {
 			t.Fatalf("examiner is missing seq %d of %d", s, snap.Seq)
@@ -187,7 +176,7 @@ func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 20*time.Second, "the rejoined candidate's view", func() bool {
+	testutil.Eventually(t, 20*time.Second, func() bool {
 		got := againEvents.seqs()
 		for _, ev := range stored {
 			if candidateView[ev.Event] && !got[ev.Seq] {
@@ -195,7 +184,7 @@ func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 			}
 		}
 		return true
-	})
+	}, "the rejoined candidate's view")
 	for _, l := range []*listener{firstEvents, againEvents} {
 		for _, ev := range l.events() {
 			if !candidateView[ev.Event] {
@@ -237,19 +226,19 @@ func TestRoomExaminerControlsAndRefusals(t *testing.T) {
 	if _, err := rb.WaitCandidate(wctx); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 10*time.Second, "the bot to see the examiner", func() bool {
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		for _, p := range rb.Room.Participants() {
 			if p.Identity == "examiner-1" {
 				return true
 			}
 		}
 		return false
-	})
+	}, "the bot to see the examiner")
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	state := func() runtime.ExamState { return x.Controller.Snapshot().State }
-	waitUntil(t, 10*time.Second, "the exam to run", func() bool { return state() == runtime.StateInProgress })
+	testutil.Eventually(t, 10*time.Second, func() bool { return state() == runtime.StateInProgress }, "the exam to run")
 
 	cases := []struct {
 		name  string
@@ -275,7 +264,7 @@ func TestRoomExaminerControlsAndRefusals(t *testing.T) {
 			if err := tc.send(tc.from); err != nil {
 				t.Fatal(err)
 			}
-			waitUntil(t, 10*time.Second, tc.name, tc.check)
+			testutil.Eventually(t, 10*time.Second, tc.check, tc.name)
 		})
 	}
 	if hasEvent(exEvents, runtime.EventAdminInstruction, "full marks") {
@@ -302,22 +291,4 @@ func countEvents(l *listener, typ runtime.EventType) int {
 	return n
 }
 
-// testLog writes to the test's log until the test ends (SDK goroutines may log while they
-// wind down, and t.Log after the end panics).
-func testLog(t *testing.T) *slog.Logger {
-	w := &testWriter{t: t}
-	t.Cleanup(func() { w.done.Store(true) })
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-type testWriter struct {
-	t    *testing.T
-	done atomic.Bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	if !w.done.Load() {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
-}
+func testLog(t *testing.T) *slog.Logger { return testutil.Logger(t, slog.LevelInfo) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -97,6 +98,7 @@ func spokenTurn(t *testing.T, espeak *audio.Espeak, text string, seed uint64) []
 // synthesised and played on PortAudio's null device. The exam must reach its end with the
 // same decisions as the typed script, and the session's audio must be on disk.
 func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
+	testutil.SkipIfShort(t, "PortAudio, espeak-ng and pocketsphinx")
 	voiceNullALSA(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -153,24 +155,14 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	// The examiner has said something new, finished speaking, and the half-duplex tail
 	// (300 ms) has passed. Events reach the voice path before this test's subscriber.
 	spoken := 0
 	quiet := func() {
 		t.Helper()
-		waitFor("the examiner to finish speaking", func() bool {
+		testutil.Eventually(t, 30*time.Second, func() bool {
 			return count(runtime.EventSpoken) > spoken && v.Idle() && v.Audio().State() != audio.StateExaminerSpeaking
-		})
+		}, "the examiner to finish speaking")
 		spoken = count(runtime.EventSpoken)
 		time.Sleep(400 * time.Millisecond)
 	}
@@ -180,9 +172,9 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 		}
 		quiet()
 		src.push(spokenTurn(t, espeak, turn, uint64(i)))
-		waitFor("turn "+turn, func() bool { return count(runtime.EventObservation) == i+1 })
+		testutil.Eventually(t, 30*time.Second, func() bool { return count(runtime.EventObservation) == i+1 }, "turn %s", turn)
 	}
-	waitFor("the exam to complete", func() bool { return x.Controller.Snapshot().State == runtime.StateCompleted })
+	testutil.Eventually(t, 30*time.Second, func() bool { return x.Controller.Snapshot().State == runtime.StateCompleted }, "the exam to complete")
 	quiet()
 
 	mu.Lock()
@@ -305,6 +297,7 @@ func TestSwitchInputWithoutVoice(t *testing.T) {
 // A speak-only voice path (no microphone) plays the examiner's lines; pausing the exam cuts
 // the line being spoken, records what was heard, and drops the rest; typed answers still work.
 func TestVoicePauseCutsExaminerSpeech(t *testing.T) {
+	testutil.SkipIfShort(t, "PortAudio and espeak-ng")
 	voiceNullALSA(t)
 	ctx := context.Background()
 	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true})
@@ -336,23 +329,12 @@ func TestVoicePauseCutsExaminerSpeech(t *testing.T) {
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for v.Audio().State() != audio.StateExaminerSpeaking {
-		if time.Now().After(deadline) {
-			t.Fatal("the examiner never spoke")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, func() bool { return v.Audio().State() == audio.StateExaminerSpeaking }, "the examiner to speak")
 	time.Sleep(500 * time.Millisecond)
 	if err := x.Control(runtime.ControlPause); err != nil {
 		t.Fatal(err)
 	}
-	for !v.Idle() {
-		if time.Now().After(deadline) {
-			t.Fatal("the examiner's speech was not cut by the pause")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, v.Idle, "the pause to cut the examiner's speech")
 	h := v.LastHeard()
 	if h == nil || !h.Interrupted || h.PlayedText == h.Text || (h.Total > 0 && h.Played >= h.Total) {
 		t.Fatalf("heard %+v", h)

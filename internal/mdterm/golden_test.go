@@ -1,7 +1,6 @@
 package mdterm
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+	"github.com/examtui/examtui/internal/testutil"
+)
 
 // testdata/report.md is a copy of the examiner's record that sessions.RenderMarkdown
 // writes (sessions/testdata/golden/exam.md): every construct `sessions show` uses.
@@ -25,19 +24,7 @@ func TestMDGoldenReport(t *testing.T) {
 			name := fmt.Sprintf("report-%d-%s.golden", width, map[bool]string{false: "plain", true: "color"}[color])
 			t.Run(name, func(t *testing.T) {
 				got := Render(string(src), width, WithColor(color))
-				path := filepath.Join("testdata", name)
-				if *update {
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update)", err)
-				}
-				if got != string(want) {
-					t.Errorf("output differs from %s (run go test -update after checking):\n%s", path, got)
-				}
+				testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
 				for i, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
 					if w := ansi.StringWidth(l); w > width {
 						t.Errorf("line %d is %d cells wide, more than %d: %q", i+1, w, width, l)

@@ -13,6 +13,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // speak returns espeak-ng speech through the server's speech endpoint, as a client receives it.
@@ -39,6 +40,7 @@ func rms(s []int16) float64 {
 }
 
 func TestSpeech(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
 	srv := openaitest.New(t)
 	const text = "Good morning. Please describe how you would set up the breakfast buffet."
 	base := openai.CreateSpeechRequest{Model: openai.TTSModel1, Input: text, Voice: openai.VoiceAlloy}
@@ -85,6 +87,7 @@ func TestSpeech(t *testing.T) {
 }
 
 func TestSpeechStreamedInPieces(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
 	srv := openaitest.New(t)
 	srv.EnqueueSpeech(openaitest.Synthesised(openaitest.Streamed(960, time.Millisecond)))
 	resp, err := client(srv).CreateSpeech(context.Background(), openai.CreateSpeechRequest{
@@ -143,6 +146,7 @@ func TestSpeechErrors(t *testing.T) {
 }
 
 func TestTranscription(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
 	srv := openaitest.New(t)
 	// Real speech to upload: the server's own synthesis, as a WAV file.
 	wav := speak(t, srv, openai.CreateSpeechRequest{Model: "tts-1", Input: "The buffet opens at seven.", Voice: "alloy", ResponseFormat: "wav"})

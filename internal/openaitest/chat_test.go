@@ -13,6 +13,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 const testKey = "sk-test-0123456789"
@@ -370,11 +371,9 @@ func TestFailuresThatNeverAnswer(t *testing.T) {
 			_, err := client(srv).CreateChatCompletion(context.Background(), chatRequest())
 			errc <- err
 		}()
-		for len(srv.Requests()) == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		testutil.Eventually(t, 10*time.Second, func() bool { return len(srv.Requests()) > 0 }, "the request to arrive")
 		srv.Close()
-		if err := <-errc; err == nil {
+		if err := testutil.Recv(t, errc, 10*time.Second, "the hung request to end after Close"); err == nil {
 			t.Error("hung request succeeded after Close")
 		}
 	})

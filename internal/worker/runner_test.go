@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/audio/livekit/agent"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
@@ -71,7 +71,7 @@ func TestJobFailureIsIsolated(t *testing.T) {
 	jctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(jctx, assign("next")) }()
-	waitUntil(t, 20*time.Second, "the next job to run", func() bool { return len(r.Jobs()) == 1 })
+	testutil.Eventually(t, 20*time.Second, func() bool { return len(r.Jobs()) == 1 }, "the next job to run")
 	if j := r.Jobs()[0]; j.Room != "next" || j.Candidate != "next" || j.State != runtime.StateCreated {
 		t.Errorf("job = %+v", j)
 	}
@@ -116,30 +116,4 @@ func TestJobRejections(t *testing.T) {
 	}
 }
 
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
-func testLog(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(&testWriter{t: t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-type testWriter struct {
-	t  *testing.T
-	mu sync.Mutex
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	defer func() { _ = recover() }() // t.Log after the test ended
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+func testLog(t *testing.T) *slog.Logger { return testutil.Logger(t, slog.LevelInfo) }

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime/headless"
 )
 
@@ -195,19 +195,7 @@ func TestCoverageReports(t *testing.T) {
 			if f.name == "coverage.json" && !json.Valid(b.Bytes()) {
 				t.Fatal("invalid JSON")
 			}
-			p := filepath.Join("testdata", "golden", f.name)
-			if *update {
-				if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("%s differs (go test -update):\n%s", f.name, b.String())
-			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", f.name), b.Bytes())
 		})
 	}
 }

@@ -4,16 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // TestGoldenEventStreams pins the full event stream of scripted runs: every envelope, in seq
 // order, with the measured latencies zeroed (they are the only wall-clock values).
@@ -55,28 +52,7 @@ func TestGoldenEventStreams(t *testing.T) {
 				b.Write(line)
 				b.WriteByte('\n')
 			}
-			golden := filepath.Join("testdata", "golden", filepath.Base(name)+".events.jsonl")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(want, b.Bytes()) {
-				gl, wl := bytes.Split(b.Bytes(), []byte("\n")), bytes.Split(want, []byte("\n"))
-				for i := range min(len(gl), len(wl)) {
-					if !bytes.Equal(gl[i], wl[i]) {
-						t.Fatalf("%s differs at line %d:\n got %s\nwant %s", golden, i+1, gl[i], wl[i])
-					}
-				}
-				t.Fatalf("%s differs in length: got %d lines, want %d", golden, len(gl), len(wl))
-			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", filepath.Base(name)+".events.jsonl"), b.Bytes())
 		})
 	}
 }

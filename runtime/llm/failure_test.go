@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime/llm"
 )
 
@@ -163,13 +164,15 @@ func TestCallerContextEndsTheTurn(t *testing.T) {
 		srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return openaitest.Hang() }))
 		e := newExaminer(t, srv, fast()...)
 		ctx, cancel := context.WithCancel(context.Background())
+		arrived := make(chan bool, 1)
 		go func() {
-			for len(srv.Requests()) == 0 {
-				time.Sleep(time.Millisecond)
-			}
+			arrived <- testutil.Poll(10*time.Second, func() bool { return len(srv.Requests()) > 0 })
 			cancel()
 		}()
 		_, err := observe(t, e, ctx, turn())
+		if !<-arrived {
+			t.Fatal("the request never reached the server; the cancel came from the 10 s limit")
+		}
 		if !errors.Is(err, llm.ErrCanceled) || !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want ErrCanceled", err)
 		}

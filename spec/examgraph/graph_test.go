@@ -2,36 +2,15 @@ package examgraph
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // specCase is one spec the graph is checked on: the shipped example (also the embedded demo)
 // and a spec that takes every reason somewhere and escapes hostile title text.
@@ -78,7 +57,7 @@ func TestGolden(t *testing.T) {
 				if !bytes.Equal(b, again) {
 					t.Fatal("two renders differ: output is not deterministic")
 				}
-				golden(t, c.name+"."+ext(f), b)
+				testutil.Golden(t, filepath.Join("testdata", c.name+"."+ext(f)), b)
 			})
 		}
 	}

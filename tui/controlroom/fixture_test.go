@@ -1,7 +1,6 @@
 package controlroom
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,22 +9,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
-
-// The golden package (through teatest) registers -update; register it here only if it is not.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func TestMain(m *testing.M) {
 	time.Local = time.UTC // goldens show clock times
@@ -175,21 +163,5 @@ func fixtureModel(t testing.TB, n, w, h int, noColor bool, opts ...Option) *Mode
 
 func requireGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs from the golden file (run with -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }

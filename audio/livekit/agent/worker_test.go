@@ -15,6 +15,7 @@ import (
 
 	"github.com/examtui/examtui/audio/livekit/agent"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // recorder is a Handler that keeps what it was offered and given; jobs run until released or
@@ -99,7 +100,7 @@ func startWorker(t *testing.T, srv *lktest.Server, h agent.Handler, opts ...agen
 		defer c()
 		_ = w.WaitJobs(wctx)
 	})
-	waitUntil(t, 20*time.Second, "the worker to register", func() bool { return w.State() == agent.StateRegistered })
+	testutil.Eventually(t, 20*time.Second, func() bool { return w.State() == agent.StateRegistered }, "the worker to register")
 	return w
 }
 
@@ -120,17 +121,6 @@ func dispatch(t *testing.T, srv *lktest.Server, room, metadata string) *lkproto.
 	return d
 }
 
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
 // TestWorkerTakesDispatchedJob: a dispatch made through the AgentDispatch API reaches the
 // worker as an offer and an assignment whose token admits the identity the worker chose, with
 // the dispatch's metadata; the job's end is reported; deleting the dispatch terminates a job.
@@ -142,7 +132,7 @@ func TestWorkerTakesDispatchedJob(t *testing.T) {
 		t.Fatal("no worker id after registration")
 	}
 	d := dispatch(t, srv, "room-one", `{"spec":"demo"}`)
-	waitUntil(t, 20*time.Second, "the assignment", func() bool { _, n := rec.count(); return n == 1 })
+	testutil.Eventually(t, 20*time.Second, func() bool { _, n := rec.count(); return n == 1 }, "the assignment")
 	a := rec.assignments()[0]
 	if a.Room != "room-one" || a.Metadata != `{"spec":"demo"}` || a.DispatchID != d.Id || a.Token == "" || a.URL != srv.URL {
 		t.Fatalf("assignment = room %q metadata %q dispatch %q (want %q) url %q token set %v", a.Room, a.Metadata, a.DispatchID, d.Id, a.URL, a.Token != "")
@@ -168,11 +158,11 @@ func TestWorkerTakesDispatchedJob(t *testing.T) {
 	if _, err := dispatcher(srv).DeleteDispatch(ctx, &lkproto.DeleteAgentDispatchRequest{DispatchId: d.Id, Room: "room-one"}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 20*time.Second, "the job to be terminated", func() bool { _, ok := rec.endedWith(a.ID); return ok })
+	testutil.Eventually(t, 20*time.Second, func() bool { _, ok := rec.endedWith(a.ID); return ok }, "the job to be terminated")
 	if err, _ := rec.endedWith(a.ID); !errors.Is(err, context.Canceled) {
 		t.Errorf("terminated job ended with %v, want its context cancelled", err)
 	}
-	waitUntil(t, 5*time.Second, "no running jobs", func() bool { return w.RunningJobs() == 0 })
+	testutil.Eventually(t, 5*time.Second, func() bool { return w.RunningJobs() == 0 }, "no running jobs")
 }
 
 // TestFullWorkerDeclinesAndTheOtherTakesIt: a worker at its job limit (or draining) says it
@@ -183,12 +173,12 @@ func TestFullWorkerDeclinesAndTheOtherTakesIt(t *testing.T) {
 	busy, idle := newRecorder("busy"), newRecorder("idle")
 	wb := startWorker(t, srv, busy, agent.WithMaxJobs(1))
 	dispatch(t, srv, "first", "")
-	waitUntil(t, 20*time.Second, "the first job", func() bool { _, n := busy.count(); return n == 1 })
+	testutil.Eventually(t, 20*time.Second, func() bool { _, n := busy.count(); return n == 1 }, "the first job")
 	startWorker(t, srv, idle, agent.WithMaxJobs(5))
 	for i := range 4 {
 		dispatch(t, srv, fmt.Sprintf("more-%d", i), "")
 	}
-	waitUntil(t, 30*time.Second, "the idle worker to take four jobs", func() bool { _, n := idle.count(); return n == 4 })
+	testutil.Eventually(t, 30*time.Second, func() bool { _, n := idle.count(); return n == 4 }, "the idle worker to take four jobs")
 	if _, n := busy.count(); n != 1 {
 		t.Errorf("the full worker got %d jobs, want 1", n)
 	}
@@ -199,11 +189,11 @@ func TestFullWorkerDeclinesAndTheOtherTakesIt(t *testing.T) {
 	// Draining: the once-busy worker, now idle, takes no more jobs; the other takes the next
 	// one up to its limit, and then nobody is available and the job is not assigned.
 	close(busy.release)
-	waitUntil(t, 10*time.Second, "the busy worker's job to end", func() bool { return wb.RunningJobs() == 0 })
+	testutil.Eventually(t, 10*time.Second, func() bool { return wb.RunningJobs() == 0 }, "the busy worker's job to end")
 	wb.SetDraining(true)
 	time.Sleep(500 * time.Millisecond) // let the status reach the server
 	dispatch(t, srv, "fifth", "")
-	waitUntil(t, 20*time.Second, "the other worker's fifth job", func() bool { _, n := idle.count(); return n == 5 })
+	testutil.Eventually(t, 20*time.Second, func() bool { _, n := idle.count(); return n == 5 }, "the other worker's fifth job")
 	dispatch(t, srv, "nobody", "")
 	time.Sleep(2 * time.Second)
 	if _, n := busy.count(); n != 1 {
@@ -226,11 +216,11 @@ func TestLoadSteersJobsToTheIdleWorker(t *testing.T) {
 	for i := range n {
 		dispatch(t, srv, fmt.Sprintf("load-%d", i), "")
 	}
-	waitUntil(t, 60*time.Second, "every job assigned", func() bool {
+	testutil.Eventually(t, 60*time.Second, func() bool {
 		_, a := loaded.count()
 		_, b := idle.count()
 		return a+b == n
-	})
+	}, "every job assigned")
 	_, a := loaded.count()
 	_, b := idle.count()
 	t.Logf("loaded worker took %d jobs, idle worker %d", a, b)
@@ -249,15 +239,15 @@ func TestFailedJobReportsItsReason(t *testing.T) {
 	w := startWorker(t, srv, rec)
 	close(rec.release)
 	dispatch(t, srv, "bad", `{"spec":"fail"}`)
-	waitUntil(t, 20*time.Second, "the bad job", func() bool { _, n := rec.count(); return n == 1 })
+	testutil.Eventually(t, 20*time.Second, func() bool { _, n := rec.count(); return n == 1 }, "the bad job")
 	a := rec.assignments()[0]
-	waitUntil(t, 10*time.Second, "the bad job to end", func() bool { _, ok := rec.endedWith(a.ID); return ok })
+	testutil.Eventually(t, 10*time.Second, func() bool { _, ok := rec.endedWith(a.ID); return ok }, "the bad job to end")
 	if err, _ := rec.endedWith(a.ID); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("bad job ended with %v", err)
 	}
 	dispatch(t, srv, "good", `{"spec":"demo"}`)
-	waitUntil(t, 20*time.Second, "the next job", func() bool { _, n := rec.count(); return n == 2 })
-	waitUntil(t, 10*time.Second, "no running jobs", func() bool { return w.RunningJobs() == 0 })
+	testutil.Eventually(t, 20*time.Second, func() bool { _, n := rec.count(); return n == 2 }, "the next job")
+	testutil.Eventually(t, 10*time.Second, func() bool { return w.RunningJobs() == 0 }, "no running jobs")
 }
 
 // TestWorkerReconnectsAfterServerLoss: the server crashes and comes back; the worker
@@ -273,13 +263,13 @@ func TestWorkerReconnectsAfterServerLoss(t *testing.T) {
 		mu.Unlock()
 	}), agent.WithPingInterval(time.Second, 3*time.Second))
 	dispatch(t, srv, "before", "")
-	waitUntil(t, 20*time.Second, "the first job", func() bool { _, n := rec.count(); return n == 1 })
+	testutil.Eventually(t, 20*time.Second, func() bool { _, n := rec.count(); return n == 1 }, "the first job")
 	first := w.ID()
 
 	srv.Restart()
-	waitUntil(t, 30*time.Second, "the worker to register again", func() bool {
+	testutil.Eventually(t, 30*time.Second, func() bool {
 		return w.Registrations() >= 2 && w.State() == agent.StateRegistered
-	})
+	}, "the worker to register again")
 	if w.ID() == first {
 		t.Errorf("worker id %q did not change on re-registration", first)
 	}
@@ -287,13 +277,13 @@ func TestWorkerReconnectsAfterServerLoss(t *testing.T) {
 		t.Errorf("the running job did not survive the reconnect: %d jobs", got)
 	}
 	dispatch(t, srv, "after", "")
-	waitUntil(t, 30*time.Second, "a job after the reconnect", func() bool { _, n := rec.count(); return n == 2 })
+	testutil.Eventually(t, 30*time.Second, func() bool { _, n := rec.count(); return n == 2 }, "a job after the reconnect")
 	mu.Lock()
 	if !containsState(states, agent.StateLost) {
 		t.Errorf("states %v never reported the lost connection", states)
 	}
 	mu.Unlock()
-	waitUntil(t, 10*time.Second, "a ping answered", func() bool { return w.RTT() > 0 })
+	testutil.Eventually(t, 10*time.Second, func() bool { return w.RTT() > 0 }, "a ping answered")
 }
 
 func containsState(ss []agent.State, s agent.State) bool {
@@ -334,19 +324,4 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
-func testLog(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(&testWriter{t: t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-type testWriter struct {
-	t  *testing.T
-	mu sync.Mutex
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	defer func() { _ = recover() }() // t.Log after the test ended
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+func testLog(t *testing.T) *slog.Logger { return testutil.Logger(t, slog.LevelInfo) }
