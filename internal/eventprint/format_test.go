@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,10 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/eventprint"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestMain(m *testing.M) {
 	time.Local = time.UTC // the readable line shows local time
@@ -72,22 +70,7 @@ func samples(t *testing.T) []runtime.Event {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -run %s -update rewrites it):\n--- got\n%s--- want\n%s", path, t.Name(), got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 // TestAppendGolden: the readable and JSON lines of every payload type.
