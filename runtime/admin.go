@@ -76,7 +76,7 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 	}
 	validated, parts, hits := c.filters[node.NodeID].runFilters(text)
 	for _, h := range hits {
-		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
+		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: GuardrailOutputIntercepted,
 			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
 	}
 	for i, p := range parts {
@@ -151,7 +151,7 @@ func (c *Controller) Control(ctx context.Context, a ControlAction, sender string
 	case ControlAdvance:
 		c.transition(spec.ReasonAdminAdvance)
 	case ControlEnd:
-		c.exitNode("ended", "")
+		c.exitNode(ExitEnded, "")
 		c.finish(StateAborted, "ended by "+sender)
 	}
 	return c.sinkErr

@@ -61,7 +61,7 @@ func TestTransitionReasons(t *testing.T) {
 		edit   func(string) string
 		drive  func(h *harness, ex *scriptedExaminer)
 		want   string // the end node reached
-		reason string
+		reason runtime.ExitReason
 		guard  string // guardrail_triggered expected for the transition ("" none)
 	}{
 		{name: "evidence_sufficient", want: "after-evidence", reason: "evidence_sufficient", drive: func(h *harness, ex *scriptedExaminer) {

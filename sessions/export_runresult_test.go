@@ -286,8 +286,8 @@ func FuzzRunResultExport(f *testing.F) {
 		s := newScript(t, "fuzz0001", fixtureStart)
 		s.after(0, &runtime.NodeEnteredPayload{NodeID: b, Kind: "assessment"})
 		s.after(time.Millisecond, &runtime.EvidenceUpdatePayload{NodeID: b, SignalType: excerpt, Excerpt: excerpt})
-		s.after(time.Millisecond, &runtime.GuardrailTriggeredPayload{Guardrail: guardrail, NodeID: b, Action: guardrail})
-		s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: b, Reason: title})
+		s.after(time.Millisecond, &runtime.GuardrailTriggeredPayload{Guardrail: guardrail, NodeID: b, Action: runtime.GuardrailAction(guardrail)})
+		s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: b, Reason: runtime.ExitReason(title)})
 		s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: excerpt, Kind: "end"})
 		sess := &Session{ID: "fuzz0001", ExamID: title, Title: title, State: runtime.StateInProgress, StartedAt: fixtureStart}
 		rr, err := BuildRunResult(sess, s.events)
