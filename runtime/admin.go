@@ -15,34 +15,66 @@ import (
 // and are consumed in order; an immediate one interrupts speech, runs once in an admin context
 // (the node's context plus the instruction) and returns to the node with its remaining time
 // and counts. Both are recorded with their sender.
+//
+// Like SubmitTurn, it runs in locked steps (receiveAdmin, prepareAdminRun, finishAdmin), each
+// taking mu once and releasing it on return, its only unlock; the examiner call between the
+// last two runs without mu.
 func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 	if err := a.normalize(); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	if err := c.active(); err != nil {
-		c.mu.Unlock()
+	if immediate, err := c.receiveAdmin(a); !immediate {
 		return err
 	}
-	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: AdminReceived})
-	if a.Mode == AdminQueued {
-		c.queued = append(c.queued, a)
-		err := c.sinkErr
-		c.mu.Unlock()
-		return err
-	}
-	c.speakingUntil = c.clock.Now() // interrupt whatever is being said
-	c.mu.Unlock()
 
 	// One examiner call at a time: an immediate instruction waits for a turn in flight.
 	c.turnMu.Lock()
 	defer c.turnMu.Unlock()
-	c.mu.Lock()
-	if err := c.active(); err != nil {
-		c.mu.Unlock()
+	run, err := c.prepareAdminRun(a)
+	if run.req == nil {
 		return err
 	}
-	gen := c.nodeGen
+	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
+	reply, err := c.ex.Observe(cctx, run.req)
+	cancel()
+	return c.finishAdmin(&run, reply, err)
+}
+
+// adminRun is an immediate instruction's examiner call: what prepareAdminRun prepared under mu
+// for the call made without it. The zero value is no call.
+type adminRun struct {
+	a    AdminInstruction
+	gen  int
+	node *spec.CompiledNode
+	req  *ExaminerRequest
+}
+
+// receiveAdmin is Admin's first locked step: it records the instruction as received and either
+// queues it for the next turn (immediate false; the error is Admin's result) or interrupts
+// whatever is being said for the admin run (immediate true).
+func (c *Controller) receiveAdmin(a AdminInstruction) (immediate bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.active(); err != nil {
+		return false, err
+	}
+	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: AdminReceived})
+	if a.Mode == AdminQueued {
+		c.queued = append(c.queued, a)
+		return false, c.sinkErr
+	}
+	c.speakingUntil = c.clock.Now() // interrupt whatever is being said
+	return true, nil
+}
+
+// prepareAdminRun builds the admin run's request once no turn is in flight (the caller holds
+// turnMu) and marks the call in flight. A controller no longer active makes no call.
+func (c *Controller) prepareAdminRun(a AdminInstruction) (adminRun, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.active(); err != nil {
+		return adminRun{}, err
+	}
 	node := c.node
 	note := adminMessage(a, true)
 	req := &ExaminerRequest{Exam: c.exam, Node: node, Messages: c.ctxm.messages(node, []spec.Message{note}, nil),
@@ -50,12 +82,12 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 		Candidate:      TranscriptSegmentPayload{NodeID: node.NodeID, Speaker: SpeakerCandidate, IsFinal: true},
 		CoveredSignals: c.ledger.Covered(node.NodeID, node.Controller.EvidenceSignals)}
 	c.inFlight = true
-	c.mu.Unlock()
+	return adminRun{a: a, gen: c.nodeGen, node: node, req: req}, nil
+}
 
-	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
-	reply, err := c.ex.Observe(cctx, req)
-	cancel()
-
+// finishAdmin is Admin's last locked step: the run's reply is filtered and spoken in the node
+// it was asked in, or the instruction is recorded as failed.
+func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inFlight = false
@@ -65,8 +97,9 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 	if c.sinkErr != nil {
 		return c.sinkErr
 	}
+	a, node := run.a, run.node
 	text, perr := adminSpokenText(reply, err)
-	if perr != nil || c.nodeGen != gen || c.state.Terminal() {
+	if perr != nil || c.nodeGen != run.gen || c.state.Terminal() {
 		if perr == nil {
 			perr = fmt.Errorf("node changed during the admin run")
 		}
@@ -76,7 +109,7 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 	}
 	_, parts, hits := c.filters[node.NodeID].runFilters(text)
 	for _, h := range hits {
-		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
+		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: GuardrailOutputIntercepted,
 			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
 	}
 	for i, p := range parts {
@@ -155,7 +188,7 @@ func (c *Controller) Control(ctx context.Context, a ControlAction, sender string
 	case ControlAdvance:
 		c.transition(spec.ReasonAdminAdvance)
 	case ControlEnd:
-		c.exitNode("ended", "")
+		c.exitNode(ExitEnded, "")
 		c.finish(StateAborted, "ended by "+sender)
 	}
 	return c.sinkErr

@@ -62,7 +62,7 @@ func TestAdminImmediate(t *testing.T) {
 		t.Fatalf("admin request %+v", req)
 	}
 	sp := payloads[*runtime.SpokenPayload](h)
-	if last := sp[len(sp)-1]; last.Source != "admin" || last.Text != "Could you speak up a little, please?" {
+	if last := sp[len(sp)-1]; last.Source != runtime.SpokenAdmin || last.Text != "Could you speak up a little, please?" {
 		t.Fatalf("spoken %+v", last)
 	}
 	after := h.c.Snapshot()
@@ -70,7 +70,7 @@ func TestAdminImmediate(t *testing.T) {
 		t.Fatalf("admin run changed the node: before %+v after %+v", before, after)
 	}
 	a := payloads[*runtime.AdminInstructionPayload](h)
-	if len(a) != 2 || a[0].Status != "received" || a[1].Status != "applied" || a[1].Sender != "dr-lee" || a[1].Mode != "immediate" {
+	if len(a) != 2 || a[0].Status != runtime.AdminReceived || a[1].Status != runtime.AdminApplied || a[1].Sender != "dr-lee" || a[1].Mode != runtime.AdminImmediate {
 		t.Fatalf("admin events %+v", a)
 	}
 	// The next turn carries the admin exchange in its context.
@@ -92,10 +92,10 @@ func TestAdminImmediateFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := payloads[*runtime.AdminInstructionPayload](h)
-	if len(a) != 2 || a[1].Status != "failed" || a[1].Sender != "examiner" {
+	if len(a) != 2 || a[1].Status != runtime.AdminFailed || a[1].Sender != "examiner" {
 		t.Fatalf("admin events %+v", a)
 	}
-	if e := payloads[*runtime.SystemErrorPayload](h); len(e) != 1 || e[0].Code != "admin_failed" {
+	if e := payloads[*runtime.SystemErrorPayload](h); len(e) != 1 || e[0].Code != runtime.CodeAdminFailed {
 		t.Fatalf("errors %+v", e)
 	}
 }

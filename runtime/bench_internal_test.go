@@ -95,7 +95,7 @@ func BenchmarkObservation(b *testing.B) {
 			b.Fatal(err)
 		}
 		p := c.plan(&turnInput{turn: i, gen: c.nodeGen, seg: seg, reply: reply, stream: &streamState{}}, obs, nf)
-		if p.dec.Action != "continue" || len(p.accepted) != 2 || len(p.hits) != 1 {
+		if p.dec.Action != DecisionContinue || len(p.accepted) != 2 || len(p.hits) != 1 {
 			b.Fatalf("unexpected plan %+v", p.dec)
 		}
 	})

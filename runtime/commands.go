@@ -28,7 +28,7 @@ func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observa
 		if valid && obs.SpokenText != "" {
 			_, parts, hits := c.filters[node.NodeID].runFilters(obs.SpokenText)
 			for _, h := range hits {
-				c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
+				c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: GuardrailOutputIntercepted,
 					OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
 			}
 			for i, p := range parts {
@@ -92,7 +92,7 @@ func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observa
 		}
 		ack(true, "")
 		say("Thank you. The exam is now finished.")
-		c.exitNode("finished", "")
+		c.exitNode(ExitFinished, "")
 		c.finish(StateCompleted, "candidate finished")
 	}
 }

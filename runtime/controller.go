@@ -436,12 +436,12 @@ func (c *Controller) enterNode(id, from, reason string) {
 // completeAtEnd completes the exam in the end node it is in: on entry, or when a resumed log
 // stops there.
 func (c *Controller) completeAtEnd() {
-	c.exitNode("end", "")
+	c.exitNode(ExitEndNode, "")
 	c.finish(StateCompleted, "end node reached")
 }
 
 // exitNode emits node_exit for the current node.
-func (c *Controller) exitNode(reason, next string) {
+func (c *Controller) exitNode(reason ExitReason, next string) {
 	if c.node == nil {
 		return
 	}
@@ -456,11 +456,11 @@ func (c *Controller) transition(reason spec.Reason) string {
 	from := c.node
 	next, ok := from.Successor(reason)
 	if !ok {
-		c.exitNode(reason.String(), "")
+		c.exitNode(TransitionExit(reason), "")
 		c.finish(StateCompleted, "no successor after "+from.NodeID)
 		return ""
 	}
-	c.exitNode(reason.String(), next)
+	c.exitNode(TransitionExit(reason), next)
 	c.enterNode(next, from.NodeID, reason.String())
 	return next
 }

@@ -61,7 +61,7 @@ func TestTransitionReasons(t *testing.T) {
 		edit   func(string) string
 		drive  func(h *harness, ex *scriptedExaminer)
 		want   string // the end node reached
-		reason string
+		reason runtime.ExitReason
 		guard  string // guardrail_triggered expected for the transition ("" none)
 	}{
 		{name: "evidence_sufficient", want: "after-evidence", reason: "evidence_sufficient", drive: func(h *harness, ex *scriptedExaminer) {
@@ -140,7 +140,7 @@ func TestEvidenceNeedsLedger(t *testing.T) {
 	if s := h.c.Snapshot(); s.NodeID != "plan" || s.Evidence != 1 {
 		t.Fatalf("moved on with %d of 2: %+v", s.Evidence, s)
 	}
-	if d := h.lastObservation().Decision; d.Action != "continue" {
+	if d := h.lastObservation().Decision; d.Action != runtime.DecisionContinue {
 		t.Fatalf("decision %+v", d)
 	}
 }
@@ -182,7 +182,7 @@ func TestLowSTTConfidenceRejected(t *testing.T) {
 	ex.push(obsArgs{Signals: []runtime.Signal{sig("names_risk", "it was never tested")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
 	h.sayConf("It was never tested.", 0.3)
 	rec := payloads[*runtime.RecoveryPayload](h)
-	if len(rec) != 1 || rec[0].Kind != "stt_low_confidence" || rec[0].SignalType != "names_risk" {
+	if len(rec) != 1 || rec[0].Kind != runtime.RecoveryLowConfidence || rec[0].SignalType != "names_risk" {
 		t.Fatalf("recovery %+v", rec)
 	}
 	if n := len(payloads[*runtime.EvidenceUpdatePayload](h)); n != 0 {
@@ -233,7 +233,7 @@ func TestMalformedReplies(t *testing.T) {
 				t.Fatalf("system errors %+v", errs)
 			}
 			sp := payloads[*runtime.SpokenPayload](h)
-			if last := sp[len(sp)-1]; last.Source != "fallback" || !strings.Contains(last.Text, "What do you think of this plan?") {
+			if last := sp[len(sp)-1]; last.Source != runtime.SpokenFallback || !strings.Contains(last.Text, "What do you think of this plan?") {
 				t.Fatalf("fallback %+v", last)
 			}
 			if o := h.lastObservation(); o.Valid {
@@ -256,7 +256,7 @@ func TestSafetyNetCommand(t *testing.T) {
 	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "Interesting."}.String())
 	h.say("Sorry, could you repeat the question?")
 	acks := payloads[*runtime.CommandAcknowledgedPayload](h)
-	if len(acks) != 1 || acks[0].Command != "repeat" || acks[0].Source != "safety_net" {
+	if len(acks) != 1 || acks[0].Command != "repeat" || acks[0].Source != runtime.CommandBySafetyNet {
 		t.Fatalf("acks %+v", acks)
 	}
 	if sp := h.spoken(); sp[len(sp)-1] != "What do you think of this plan?" {
@@ -371,7 +371,7 @@ func TestAnxietyNeutrality(t *testing.T) {
 	if sp := h.spoken(); sp[len(sp)-1] != "Take your time. Would you like me to repeat the question?" {
 		t.Fatalf("said %q", sp[len(sp)-1])
 	}
-	if r := payloads[*runtime.RecoveryPayload](h); len(r) != 1 || r[0].Kind != "calm_support" {
+	if r := payloads[*runtime.RecoveryPayload](h); len(r) != 1 || r[0].Kind != runtime.RecoveryCalmSupport {
 		t.Fatalf("recovery %+v", r)
 	}
 }
@@ -381,7 +381,7 @@ func TestOutputFilterEvents(t *testing.T) {
 	ex.push(obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, SpokenText: "As your examiner, I note the rubric. What would you test first on the servers?"}.String())
 	h.say("We should move the servers.")
 	g := payloads[*runtime.GuardrailTriggeredPayload](h)
-	if len(g) != 1 || g[0].Guardrail != "persona_break" || g[0].Action != "output_intercepted" || g[0].ReplacementText == "" {
+	if len(g) != 1 || g[0].Guardrail != "persona_break" || g[0].Action != runtime.GuardrailOutputIntercepted || g[0].ReplacementText == "" {
 		t.Fatalf("guardrails %+v", g)
 	}
 	sp := payloads[*runtime.SpokenPayload](h)
@@ -401,7 +401,7 @@ func TestDiscardedWhenNodeChangesDuringCall(t *testing.T) {
 		}
 	}})
 	h.say("The plan is fine.")
-	if o := h.lastObservation(); o.Decision.Action != "discarded" {
+	if o := h.lastObservation(); o.Decision.Action != runtime.DecisionDiscarded {
 		t.Fatalf("decision %+v", o.Decision)
 	}
 	if s := h.c.Snapshot(); s.NodeID != "after-admin" {
@@ -518,7 +518,7 @@ func TestControlEnd(t *testing.T) {
 		t.Fatalf("state %s", s.State)
 	}
 	a := payloads[*runtime.AdminInstructionPayload](h)
-	if len(a) != 1 || a[0].Mode != "control" || a[0].Text != "end" || a[0].Sender != "proctor" {
+	if len(a) != 1 || a[0].Mode != runtime.AdminControl || a[0].Text != "end" || a[0].Sender != "proctor" {
 		t.Fatalf("admin record %+v", a)
 	}
 	if err := h.c.SubmitTurn(h.ctx, runtime.Turn{Text: "hello?"}); !errors.Is(err, runtime.ErrExamOver) {
@@ -540,7 +540,7 @@ func TestTurnTimeout(t *testing.T) {
 	h.start()
 	h.say("My name is Ada.")
 	errs := payloads[*runtime.SystemErrorPayload](h)
-	if len(errs) != 1 || errs[0].Code != "examiner_failed" || !strings.Contains(errs[0].Message, "deadline exceeded") {
+	if len(errs) != 1 || errs[0].Code != runtime.CodeExaminerFailed || !strings.Contains(errs[0].Message, "deadline exceeded") {
 		t.Fatalf("errors %+v", errs)
 	}
 	if s := h.c.Snapshot(); s.State != runtime.StateInProgress || s.NodeID != "intro" {
@@ -576,7 +576,7 @@ func TestSafetyNetEveryCommand(t *testing.T) {
 			ex.push(obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What would you test first?"}.String())
 			h.say(tt.said)
 			acks := payloads[*runtime.CommandAcknowledgedPayload](h)
-			if len(acks) != 1 || acks[0].Command != tt.cmd || acks[0].Source != "safety_net" {
+			if len(acks) != 1 || acks[0].Command != tt.cmd || acks[0].Source != runtime.CommandBySafetyNet {
 				t.Fatalf("acks %+v, want %s from safety_net", acks, tt.cmd)
 			}
 			if f := payloads[*runtime.FollowUpIssuedPayload](h); len(f) != 0 {

@@ -178,7 +178,7 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 		// Judged on what the examiner wanted to say: the judging words may already have been
 		// filtered out, but an anxious candidate still gets neutral procedural support.
 		if out, detail, hit := neutralizeReassurance(obs.SpokenText); hit {
-			p.anxietyHit = &filterHit{Name: guardrailAnxietyNeutrality, Action: guardrailActionReplace, Original: p.text, Replacement: out, Detail: detail}
+			p.anxietyHit = &filterHit{Name: guardrailAnxietyNeutrality, Action: GuardrailReplaced.String(), Original: p.text, Replacement: out, Detail: detail}
 			p.text, p.parts = out, []string{out}
 		}
 	}
@@ -209,7 +209,7 @@ func boolDetail(b bool, s string) string {
 func (c *Controller) apply(in *turnInput, p *plan) {
 	node := c.node
 	for _, h := range p.hits {
-		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: guardrailActionOutput,
+		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: GuardrailOutputIntercepted,
 			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
 	}
 	c.recordEvidence(in, p.accepted, p.rejected, p.obs.Misconceptions)
@@ -218,7 +218,7 @@ func (c *Controller) apply(in *turnInput, p *plan) {
 	}
 	if p.reason != "" {
 		if g := reasonGuardrail(p.reason); g != "" {
-			c.emit(&GuardrailTriggeredPayload{Guardrail: g, NodeID: node.NodeID, Action: guardrailActionTransition,
+			c.emit(&GuardrailTriggeredPayload{Guardrail: g, NodeID: node.NodeID, Action: GuardrailTransition,
 				OriginalText: p.obs.SpokenText, Detail: p.reason.String()})
 		}
 		c.transition(p.reason)
@@ -226,7 +226,7 @@ func (c *Controller) apply(in *turnInput, p *plan) {
 	}
 	if p.anxiety {
 		if h := p.anxietyHit; h != nil {
-			c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: h.Action,
+			c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: GuardrailReplaced,
 				OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Detail})
 		}
 		c.emit(&RecoveryPayload{Kind: RecoveryCalmSupport, NodeID: node.NodeID, Detail: "anxiety detected"})

@@ -215,7 +215,7 @@ func (c *Controller) checkSilence(now time.Time) bool {
 		}
 		st.silenceStage = 3
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceTimeout, NodeID: node, Detail: fmt.Sprintf("%ds more of silence: the node's timeout path", int(quiet.Seconds()))})
-		c.emit(&GuardrailTriggeredPayload{Guardrail: guardrailSilence, NodeID: node, Action: guardrailActionTransition,
+		c.emit(&GuardrailTriggeredPayload{Guardrail: guardrailSilence, NodeID: node, Action: GuardrailTransition,
 			Detail: spec.ReasonTimeExhausted.String()})
 		c.transition(spec.ReasonTimeExhausted)
 		return true

@@ -48,6 +48,9 @@ func TestEnumsParseAndUnknown(t *testing.T) {
 		stringEnum("AdminMode", runtime.AdminModes, runtime.ParseAdminMode),
 		stringEnum("AdminStatus", runtime.AdminStatuses, runtime.ParseAdminStatus),
 		stringEnum("ErrorCode", runtime.ErrorCodes, runtime.ParseErrorCode),
+		stringEnum("ExitReason", runtime.ExitReasons, runtime.ParseExitReason),
+		stringEnum("WarningScope", runtime.WarningScopes, runtime.ParseWarningScope),
+		stringEnum("GuardrailAction", runtime.GuardrailActions, runtime.ParseGuardrailAction),
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,7 +188,13 @@ func TestStoredEventsRoundTrip(t *testing.T) {
 
 func storedEvent(t *testing.T, seq int64) runtime.Payload {
 	t.Helper()
-	data, err := os.ReadFile("testdata/stored/enum-values.jsonl")
+	return storedEventIn(t, "testdata/stored/enum-values.jsonl", seq)
+}
+
+// storedEventIn decodes the event with sequence number seq of a stored stream.
+func storedEventIn(t *testing.T, file string, seq int64) runtime.Payload {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,6 +367,12 @@ func FuzzParseEnums(f *testing.F) {
 		check("admin status", as.String(), as.Valid(), err)
 		ec, err := runtime.ParseErrorCode(s)
 		check("error code", ec.String(), ec.Valid(), err)
+		er, err := runtime.ParseExitReason(s)
+		check("exit reason", er.String(), er.Valid(), err)
+		ws, err := runtime.ParseWarningScope(s)
+		check("warning scope", ws.String(), ws.Valid(), err)
+		ga, err := runtime.ParseGuardrailAction(s)
+		check("guardrail action", ga.String(), ga.Valid(), err)
 		if a, err := runtime.ParseControlAction(s); (err == nil) != (a.Valid() && a.String() == s) {
 			t.Errorf("control action: parse(%q) = %v, %v", s, a, err)
 		}

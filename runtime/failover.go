@@ -71,7 +71,7 @@ func (c *Controller) examinerGaveUp(failed bool, err error) bool {
 		return false
 	}
 	policy := c.exam.Policies.OnExaminerFailure()
-	p := &ExaminerSwitchedPayload{From: c.ex.Name(), Failures: f.failures, Policy: policy.String(), NodeID: c.node.NodeID}
+	p := &ExaminerSwitchedPayload{From: c.ex.Name(), Failures: f.failures, Policy: policy, NodeID: c.node.NodeID}
 	if err != nil {
 		p.LastError = err.Error()
 	}
@@ -80,7 +80,7 @@ func (c *Controller) examinerGaveUp(failed bool, err error) bool {
 		c.emit(p)
 		c.log.Warn("examiner failed; ending the exam as the spec asks", "examiner", p.From, "failures", f.failures)
 		c.speak(interruptLine, SpokenSystem, false)
-		c.exitNode("ended", "")
+		c.exitNode(ExitEnded, "")
 		c.finish(StateAborted, "interrupted: examiner unavailable")
 		return true
 	case f.fallback != nil && !f.switched:

@@ -28,9 +28,6 @@ const (
 	minTopicCheckWords   = 6
 	minTopicContentWords = 3
 
-	guardrailActionOutput        = "output_intercepted"
-	guardrailActionTransition    = "transition"
-	guardrailActionReplace       = "replaced"
 	guardrailTimeBudget          = "time_budget"
 	guardrailFollowUpLimit       = "followup_limit"
 	guardrailOffTopicLimit       = "off_topic_limit"

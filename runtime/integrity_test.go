@@ -54,7 +54,7 @@ func TestOfflineDistressOutranksFinish(t *testing.T) {
 		}
 	}
 	exits := payloads[*runtime.NodeExitPayload](h)
-	if len(exits) < 2 || exits[len(exits)-2].Reason != "distress" || exits[len(exits)-2].Next != "wrapup" {
+	if len(exits) < 2 || exits[len(exits)-2].Reason.Transition() != spec.ReasonDistress || exits[len(exits)-2].Next != "wrapup" {
 		t.Fatalf("exits %+v, want the distress path", exits)
 	}
 }
@@ -105,7 +105,7 @@ func TestFollowUpUnderLimitBeforeSufficiency(t *testing.T) {
 		SpokenText: "What would you rehearse first?"}.String())
 	h.say("Nothing was tested, so I would rehearse the move.")
 	o := h.lastObservation()
-	if o.Decision.Action != "follow_up" || h.c.Snapshot().NodeID != "plan" {
+	if o.Decision.Action != runtime.DecisionFollowUp || h.c.Snapshot().NodeID != "plan" {
 		t.Fatalf("decision %+v", o.Decision)
 	}
 	// Once the examiner no longer asks, sufficiency moves on.

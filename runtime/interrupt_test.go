@@ -32,7 +32,7 @@ func TestSpeechInterruptedKeepsWhatWasHeard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rp := p.(*runtime.RecoveryPayload); rp.Kind != "barge_in" || rp.Detail != tc.wantDetail || rp.NodeID != "plan" {
+			if rp := p.(*runtime.RecoveryPayload); rp.Kind != runtime.RecoveryBargeIn || rp.Detail != tc.wantDetail || rp.NodeID != "plan" {
 				t.Errorf("recovery = %+v", rp)
 			}
 
@@ -78,7 +78,7 @@ func TestInterimIsShownNotDecided(t *testing.T) {
 		t.Fatal(err)
 	}
 	seg := p.(*runtime.TranscriptSegmentPayload)
-	if seg.IsFinal || seg.Text != "I would first" || seg.Confidence != 1 || seg.Speaker != "candidate" || seg.NodeID != "plan" {
+	if seg.IsFinal || seg.Text != "I would first" || seg.Confidence != 1 || seg.Speaker != runtime.SpeakerCandidate || seg.NodeID != "plan" {
 		t.Errorf("partial segment = %+v", seg)
 	}
 	if after := h.c.Snapshot(); after.Turn != before.Turn || after.NodeID != before.NodeID {

@@ -24,11 +24,11 @@ func TestNoticeAndReportSystemError(t *testing.T) {
 		t.Errorf("snapshot moved: %+v → %+v", before, after)
 	}
 	spoken := payloads[*runtime.SpokenPayload](h)
-	if last := spoken[len(spoken)-1]; last.Text != "The examiner is back." || last.Source != "notice" || last.NodeID != before.NodeID {
+	if last := spoken[len(spoken)-1]; last.Text != "The examiner is back." || last.Source != runtime.SpokenNotice || last.NodeID != before.NodeID {
 		t.Errorf("notice = %+v", last)
 	}
 	errs := payloads[*runtime.SystemErrorPayload](h)
-	if len(errs) != 1 || errs[0].Code != "worker_job_failed" || errs[0].NodeID != before.NodeID {
+	if len(errs) != 1 || errs[0].Code != runtime.CodeWorkerJobFailed || errs[0].NodeID != before.NodeID {
 		t.Errorf("system errors = %+v", errs)
 	}
 	h.checkSeq()

@@ -52,12 +52,12 @@ type NodeEnteredPayload struct {
 
 // NodeExitPayload reports leaving a node.
 type NodeExitPayload struct {
-	NodeID        string `json:"nodeId"`
-	Reason        string `json:"reason"`
-	Next          string `json:"next,omitempty"`
-	ElapsedMs     int64  `json:"elapsedMs"`
-	FollowUps     int    `json:"followUps"`
-	EvidenceCount int    `json:"evidenceCount"`
+	NodeID        string     `json:"nodeId"`
+	Reason        ExitReason `json:"reason"` // a transition's spec.Reason or ExitReasons (enum_exit.go)
+	Next          string     `json:"next,omitempty"`
+	ElapsedMs     int64      `json:"elapsedMs"`
+	FollowUps     int        `json:"followUps"`
+	EvidenceCount int        `json:"evidenceCount"`
 }
 
 // TranscriptSegmentPayload is one candidate or examiner segment (pipecat-adapter §7).
@@ -157,19 +157,19 @@ type CommandAcknowledgedPayload struct {
 
 // TimeWarningPayload warns that a budget is running out.
 type TimeWarningPayload struct {
-	Scope        string `json:"scope"` // node | exam
-	NodeID       string `json:"nodeId,omitempty"`
-	RemainingSec int    `json:"remainingSec"`
+	Scope        WarningScope `json:"scope"` // node | exam
+	NodeID       string       `json:"nodeId,omitempty"`
+	RemainingSec int          `json:"remainingSec"`
 }
 
 // GuardrailTriggeredPayload reports an interception (pipecat-adapter §8).
 type GuardrailTriggeredPayload struct {
-	Guardrail       string `json:"guardrail"`
-	NodeID          string `json:"nodeId"`
-	Action          string `json:"action"`
-	OriginalText    string `json:"originalText"`
-	ReplacementText string `json:"replacementText"`
-	Detail          string `json:"detail,omitempty"`
+	Guardrail       string          `json:"guardrail"`
+	NodeID          string          `json:"nodeId"`
+	Action          GuardrailAction `json:"action"` // GuardrailActions (enum_guardrail.go)
+	OriginalText    string          `json:"originalText"`
+	ReplacementText string          `json:"replacementText"`
+	Detail          string          `json:"detail,omitempty"`
 }
 
 // RecoveryPayload reports a recovery (a rejected low-confidence signal, a retried call...).

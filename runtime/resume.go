@@ -141,7 +141,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			}
 		}
 	case *TimeWarningPayload:
-		if p.Scope == "exam" {
+		if p.Scope == WarningExam {
 			c.examWarned = true
 		} else if p.NodeID == c.nodeID() {
 			c.nodeWarned = true
@@ -211,10 +211,10 @@ func (c *Controller) continueResumed() {
 		c.cutExit = nil
 		switch {
 		case exit.Next != "":
-			c.enterNode(exit.Next, exit.NodeID, exit.Reason)
-		case exit.Reason == "ended":
+			c.enterNode(exit.Next, exit.NodeID, exit.Reason.String())
+		case exit.Reason == ExitEnded:
 			c.finish(StateAborted, "ended before the interruption")
-		case exit.Reason == "end":
+		case exit.Reason == ExitEndNode:
 			c.finish(StateCompleted, "end node reached")
 		default:
 			c.finish(StateCompleted, "no successor after "+exit.NodeID)

@@ -19,7 +19,7 @@ func TestStreamingHandsOnSentences(t *testing.T) {
 			p, _ := ev.Decode()
 			switch p := p.(type) {
 			case *runtime.SpokenPayload:
-				if p.Source == "examiner" {
+				if p.Source == runtime.SpokenExaminer {
 					parts = append(parts, p)
 					if firstPartSeq == 0 {
 						firstPartSeq = ev.Seq
@@ -99,7 +99,7 @@ func TestStreamingStopsAtAFilteredSentence(t *testing.T) {
 	h.say("The plan looks fine to me.")
 	var parts []*runtime.SpokenPayload
 	for _, p := range payloads[*runtime.SpokenPayload](h) {
-		if p.Source == "examiner" {
+		if p.Source == runtime.SpokenExaminer {
 			parts = append(parts, p)
 		}
 	}

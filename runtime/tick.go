@@ -35,13 +35,13 @@ func (c *Controller) Tick(ctx context.Context) error {
 	if total := time.Duration(c.exam.TotalTimeBudgetSec) * time.Second; total > 0 {
 		left := total - c.examClock.elapsed(now)
 		if left <= 0 {
-			c.exitNode(spec.ReasonTimeExhausted.String(), "")
+			c.exitNode(TransitionExit(spec.ReasonTimeExhausted), "")
 			c.finish(StateExpired, "total time budget exhausted")
 			return c.sinkErr
 		}
 		if !c.examWarned && warn > 0 && left <= warn {
 			c.examWarned = true
-			c.emit(&TimeWarningPayload{Scope: "exam", RemainingSec: int(left.Round(time.Second).Seconds())})
+			c.emit(&TimeWarningPayload{Scope: WarningExam, RemainingSec: int(left.Round(time.Second).Seconds())})
 		}
 	}
 	nc := c.node.Controller
@@ -49,11 +49,11 @@ func (c *Controller) Tick(ctx context.Context) error {
 		left := time.Duration(nc.TimeBudgetSec)*time.Second - c.nodeClock.elapsed(now)
 		if !c.nodeWarned && warn > 0 && left <= warn && left > 0 {
 			c.nodeWarned = true
-			c.emit(&TimeWarningPayload{Scope: "node", NodeID: c.node.NodeID, RemainingSec: int(left.Round(time.Second).Seconds())})
+			c.emit(&TimeWarningPayload{Scope: WarningNode, NodeID: c.node.NodeID, RemainingSec: int(left.Round(time.Second).Seconds())})
 		}
 		// Out of time and nobody mid-turn: move on without waiting for another answer.
 		if left <= 0 && !c.inFlight && !c.userSpeaking {
-			c.emit(&GuardrailTriggeredPayload{Guardrail: guardrailTimeBudget, NodeID: c.node.NodeID, Action: guardrailActionTransition,
+			c.emit(&GuardrailTriggeredPayload{Guardrail: guardrailTimeBudget, NodeID: c.node.NodeID, Action: GuardrailTransition,
 				Detail: spec.ReasonTimeExhausted.String()})
 			c.transition(spec.ReasonTimeExhausted)
 			return c.sinkErr

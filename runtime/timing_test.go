@@ -74,7 +74,7 @@ func TestExamExpires(t *testing.T) {
 		t.Fatalf("state %s after the total budget", s.State)
 	}
 	warn := payloads[*runtime.TimeWarningPayload](h)
-	if len(warn) != 1 || warn[0].Scope != "exam" || warn[0].RemainingSec != 30 {
+	if len(warn) != 1 || warn[0].Scope != runtime.WarningExam || warn[0].RemainingSec != 30 {
 		t.Fatalf("warnings %+v", warn)
 	}
 	done := payloads[*runtime.ExamCompletedPayload](h)
@@ -96,7 +96,7 @@ func TestNodeTimeWarning(t *testing.T) {
 	}
 	h.wait(5 * time.Second)
 	warn := payloads[*runtime.TimeWarningPayload](h)
-	if len(warn) != 1 || warn[0].Scope != "node" || warn[0].NodeID != "plan" || warn[0].RemainingSec != 30 {
+	if len(warn) != 1 || warn[0].Scope != runtime.WarningNode || warn[0].NodeID != "plan" || warn[0].RemainingSec != 30 {
 		t.Fatalf("warnings %+v", warn)
 	}
 }

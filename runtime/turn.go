@@ -134,7 +134,7 @@ func (c *Controller) confirmFinish(text string) {
 	if isAffirmative(text) {
 		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: CommandByConfirmation, Detail: detailConfirmed})
 		c.speak("Thank you. The exam is now finished.", SpokenCommand, false)
-		c.exitNode("finished", "")
+		c.exitNode(ExitFinished, "")
 		c.finish(StateCompleted, "candidate finished")
 	} else {
 		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: CommandByConfirmation, Detail: detailNotConfirmed})

@@ -42,9 +42,9 @@ func crashPayload(seq int64) runtime.Payload {
 		return &runtime.EvidenceUpdatePayload{NodeID: node, SignalType: "proposes_options", Excerpt: "grab-and-go counter",
 			Confidence: 0.8, Coverage: 1.0 / 3, Accepted: 1, Required: 2}
 	case 4:
-		return &runtime.SpokenPayload{NodeID: node, Text: "Is there another way we could approach this?", Source: "examiner"}
+		return &runtime.SpokenPayload{NodeID: node, Text: "Is there another way we could approach this?", Source: runtime.SpokenExaminer}
 	}
-	return &runtime.TimeWarningPayload{Scope: "node", NodeID: node, RemainingSec: 60}
+	return &runtime.TimeWarningPayload{Scope: runtime.WarningNode, NodeID: node, RemainingSec: 60}
 }
 
 func runCrashChild(dir, id string) int {

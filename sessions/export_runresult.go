@@ -140,7 +140,7 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 				all = append(all, RunEvent{Type: RunEventAgentHandoff, NewAgent: labelOr(p.NodeID, MaxLabel, "node")})
 			}
 		case *runtime.NodeExitPayload:
-			pair(fnTransition, ev.Seq, labelOr(p.Reason, MaxStatus, "unknown"))
+			pair(fnTransition, ev.Seq, labelOr(p.Reason.String(), MaxStatus, "unknown"))
 		case *runtime.ObservationPayload:
 			if p.Valid && p.Decision.Action == runtime.DecisionContinue {
 				// Nothing was decided: counted, not listed.
@@ -168,7 +168,7 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 			if g := functionName(p.Guardrail); g != "" {
 				name = strings.TrimRight((fnGuardrail + "." + g)[:min(len(fnGuardrail)+1+len(g), MaxLabel)], "_.-")
 			}
-			pair(name, ev.Seq, labelOr(p.Action, MaxStatus, "triggered"))
+			pair(name, ev.Seq, labelOr(p.Action.String(), MaxStatus, "triggered"))
 		}
 	}
 	rr.Omitted = &omitted

@@ -12,6 +12,7 @@ import (
 
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
 )
 
 // hostileEvents is a short completed exam whose candidate and examiner text carries what a
@@ -23,9 +24,9 @@ func hostileEvents(t testing.TB, id string) []runtime.Event {
 	s := newScript(t, id, fixtureStart)
 	s.after(0, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady})
 	s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: "welcome", Kind: "scaffolding", Progress: runtime.Progress{CurrentNodeIndex: 1, TotalNodes: 2}})
-	s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: "welcome", Reason: "evidence_sufficient", Next: b})
+	s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: "welcome", Reason: runtime.TransitionExit(spec.ReasonEvidenceSufficient), Next: b})
 	s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: b, Kind: "assessment", Progress: runtime.Progress{CurrentNodeIndex: 2, TotalNodes: 2}})
-	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: b, Text: "What would you do?\x1b[2J", Source: "prompt"})
+	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: b, Text: "What would you do?\x1b[2J", Source: runtime.SpokenPrompt})
 	s.after(time.Second, cand(b, "seg-1", "my code is "+token+" ok", 0.9, 1000))
 	s.after(time.Millisecond, obs(b, 1, true, "continue\x07", "", runtime.Latency{}))
 	s.after(time.Millisecond, &runtime.EvidenceUpdatePayload{NodeID: b, SignalType: "proposes_options", Excerpt: "my code is " + token + " ok"})
@@ -111,14 +112,14 @@ func longExam(t testing.TB, id string, n int, action runtime.DecisionAction) []r
 	s.after(0, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady})
 	s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: b, Kind: "assessment", Progress: runtime.Progress{CurrentNodeIndex: 1, TotalNodes: 2}})
 	for i := range n {
-		s.after(time.Second, &runtime.SpokenPayload{NodeID: b, Text: fmt.Sprintf("Question %d: tell me more about the breakfast service and the guests.", i), Source: "examiner"})
+		s.after(time.Second, &runtime.SpokenPayload{NodeID: b, Text: fmt.Sprintf("Question %d: tell me more about the breakfast service and the guests.", i), Source: runtime.SpokenExaminer})
 		s.after(time.Second, cand(b, fmt.Sprintf("seg-%d", i), fmt.Sprintf("Answer %d: "+strings.Repeat("we would stagger the buffet and open a counter ", 5), i), 0.9, int64(i)*1000))
 		s.after(time.Millisecond, obs(b, i+1, true, action, "", runtime.Latency{}))
 		if i%10 == 0 {
 			s.after(time.Millisecond, &runtime.EvidenceUpdatePayload{NodeID: b, SignalType: "proposes_options", Excerpt: "stagger the buffet"})
 		}
 	}
-	s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: b, Reason: "time_exhausted", Next: "wrapup"})
+	s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: b, Reason: runtime.TransitionExit(spec.ReasonTimeExhausted), Next: "wrapup"})
 	s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: "wrapup", Kind: "end", Progress: runtime.Progress{CurrentNodeIndex: 2, TotalNodes: 2}})
 	s.after(time.Millisecond, &runtime.ExamStatePayload{State: runtime.StateCompleted, Previous: runtime.StateInProgress})
 	s.after(time.Millisecond, &runtime.ExamCompletedPayload{State: runtime.StateCompleted})
@@ -286,8 +287,8 @@ func FuzzRunResultExport(f *testing.F) {
 		s := newScript(t, "fuzz0001", fixtureStart)
 		s.after(0, &runtime.NodeEnteredPayload{NodeID: b, Kind: "assessment"})
 		s.after(time.Millisecond, &runtime.EvidenceUpdatePayload{NodeID: b, SignalType: excerpt, Excerpt: excerpt})
-		s.after(time.Millisecond, &runtime.GuardrailTriggeredPayload{Guardrail: guardrail, NodeID: b, Action: guardrail})
-		s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: b, Reason: title})
+		s.after(time.Millisecond, &runtime.GuardrailTriggeredPayload{Guardrail: guardrail, NodeID: b, Action: runtime.GuardrailAction(guardrail)})
+		s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: b, Reason: runtime.ExitReason(title)})
 		s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: excerpt, Kind: "end"})
 		sess := &Session{ID: "fuzz0001", ExamID: title, Title: title, State: runtime.StateInProgress, StartedAt: fixtureStart}
 		rr, err := BuildRunResult(sess, s.events)

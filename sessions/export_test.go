@@ -126,17 +126,17 @@ func TestParseFormat(t *testing.T) {
 func TestTranscriptExaminerLinesOnce(t *testing.T) {
 	const prompt = "What would that cost us, and how would we pay for it?"
 	seg := func(node, text string) *runtime.TranscriptSegmentPayload {
-		return &runtime.TranscriptSegmentPayload{SegmentID: "x", NodeID: node, Speaker: "examiner", Text: text, Confidence: 1, IsFinal: true}
+		return &runtime.TranscriptSegmentPayload{SegmentID: "x", NodeID: node, Speaker: runtime.SpeakerExaminer, Text: text, Confidence: 1, IsFinal: true}
 	}
 	s := newScript(t, "dedup001", fixtureStart)
 	s.after(0, &runtime.NodeEnteredPayload{NodeID: "n", Kind: "assessment"})
-	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: prompt, Source: "prompt"})
+	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: prompt, Source: runtime.SpokenPrompt})
 	s.after(time.Millisecond, seg("n", prompt))
 	s.after(time.Second, cand("n", "c1", "Sorry, could you repeat that?", 0.9, 1000))
-	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: prompt, Source: "command"})
+	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: prompt, Source: runtime.SpokenCommand})
 	s.after(time.Millisecond, seg("n", prompt))
 	s.after(time.Millisecond, seg("n", "A segment first, its spoken event after."))
-	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: "A segment first, its spoken event after.", Source: "examiner"})
+	s.after(time.Millisecond, &runtime.SpokenPayload{NodeID: "n", Text: "A segment first, its spoken event after.", Source: runtime.SpokenExaminer})
 	s.after(time.Millisecond, seg("n", "Only a segment."))
 	sum, err := Summarize(&Session{ID: "dedup001"}, s.events)
 	if err != nil {

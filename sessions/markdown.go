@@ -60,7 +60,7 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 		b.WriteString("| # | Node | Kind | Entered | Time | Exit | Follow-ups | Evidence | Coverage |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 		for i, v := range sum.Nodes {
-			exit := v.Reason
+			exit := v.Reason.String()
 			if v.ExitedAt.IsZero() {
 				exit = "(still here)"
 				if !s.EndedAt.IsZero() {
@@ -123,7 +123,7 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 		b.WriteString("| At | Node | Guardrail | Action | Original | Replacement |\n|---|---|---|---|---|---|\n")
 		for _, g := range sum.Guardrails {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, g.At), mdCell(g.NodeID),
-				mdCell(g.Guardrail), mdCell(g.Action), mdCell(g.OriginalText), mdCell(g.ReplacementText))
+				mdCell(g.Guardrail), mdCell(g.Action.String()), mdCell(g.OriginalText), mdCell(g.ReplacementText))
 		}
 	}
 

@@ -82,7 +82,7 @@ func (c *manualClock) awaitRegistrations(t *testing.T, n int) {
 func gapEvents(t *testing.T, gaps ...time.Duration) []runtime.Event {
 	s := newScript(t, "replay01", fixtureStart)
 	for _, g := range gaps {
-		s.after(g, &runtime.TimeWarningPayload{Scope: "exam", RemainingSec: 60})
+		s.after(g, &runtime.TimeWarningPayload{Scope: runtime.WarningExam, RemainingSec: 60})
 	}
 	return s.events
 }

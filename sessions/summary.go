@@ -40,7 +40,7 @@ type NodeVisit struct {
 	Kind      string
 	EnteredAt time.Time
 	ExitedAt  time.Time // zero if the session stopped inside the node
-	Reason    string    // exit reason
+	Reason    runtime.ExitReason
 	Next      string
 	ElapsedMs int64
 	FollowUps int
@@ -66,7 +66,8 @@ type EvidenceRecord struct {
 type GuardrailRecord struct {
 	Seq                           int64
 	At                            time.Time
-	NodeID, Guardrail, Action     string
+	NodeID, Guardrail             string
+	Action                        runtime.GuardrailAction
 	OriginalText, ReplacementText string
 }
 

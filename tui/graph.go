@@ -67,7 +67,7 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 		}
 		for i := len(p.path) - 1; i >= 0; i-- {
 			if p.path[i].node == v.NodeID {
-				p.path[i].reason = v.Reason
+				p.path[i].reason = v.Reason.String()
 				break
 			}
 		}

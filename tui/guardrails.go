@@ -14,7 +14,7 @@ type guardEntry struct {
 	at          time.Time
 	recovery    bool
 	name        string // filter or recovery kind
-	action      string
+	action      runtime.GuardrailAction
 	node        string
 	original    string
 	replacement string
@@ -85,7 +85,7 @@ func (e *guardEntry) render(st *Styles) func(int) []string {
 		head := []span{{clockOf(e.at) + " ", st.Muted}, {e.name, st.Bad}}
 		meta := ""
 		if e.action != "" {
-			meta += " · " + e.action
+			meta += " · " + e.action.String()
 		}
 		if d := oneLine(e.detail); d != "" && d != e.name { // a limit's detail often repeats its name
 			meta += " · " + d
@@ -94,7 +94,7 @@ func (e *guardEntry) render(st *Styles) func(int) []string {
 		switch said := oneLine(e.replacement); {
 		case said != "":
 			lines = append(lines, wrapPrefixed([]span{{"  said: ", st.Good}}, said, nil, width, 8)...)
-		case e.action == "transition":
+		case e.action == runtime.GuardrailTransition:
 			// A limit moved the exam on: the planned line was never spoken.
 			lines = append(lines, wrapPrefixed([]span{{"  said: ", st.Good}}, "nothing; the exam moved to the next node", &st.Muted, width, 8)...)
 		}

@@ -142,7 +142,7 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 		}
 	case *runtime.NodeExitPayload:
 		// A revisited node is judged by its last exit.
-		p.skipped[v.NodeID] = v.Reason == spec.ReasonSkipped.String()
+		p.skipped[v.NodeID] = v.Reason.Transition() == spec.ReasonSkipped
 	case *runtime.FollowUpIssuedPayload:
 		p.followUps = v.Count
 		if v.Max > 0 {
@@ -161,7 +161,7 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 		}
 	case *runtime.TimeWarningPayload:
 		w := fmt.Sprintf("⚠ %s time: %d s left", v.Scope, v.RemainingSec)
-		if v.Scope == "exam" {
+		if v.Scope == runtime.WarningExam {
 			p.examWarning = w
 		} else {
 			p.nodeWarning = w

@@ -35,9 +35,9 @@ type candidateNodeEntered struct {
 }
 
 type candidateTimeWarning struct {
-	Scope        string `json:"scope"`
-	NodeID       string `json:"nodeId,omitempty"`
-	RemainingSec int    `json:"remainingSec"`
+	Scope        runtime.WarningScope `json:"scope"`
+	NodeID       string               `json:"nodeId,omitempty"`
+	RemainingSec int                  `json:"remainingSec"`
 }
 
 type candidateCommandAck struct {

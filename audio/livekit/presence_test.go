@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/offline"
 )
@@ -239,11 +240,11 @@ func TestServerRestartIsNoLeave(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, 15*time.Second, "the candidate to be recorded", func() bool { return len(presence()) == 1 })
+	testutil.Eventually(t, 15*time.Second, func() bool { return len(presence()) == 1 }, "the candidate to be recorded")
 	e.srv.Restart()
-	waitFor(t, 45*time.Second, "the bot and the candidate back in the room", func() bool {
+	testutil.Eventually(t, 45*time.Second, func() bool {
 		return e.bot.State() == livekit.StateConnected && e.bot.Candidate() == "candidate-1"
-	})
+	}, "the bot and the candidate back in the room")
 	time.Sleep(4 * 500 * time.Millisecond) // a few reconciliations (presencePoll) with the candidate back
 	if got := presence(); !slices.Equal(got, []string{"candidate candidate-1 joined"}) {
 		t.Fatalf("after the server restart the record says %q", got)

@@ -372,7 +372,7 @@ func TestConsoleSkipAdvanceInstruct(t *testing.T) {
 	requireGapFree(t, evs, c.x.SessionID)
 	var exits []string
 	for _, x := range decodeAll[*runtime.NodeExitPayload](t, evs, runtime.EventNodeExit) {
-		exits = append(exits, x.NodeID+":"+x.Reason)
+		exits = append(exits, x.NodeID+":"+x.Reason.String())
 	}
 	want := []string{"welcome:admin_advance", "scenario-hotel-breakfast:skipped", "scenario-staff-rota:ended"}
 	if !slices.Equal(exits, want) {

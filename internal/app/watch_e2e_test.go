@@ -10,6 +10,7 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -38,14 +39,14 @@ func TestSendCommandLinesThroughRoom(t *testing.T) {
 	if err := exr.WaitBot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 10*time.Second, "the bot to see the examiner", func() bool {
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		for _, p := range rb.Room.Participants() {
 			if p.Identity == "examiner-typed" {
 				return true
 			}
 		}
 		return false
-	})
+	}, "the bot to see the examiner")
 	var errw lockedBuffer
 	app.SendCommandLines(ctx, strings.NewReader("/queue Ask about the budget.\nexplode\n\npromote\n"), exr, &errw)
 	if !strings.Contains(errw.String(), `unknown operator command: "explode"`) || !strings.Contains(errw.String(), "/promote") {
@@ -63,7 +64,7 @@ func TestSendCommandLinesThroughRoom(t *testing.T) {
 		}
 		return false
 	}
-	waitUntil(t, 20*time.Second, "the queued instruction to be promoted", promoted)
+	testutil.Eventually(t, 20*time.Second, promoted, "the queued instruction to be promoted")
 	if n := x.Controller.Snapshot().QueuedAdmin; n != 0 {
 		t.Errorf("%d instructions still queued after promote", n)
 	}

@@ -23,10 +23,10 @@ func writers(t *testing.T, s string) map[string]string {
 	sum := &sessions.Summary{
 		Session: &sessions.Session{ID: s, ExamID: s, Title: s, Candidate: s, Examiner: s, StartedAt: at,
 			EndedAt: at.Add(time.Minute), State: runtime.StateCompleted, SpecPath: s, Recordings: []string{s}},
-		Nodes: []*sessions.NodeVisit{{NodeID: s, Kind: s, EnteredAt: at, Reason: s, Next: s,
+		Nodes: []*sessions.NodeVisit{{NodeID: s, Kind: s, EnteredAt: at, Reason: runtime.ExitReason(s), Next: s,
 			Evidence: []sessions.EvidenceRecord{{At: at, SignalType: s, RubricLevel: s, Excerpt: s,
 				Misconception: &runtime.Misconception{Concept: s, Correction: s}}}}},
-		Guardrails: []sessions.GuardrailRecord{{At: at, NodeID: s, Guardrail: s, Action: s, OriginalText: s, ReplacementText: s}},
+		Guardrails: []sessions.GuardrailRecord{{At: at, NodeID: s, Guardrail: s, Action: runtime.GuardrailAction(s), OriginalText: s, ReplacementText: s}},
 		Commands:   []sessions.CommandRecord{{At: at, NodeID: s, Command: s, Source: runtime.CommandSource(s), Detail: s}},
 		Admin:      []sessions.AdminRecord{{At: at, Mode: runtime.AdminMode(s), Text: s, Sender: s, Status: runtime.AdminStatus(s), Node: s}},
 		Recoveries: []sessions.RecoveryRecord{{At: at, Kind: runtime.RecoveryKind(s), NodeID: s, SignalType: s, Detail: s}},

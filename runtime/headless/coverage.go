@@ -244,7 +244,7 @@ func (c *Coverage) Add(r *Result) error {
 			hit(CoverNodes, p.NodeID)
 		case *runtime.NodeExitPayload:
 			if p.Next != "" {
-				hit(CoverTransitions, TransitionName(p.NodeID, spec.Reason(p.Reason), p.Next))
+				hit(CoverTransitions, TransitionName(p.NodeID, p.Reason.Transition(), p.Next))
 			}
 		case *runtime.EvidenceUpdatePayload:
 			if p.Misconception != nil {

@@ -24,11 +24,11 @@ func exportEvents(t testing.TB, said string, admin string) []runtime.Event {
 	}
 	add(0, &runtime.ExamStatePayload{State: runtime.StateInProgress})
 	add(0, &runtime.NodeEnteredPayload{NodeID: "q", Kind: "assessment"})
-	add(40*time.Second, &runtime.TranscriptSegmentPayload{NodeID: "q", Speaker: "candidate", Text: said, Confidence: 0.8, IsFinal: true, Source: "mic"})
-	add(0, &runtime.ObservationPayload{NodeID: "q", Turn: 1, Decision: runtime.Decision{Action: "follow_up", Reason: "probe"}})
-	add(time.Second, &runtime.AdminInstructionPayload{Mode: "queued", Text: admin, Sender: "dr lee", Status: "received"})
-	add(0, &runtime.TranscriptSegmentPayload{NodeID: "q", Speaker: "candidate", DurationMs: 6000, IsFinal: true, Source: "typed"})
-	add(0, &runtime.AdminInstructionPayload{Mode: "control", Text: "end", Sender: "dr lee", Status: "applied"})
+	add(40*time.Second, &runtime.TranscriptSegmentPayload{NodeID: "q", Speaker: runtime.SpeakerCandidate, Text: said, Confidence: 0.8, IsFinal: true, Source: runtime.SourceMic})
+	add(0, &runtime.ObservationPayload{NodeID: "q", Turn: 1, Decision: runtime.Decision{Action: runtime.DecisionFollowUp, Reason: "probe"}})
+	add(time.Second, &runtime.AdminInstructionPayload{Mode: runtime.AdminQueued, Text: admin, Sender: "dr lee", Status: runtime.AdminReceived})
+	add(0, &runtime.TranscriptSegmentPayload{NodeID: "q", Speaker: runtime.SpeakerCandidate, DurationMs: 6000, IsFinal: true, Source: runtime.SourceTyped})
+	add(0, &runtime.AdminInstructionPayload{Mode: runtime.AdminControl, Text: "end", Sender: "dr lee", Status: runtime.AdminApplied})
 	add(0, &runtime.ExamCompletedPayload{State: runtime.StateAborted})
 	return out
 }

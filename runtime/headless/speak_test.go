@@ -57,7 +57,7 @@ func TestSpeakHook(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if seg := p.(*runtime.TranscriptSegmentPayload); seg.Speaker == "candidate" && (seg.Source != runtime.SourceMic || seg.Confidence != 0.9 || seg.DurationMs != 3000) {
+		if seg := p.(*runtime.TranscriptSegmentPayload); seg.Speaker == runtime.SpeakerCandidate && (seg.Source != runtime.SourceMic || seg.Confidence != 0.9 || seg.DurationMs != 3000) {
 			t.Errorf("candidate segment %+v", seg)
 		}
 	}
@@ -75,7 +75,7 @@ func TestSpeakHook(t *testing.T) {
 	}
 	for _, ev := range r.Log {
 		if p, err := ev.Decode(); err == nil {
-			if seg, ok := p.(*runtime.TranscriptSegmentPayload); ok && seg.Speaker == "candidate" && seg.Text != "" {
+			if seg, ok := p.(*runtime.TranscriptSegmentPayload); ok && seg.Speaker == runtime.SpeakerCandidate && seg.Text != "" {
 				confs = append(confs, seg.Confidence)
 			}
 		}

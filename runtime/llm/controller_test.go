@@ -120,7 +120,7 @@ func TestWithController(t *testing.T) {
 			sysErrs := got.payloads(t, runtime.EventSystemError)
 			var fallback bool
 			for _, p := range got.payloads(t, runtime.EventSpoken) {
-				if p.(*runtime.SpokenPayload).Source == "fallback" {
+				if p.(*runtime.SpokenPayload).Source == runtime.SpokenFallback {
 					fallback = true
 				}
 			}

@@ -61,7 +61,7 @@ func TestFailoverToOffline(t *testing.T) {
 				t.Fatalf("examiner_switched %+v, want one", sw)
 			}
 			s := sw[0].(*runtime.ExaminerSwitchedPayload)
-			if s.To != "offline" || s.Failures != runtime.DefaultFailoverAfter || s.Policy != "offline" || s.LastError == "" {
+			if s.To != "offline" || s.Failures != runtime.DefaultFailoverAfter || s.Policy != spec.ExaminerFailureOffline || s.LastError == "" {
 				t.Errorf("switch = %+v", s)
 			}
 			var llmObs, offlineObs int
@@ -78,7 +78,7 @@ func TestFailoverToOffline(t *testing.T) {
 			}
 			holds := 0
 			for _, p := range got.payloads(t, runtime.EventSpoken) {
-				if p.(*runtime.SpokenPayload).Source == "holding" {
+				if p.(*runtime.SpokenPayload).Source == runtime.SpokenHolding {
 					holds++
 				}
 			}
@@ -109,7 +109,7 @@ func TestFailoverInterrupt(t *testing.T) {
 		t.Errorf("completed %+v, want aborted: examiner unavailable", d)
 	}
 	sw := got.payloads(t, runtime.EventExaminerSwitched)
-	if len(sw) != 1 || sw[0].(*runtime.ExaminerSwitchedPayload).To != "" || sw[0].(*runtime.ExaminerSwitchedPayload).Policy != "interrupt" {
+	if len(sw) != 1 || sw[0].(*runtime.ExaminerSwitchedPayload).To != "" || sw[0].(*runtime.ExaminerSwitchedPayload).Policy != spec.ExaminerFailureInterrupt {
 		t.Errorf("examiner_switched %+v", sw)
 	}
 }

@@ -117,7 +117,7 @@ func (x *llmExam) lastSpoken() string {
 	for i := len(x.got.evs) - 1; i >= 0; i-- {
 		ev := x.got.evs[i]
 		p, _ := ev.Decode()
-		if seg, ok := p.(*runtime.TranscriptSegmentPayload); ok && seg.Speaker == "candidate" {
+		if seg, ok := p.(*runtime.TranscriptSegmentPayload); ok && seg.Speaker == runtime.SpeakerCandidate {
 			break
 		}
 		if sp, ok := p.(*runtime.SpokenPayload); ok {
@@ -176,7 +176,7 @@ func TestLLMDistressOutranksFinish(t *testing.T) {
 				t.Fatalf("commands %+v", acks)
 			}
 			exits := eventsOf[*runtime.NodeExitPayload](x)
-			if last := exits[len(exits)-2]; last.Reason != "distress" || last.Next != "wrapup" {
+			if last := exits[len(exits)-2]; last.Reason.Transition() != spec.ReasonDistress || last.Next != "wrapup" {
 				t.Fatalf("exit %+v, want the distress path to wrapup", last)
 			}
 		})

@@ -26,7 +26,7 @@ func observe(t testing.TB, ex *offline.Examiner, exam *spec.Exam, nodeID, text s
 	t.Helper()
 	node := exam.Node(nodeID)
 	req := &runtime.ExaminerRequest{Exam: exam, Node: node, Messages: history, CoveredSignals: covered,
-		Candidate: runtime.TranscriptSegmentPayload{NodeID: nodeID, Speaker: "candidate", Text: text, Confidence: 1, IsFinal: true}}
+		Candidate: runtime.TranscriptSegmentPayload{NodeID: nodeID, Speaker: runtime.SpeakerCandidate, Text: text, Confidence: 1, IsFinal: true}}
 	reply, err := ex.Observe(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
