@@ -53,6 +53,7 @@ func TestKeyTableDoc(t *testing.T) {
 		{k.End, "anywhere", "end the exam (asks first)"},
 		{k.Instruct, "anywhere", "open the examiner instruction box"},
 		{k.SwitchInput, "anywhere", "switch typed/spoken answers (only when the exam can; hidden otherwise)"},
+		{k.Promote, "anywhere", "run the oldest queued instruction now, as an immediate one"},
 		{k.InstructMode, "instruction box", "switch immediate/queued"},
 		{k.Send, "instruction box", "send the instruction"},
 		{k.Back, "instruction box", "cancel"},

@@ -10,7 +10,9 @@ type KeyMap struct {
 	Top, Bottom                      key.Binding
 	Pause, Skip, Advance, End        key.Binding
 	Instruct, InstructMode           key.Binding
-	Debug, Help, Quit                key.Binding
+	// Promote runs the oldest queued instruction now, as an immediate one.
+	Promote           key.Binding
+	Debug, Help, Quit key.Binding
 	// Graph opens the exam graph overlay; New disables it unless the console has the graph.
 	Graph   key.Binding
 	Yes, No key.Binding
@@ -42,6 +44,7 @@ func DefaultKeyMap() KeyMap {
 		End:          key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "end exam")),
 		Instruct:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "examiner instruction")),
 		InstructMode: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "instruction: immediate/queued")),
+		Promote:      key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "promote queued instruction")),
 		Debug:        key.NewBinding(key.WithKeys("ctrl+r", "f2"), key.WithHelp("ctrl+r/f2", "debug view")),
 		SwitchInput:  key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "typed/spoken input")),
 		Graph:        key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "exam graph")),
@@ -68,7 +71,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.FocusNext, k.FocusPrev, k.Back, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Pause, k.Skip, k.Advance, k.End, k.Instruct, k.InstructMode, k.SwitchInput, k.Debug, k.Graph},
+		{k.Pause, k.Skip, k.Advance, k.End, k.Instruct, k.InstructMode, k.Promote, k.SwitchInput, k.Debug, k.Graph},
 	}
 }
 

@@ -224,6 +224,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.control(runtime.ControlSkip)
 	case key.Matches(msg, k.Advance):
 		return m.control(runtime.ControlAdvance)
+	case key.Matches(msg, k.Promote):
+		return m.control(runtime.ControlPromote)
 	case key.Matches(msg, k.End):
 		if m.info.ReadOnly {
 			m.setNotice(ErrReadOnly.Error(), true)

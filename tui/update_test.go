@@ -128,6 +128,7 @@ func TestKeyBindings(t *testing.T) {
 		{name: "ctrl+p pauses a running exam", msgs: keys("ctrl+p"), wantCalls: []string{"control:pause"}},
 		{name: "ctrl+p resumes a paused exam", pre: []runtime.Event{paused}, msgs: keys("ctrl+p"), wantCalls: []string{"control:resume"}},
 		{name: "ctrl+s skips", msgs: keys("ctrl+s"), wantCalls: []string{"control:skip"}},
+		{name: "ctrl+y promotes the queued instruction", msgs: keys("ctrl+y"), wantCalls: []string{"control:promote"}},
 		{name: "ctrl+n advances", msgs: keys("ctrl+n"), wantCalls: []string{"control:advance"}},
 		{name: "ctrl+x asks, y ends", msgs: keys("ctrl+x", "y"), wantCalls: []string{"control:end"}},
 		{name: "ctrl+x asks, n cancels", msgs: keys("ctrl+x", "n"),
