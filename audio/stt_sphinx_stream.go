@@ -69,7 +69,8 @@ func (s *Sphinx) newStream(ctx context.Context) (*sphinxStream, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st := &sphinxStream{s: s, bin: bin, dir: dir, ctx: ctx, log: log.With("component", "sphinx-stream")}
+	st := &sphinxStream{s: s, bin: bin, dir: dir, ctx: ctx, log: log.With("component", "sphinx-stream"),
+		restartEvery: sphinxRestartEvery}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := st.startProcLocked(); err != nil {
@@ -86,9 +87,10 @@ type sphinxStream struct {
 	ctx context.Context
 	log *slog.Logger
 
-	mu        sync.Mutex
-	proc      *sphinxProc
-	lastStart time.Time
+	mu           sync.Mutex
+	proc         *sphinxProc
+	lastStart    time.Time
+	restartEvery time.Duration
 	turn      []int16
 	pass      *sphinxPass
 	last      *PendingTranscript // the latest Cut, while nothing was fed after it
@@ -200,9 +202,9 @@ func (p *sphinxProc) kill() {
 // startPassLocked opens a new utterance on a live process, restarting a dead one when allowed.
 func (st *sphinxStream) startPassLocked() (*sphinxPass, error) {
 	if st.proc == nil || !st.proc.alive() {
-		if since := time.Since(st.lastStart); since < sphinxRestartEvery {
+		if since := time.Since(st.lastStart); since < st.restartEvery {
 			return nil, fmt.Errorf("%w: the streaming recogniser is down (restart in %v)", ErrSTT,
-				(sphinxRestartEvery - since).Round(time.Millisecond))
+				(st.restartEvery - since).Round(time.Millisecond))
 		}
 		if err := st.startProcLocked(); err != nil {
 			return nil, err

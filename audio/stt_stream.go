@@ -26,7 +26,8 @@ type StreamingRecognizer interface {
 type RecognitionStream interface {
 	// Reset drops the current turn (its recognition is abandoned) and starts an empty one.
 	Reset()
-	// Feed appends samples to the current turn. It copies them.
+	// Feed appends samples to the current turn. It copies them, and keeps them even when it
+	// fails (the recogniser is down): a later Cut still covers the whole turn.
 	Feed(samples []int16) error
 	// Cut ends the recognition of what was fed so far and returns its pending transcript.
 	Cut() *PendingTranscript
