@@ -91,12 +91,12 @@ type sphinxStream struct {
 	proc         *sphinxProc
 	lastStart    time.Time
 	restartEvery time.Duration
-	turn      []int16
-	pass      *sphinxPass
-	last      *PendingTranscript // the latest Cut, while nothing was fed after it
-	seq       int
-	closed    bool
-	wg        sync.WaitGroup // readers and writers
+	turn         []int16
+	pass         *sphinxPass
+	last         *PendingTranscript // the latest Cut, while nothing was fed after it
+	seq          int
+	closed       bool
+	wg           sync.WaitGroup // readers and writers
 }
 
 // sphinxProc is one running pocketsphinx_batch.
