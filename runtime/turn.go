@@ -133,7 +133,7 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	callStart := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
 	stopHold := c.holdWhileSlow(in)
-	reply, callErr := c.ex.Observe(cctx, req)
+	reply, callErr := c.observe(cctx, req) // a matching speculation's reply, or the call (speculate.go)
 	stopHold()
 	cancel()
 	in.callDur = time.Since(callStart)
