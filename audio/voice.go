@@ -148,6 +148,7 @@ type voiceConfig struct {
 	log          *slog.Logger
 	turnDetector func(partial string) bool
 	classify     func(partial string) TurnEnd
+	speculate    func(FinalTranscript)
 }
 
 // VoiceOption configures NewVoice.
@@ -228,6 +229,15 @@ func WithTurnDetector(unfinished func(partial string) bool) VoiceOption {
 // is a ready classifier.
 func WithTurnClassifier(classify func(partial string) TurnEnd) VoiceOption {
 	return func(v *voiceConfig) error { v.classify = classify; return nil }
+}
+
+// WithSpeculation receives the pause's transcript when, with the adaptive end of turn, the
+// words read as an answer (complete, or too short to tell) rather than trailing: it is the
+// final transcript unless the candidate goes on, so work on it may start during the wait (the
+// controller's Speculate). It runs on the pause-reading goroutine and must not block. The
+// FinalTranscript has the text, confidence and speech bounds the final one will have.
+func WithSpeculation(f func(FinalTranscript)) VoiceOption {
+	return func(v *voiceConfig) error { v.speculate = f; return nil }
 }
 
 // NewVoice builds the pipeline. It takes ownership of src and sink (Close closes them). synth
@@ -453,6 +463,11 @@ func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance)
 			v.spec = &speculation{startMs: u.StartMs, endMs: u.EndMs, t: t, took: time.Since(start)}
 			v.specMu.Unlock()
 			end = v.cfg.classify(t.Text)
+			if end != TurnTrailing && v.cfg.speculate != nil {
+				ft := t
+				ft.IsFinal = true
+				v.cfg.speculate(FinalTranscript{Transcript: ft, StartMs: u.StartMs, DurationMs: u.EndMs - u.StartMs, Utterance: u})
+			}
 		}
 		t.IsFinal = false
 		v.emit(Event{Kind: EventPartial, Partial: &t})
