@@ -79,6 +79,9 @@ func (c *Controller) Speculate(ctx context.Context, t Turn) error {
 	go func(ex Examiner) {
 		defer close(s.done)
 		defer cancel()
+		if s.err = sctx.Err(); s.err != nil {
+			return // replaced before it began
+		}
 		s.reply, s.err = ex.Observe(sctx, req)
 	}(c.ex)
 	return nil

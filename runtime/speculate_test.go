@@ -131,9 +131,10 @@ func TestSpeculationNeverChangesADecision(t *testing.T) {
 			if stats.Reused != tc.reused || stats.Started != n || stats.Discarded != n-tc.reused {
 				t.Errorf("speculations %+v, want %d reused of %d", stats, tc.reused, n)
 			}
-			// A reused speculation replaces the examiner call; a discarded one costs one more.
-			if want := plainCalls + (n - tc.reused); specCalls != want {
-				t.Errorf("%d examiner calls, want %d (%d without speculation)", specCalls, want, plainCalls)
+			// A reused speculation replaces the examiner call; a discarded one may have cost one
+			// more (or been cancelled before it began: its goroutine is not waited for).
+			if discarded := n - tc.reused; specCalls < plainCalls || specCalls > plainCalls+discarded || (discarded == 0 && specCalls != plainCalls) {
+				t.Errorf("%d examiner calls, want %d to %d (%d without speculation)", specCalls, plainCalls, plainCalls+discarded, plainCalls)
 			}
 		})
 	}
