@@ -292,6 +292,16 @@ func (e *Endpointer) ResetSpeech() {
 	e.vad.Reset()
 }
 
+// TurnSamples is the open turn's audio so far, from the same first sample as its Utterance
+// (nil when no turn is open). It aliases the endpointer's buffer: use it before the next Push.
+// A streaming recogniser is fed from it.
+func (e *Endpointer) TurnSamples() []int16 {
+	if !e.inTurn {
+		return nil
+	}
+	return e.buf
+}
+
 // Snapshot returns the open turn so far (for a partial transcript during a pause); ok is
 // false when no turn is open.
 func (e *Endpointer) Snapshot() (u Utterance, ok bool) {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,7 @@ type Sphinx struct {
 	Generated []string
 	closeMu   sync.Mutex
 	closed    bool
+	log       *slog.Logger
 }
 
 // SphinxOption configures NewSphinx.
@@ -44,6 +46,17 @@ func WithSphinxBinary(path string) SphinxOption {
 			return fmt.Errorf("%w: empty pocketsphinx path", ErrInvalidConfig)
 		}
 		s.bin = path
+		return nil
+	}
+}
+
+// WithSphinxLogger sets the logger of the recogniser's streams (restarts, failures).
+func WithSphinxLogger(l *slog.Logger) SphinxOption {
+	return func(s *Sphinx) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
+		}
+		s.log = l
 		return nil
 	}
 }

@@ -85,7 +85,7 @@ type Voice struct {
 	turn        atomic.Uint64
 	pauseGen    atomic.Uint64 // counts pauses and resumptions, to drop stale releases
 	holdCh      chan holdReq
-	sttCh       chan Utterance
+	sttCh       chan sttJob
 	speakMu     sync.Mutex
 	started     atomic.Bool
 	cancel      context.CancelFunc
@@ -95,12 +95,32 @@ type Voice struct {
 	specMu sync.Mutex
 	spec   *speculation
 
+	// stream is the streaming recogniser (nil: one-shot recognition at the endpoint). The
+	// capture loop feeds it the turn as it is spoken; streamFed counts the turn's samples fed,
+	// and streamHeld is set while a pause is being read, when feeding waits for speech to
+	// resume so the endpoint finds the pause's transcript still current. Both belong to the
+	// capture loop.
+	stream     RecognitionStream
+	streamFed  int
+	streamHeld bool
+
 	statMu  sync.Mutex
 	stats   VoiceStats
 	latSum  time.Duration
 	latN    uint64
 	ignored bool
 }
+
+// sttJob is one endpoint for the recognition worker: the utterance and, with a streaming
+// recogniser, its transcript on its way.
+type sttJob struct {
+	u       Utterance
+	pending *PendingTranscript
+}
+
+// streamWait bounds the wait for a streaming transcript before the one-shot path takes over:
+// a stream answers within milliseconds of the cut, so this is only reached when it is stuck.
+const streamWait = time.Second
 
 type holdReq struct {
 	turn    uint64
@@ -128,6 +148,7 @@ type voiceConfig struct {
 	log          *slog.Logger
 	turnDetector func(partial string) bool
 	classify     func(partial string) TurnEnd
+	speculate    func(FinalTranscript)
 }
 
 // VoiceOption configures NewVoice.
@@ -210,6 +231,15 @@ func WithTurnClassifier(classify func(partial string) TurnEnd) VoiceOption {
 	return func(v *voiceConfig) error { v.classify = classify; return nil }
 }
 
+// WithSpeculation receives the pause's transcript when, with the adaptive end of turn, the
+// words read as an answer (complete, or too short to tell) rather than trailing: it is the
+// final transcript unless the candidate goes on, so work on it may start during the wait (the
+// controller's Speculate). It runs on the pause-reading goroutine and must not block. The
+// FinalTranscript has the text, confidence and speech bounds the final one will have.
+func WithSpeculation(f func(FinalTranscript)) VoiceOption {
+	return func(v *voiceConfig) error { v.speculate = f; return nil }
+}
+
 // NewVoice builds the pipeline. It takes ownership of src and sink (Close closes them). synth
 // and sink may be nil for a listen-only voice, src and rec for a speak-only one (no microphone,
 // or no recogniser: the candidate types while the examiner still speaks).
@@ -234,7 +264,7 @@ func NewVoice(src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...
 		return nil, err
 	}
 	return &Voice{src: src, rec: rec, synth: synth, sink: sink, cfg: cfg, ep: ep,
-		holdCh: make(chan holdReq, 4), sttCh: make(chan Utterance, 8)}, nil
+		holdCh: make(chan holdReq, 4), sttCh: make(chan sttJob, 8)}, nil
 }
 
 // State is the current state.
@@ -289,6 +319,14 @@ func (v *Voice) Start(ctx context.Context) error {
 	if err := v.src.Start(ctx); err != nil {
 		v.cancel()
 		return err
+	}
+	if sr, ok := v.rec.(StreamingRecognizer); ok {
+		st, err := sr.NewStream(ctx)
+		if err != nil {
+			v.cfg.log.Warn("streaming recognition unavailable; recognising each turn at its end", "err", err)
+		} else {
+			v.stream = st
+		}
 	}
 	v.wg.Add(2)
 	go v.loop(ctx)
@@ -363,6 +401,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	if r.TurnStarted || r.Resumed || r.Paused {
 		v.pauseGen.Add(1)
 	}
+	pending := v.feedStream(r)
 	if r.TurnStarted {
 		v.turn.Add(1)
 		v.emit(Event{Kind: EventSpeechStarted, AtMs: r.TurnStartMs})
@@ -385,6 +424,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 		}
 		if v.cfg.turnDetector != nil || v.cfg.classify != nil {
 			if snap, ok := v.ep.Snapshot(); ok {
+				v.streamHeld = v.stream != nil
 				v.wg.Add(1)
 				go v.detectTurn(ctx, v.turn.Load(), v.pauseGen.Load(), snap)
 			}
@@ -394,7 +434,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 		v.emit(Event{Kind: EventSpeechEnded, Utterance: r.Utterance, AtMs: r.Utterance.EndMs})
 		v.setState(StateThinking)
 		select {
-		case v.sttCh <- *r.Utterance:
+		case v.sttCh <- sttJob{u: *r.Utterance, pending: pending}:
 		default:
 			v.emit(Event{Kind: EventError, Err: fmt.Errorf("%w: recogniser busy, utterance at %d ms dropped", ErrSTT, r.Utterance.StartMs)})
 		}
@@ -412,7 +452,7 @@ func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance)
 	tctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	start := time.Now()
-	t, err := v.rec.Transcribe(tctx, u)
+	t, err := v.transcribePause(tctx, u)
 	if turn != v.turn.Load() {
 		return
 	}
@@ -423,6 +463,11 @@ func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance)
 			v.spec = &speculation{startMs: u.StartMs, endMs: u.EndMs, t: t, took: time.Since(start)}
 			v.specMu.Unlock()
 			end = v.cfg.classify(t.Text)
+			if end != TurnTrailing && v.cfg.speculate != nil {
+				ft := t
+				ft.IsFinal = true
+				v.cfg.speculate(FinalTranscript{Transcript: ft, StartMs: u.StartMs, DurationMs: u.EndMs - u.StartMs, Utterance: u})
+			}
 		}
 		t.IsFinal = false
 		v.emit(Event{Kind: EventPartial, Partial: &t})
@@ -470,22 +515,10 @@ func (v *Voice) speculated(u Utterance) (Transcript, bool) {
 
 func (v *Voice) recognize(ctx context.Context) {
 	defer v.wg.Done()
-	for u := range v.sttCh {
+	for job := range v.sttCh {
+		u := job.u
 		start := time.Now()
-		var t Transcript
-		var err error
-		if st, ok := v.speculated(u); ok {
-			t = st // recognised during the pause: the endpoint finds it ready
-			t.IsFinal = true
-		} else if pr, ok := v.rec.(PartialRecognizer); ok {
-			t, err = pr.TranscribeWithPartials(ctx, u, func(p Transcript) {
-				p.IsFinal = false
-				v.emit(Event{Kind: EventPartial, Partial: &p, AtMs: u.DecidedMs})
-			})
-		} else {
-			v.emit(Event{Kind: EventPartial, Partial: &Transcript{Text: InterimText}, AtMs: u.DecidedMs})
-			t, err = v.rec.Transcribe(ctx, u)
-		}
+		t, err := v.transcribeTurn(ctx, job)
 		sttMs := float64(time.Since(start).Microseconds()) / 1000
 		if err != nil {
 			v.emit(Event{Kind: EventError, Err: err, AtMs: u.StartMs})
@@ -502,6 +535,80 @@ func (v *Voice) recognize(ctx context.Context) {
 			v.setState(StateListening)
 		}
 	}
+}
+
+// transcribeTurn is the endpoint's transcript: the pause's when nothing was said after it, else
+// the stream's, else (no stream, or it failed) a one-shot recognition of the utterance.
+func (v *Voice) transcribeTurn(ctx context.Context, job sttJob) (Transcript, error) {
+	u := job.u
+	if t, ok := v.speculated(u); ok {
+		t.IsFinal = true // recognised during the pause: the endpoint finds it ready
+		return t, nil
+	}
+	if job.pending != nil {
+		wctx, cancel := context.WithTimeout(ctx, streamWait)
+		t, err := job.pending.Wait(wctx)
+		cancel()
+		if err == nil {
+			t.IsFinal = true
+			return t, nil
+		}
+		v.cfg.log.Warn("streaming recognition failed; recognising the turn again in one shot", "err", err, "startMs", u.StartMs)
+	}
+	if pr, ok := v.rec.(PartialRecognizer); ok {
+		return pr.TranscribeWithPartials(ctx, u, func(p Transcript) {
+			p.IsFinal = false
+			v.emit(Event{Kind: EventPartial, Partial: &p, AtMs: u.DecidedMs})
+		})
+	}
+	v.emit(Event{Kind: EventPartial, Partial: &Transcript{Text: InterimText}, AtMs: u.DecidedMs})
+	return v.rec.Transcribe(ctx, u)
+}
+
+// transcribePause reads the turn so far during a pause: from the stream when there is one
+// (it has heard the turn already), else, or when it fails, in one shot.
+func (v *Voice) transcribePause(ctx context.Context, u Utterance) (Transcript, error) {
+	if v.stream != nil {
+		wctx, cancel := context.WithTimeout(ctx, streamWait)
+		t, err := v.stream.Final(wctx)
+		cancel()
+		if err == nil {
+			return t, nil
+		}
+		v.cfg.log.Debug("streaming recognition of a pause failed; one shot", "err", err)
+	}
+	return v.rec.Transcribe(ctx, u)
+}
+
+// feedStream gives the streaming recogniser the open turn's new audio and, at the endpoint,
+// cuts it: the returned transcript is on its way while the utterance goes to the worker. It
+// runs on the capture loop and never waits for the recogniser.
+func (v *Voice) feedStream(r EndpointResult) *PendingTranscript {
+	if v.stream == nil {
+		return nil
+	}
+	if r.TurnStarted {
+		v.stream.Reset()
+		v.streamFed, v.streamHeld = 0, false
+	}
+	if r.Resumed {
+		v.streamHeld = false // the pause was not the end: the stream hears the rest
+	}
+	samples := v.ep.TurnSamples()
+	if r.Utterance != nil {
+		samples = r.Utterance.Samples
+	}
+	if !v.streamHeld && len(samples) > v.streamFed {
+		if err := v.stream.Feed(samples[v.streamFed:]); err != nil {
+			v.cfg.log.Debug("streaming recogniser not fed", "err", err)
+		}
+		v.streamFed = len(samples)
+	}
+	if r.Utterance == nil {
+		return nil
+	}
+	v.streamFed, v.streamHeld = 0, false
+	return v.stream.Cut()
 }
 
 // Speak synthesises text sentence by sentence and plays it, starting as soon as the first
@@ -645,6 +752,9 @@ func (v *Voice) Close() error {
 		v.wg.Wait()
 		if v.sink != nil {
 			err = errors.Join(err, v.sink.Close())
+		}
+		if v.stream != nil {
+			err = errors.Join(err, v.stream.Close())
 		}
 	})
 	return err

@@ -60,6 +60,16 @@ func (cm *contextManager) said(text, source string, part int) {
 }
 
 // flush records the utterance being said.
+// peek is a copy of the context to build a request from without changing this one (a
+// speculation's): what messages flushes and compresses happens to the copy. The notes are
+// copied because compression moves them in place; appends to the shared slices write only
+// past this context's lengths.
+func (cm *contextManager) peek() *contextManager {
+	c := *cm
+	c.notes = slices.Clone(cm.notes)
+	return &c
+}
+
 func (cm *contextManager) flush() {
 	if cm.reply == nil {
 		return

@@ -70,6 +70,8 @@ type Controller struct {
 	// staged is an edited exam waiting for the next node entry (reload.go).
 	staged     *spec.Exam
 	stagedPath string
+
+	speculation specSlot // examiner work on an interim transcript (speculate.go)
 }
 
 // stopwatch measures active (unpaused) time.

@@ -94,7 +94,24 @@ func (c *Controller) takeTurn(t Turn, wallStart time.Time) (examinerCall, error)
 // recordCandidateTurn fills in the turn's defaults, counts it and emits its transcript
 // segment, which it keeps for STT provenance. Caller holds mu.
 func (c *Controller) recordCandidateTurn(t *Turn, text string) (TranscriptSegmentPayload, segment) {
-	now := c.clock.Now()
+	c.userSpeaking = false
+	c.lastUserActivity = c.clock.Now()
+	c.turn++
+	c.segSeq++
+	segPayload := c.candidateSegment(t, text)
+	c.emit(&segPayload)
+	seg := segment{id: segPayload.SegmentID, norm: normalizeWords(text), confidence: segPayload.Confidence}
+	if text != "" {
+		c.keepSegment(seg)
+	}
+	return segPayload, seg
+}
+
+// candidateSegment fills in the turn's defaults (source, confidence of typed text, start) and
+// returns its transcript segment, numbered with the current segment counter. SubmitTurn and
+// Speculate build the candidate's segment with it, so a speculation sees the same one. Caller
+// holds mu.
+func (c *Controller) candidateSegment(t *Turn, text string) TranscriptSegmentPayload {
 	if t.Source == "" {
 		t.Source = c.inputSource
 	}
@@ -103,21 +120,11 @@ func (c *Controller) recordCandidateTurn(t *Turn, text string) (TranscriptSegmen
 		conf = 1
 	}
 	if t.StartedAt.IsZero() {
-		t.StartedAt = now.Add(-t.Duration)
+		t.StartedAt = c.clock.Now().Add(-t.Duration)
 	}
-	c.userSpeaking = false
-	c.lastUserActivity = now
-	c.turn++
-	c.segSeq++
-	segPayload := TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
+	return TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
 		Speaker: SpeakerCandidate, Text: text, Confidence: conf, TimestampMs: t.StartedAt.UnixMilli(),
 		DurationMs: t.Duration.Milliseconds(), IsFinal: true, Source: t.Source}
-	c.emit(&segPayload)
-	seg := segment{id: segPayload.SegmentID, norm: normalizeWords(text), confidence: conf}
-	if text != "" {
-		c.keepSegment(seg)
-	}
-	return segPayload, seg
 }
 
 // candidateReturned resumes an exam the candidate paused: any turn brings them back to the
@@ -149,6 +156,20 @@ func (c *Controller) prepareCall(t Turn, text string, segPayload TranscriptSegme
 	if cmd, ok := ClassifyCommand(text); ok {
 		in.safety = cmd
 	}
+	req, queued := c.examinerRequest(c.ctxm, t, text, segPayload, c.takeCall)
+	gate := c.integ.gates.SpeakGate
+	in.stream = &streamState{gen: c.nodeGen, safety: in.safety, wallStart: wallStart}
+	req.OnArguments = func(partial []byte) { c.onPartialArguments(in.stream, partial) }
+	c.inFlight = true
+	return examinerCall{in: in, req: req, queued: queued, gate: gate}
+}
+
+// examinerRequest builds the request for the candidate's turn from the context cm: the node's
+// context with the queued instructions, the status and the turn's words, the covered signals,
+// and the directions (taken last: the status is read before). It returns how many queued
+// instructions the request carries. SubmitTurn and Speculate both build their requests here,
+// so a speculation is reused only for the very request the turn makes. Caller holds mu.
+func (c *Controller) examinerRequest(cm *contextManager, t Turn, text string, seg TranscriptSegmentPayload, directions func() []string) (*ExaminerRequest, int) {
 	var admin []string
 	var extra []spec.Message
 	for _, a := range c.queued {
@@ -158,16 +179,12 @@ func (c *Controller) prepareCall(t Turn, text string, segPayload TranscriptSegme
 	final := candidateMessage(text, t.Duration)
 	extra = append(extra, c.statusMessage())
 	req := &ExaminerRequest{
-		Exam: c.exam, Node: c.node, Messages: c.ctxm.messages(c.node, extra, &final), Candidate: segPayload,
+		Exam: c.exam, Node: c.node, Messages: cm.messages(c.node, extra, &final), Candidate: seg,
 		Turn: c.turn, AdminInstructions: admin,
 		CoveredSignals: c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals),
-		Directions:     c.takeCall(), WrapUp: c.integ.wrapUp != "",
 	}
-	gate := c.integ.gates.SpeakGate
-	in.stream = &streamState{gen: c.nodeGen, safety: in.safety, wallStart: wallStart}
-	req.OnArguments = func(partial []byte) { c.onPartialArguments(in.stream, partial) }
-	c.inFlight = true
-	return examinerCall{in: in, req: req, queued: len(admin), gate: gate}
+	req.Directions, req.WrapUp = directions(), c.integ.wrapUp != ""
+	return req, len(admin)
 }
 
 // observe makes the examiner call, without mu, under the turn timeout; a slow call gets the
@@ -177,7 +194,7 @@ func (c *Controller) observe(ctx context.Context, call *examinerCall) {
 	callStart := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
 	stopHold := c.holdWhileSlow(in)
-	reply, callErr := c.ex.Observe(cctx, call.req)
+	reply, callErr := c.examinerReply(cctx, call.req) // a matching speculation's reply, or the call (speculate.go)
 	stopHold()
 	cancel()
 	in.callDur = time.Since(callStart)

@@ -41,6 +41,7 @@ type roomVoiceConfig struct {
 	language  string
 	voiceName string
 	log       *slog.Logger
+	speculate func(context.Context, runtime.Turn) error
 }
 
 // RoomVoiceOption configures NewRoomVoice.
@@ -62,6 +63,13 @@ func WithVoiceEvents(fn func(audio.Event)) RoomVoiceOption {
 // WithSpeechVoice sets the synthesizer's voice and language (e.g. "en-gb", "en-GB").
 func WithSpeechVoice(voice, language string) RoomVoiceOption {
 	return func(c *roomVoiceConfig) { c.voiceName, c.language = voice, language }
+}
+
+// WithSpeculation starts examiner work on the candidate's words during the end-of-turn wait
+// (a Controller's Speculate): with the adaptive end of turn, a pause whose words read as an
+// answer is handed over as the turn it will be if nothing more is said.
+func WithSpeculation(fn func(context.Context, runtime.Turn) error) RoomVoiceOption {
+	return func(c *roomVoiceConfig) { c.speculate = fn }
 }
 
 // WithRoomVoiceLogger sets the logger (default: the room's).
@@ -96,6 +104,9 @@ func NewRoomVoice(room *Room, rec audio.Recognizer, synth audio.Synthesizer, opt
 		audio.WithOnEvent(rv.event),
 		audio.WithOnTranscript(rv.transcript),
 	}, cfg.voiceOpts...)
+	if cfg.speculate != nil {
+		vopts = append(vopts, audio.WithSpeculation(rv.speculation))
+	}
 	v, err := audio.NewVoice(rv.src, rec, synth, sink, vopts...)
 	if err != nil {
 		return nil, err
@@ -145,6 +156,14 @@ func (rv *RoomVoice) transcript(ft audio.FinalTranscript) {
 		rv.log.Debug("utterance without words ignored", "startMs", ft.StartMs, "durationMs", ft.DurationMs)
 		return
 	}
+	if err := submit(ctx, turnOf(ft)); err != nil {
+		rv.log.Warn("spoken turn not accepted", "text", ft.Text, "err", err)
+	}
+}
+
+// turnOf is the controller's turn for a recognised one (the same for a speculation, so the
+// controller can tell it is the same turn).
+func turnOf(ft audio.FinalTranscript) runtime.Turn {
 	dur := time.Duration(ft.DurationMs) * time.Millisecond
 	since := time.Duration(ft.EndpointingMs+ft.STTMs) * time.Millisecond
 	turn := runtime.Turn{
@@ -161,8 +180,20 @@ func (rv *RoomVoice) transcript(ft audio.FinalTranscript) {
 	if turn.Confidence < 0 || turn.Confidence > 1 {
 		turn.Confidence = min(max(turn.Confidence, 0), 1)
 	}
-	if err := submit(ctx, turn); err != nil {
-		rv.log.Warn("spoken turn not accepted", "text", ft.Text, "err", err)
+	return turn
+}
+
+// speculation hands the pause's words to the controller as the turn they will be if the
+// candidate says nothing more.
+func (rv *RoomVoice) speculation(ft audio.FinalTranscript) {
+	rv.mu.Lock()
+	ctx := rv.submitCtx
+	rv.mu.Unlock()
+	if ctx == nil || strings.TrimSpace(ft.Text) == "" {
+		return
+	}
+	if err := rv.cfg.speculate(ctx, turnOf(ft)); err != nil {
+		rv.log.Debug("speculation not started", "err", err)
 	}
 }
 

@@ -142,10 +142,12 @@ func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string
 	if parts.Source == nil && parts.Sink == nil {
 		return newStatusOnly(status), nil
 	}
-	// The turn detector is what makes maxEndpointingDelay apply: a pause after "…and" waits.
+	// The adaptive end of turn (the exam's policies.turnTaking, as in rooms): a complete answer
+	// ends after the short delay, a pause after "…and" waits up to maxEndpointingDelay.
+	ep = app.SpecTurnTaking(ep, x.Spec.Policies.TurnTaking, v.minDelay > 0, v.maxDelay > 0)
 	opts := []app.VoiceOption{app.WithVoiceEndpointing(ep), app.WithVoiceBargeIn(v.bargeIn),
 		app.WithVoiceLogger(log), app.WithVoiceStatus(status), app.WithVoiceDefault(v.voice),
-		app.WithVoiceTurnDetector(parts.Recognizer != nil)}
+		app.WithVoiceAdaptiveEndOfTurn(parts.Recognizer != nil)}
 	if x.Store != nil && !v.noRecord {
 		opts = append(opts, app.WithVoiceRecording(app.RecordingDir(dataDir, x.SessionID)))
 	}

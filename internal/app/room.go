@@ -85,6 +85,7 @@ func (x *Exam) JoinRoom(ctx context.Context, o RoomOptions) (*RoomBot, error) {
 	if o.Recognizer != nil || o.Synthesizer != nil {
 		vopts := append([]livekit.RoomVoiceOption{
 			livekit.WithRoomVoiceLogger(log),
+			livekit.WithSpeculation(x.Controller.Speculate),
 			livekit.WithVoiceEvents(func(e audio.Event) {
 				switch e.Kind {
 				case audio.EventSpeechStarted:

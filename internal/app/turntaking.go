@@ -17,6 +17,11 @@ const adaptiveHangover = 100 * time.Millisecond
 // delay. The pause's transcript is the final one when nothing more is said, so recognition is
 // done by the endpoint.
 func AdaptiveTurnTaking(ep audio.EndpointConfig) []audio.VoiceOption {
+	return []audio.VoiceOption{audio.WithVoiceEndpointing(adaptiveEndpoint(ep)), audio.WithTurnClassifier(audio.ClassifyTurn)}
+}
+
+// adaptiveEndpoint is ep as the adaptive end of turn uses it (see AdaptiveTurnTaking).
+func adaptiveEndpoint(ep audio.EndpointConfig) audio.EndpointConfig {
 	if ep == (audio.EndpointConfig{}) {
 		ep = audio.DefaultEndpointConfig()
 	}
@@ -31,7 +36,7 @@ func AdaptiveTurnTaking(ep audio.EndpointConfig) []audio.VoiceOption {
 	if ep.CompleteEndpointingDelay == 0 {
 		ep.CompleteEndpointingDelay = min(audio.DefaultCompleteEndpointingDelay, ep.MinEndpointingDelay)
 	}
-	return []audio.VoiceOption{audio.WithVoiceEndpointing(ep), audio.WithTurnClassifier(audio.ClassifyTurn)}
+	return ep
 }
 
 // SpecTurnTaking applies an exam's policies.turnTaking to ep (nil: ep unchanged). Delays given

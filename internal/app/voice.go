@@ -47,6 +47,7 @@ type voiceConfig struct {
 	voice     string
 	speed     float64
 	detector  bool
+	adaptive  bool
 	log       *slog.Logger
 	meterEach int
 }
@@ -106,6 +107,15 @@ func WithVoiceSpeed(f float64) VoiceOption {
 // MinEndpointingDelay (audio.LooksUnfinished). It costs one extra recognition per pause.
 func WithVoiceTurnDetector(on bool) VoiceOption {
 	return func(v *voiceConfig) error { v.detector = on; return nil }
+}
+
+// WithVoiceAdaptiveEndOfTurn is the adaptive end of turn that rooms use (AdaptiveTurnTaking),
+// in place of WithVoiceTurnDetector: at each pause the words so far are recognised (and shown
+// as the interim transcript); a complete answer ends the turn after the short delay, a
+// trailing one waits up to MaxEndpointingDelay; and the examiner starts on a complete answer
+// during the wait (Controller.Speculate), its reply kept only if the final turn is the same.
+func WithVoiceAdaptiveEndOfTurn(on bool) VoiceOption {
+	return func(v *voiceConfig) error { v.adaptive = on; return nil }
 }
 
 // WithVoiceLogger sets the logger.
@@ -179,7 +189,16 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 		audio.WithVoiceEndpointing(cfg.endpoint), audio.WithBargeIn(cfg.bargeIn),
 		audio.WithOnEvent(vc.onEvent), audio.WithOnTranscript(vc.onTranscript), audio.WithVoiceLogger(cfg.log),
 	}
-	if cfg.detector {
+	if cfg.adaptive {
+		vopts = append(vopts, audio.WithVoiceEndpointing(adaptiveEndpoint(cfg.endpoint)),
+			audio.WithTurnClassifier(func(partial string) audio.TurnEnd {
+				if err := x.Controller.Interim(partial, 0); err != nil {
+					vc.log.Debug("voice: interim transcript", "err", err)
+				}
+				return audio.ClassifyTurn(partial)
+			}),
+			audio.WithSpeculation(vc.speculate))
+	} else if cfg.detector {
 		// The turn so far, transcribed at each pause, doubles as the console's interim text.
 		vopts = append(vopts, audio.WithTurnDetector(func(partial string) bool {
 			if err := x.Controller.Interim(partial, 0); err != nil {
@@ -362,6 +381,21 @@ func (vc *Voice) onTranscript(ft audio.FinalTranscript) {
 	case vc.turns <- ft:
 	default:
 		vc.log.Warn("voice: the controller is behind, a recognised turn was dropped", "text", ft.Text)
+	}
+}
+
+// speculate starts the examiner on a pause's words, as the turn they will be if the candidate
+// says nothing more.
+func (vc *Voice) speculate(ft audio.FinalTranscript) {
+	if !vc.v.Listening() {
+		return
+	}
+	turn, ok := vc.turnFrom(ft)
+	if !ok {
+		return
+	}
+	if err := vc.x.Controller.Speculate(vc.ctx, turn); err != nil {
+		vc.log.Debug("voice: speculation not started", "err", err)
 	}
 }
 

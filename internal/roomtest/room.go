@@ -87,14 +87,14 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 	if o.Spoken {
 		// A fixed grammar of the script's own lines: pocketsphinx is exact on a small grammar
 		// and useless in free dictation.
-		sph, err := audio.NewSphinx(grammar(s))
+		sph, err := audio.NewSphinx(grammar(s), audio.WithSphinxLogger(log))
 		if err != nil {
 			return rt, fmt.Errorf("recogniser: %w", err)
 		}
 		rt.closers = append(rt.closers, func() { sph.Close() })
 		recog = sph
 	}
-	rv, err := livekit.NewRoomVoice(lk, recog, synth, livekit.WithRoomVoiceLogger(log),
+	rv, err := livekit.NewRoomVoice(lk, recog, synth, livekit.WithRoomVoiceLogger(log), livekit.WithSpeculation(ctrl.Speculate),
 		livekit.WithVoiceOptions(o.voiceOptions(tt)...),
 		livekit.WithVoiceEvents(func(e audio.Event) {
 			switch e.Kind {
