@@ -104,7 +104,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg, log: log, store: store, jobs: map[string]*JobInfo{}}, nil
 }
 
-// Close closes the runner's store handle (jobs have their own).
+// Close closes the store the runner's jobs share; call it once they have ended.
 func (r *Runner) Close() error { return r.store.Close() }
 
 // Jobs lists the running exams, oldest first.
@@ -193,7 +193,7 @@ type exam struct {
 // is left interrupted (resumable); the worker and its other exams go on.
 func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err error) {
 	opts := app.Options{SpecPath: j.specPath, Examiner: j.examiner, Model: r.cfg.Model, Input: runtime.SourceRoom,
-		Candidate: j.candidate, DataDir: r.cfg.DataDir, Store: r.cfg.Store, Logger: log}
+		Candidate: j.candidate, DataDir: r.cfg.DataDir, Store: r.cfg.Store, SharedStore: r.store, Logger: log}
 	sess, gerr := r.store.Get(ctx, j.sessionID)
 	switch {
 	case errors.Is(gerr, sessions.ErrNotFound) && j.takeover:
