@@ -41,7 +41,8 @@ type Room struct {
 	changed     chan struct{} // closed and replaced when participants change
 	closeOnce   sync.Once
 
-	roles *RoleBook
+	roles  *RoleBook
+	server *serverView // participants learnt of from the server API (serverview.go)
 
 	stats roomStats
 }
@@ -68,6 +69,9 @@ type Stats struct {
 	Rejected     int64 // inbound messages refused
 	Oversize     int64 // events too large for a data packet
 	AudioDropped int64 // decoded candidate frames the consumer was too slow for
+	// ServerArrivals counts participants the bot learnt of from the server API before the
+	// server announced them (serverview.go).
+	ServerArrivals int64
 }
 
 // Join connects the examiner bot to a room and keeps it there until Close: it rejoins after
@@ -105,6 +109,7 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 		close(r.handlersSet)
 	}
 	r.roles = NewRoleBook(r.untrusted)
+	r.server = newServerView(cfg)
 	r.voice = newVoice(o.speechRate, "examiner-voice", r.log)
 	r.conn = &connector{
 		url:        cfg.URL,
@@ -162,6 +167,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 			}
 		},
 		OnParticipantDisconnected: func(rp *lksdk.RemoteParticipant) {
+			r.forgetEarly(rp.Identity())
 			r.log.Info("participant left", "identity", rp.Identity(), "role", r.roles.Role(rp).String())
 			r.notifyChanged()
 		},
@@ -195,6 +201,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 // sent again so that a rejoining candidate or examiner misses nothing.
 func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
 	role := r.roles.Role(rp)
+	r.forgetEarly(rp.Identity())
 	r.log.Info("participant present", "identity", rp.Identity(), "role", role.String())
 	for _, pub := range rp.TrackPublications() {
 		if rpub, ok := pub.(*lksdk.RemoteTrackPublication); ok {
@@ -268,6 +275,9 @@ func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 		return
 	}
 	sender, role, known := senderRole(r.conn.room(), r.roles, params)
+	if !known {
+		role, known = r.earlyRole(sender)
+	}
 	if !known && sender != "" && (u.Topic == TopicCandidateInput || u.Topic == TopicExaminerCommands) {
 		r.in.push(inbound{unsure: &unsurePacket{topic: u.Topic, payload: u.Payload, identity: sender, at: at}})
 		return
@@ -284,6 +294,7 @@ func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 // unknownSenderWait has passed.
 func (r *Room) resolve(ctx context.Context, p *unsurePacket) inbound {
 	deadline := time.Now().Add(unknownSenderWait)
+	r.askServerFor(ctx, p.identity)
 	for {
 		r.mu.Lock()
 		changed := r.changed
@@ -293,6 +304,9 @@ func (r *Room) resolve(ctx context.Context, p *unsurePacket) inbound {
 			if rp := lk.GetParticipantByIdentity(p.identity); rp != nil {
 				role, known = r.roles.Role(rp), true
 			}
+		}
+		if !known {
+			role, known = r.earlyRole(p.identity)
 		}
 		if known || time.Now().After(deadline) {
 			msg, _ := classify(p.topic, p.payload, p.identity, role, p.at)
@@ -437,6 +451,8 @@ func (r *Room) Stats() Stats {
 		Rejected:     r.stats.rejected.Load(),
 		Oversize:     r.stats.oversize.Load(),
 		AudioDropped: r.stats.audioDropped.Load(),
+
+		ServerArrivals: r.serverArrivals(),
 	}
 }
 
@@ -473,11 +489,21 @@ func (r *Room) Participants() []Participant {
 	for _, rp := range lk.GetRemoteParticipants() {
 		ps = append(ps, Participant{Identity: rp.Identity(), Role: r.roles.Role(rp)})
 	}
-	return ps
+	return append(ps, r.earlyParticipants(lk)...)
 }
 
-// WaitCandidate blocks until a candidate is in the room and returns its identity.
+// WaitCandidate blocks until a candidate is in the room and returns its identity. With the
+// server's API key and secret in its Config, the bot asks the server who is in the room while
+// it waits (serverview.go), so a candidate who publishes nothing is seen at once rather than at
+// the server's next participant batch.
 func (r *Room) WaitCandidate(ctx context.Context) (string, error) {
+	var poll <-chan time.Time
+	if r.server.client != nil {
+		t := time.NewTicker(serverPollEvery)
+		defer t.Stop()
+		poll = t.C
+		r.askServer(ctx)
+	}
 	for {
 		r.mu.Lock()
 		ch := r.changed
@@ -491,6 +517,8 @@ func (r *Room) WaitCandidate(ctx context.Context) (string, error) {
 		case <-r.ctx.Done():
 			return "", ErrClosed
 		case <-ch:
+		case <-poll:
+			r.askServer(ctx)
 		}
 	}
 }

@@ -51,6 +51,10 @@ type Config struct {
 	Logger      *slog.Logger
 	// RoomOptions are passed to each job's room (rejoin backoff...).
 	RoomOptions []livekit.Option
+	// APIKey and APISecret let each exam's bot ask the server who is in its room while it waits
+	// for the candidate (a typing-only candidate is otherwise announced only every 3 s; see
+	// audio/livekit/serverview.go). Empty: the bot waits for the server's announcements.
+	APIKey, APISecret string
 }
 
 // Runner decides on offers and runs jobs (it is the agent.Handler of `examtui worker`).
@@ -171,7 +175,7 @@ func (r *Runner) Run(ctx context.Context, a agent.Assignment) error {
 		examiner = md.Options.Examiner
 	}
 	j := exam{room: a.Room, jobID: a.ID, sessionID: SessionKey(a.Room, a.RoomSID), specPath: specPath,
-		candidate: md.Candidate, examiner: examiner, cfg: livekit.Config{URL: a.URL, Token: a.Token}}
+		candidate: md.Candidate, examiner: examiner, cfg: livekit.Config{URL: a.URL, Token: a.Token, APIKey: r.cfg.APIKey, APISecret: r.cfg.APISecret}}
 	err = r.runExam(ctx, j, log)
 	if err != nil {
 		log.Warn("job ended with an error", "err", err)
