@@ -111,6 +111,7 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 	r.roles = NewRoleBook(r.untrusted)
 	r.server = newServerView(cfg)
 	r.voice = newVoice(o.speechRate, "examiner-voice", r.log)
+	r.voice.silent = o.silent
 	r.conn = &connector{
 		url:        cfg.URL,
 		token:      cfg.tokenSource(RoleBot),

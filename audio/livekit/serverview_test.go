@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/runtime"
@@ -130,5 +133,39 @@ func TestNoServerQueryWithoutCredentials(t *testing.T) {
 	}
 	if n := e.bot.Stats().ServerArrivals; n != 0 {
 		t.Fatalf("ServerArrivals = %d without credentials, want 0", n)
+	}
+}
+
+// A bot joined WithoutSpeech still publishes a voice track, so the server announces it to the
+// candidate at once (it is a publisher), but the track carries no audio and the voice refuses
+// writes.
+func TestBotWithoutSpeechPublishesASilentTrack(t *testing.T) {
+	srv := lktest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// The candidate is there first, as when the candidate's join dispatches the exam.
+	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("typist", livekit.RoleCandidate), livekit.WithClientLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cand.Close() })
+	bot, err := livekit.Join(ctx, livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)},
+		livekit.WithLogger(testLogger(t)), livekit.WithoutSpeech())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bot.Close() })
+	if err := bot.Voice().Write(make([]int16, 320)); !errors.Is(err, livekit.ErrNoSpeech) {
+		t.Fatalf("Write on a bot without speech: %v, want ErrNoSpeech", err)
+	}
+	rooms := lksdk.NewRoomServiceClient(srv.URL, srv.APIKey, srv.Secret)
+	waitFor(t, 10*time.Second, "the server to list the bot as a publisher", func() bool {
+		p, err := rooms.GetParticipant(ctx, &lkproto.RoomParticipantIdentity{Room: srv.Room, Identity: "examtui-bot"})
+		return err == nil && p.GetIsPublisher() && len(p.GetTracks()) == 1 && p.GetTracks()[0].GetType() == lkproto.TrackType_AUDIO
+	})
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Second) // well inside the 3 s batch a non-publisher waits for
+	defer wcancel()
+	if err := cand.WaitBot(wctx); err != nil {
+		t.Fatalf("the candidate did not see the bot at once: %v", err)
 	}
 }
