@@ -499,17 +499,18 @@ func (r *Room) Participants() []Participant {
 // the server's next participant batch.
 func (r *Room) WaitCandidate(ctx context.Context) (string, error) {
 	var poll <-chan time.Time
+	var timer *time.Timer
 	if r.server.client != nil {
-		t := time.NewTicker(serverPollEvery)
-		defer t.Stop()
-		poll = t.C
-		r.askServer(ctx)
+		timer = time.NewTimer(r.server.nextAsk(time.Now()))
+		defer timer.Stop()
+		poll = timer.C
 	}
 	for {
 		r.mu.Lock()
 		ch := r.changed
 		r.mu.Unlock()
 		if id := r.Candidate(); id != "" {
+			r.server.stopWaiting()
 			return id, nil
 		}
 		select {
@@ -520,6 +521,7 @@ func (r *Room) WaitCandidate(ctx context.Context) (string, error) {
 		case <-ch:
 		case <-poll:
 			r.askServer(ctx)
+			timer.Reset(r.server.nextAsk(time.Now()))
 		}
 	}
 }

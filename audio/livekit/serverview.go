@@ -21,8 +21,13 @@ import (
 // here either.
 
 // serverPollEvery is how often a bot waiting for its candidate asks the server who is in the
-// room.
-const serverPollEvery = 150 * time.Millisecond
+// room; after serverPollFastFor of waiting it asks every serverPollSlow, so that bots waiting
+// long (an exam dispatched well before its candidate) cost the server little.
+const (
+	serverPollEvery   = 150 * time.Millisecond
+	serverPollFastFor = time.Minute
+	serverPollSlow    = time.Second
+)
 
 // serverQueryTimeout bounds one server API call.
 const serverQueryTimeout = 2 * time.Second
@@ -37,6 +42,31 @@ type serverView struct {
 	early   map[string]*lkproto.ParticipantInfo // by identity
 	arrived int64                               // participants first learnt of this way
 	warned  bool                                // a failed query was logged
+
+	waitingSince time.Time // when the current wait for a candidate began; zero: not waiting
+	lastAsked    time.Time
+}
+
+// nextAsk is how long a bot waiting for its candidate should wait before asking the server
+// again (WaitCandidate may be called many times in one wait).
+func (v *serverView) nextAsk(now time.Time) time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.waitingSince.IsZero() {
+		v.waitingSince = now
+	}
+	every := serverPollEvery
+	if now.Sub(v.waitingSince) > serverPollFastFor {
+		every = serverPollSlow
+	}
+	return max(0, every-now.Sub(v.lastAsked))
+}
+
+// stopWaiting ends the current wait: the next one polls fast again.
+func (v *serverView) stopWaiting() {
+	v.mu.Lock()
+	v.waitingSince = time.Time{}
+	v.mu.Unlock()
 }
 
 func newServerView(cfg Config) *serverView {
@@ -63,6 +93,9 @@ func (r *Room) askServer(ctx context.Context) bool {
 	if v.client == nil || lk == nil || lk.Name() == "" {
 		return false
 	}
+	v.mu.Lock()
+	v.lastAsked = time.Now()
+	v.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, serverQueryTimeout)
 	defer cancel()
 	res, err := v.client.ListParticipants(ctx, &lkproto.ListParticipantsRequest{Room: lk.Name()})
