@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,9 +32,6 @@ type Journal struct {
 	log   *slog.Logger
 	agg   *aggregate
 	lock  lease
-
-	insert *sql.Stmt
-	update *sql.Stmt
 
 	pubMu   sync.Mutex // serialises the seq check with the enqueue
 	nextSeq int64      // guarded by pubMu
@@ -168,7 +164,6 @@ func (s *Store) Journal(ctx context.Context, id string, opts ...JournalOption) (
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		_ = j.closeStmts()
 		_ = lock.release()
 		return nil, ErrStoreClosed
 	}
@@ -196,22 +191,10 @@ func (s *Store) openJournal(ctx context.Context, sess *Session, exam *spec.Exam,
 	if _, err := s.db.ExecContext(ctx, `UPDATE sessions SET interrupted = 0, owner_pid = ? WHERE id = ?`, os.Getpid(), id); err != nil {
 		return nil, fmt.Errorf("journal %s: take ownership: %w", id, err)
 	}
-	// SQLite commits through prepared statements on the pool; PostgreSQL through the lease
-	// connection (commitPG), so it prepares nothing here.
-	var insert, update *sql.Stmt
-	if s.engine == EngineSQLite {
-		var err error
-		if insert, err = s.db.PrepareContext(ctx, insertEventSQL); err != nil {
-			return nil, fmt.Errorf("journal %s: %w", id, err)
-		}
-		if update, err = s.db.PrepareContext(ctx, updateAggregateSQL); err != nil {
-			_ = insert.Close()
-			return nil, fmt.Errorf("journal %s: %w", id, err)
-		}
-	}
+	// SQLite commits through the store's group committer (groupcommit.go); PostgreSQL
+	// through the lease connection (commitPG).
 	return &Journal{
 		store: s, id: id, cfg: cfg, log: s.log.With("session", id), agg: agg, lock: lock,
-		insert: insert, update: update,
 		nextSeq: agg.eventCount + 1, queue: make(chan runtime.Event, cfg.queueSize),
 		committed: agg.eventCount, changed: make(chan struct{}), failed: make(chan struct{}), subs: slices.Clone(cfg.subs),
 		done: make(chan struct{}),
@@ -382,7 +365,7 @@ func (j *Journal) Close() error {
 		if j.agg.ended() && len(errs) == 0 {
 			j.removeLockFile()
 		}
-		errs = append(errs, j.closeStmts(), j.lock.release())
+		errs = append(errs, j.lock.release())
 		j.store.mu.Lock()
 		delete(j.store.journals, j.id)
 		j.store.mu.Unlock()
@@ -444,7 +427,8 @@ func (j *Journal) run() {
 	}
 }
 
-// commit writes one batch and the session's aggregates in one transaction, retrying a few
+// commit writes one batch and the session's aggregates in one transaction (on SQLite shared
+// with the batches other journals of the store commit at the same moment), retrying a few
 // times when another process holds the write lock past the busy timeout.
 func (j *Journal) commit(batch []runtime.Event) error {
 	var err error
@@ -453,11 +437,12 @@ func (j *Journal) commit(batch []runtime.Event) error {
 			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
 		}
 		// The aggregate is applied to a copy so a failed attempt leaves it untouched.
-		agg := j.agg.clone()
+		var agg *aggregate
 		if j.store.engine == EnginePostgres {
+			agg = j.agg.clone()
 			err = j.commitPG(batch, agg)
 		} else {
-			err = j.commitOnce(batch, agg)
+			agg, err = j.store.group.commit(j.id, batch, j.agg)
 		}
 		if err == nil {
 			j.agg = agg
@@ -468,26 +453,6 @@ func (j *Journal) commit(batch []runtime.Event) error {
 		}
 	}
 	return err
-}
-
-func (j *Journal) commitOnce(batch []runtime.Event, agg *aggregate) error {
-	ctx := context.Background() // a commit in progress is never abandoned half-way
-	tx, err := j.store.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	ins := tx.StmtContext(ctx, j.insert)
-	for _, ev := range batch {
-		if _, err := ins.ExecContext(ctx, j.id, ev.Seq, string(ev.Event), ev.Timestamp.UnixNano(), []byte(ev.Payload)); err != nil {
-			return fmt.Errorf("insert seq %d: %w", ev.Seq, err)
-		}
-		agg.apply(ev)
-	}
-	if _, err := tx.StmtContext(ctx, j.update).ExecContext(ctx, aggregateArgs(agg, j.id)...); err != nil {
-		return fmt.Errorf("update session: %w", err)
-	}
-	return tx.Commit()
 }
 
 const insertEventSQL = `INSERT INTO events (session_id, seq, type, ts_ns, payload) VALUES (?, ?, ?, ?, ?)`
@@ -503,14 +468,4 @@ func aggregateArgs(agg *aggregate, id string) []any {
 	}
 	return []any{string(agg.state), nullNs(agg.endedNs), agg.eventCount, nullNs(agg.lastEventNs),
 		agg.evidenceCount, agg.coverage(), summarized, id}
-}
-
-func (j *Journal) closeStmts() error {
-	var errs []error
-	for _, st := range []*sql.Stmt{j.insert, j.update} {
-		if st != nil {
-			errs = append(errs, st.Close())
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -32,6 +32,7 @@ type Store struct {
 	// copies). Never logged or shown.
 	openTarget string
 	db         *sqlDB
+	group      *groupCommitter // SQLite: commits every journal's batches together (groupcommit.go)
 	cfg        storeConfig
 	log        *slog.Logger
 
@@ -88,7 +89,12 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s := &Store{engine: EngineSQLite, dir: dir, target: dir, openTarget: dir, db: db, cfg: cfg, log: cfg.logger,
+	group, err := newGroupCommitter(ctx, db)
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s := &Store{engine: EngineSQLite, dir: dir, target: dir, openTarget: dir, db: db, group: group, cfg: cfg, log: cfg.logger,
 		owned: map[string]lease{}, journals: map[string]*Journal{}}
 	if cfg.recover {
 		if err := s.recoverInterrupted(ctx); err != nil {
@@ -111,7 +117,11 @@ func (s *Store) Target() string { return s.target }
 
 func (s *Store) closeDB() error {
 	if s.pool == nil {
-		return s.db.Close()
+		var gerr error
+		if s.group != nil {
+			gerr = s.group.close()
+		}
+		return errors.Join(gerr, s.db.Close())
 	}
 	// pgxpool's Close waits until every acquired connection is back, with no deadline: a
 	// connection stuck on a database that went away mid-exam must not keep the process from

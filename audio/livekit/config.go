@@ -61,6 +61,7 @@ type options struct {
 	resendWindow time.Duration
 	minBackoff   time.Duration
 	maxBackoff   time.Duration
+	silent       bool
 }
 
 func defaultOptions() options {

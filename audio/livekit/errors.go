@@ -13,4 +13,5 @@ var (
 	ErrWrongRole        = errors.New("participant role not allowed for this message")
 	ErrUnknownSender    = errors.New("sender not known to the room")
 	ErrCandidateMissing = errors.New("no candidate in the room")
+	ErrNoSpeech         = errors.New("the bot was joined without speech (WithoutSpeech)")
 )

@@ -166,6 +166,17 @@ func audiences(lk *lksdk.Room, book *RoleBook, only string) (examiners, candidat
 
 func (r *Room) send(lk *lksdk.Room, it outItem) error {
 	examiners, candidates := audiences(lk, r.roles, it.to)
+	for _, p := range r.earlyParticipants(lk) { // not announced yet (serverview.go)
+		if it.to != "" && p.Identity != it.to {
+			continue
+		}
+		switch p.Role {
+		case RoleExaminer:
+			examiners = append(examiners, p.Identity)
+		case RoleCandidate:
+			candidates = append(candidates, p.Identity)
+		}
+	}
 	ev := it.ev
 	if ev.Seq == 0 {
 		candidates = nil // out-of-band reports are for examiners only

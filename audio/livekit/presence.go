@@ -108,6 +108,16 @@ func (r *Room) reconcilePresence() {
 			current[rp.Identity()] = rp.SID()
 		}
 	}
+	// A candidate the server API listed before the SDK announced them (serverview.go) is in the
+	// room already: the exam starts for them, so their arrival is recorded now, not when the
+	// announcement comes (the same SID then).
+	r.server.mu.Lock()
+	for id, p := range r.server.early {
+		if _, ok := current[id]; !ok && r.roles.Role(serverParticipant{p}) == RoleCandidate {
+			current[id] = p.GetSid()
+		}
+	}
+	r.server.mu.Unlock()
 	if r.conn.State() != StateConnected || r.conn.currentGen() != gen {
 		return // the connection changed while the participants were read
 	}

@@ -41,7 +41,8 @@ type Room struct {
 	changed     chan struct{} // closed and replaced when participants change
 	closeOnce   sync.Once
 
-	roles *RoleBook
+	roles  *RoleBook
+	server *serverView // participants learnt of from the server API (serverview.go)
 	// presence follows the vouched candidates in the room (presence.go).
 	presence presenceTracker
 
@@ -70,6 +71,9 @@ type Stats struct {
 	Rejected     int64 // inbound messages refused
 	Oversize     int64 // events too large for a data packet
 	AudioDropped int64 // decoded candidate frames the consumer was too slow for
+	// ServerArrivals counts participants the bot learnt of from the server API before the
+	// server announced them (serverview.go).
+	ServerArrivals int64
 }
 
 // Join connects the examiner bot to a room and keeps it there until Close: it rejoins after
@@ -108,7 +112,9 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 	}
 	r.roles = NewRoleBook(r.untrusted)
 	r.presence.init()
+	r.server = newServerView(cfg)
 	r.voice = newVoice(o.speechRate, "examiner-voice", r.log)
+	r.voice.silent = o.silent
 	r.conn = &connector{
 		url:        cfg.URL,
 		token:      cfg.tokenSource(RoleBot),
@@ -166,6 +172,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 			}
 		},
 		OnParticipantDisconnected: func(rp *lksdk.RemoteParticipant) {
+			r.forgetEarly(rp.Identity())
 			r.log.Info("participant left", "identity", rp.Identity(), "role", r.roles.Role(rp).String())
 			r.presence.left(rp, r.conn.State() == StateConnected && r.roles.Role(rp) == RoleCandidate)
 			r.notifyChanged()
@@ -200,6 +207,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 // sent again so that a rejoining candidate or examiner misses nothing.
 func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
 	role := r.roles.Role(rp)
+	r.forgetEarly(rp.Identity())
 	r.log.Info("participant present", "identity", rp.Identity(), "role", role.String())
 	for _, pub := range rp.TrackPublications() {
 		if rpub, ok := pub.(*lksdk.RemoteTrackPublication); ok {
@@ -273,6 +281,9 @@ func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 		return
 	}
 	sender, role, known := senderRole(r.conn.room(), r.roles, params)
+	if !known {
+		role, known = r.earlyRole(sender)
+	}
 	if !known && sender != "" && (u.Topic == TopicCandidateInput || u.Topic == TopicExaminerCommands) {
 		r.in.push(inbound{unsure: &unsurePacket{topic: u.Topic, payload: u.Payload, identity: sender, at: at}})
 		return
@@ -289,6 +300,7 @@ func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 // unknownSenderWait has passed.
 func (r *Room) resolve(ctx context.Context, p *unsurePacket) inbound {
 	deadline := time.Now().Add(unknownSenderWait)
+	r.askServerFor(ctx, p.identity)
 	for {
 		r.mu.Lock()
 		changed := r.changed
@@ -298,6 +310,9 @@ func (r *Room) resolve(ctx context.Context, p *unsurePacket) inbound {
 			if rp := lk.GetParticipantByIdentity(p.identity); rp != nil {
 				role, known = r.roles.Role(rp), true
 			}
+		}
+		if !known {
+			role, known = r.earlyRole(p.identity)
 		}
 		if known || time.Now().After(deadline) {
 			msg, _ := classify(p.topic, p.payload, p.identity, role, p.at)
@@ -448,6 +463,8 @@ func (r *Room) Stats() Stats {
 		Rejected:     r.stats.rejected.Load(),
 		Oversize:     r.stats.oversize.Load(),
 		AudioDropped: r.stats.audioDropped.Load(),
+
+		ServerArrivals: r.serverArrivals(),
 	}
 }
 
@@ -485,16 +502,27 @@ func (r *Room) Participants() []Participant {
 	for _, rp := range lk.GetRemoteParticipants() {
 		ps = append(ps, Participant{Identity: rp.Identity(), Role: r.roles.Role(rp)})
 	}
-	return ps
+	return append(ps, r.earlyParticipants(lk)...)
 }
 
-// WaitCandidate blocks until a candidate is in the room and returns its identity.
+// WaitCandidate blocks until a candidate is in the room and returns its identity. With the
+// server's API key and secret in its Config, the bot asks the server who is in the room while
+// it waits (serverview.go), so a candidate who publishes nothing is seen at once rather than at
+// the server's next participant batch.
 func (r *Room) WaitCandidate(ctx context.Context) (string, error) {
+	var poll <-chan time.Time
+	var timer *time.Timer
+	if r.server.client != nil {
+		timer = time.NewTimer(r.server.nextAsk(time.Now()))
+		defer timer.Stop()
+		poll = timer.C
+	}
 	for {
 		r.mu.Lock()
 		ch := r.changed
 		r.mu.Unlock()
 		if id := r.Candidate(); id != "" {
+			r.server.stopWaiting()
 			return id, nil
 		}
 		select {
@@ -503,6 +531,9 @@ func (r *Room) WaitCandidate(ctx context.Context) (string, error) {
 		case <-r.ctx.Done():
 			return "", ErrClosed
 		case <-ch:
+		case <-poll:
+			r.askServer(ctx)
+			timer.Reset(r.server.nextAsk(time.Now()))
 		}
 	}
 }

@@ -16,9 +16,10 @@ import (
 // played out in real time. The underlying SDK track is replaced when the connection is rebuilt;
 // writes in between are dropped, as live audio would be.
 type Voice struct {
-	rate int
-	name string
-	log  *slog.Logger
+	rate   int
+	name   string
+	log    *slog.Logger
+	silent bool // publishes a track without audio (WithoutSpeech)
 
 	mu        sync.Mutex
 	track     *lkmedia.PCMLocalTrack
@@ -39,6 +40,9 @@ func (v *Voice) clearedCh() <-chan struct{} {
 
 // publish creates a fresh track and publishes it on lk.
 func (v *Voice) publish(lk *lksdk.Room) error {
+	if v.silent {
+		return v.publishSilent(lk)
+	}
 	track, err := lkmedia.NewPCMLocalTrack(v.rate, 1, sdkLogger(v.log))
 	if err != nil {
 		return fmt.Errorf("create %s track: %w", v.name, err)
@@ -69,6 +73,9 @@ func (v *Voice) SampleRate() int { return v.rate }
 func (v *Voice) Write(samples []int16) error {
 	if len(samples) == 0 {
 		return nil
+	}
+	if v.silent {
+		return ErrNoSpeech
 	}
 	v.mu.Lock()
 	track := v.track

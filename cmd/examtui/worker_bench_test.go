@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/internal/worker"
 	"github.com/examtui/examtui/runtime"
@@ -55,10 +56,16 @@ const benchThink = time.Second
 // added reply latency (the offline examiner and no speech, so no provider time): from the
 // candidate sending an answer to the examiner's next words arriving, over every reply of
 // every exam. Run with -benchtime=1x; the load average at the start is reported.
+// EXAMTUI_BENCH_STORE=postgres runs it on a shared PostgreSQL store (internal/pgtest) instead of
+// SQLite in one data directory.
 func BenchmarkWorkerReplyLatency(b *testing.B) {
 	for _, n := range []int{2, 10, 20, 30, 40, 50} {
 		b.Run(fmt.Sprintf("exams=%d", n), func(b *testing.B) {
 			p := newPool(b)
+			if os.Getenv("EXAMTUI_BENCH_STORE") == "postgres" {
+				// Both workers share a throw-away PostgreSQL database, as on several machines.
+				p.pgURL = pgtest.NewDB(b)
+			}
 			if root := os.Getenv("EXAMTUI_BENCH_DATA_ROOT"); root != "" {
 				// e.g. /dev/shm: the same store without the disk's fsync latency, to tell
 				// the journal's durable commits from the rest.
@@ -144,9 +151,9 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 // join creates the room, the server dispatches the job and the bot joins. No speech providers
 // (the words arrive as the spoken event), so the figure is examtui's and LiveKit's share.
 //
-// "ready" is bounded by the server, not examtui: livekit-server announces a participant that
-// publishes nothing to the others only on its 3 s batch tick (pkg/rtc/room.go,
-// subscriberUpdateInterval), a publisher at once; see docs/livekit.md.
+// In "ready" the candidate publishes nothing, which livekit-server announces to the others only
+// on its 3 s batch tick (pkg/rtc/room.go, subscriberUpdateInterval); the waiting bot finds them
+// sooner by asking the server (audio/livekit/serverview.go); see docs/livekit.md.
 func BenchmarkJoinToFirstWord(b *testing.B) {
 	for _, mode := range []string{"ready", "ready-voice", "on-join"} {
 		b.Run(mode, func(b *testing.B) {

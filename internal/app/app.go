@@ -100,6 +100,9 @@ type Options struct {
 	Limits llm.Limits
 	// ControllerOptions are appended to the controller's options.
 	ControllerOptions []runtime.Option
+	// SharedStore is an open store to use instead of opening Store/DataDir (a worker's exams
+	// share one, so their commits are grouped); Close leaves it open.
+	SharedStore *sessions.Store
 }
 
 // Exam is one running exam: controller, store and journal, ticker.
@@ -120,6 +123,8 @@ type Exam struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	closed sync.Once
+
+	sharedStore bool // Store belongs to the caller (Options.SharedStore)
 }
 
 // Open compiles the spec (or loads the session to resume), opens the store and journal, and
@@ -132,7 +137,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 	if o.Input == "" {
 		o.Input = runtime.SourceTyped
 	}
-	x = &Exam{log: log, queue: newEventQueue(), Input: o.Input}
+	x = &Exam{log: log, queue: newEventQueue(), Input: o.Input, sharedStore: o.SharedStore != nil}
 	defer func() {
 		if err != nil {
 			x.Close()
@@ -141,7 +146,9 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 	}()
 
 	var resumeEvents []runtime.Event
-	if !o.NoStore {
+	if o.SharedStore != nil {
+		x.Store = o.SharedStore
+	} else if !o.NoStore {
 		target := o.Store
 		if target == "" {
 			target = o.DataDir
@@ -304,7 +311,10 @@ func (x *Exam) Close() error {
 		if x.Journal != nil {
 			errs = append(errs, x.Journal.Close())
 		}
-		if x.Store != nil {
+		switch {
+		case x.Store != nil && x.sharedStore:
+			errs = append(errs, x.Store.Release(x.SessionID))
+		case x.Store != nil:
 			errs = append(errs, x.Store.Close())
 		}
 		x.queue.Close()

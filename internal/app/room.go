@@ -75,6 +75,9 @@ func (x *Exam) JoinRoom(ctx context.Context, o RoomOptions) (*RoomBot, error) {
 			return evs
 		}))
 	}
+	if o.Synthesizer == nil {
+		opts = append(opts, livekit.WithoutSpeech()) // nothing to say aloud: a track without audio costs nothing
+	}
 	opts = append(opts, o.RoomOptions...)
 	room, err := livekit.Join(ctx, o.Config, opts...)
 	if err != nil {

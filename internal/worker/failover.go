@@ -153,7 +153,7 @@ func (r *Runner) adopt(t Takeover, room, roomSID, id string) bool {
 	return t.Worker.Adopt(req, func(ctx context.Context) error {
 		log.Info("taking over an orphaned exam", "session", id)
 		err := r.runExam(ctx, exam{room: room, jobID: jobID, sessionID: id, takeover: true,
-			cfg: livekit.Config{URL: t.URL, Token: tok}}, log)
+			cfg: livekit.Config{URL: t.URL, Token: tok, APIKey: r.cfg.APIKey, APISecret: r.cfg.APISecret}}, log)
 		if errors.Is(err, ErrExamElsewhere) || errors.Is(err, ErrExamEnded) {
 			log.Debug("another worker took the exam", "session", id)
 			return nil

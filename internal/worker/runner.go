@@ -51,6 +51,10 @@ type Config struct {
 	Logger      *slog.Logger
 	// RoomOptions are passed to each job's room (rejoin backoff...).
 	RoomOptions []livekit.Option
+	// APIKey and APISecret let each exam's bot ask the server who is in its room while it waits
+	// for the candidate (a typing-only candidate is otherwise announced only every 3 s; see
+	// audio/livekit/serverview.go). Empty: the bot waits for the server's announcements.
+	APIKey, APISecret string
 }
 
 // Runner decides on offers and runs jobs (it is the agent.Handler of `examtui worker`).
@@ -104,7 +108,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg, log: log, store: store, jobs: map[string]*JobInfo{}}, nil
 }
 
-// Close closes the runner's store handle (jobs have their own).
+// Close closes the store the runner's jobs share; call it once they have ended.
 func (r *Runner) Close() error { return r.store.Close() }
 
 // Jobs lists the running exams, oldest first.
@@ -171,7 +175,7 @@ func (r *Runner) Run(ctx context.Context, a agent.Assignment) error {
 		examiner = md.Options.Examiner
 	}
 	j := exam{room: a.Room, jobID: a.ID, sessionID: SessionKey(a.Room, a.RoomSID), specPath: specPath,
-		candidate: md.Candidate, examiner: examiner, cfg: livekit.Config{URL: a.URL, Token: a.Token}}
+		candidate: md.Candidate, examiner: examiner, cfg: livekit.Config{URL: a.URL, Token: a.Token, APIKey: r.cfg.APIKey, APISecret: r.cfg.APISecret}}
 	err = r.runExam(ctx, j, log)
 	if err != nil {
 		log.Warn("job ended with an error", "err", err)
@@ -193,7 +197,7 @@ type exam struct {
 // is left interrupted (resumable); the worker and its other exams go on.
 func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err error) {
 	opts := app.Options{SpecPath: j.specPath, Examiner: j.examiner, Model: r.cfg.Model, Input: runtime.SourceRoom,
-		Candidate: j.candidate, DataDir: r.cfg.DataDir, Store: r.cfg.Store, Logger: log}
+		Candidate: j.candidate, DataDir: r.cfg.DataDir, Store: r.cfg.Store, SharedStore: r.store, Logger: log}
 	sess, gerr := r.store.Get(ctx, j.sessionID)
 	switch {
 	case errors.Is(gerr, sessions.ErrNotFound) && j.takeover:
