@@ -107,11 +107,24 @@ func (f *presenceFeed) summary(line string) string {
 	}
 	rest := strings.TrimSpace(strings.SplitN(line, fields[2], 2)[1])
 	if fields[2] == string(runtime.EventExamState) {
-		_, after, ok := strings.Cut(rest, " → ")
-		if !ok || !(strings.HasPrefix(after, "paused") || strings.HasPrefix(after, "resumed")) {
-			return "" // an exam_state that is not a pause or a resume
+		// "in_progress → paused (candidate left)": the readable line keeps the reason, which
+		// names who paused; put it in PauseSummary's words to compare with --json and the store.
+		from, after, ok := strings.Cut(rest, " → ")
+		to, reason, _ := strings.Cut(after, " (")
+		reason = strings.TrimSuffix(reason, ")")
+		switch {
+		case !ok:
+			return ""
+		case to == string(runtime.StatePaused) && strings.HasPrefix(reason, "paused by "):
+			return reason
+		case to == string(runtime.StatePaused):
+			return "paused: " + reason
+		case from == string(runtime.StatePaused) && strings.HasPrefix(reason, "resumed by "):
+			return reason
+		case from == string(runtime.StatePaused):
+			return "resumed: " + reason
 		}
-		return after
+		return "" // an exam_state that is not a pause or a resume
 	}
 	return rest
 }

@@ -46,19 +46,13 @@ func Describe(ev runtime.Event) string {
 	// Fields with fixed values go through %s, whatever their Go type (string or typed enum).
 	switch p := p.(type) {
 	case *runtime.ExamStatePayload:
+		// The reason says who paused or resumed ("paused by examiner-ana", "candidate left"),
+		// as exam_state.by records it for --json.
 		s := p.State.String()
-		who := ""
-		if p.By != nil {
-			// Who paused or resumed, as recorded: "in_progress → paused by examiner-ana".
-			who = p.PauseSummary()
-		}
-		if who != "" {
-			s = who
-		}
 		if p.Previous != "" {
 			s = fmt.Sprintf("%s → %s", p.Previous, s)
 		}
-		if p.Reason != "" && who == "" {
+		if p.Reason != "" {
 			s += " (" + p.Reason + ")"
 		}
 		return s
