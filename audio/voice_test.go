@@ -124,20 +124,13 @@ func TestVoiceTurnDetectorHoldsUnfinishedSentence(t *testing.T) {
 	a := speak16k(t, "Good morning, I would like")
 	b := speak16k(t, "a table for two by the window.")
 	sc := buildScene(SampleRate, a, 1200, b, 3500)
-	var mu sync.Mutex
-	calls := 0
-	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
-		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
-			mu.Lock()
-			calls++
-			n := calls
-			mu.Unlock()
-			text := "Good morning, I would like" // the partial during the pause
-			if n > 1 {
-				text = "Good morning, I would like a table for two by the window."
-			}
-			return openaitest.Transcribed(openaitest.Transcript{Text: text})
-		}))
+	srv, _ := numberedTranscriber(t, func(n int) openaitest.Behaviour {
+		text := "Good morning, I would like" // the partial during the pause
+		if n > 1 {
+			text = "Good morning, I would like a table for two by the window."
+		}
+		return openaitest.Transcribed(openaitest.Transcript{Text: text})
+	})
 	log := newEventLog()
 	// Paced: the partial transcription must come back while the pause is still going on.
 	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
