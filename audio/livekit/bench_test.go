@@ -14,6 +14,7 @@ import (
 	"github.com/pion/rtp"
 	"gopkg.in/hraban/opus.v2"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
 )
@@ -50,7 +51,7 @@ func (w *rtpWatch) loud(payload []byte) bool {
 	if err != nil {
 		return false
 	}
-	return rms(w.pcm[:n]) > 300
+	return audio.RMS(w.pcm[:n]) > 300
 }
 
 func (w *rtpWatch) BindLocalStream(_ *interceptor.StreamInfo, writer interceptor.RTPWriter) interceptor.RTPWriter {
@@ -134,7 +135,7 @@ func BenchmarkTextToFirstAudio(b *testing.B) {
 		for heard := false; !heard; {
 			select {
 			case f := <-cand.Audio():
-				heard = rms(f.Samples) > 1000
+				heard = audio.RMS(f.Samples) > 1000
 			case <-ctx.Done():
 				b.Fatal("reply never heard")
 			}
@@ -225,7 +226,7 @@ func benchBots(b *testing.B, n int) {
 					_ = p.cand.Voice().Write(chunk)
 					_ = p.bot.Voice().Write(chunk)
 				case f := <-p.bot.Audio():
-					if rms(f.Samples) > 1000 {
+					if audio.RMS(f.Samples) > 1000 {
 						loud++
 					}
 				case <-p.cand.Audio():

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -47,17 +48,6 @@ func tone(hz float64, d time.Duration, amp float64) []int16 {
 	return s
 }
 
-func rms(s []int16) float64 {
-	if len(s) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, v := range s {
-		sum += float64(v) * float64(v)
-	}
-	return math.Sqrt(sum / float64(len(s)))
-}
-
 // zeroCrossingHz estimates the dominant frequency of a tone.
 func zeroCrossingHz(s []int16, rate int) float64 {
 	crossings := 0
@@ -74,7 +64,7 @@ func voicedDuration(s []int16, rate int, threshold float64) time.Duration {
 	win := rate / 50
 	voiced := 0
 	for i := 0; i+win <= len(s); i += win {
-		if rms(s[i:i+win]) > threshold {
+		if audio.RMS(s[i:i+win]) > threshold {
 			voiced++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -136,7 +137,7 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	for loud < 25 {
 		select {
 		case f := <-e.bot.Audio():
-			if rms(f.Samples) > 1000 {
+			if audio.RMS(f.Samples) > 1000 {
 				loud++
 			}
 		case <-ctx.Done():

@@ -105,7 +105,7 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 			case <-ctx.Done():
 				return
 			case f := <-cand.Audio():
-				if rms(f.Samples) > 500 {
+				if audio.RMS(f.Samples) > 500 {
 					heard.Add(1)
 					silentMs.Store(0)
 				} else {
@@ -190,7 +190,7 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 			case <-ctx.Done():
 				return
 			case f := <-cand.Audio():
-				if rms(f.Samples) > 500 {
+				if audio.RMS(f.Samples) > 500 {
 					lastVoiced.Store(f.Received.UnixNano())
 				}
 				if barged.Load() > 0 {
