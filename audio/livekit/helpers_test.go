@@ -48,6 +48,22 @@ func tone(hz float64, d time.Duration, amp float64) []int16 {
 	return s
 }
 
+// sendTone writes a 440 Hz tone to c's microphone in real time, 20 ms at a time, until ctx
+// ends.
+func sendTone(ctx context.Context, c *livekit.Client) {
+	chunk := tone(440, 20*time.Millisecond, 8000)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			_ = c.Voice().Write(chunk)
+		}
+	}
+}
+
 // zeroCrossingHz estimates the dominant frequency of a tone.
 func zeroCrossingHz(s []int16, rate int) float64 {
 	crossings := 0

@@ -120,19 +120,7 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	}, "typed answer and command after the restart")
 
 	// The candidate's microphone is subscribed again.
-	go func() {
-		chunk := tone(440, 20*time.Millisecond, 8000)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				_ = cand.Voice().Write(chunk)
-			}
-		}
-	}()
+	go sendTone(ctx, cand)
 	loud := 0
 	for loud < 25 {
 		select {

@@ -333,19 +333,7 @@ func TestAudioBothWays(t *testing.T) {
 	// Candidate → bot: a 440 Hz tone, written in real time until the bot has heard 1 s of it.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	go func(ctx context.Context) {
-		chunk := tone(440, 20*time.Millisecond, 8000)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				_ = cand.Voice().Write(chunk)
-			}
-		}
-	}(ctx)
+	go sendTone(ctx, cand)
 	var heard []int16
 	for len(heard) < 16000 {
 		select {
