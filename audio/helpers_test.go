@@ -199,3 +199,19 @@ func numberedTranscriber(t testing.TB, reply func(n int) openaitest.Behaviour) (
 		return c
 	}
 }
+
+// speechOut is the examiner's side of a voice on the ALSA null device: the real espeak-ng and a
+// PortAudio player (skipped under -short).
+func speechOut(t testing.TB) (*Espeak, *Player) {
+	t.Helper()
+	useNullALSA(t)
+	espeak, err := NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	player, err := OpenPlayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return espeak, player
+}

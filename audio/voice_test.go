@@ -172,15 +172,7 @@ func TestLooksUnfinished(t *testing.T) {
 }
 
 func TestVoiceSpeaksAndHalfDuplexIgnoresMic(t *testing.T) {
-	useNullALSA(t)
-	espeak, err := NewEspeak()
-	if err != nil {
-		t.Fatal(err)
-	}
-	player, err := OpenPlayer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	espeak, player := speechOut(t)
 	// The candidate talks over the examiner from 0.5 s on; in half duplex nobody hears it.
 	talk := speak16k(t, "Is breakfast included in the price?")
 	sc := buildScene(SampleRate/2, talk, 4000)
@@ -348,15 +340,7 @@ func (g *gatedSource) Close() error {
 // stopped is compared with where the candidate spoke on one timeline. How fast the stop takes
 // effect is measured by BenchmarkBargeInStop, not asserted on the wall clock here.
 func TestVoiceBargeInStopsPlayback(t *testing.T) {
-	useNullALSA(t)
-	espeak, err := NewEspeak()
-	if err != nil {
-		t.Fatal(err)
-	}
-	player, err := OpenPlayer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	espeak, player := speechOut(t)
 	const lead = 1500 * time.Millisecond
 	talk := speak16k(t, "Sorry, could you repeat that?")
 	sc := buildScene(int(lead.Milliseconds())*SampleRate/1000, talk, 2000)
