@@ -64,6 +64,18 @@ func sendTone(ctx context.Context, c *livekit.Client) {
 	}
 }
 
+// onAudio calls f with every frame c decodes, in order, until ctx ends.
+func onAudio(ctx context.Context, c *livekit.Client, f func(livekit.AudioFrame)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case fr := <-c.Audio():
+			f(fr)
+		}
+	}
+}
+
 // zeroCrossingHz estimates the dominant frequency of a tone.
 func zeroCrossingHz(s []int16, rate int) float64 {
 	crossings := 0
