@@ -62,6 +62,19 @@ func samplesToMs(n int64) int64 { return n * 1000 / SampleRate }
 
 func msToSamples(ms int64) int64 { return ms * SampleRate / 1000 }
 
+// RMS is the root mean square of samples in sample units (0 for none): the loudness measure
+// the room listeners and the tests compare against their thresholds.
+func RMS(samples []int16) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, v := range samples {
+		sum += float64(v) * float64(v)
+	}
+	return math.Sqrt(sum / float64(len(samples)))
+}
+
 // LevelDB is the RMS level of samples in dB relative to full scale (-100 for digital silence);
 // it is what the VAD thresholds and what a level meter shows.
 func LevelDB(samples []int16) float64 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
 )
 
@@ -175,4 +176,42 @@ func writeTempWAV(tb testing.TB, s []int16, rate int) string {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// numberedTranscriber starts a transcription server whose n-th request (from 1) is answered by
+// reply(n); calls reports how many requests it has had.
+func numberedTranscriber(t testing.TB, reply func(n int) openaitest.Behaviour) (srv *openaitest.Server, calls func() int) {
+	var (
+		mu sync.Mutex
+		c  int
+	)
+	srv = openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
+		func(*openaitest.TranscriptionRequest) openaitest.Behaviour {
+			mu.Lock()
+			c++
+			n := c
+			mu.Unlock()
+			return reply(n)
+		}))
+	return srv, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return c
+	}
+}
+
+// speechOut is the examiner's side of a voice on the ALSA null device: the real espeak-ng and a
+// PortAudio player (skipped under -short).
+func speechOut(t testing.TB) (*Espeak, *Player) {
+	t.Helper()
+	useNullALSA(t)
+	espeak, err := NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	player, err := OpenPlayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return espeak, player
 }

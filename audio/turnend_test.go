@@ -3,7 +3,6 @@ package audio
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,20 +78,13 @@ func TestVoiceAdaptiveEndOfTurn(t *testing.T) {
 	a := speak16k(t, "Good morning, I would like")
 	b := speak16k(t, "a table for two by the window.")
 	sc := buildScene(SampleRate, a, 1200, b, 2000)
-	var mu sync.Mutex
-	calls := 0
-	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
-		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
-			mu.Lock()
-			calls++
-			n := calls
-			mu.Unlock()
-			text := "Good morning, I would like"
-			if n > 1 {
-				text = "Good morning, I would like a table for two by the window."
-			}
-			return openaitest.Transcribed(openaitest.Transcript{Text: text})
-		}))
+	srv, calls := numberedTranscriber(t, func(n int) openaitest.Behaviour {
+		text := "Good morning, I would like"
+		if n > 1 {
+			text = "Good morning, I would like a table for two by the window."
+		}
+		return openaitest.Transcribed(openaitest.Transcript{Text: text})
+	})
 	finals := runAdaptiveTurn(t, sc.samples, srv)
 	f := finals[0]
 	if !strings.HasSuffix(f.Text, "window.") {
@@ -101,10 +93,7 @@ func TestVoiceAdaptiveEndOfTurn(t *testing.T) {
 	if f.Utterance.Delay != DefaultCompleteEndpointingDelay {
 		t.Errorf("the complete answer waited %v, want %v", f.Utterance.Delay, DefaultCompleteEndpointingDelay)
 	}
-	mu.Lock()
-	n := calls
-	mu.Unlock()
-	if n != 2 {
+	if n := calls(); n != 2 {
 		t.Errorf("%d transcriptions, want 2 (the final reuses the pause's)", n)
 	}
 	t.Logf("endpointing %.0f ms, STT at the endpoint %.1f ms", f.EndpointingMs, f.STTMs)
@@ -134,19 +123,12 @@ func TestVoiceSlowRecogniserDoesNotCutAThinkingPause(t *testing.T) {
 	a := speak16k(t, "Because")
 	b := speak16k(t, "most guests are business travellers.")
 	sc := buildScene(SampleRate, a, 1500, b, 2000)
-	var mu sync.Mutex
-	calls := 0
-	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
-		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
-			mu.Lock()
-			calls++
-			n := calls
-			mu.Unlock()
-			if n == 1 {
-				return openaitest.Transcribed(openaitest.Transcript{Text: "Because"}, openaitest.Delay(800*time.Millisecond))
-			}
-			return openaitest.Transcribed(openaitest.Transcript{Text: "Because most guests are business travellers."})
-		}))
+	srv, _ := numberedTranscriber(t, func(n int) openaitest.Behaviour {
+		if n == 1 {
+			return openaitest.Transcribed(openaitest.Transcript{Text: "Because"}, openaitest.Delay(800*time.Millisecond))
+		}
+		return openaitest.Transcribed(openaitest.Transcript{Text: "Because most guests are business travellers."})
+	})
 	finals := runAdaptiveTurn(t, sc.samples, srv)
 	// One turn spanning both parts: longer than "Because" and the pause together.
 	if f := finals[0]; f.DurationMs < int64(len(a))*1000/SampleRate+1500 {

@@ -58,15 +58,7 @@ func TestNewVoiceParts(t *testing.T) {
 // A speak-only voice (no microphone, or no recogniser) still plays the examiner's lines, and
 // StopSpeaking cuts one short with what was heard.
 func TestSpeakOnlyVoiceAndStopSpeaking(t *testing.T) {
-	useNullALSA(t)
-	espeak, err := NewEspeak()
-	if err != nil {
-		t.Fatal(err)
-	}
-	player, err := OpenPlayer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	espeak, player := speechOut(t)
 	log := newEventLog()
 	v, err := NewVoice(nil, nil, espeak, player, WithOnEvent(log.add))
 	if err != nil {

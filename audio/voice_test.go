@@ -124,20 +124,13 @@ func TestVoiceTurnDetectorHoldsUnfinishedSentence(t *testing.T) {
 	a := speak16k(t, "Good morning, I would like")
 	b := speak16k(t, "a table for two by the window.")
 	sc := buildScene(SampleRate, a, 1200, b, 3500)
-	var mu sync.Mutex
-	calls := 0
-	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
-		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
-			mu.Lock()
-			calls++
-			n := calls
-			mu.Unlock()
-			text := "Good morning, I would like" // the partial during the pause
-			if n > 1 {
-				text = "Good morning, I would like a table for two by the window."
-			}
-			return openaitest.Transcribed(openaitest.Transcript{Text: text})
-		}))
+	srv, _ := numberedTranscriber(t, func(n int) openaitest.Behaviour {
+		text := "Good morning, I would like" // the partial during the pause
+		if n > 1 {
+			text = "Good morning, I would like a table for two by the window."
+		}
+		return openaitest.Transcribed(openaitest.Transcript{Text: text})
+	})
 	log := newEventLog()
 	// Paced: the partial transcription must come back while the pause is still going on.
 	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
@@ -179,15 +172,7 @@ func TestLooksUnfinished(t *testing.T) {
 }
 
 func TestVoiceSpeaksAndHalfDuplexIgnoresMic(t *testing.T) {
-	useNullALSA(t)
-	espeak, err := NewEspeak()
-	if err != nil {
-		t.Fatal(err)
-	}
-	player, err := OpenPlayer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	espeak, player := speechOut(t)
 	// The candidate talks over the examiner from 0.5 s on; in half duplex nobody hears it.
 	talk := speak16k(t, "Is breakfast included in the price?")
 	sc := buildScene(SampleRate/2, talk, 4000)
@@ -355,15 +340,7 @@ func (g *gatedSource) Close() error {
 // stopped is compared with where the candidate spoke on one timeline. How fast the stop takes
 // effect is measured by BenchmarkBargeInStop, not asserted on the wall clock here.
 func TestVoiceBargeInStopsPlayback(t *testing.T) {
-	useNullALSA(t)
-	espeak, err := NewEspeak()
-	if err != nil {
-		t.Fatal(err)
-	}
-	player, err := OpenPlayer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	espeak, player := speechOut(t)
 	const lead = 1500 * time.Millisecond
 	talk := speak16k(t, "Sorry, could you repeat that?")
 	sc := buildScene(int(lead.Milliseconds())*SampleRate/1000, talk, 2000)

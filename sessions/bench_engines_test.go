@@ -102,22 +102,8 @@ func BenchmarkStoreOpen100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run("replay-first-event", func(b *testing.B) {
-			started := errors.New("started")
 			for b.Loop() {
-				st, err := OpenURL(ctx, target)
-				if err != nil {
-					b.Fatal(err)
-				}
-				p, err := NewPlayer(st.Events(ctx, "big00001", 1))
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := p.Run(ctx, func(runtime.Event) error { return started }); !errors.Is(err, started) {
-					b.Fatal(err)
-				}
-				if err := st.Close(); err != nil {
-					b.Fatal(err)
-				}
+				replayFirstEvent(ctx, b, func() (*Store, error) { return OpenURL(ctx, target) }, "big00001")
 			}
 		})
 		b.Run("resume-load-all", func(b *testing.B) {

@@ -65,25 +65,33 @@ func BenchmarkReplayStart100k(b *testing.B) {
 	if err := st.Close(); err != nil {
 		b.Fatal(err)
 	}
-	started := errors.New("started")
 	b.ResetTimer()
 	for b.Loop() {
-		st, err := Open(ctx, dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := NewPlayer(st.Events(ctx, "big00001", 1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := p.Run(ctx, func(runtime.Event) error { return started }); !errors.Is(err, started) {
-			b.Fatal(err)
-		}
-		if err := st.Close(); err != nil {
-			b.Fatal(err)
-		}
+		replayFirstEvent(ctx, b, func() (*Store, error) { return Open(ctx, dir) }, "big00001")
 	}
 }
+
+// replayFirstEvent opens a store, starts replaying session id, stops at its first event and
+// closes the store: the wait before `examtui replay` shows anything.
+func replayFirstEvent(ctx context.Context, b *testing.B, open func() (*Store, error), id string) {
+	st, err := open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := NewPlayer(st.Events(ctx, id, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Run(ctx, func(runtime.Event) error { return errReplayStarted }); !errors.Is(err, errReplayStarted) {
+		b.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// errReplayStarted stops a replay at its first event.
+var errReplayStarted = errors.New("started")
 
 // BenchmarkSessionsList1000 measures what `examtui sessions list` does over 1,000 sessions:
 // open the store, list, close.

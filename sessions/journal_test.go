@@ -51,11 +51,7 @@ func testJournalDeliversOnlyCommitted(t *testing.T, eng testEngine) {
 		t.Fatal(err)
 	}
 	evs := examEvents(t, sess.ID, fixtureStart)
-	for _, ev := range evs {
-		if err := j.Publish(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishAll(t, j, evs)
 	if err := j.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +105,7 @@ func testJournalRejects(t *testing.T, eng testEngine) {
 	}
 	defer j.Close()
 	evs := examEvents(t, sess.ID, fixtureStart)
-	for _, ev := range evs[:3] {
-		if err := j.Publish(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishAll(t, j, evs[:3])
 	mod := func(ev runtime.Event, f func(*runtime.Event)) runtime.Event { f(&ev); return ev }
 	tests := []struct {
 		name string
@@ -254,11 +246,7 @@ func testJournalBackpressure(t *testing.T, eng testEngine) {
 		t.Fatal(err)
 	}
 	<-sub.got // the writer holds seq 1 in delivery: the queue (2) is free
-	for _, ev := range evs[1:3] {
-		if err := j.Publish(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishAll(t, j, evs[1:3])
 	blocked := make(chan error, 1)
 	go func() { blocked <- j.Publish(evs[3]) }()
 	synctest.Wait()
@@ -358,11 +346,7 @@ func testResume(t *testing.T, eng testEngine) {
 	}
 	evs := examEvents(t, sess.ID, fixtureStart)
 	half := len(evs) / 2
-	for _, ev := range evs[:half] {
-		if err := j.Publish(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishAll(t, j, evs[:half])
 	if err := j.Close(); err != nil { // the examiner quits mid-exam
 		t.Fatal(err)
 	}
@@ -399,11 +383,7 @@ func testResume(t *testing.T, eng testEngine) {
 	if got, _ := st.Get(ctx, sess.ID); got.Status() != StatusRunning {
 		t.Errorf("resumed session status %v, want running", got.Status())
 	}
-	for _, ev := range evs[half:] {
-		if err := j.Publish(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishAll(t, j, evs[half:])
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}

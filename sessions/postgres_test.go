@@ -220,11 +220,7 @@ func TestPostgresDownMidExam(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := manyEvents(t, "down0001", 400)
-	for _, ev := range evs[:100] {
-		if err := j.Publish(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishAll(t, j, evs[:100])
 	if err := j.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -284,11 +284,7 @@ func TestMarkStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range examEvents(t, sess.ID, arrived) {
-		if err := j.Publish(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishAll(t, j, examEvents(t, sess.ID, arrived))
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -145,15 +145,8 @@ func BenchmarkBotAddedLatency(b *testing.B) {
 	}
 	defer bot.Close()
 	fan.Subscribe(bot)
-	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("cand", livekit.RoleCandidate))
-	if err != nil {
-		b.Fatal(err)
-	}
+	cand := benchCandidate(ctx, b, srv)
 	defer cand.Close()
-	if err := cand.WaitBot(ctx); err != nil {
-		b.Fatal(err)
-	}
-	<-cand.Audio() // the bot's track is subscribed
 	if err := ctrl.Start(ctx); err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/pion/rtp"
 	"gopkg.in/hraban/opus.v2"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
 )
@@ -50,7 +51,7 @@ func (w *rtpWatch) loud(payload []byte) bool {
 	if err != nil {
 		return false
 	}
-	return rms(w.pcm[:n]) > 300
+	return audio.RMS(w.pcm[:n]) > 300
 }
 
 func (w *rtpWatch) BindLocalStream(_ *interceptor.StreamInfo, writer interceptor.RTPWriter) interceptor.RTPWriter {
@@ -97,15 +98,8 @@ func BenchmarkTextToFirstAudio(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer bot.Close()
-	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("cand", livekit.RoleCandidate))
-	if err != nil {
-		b.Fatal(err)
-	}
+	cand := benchCandidate(ctx, b, srv)
 	defer cand.Close()
-	if err := cand.WaitBot(ctx); err != nil {
-		b.Fatal(err)
-	}
-	<-cand.Audio() // the bot's track is subscribed
 
 	var botTotal, rtTotal time.Duration
 	b.ResetTimer()
@@ -134,7 +128,7 @@ func BenchmarkTextToFirstAudio(b *testing.B) {
 		for heard := false; !heard; {
 			select {
 			case f := <-cand.Audio():
-				heard = rms(f.Samples) > 1000
+				heard = audio.RMS(f.Samples) > 1000
 			case <-ctx.Done():
 				b.Fatal("reply never heard")
 			}
@@ -225,7 +219,7 @@ func benchBots(b *testing.B, n int) {
 					_ = p.cand.Voice().Write(chunk)
 					_ = p.bot.Voice().Write(chunk)
 				case f := <-p.bot.Audio():
-					if rms(f.Samples) > 1000 {
+					if audio.RMS(f.Samples) > 1000 {
 						loud++
 					}
 				case <-p.cand.Audio():
@@ -257,4 +251,20 @@ func benchBots(b *testing.B, n int) {
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds()/float64(n), "cpu-%/exam")
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(n)/(1<<20), "heap-MB/exam")
 	b.ReportMetric(float64(goroutines-goroutinesBefore)/float64(n), "goroutines/exam")
+}
+
+// benchCandidate joins srv's room as the candidate and waits for the bot and for its audio
+// track; the caller closes it (before the bot, as it leaves first).
+func benchCandidate(ctx context.Context, b *testing.B, srv *lktest.Server) *livekit.Client {
+	b.Helper()
+	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("cand", livekit.RoleCandidate))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cand.WaitBot(ctx); err != nil {
+		cand.Close()
+		b.Fatal(err)
+	}
+	<-cand.Audio() // the bot's track is subscribed
+	return cand
 }

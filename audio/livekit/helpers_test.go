@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -47,15 +48,32 @@ func tone(hz float64, d time.Duration, amp float64) []int16 {
 	return s
 }
 
-func rms(s []int16) float64 {
-	if len(s) == 0 {
-		return 0
+// sendTone writes a 440 Hz tone to c's microphone in real time, 20 ms at a time, until ctx
+// ends.
+func sendTone(ctx context.Context, c *livekit.Client) {
+	chunk := tone(440, 20*time.Millisecond, 8000)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			_ = c.Voice().Write(chunk)
+		}
 	}
-	var sum float64
-	for _, v := range s {
-		sum += float64(v) * float64(v)
+}
+
+// onAudio calls f with every frame c decodes, in order, until ctx ends.
+func onAudio(ctx context.Context, c *livekit.Client, f func(livekit.AudioFrame)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case fr := <-c.Audio():
+			f(fr)
+		}
 	}
-	return math.Sqrt(sum / float64(len(s)))
 }
 
 // zeroCrossingHz estimates the dominant frequency of a tone.
@@ -74,7 +92,7 @@ func voicedDuration(s []int16, rate int, threshold float64) time.Duration {
 	win := rate / 50
 	voiced := 0
 	for i := 0; i+win <= len(s); i += win {
-		if rms(s[i:i+win]) > threshold {
+		if audio.RMS(s[i:i+win]) > threshold {
 			voiced++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -119,24 +120,12 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	}, "typed answer and command after the restart")
 
 	// The candidate's microphone is subscribed again.
-	go func() {
-		chunk := tone(440, 20*time.Millisecond, 8000)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				_ = cand.Voice().Write(chunk)
-			}
-		}
-	}()
+	go sendTone(ctx, cand)
 	loud := 0
 	for loud < 25 {
 		select {
 		case f := <-e.bot.Audio():
-			if rms(f.Samples) > 1000 {
+			if audio.RMS(f.Samples) > 1000 {
 				loud++
 			}
 		case <-ctx.Done():

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
@@ -332,19 +333,7 @@ func TestAudioBothWays(t *testing.T) {
 	// Candidate → bot: a 440 Hz tone, written in real time until the bot has heard 1 s of it.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	go func(ctx context.Context) {
-		chunk := tone(440, 20*time.Millisecond, 8000)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				_ = cand.Voice().Write(chunk)
-			}
-		}
-	}(ctx)
+	go sendTone(ctx, cand)
 	var heard []int16
 	for len(heard) < 16000 {
 		select {
@@ -352,7 +341,7 @@ func TestAudioBothWays(t *testing.T) {
 			if f.SampleRate != 16000 || f.From != "candidate-1" {
 				t.Fatalf("frame from %q at %d Hz", f.From, f.SampleRate)
 			}
-			if rms(f.Samples) > 1000 {
+			if audio.RMS(f.Samples) > 1000 {
 				heard = append(heard, f.Samples...)
 			}
 		case <-ctx.Done():
@@ -362,7 +351,7 @@ func TestAudioBothWays(t *testing.T) {
 	if hz := zeroCrossingHz(heard, 16000); hz < 400 || hz > 480 {
 		t.Errorf("bot heard %.0f Hz, want about 440", hz)
 	}
-	if level := rms(heard); level < 3000 || level > 8000 {
+	if level := audio.RMS(heard); level < 3000 || level > 8000 {
 		t.Errorf("bot heard RMS %.0f, want about %.0f", level, 8000/1.414)
 	}
 	cancel()
@@ -421,7 +410,7 @@ func TestBargeInClearsSpeech(t *testing.T) {
 	for started := false; !started; {
 		select {
 		case f := <-cand.Audio():
-			started = rms(f.Samples) > 1000
+			started = audio.RMS(f.Samples) > 1000
 		case <-ctx.Done():
 			t.Fatal("the tone never started")
 		}

@@ -99,21 +99,14 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	go m.run(ctx, cand.Voice())
 	var heard atomic.Int64    // voiced 20 ms windows of the examiner's voice
 	var silentMs atomic.Int64 // how much unvoiced audio the candidate received since the last voiced frame
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case f := <-cand.Audio():
-				if rms(f.Samples) > 500 {
-					heard.Add(1)
-					silentMs.Store(0)
-				} else {
-					silentMs.Add(frameMs(f))
-				}
-			}
+	go onAudio(ctx, cand, func(f livekit.AudioFrame) {
+		if audio.RMS(f.Samples) > 500 {
+			heard.Add(1)
+			silentMs.Store(0)
+		} else {
+			silentMs.Add(frameMs(f))
 		}
-	}()
+	})
 	if err := ctrl.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -184,21 +177,14 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	go m.run(ctx, cand.Voice())
 	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate heard
 	var afterBarge atomic.Int64 // ms of the examiner's track the candidate received after the barge-in hook ran
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case f := <-cand.Audio():
-				if rms(f.Samples) > 500 {
-					lastVoiced.Store(f.Received.UnixNano())
-				}
-				if barged.Load() > 0 {
-					afterBarge.Add(frameMs(f))
-				}
-			}
+	go onAudio(ctx, cand, func(f livekit.AudioFrame) {
+		if audio.RMS(f.Samples) > 500 {
+			lastVoiced.Store(f.Received.UnixNano())
 		}
-	}()
+		if barged.Load() > 0 {
+			afterBarge.Add(frameMs(f))
+		}
+	})
 	long := strings.Repeat("The breakfast service runs from seven until ten every morning of the week. ", 4)
 	said := make(chan time.Duration, 1)
 	start := time.Now()

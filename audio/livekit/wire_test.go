@@ -37,15 +37,9 @@ func TestParseCandidateInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := livekit.ParseCandidateInput([]byte(tc.in))
-			if tc.wantErr {
-				if !errors.Is(err, livekit.ErrInvalidMessage) {
-					t.Fatalf("err = %v, want ErrInvalidMessage", err)
-				}
+			got, ok := parseWire(t, livekit.ParseCandidateInput, tc.in, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got.Text != tc.wantText || got.Confidence != tc.wantConf {
 				t.Fatalf("got %+v, want text %q confidence %v", got, tc.wantText, tc.wantConf)
@@ -80,21 +74,32 @@ func TestParseExaminerCommand(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := livekit.ParseExaminerCommand([]byte(tc.in))
-			if tc.wantErr {
-				if !errors.Is(err, livekit.ErrInvalidMessage) {
-					t.Fatalf("err = %v, want ErrInvalidMessage", err)
-				}
+			got, ok := parseWire(t, livekit.ParseExaminerCommand, tc.in, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got != tc.want {
 				t.Fatalf("got %+v, want %+v", got, tc.want)
 			}
 		})
 	}
+}
+
+// parseWire runs parse on in. With wantErr it checks that the message is refused as invalid
+// and reports false; otherwise it fails the test on any error and returns the parsed value.
+func parseWire[T any](t *testing.T, parse func([]byte) (T, error), in string, wantErr bool) (T, bool) {
+	t.Helper()
+	got, err := parse([]byte(in))
+	if wantErr {
+		if !errors.Is(err, livekit.ErrInvalidMessage) {
+			t.Fatalf("err = %v, want ErrInvalidMessage", err)
+		}
+		return got, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, true
 }
 
 // TestEncodeRoundTrip checks that what the client encodes is what the bot parses.

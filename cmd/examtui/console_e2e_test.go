@@ -126,6 +126,43 @@ func waitExit(t *testing.T, rcPath string) int {
 
 var storedLine = regexp.MustCompile(`session ([0-9a-f]+) stored in (\S+) \(examtui sessions show ([0-9a-f]+)\)`)
 
+// waitExitOK waits for the process in the pane to end and fails the test, quoting its
+// stderr, unless it exited 0.
+func waitExitOK(t *testing.T, rcPath, stderrPath string) {
+	t.Helper()
+	if code := waitExit(t, rcPath); code != 0 {
+		b, _ := os.ReadFile(stderrPath)
+		t.Fatalf("examtui exited %d: %s", code, b)
+	}
+}
+
+// storedSessionLine returns the submatches of the stored-session line the run printed on
+// stderr (id, data dir, id again), failing the test when there is none.
+func storedSessionLine(t *testing.T, stderrPath string) []string {
+	t.Helper()
+	stderr, err := os.ReadFile(stderrPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := storedLine.FindStringSubmatch(string(stderr))
+	if m == nil {
+		t.Fatalf("stderr lacks the stored-session line: %q", stderr)
+	}
+	return m
+}
+
+// openSessions opens the session store in dir for reading back what a run stored; it closes
+// with the test.
+func openSessions(t *testing.T, dir string) *sessions.Store {
+	t.Helper()
+	st, err := sessions.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
 // TestConsoleInTmux runs the built binary in a real terminal: the rehearsal's answers typed
 // as key presses, the panes read off the screen, ctrl+c to leave, and the stored session
 // read back.
@@ -177,25 +214,14 @@ func TestConsoleInTmux(t *testing.T) {
 	}
 
 	tt.keys("C-c") // the exam is over: no confirmation
-	if code := waitExit(t, rcPath); code != 0 {
-		b, _ := os.ReadFile(stderrPath)
-		t.Fatalf("examtui exited %d: %s", code, b)
-	}
-	stderr, err := os.ReadFile(stderrPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := storedLine.FindStringSubmatch(string(stderr))
-	if m == nil || m[1] != m[3] || m[2] != dataDir {
-		t.Fatalf("stderr lacks the stored-session line for %s: %q", dataDir, stderr)
+	waitExitOK(t, rcPath, stderrPath)
+	m := storedSessionLine(t, stderrPath)
+	if m[1] != m[3] || m[2] != dataDir {
+		t.Fatalf("the stored-session line %q does not name %s", m[0], dataDir)
 	}
 
 	ctx := context.Background()
-	st, err := sessions.Open(ctx, dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSessions(t, dataDir)
 	sess, err := st.Get(ctx, m[1])
 	if err != nil {
 		t.Fatal(err)
@@ -240,22 +266,9 @@ func TestConsoleInTmuxQuitConfirm(t *testing.T) {
 	tt.keys("C-c")
 	tt.waitScreen("quit asks again", "Quit while the exam is running?")
 	tt.keys("y")
-	if code := waitExit(t, rcPath); code != 0 {
-		b, _ := os.ReadFile(stderrPath)
-		t.Fatalf("examtui exited %d: %s", code, b)
-	}
-	stderr, _ := os.ReadFile(stderrPath)
-	m := storedLine.FindStringSubmatch(string(stderr))
-	if m == nil {
-		t.Fatalf("stderr lacks the stored-session line: %q", stderr)
-	}
-	ctx := context.Background()
-	st, err := sessions.Open(ctx, dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sess, err := st.Get(ctx, m[1])
+	waitExitOK(t, rcPath, stderrPath)
+	m := storedSessionLine(t, stderrPath)
+	sess, err := openSessions(t, dataDir).Get(context.Background(), m[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,16 +92,7 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 	alice, bob, carol := start("alice"), start("bob"), start("carol")
 	id := func(p *headlessProc) string { return p.events()[0].SessionID }
 
-	mon := exec.Command(bin, append(storeArgs(), "monitor", "--json", "--interval", "200ms")...)
-	mon.Env = os.Environ()
-	out, err := mon.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mon.Process.Kill(); _ = mon.Wait() })
+	out := startMonitor(t, bin, nil, append(storeArgs(), "monitor", "--json", "--interval", "200ms")...)
 	var (
 		mu     sync.Mutex
 		alerts []alertLine
@@ -172,8 +164,7 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	tm := newControlRoomTest(t, m)
 	updates := make(chan monitor.Update, 4)
 	go monitor.Follow(ctx, store, monitor.FollowOptions{Interval: 200 * time.Millisecond}, updates)
 	go func() {
@@ -225,6 +216,31 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 	if r := final.Board().Row(id(bob)); r == nil || r.State != monitor.RowPaused {
 		t.Errorf("the board shows bob as %v", r)
 	}
+}
+
+// startMonitor starts the binary with args (a monitor) in the test's environment, its standard
+// error to stderr (discarded when nil), and returns its standard output; it is killed with the
+// test.
+func startMonitor(t *testing.T, bin string, stderr io.Writer, args ...string) io.Reader {
+	t.Helper()
+	mon := exec.Command(bin, args...)
+	mon.Env = os.Environ()
+	mon.Stderr = stderr
+	out, err := mon.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mon.Process.Kill(); _ = mon.Wait() })
+	return out
+}
+
+// newControlRoomTest runs the control room model m in a 120×40 test terminal without colour.
+func newControlRoomTest(t *testing.T, m *controlroom.Model) *teatest.TestModel {
+	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 }
 
 func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/examtui/examtui/audio/livekit"
@@ -97,18 +96,8 @@ func TestMonitorRoomExam(t *testing.T) {
 	waitHeard("the examiner speak", func(ev runtime.Event) bool { return ev.Event == runtime.EventSpoken })
 
 	// A real monitor --json on another store, LiveKit configured through the environment.
-	mon := exec.Command(bin, "--data-dir", filepath.Join(dir, "monitor"), "--log-file", filepath.Join(dir, "monitor.log"), "monitor", "--json")
-	mon.Env = os.Environ()
-	var monErr strings.Builder
-	mon.Stderr = &monErr
-	out, err := mon.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mon.Process.Kill(); _ = mon.Wait() })
+	var monErr syncBuffer
+	out := startMonitor(t, bin, &monErr, "--data-dir", filepath.Join(dir, "monitor"), "--log-file", filepath.Join(dir, "monitor.log"), "monitor", "--json")
 	alerts := make(chan alertLine, 16)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -141,8 +130,7 @@ func TestMonitorRoomExam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	tm := newControlRoomTest(t, m)
 	msgs := make(chan app.RoomMsg, 16)
 	rctx, rcancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -311,6 +311,26 @@ func testOrderEvents(t *testing.T, in, want []int64) {
 	}
 }
 
+// startDemoBot opens the demo exam (offline examiner, no store, room input), joins it to srv's
+// room as the exam bot and starts it; both close with the test.
+func startDemoBot(ctx context.Context, t *testing.T, srv *lktest.Server) (*app.Exam, *app.RoomBot) {
+	t.Helper()
+	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rb.Close() })
+	if err := x.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return x, rb
+}
+
 // TestWatchConsoleBackend drives a real exam bot through the watch console's Backend: controls
 // and instructions reach the controller with the examiner's identity; typed answers are
 // refused.
@@ -318,19 +338,7 @@ func TestWatchConsoleBackend(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rb.Close()
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	x, rb := startDemoBot(ctx, t, srv)
 	c, err := dialWatch(ctx, watchOptions{creds: livekitCreds{url: srv.URL, key: srv.APIKey, secret: srv.Secret},
 		room: srv.Room, identity: "examiner-console"}, slog.New(slog.DiscardHandler))
 	if err != nil {

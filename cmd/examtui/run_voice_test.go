@@ -15,7 +15,6 @@ import (
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/sessions"
 )
 
 // silentALSAConfig is an ALSA config whose default device plays into the null device and
@@ -56,10 +55,7 @@ func TestRunMicInTmux(t *testing.T) {
 	tt.keys("C-c")
 	tt.waitScreen("quit confirmation", "y")
 	tt.keys("y")
-	if code := waitExit(t, rcPath); code != 0 {
-		b, _ := os.ReadFile(stderrPath)
-		t.Fatalf("examtui exited %d: %s", code, b)
-	}
+	waitExitOK(t, rcPath, stderrPath)
 	speech := 0
 	for _, r := range srv.Requests() {
 		if r.Speech != nil {
@@ -71,11 +67,7 @@ func TestRunMicInTmux(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	st, err := sessions.Open(ctx, dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSessions(t, dataDir)
 	list, err := st.List(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %v %v", list, err)
@@ -133,10 +125,7 @@ func TestRunMicWithoutDevice(t *testing.T) {
 	tt.keys("C-c")
 	tt.waitScreen("quit confirmation", "y")
 	tt.keys("y")
-	if code := waitExit(t, rcPath); code != 0 {
-		b, _ := os.ReadFile(stderrPath)
-		t.Fatalf("examtui exited %d: %s", code, b)
-	}
+	waitExitOK(t, rcPath, stderrPath)
 	b, err := os.ReadFile(stderrPath)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/sessions"
 )
 
 // TestWatchInTmux edits the spec under a running console (the real binary in a real terminal):
@@ -71,22 +70,9 @@ func TestWatchInTmux(t *testing.T) {
 	tt.keys("C-c")
 	tt.waitScreen("quit asks", "Quit while the exam is running?")
 	tt.keys("y")
-	if code := waitExit(t, rcPath); code != 0 {
-		b, _ := os.ReadFile(stderrPath)
-		t.Fatalf("examtui exited %d: %s", code, b)
-	}
-	stderr, _ := os.ReadFile(stderrPath)
-	m := storedLine.FindStringSubmatch(string(stderr))
-	if m == nil {
-		t.Fatalf("stderr lacks the stored-session line: %q", stderr)
-	}
-	ctx := context.Background()
-	st, err := sessions.Open(ctx, dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	evs, err := st.LoadEvents(ctx, m[1])
+	waitExitOK(t, rcPath, stderrPath)
+	m := storedSessionLine(t, stderrPath)
+	evs, err := openSessions(t, dataDir).LoadEvents(context.Background(), m[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,27 @@ func runCmd(t *testing.T, stdin string, args ...string) (string, string, error) 
 	return out.String(), errOut.String(), err
 }
 
+// runCmdExpect runs the root command with args and checks its exit code and that stdout and
+// stderr contain every one of the given strings; it returns both outputs for further checks.
+func runCmdExpect(t *testing.T, stdin string, args []string, code int, stdout, stderr []string) (string, string) {
+	t.Helper()
+	out, errOut, err := runCmd(t, stdin, args...)
+	if got := exitCode(err); got != code {
+		t.Fatalf("exit %d (err %v), want %d\nstdout:\n%s\nstderr:\n%s", got, err, code, out, errOut)
+	}
+	for _, w := range stdout {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+	for _, w := range stderr {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	return out, errOut
+}
+
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -102,20 +123,7 @@ func TestCheckCommand(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out, errOut, err := runCmd(t, tc.stdin, tc.args...)
-			if got := exitCode(err); got != tc.code {
-				t.Fatalf("exit %d (err %v), want %d\nstdout:\n%s\nstderr:\n%s", got, err, tc.code, out, errOut)
-			}
-			for _, w := range tc.stdout {
-				if !strings.Contains(out, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.stderr {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut)
-				}
-			}
+			_, errOut := runCmdExpect(t, tc.stdin, tc.args, tc.code, tc.stdout, tc.stderr)
 			if tc.notStderr != "" && strings.Contains(errOut, tc.notStderr) {
 				t.Errorf("stderr has %q:\n%s", tc.notStderr, errOut)
 			}

@@ -44,20 +44,7 @@ func TestTestCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, err := runCmd(t, "", tt.args...)
-			if code := exitCode(err); code != tt.code {
-				t.Fatalf("exit %d (%v), want %d\nstdout:\n%s\nstderr:\n%s", code, err, tt.code, out, errOut)
-			}
-			for _, s := range tt.stdout {
-				if !strings.Contains(out, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, out)
-				}
-			}
-			for _, s := range tt.stderr {
-				if !strings.Contains(errOut, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, errOut)
-				}
-			}
+			runCmdExpect(t, "", tt.args, tt.code, tt.stdout, tt.stderr)
 		})
 	}
 }

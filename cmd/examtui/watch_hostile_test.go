@@ -13,7 +13,6 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -45,19 +44,7 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rb.Close()
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	x, rb := startDemoBot(ctx, t, srv)
 
 	out := &syncBuffer{}
 	done := make(chan error, 1)

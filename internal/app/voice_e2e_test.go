@@ -102,24 +102,12 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 	voiceNullALSA(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	espeak, err := audio.NewEspeak()
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, espeak, player := openDemoSpeaking(ctx, t, app.Options{DataDir: dir})
 	sphinx, err := audio.NewSphinx(spokenRehearsal)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sphinx.Close()
-	player, err := audio.OpenPlayer()
-	if err != nil {
-		t.Fatal(err)
-	}
 	src := newPushSource()
 	recDir := app.RecordingDir(dir, x.SessionID)
 	v, err := app.StartVoice(ctx, x, app.VoiceParts{Source: src, Recognizer: sphinx, Synthesizer: espeak, Sink: player},
@@ -243,6 +231,27 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 	}
 }
 
+// openDemoSpeaking opens the demo exam with the offline examiner (o adds the rest) and the real
+// speech parts, espeak-ng and the PortAudio player; the exam closes with the test.
+func openDemoSpeaking(ctx context.Context, t *testing.T, o app.Options) (*app.Exam, *audio.Espeak, *audio.Player) {
+	t.Helper()
+	o.SpecPath, o.Examiner = "demo", app.ExaminerOffline
+	x, err := app.Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	espeak, err := audio.NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	player, err := audio.OpenPlayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, espeak, player
+}
+
 // voiceTestLogger writes the voice path's log to the test's output.
 func voiceTestLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(voiceLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -300,19 +309,7 @@ func TestVoicePauseCutsExaminerSpeech(t *testing.T) {
 	testutil.SkipIfShort(t, "PortAudio and espeak-ng")
 	voiceNullALSA(t)
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	espeak, err := audio.NewEspeak()
-	if err != nil {
-		t.Fatal(err)
-	}
-	player, err := audio.OpenPlayer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, espeak, player := openDemoSpeaking(ctx, t, app.Options{NoStore: true})
 	v, err := app.StartVoice(ctx, x, app.VoiceParts{Synthesizer: espeak, Sink: player},
 		app.WithVoiceStatus("no mic: typing"), app.WithVoiceLogger(voiceTestLogger(t)))
 	if err != nil {

@@ -106,12 +106,7 @@ func (s *Server) streamBytes(w http.ResponseWriter, r *http.Request, data []byte
 		if flusher != nil {
 			flusher.Flush()
 		}
-		if b.CutAfter > 0 && sent == b.CutAfter {
-			disconnect(w)
-			return
-		}
-		if b.StallAfter > 0 && sent == b.StallAfter {
-			s.hang(r)
+		if s.cutOrStall(w, r, b, sent) {
 			return
 		}
 	}

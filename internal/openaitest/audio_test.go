@@ -12,6 +12,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
 )
@@ -29,14 +30,6 @@ func speak(t *testing.T, srv *openaitest.Server, req openai.CreateSpeechRequest)
 		t.Fatal(err)
 	}
 	return b
-}
-
-func rms(s []int16) float64 {
-	var sum float64
-	for _, v := range s {
-		sum += float64(v) * float64(v)
-	}
-	return math.Sqrt(sum / float64(max(1, len(s))))
 }
 
 func TestSpeech(t *testing.T) {
@@ -59,7 +52,7 @@ func TestSpeech(t *testing.T) {
 	if d := pcm.Duration(); d < 2*time.Second || d > 12*time.Second {
 		t.Errorf("speech lasts %v", d)
 	}
-	if r := rms(pcm.Samples); r < 300 {
+	if r := audio.RMS(pcm.Samples); r < 300 {
 		t.Errorf("speech RMS %.0f: silence?", r)
 	}
 

@@ -170,12 +170,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *ChatReq
 			flusher.Flush()
 		}
 		sent := i + 1
-		if b.CutAfter > 0 && sent == b.CutAfter {
-			disconnect(w)
-			return
-		}
-		if b.StallAfter > 0 && sent == b.StallAfter {
-			s.hang(r)
+		if s.cutOrStall(w, r, b, sent) {
 			return
 		}
 		if b.FailAfter > 0 && sent == b.FailAfter {
@@ -192,6 +187,21 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *ChatReq
 }
 
 // writeErrorEvent ends a stream with an error event in OpenAI's error shape.
+// cutOrStall ends a stream after its sent-th piece where b asks for it: the connection dropped
+// (CutAfter) or the response hung until the client gives up (StallAfter). It reports whether
+// the stream ended.
+func (s *Server) cutOrStall(w http.ResponseWriter, r *http.Request, b Behaviour, sent int) bool {
+	switch {
+	case b.CutAfter > 0 && sent == b.CutAfter:
+		disconnect(w)
+	case b.StallAfter > 0 && sent == b.StallAfter:
+		s.hang(r)
+	default:
+		return false
+	}
+	return true
+}
+
 func writeErrorEvent(w http.ResponseWriter, b Behaviour) {
 	body := wireError{Error: wireErrorBody{Message: b.ErrMessage, Type: b.ErrType}}
 	if body.Error.Message == "" {

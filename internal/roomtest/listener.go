@@ -3,7 +3,6 @@ package roomtest
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -55,7 +54,7 @@ func (l *listener) run(ctx context.Context, frames <-chan livekit.AudioFrame) {
 func (l *listener) add(samples []int16, at time.Time) {
 	l.mu.Lock()
 	l.frames++
-	if rmsOf(samples) > voicedRMS {
+	if audio.RMS(samples) > voicedRMS {
 		l.voiced = append(l.voiced, at)
 	}
 	rec := l.recorder
@@ -224,15 +223,4 @@ func waitChange(ctx context.Context, ch <-chan struct{}, d time.Duration) error 
 	case <-t.C:
 	}
 	return nil
-}
-
-func rmsOf(s []int16) float64 {
-	if len(s) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, v := range s {
-		sum += float64(v) * float64(v)
-	}
-	return math.Sqrt(sum / float64(len(s)))
 }
