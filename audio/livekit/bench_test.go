@@ -108,10 +108,16 @@ func BenchmarkTextToFirstAudio(b *testing.B) {
 		if err := bot.Voice().WaitPlayout(ctx); err != nil {
 			b.Fatal(err)
 		}
+		// The bot's track carries silence between replies, so frames never stop: drained is
+		// 150 ms with no loud frame, not 150 ms with no frame.
+		quiet := time.NewTimer(150 * time.Millisecond)
 		for drained := false; !drained; {
 			select {
-			case <-cand.Audio():
-			case <-time.After(150 * time.Millisecond):
+			case f := <-cand.Audio():
+				if audio.RMS(f.Samples) > 1000 {
+					quiet.Reset(150 * time.Millisecond)
+				}
+			case <-quiet.C:
 				drained = true
 			}
 		}
