@@ -198,7 +198,9 @@ func (p *player) speakPCM(ctx context.Context, pcm []int16, pauses []pauseSpan, 
 	first, last, ok := voicedBounds(pcm)
 	req.since = end
 	if ok {
-		req.since = start.Add(last)
+		// Counted back from the line's end, which is when the track really sent it: a lag its
+		// pacer built up during the line is not the examiner's.
+		req.since = end.Add(-(time.Duration(len(pcm))*time.Second/audio.SampleRate - last))
 		req.candidate = append(req.candidate, p.event(start.Add(first), "candidate", "start"))
 	}
 	for _, ps := range pauses {
