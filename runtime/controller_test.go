@@ -266,7 +266,7 @@ func TestSafetyNetCommand(t *testing.T) {
 
 func TestCommands(t *testing.T) {
 	cmd := func(c string) string {
-		return obsArgs{CommandDetected: c, SpokenText: "Let me put it differently: is the plan safe?"}.String()
+		return obsArgs{CommandDetected: runtime.Command(c), SpokenText: "Let me put it differently: is the plan safe?"}.String()
 	}
 	tests := []struct {
 		name     string

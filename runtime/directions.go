@@ -103,11 +103,8 @@ func (c *Controller) fireOpeningBeats() {
 // takeDirections returns the directions for this examiner call: the beats fired since the
 // last call, then the standing wrap-up direction.
 func (c *Controller) takeDirections() []string {
-	out := c.integ.directions
+	out := c.peekDirections()
 	c.integ.directions = nil
-	if c.integ.wrapUp != "" && !containsString(out, c.integ.wrapUp) {
-		out = append(out, c.integ.wrapUp)
-	}
 	return out
 }
 

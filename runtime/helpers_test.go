@@ -92,19 +92,8 @@ func (s *scriptedExaminer) push(args ...string) {
 	}
 }
 
-// obsJSON builds report_observation arguments with sensible defaults.
-type obsArgs struct {
-	Signals            []runtime.Signal        `json:"signals"`
-	CommandDetected    string                  `json:"commandDetected,omitempty"`
-	AnswerQuality      string                  `json:"answerQuality"`
-	NeedsFollowUp      bool                    `json:"needsFollowUp"`
-	FollowUpType       string                  `json:"followUpType,omitempty"`
-	EvidenceSufficient bool                    `json:"evidenceSufficient"`
-	AnxietyDetected    bool                    `json:"anxietyDetected"`
-	DistressDetected   bool                    `json:"distressDetected"`
-	Misconceptions     []runtime.Misconception `json:"misconceptions,omitempty"`
-	SpokenText         string                  `json:"spokenText"`
-}
+// obsArgs builds report_observation arguments with sensible defaults.
+type obsArgs runtime.Observation
 
 func (o obsArgs) String() string {
 	if o.Signals == nil {

@@ -122,7 +122,8 @@ func (c *Controller) speculativeRequest(t Turn, text string) *ExaminerRequest {
 	return req
 }
 
-// peekDirections is takeDirections without taking them.
+// peekDirections are the directions the next examiner call gets (takeDirections takes them):
+// the beats fired since the last call, then the standing wrap-up direction.
 func (c *Controller) peekDirections() []string {
 	out := append([]string(nil), c.integ.directions...)
 	if c.integ.wrapUp != "" && !containsString(out, c.integ.wrapUp) {

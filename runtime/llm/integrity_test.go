@@ -18,17 +18,7 @@ import (
 // OpenAI-compatible test server: each scripted reply is one the audit found handled unfairly.
 
 // report is report_observation arguments for a scripted reply.
-type report struct {
-	Signals            []runtime.Signal `json:"signals"`
-	CommandDetected    string           `json:"commandDetected,omitempty"`
-	AnswerQuality      string           `json:"answerQuality"`
-	NeedsFollowUp      bool             `json:"needsFollowUp"`
-	FollowUpType       string           `json:"followUpType,omitempty"`
-	EvidenceSufficient bool             `json:"evidenceSufficient"`
-	AnxietyDetected    bool             `json:"anxietyDetected"`
-	DistressDetected   bool             `json:"distressDetected"`
-	SpokenText         string           `json:"spokenText"`
-}
+type report runtime.Observation
 
 func (r report) json() string {
 	if r.Signals == nil {
@@ -167,7 +157,7 @@ func TestLLMDistressOutranksFinish(t *testing.T) {
 		t.Run("command="+cmd, func(t *testing.T) {
 			x := startLLMExam(t, nil)
 			x.turn("I can't cope, I want to stop, please.", openaitest.ToolCall(report{
-				CommandDetected: cmd, DistressDetected: true, AnxietyDetected: true, AnswerQuality: "unclear",
+				CommandDetected: runtime.Command(cmd), DistressDetected: true, AnxietyDetected: true, AnswerQuality: "unclear",
 				SpokenText: "Are you sure you want to finish the exam now?"}.json()))
 			if strings.Contains(x.lastSpoken(), "Are you sure") {
 				t.Fatalf("distress got the finish confirmation: %q", x.lastSpoken())
