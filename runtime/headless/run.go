@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -72,15 +70,9 @@ func defaultExaminer(kind string) (runtime.Examiner, error) {
 
 // CompileSpec compiles the script's spec (from the script's file system).
 func (s *Script) CompileSpec() (*spec.Exam, error) {
-	var src []byte
-	var err error
-	if s.fsys != nil {
-		src, err = fs.ReadFile(s.fsys, s.specPath)
-	} else {
-		src, err = os.ReadFile(s.specPath)
-	}
+	src, err := s.readSpec()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrSpec, s.pos("$.spec"), err)
+		return nil, err
 	}
 	exam, diags, err := spec.Compile(s.specPath, src)
 	if err != nil {
