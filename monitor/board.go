@@ -123,7 +123,7 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		r.NodeIndex, r.NodeTotal = p.Progress.CurrentNodeIndex, p.Progress.TotalNodes
 		r.nodeEnteredAt = at
 		r.nodeBudget = time.Duration(p.TimeBudgetSec) * time.Second
-		r.nodeDeadline, r.nodeLeft = parseDeadline(p.DeadlineAt), 0
+		r.nodeDeadline, r.nodeLeft = runtime.ParseDeadline(p.DeadlineAt), 0
 		r.awaiting = false
 		r.lowConf = 0
 		b.clear(r, AlertOverBudget)
@@ -211,10 +211,10 @@ func (b *Board) applyState(r *Row, p *runtime.ExamStatePayload, at time.Time) {
 	}
 	if p.State == runtime.StateInProgress {
 		r.inProgressAt = at
-		if d := parseDeadline(p.DeadlineAt); !d.IsZero() {
+		if d := runtime.ParseDeadline(p.DeadlineAt); !d.IsZero() {
 			r.nodeDeadline = d
 		}
-		if d := parseDeadline(p.ExamDeadlineAt); !d.IsZero() {
+		if d := runtime.ParseDeadline(p.ExamDeadlineAt); !d.IsZero() {
 			r.examDeadline = d
 		}
 	}
@@ -345,17 +345,6 @@ func (b *Board) Rows(since time.Time) (live, finished []*Row) {
 		return strings.Compare(x.SessionID, y.SessionID)
 	})
 	return live, finished
-}
-
-func parseDeadline(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }
 
 func latest(ts ...time.Time) time.Time {

@@ -327,6 +327,19 @@ func (c *Controller) setStateBy(next ExamState, reason string, by *Actor) bool {
 }
 
 // nodeDeadline is the current node's deadline as RFC 3339, or "" while paused or unbudgeted.
+// ParseDeadline reads a deadline field of an event (deadlineAt, examDeadlineAt): the zero
+// time when it is empty (no budget, or the clock stopped) or not a time.
+func ParseDeadline(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
 func (c *Controller) nodeDeadline() string {
 	if c.node == nil || c.node.Controller.TimeBudgetSec <= 0 || !c.nodeClock.running || c.state != StateInProgress {
 		return ""

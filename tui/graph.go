@@ -54,7 +54,7 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 		p.path = append(p.path, graphStep{node: v.NodeID})
 		p.current = v.NodeID
 		p.budget = time.Duration(v.TimeBudgetSec) * time.Second
-		p.deadline = parseTime(v.DeadlineAt)
+		p.deadline = runtime.ParseDeadline(v.DeadlineAt)
 		if p.deadline.IsZero() && p.budget > 0 {
 			p.deadline = ev.Timestamp.Add(p.budget)
 		}
@@ -94,7 +94,7 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 		case v.State == runtime.StatePaused && p.pausedAt.IsZero():
 			p.pausedAt = ev.Timestamp
 		case v.State == runtime.StateInProgress && !p.pausedAt.IsZero():
-			if d := parseTime(v.DeadlineAt); !d.IsZero() {
+			if d := runtime.ParseDeadline(v.DeadlineAt); !d.IsZero() {
 				p.deadline = d
 			} else if !p.deadline.IsZero() {
 				p.deadline = p.deadline.Add(ev.Timestamp.Sub(p.pausedAt))

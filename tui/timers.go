@@ -60,17 +60,6 @@ func (p *timersPane) badge() string {
 	return ""
 }
 
-func parseTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
 func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 	ts := ev.Timestamp
 	p.presence.apply(ev, pl)
@@ -107,10 +96,10 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 				p.pausedAt = time.Time{}
 			}
 		}
-		if t := parseTime(v.DeadlineAt); !t.IsZero() {
+		if t := runtime.ParseDeadline(v.DeadlineAt); !t.IsZero() {
 			p.deadline = t
 		}
-		if t := parseTime(v.ExamDeadlineAt); !t.IsZero() {
+		if t := runtime.ParseDeadline(v.ExamDeadlineAt); !t.IsZero() {
 			p.examDeadline = t
 		}
 		if v.State.Terminal() {
@@ -125,7 +114,7 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 		p.node, p.index, p.total = v.NodeID, v.Progress.CurrentNodeIndex, v.Progress.TotalNodes
 		p.enteredAt, p.nodePaused = ts, 0
 		p.budget = time.Duration(v.TimeBudgetSec) * time.Second
-		p.deadline = parseTime(v.DeadlineAt)
+		p.deadline = runtime.ParseDeadline(v.DeadlineAt)
 		if p.deadline.IsZero() && p.budget > 0 {
 			p.deadline = ts.Add(p.budget)
 		}
