@@ -224,14 +224,5 @@ func (m *Model) graphOverlay(h int) []string {
 		content = m.graph.lines(w-2, m.now(), true)
 	}
 	badge := m.keys.Graph.Help().Key + "/esc closes"
-	lines := box(m.styles, "Exam graph", badge, true, w, min(h, len(content)+2), content)
-	pad := strings.Repeat(" ", (m.width-w)/2)
-	out := make([]string, 0, h)
-	for _, l := range lines {
-		out = append(out, pad+l)
-	}
-	for len(out) < h {
-		out = append(out, "")
-	}
-	return out
+	return m.overlay("Exam graph", badge, w, h, content)
 }

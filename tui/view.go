@@ -154,7 +154,13 @@ func (m *Model) helpOverlay(h int) []string {
 			content = append(content, m.styles.Muted.Render(l))
 		}
 	}
-	lines := box(m.styles, "Help", "", true, w, min(h, len(content)+2), content)
+	return m.overlay("Help", "", w, h, content)
+}
+
+// overlay is a focused box w cells wide around content, centred in the terminal's width and
+// padded to h lines: the help and the exam graph.
+func (m *Model) overlay(title, badge string, w, h int, content []string) []string {
+	lines := box(m.styles, title, badge, true, w, min(h, len(content)+2), content)
 	pad := strings.Repeat(" ", (m.width-w)/2)
 	out := make([]string, 0, h)
 	for _, l := range lines {
