@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -131,20 +132,43 @@ func (c *Controller) applyPresence(p Presence) {
 	}
 }
 
-// replayPresence rebuilds what a stored session says of the candidate's presence (WithResume).
-// Who is in the room now is not taken from the log: the room reports it again, so a candidate
-// who was there before the restart is reported as rejoined.
+// replayPresence rebuilds what a stored session says of the candidate's presence (WithResume),
+// including who the log says is in the room: a candidate still there when the room reports
+// them again is the same stay, not a rejoin, and the room is told whom to expect
+// (PresentCandidates) so that one who left while no bot was watching is noticed.
 func (c *Controller) replayPresence(ev Event, p Payload) {
 	v, ok := p.(*CandidatePresencePayload)
 	if !ok {
 		return
 	}
-	c.presence.seen = true
-	if v.Status == PresenceLeft && v.Present == 0 {
-		c.presence.awaySince = ev.Timestamp
-	} else if v.Status != PresenceLeft {
-		c.presence.awaySince = time.Time{}
+	ps := &c.presence
+	if ps.present == nil {
+		ps.present = map[string]bool{}
 	}
+	ps.seen = true
+	if v.Status == PresenceLeft {
+		delete(ps.present, v.Identity)
+		if v.Present == 0 {
+			ps.awaySince = ev.Timestamp
+		}
+		return
+	}
+	ps.present[v.Identity] = true
+	ps.awaySince = time.Time{}
+}
+
+// PresentCandidates returns the identities of the candidates the controller takes to be in
+// the room, sorted. After a resume these are the ones the stored session last saw there; a room
+// that cannot find one of them once it has settled reports it gone.
+func (c *Controller) PresentCandidates() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids := make([]string, 0, len(c.presence.present))
+	for id := range c.presence.present {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // replayPause restores who paused the exam from a stored pause (WithResume). Sessions recorded

@@ -24,6 +24,10 @@ type presenceRecorder interface {
 	CandidatePresence(ctx context.Context, p runtime.Presence) error
 }
 
+// presenceKeeper is implemented by controllers that know who is in the room before the bot has
+// looked: a resumed session's candidates (runtime.Controller.PresentCandidates).
+type presenceKeeper interface{ PresentCandidates() []string }
+
 // speechDoner is implemented by controllers that want to know when the examiner's speech has
 // finished playing (runtime.Controller.SpeechDone).
 type speechDoner interface{ SpeechDone() }
@@ -81,6 +85,9 @@ func NewBot(room *Room, ctrl Controller, opts ...BotOption) (*Bot, error) {
 		o(b)
 	}
 	room.SetHandlers(Handlers{CandidateText: b.onText, ExaminerCommand: b.onCommand, Presence: b.onPresence})
+	if pk, ok := ctrl.(presenceKeeper); ok {
+		room.presence.expect(pk.PresentCandidates())
+	}
 	b.wg.Add(2)
 	go func() { defer b.wg.Done(); b.runAudio(ctx) }()
 	go func() { defer b.wg.Done(); b.runSpeech(ctx) }()

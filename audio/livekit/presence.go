@@ -50,6 +50,20 @@ func (t *presenceTracker) init() {
 	t.kick = make(chan struct{}, 1)
 }
 
+// expect records candidates the exam's log says are in the room (a resumed session) as known,
+// under no participant id yet: one the bot finds in the room is the same stay (no news), one it
+// cannot find once presenceGrace has passed is reported gone, as any candidate who vanished.
+func (t *presenceTracker) expect(ids []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, id := range ids {
+		if _, ok := t.known[id]; !ok && id != "" {
+			t.known[id] = ""
+		}
+	}
+	t.poke()
+}
+
 // poke asks for a reconciliation soon, without blocking.
 func (t *presenceTracker) poke() {
 	select {
@@ -139,12 +153,15 @@ func (r *Room) reconcilePresence() {
 		switch {
 		case ok && !announced:
 			// Back under a new participant id without the bot seeing a leave (a server
-			// restart, the bot's own reconnection): the same stay in the room.
+			// restart, the bot's own reconnection), or found where a resumed session's log
+			// left them: the same stay in the room.
 			r.log.Info("candidate back under a new participant id", "identity", id, "sid", now, "previous", sid)
 			t.known[id] = now
 			continue
 		case !announced && !settled:
 			continue // the bot has just (re)connected: give them presenceGrace to show up
+		case !announced && sid == "":
+			reason = "not in the room when the exam resumed"
 		case !announced:
 			reason = "no longer in the room"
 		}
