@@ -12,6 +12,7 @@ type AlertKind int
 const (
 	AlertDistress      AlertKind = iota // the distress guardrail fired
 	AlertInterrupted                    // the exam's process died
+	AlertAway                           // no candidate is in the exam's room; the exam is paused
 	AlertStalled                        // no event at all for a while though the exam runs
 	AlertExaminerError                  // LLM errors, invalid observations, fallback lines
 	AlertOverBudget                     // the current node ran past its time budget
@@ -22,7 +23,7 @@ const (
 )
 
 // AlertKinds lists every kind in urgency order.
-var AlertKinds = []AlertKind{AlertDistress, AlertInterrupted, AlertStalled, AlertExaminerError, AlertOverBudget,
+var AlertKinds = []AlertKind{AlertDistress, AlertInterrupted, AlertAway, AlertStalled, AlertExaminerError, AlertOverBudget,
 	AlertAnxiety, AlertOutputFilter, AlertLowConfidence, AlertSilent}
 
 func (k AlertKind) String() string {
@@ -31,6 +32,8 @@ func (k AlertKind) String() string {
 		return "distress"
 	case AlertInterrupted:
 		return "interrupted"
+	case AlertAway:
+		return "away"
 	case AlertStalled:
 		return "stalled"
 	case AlertExaminerError:
@@ -56,6 +59,8 @@ func (k AlertKind) Badge() string {
 		return "DISTRESS"
 	case AlertInterrupted:
 		return "DIED"
+	case AlertAway:
+		return "AWAY"
 	case AlertStalled:
 		return "STALL"
 	case AlertExaminerError:
@@ -81,6 +86,8 @@ func (k AlertKind) Explain() string {
 		return "the candidate showed distress; the exam moved on or ended to protect them"
 	case AlertInterrupted:
 		return "the process running this exam died; the session is kept and can be resumed"
+	case AlertAway:
+		return "the candidate left the exam's room; the exam is paused until they come back"
 	case AlertStalled:
 		return "nothing has happened in this exam for a while, though it is running"
 	case AlertExaminerError:

@@ -175,6 +175,17 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		if p.Code.Examiner() {
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, p.Code.String()+": "+p.Message))...)
 		}
+	case *runtime.CandidatePresencePayload:
+		switch {
+		case p.Status != runtime.PresenceLeft:
+			b.clear(r, AlertAway)
+		case p.Present == 0 && !r.State.Finished():
+			detail := "candidate " + p.Identity + " left"
+			if p.Reason != "" {
+				detail += " (" + p.Reason + ")"
+			}
+			out = append(out, b.raise(r, alert(AlertAway, p.NodeID, detail))...)
+		}
 	case *runtime.ExamCompletedPayload:
 		r.examState = p.State
 		if r.EndedAt.IsZero() {
@@ -250,7 +261,7 @@ func (r *Row) updateState() {
 	}
 	if r.State.Finished() {
 		// Nothing about a finished exam needs a human any more except what it went through.
-		for _, k := range []AlertKind{AlertStalled, AlertSilent, AlertOverBudget, AlertInterrupted} {
+		for _, k := range []AlertKind{AlertStalled, AlertSilent, AlertOverBudget, AlertInterrupted, AlertAway} {
 			r.drop(k)
 		}
 	}

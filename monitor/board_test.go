@@ -45,6 +45,16 @@ var (
 	lowConf = &runtime.RecoveryPayload{Kind: "stt_low_confidence", NodeID: "n1", SignalType: "s"}
 )
 
+var (
+	joined = &runtime.CandidatePresencePayload{Status: runtime.PresenceJoined, Identity: "cand-1", Present: 1}
+	paused = &runtime.ExamStatePayload{State: runtime.StatePaused, Previous: runtime.StateInProgress, Reason: "candidate left"}
+)
+
+// left is the candidate leaving with n candidates still in the room.
+func left(n int) *runtime.CandidatePresencePayload {
+	return &runtime.CandidatePresencePayload{Status: runtime.PresenceLeft, Identity: "cand-1", Reason: "connection lost", Present: n}
+}
+
 // TestEventAlerts: each alert the event stream raises, from the events that raise it, raised
 // once however often its cause repeats.
 func TestEventAlerts(t *testing.T) {
@@ -82,6 +92,11 @@ func TestEventAlerts(t *testing.T) {
 			[]AlertKind{AlertExaminerError}},
 		{"admin failure is not the examiner", Thresholds{}, []runtime.Payload{running,
 			&runtime.SystemErrorPayload{Code: "admin_failed"}}, nil},
+		{"the candidate left", Thresholds{}, []runtime.Payload{running, joined, left(0), paused},
+			[]AlertKind{AlertAway}},
+		{"one of two candidates left", Thresholds{}, []runtime.Payload{running, joined, joined, left(1)}, nil},
+		{"the candidate left the finished exam", Thresholds{}, []runtime.Payload{running, joined,
+			&runtime.ExamCompletedPayload{State: runtime.StateCompleted}, left(0)}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,6 +120,31 @@ func TestEventAlerts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAwayClears: the away alert stands while nobody is in the room and clears when the
+// candidate comes back, and says who left and why.
+func TestAwayClears(t *testing.T) {
+	b, err := NewBoard(Thresholds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejoined := &runtime.CandidatePresencePayload{Status: runtime.PresenceRejoined, Identity: "cand-1", AwayMs: 4000, Present: 1}
+	evs := feed(t, "s1", running, joined, left(0), paused, rejoined)
+	var raised []Alert
+	for _, ev := range evs[:4] {
+		raised = append(raised, b.Apply(ev)...)
+	}
+	r := b.Row("s1")
+	if len(raised) != 1 || raised[0].Kind != AlertAway || raised[0].Detail != "candidate cand-1 left (connection lost)" || raised[0].Seq != 3 {
+		t.Fatalf("raised %+v", raised)
+	}
+	if r.State != RowPaused || !r.Has(AlertAway) {
+		t.Fatalf("state %s, alerts %v while nobody is in the room", r.State, kinds(r.Alerts))
+	}
+	if got := b.Apply(evs[4]); len(got) != 0 || r.Has(AlertAway) {
+		t.Fatalf("after the rejoin: raised %v, standing %v", kinds(got), kinds(r.Alerts))
 	}
 }
 

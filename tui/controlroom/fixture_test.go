@@ -117,9 +117,12 @@ func fixtureBoard(t testing.TB, n int) *monitor.Board {
 			s.Interrupted = true
 		case 8:
 			say(line)
-		case 9:
+		case 9: // the candidate's connection dropped: paused for their absence
 			say(line)
-			e.add(t, step(time.Second), &runtime.ExamStatePayload{State: runtime.StatePaused, Previous: runtime.StateInProgress, Reason: "paused by examiner"})
+			e.add(t, step(time.Second), &runtime.CandidatePresencePayload{Status: runtime.PresenceLeft, Identity: "jonas",
+				Reason: "connection lost", NodeID: node})
+			e.add(t, at, &runtime.ExamStatePayload{State: runtime.StatePaused, Previous: runtime.StateInProgress, Reason: "candidate left",
+				By: &runtime.Actor{Kind: runtime.ActorSystem, Reason: runtime.ReasonCandidateLeft}})
 		case 10:
 			say("I would like to finish now.")
 			e.add(t, step(time.Second), &runtime.CommandAcknowledgedPayload{Command: "finish", Accepted: true, Source: "examiner", Detail: "awaiting confirmation"})
