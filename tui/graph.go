@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -81,10 +80,7 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 			p.maxFollowUp = v.Max
 		}
 	case *runtime.ObservationPayload:
-		var q struct {
-			AnswerQuality string `json:"answerQuality"`
-		}
-		if v.NodeID == p.current && len(v.Raw) > 0 && json.Unmarshal(v.Raw, &q) == nil && q.AnswerQuality == string(runtime.QualityOffTopic) {
+		if v.NodeID == p.current && offTopicObservation(v) {
 			p.offTopic++
 		}
 	case *runtime.ExamStatePayload:

@@ -138,10 +138,7 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 			p.maxFollowUps = v.Max
 		}
 	case *runtime.ObservationPayload:
-		var q struct {
-			AnswerQuality string `json:"answerQuality"`
-		}
-		if len(v.Raw) > 0 && json.Unmarshal(v.Raw, &q) == nil && q.AnswerQuality == string(runtime.QualityOffTopic) {
+		if offTopicObservation(v) {
 			p.offTopic++
 		}
 	case *runtime.CommandAcknowledgedPayload:
@@ -320,3 +317,12 @@ func (p *timersPane) view() []string {
 
 // scrollBy moves the node list: positive n goes back towards its top.
 func (p *timersPane) scrollBy(n int) { p.offset = max(p.offset-n, 0) }
+
+// offTopicObservation reports whether an observation judged the answer off topic; the
+// counters and the exam graph both count these against the node's redirect limit.
+func offTopicObservation(v *runtime.ObservationPayload) bool {
+	var q struct {
+		AnswerQuality string `json:"answerQuality"`
+	}
+	return len(v.Raw) > 0 && json.Unmarshal(v.Raw, &q) == nil && q.AnswerQuality == string(runtime.QualityOffTopic)
+}
