@@ -158,27 +158,28 @@ func (m *Model) cycleFocus(step int) {
 	m.setFocus(order[(i+step+len(order))%len(order)])
 }
 
+// overlayKey is a key while an overlay (the help, the exam graph) covers the console: quit
+// still asks to quit, one of the overlay's close keys sets *open to false, and every other key
+// is swallowed so nothing behind the overlay moves.
+func (m *Model) overlayKey(msg tea.KeyPressMsg, open *bool, closeKeys ...key.Binding) tea.Cmd {
+	if key.Matches(msg, m.keys.Quit) {
+		return m.askQuit()
+	}
+	if key.Matches(msg, closeKeys...) {
+		*open = false
+	}
+	return nil
+}
+
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case m.confirm != confirmNone:
 		return m.handleConfirm(msg)
 	case m.showHelp:
-		if key.Matches(msg, k.Quit) {
-			return m.askQuit()
-		}
-		if key.Matches(msg, k.Help, k.PaneHelp, k.Back, k.PaneQuit) {
-			m.showHelp = false
-		}
-		return nil
+		return m.overlayKey(msg, &m.showHelp, k.Help, k.PaneHelp, k.Back, k.PaneQuit)
 	case m.showGraph:
-		if key.Matches(msg, k.Quit) {
-			return m.askQuit()
-		}
-		if key.Matches(msg, k.Graph, k.Back, k.PaneQuit, k.Debug) {
-			m.showGraph = false
-		}
-		return nil
+		return m.overlayKey(msg, &m.showGraph, k.Graph, k.Back, k.PaneQuit, k.Debug)
 	case m.adminOpen:
 		return m.handleAdminKey(msg)
 	}
