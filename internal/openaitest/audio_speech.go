@@ -61,14 +61,7 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 
 	b := s.next(&s.speechQ, func() Behaviour { return Synthesised() })
 	s.update(r, func(rec *Request) { rec.Behaviour = b.Kind })
-	if s.common(w, r, b) {
-		return
-	}
-	if b.Kind != KindSpeech {
-		misuse(w, endpointSpeech, b)
-		return
-	}
-	if !s.wait(r, b.Delay) {
+	if !s.ready(w, r, b, endpointSpeech, KindSpeech) {
 		return
 	}
 	pcm, err := Synthesize(r.Context(), s.cfg.espeak, s.cfg.voice+espeakVariants[req.Voice], req.Input, speed)

@@ -52,14 +52,7 @@ func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 
 	b := s.next(&s.sttQ, func() Behaviour { return s.cfg.sttDefault(&req) })
 	s.update(r, func(rec *Request) { rec.Behaviour = b.Kind })
-	if s.common(w, r, b) {
-		return
-	}
-	if b.Kind != KindTranscript {
-		misuse(w, endpointTranscription, b)
-		return
-	}
-	if !s.wait(r, b.Delay) {
+	if !s.ready(w, r, b, endpointTranscription, KindTranscript) {
 		return
 	}
 	tr := b.Transcript

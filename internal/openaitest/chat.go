@@ -23,14 +23,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	b := s.next(&s.chatQ, func() Behaviour { return s.cfg.chatDefault(&req) })
 	s.update(r, func(rec *Request) { rec.Chat = &req; rec.Behaviour = b.Kind })
-	if s.common(w, r, b) {
-		return
-	}
-	if b.Kind != KindToolCall && b.Kind != KindContent {
-		misuse(w, endpointChat, b)
-		return
-	}
-	if !s.wait(r, b.Delay) {
+	if !s.ready(w, r, b, endpointChat, KindToolCall, KindContent) {
 		return
 	}
 	name := b.FunctionName

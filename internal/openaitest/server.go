@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -248,6 +249,20 @@ func (s *Server) common(w http.ResponseWriter, r *http.Request, b Behaviour) boo
 		return true
 	}
 	return false
+}
+
+// ready plays what every endpoint does before its own answer: the shared behaviours (common),
+// a behaviour of another endpoint's kinds (misuse), then the behaviour's delay. It reports
+// whether the endpoint answers now; false means the response is done or the client is gone.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request, b Behaviour, endpoint string, kinds ...Kind) bool {
+	if s.common(w, r, b) {
+		return false
+	}
+	if !slices.Contains(kinds, b.Kind) {
+		misuse(w, endpoint, b)
+		return false
+	}
+	return s.wait(r, b.Delay)
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
