@@ -11,7 +11,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/examtui/examtui/internal/testutil"
@@ -137,13 +136,7 @@ func TestEndToEndTypedExam(t *testing.T) {
 		}
 		return msg
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
-
-	done := make(chan struct{})
-	bridged := make(chan struct{})
-	go func() { defer close(bridged); bridge(done, exam.events, nil, tm.Send) }()
-	defer func() { close(done); <-bridged }()
+	tm := startProgram(t, m, filter, exam.events)
 
 	exam.Start()
 	answers := []string{"Yes, I am ready.", "A hot buffet for families.", "A small buffet keeps the budget low."}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/examtui/examtui/runtime"
@@ -286,11 +285,11 @@ func TestReplayWithPlayer(t *testing.T) {
 		}
 		return msg
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
+	ch := make(chan runtime.Event)
+	tm := startProgram(t, m, filter, ch)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan runtime.Event)
+	t.Cleanup(cancel)
 	played := make(chan error, 1)
 	go func() {
 		defer close(ch)
@@ -303,9 +302,6 @@ func TestReplayWithPlayer(t *testing.T) {
 			}
 		})
 	}()
-	done, bridged := make(chan struct{}), make(chan struct{})
-	go func() { defer close(bridged); bridge(done, ch, nil, tm.Send) }()
-	t.Cleanup(func() { cancel(); close(done); <-bridged })
 
 	waitApplied := func(want int) {
 		t.Helper()
