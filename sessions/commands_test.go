@@ -17,10 +17,7 @@ func TestSendCommandValidates(t *testing.T) { forEachEngine(t, testSendCommandVa
 func testSendCommandValidates(t *testing.T, eng testEngine) {
 	st := eng.open(t)
 	ctx := context.Background()
-	sess, err := st.Create(ctx, Meta{ID: "live-1", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{ID: "live-1", Exam: testExam()})
 	tests := []struct {
 		name string
 		cmd  Command
@@ -59,10 +56,7 @@ func testCommandsInOrderOnce(t *testing.T, eng testEngine) {
 	if _, err := st.Create(ctx, Meta{ID: "live-2", Exam: testExam()}); err != nil {
 		t.Fatal(err)
 	}
-	other, err := st.Create(ctx, Meta{ID: "live-3", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := createSession(t, st, Meta{ID: "live-3", Exam: testExam()})
 	const n = 20
 	var wg sync.WaitGroup
 	for i := range n {
@@ -119,10 +113,7 @@ func testLive(t *testing.T, eng testEngine) {
 	if ended.EndedAt.IsZero() {
 		t.Fatal("fixture session did not end")
 	}
-	running, err := st.Create(ctx, Meta{ID: "running-1", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	running := createSession(t, st, Meta{ID: "running-1", Exam: testExam()})
 	ids := func(since time.Time) []string {
 		list, err := st.Live(ctx, since)
 		if err != nil {
@@ -222,18 +213,12 @@ func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	alive := eng.open(t)
 	target := alive.openTarget
-	running, err := alive.Create(ctx, Meta{ID: "alive-1", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	running := createSession(t, alive, Meta{ID: "alive-1", Exam: testExam()})
 	gone, err := OpenURL(ctx, target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	orphan, err := gone.Create(ctx, Meta{ID: "gone-1", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orphan := createSession(t, gone, Meta{ID: "gone-1", Exam: testExam()})
 	monitor, err := OpenURL(ctx, target, WithRecovery(false))
 	if err != nil {
 		t.Fatal(err)
@@ -262,10 +247,7 @@ func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
 		if err := monitor.CheckOwners(ctx); err != nil {
 			t.Fatal(err)
 		}
-		s, err := monitor.Get(ctx, orphan.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := getSession(t, monitor, orphan.ID)
 		return s.Interrupted
 	}, "the session of the owner that went away to be marked interrupted")
 	owners("one gone", true, false)

@@ -24,14 +24,9 @@ func TestGroupCommitSharesTransactions(t *testing.T) {
 	journals := make([]*Journal, n)
 	checks := make([]*storedCheck, n)
 	for i := range n {
-		sess, err := st.Create(ctx, Meta{ID: fmt.Sprintf("grp%05d", i), Exam: testExam()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sess := createSession(t, st, Meta{ID: fmt.Sprintf("grp%05d", i), Exam: testExam()})
 		checks[i] = &storedCheck{st: st}
-		if journals[i], err = st.Journal(ctx, sess.ID, WithSubscribers(checks[i])); err != nil {
-			t.Fatal(err)
-		}
+		journals[i] = openJournal(t, st, sess.ID, WithSubscribers(checks[i]))
 	}
 
 	// Another process's writer: hold SQLite's write lock while every journal publishes.
@@ -116,10 +111,7 @@ func TestGroupCommitIsolatesAFailingBatch(t *testing.T) {
 		}
 	}
 	for i, id := range ids {
-		evs, err := st.LoadEvents(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		evs := loadEvents(t, st, id)
 		want := 3
 		if i == 1 {
 			want = 1 // only the row stored beforehand
@@ -132,21 +124,14 @@ func TestGroupCommitIsolatesAFailingBatch(t *testing.T) {
 
 // Publishing from many journals at once loses nothing and keeps each session's order.
 func TestGroupCommitManyJournals(t *testing.T) {
-	ctx := context.Background()
 	st := openTestStore(t)
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
-		sess, err := st.Create(ctx, Meta{ID: fmt.Sprintf("many%04d", i), Exam: testExam()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sess := createSession(t, st, Meta{ID: fmt.Sprintf("many%04d", i), Exam: testExam()})
 		rec := &recorder{}
-		j, err := st.Journal(ctx, sess.ID, WithSubscribers(rec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		j := openJournal(t, st, sess.ID, WithSubscribers(rec))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -180,10 +165,7 @@ func TestGroupCommitManyJournals(t *testing.T) {
 		t.Error(err)
 	}
 	for i := range n {
-		s, err := st.Get(ctx, fmt.Sprintf("many%04d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := getSession(t, st, fmt.Sprintf("many%04d", i))
 		if s.EventCount != int64(len(examEvents(t, s.ID, fixtureStart))) || s.EndedAt.IsZero() {
 			t.Errorf("%s: %d events, ended %v", s.ID, s.EventCount, s.EndedAt)
 		}

@@ -185,9 +185,7 @@ func TestCopySessionsToPostgres(t *testing.T) {
 	if j.NextSeq() != int64(len(half)+1) {
 		t.Errorf("next seq %d", j.NextSeq())
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
 }
 
 func openTestStoreAt(t testing.TB, target string) *Store {
@@ -215,10 +213,7 @@ func TestPostgresDownMidExam(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	j, err := st.Journal(ctx, "down0001", WithSubscribers(rec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, "down0001", WithSubscribers(rec))
 	evs := manyEvents(t, "down0001", 400)
 	publishAll(t, j, evs[:100])
 	if err := j.Flush(ctx); err != nil {
@@ -299,9 +294,7 @@ func TestPostgresDownMidExam(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := j2.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j2)
 	got, _ := st2.Get(ctx, "down0001")
 	if got.EventCount != int64(len(evs)) {
 		t.Errorf("after resume %d events, want %d", got.EventCount, len(evs))

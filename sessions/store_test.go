@@ -169,14 +169,8 @@ func testDelete(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	st := eng.open(t)
 	recordSession(t, st, "del00001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
-	live, err := st.Create(ctx, Meta{ID: "del00002", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := st.Journal(ctx, live.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := createSession(t, st, Meta{ID: "del00002", Exam: testExam()})
+	j := openJournal(t, st, live.ID)
 	if err := st.Delete(ctx, live.ID); !errors.Is(err, ErrSessionBusy) {
 		t.Errorf("delete of a live session = %v, want ErrSessionBusy", err)
 	}
@@ -189,9 +183,7 @@ func testDelete(t *testing.T, eng testEngine) {
 	if err := other.Delete(ctx, live.ID); !errors.Is(err, ErrSessionBusy) {
 		t.Errorf("delete from another store = %v, want ErrSessionBusy", err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
 	for _, id := range []string{"del00001", "del00002"} {
 		if err := other.Delete(ctx, id); err != nil {
 			t.Fatalf("delete %s: %v", id, err)
@@ -272,26 +264,15 @@ func manyEvents(t testing.TB, id string, n int) []runtime.Event {
 func TestMarkStarted(t *testing.T) {
 	ctx := context.Background()
 	st := openTestStore(t)
-	sess, err := st.Create(ctx, Meta{ID: "room0001", Exam: testExam(), Examiner: "offline", StartedAt: fixtureStart})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{ID: "room0001", Exam: testExam(), Examiner: "offline", StartedAt: fixtureStart})
 	arrived := fixtureStart.Add(10 * time.Minute)
 	if err := st.MarkStarted(ctx, sess.ID, arrived, " candidate-1\x1b]0;x\x07 "); err != nil {
 		t.Fatal(err)
 	}
-	j, err := st.Journal(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, sess.ID)
 	publishAll(t, j, examEvents(t, sess.ID, arrived))
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Get(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
+	got := getSession(t, st, sess.ID)
 	if !got.StartedAt.Equal(arrived) || got.Candidate != "candidate-1]0;x" {
 		t.Errorf("started %v candidate %q", got.StartedAt, got.Candidate)
 	}
@@ -304,10 +285,7 @@ func TestMarkStarted(t *testing.T) {
 	if err := st.MarkStarted(ctx, "nosuch01", arrived, "x"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("mark a missing session: %v", err)
 	}
-	named, err := st.Create(ctx, Meta{ID: "room0002", Exam: testExam(), Candidate: "Priya"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	named := createSession(t, st, Meta{ID: "room0002", Exam: testExam(), Candidate: "Priya"})
 	if err := st.MarkStarted(ctx, named.ID, arrived, "candidate-2"); err != nil {
 		t.Fatal(err)
 	}
