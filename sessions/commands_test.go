@@ -53,9 +53,7 @@ func TestCommandsInOrderOnce(t *testing.T) { forEachEngine(t, testCommandsInOrde
 func testCommandsInOrderOnce(t *testing.T, eng testEngine) {
 	st := eng.open(t)
 	ctx := context.Background()
-	if _, err := st.Create(ctx, Meta{ID: "live-2", Exam: testExam()}); err != nil {
-		t.Fatal(err)
-	}
+	createSession(t, st, Meta{ID: "live-2", Exam: testExam()})
 	other := createSession(t, st, Meta{ID: "live-3", Exam: testExam()})
 	const n = 20
 	var wg sync.WaitGroup
@@ -149,19 +147,14 @@ func TestTakeCommandsConcurrentReaders(t *testing.T) {
 func testTakeCommandsConcurrentReaders(t *testing.T, eng testEngine) {
 	st := eng.open(t)
 	ctx := context.Background()
-	if _, err := st.Create(ctx, Meta{ID: "live-4", Exam: testExam()}); err != nil {
-		t.Fatal(err)
-	}
+	createSession(t, st, Meta{ID: "live-4", Exam: testExam()})
 	const n, readers = 40, 4
 	var mu sync.Mutex
 	taken := map[int64]int{}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for range readers {
-		h, err := OpenURL(ctx, st.openTarget, WithRecovery(false))
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := openStore(t, st.openTarget, WithRecovery(false))
 		t.Cleanup(func() { _ = h.Close() })
 		wg.Add(1)
 		go func() {
@@ -214,15 +207,9 @@ func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
 	alive := eng.open(t)
 	target := alive.openTarget
 	running := createSession(t, alive, Meta{ID: "alive-1", Exam: testExam()})
-	gone, err := OpenURL(ctx, target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gone := openStore(t, target)
 	orphan := createSession(t, gone, Meta{ID: "gone-1", Exam: testExam()})
-	monitor, err := OpenURL(ctx, target, WithRecovery(false))
-	if err != nil {
-		t.Fatal(err)
-	}
+	monitor := openStore(t, target, WithRecovery(false))
 	defer monitor.Close()
 	owners := func(when string, wantRunning, wantOrphan bool) {
 		t.Helper()
@@ -239,9 +226,7 @@ func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
 	if s, _ := monitor.Get(ctx, orphan.ID); s.Interrupted {
 		t.Fatal("a session whose owner runs was marked interrupted")
 	}
-	if err := gone.Close(); err != nil { // its owner goes away without ending it
-		t.Fatal(err)
-	}
+	closeStore(t, gone) // its owner goes away without ending it
 	// The server may take a moment to drop the lock.
 	testutil.Eventually(t, 10*time.Second, func() bool {
 		if err := monitor.CheckOwners(ctx); err != nil {

@@ -131,9 +131,7 @@ func testCrashRecovery(t *testing.T, eng testEngine) {
 			}
 		}
 		t.Logf("iteration %d: killed after %d delivered, %d stored", i, len(printed), len(evs))
-		if err := st.Close(); err != nil {
-			t.Fatal(err)
-		}
+		closeStore(t, st)
 	}
 }
 

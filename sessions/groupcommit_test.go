@@ -84,14 +84,11 @@ func TestGroupCommitSharesTransactions(t *testing.T) {
 // A batch that cannot be stored fails its own session only, not the others it shared a
 // transaction with.
 func TestGroupCommitIsolatesAFailingBatch(t *testing.T) {
-	ctx := context.Background()
 	st := openTestStore(t)
 	ids := []string{"iso00001", "iso00002", "iso00003"}
 	var reqs []*commitReq
 	for _, id := range ids {
-		if _, err := st.Create(ctx, Meta{ID: id, Exam: testExam()}); err != nil {
-			t.Fatal(err)
-		}
+		createSession(t, st, Meta{ID: id, Exam: testExam()})
 		evs := examEvents(t, id, fixtureStart)[:3]
 		reqs = append(reqs, &commitReq{id: id, batch: evs, agg: newAggregate(testExam(), runtime.StateCreated), err: make(chan error, 1)})
 	}
@@ -179,9 +176,7 @@ func TestGroupCommitAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := st.group
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeStore(t, st)
 	if _, err := g.commit("x", nil, newAggregate(testExam(), runtime.StateCreated)); !errors.Is(err, ErrStoreClosed) {
 		t.Fatalf("commit after close: %v, want ErrStoreClosed", err)
 	}

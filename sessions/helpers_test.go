@@ -17,6 +17,25 @@ func publishAll(t testing.TB, j *Journal, evs []runtime.Event) {
 	}
 }
 
+// openStore opens the store at target (a data directory or a postgres:// URL), failing the
+// test if it cannot; the test closes it (closeStore), often to open it again.
+func openStore(t testing.TB, target string, opts ...Option) *Store {
+	t.Helper()
+	st, err := OpenURL(context.Background(), target, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// closeStore closes st, failing the test if it cannot.
+func closeStore(t testing.TB, st *Store) {
+	t.Helper()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // createSession creates a session in st, failing the test if the store refuses it.
 func createSession(t testing.TB, st *Store, m Meta) *Session {
 	t.Helper()

@@ -282,24 +282,16 @@ func TestResume(t *testing.T) { forEachEngine(t, testResume) }
 func testResume(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	dir := eng.target(t)
-	st, err := OpenURL(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, dir)
 	sess := createSession(t, st, Meta{ID: "res00001", Exam: testExam(), StartedAt: fixtureStart})
 	j := openJournal(t, st, sess.ID)
 	evs := examEvents(t, sess.ID, fixtureStart)
 	half := len(evs) / 2
 	publishAll(t, j, evs[:half])
 	closeJournal(t, j) // the examiner quits mid-exam
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeStore(t, st)
 
-	st, err = OpenURL(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = openStore(t, dir)
 	defer st.Close()
 	got := getSession(t, st, sess.ID)
 	if got.Status() != StatusInterrupted {
@@ -338,10 +330,7 @@ func testJournalOwnershipAcrossStores(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	a := eng.open(t)
 	sess := createSession(t, a, Meta{ID: "own00001", Exam: testExam()})
-	b, err := OpenURL(ctx, a.openTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := openStore(t, a.openTarget)
 	defer b.Close()
 	if got, _ := b.Get(ctx, sess.ID); got.Status() != StatusRunning {
 		t.Errorf("a live session seen from another store is %v, want running", got.Status())

@@ -111,9 +111,7 @@ func TestMigrateV1(t *testing.T) {
 	if len(sum.Nodes) != 2 || sum.EvidenceTotal() != 2 {
 		t.Errorf("summary of migrated session: %d nodes, %d evidence", len(sum.Nodes), sum.EvidenceTotal())
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeStore(t, st)
 	// Opening again is a no-op.
 	st2, err := Open(ctx, dir)
 	if err != nil {

@@ -12,12 +12,8 @@ import (
 func TestOwnerAlive(t *testing.T) { forEachEngine(t, testOwnerAlive) }
 
 func testOwnerAlive(t *testing.T, eng testEngine) {
-	ctx := context.Background()
 	st := eng.open(t)
-	other, err := OpenURL(ctx, st.openTarget, WithRecovery(false))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := openStore(t, st.openTarget, WithRecovery(false))
 	defer other.Close()
 	sess := createSession(t, st, Meta{Exam: testExam(), Input: runtime.SourceTyped})
 	check := func(when string, want bool) {

@@ -47,9 +47,7 @@ func TestOpenPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	recordSession(t, st, "perm0001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeStore(t, st)
 	fi, err := os.Stat(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +99,7 @@ func testCreateGetList(t *testing.T, eng testEngine) {
 	if err != nil || exam.ID != "hospitality-oral-b2" || len(exam.Nodes) != 4 {
 		t.Fatalf("stored exam %v, %v", exam, err)
 	}
-	if _, err := st.Create(ctx, Meta{ID: "abd99999", Exam: testExam()}); err != nil {
-		t.Fatal(err)
-	}
+	createSession(t, st, Meta{ID: "abd99999", Exam: testExam()})
 	list, err := st.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -175,10 +171,7 @@ func testDelete(t *testing.T, eng testEngine) {
 		t.Errorf("delete of a live session = %v, want ErrSessionBusy", err)
 	}
 	// Another store (another process, as far as locks go) cannot delete it either.
-	other, err := OpenURL(ctx, st.openTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := openStore(t, st.openTarget)
 	defer other.Close()
 	if err := other.Delete(ctx, live.ID); !errors.Is(err, ErrSessionBusy) {
 		t.Errorf("delete from another store = %v, want ErrSessionBusy", err)
@@ -206,10 +199,7 @@ func TestStoreTooNew(t *testing.T) { forEachEngine(t, testStoreTooNew) }
 func testStoreTooNew(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	dir := eng.target(t)
-	st, err := OpenURL(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, dir)
 	if _, err := st.db.Exec(`UPDATE schema_version SET version = ?`, SchemaVersion+1); err != nil {
 		t.Fatal(err)
 	}
