@@ -204,12 +204,7 @@ var pgSchemaV2 = []string{
 }
 
 func pgMigrateV2(ctx context.Context, tx *sqlTx) error {
-	for _, q := range pgSchemaV2 {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tx.execAll(ctx, pgSchemaV2...)
 }
 
 // recoverRunningPG marks every live-looking session whose lease is free as interrupted, in one
