@@ -242,6 +242,22 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 	return &ss, nil
 }
 
+// scanSessions reads every row of a query for listColumns (List, Live).
+func scanSessions(rows rowSet) ([]*Session, error) {
+	var out []*Session
+	for rows.Next() {
+		ss, err := scanSession(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ss)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // List returns every session, newest first, without their exams or events.
 func (s *Store) List(ctx context.Context) ([]*Session, error) {
 	if err := s.checkOpen(); err != nil {
@@ -252,15 +268,8 @@ func (s *Store) List(ctx context.Context) ([]*Session, error) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	defer closeRows()
-	var out []*Session
-	for rows.Next() {
-		ss, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
-		}
-		out = append(out, ss)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanSessions(rows)
+	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	return out, nil
