@@ -34,21 +34,9 @@ func BenchmarkStoreDurable10Sessions(b *testing.B) {
 		journals := make([]*Journal, sessions)
 		streams := make([][]runtime.Event, sessions)
 		for i := range journals {
-			sess, err := st.Create(ctx, Meta{Exam: testExam()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if journals[i], err = st.Journal(ctx, sess.ID); err != nil {
-				b.Fatal(err)
-			}
-			ts := fixtureStart
-			streams[i] = make([]runtime.Event, per)
-			for k := range streams[i] {
-				ts = ts.Add(time.Millisecond)
-				if streams[i][k], err = runtime.NewEvent(sess.ID, int64(k+1), ts, crashPayload(int64(k+1))); err != nil {
-					b.Fatal(err)
-				}
-			}
+			sess := createSession(b, st, Meta{Exam: testExam()})
+			journals[i] = openJournal(b, st, sess.ID)
+			streams[i] = crashEvents(b, sess.ID, per)
 		}
 		b.ResetTimer()
 		start := time.Now()

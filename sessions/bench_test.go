@@ -17,22 +17,9 @@ func BenchmarkJournalDurable(b *testing.B) {
 		b.Run(sync.String(), func(b *testing.B) {
 			ctx := context.Background()
 			st := openTestStore(b, WithSynchronous(sync))
-			sess, err := st.Create(ctx, Meta{Exam: testExam()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			j, err := st.Journal(ctx, sess.ID)
-			if err != nil {
-				b.Fatal(err)
-			}
-			evs := make([]runtime.Event, b.N)
-			ts := fixtureStart
-			for i := range evs {
-				ts = ts.Add(time.Millisecond)
-				if evs[i], err = runtime.NewEvent(sess.ID, int64(i+1), ts, crashPayload(int64(i+1))); err != nil {
-					b.Fatal(err)
-				}
-			}
+			sess := createSession(b, st, Meta{Exam: testExam()})
+			j := openJournal(b, st, sess.ID)
+			evs := crashEvents(b, sess.ID, b.N)
 			b.ResetTimer()
 			start := time.Now()
 			for _, ev := range evs {

@@ -47,6 +47,16 @@ func crashPayload(seq int64) runtime.Payload {
 	return &runtime.TimeWarningPayload{Scope: runtime.WarningNode, NodeID: node, RemainingSec: 60}
 }
 
+// crashEvents is n events of crashPayload's mix for session id, a millisecond apart from
+// fixtureStart: the load the benchmarks write.
+func crashEvents(t testing.TB, id string, n int) []runtime.Event {
+	s := newScript(t, id, fixtureStart)
+	for seq := int64(1); seq <= int64(n); seq++ {
+		s.after(time.Millisecond, crashPayload(seq))
+	}
+	return s.events
+}
+
 func runCrashChild(dir, id string) int {
 	ctx := context.Background()
 	fail := func(err error) int {
