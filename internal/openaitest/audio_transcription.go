@@ -11,8 +11,7 @@ const endpointTranscription = "/v1/audio/transcriptions"
 
 func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseMultipartForm(64 << 20); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			"Could not parse multipart form: "+err.Error(), 0)
+		badRequest(w, "Could not parse multipart form: "+err.Error())
 		return
 	}
 	defer func() { _ = r.MultipartForm.RemoveAll() }()
@@ -34,10 +33,10 @@ func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 	s.update(r, func(rec *Request) { rec.Transcription = &req })
 	switch {
 	case err != nil:
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "Missing required parameter: 'file'.", 0)
+		badRequest(w, "Missing required parameter: 'file'.")
 		return
 	case req.Model == "":
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "Missing required parameter: 'model'.", 0)
+		badRequest(w, "Missing required parameter: 'model'.")
 		return
 	}
 	format := req.ResponseFormat
@@ -45,8 +44,7 @@ func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 		format = "json"
 	}
 	if format != "json" && format != "text" && format != "verbose_json" {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			"openaitest: response_format must be json, text or verbose_json, not "+format, 0)
+		badRequest(w, "openaitest: response_format must be json, text or verbose_json, not "+format)
 		return
 	}
 

@@ -12,13 +12,11 @@ const endpointChat = "/v1/chat/completions"
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	var req ChatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			"We could not parse the JSON body of your request. ("+err.Error()+")", 0)
+	if !decodeJSON(w, r, &req) {
 		return
 	}
 	if msg := validateChat(&req); msg != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "", msg, 0)
+		badRequest(w, msg)
 		return
 	}
 	b := s.next(&s.chatQ, func() Behaviour { return s.cfg.chatDefault(&req) })

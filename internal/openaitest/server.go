@@ -139,7 +139,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "", "could not read body: "+err.Error(), 0)
+			badRequest(w, "could not read body: "+err.Error())
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
