@@ -117,11 +117,7 @@ func waitCall(t *testing.T, ch <-chan string, want string) {
 // exam, an examiner instruction on the way, events arriving through the bridge.
 func TestEndToEndTypedExam(t *testing.T) {
 	exam := newScriptedExam()
-	m, err := New(Info{Title: "E2E exam", Examiner: "scripted"}, exam,
-		WithDarkBackground(true), WithNoColor(true), WithEventClock(), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, Info{Title: "E2E exam", Examiner: "scripted"}, exam, WithEventClock())
 	// The filter sees every message in the program's loop: it tells the test when the stream
 	// has ended and when each Backend call's result has been handled.
 	streamEnded := make(chan struct{})

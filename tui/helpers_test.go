@@ -41,6 +41,17 @@ func (f *fakeBackend) Calls() []string {
 	return append([]string(nil), f.calls...)
 }
 
+// newTestModel is New with what every test console needs (no colour, a dark background, no
+// clock ticks, so frames depend on the events alone) and opts, failing the test on an error.
+func newTestModel(t testing.TB, info Info, b Backend, opts ...Option) *Model {
+	t.Helper()
+	m, err := New(info, b, append([]Option{WithNoColor(true), WithDarkBackground(true), WithTickInterval(0)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // startProgram runs m as a real program through teatest on a 120×40 ASCII terminal, filter
 // seeing every message of its loop, and bridges events into it (as Run does) until the test
 // ends.

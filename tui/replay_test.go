@@ -269,11 +269,7 @@ func TestReplayWithPlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(replayInfo, nil, WithReplay(p), WithReplayTotal(int64(len(events))),
-		WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, replayInfo, nil, WithReplay(p), WithReplayTotal(int64(len(events))))
 	applied := make(chan int, len(events)+1) // events per EventsMsg, as the program saw them
 	ended := make(chan struct{})
 	filter := func(_ tea.Model, msg tea.Msg) tea.Msg {

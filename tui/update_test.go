@@ -312,10 +312,7 @@ func TestBackendErrorShowsInFooter(t *testing.T) {
 }
 
 func TestReadOnlyRefusesControls(t *testing.T) {
-	m, err := New(Info{Title: "Replay", ReadOnly: true}, nil, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, Info{Title: "Replay", ReadOnly: true}, nil)
 	m.Apply(readJSONL(t, hotelJSONL)...)
 	drive(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, k := range []string{"ctrl+p", "ctrl+s", "ctrl+n", "ctrl+x", "ctrl+o"} {
