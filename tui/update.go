@@ -228,21 +228,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Promote):
 		return m.control(runtime.ControlPromote)
 	case key.Matches(msg, k.End):
-		if m.info.ReadOnly {
-			m.setNotice(ErrReadOnly.Error(), true)
-			return nil
-		}
-		if m.refuseWhenOver(runtime.ControlEnd.String()) {
+		if m.refuseControl(runtime.ControlEnd.String()) {
 			return nil
 		}
 		m.confirm = confirmEnd
 		return nil
 	case key.Matches(msg, k.Instruct):
-		if m.info.ReadOnly {
-			m.setNotice(ErrReadOnly.Error(), true)
-			return nil
-		}
-		if m.refuseWhenOver("instruction") {
+		if m.refuseControl("instruction") {
 			return nil
 		}
 		m.adminOpen = true
@@ -319,11 +311,7 @@ func (m *Model) submit() tea.Cmd {
 }
 
 func (m *Model) control(action runtime.ControlAction) tea.Cmd {
-	if m.info.ReadOnly {
-		m.setNotice(ErrReadOnly.Error(), true)
-		return nil
-	}
-	if m.refuseWhenOver(action.String()) {
+	if m.refuseControl(action.String()) {
 		return nil
 	}
 	b := m.backend
@@ -418,6 +406,16 @@ func (m *Model) closeAdmin() {
 	if m.focus == PaneInput {
 		m.input.Focus()
 	}
+}
+
+// refuseControl keeps a control (op) from being sent from a read-only console, or to an exam
+// that is over (refuseWhenOver), saying why in the footer; it reports whether it refused.
+func (m *Model) refuseControl(op string) bool {
+	if m.info.ReadOnly {
+		m.setNotice(ErrReadOnly.Error(), true)
+		return true
+	}
+	return m.refuseWhenOver(op)
 }
 
 // refuseWhenOver keeps calls away from a controller whose exam has ended: it would refuse
