@@ -27,11 +27,9 @@ const pgConnectTimeout = 10 * time.Second
 const pgCommitTimeout = 30 * time.Second
 
 func openPostgres(ctx context.Context, target string, opts ...Option) (*Store, error) {
-	cfg := defaultStoreConfig()
-	for _, o := range opts {
-		if err := o(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := newStoreConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	masked := MaskTarget(target)
 	pcfg, err := pgxpool.ParseConfig(target)

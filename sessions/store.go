@@ -49,11 +49,9 @@ type Store struct {
 // Open opens (creating if needed) the store in dir, migrates it to SchemaVersion and marks
 // sessions whose owning process has died as interrupted.
 func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
-	cfg := defaultStoreConfig()
-	for _, o := range opts {
-		if err := o(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := newStoreConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	if dir == "" {
 		return nil, fmt.Errorf("%w: empty data directory", ErrInvalidOption)
