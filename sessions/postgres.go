@@ -60,13 +60,7 @@ func openPostgres(ctx context.Context, target string, opts ...Option) (*Store, e
 	}
 	s := &Store{engine: EnginePostgres, target: masked, openTarget: target, db: db, pool: pool, connCfg: pcfg.ConnConfig,
 		cfg: cfg, log: cfg.logger, owned: map[string]lease{}, journals: map[string]*Journal{}}
-	if cfg.recover {
-		if err := s.recoverInterrupted(ctx); err != nil {
-			_ = s.closeDB()
-			return nil, err
-		}
-	}
-	return s, nil
+	return s.recoverOnOpen(ctx)
 }
 
 // pgLease is a session's lease on PostgreSQL: a session-level advisory lock held by a
