@@ -44,14 +44,9 @@ func BenchmarkJournalDurable(b *testing.B) {
 func BenchmarkReplayStart100k(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	st, err := Open(ctx, dir, WithSynchronous(SyncNormal))
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := openStore(b, dir, WithSynchronous(SyncNormal))
 	recordSession(b, st, "big00001", func(id string) []runtime.Event { return manyEvents(b, id, 100_000) })
-	if err := st.Close(); err != nil {
-		b.Fatal(err)
-	}
+	closeStore(b, st)
 	b.ResetTimer()
 	for b.Loop() {
 		replayFirstEvent(ctx, b, func() (*Store, error) { return Open(ctx, dir) }, "big00001")
@@ -85,10 +80,7 @@ var errReplayStarted = errors.New("started")
 func BenchmarkSessionsList1000(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	st, err := Open(ctx, dir, WithSynchronous(SyncNormal))
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := openStore(b, dir, WithSynchronous(SyncNormal))
 	for i := range 1000 {
 		start := fixtureStart.Add(time.Duration(i) * time.Hour)
 		recordSession(b, st, fmt.Sprintf("list%04d", i), func(id string) []runtime.Event {
@@ -98,9 +90,7 @@ func BenchmarkSessionsList1000(b *testing.B) {
 			return examEvents(b, id, start)
 		})
 	}
-	if err := st.Close(); err != nil {
-		b.Fatal(err)
-	}
+	closeStore(b, st)
 	b.ResetTimer()
 	for b.Loop() {
 		st, err := Open(ctx, dir)
