@@ -154,11 +154,7 @@ func TestEndToEndTypedExam(t *testing.T) {
 		t.Fatal("the event stream never reached the console")
 	}
 	for range len(answers) + 1 {
-		select {
-		case <-results:
-		case <-time.After(10 * time.Second):
-			t.Fatal("a backend result never reached the console")
-		}
+		testutil.Recv(t, results, 10*time.Second, "a backend result to reach the console")
 	}
 	// The exam is over, so quitting needs no confirmation.
 	tm.Send(ctrl('c'))
@@ -220,13 +216,8 @@ func TestRunStopsOnContext(t *testing.T) {
 	<-applied
 	<-heard
 	cancel()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after cancel")
+	if err := testutil.Recv(t, errc, 10*time.Second, "Run to return after cancel"); err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 	if m.events == 0 || m.state != runtime.StateInProgress || !m.haveAudio {
 		t.Errorf("events %d state %s audio %v", m.events, m.state, m.haveAudio)

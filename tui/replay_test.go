@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
@@ -303,12 +304,7 @@ func TestReplayWithPlayer(t *testing.T) {
 		t.Helper()
 		got := 0
 		for got < want {
-			select {
-			case n := <-applied:
-				got += n
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%d of %d events reached the console", got, want)
-			}
+			got += testutil.Recv(t, applied, 10*time.Second, "more events to reach the console (%d of %d so far)", got, want)
 		}
 		if got != want {
 			t.Fatalf("%d events reached the console, want %d", got, want)
