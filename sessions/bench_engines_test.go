@@ -34,21 +34,9 @@ func BenchmarkStoreDurable10Sessions(b *testing.B) {
 		journals := make([]*Journal, sessions)
 		streams := make([][]runtime.Event, sessions)
 		for i := range journals {
-			sess, err := st.Create(ctx, Meta{Exam: testExam()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if journals[i], err = st.Journal(ctx, sess.ID); err != nil {
-				b.Fatal(err)
-			}
-			ts := fixtureStart
-			streams[i] = make([]runtime.Event, per)
-			for k := range streams[i] {
-				ts = ts.Add(time.Millisecond)
-				if streams[i][k], err = runtime.NewEvent(sess.ID, int64(k+1), ts, crashPayload(int64(k+1))); err != nil {
-					b.Fatal(err)
-				}
-			}
+			sess := createSession(b, st, Meta{Exam: testExam()})
+			journals[i] = openJournal(b, st, sess.ID)
+			streams[i] = crashEvents(b, sess.ID, per)
 		}
 		b.ResetTimer()
 		start := time.Now()
@@ -89,18 +77,11 @@ func BenchmarkStoreOpen100k(b *testing.B) {
 	forEachEngineB(b, func(b *testing.B, eng testEngine) {
 		ctx := context.Background()
 		target := eng.target(b)
-		st, err := OpenURL(ctx, target, WithSynchronous(SyncNormal))
-		if err != nil {
-			b.Fatal(err)
-		}
+		st := openStore(b, target, WithSynchronous(SyncNormal))
 		half := manyEvents(b, "big00001", 100_000)
 		recordSession(b, st, "big00001", func(string) []runtime.Event { return half[:len(half)-1] })
-		if _, err := st.Create(ctx, Meta{ID: "big00002", Exam: testExam()}); err != nil {
-			b.Fatal(err)
-		}
-		if err := st.Close(); err != nil {
-			b.Fatal(err)
-		}
+		createSession(b, st, Meta{ID: "big00002", Exam: testExam()})
+		closeStore(b, st)
 		b.Run("replay-first-event", func(b *testing.B) {
 			for b.Loop() {
 				replayFirstEvent(ctx, b, func() (*Store, error) { return OpenURL(ctx, target) }, "big00001")
@@ -165,10 +146,7 @@ func BenchmarkStoreList10k(b *testing.B) {
 		ctx := context.Background()
 		const n = 10_000
 		target := eng.target(b)
-		st, err := OpenURL(ctx, target)
-		if err != nil {
-			b.Fatal(err)
-		}
+		st := openStore(b, target)
 		seedSessions(b, st, n)
 		b.Run("list", func(b *testing.B) {
 			for b.Loop() {
@@ -178,9 +156,7 @@ func BenchmarkStoreList10k(b *testing.B) {
 				}
 			}
 		})
-		if err := st.Close(); err != nil {
-			b.Fatal(err)
-		}
+		closeStore(b, st)
 		b.Run("open-list-close", func(b *testing.B) {
 			for b.Loop() {
 				st, err := OpenURL(ctx, target)

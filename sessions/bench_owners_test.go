@@ -15,14 +15,9 @@ func BenchmarkCheckOwners50(b *testing.B) {
 		ctx := context.Background()
 		owner := eng.open(b)
 		for i := range 50 {
-			if _, err := owner.Create(ctx, Meta{ID: fmt.Sprintf("own-%03d", i), Exam: testExam()}); err != nil {
-				b.Fatal(err)
-			}
+			createSession(b, owner, Meta{ID: fmt.Sprintf("own-%03d", i), Exam: testExam()})
 		}
-		monitor, err := OpenURL(ctx, owner.openTarget, WithRecovery(false))
-		if err != nil {
-			b.Fatal(err)
-		}
+		monitor := openStore(b, owner.openTarget, WithRecovery(false))
 		defer monitor.Close()
 		b.ResetTimer()
 		for b.Loop() {

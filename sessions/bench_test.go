@@ -17,22 +17,9 @@ func BenchmarkJournalDurable(b *testing.B) {
 		b.Run(sync.String(), func(b *testing.B) {
 			ctx := context.Background()
 			st := openTestStore(b, WithSynchronous(sync))
-			sess, err := st.Create(ctx, Meta{Exam: testExam()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			j, err := st.Journal(ctx, sess.ID)
-			if err != nil {
-				b.Fatal(err)
-			}
-			evs := make([]runtime.Event, b.N)
-			ts := fixtureStart
-			for i := range evs {
-				ts = ts.Add(time.Millisecond)
-				if evs[i], err = runtime.NewEvent(sess.ID, int64(i+1), ts, crashPayload(int64(i+1))); err != nil {
-					b.Fatal(err)
-				}
-			}
+			sess := createSession(b, st, Meta{Exam: testExam()})
+			j := openJournal(b, st, sess.ID)
+			evs := crashEvents(b, sess.ID, b.N)
 			b.ResetTimer()
 			start := time.Now()
 			for _, ev := range evs {
@@ -57,14 +44,9 @@ func BenchmarkJournalDurable(b *testing.B) {
 func BenchmarkReplayStart100k(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	st, err := Open(ctx, dir, WithSynchronous(SyncNormal))
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := openStore(b, dir, WithSynchronous(SyncNormal))
 	recordSession(b, st, "big00001", func(id string) []runtime.Event { return manyEvents(b, id, 100_000) })
-	if err := st.Close(); err != nil {
-		b.Fatal(err)
-	}
+	closeStore(b, st)
 	b.ResetTimer()
 	for b.Loop() {
 		replayFirstEvent(ctx, b, func() (*Store, error) { return Open(ctx, dir) }, "big00001")
@@ -98,10 +80,7 @@ var errReplayStarted = errors.New("started")
 func BenchmarkSessionsList1000(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	st, err := Open(ctx, dir, WithSynchronous(SyncNormal))
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := openStore(b, dir, WithSynchronous(SyncNormal))
 	for i := range 1000 {
 		start := fixtureStart.Add(time.Duration(i) * time.Hour)
 		recordSession(b, st, fmt.Sprintf("list%04d", i), func(id string) []runtime.Event {
@@ -111,9 +90,7 @@ func BenchmarkSessionsList1000(b *testing.B) {
 			return examEvents(b, id, start)
 		})
 	}
-	if err := st.Close(); err != nil {
-		b.Fatal(err)
-	}
+	closeStore(b, st)
 	b.ResetTimer()
 	for b.Loop() {
 		st, err := Open(ctx, dir)

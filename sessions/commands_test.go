@@ -17,10 +17,7 @@ func TestSendCommandValidates(t *testing.T) { forEachEngine(t, testSendCommandVa
 func testSendCommandValidates(t *testing.T, eng testEngine) {
 	st := eng.open(t)
 	ctx := context.Background()
-	sess, err := st.Create(ctx, Meta{ID: "live-1", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{ID: "live-1", Exam: testExam()})
 	tests := []struct {
 		name string
 		cmd  Command
@@ -56,13 +53,8 @@ func TestCommandsInOrderOnce(t *testing.T) { forEachEngine(t, testCommandsInOrde
 func testCommandsInOrderOnce(t *testing.T, eng testEngine) {
 	st := eng.open(t)
 	ctx := context.Background()
-	if _, err := st.Create(ctx, Meta{ID: "live-2", Exam: testExam()}); err != nil {
-		t.Fatal(err)
-	}
-	other, err := st.Create(ctx, Meta{ID: "live-3", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	createSession(t, st, Meta{ID: "live-2", Exam: testExam()})
+	other := createSession(t, st, Meta{ID: "live-3", Exam: testExam()})
 	const n = 20
 	var wg sync.WaitGroup
 	for i := range n {
@@ -119,10 +111,7 @@ func testLive(t *testing.T, eng testEngine) {
 	if ended.EndedAt.IsZero() {
 		t.Fatal("fixture session did not end")
 	}
-	running, err := st.Create(ctx, Meta{ID: "running-1", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	running := createSession(t, st, Meta{ID: "running-1", Exam: testExam()})
 	ids := func(since time.Time) []string {
 		list, err := st.Live(ctx, since)
 		if err != nil {
@@ -158,19 +147,14 @@ func TestTakeCommandsConcurrentReaders(t *testing.T) {
 func testTakeCommandsConcurrentReaders(t *testing.T, eng testEngine) {
 	st := eng.open(t)
 	ctx := context.Background()
-	if _, err := st.Create(ctx, Meta{ID: "live-4", Exam: testExam()}); err != nil {
-		t.Fatal(err)
-	}
+	createSession(t, st, Meta{ID: "live-4", Exam: testExam()})
 	const n, readers = 40, 4
 	var mu sync.Mutex
 	taken := map[int64]int{}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for range readers {
-		h, err := OpenURL(ctx, st.openTarget, WithRecovery(false))
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := openStore(t, st.openTarget, WithRecovery(false))
 		t.Cleanup(func() { _ = h.Close() })
 		wg.Add(1)
 		go func() {
@@ -222,22 +206,10 @@ func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	alive := eng.open(t)
 	target := alive.openTarget
-	running, err := alive.Create(ctx, Meta{ID: "alive-1", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gone, err := OpenURL(ctx, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	orphan, err := gone.Create(ctx, Meta{ID: "gone-1", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	monitor, err := OpenURL(ctx, target, WithRecovery(false))
-	if err != nil {
-		t.Fatal(err)
-	}
+	running := createSession(t, alive, Meta{ID: "alive-1", Exam: testExam()})
+	gone := openStore(t, target)
+	orphan := createSession(t, gone, Meta{ID: "gone-1", Exam: testExam()})
+	monitor := openStore(t, target, WithRecovery(false))
 	defer monitor.Close()
 	owners := func(when string, wantRunning, wantOrphan bool) {
 		t.Helper()
@@ -254,18 +226,13 @@ func testCheckOwnersAcrossHandles(t *testing.T, eng testEngine) {
 	if s, _ := monitor.Get(ctx, orphan.ID); s.Interrupted {
 		t.Fatal("a session whose owner runs was marked interrupted")
 	}
-	if err := gone.Close(); err != nil { // its owner goes away without ending it
-		t.Fatal(err)
-	}
+	closeStore(t, gone) // its owner goes away without ending it
 	// The server may take a moment to drop the lock.
 	testutil.Eventually(t, 10*time.Second, func() bool {
 		if err := monitor.CheckOwners(ctx); err != nil {
 			t.Fatal(err)
 		}
-		s, err := monitor.Get(ctx, orphan.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := getSession(t, monitor, orphan.ID)
 		return s.Interrupted
 	}, "the session of the owner that went away to be marked interrupted")
 	owners("one gone", true, false)

@@ -47,6 +47,16 @@ func crashPayload(seq int64) runtime.Payload {
 	return &runtime.TimeWarningPayload{Scope: runtime.WarningNode, NodeID: node, RemainingSec: 60}
 }
 
+// crashEvents is n events of crashPayload's mix for session id, a millisecond apart from
+// fixtureStart: the load the benchmarks write.
+func crashEvents(t testing.TB, id string, n int) []runtime.Event {
+	s := newScript(t, id, fixtureStart)
+	for seq := int64(1); seq <= int64(n); seq++ {
+		s.after(time.Millisecond, crashPayload(seq))
+	}
+	return s.events
+}
+
 func runCrashChild(dir, id string) int {
 	ctx := context.Background()
 	fail := func(err error) int {
@@ -131,9 +141,7 @@ func testCrashRecovery(t *testing.T, eng testEngine) {
 			}
 		}
 		t.Logf("iteration %d: killed after %d delivered, %d stored", i, len(printed), len(evs))
-		if err := st.Close(); err != nil {
-			t.Fatal(err)
-		}
+		closeStore(t, st)
 	}
 }
 

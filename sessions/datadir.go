@@ -38,16 +38,7 @@ func ensureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", dir, err)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("restrict %s: %w", dir, err)
-		}
-	}
-	return nil
+	return restrict(dir, 0o700)
 }
 
 // ensureFile creates path (empty) with mode 0600 if it does not exist, so SQLite, which
@@ -60,12 +51,18 @@ func ensureFile(path string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
+	return restrict(path, 0o600)
+}
+
+// restrict sets path's mode to mode (owner-only) when group or others may access it; an
+// owner-only mode is left as the owner set it.
+func restrict(path string, mode os.FileMode) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(path, 0o600); err != nil {
+		if err := os.Chmod(path, mode); err != nil {
 			return fmt.Errorf("restrict %s: %w", path, err)
 		}
 	}

@@ -176,6 +176,17 @@ func (t *sqlTx) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error)
 	return t.Tx.PrepareContext(ctx, bind(t.pg, q))
 }
 
+// execAll runs the statements qs in order, stopping at the first that fails: the steps of a
+// migration.
+func (t *sqlTx) execAll(ctx context.Context, qs ...string) error {
+	for _, q := range qs {
+		if _, err := t.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // rowSet is what the hot read paths (List, Events, LoadEvents) iterate: *sql.Rows on SQLite,
 // pgx's native rows on PostgreSQL, which skip database/sql's per-value conversions.
 type rowSet interface {

@@ -30,10 +30,7 @@ func forEachEngine(t *testing.T, f func(t *testing.T, eng testEngine)) {
 // open opens a fresh store on the engine, closed when the test ends.
 func (e testEngine) open(t testing.TB, opts ...Option) *Store {
 	t.Helper()
-	st, err := OpenURL(context.Background(), e.target(t), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, e.target(t), opts...)
 	t.Cleanup(func() { _ = st.Close() })
 	return st
 }

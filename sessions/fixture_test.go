@@ -142,29 +142,12 @@ func openTestStore(t testing.TB, opts ...Option) *Store {
 // recordSession stores a full session through the journal and returns it.
 func recordSession(t testing.TB, st *Store, id string, events func(id string) []runtime.Event) *Session {
 	t.Helper()
-	ctx := context.Background()
-	sess, err := st.Create(ctx, Meta{ID: id, Exam: testExam(), Candidate: "Alex Doe", Examiner: "offline", Input: runtime.SourceTyped,
+	sess := createSession(t, st, Meta{ID: id, Exam: testExam(), Candidate: "Alex Doe", Examiner: "offline", Input: runtime.SourceTyped,
 		SpecPath: "examples/hotel-breakfast.yaml", StartedAt: fixtureStart})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := st.Journal(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range events(sess.ID) {
-		if err := j.Publish(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Get(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
+	j := openJournal(t, st, sess.ID)
+	publishAll(t, j, events(sess.ID))
+	closeJournal(t, j)
+	return getSession(t, st, sess.ID)
 }
 
 // recorder keeps every delivered event.

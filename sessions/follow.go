@@ -26,15 +26,8 @@ func (s *Store) Live(ctx context.Context, since time.Time) ([]*Session, error) {
 		return nil, fmt.Errorf("list live sessions: %w", err)
 	}
 	defer rows.Close()
-	var out []*Session
-	for rows.Next() {
-		ss, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list live sessions: %w", err)
-		}
-		out = append(out, ss)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanSessions(rows)
+	if err != nil {
 		return nil, fmt.Errorf("list live sessions: %w", err)
 	}
 	return out, nil

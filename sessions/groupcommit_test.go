@@ -24,14 +24,9 @@ func TestGroupCommitSharesTransactions(t *testing.T) {
 	journals := make([]*Journal, n)
 	checks := make([]*storedCheck, n)
 	for i := range n {
-		sess, err := st.Create(ctx, Meta{ID: fmt.Sprintf("grp%05d", i), Exam: testExam()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sess := createSession(t, st, Meta{ID: fmt.Sprintf("grp%05d", i), Exam: testExam()})
 		checks[i] = &storedCheck{st: st}
-		if journals[i], err = st.Journal(ctx, sess.ID, WithSubscribers(checks[i])); err != nil {
-			t.Fatal(err)
-		}
+		journals[i] = openJournal(t, st, sess.ID, WithSubscribers(checks[i]))
 	}
 
 	// Another process's writer: hold SQLite's write lock while every journal publishes.
@@ -89,14 +84,11 @@ func TestGroupCommitSharesTransactions(t *testing.T) {
 // A batch that cannot be stored fails its own session only, not the others it shared a
 // transaction with.
 func TestGroupCommitIsolatesAFailingBatch(t *testing.T) {
-	ctx := context.Background()
 	st := openTestStore(t)
 	ids := []string{"iso00001", "iso00002", "iso00003"}
 	var reqs []*commitReq
 	for _, id := range ids {
-		if _, err := st.Create(ctx, Meta{ID: id, Exam: testExam()}); err != nil {
-			t.Fatal(err)
-		}
+		createSession(t, st, Meta{ID: id, Exam: testExam()})
 		evs := examEvents(t, id, fixtureStart)[:3]
 		reqs = append(reqs, &commitReq{id: id, batch: evs, agg: newAggregate(testExam(), runtime.StateCreated), err: make(chan error, 1)})
 	}
@@ -116,10 +108,7 @@ func TestGroupCommitIsolatesAFailingBatch(t *testing.T) {
 		}
 	}
 	for i, id := range ids {
-		evs, err := st.LoadEvents(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		evs := loadEvents(t, st, id)
 		want := 3
 		if i == 1 {
 			want = 1 // only the row stored beforehand
@@ -132,21 +121,14 @@ func TestGroupCommitIsolatesAFailingBatch(t *testing.T) {
 
 // Publishing from many journals at once loses nothing and keeps each session's order.
 func TestGroupCommitManyJournals(t *testing.T) {
-	ctx := context.Background()
 	st := openTestStore(t)
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
-		sess, err := st.Create(ctx, Meta{ID: fmt.Sprintf("many%04d", i), Exam: testExam()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sess := createSession(t, st, Meta{ID: fmt.Sprintf("many%04d", i), Exam: testExam()})
 		rec := &recorder{}
-		j, err := st.Journal(ctx, sess.ID, WithSubscribers(rec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		j := openJournal(t, st, sess.ID, WithSubscribers(rec))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -180,10 +162,7 @@ func TestGroupCommitManyJournals(t *testing.T) {
 		t.Error(err)
 	}
 	for i := range n {
-		s, err := st.Get(ctx, fmt.Sprintf("many%04d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := getSession(t, st, fmt.Sprintf("many%04d", i))
 		if s.EventCount != int64(len(examEvents(t, s.ID, fixtureStart))) || s.EndedAt.IsZero() {
 			t.Errorf("%s: %d events, ended %v", s.ID, s.EventCount, s.EndedAt)
 		}
@@ -197,9 +176,7 @@ func TestGroupCommitAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := st.group
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeStore(t, st)
 	if _, err := g.commit("x", nil, newAggregate(testExam(), runtime.StateCreated)); !errors.Is(err, ErrStoreClosed) {
 		t.Fatalf("commit after close: %v, want ErrStoreClosed", err)
 	}

@@ -29,35 +29,21 @@ func testRecordRealRun(t *testing.T, eng testEngine) {
 		t.Fatal(err)
 	}
 	st := eng.open(t)
-	sess, err := st.Create(ctx, Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: runtime.SourceTyped,
+	sess := createSession(t, st, Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: runtime.SourceTyped,
 		SpecPath: "examples/hotel-breakfast.yaml", StartedAt: headless.DefaultStart})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var seen recorder
 	// WithWaitCommit: the headless run delivers to its own recorder right after Publish.
-	j, err := st.Journal(ctx, sess.ID, WithSubscribers(&seen), WithWaitCommit())
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, sess.ID, WithSubscribers(&seen), WithWaitCommit())
 	res, err := headless.Run(ctx, script, headless.Options{Sink: j, SessionID: sess.ID, Start: headless.DefaultStart})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	stored, err := st.LoadEvents(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
+	stored := loadEvents(t, st, sess.ID)
 	if len(stored) < 20 || len(seen.Events()) != len(stored) {
 		t.Fatalf("stored %d events, delivered %d", len(stored), len(seen.Events()))
 	}
-	got, err := st.Get(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := getSession(t, st, sess.ID)
 	if got.Status() != StatusCompleted || got.EvidenceCount < 4 {
 		t.Errorf("recorded run: status %v, evidence %d (run result %+v)", got.Status(), got.EvidenceCount, res)
 	}

@@ -41,15 +41,9 @@ func TestJournalDeliversOnlyCommitted(t *testing.T) {
 func testJournalDeliversOnlyCommitted(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	st := eng.open(t)
-	sess, err := st.Create(ctx, Meta{ID: "wal00001", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{ID: "wal00001", Exam: testExam()})
 	check := &storedCheck{st: st}
-	j, err := st.Journal(ctx, sess.ID, WithSubscribers(check), WithMaxBatch(7))
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, sess.ID, WithSubscribers(check), WithMaxBatch(7))
 	evs := examEvents(t, sess.ID, fixtureStart)
 	publishAll(t, j, evs)
 	if err := j.Flush(ctx); err != nil {
@@ -68,13 +62,8 @@ func testJournalDeliversOnlyCommitted(t *testing.T, eng testEngine) {
 		}
 	}
 	check.mu.Unlock()
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	stored, err := st.LoadEvents(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
+	stored := loadEvents(t, st, sess.ID)
 	for i := range evs {
 		a, _ := json.Marshal(evs[i])
 		b, _ := json.Marshal(stored[i])
@@ -95,14 +84,8 @@ func TestJournalRejects(t *testing.T) { forEachEngine(t, testJournalRejects) }
 func testJournalRejects(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	st := eng.open(t)
-	sess, err := st.Create(ctx, Meta{ID: "rej00001", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := st.Journal(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{ID: "rej00001", Exam: testExam()})
+	j := openJournal(t, st, sess.ID)
 	defer j.Close()
 	evs := examEvents(t, sess.ID, fixtureStart)
 	publishAll(t, j, evs[:3])
@@ -162,17 +145,10 @@ func testJournalRedaction(t *testing.T, eng testEngine) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
 			st := eng.open(t)
-			sess, err := st.Create(ctx, Meta{Exam: testExam()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess := createSession(t, st, Meta{Exam: testExam()})
 			var rec recorder
-			j, err := st.Journal(ctx, sess.ID, WithRedaction(tt.mode), WithSubscribers(&rec))
-			if err != nil {
-				t.Fatal(err)
-			}
+			j := openJournal(t, st, sess.ID, WithRedaction(tt.mode), WithSubscribers(&rec))
 			ev, err := runtime.NewEvent(sess.ID, 1, fixtureStart, cand("welcome", "s", tt.text, 1, int64(i)))
 			if err != nil {
 				t.Fatal(err)
@@ -181,13 +157,8 @@ func testJournalRedaction(t *testing.T, eng testEngine) {
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Publish = %v, want %v", err, tt.wantErr)
 			}
-			if err := j.Close(); err != nil {
-				t.Fatal(err)
-			}
-			stored, err := st.LoadEvents(ctx, sess.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
+			closeJournal(t, j)
+			stored := loadEvents(t, st, sess.ID)
 			if tt.wantErr != nil {
 				if len(stored) != 0 {
 					t.Fatalf("refused event was stored")
@@ -230,17 +201,10 @@ func TestJournalBackpressure(t *testing.T) {
 }
 
 func testJournalBackpressure(t *testing.T, eng testEngine) {
-	ctx := context.Background()
 	st := eng.open(t)
-	sess, err := st.Create(ctx, Meta{ID: "bp000001", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{ID: "bp000001", Exam: testExam()})
 	sub := &blockingSub{release: make(chan struct{}), got: make(chan int64, 16)}
-	j, err := st.Journal(ctx, sess.ID, WithQueueSize(2), WithMaxBatch(1), WithSubscribers(sub))
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, sess.ID, WithQueueSize(2), WithMaxBatch(1), WithSubscribers(sub))
 	evs := examEvents(t, sess.ID, fixtureStart)
 	if err := j.Publish(evs[0]); err != nil {
 		t.Fatal(err)
@@ -259,13 +223,8 @@ func testJournalBackpressure(t *testing.T, eng testEngine) {
 	if err := <-blocked; err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Get(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
+	got := getSession(t, st, sess.ID)
 	if got.EventCount != 4 {
 		t.Errorf("stored %d events, want 4", got.EventCount)
 	}
@@ -276,17 +235,10 @@ func TestJournalConcurrentPublishersKeepOrder(t *testing.T) {
 }
 
 func testJournalConcurrentPublishersKeepOrder(t *testing.T, eng testEngine) {
-	ctx := context.Background()
 	st := eng.open(t, WithSynchronous(SyncNormal))
-	sess, err := st.Create(ctx, Meta{ID: "conc0001", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{ID: "conc0001", Exam: testExam()})
 	var rec recorder
-	j, err := st.Journal(ctx, sess.ID, WithSubscribers(&rec), WithQueueSize(8))
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, sess.ID, WithSubscribers(&rec), WithQueueSize(8))
 	evs := manyEvents(t, sess.ID, 400)
 	// Publishers race for the next seq; a loser gets ErrSeqOutOfOrder and retries, as a
 	// controller serialising its own events never needs to.
@@ -313,9 +265,7 @@ func testJournalConcurrentPublishersKeepOrder(t *testing.T, eng testEngine) {
 		})
 	}
 	wg.Wait()
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
 	got := rec.Events()
 	if len(got) != len(evs) {
 		t.Fatalf("delivered %d, want %d", len(got), len(evs))
@@ -332,37 +282,18 @@ func TestResume(t *testing.T) { forEachEngine(t, testResume) }
 func testResume(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	dir := eng.target(t)
-	st, err := OpenURL(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := st.Create(ctx, Meta{ID: "res00001", Exam: testExam(), StartedAt: fixtureStart})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := st.Journal(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, dir)
+	sess := createSession(t, st, Meta{ID: "res00001", Exam: testExam(), StartedAt: fixtureStart})
+	j := openJournal(t, st, sess.ID)
 	evs := examEvents(t, sess.ID, fixtureStart)
 	half := len(evs) / 2
 	publishAll(t, j, evs[:half])
-	if err := j.Close(); err != nil { // the examiner quits mid-exam
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j) // the examiner quits mid-exam
+	closeStore(t, st)
 
-	st, err = OpenURL(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = openStore(t, dir)
 	defer st.Close()
-	got, err := st.Get(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := getSession(t, st, sess.ID)
 	if got.Status() != StatusInterrupted {
 		t.Fatalf("status %v, want interrupted", got.Status())
 	}
@@ -373,10 +304,7 @@ func testResume(t *testing.T, eng testEngine) {
 	if exam.ID != testExam().ID || len(stored) != half {
 		t.Fatalf("resume data: exam %q, %d events; want %d", exam.ID, len(stored), half)
 	}
-	j, err = st.Journal(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j = openJournal(t, st, sess.ID)
 	if j.NextSeq() != int64(half+1) {
 		t.Fatalf("resumed journal next seq %d, want %d", j.NextSeq(), half+1)
 	}
@@ -384,13 +312,8 @@ func testResume(t *testing.T, eng testEngine) {
 		t.Errorf("resumed session status %v, want running", got.Status())
 	}
 	publishAll(t, j, evs[half:])
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err = st.Get(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
+	got = getSession(t, st, sess.ID)
 	if got.Status() != StatusCompleted || got.EventCount != int64(len(evs)) || got.Coverage != 0.75 {
 		t.Errorf("after resume: status %v, %d events, coverage %v", got.Status(), got.EventCount, got.Coverage)
 	}
@@ -406,14 +329,8 @@ func TestJournalOwnershipAcrossStores(t *testing.T) {
 func testJournalOwnershipAcrossStores(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	a := eng.open(t)
-	sess, err := a.Create(ctx, Meta{ID: "own00001", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := OpenURL(ctx, a.openTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, a, Meta{ID: "own00001", Exam: testExam()})
+	b := openStore(t, a.openTarget)
 	defer b.Close()
 	if got, _ := b.Get(ctx, sess.ID); got.Status() != StatusRunning {
 		t.Errorf("a live session seen from another store is %v, want running", got.Status())
@@ -421,16 +338,11 @@ func testJournalOwnershipAcrossStores(t *testing.T, eng testEngine) {
 	if _, err := b.Journal(ctx, sess.ID); !errors.Is(err, ErrSessionBusy) {
 		t.Errorf("second owner Journal = %v, want ErrSessionBusy", err)
 	}
-	j, err := a.Journal(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, a, sess.ID)
 	if _, err := a.Journal(ctx, sess.ID); !errors.Is(err, ErrSessionBusy) {
 		t.Errorf("second journal in the same store = %v, want ErrSessionBusy", err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
 }
 
 func TestJournalOptionsValidate(t *testing.T) { forEachEngine(t, testJournalOptionsValidate) }
@@ -438,10 +350,7 @@ func TestJournalOptionsValidate(t *testing.T) { forEachEngine(t, testJournalOpti
 func testJournalOptionsValidate(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	st := eng.open(t)
-	sess, err := st.Create(ctx, Meta{Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{Exam: testExam()})
 	for name, opt := range map[string]JournalOption{
 		"queue": WithQueueSize(0), "batch": WithMaxBatch(-1), "sub": WithSubscribers(nil), "redaction": WithRedaction(9),
 	} {

@@ -116,34 +116,25 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 		b.WriteString(".\n")
 	}
 
-	b.WriteString("\n## Guardrails\n\n")
-	if len(sum.Guardrails) == 0 {
-		b.WriteString("No guardrail fired.\n")
-	} else {
-		b.WriteString("| At | Node | Guardrail | Action | Original | Replacement |\n|---|---|---|---|---|---|\n")
-		for _, g := range sum.Guardrails {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, g.At), mdCell(g.NodeID),
-				mdCell(g.Guardrail), mdCell(g.Action.String()), mdCell(g.OriginalText), mdCell(g.ReplacementText))
-		}
-	}
-
-	b.WriteString("\n## Candidate commands\n\n")
-	if len(sum.Commands) == 0 {
-		b.WriteString("No command was given.\n")
-	} else {
-		b.WriteString("| At | Node | Command | Source | Accepted | Detail |\n|---|---|---|---|---|---|\n")
-		for _, c := range sum.Commands {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, c.At), mdCell(c.NodeID),
-				mdCell(c.Command), mdCell(c.Source.String()), yesNo(c.Accepted), mdCell(c.Detail))
-		}
-	}
-
+	writeTableSection(&b, "Guardrails", "No guardrail fired.",
+		[]string{"At", "Node", "Guardrail", "Action", "Original", "Replacement"}, sum.Guardrails,
+		func(g GuardrailRecord) []string {
+			return []string{offset(sum.StartedAt, g.At), mdCell(g.NodeID), mdCell(g.Guardrail),
+				mdCell(g.Action.String()), mdCell(g.OriginalText), mdCell(g.ReplacementText)}
+		})
+	writeTableSection(&b, "Candidate commands", "No command was given.",
+		[]string{"At", "Node", "Command", "Source", "Accepted", "Detail"}, sum.Commands,
+		func(c CommandRecord) []string {
+			return []string{offset(sum.StartedAt, c.At), mdCell(c.NodeID), mdCell(c.Command),
+				mdCell(c.Source.String()), yesNo(c.Accepted), mdCell(c.Detail)}
+		})
 	if len(sum.Admin) > 0 {
-		b.WriteString("\n## Examiner instructions\n\n| At | Node | Mode | Sender | Status | Text |\n|---|---|---|---|---|---|\n")
-		for _, a := range sum.Admin {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", offset(sum.StartedAt, a.At), mdCell(a.Node),
-				mdCell(a.Mode.String()), mdCell(a.Sender), mdCell(a.Status.String()), mdCell(a.Text))
-		}
+		writeTableSection(&b, "Examiner instructions", "",
+			[]string{"At", "Node", "Mode", "Sender", "Status", "Text"}, sum.Admin,
+			func(a AdminRecord) []string {
+				return []string{offset(sum.StartedAt, a.At), mdCell(a.Node), mdCell(a.Mode.String()),
+					mdCell(a.Sender), mdCell(a.Status.String()), mdCell(a.Text)}
+			})
 	}
 	writePresence(&b, sum)
 	if len(sum.Recoveries) > 0 || len(sum.Errors) > 0 {
@@ -212,6 +203,20 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 	// Identifiers and codes are written raw inside code spans; the whole record goes through the
 	// one cleaning function as well, so nothing a terminal obeys survives.
 	return textsafe.Block(b.String())
+}
+
+// writeTableSection writes a "## title" section: items as a Markdown table (head, then one
+// row of cells per item, each cell already made inert), or the line none when there are none.
+func writeTableSection[T any](b *strings.Builder, title, none string, head []string, items []T, cells func(T) []string) {
+	fmt.Fprintf(b, "\n## %s\n\n", title)
+	if len(items) == 0 {
+		b.WriteString(none + "\n")
+		return
+	}
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|" + strings.Repeat("---|", len(head)) + "\n")
+	for _, it := range items {
+		b.WriteString("| " + strings.Join(cells(it), " | ") + " |\n")
+	}
 }
 
 func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

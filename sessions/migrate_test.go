@@ -66,10 +66,7 @@ func TestMigrateV1(t *testing.T) {
 		t.Fatalf("schema version %d (%v), want %d", version, err, SchemaVersion)
 	}
 
-	done, err := st.Get(ctx, "v1done00")
-	if err != nil {
-		t.Fatal(err)
-	}
+	done := getSession(t, st, "v1done00")
 	wantEnd := time.Date(2026, 3, 2, 10, 0, 40, 1_000_000, time.UTC)
 	if done.Status() != StatusCompleted || !done.EndedAt.Equal(wantEnd) || done.Candidate != "Sam Roe" ||
 		done.SpecPath != "exams/hotel.yaml" || done.EventCount != 10 || done.EvidenceCount != 2 {
@@ -81,10 +78,7 @@ func TestMigrateV1(t *testing.T) {
 	if _, err := done.Exam(); err != nil {
 		t.Errorf("migrated exam unreadable: %v", err)
 	}
-	evs, err := st.LoadEvents(ctx, "v1done00")
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := loadEvents(t, st, "v1done00")
 	if len(evs) != len(envelopes) {
 		t.Fatalf("%d events after migration, want %d", len(evs), len(envelopes))
 	}
@@ -103,10 +97,7 @@ func TestMigrateV1(t *testing.T) {
 	}
 
 	// The v1 session that never ended has no live owner: it is interrupted, and resumable.
-	live, err := st.Get(ctx, "v1live00")
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := getSession(t, st, "v1live00")
 	if live.Status() != StatusInterrupted || live.EventCount != 4 || !live.StartedAt.Equal(time.Date(2026, 3, 2, 11, 0, 0, 500_000_000, time.UTC)) {
 		t.Errorf("migrated unended session: %+v", live)
 	}
@@ -120,9 +111,7 @@ func TestMigrateV1(t *testing.T) {
 	if len(sum.Nodes) != 2 || sum.EvidenceTotal() != 2 {
 		t.Errorf("summary of migrated session: %d nodes, %d evidence", len(sum.Nodes), sum.EvidenceTotal())
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeStore(t, st)
 	// Opening again is a no-op.
 	st2, err := Open(ctx, dir)
 	if err != nil {

@@ -37,14 +37,21 @@ type storeConfig struct {
 	now         func() time.Time
 }
 
-func defaultStoreConfig() storeConfig {
-	return storeConfig{
+// newStoreConfig is the defaults with opts applied, for either engine.
+func newStoreConfig(opts []Option) (storeConfig, error) {
+	cfg := storeConfig{
 		logger:      slog.New(slog.DiscardHandler),
 		busyTimeout: 5 * time.Second,
 		sync:        SyncFull,
 		recover:     true,
 		now:         time.Now,
 	}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return storeConfig{}, err
+		}
+	}
+	return cfg, nil
 }
 
 // WithLogger sets the store's logger (default: discard).

@@ -65,15 +65,8 @@ func (s *Store) ownerlessRunning(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("find running sessions: %w", err)
 	}
 	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("find running sessions: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
+	ids, err := scanIDs(rows)
+	if err != nil {
 		return nil, fmt.Errorf("find running sessions: %w", err)
 	}
 	return ids, nil

@@ -12,17 +12,10 @@ import (
 func TestOwnerAlive(t *testing.T) { forEachEngine(t, testOwnerAlive) }
 
 func testOwnerAlive(t *testing.T, eng testEngine) {
-	ctx := context.Background()
 	st := eng.open(t)
-	other, err := OpenURL(ctx, st.openTarget, WithRecovery(false))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := openStore(t, st.openTarget, WithRecovery(false))
 	defer other.Close()
-	sess, err := st.Create(ctx, Meta{Exam: testExam(), Input: runtime.SourceTyped})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{Exam: testExam(), Input: runtime.SourceTyped})
 	check := func(when string, want bool) {
 		t.Helper()
 		for _, s := range []*Store{st, other} {
@@ -33,22 +26,12 @@ func testOwnerAlive(t *testing.T, eng testEngine) {
 		}
 	}
 	check("created", true)
-	j, err := st.Journal(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, sess.ID)
 	check("journal open", true)
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
 	check("journal closed", false)
-	j2, err := other.Journal(ctx, sess.ID) // resumed by another handle (another worker)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j2 := openJournal(t, other, sess.ID) // resumed by another handle (another worker)
 	check("resumed elsewhere", true)
-	if err := j2.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j2)
 	check("released", false)
 }

@@ -27,11 +27,9 @@ const pgConnectTimeout = 10 * time.Second
 const pgCommitTimeout = 30 * time.Second
 
 func openPostgres(ctx context.Context, target string, opts ...Option) (*Store, error) {
-	cfg := defaultStoreConfig()
-	for _, o := range opts {
-		if err := o(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := newStoreConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	masked := MaskTarget(target)
 	pcfg, err := pgxpool.ParseConfig(target)
@@ -62,13 +60,7 @@ func openPostgres(ctx context.Context, target string, opts ...Option) (*Store, e
 	}
 	s := &Store{engine: EnginePostgres, target: masked, openTarget: target, db: db, pool: pool, connCfg: pcfg.ConnConfig,
 		cfg: cfg, log: cfg.logger, owned: map[string]lease{}, journals: map[string]*Journal{}}
-	if cfg.recover {
-		if err := s.recoverInterrupted(ctx); err != nil {
-			_ = s.closeDB()
-			return nil, err
-		}
-	}
-	return s, nil
+	return s.recoverOnOpen(ctx)
 }
 
 // pgLease is a session's lease on PostgreSQL: a session-level advisory lock held by a
@@ -204,12 +196,7 @@ var pgSchemaV2 = []string{
 }
 
 func pgMigrateV2(ctx context.Context, tx *sqlTx) error {
-	for _, q := range pgSchemaV2 {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tx.execAll(ctx, pgSchemaV2...)
 }
 
 // recoverRunningPG marks every live-looking session whose lease is free as interrupted, in one

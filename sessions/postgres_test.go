@@ -79,10 +79,7 @@ func TestSummaryRecovered(t *testing.T) { forEachEngine(t, testSummaryRecovered)
 func testSummaryRecovered(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	target := eng.target(t)
-	st, err := OpenURL(ctx, target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, target)
 	full := examEvents(t, "win00001", fixtureStart)
 	cut := full[:len(full)-1]
 	if cut[len(cut)-1].Event != runtime.EventExamState || full[len(full)-1].Event != runtime.EventExamCompleted {
@@ -92,13 +89,8 @@ func testSummaryRecovered(t *testing.T, eng testEngine) {
 	if sess.Status() != StatusCompleted {
 		t.Fatalf("status %v", sess.Status())
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st, err = OpenURL(ctx, target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	closeStore(t, st)
+	st = openStore(t, target)
 	defer st.Close()
 	sum, err := st.Summary(ctx, "win00001")
 	if err != nil {
@@ -136,9 +128,7 @@ func TestCopySessionsToPostgres(t *testing.T) {
 	recordSession(t, src, "copy0001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
 	half := examEvents(t, "copy0002", fixtureStart)[:20]
 	recordSession(t, src, "copy0002", func(string) []runtime.Event { return half })
-	if _, err := src.Create(ctx, Meta{ID: "copy0003", Exam: testExam()}); err != nil { // live: not copied
-		t.Fatal(err)
-	}
+	createSession(t, src, Meta{ID: "copy0003", Exam: testExam()}) // live: not copied
 	dst := openTestStoreAt(t, pgtest.NewDB(t))
 	res, err := CopySessions(ctx, src, dst)
 	if err != nil {
@@ -185,9 +175,7 @@ func TestCopySessionsToPostgres(t *testing.T) {
 	if j.NextSeq() != int64(len(half)+1) {
 		t.Errorf("next seq %d", j.NextSeq())
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
 }
 
 func openTestStoreAt(t testing.TB, target string) *Store {
@@ -207,18 +195,10 @@ func TestPostgresDownMidExam(t *testing.T) {
 	ctx := context.Background()
 	srv := pgtest.Shared(t)
 	target := pgtest.NewDB(t)
-	st, err := OpenURL(ctx, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Create(ctx, Meta{ID: "down0001", Exam: testExam()}); err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, target)
+	createSession(t, st, Meta{ID: "down0001", Exam: testExam()})
 	rec := &recorder{}
-	j, err := st.Journal(ctx, "down0001", WithSubscribers(rec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, "down0001", WithSubscribers(rec))
 	evs := manyEvents(t, "down0001", 400)
 	publishAll(t, j, evs[:100])
 	if err := j.Flush(ctx); err != nil {
@@ -268,16 +248,11 @@ func TestPostgresDownMidExam(t *testing.T) {
 		t.Fatal(err)
 	}
 	restarted = true
-	st2, err := OpenURL(ctx, target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2 := openStore(t, target)
 	defer st2.Close()
 	var sess *Session
 	testutil.Poll(10*time.Second, func() bool {
-		if sess, err = st2.Get(ctx, "down0001"); err != nil {
-			t.Fatal(err)
-		}
+		sess = getSession(t, st2, "down0001")
 		return sess.Status() == StatusInterrupted
 	})
 	if sess.Status() != StatusInterrupted && sess.Status() != StatusRunning {
@@ -299,9 +274,7 @@ func TestPostgresDownMidExam(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := j2.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j2)
 	got, _ := st2.Get(ctx, "down0001")
 	if got.EventCount != int64(len(evs)) {
 		t.Errorf("after resume %d events, want %d", got.EventCount, len(evs))

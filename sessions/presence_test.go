@@ -30,17 +30,11 @@ func TestSummaryPresence(t *testing.T) {
 		// As stored before By existed.
 		{5 * time.Second, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StatePaused, Reason: "resumed by examiner-bo"}},
 	}
-	var evs []runtime.Event
-	at := start
-	for i, p := range payloads {
-		at = at.Add(p.after)
-		ev, err := runtime.NewEvent("s1", int64(i+1), at, p.p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, ev)
+	s := newScript(t, "s1", start)
+	for _, p := range payloads {
+		s.after(p.after, p.p)
 	}
-	sum, err := Summarize(&Session{ID: "s1"}, evs)
+	sum, err := Summarize(&Session{ID: "s1"}, s.events)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,17 +21,9 @@ func (s *Store) recoverSummaries(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("find sessions without summary: %w", err)
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("find sessions without summary: %w", err)
-		}
-		ids = append(ids, id)
-	}
+	ids, err := scanIDs(rows)
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return fmt.Errorf("find sessions without summary: %w", err)
 	}
 	for _, id := range ids {

@@ -17,6 +17,12 @@ func (s *Store) Release(id string) error {
 	if !ok {
 		return nil
 	}
+	return s.abandon(id, l)
+}
+
+// abandon leaves a session this store owns without a journal interrupted, so it can be
+// resumed, and releases its lease (Release, and Close for every session still held).
+func (s *Store) abandon(id string, l lease) error {
 	var errs []error
 	if _, err := s.db.Exec(`UPDATE sessions SET interrupted = 1 WHERE id = ? AND ended_ns IS NULL`, id); err != nil {
 		errs = append(errs, fmt.Errorf("mark %s interrupted: %w", id, err))

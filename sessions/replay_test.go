@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -98,13 +99,8 @@ func expectNone(t *testing.T, got <-chan runtime.Event) {
 
 func expectSeq(t *testing.T, got <-chan runtime.Event, seq int64) {
 	t.Helper()
-	select {
-	case ev := <-got:
-		if ev.Seq != seq {
-			t.Fatalf("emitted seq %d, want %d", ev.Seq, seq)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("seq %d never emitted", seq)
+	if ev := testutil.Recv(t, got, 10*time.Second, "seq %d to be emitted", seq); ev.Seq != seq {
+		t.Fatalf("emitted seq %d, want %d", ev.Seq, seq)
 	}
 }
 

@@ -41,18 +41,13 @@ var migrations = []migration{
 // summary) was never stored, because the owner died between the two events, and partial
 // indexes over the few sessions recovery looks at.
 func migrateV3(ctx context.Context, tx *sqlTx) error {
-	for _, q := range []string{
+	return tx.execAll(ctx,
 		`ALTER TABLE sessions ADD COLUMN summarized INTEGER NOT NULL DEFAULT 0`,
 		`UPDATE sessions SET summarized = 1 WHERE id IN (SELECT DISTINCT session_id FROM events WHERE type = 'exam_completed')`,
 		// Every Open looks for sessions to recover; these keep that look off the whole table.
 		`CREATE INDEX sessions_live ON sessions (id) WHERE ended_ns IS NULL AND interrupted = 0`,
 		`CREATE INDEX sessions_unsummarized ON sessions (id) WHERE ended_ns IS NOT NULL AND summarized = 0`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }
 
 // schemaV1 is the first layout: events kept as whole envelope JSON, times as RFC 3339 text.
@@ -134,15 +129,10 @@ func migrateV2(ctx context.Context, tx *sqlTx) error {
 	if err := copySessionsV1(ctx, tx); err != nil {
 		return err
 	}
-	for _, q := range []string{
+	return tx.execAll(ctx,
 		`DROP TABLE events`, `DROP TABLE sessions`,
 		`ALTER TABLE events_v2 RENAME TO events`, `ALTER TABLE sessions_v2 RENAME TO sessions`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }
 
 func copyEventsV1(ctx context.Context, tx *sqlTx) error {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -242,6 +243,35 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 	return &ss, nil
 }
 
+// scanIDs reads the one id column of every row (Resolve, recovery's look-ups).
+func scanIDs(rows rowSet) ([]string, error) {
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// scanSessions reads every row of a query for listColumns (List, Live).
+func scanSessions(rows rowSet) ([]*Session, error) {
+	var out []*Session
+	for rows.Next() {
+		ss, err := scanSession(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ss)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // List returns every session, newest first, without their exams or events.
 func (s *Store) List(ctx context.Context) ([]*Session, error) {
 	if err := s.checkOpen(); err != nil {
@@ -252,15 +282,8 @@ func (s *Store) List(ctx context.Context) ([]*Session, error) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	defer closeRows()
-	var out []*Session
-	for rows.Next() {
-		ss, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
-		}
-		out = append(out, ss)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanSessions(rows)
+	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	return out, nil
@@ -299,19 +322,12 @@ func (s *Store) Resolve(ctx context.Context, idOrPrefix string) (string, error) 
 		return "", fmt.Errorf("resolve %q: %w", idOrPrefix, err)
 	}
 	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return "", fmt.Errorf("resolve %q: %w", idOrPrefix, err)
-		}
-		if id == p {
-			return id, nil
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
+	ids, err := scanIDs(rows)
+	if err != nil {
 		return "", fmt.Errorf("resolve %q: %w", idOrPrefix, err)
+	}
+	if slices.Contains(ids, p) {
+		return p, nil // an exact id wins over the longer ids it is a prefix of
 	}
 	switch len(ids) {
 	case 0:

@@ -49,11 +49,9 @@ type Store struct {
 // Open opens (creating if needed) the store in dir, migrates it to SchemaVersion and marks
 // sessions whose owning process has died as interrupted.
 func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
-	cfg := defaultStoreConfig()
-	for _, o := range opts {
-		if err := o(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := newStoreConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	if dir == "" {
 		return nil, fmt.Errorf("%w: empty data directory", ErrInvalidOption)
@@ -96,13 +94,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	}
 	s := &Store{engine: EngineSQLite, dir: dir, target: dir, openTarget: dir, db: db, group: group, cfg: cfg, log: cfg.logger,
 		owned: map[string]lease{}, journals: map[string]*Journal{}}
-	if cfg.recover {
-		if err := s.recoverInterrupted(ctx); err != nil {
-			_ = s.closeDB()
-			return nil, err
-		}
-	}
-	return s, nil
+	return s.recoverOnOpen(ctx)
 }
 
 // Dir is the data directory the store lives in (empty for PostgreSQL).
@@ -168,10 +160,7 @@ func (s *Store) Close() error {
 	s.closed = true
 	for id, l := range s.owned {
 		// A session created here that never got a journal stopped without ending.
-		if _, err := s.db.Exec(`UPDATE sessions SET interrupted = 1 WHERE id = ? AND ended_ns IS NULL`, id); err != nil {
-			errs = append(errs, fmt.Errorf("mark %s interrupted: %w", id, err))
-		}
-		if err := l.release(); err != nil {
+		if err := s.abandon(id, l); err != nil {
 			errs = append(errs, err)
 		}
 		delete(s.owned, id)
@@ -194,6 +183,18 @@ func (s *Store) checkOpen() error {
 		return ErrStoreClosed
 	}
 	return nil
+}
+
+// recoverOnOpen is an open's last step on either engine: unless WithRecovery(false), dead
+// owners' sessions are recovered (recoverInterrupted); a store that cannot recover is closed.
+func (s *Store) recoverOnOpen(ctx context.Context) (*Store, error) {
+	if s.cfg.recover {
+		if err := s.recoverInterrupted(ctx); err != nil {
+			_ = s.closeDB()
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // recoverInterrupted marks every unended session whose lease can be taken (its owner is

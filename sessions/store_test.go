@@ -47,9 +47,7 @@ func TestOpenPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	recordSession(t, st, "perm0001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeStore(t, st)
 	fi, err := os.Stat(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +99,7 @@ func testCreateGetList(t *testing.T, eng testEngine) {
 	if err != nil || exam.ID != "hospitality-oral-b2" || len(exam.Nodes) != 4 {
 		t.Fatalf("stored exam %v, %v", exam, err)
 	}
-	if _, err := st.Create(ctx, Meta{ID: "abd99999", Exam: testExam()}); err != nil {
-		t.Fatal(err)
-	}
+	createSession(t, st, Meta{ID: "abd99999", Exam: testExam()})
 	list, err := st.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -169,29 +165,18 @@ func testDelete(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	st := eng.open(t)
 	recordSession(t, st, "del00001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
-	live, err := st.Create(ctx, Meta{ID: "del00002", Exam: testExam()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := st.Journal(ctx, live.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := createSession(t, st, Meta{ID: "del00002", Exam: testExam()})
+	j := openJournal(t, st, live.ID)
 	if err := st.Delete(ctx, live.ID); !errors.Is(err, ErrSessionBusy) {
 		t.Errorf("delete of a live session = %v, want ErrSessionBusy", err)
 	}
 	// Another store (another process, as far as locks go) cannot delete it either.
-	other, err := OpenURL(ctx, st.openTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := openStore(t, st.openTarget)
 	defer other.Close()
 	if err := other.Delete(ctx, live.ID); !errors.Is(err, ErrSessionBusy) {
 		t.Errorf("delete from another store = %v, want ErrSessionBusy", err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
 	for _, id := range []string{"del00001", "del00002"} {
 		if err := other.Delete(ctx, id); err != nil {
 			t.Fatalf("delete %s: %v", id, err)
@@ -214,10 +199,7 @@ func TestStoreTooNew(t *testing.T) { forEachEngine(t, testStoreTooNew) }
 func testStoreTooNew(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	dir := eng.target(t)
-	st, err := OpenURL(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, dir)
 	if _, err := st.db.Exec(`UPDATE schema_version SET version = ?`, SchemaVersion+1); err != nil {
 		t.Fatal(err)
 	}
@@ -272,26 +254,15 @@ func manyEvents(t testing.TB, id string, n int) []runtime.Event {
 func TestMarkStarted(t *testing.T) {
 	ctx := context.Background()
 	st := openTestStore(t)
-	sess, err := st.Create(ctx, Meta{ID: "room0001", Exam: testExam(), Examiner: "offline", StartedAt: fixtureStart})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := createSession(t, st, Meta{ID: "room0001", Exam: testExam(), Examiner: "offline", StartedAt: fixtureStart})
 	arrived := fixtureStart.Add(10 * time.Minute)
 	if err := st.MarkStarted(ctx, sess.ID, arrived, " candidate-1\x1b]0;x\x07 "); err != nil {
 		t.Fatal(err)
 	}
-	j, err := st.Journal(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, st, sess.ID)
 	publishAll(t, j, examEvents(t, sess.ID, arrived))
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Get(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	closeJournal(t, j)
+	got := getSession(t, st, sess.ID)
 	if !got.StartedAt.Equal(arrived) || got.Candidate != "candidate-1]0;x" {
 		t.Errorf("started %v candidate %q", got.StartedAt, got.Candidate)
 	}
@@ -304,10 +275,7 @@ func TestMarkStarted(t *testing.T) {
 	if err := st.MarkStarted(ctx, "nosuch01", arrived, "x"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("mark a missing session: %v", err)
 	}
-	named, err := st.Create(ctx, Meta{ID: "room0002", Exam: testExam(), Candidate: "Priya"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	named := createSession(t, st, Meta{ID: "room0002", Exam: testExam(), Candidate: "Priya"})
 	if err := st.MarkStarted(ctx, named.ID, arrived, "candidate-2"); err != nil {
 		t.Fatal(err)
 	}

@@ -143,12 +143,7 @@ func (e *debugEntry) latencyLines(st *Styles, width int) []string {
 }
 
 func (p *debugPane) walk(width int, fn func([]string) bool) {
-	for i := len(p.entries) - 1; i >= 0; i-- {
-		e := &p.entries[i]
-		if !fn(e.cache.get(width, e.render(p.st))) {
-			return
-		}
-	}
+	walkNewest(p.entries, fn, func(e *debugEntry) []string { return e.cache.get(width, e.render(p.st)) })
 }
 
 func (p *debugPane) view() []string {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/examtui/examtui/internal/testutil"
@@ -118,11 +117,7 @@ func waitCall(t *testing.T, ch <-chan string, want string) {
 // exam, an examiner instruction on the way, events arriving through the bridge.
 func TestEndToEndTypedExam(t *testing.T) {
 	exam := newScriptedExam()
-	m, err := New(Info{Title: "E2E exam", Examiner: "scripted"}, exam,
-		WithDarkBackground(true), WithNoColor(true), WithEventClock(), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, Info{Title: "E2E exam", Examiner: "scripted"}, exam, WithEventClock())
 	// The filter sees every message in the program's loop: it tells the test when the stream
 	// has ended and when each Backend call's result has been handled.
 	streamEnded := make(chan struct{})
@@ -137,13 +132,7 @@ func TestEndToEndTypedExam(t *testing.T) {
 		}
 		return msg
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
-
-	done := make(chan struct{})
-	bridged := make(chan struct{})
-	go func() { defer close(bridged); bridge(done, exam.events, nil, tm.Send) }()
-	defer func() { close(done); <-bridged }()
+	tm := startProgram(t, m, filter, exam.events)
 
 	exam.Start()
 	answers := []string{"Yes, I am ready.", "A hot buffet for families.", "A small buffet keeps the budget low."}
@@ -165,11 +154,7 @@ func TestEndToEndTypedExam(t *testing.T) {
 		t.Fatal("the event stream never reached the console")
 	}
 	for range len(answers) + 1 {
-		select {
-		case <-results:
-		case <-time.After(10 * time.Second):
-			t.Fatal("a backend result never reached the console")
-		}
+		testutil.Recv(t, results, 10*time.Second, "a backend result to reach the console")
 	}
 	// The exam is over, so quitting needs no confirmation.
 	tm.Send(ctrl('c'))
@@ -231,13 +216,8 @@ func TestRunStopsOnContext(t *testing.T) {
 	<-applied
 	<-heard
 	cancel()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after cancel")
+	if err := testutil.Recv(t, errc, 10*time.Second, "Run to return after cancel"); err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 	if m.events == 0 || m.state != runtime.StateInProgress || !m.haveAudio {
 		t.Errorf("events %d state %s audio %v", m.events, m.state, m.haveAudio)

@@ -171,13 +171,8 @@ func indent(lines []string, pad string) []string {
 func (p *evidencePane) walk(width int, fn func([]string) bool) {
 	for gi := len(p.groups) - 1; gi >= 0; gi-- {
 		g := p.groups[gi]
-		for ri := len(g.rows) - 1; ri >= 0; ri-- {
-			r := &g.rows[ri]
-			if !fn(r.cache.get(width, r.render(p.st))) {
-				return
-			}
-		}
-		if !fn(g.header.get(width, g.renderHeader(p.st))) {
+		if !walkNewest(g.rows, fn, func(r *evidenceRow) []string { return r.cache.get(width, r.render(p.st)) }) ||
+			!fn(g.header.get(width, g.renderHeader(p.st))) {
 			return
 		}
 	}

@@ -22,10 +22,7 @@ func FuzzApplyEvent(f *testing.F) {
 	f.Add("node_entered", []byte(`{"nodeId":"n","progress":{"currentNodeIndex":-1,"totalNodes":99999},"deadlineAt":"not a time","timeBudgetSec":-5}`), uint8(200), uint8(60))
 	f.Fuzz(func(t *testing.T, typ string, payload []byte, w, h uint8) {
 		width, height := int(w)%260+20, int(h)%90+8
-		m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(), WithTickInterval(0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := newTestModel(t, hotelInfo, &fakeBackend{}, WithEventClock())
 		m.Update(windowSize(width, height))
 		ev := runtime.Event{Event: runtime.EventType(typ), SessionID: "fuzz", Seq: 1, Timestamp: time.Unix(1_800_000_000, 0), Payload: json.RawMessage(payload)}
 		m.Apply(ev, ev)

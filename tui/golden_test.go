@@ -18,10 +18,7 @@ var hotelInfo = Info{Title: "Hospitality Management", Examiner: "offline", Input
 // last event's time, so frames are stable.
 func fixtureModel(t *testing.T, b Backend, w, h int) *Model {
 	t.Helper()
-	m, err := New(hotelInfo, b, WithNoColor(true), WithDarkBackground(true), WithEventClock(), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, hotelInfo, b, WithEventClock())
 	m.Apply(readJSONL(t, hotelJSONL)...)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -35,15 +34,14 @@ type graphPane struct {
 	g  *examgraph.Graph
 	st *Styles
 
-	path                   []graphStep
-	current                string
-	deadline, pausedAt     time.Time // the node's deadline; when the exam paused (zero: running)
-	budget                 time.Duration
-	accepted, required     int
-	followUps, maxFollowUp int
-	offTopic, maxOffTopic  int
-	over                   string                     // the final exam state once it ended
-	lastReload             *runtime.SpecReloadPayload // the last spec edit (reload.go)
+	path               []graphStep
+	current            string
+	deadline, pausedAt time.Time // the node's deadline; when the exam paused (zero: running)
+	budget             time.Duration
+	accepted, required int
+	nodeCounts
+	over       string                     // the final exam state once it ended
+	lastReload *runtime.SpecReloadPayload // the last spec edit (reload.go)
 }
 
 func newGraphPane(g *examgraph.Graph, st *Styles) *graphPane { return &graphPane{g: g, st: st} }
@@ -53,14 +51,9 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 	case *runtime.NodeEnteredPayload:
 		p.path = append(p.path, graphStep{node: v.NodeID})
 		p.current = v.NodeID
-		p.budget = time.Duration(v.TimeBudgetSec) * time.Second
-		p.deadline = runtime.ParseDeadline(v.DeadlineAt)
-		if p.deadline.IsZero() && p.budget > 0 {
-			p.deadline = ev.Timestamp.Add(p.budget)
-		}
+		p.budget, p.deadline = nodeDeadline(v, ev.Timestamp)
 		p.accepted, p.required = 0, v.RequiredEvidenceCount
-		p.followUps, p.maxFollowUp = 0, v.MaxFollowUps
-		p.offTopic, p.maxOffTopic = 0, v.MaxOffTopicRedirects
+		p.nodeCounts.enter(v)
 	case *runtime.NodeExitPayload:
 		if v.Next == "" {
 			break // the exam ended here: there is no edge to label
@@ -76,15 +69,9 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 			p.accepted, p.required = v.Accepted, max(v.Required, p.required)
 		}
 	case *runtime.FollowUpIssuedPayload:
-		p.followUps = v.Count
-		if v.Max > 0 {
-			p.maxFollowUp = v.Max
-		}
+		p.followUp(v)
 	case *runtime.ObservationPayload:
-		var q struct {
-			AnswerQuality string `json:"answerQuality"`
-		}
-		if v.NodeID == p.current && len(v.Raw) > 0 && json.Unmarshal(v.Raw, &q) == nil && q.AnswerQuality == string(runtime.QualityOffTopic) {
+		if v.NodeID == p.current && offTopicObservation(v) {
 			p.offTopic++
 		}
 	case *runtime.ExamStatePayload:
@@ -146,7 +133,7 @@ func (p *graphPane) lines(w int, now time.Time, compact bool) []string {
 			live = append(live, fmt.Sprintf("evidence %d/%d of [%s]", p.accepted, p.required, strings.Join(n.Signals, ", ")))
 		}
 		if n.Kind != "end" {
-			live = append(live, fmt.Sprintf("follow-ups %d/%d", p.followUps, p.maxFollowUp),
+			live = append(live, fmt.Sprintf("follow-ups %d/%d", p.followUps, p.maxFollowUps),
 				fmt.Sprintf("off-topic %d/%d", p.offTopic, max(p.maxOffTopic, 1)))
 			if p.budget > 0 && !p.deadline.IsZero() {
 				at := now

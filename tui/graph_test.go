@@ -31,11 +31,7 @@ func demoGraph(t *testing.T) *examgraph.Graph {
 func TestGoldenGraphOverlay(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
-			m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(),
-				WithTickInterval(0), WithExamGraph(demoGraph(t)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newTestModel(t, hotelInfo, &fakeBackend{}, WithEventClock(), WithExamGraph(demoGraph(t)))
 			m.Apply(readJSONL(t, hotelJSONL)...)
 			m.Update(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
 			m.Update(ctrl('r')) // the Debug view, where a developer looks at transitions
@@ -91,11 +87,7 @@ func compileDemoExam(t *testing.T, edit func(string) string) *spec.Exam {
 // TestGraphOverlayCompact: on a screen too short for what fires each transition, the overlay
 // lists each transition on one line with its reasons, so nothing below is cut.
 func TestGraphOverlayCompact(t *testing.T) {
-	m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(),
-		WithTickInterval(0), WithExamGraph(demoGraph(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, hotelInfo, &fakeBackend{}, WithEventClock(), WithExamGraph(demoGraph(t)))
 	m.Apply(readJSONL(t, hotelJSONL)...)
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 16})
 	m.Update(ctrl('g'))

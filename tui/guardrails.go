@@ -106,12 +106,7 @@ func (e *guardEntry) render(st *Styles) func(int) []string {
 }
 
 func (p *guardrailsPane) walk(width int, fn func([]string) bool) {
-	for i := len(p.entries) - 1; i >= 0; i-- {
-		e := &p.entries[i]
-		if !fn(e.cache.get(width, e.render(p.st))) {
-			return
-		}
-	}
+	walkNewest(p.entries, fn, func(e *guardEntry) []string { return e.cache.get(width, e.render(p.st)) })
 }
 
 // countsLine names each filter with its count, in a stable order.

@@ -31,10 +31,7 @@ func TestGuardrailEntries(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(), WithTickInterval(0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newTestModel(t, hotelInfo, &fakeBackend{}, WithEventClock())
 			r := newRecorder(t, "s", fixtureStart)
 			r.at(time.Second, tc.payload)
 			m.Apply(r.events...)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/examtui/examtui/runtime"
 )
@@ -37,6 +39,30 @@ func (f *fakeBackend) Calls() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.calls...)
+}
+
+// newTestModel is New with what every test console needs (no colour, a dark background, no
+// clock ticks, so frames depend on the events alone) and opts, failing the test on an error.
+func newTestModel(t testing.TB, info Info, b Backend, opts ...Option) *Model {
+	t.Helper()
+	m, err := New(info, b, append([]Option{WithNoColor(true), WithDarkBackground(true), WithTickInterval(0)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// startProgram runs m as a real program through teatest on a 120×40 ASCII terminal, filter
+// seeing every message of its loop, and bridges events into it (as Run does) until the test
+// ends.
+func startProgram(t *testing.T, m *Model, filter func(tea.Model, tea.Msg) tea.Msg, events <-chan runtime.Event) *teatest.TestModel {
+	t.Helper()
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
+		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
+	done, bridged := make(chan struct{}), make(chan struct{})
+	go func() { defer close(bridged); bridge(done, events, nil, tm.Send) }()
+	t.Cleanup(func() { close(done); <-bridged })
+	return tm
 }
 
 func ctrl(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl} }

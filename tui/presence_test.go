@@ -51,10 +51,7 @@ func TestGoldenPresence(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, sz := range goldenSizes[:2] {
-			m, err := New(info, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithClock(func() time.Time { return tc.now }), WithTickInterval(0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newTestModel(t, info, &fakeBackend{}, WithClock(func() time.Time { return tc.now }))
 			m.Apply(tc.events...)
 			m.Update(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
 			for _, id := range []PaneID{PaneTranscript, PaneTimers} {

@@ -15,11 +15,7 @@ import (
 // edit's errors; an applied reload redraws the graph from the exam it carries.
 func TestReloadNotices(t *testing.T) {
 	g := demoGraph(t)
-	m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(),
-		WithTickInterval(0), WithExamGraph(g))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, hotelInfo, &fakeBackend{}, WithEventClock(), WithExamGraph(g))
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	seq := int64(0)
 	send := func(p *runtime.SpecReloadPayload) string {

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
@@ -270,11 +270,7 @@ func TestReplayWithPlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(replayInfo, nil, WithReplay(p), WithReplayTotal(int64(len(events))),
-		WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, replayInfo, nil, WithReplay(p), WithReplayTotal(int64(len(events))))
 	applied := make(chan int, len(events)+1) // events per EventsMsg, as the program saw them
 	ended := make(chan struct{})
 	filter := func(_ tea.Model, msg tea.Msg) tea.Msg {
@@ -286,11 +282,11 @@ func TestReplayWithPlayer(t *testing.T) {
 		}
 		return msg
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
+	ch := make(chan runtime.Event)
+	tm := startProgram(t, m, filter, ch)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan runtime.Event)
+	t.Cleanup(cancel)
 	played := make(chan error, 1)
 	go func() {
 		defer close(ch)
@@ -303,20 +299,12 @@ func TestReplayWithPlayer(t *testing.T) {
 			}
 		})
 	}()
-	done, bridged := make(chan struct{}), make(chan struct{})
-	go func() { defer close(bridged); bridge(done, ch, nil, tm.Send) }()
-	t.Cleanup(func() { cancel(); close(done); <-bridged })
 
 	waitApplied := func(want int) {
 		t.Helper()
 		got := 0
 		for got < want {
-			select {
-			case n := <-applied:
-				got += n
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%d of %d events reached the console", got, want)
-			}
+			got += testutil.Recv(t, applied, 10*time.Second, "more events to reach the console (%d of %d so far)", got, want)
 		}
 		if got != want {
 			t.Fatalf("%d events reached the console, want %d", got, want)

@@ -20,6 +20,17 @@ func (c *lineCache) invalidate() { c.lines = nil }
 // false. Panes implement it over their own data.
 type blockWalker func(width int, fn func(lines []string) bool)
 
+// walkNewest is a blockWalker's loop over a pane's blocks: fn gets the lines of each block,
+// newest (last) first, until it returns false. It reports whether fn wanted more.
+func walkNewest[B any](blocks []B, fn func(lines []string) bool, lines func(*B) []string) bool {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if !fn(lines(&blocks[i])) {
+			return false
+		}
+	}
+	return true
+}
+
 // scroller keeps a pane's position as lines scrolled up from the bottom: zero follows the
 // newest content, which is what an exam console watches most of the time.
 type scroller struct {

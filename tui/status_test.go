@@ -24,11 +24,7 @@ func TestStatusLineKeepsTheSessionID(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/%d", tc.title, tc.width), func(t *testing.T) {
-			m, err := New(Info{Title: tc.title, Examiner: "offline", SessionID: "7a42071e8144115b"}, &fakeBackend{},
-				WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newTestModel(t, Info{Title: tc.title, Examiner: "offline", SessionID: "7a42071e8144115b"}, &fakeBackend{})
 			m.Update(windowSize(tc.width, 40))
 			line := Plain(m.statusLine())
 			if w := ansi.StringWidth(line); w > tc.width {

@@ -47,10 +47,7 @@ func switchModel(t *testing.T, b Backend, input runtime.InputSource) *Model {
 	t.Helper()
 	info := hotelInfo
 	info.Input = input
-	m, err := New(info, b, WithNoColor(true), WithDarkBackground(true), WithEventClock(), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, info, b, WithEventClock())
 	m.Apply(readJSONL(t, hotelJSONL)...)
 	drive(t, m, windowSize(120, 40))
 	return m
@@ -181,10 +178,7 @@ func TestSwitchInputReadOnly(t *testing.T) {
 	b := &switchingBackend{mode: runtime.SourceRoom}
 	info := hotelInfo
 	info.ReadOnly = true
-	m, err := New(info, b, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, info, b)
 	drive(t, m, windowSize(120, 40), press("ctrl+t"))
 	if got := b.Calls(); len(got) != 0 {
 		t.Errorf("read-only console called %q", got)
@@ -199,19 +193,13 @@ func TestSwitchInputReadOnly(t *testing.T) {
 func TestObserverPlaceholder(t *testing.T) {
 	info := hotelInfo
 	info.Input, info.Observer = runtime.SourceRoom, true
-	m, err := New(info, &switchingBackend{mode: runtime.SourceRoom}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, info, &switchingBackend{mode: runtime.SourceRoom})
 	drive(t, m, windowSize(120, 40))
 	if p := m.input.Placeholder; !strings.HasPrefix(p, "watching: the candidate answers in the room") || !strings.Contains(p, "ctrl+o") {
 		t.Errorf("observer placeholder %q", p)
 	}
 	info.Observer = false
-	m, err = New(info, &switchingBackend{mode: runtime.SourceRoom}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m = newTestModel(t, info, &switchingBackend{mode: runtime.SourceRoom})
 	if p := m.input.Placeholder; strings.HasPrefix(p, "watching") {
 		t.Errorf("the bot's own console reads as an observer: %q", p)
 	}

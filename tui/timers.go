@@ -37,9 +37,8 @@ type timersPane struct {
 	examEnd      time.Time
 	pausedAt     time.Time // non-zero while paused
 
-	followUps, maxFollowUps int
-	offTopic, maxOffTopic   int
-	clarify, maxClarify     int
+	nodeCounts
+	clarify, maxClarify int
 
 	nodeWarning, examWarning string
 	offset                   int // lines scrolled down from the top
@@ -113,13 +112,8 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 	case *runtime.NodeEnteredPayload:
 		p.node, p.index, p.total = v.NodeID, v.Progress.CurrentNodeIndex, v.Progress.TotalNodes
 		p.enteredAt, p.nodePaused = ts, 0
-		p.budget = time.Duration(v.TimeBudgetSec) * time.Second
-		p.deadline = runtime.ParseDeadline(v.DeadlineAt)
-		if p.deadline.IsZero() && p.budget > 0 {
-			p.deadline = ts.Add(p.budget)
-		}
-		p.followUps, p.maxFollowUps = 0, v.MaxFollowUps
-		p.offTopic, p.maxOffTopic = 0, v.MaxOffTopicRedirects
+		p.budget, p.deadline = nodeDeadline(v, ts)
+		p.nodeCounts.enter(v)
 		p.clarify, p.maxClarify = 0, v.MaxClarifications
 		p.nodeWarning = ""
 		if !p.seen[v.NodeID] {
@@ -133,15 +127,9 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 		// A revisited node is judged by its last exit.
 		p.skipped[v.NodeID] = v.Reason.Transition() == spec.ReasonSkipped
 	case *runtime.FollowUpIssuedPayload:
-		p.followUps = v.Count
-		if v.Max > 0 {
-			p.maxFollowUps = v.Max
-		}
+		p.followUp(v)
 	case *runtime.ObservationPayload:
-		var q struct {
-			AnswerQuality string `json:"answerQuality"`
-		}
-		if len(v.Raw) > 0 && json.Unmarshal(v.Raw, &q) == nil && q.AnswerQuality == string(runtime.QualityOffTopic) {
+		if offTopicObservation(v) {
 			p.offTopic++
 		}
 	case *runtime.CommandAcknowledgedPayload:
@@ -320,3 +308,43 @@ func (p *timersPane) view() []string {
 
 // scrollBy moves the node list: positive n goes back towards its top.
 func (p *timersPane) scrollBy(n int) { p.offset = max(p.offset-n, 0) }
+
+// nodeDeadline is a node's time budget and its deadline: the one the runtime stated, else the
+// budget counted from at (when the node was entered); zero without a budget.
+func nodeDeadline(v *runtime.NodeEnteredPayload, at time.Time) (time.Duration, time.Time) {
+	budget := time.Duration(v.TimeBudgetSec) * time.Second
+	deadline := runtime.ParseDeadline(v.DeadlineAt)
+	if deadline.IsZero() && budget > 0 {
+		deadline = at.Add(budget)
+	}
+	return budget, deadline
+}
+
+// nodeCounts are the current node's follow-ups and off-topic answers against its limits, which
+// the timers and the exam graph both show.
+type nodeCounts struct {
+	followUps, maxFollowUps int
+	offTopic, maxOffTopic   int
+}
+
+// enter starts the counts of a node just entered.
+func (c *nodeCounts) enter(v *runtime.NodeEnteredPayload) {
+	*c = nodeCounts{maxFollowUps: v.MaxFollowUps, maxOffTopic: v.MaxOffTopicRedirects}
+}
+
+// followUp takes the runtime's count of follow-ups, and its limit when it states one.
+func (c *nodeCounts) followUp(v *runtime.FollowUpIssuedPayload) {
+	c.followUps = v.Count
+	if v.Max > 0 {
+		c.maxFollowUps = v.Max
+	}
+}
+
+// offTopicObservation reports whether an observation judged the answer off topic; the
+// counters and the exam graph both count these against the node's redirect limit.
+func offTopicObservation(v *runtime.ObservationPayload) bool {
+	var q struct {
+		AnswerQuality string `json:"answerQuality"`
+	}
+	return len(v.Raw) > 0 && json.Unmarshal(v.Raw, &q) == nil && q.AnswerQuality == string(runtime.QualityOffTopic)
+}

@@ -38,10 +38,7 @@ func TestTimersNodeListAtTheEnd(t *testing.T) {
 			} else if tc.state != runtime.StateInProgress {
 				r.at(time.Second, &runtime.ExamStatePayload{State: tc.state, Previous: runtime.StateInProgress})
 			}
-			m, err := New(Info{Title: "t"}, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(), WithTickInterval(0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newTestModel(t, Info{Title: "t"}, &fakeBackend{}, WithEventClock())
 			m.Apply(r.events...)
 			lines := timersOf(m).lines(80, m.now())
 			var nodes []string

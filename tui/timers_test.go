@@ -14,11 +14,7 @@ import (
 func TestTimersFollowDeadlines(t *testing.T) {
 	t0 := fixtureStart
 	now := t0
-	m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0),
-		WithClock(func() time.Time { return now }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, hotelInfo, &fakeBackend{}, WithClock(func() time.Time { return now }))
 	r := newRecorder(t, "s-timers", t0)
 	feed := func(d time.Duration, p runtime.Payload) {
 		r.at(d, p)

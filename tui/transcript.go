@@ -208,12 +208,7 @@ func (p *transcriptPane) walk(width int, fn func([]string) bool) {
 			return
 		}
 	}
-	for i := len(p.turns) - 1; i >= 0; i-- {
-		t := &p.turns[i]
-		if !fn(t.cache.get(width, t.render(p.st))) {
-			return
-		}
-	}
+	walkNewest(p.turns, fn, func(t *turn) []string { return t.cache.get(width, t.render(p.st)) })
 }
 
 func (p *transcriptPane) view() []string {

@@ -158,27 +158,28 @@ func (m *Model) cycleFocus(step int) {
 	m.setFocus(order[(i+step+len(order))%len(order)])
 }
 
+// overlayKey is a key while an overlay (the help, the exam graph) covers the console: quit
+// still asks to quit, one of the overlay's close keys sets *open to false, and every other key
+// is swallowed so nothing behind the overlay moves.
+func (m *Model) overlayKey(msg tea.KeyPressMsg, open *bool, closeKeys ...key.Binding) tea.Cmd {
+	if key.Matches(msg, m.keys.Quit) {
+		return m.askQuit()
+	}
+	if key.Matches(msg, closeKeys...) {
+		*open = false
+	}
+	return nil
+}
+
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case m.confirm != confirmNone:
 		return m.handleConfirm(msg)
 	case m.showHelp:
-		if key.Matches(msg, k.Quit) {
-			return m.askQuit()
-		}
-		if key.Matches(msg, k.Help, k.PaneHelp, k.Back, k.PaneQuit) {
-			m.showHelp = false
-		}
-		return nil
+		return m.overlayKey(msg, &m.showHelp, k.Help, k.PaneHelp, k.Back, k.PaneQuit)
 	case m.showGraph:
-		if key.Matches(msg, k.Quit) {
-			return m.askQuit()
-		}
-		if key.Matches(msg, k.Graph, k.Back, k.PaneQuit, k.Debug) {
-			m.showGraph = false
-		}
-		return nil
+		return m.overlayKey(msg, &m.showGraph, k.Graph, k.Back, k.PaneQuit, k.Debug)
 	case m.adminOpen:
 		return m.handleAdminKey(msg)
 	}
@@ -227,21 +228,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Promote):
 		return m.control(runtime.ControlPromote)
 	case key.Matches(msg, k.End):
-		if m.info.ReadOnly {
-			m.setNotice(ErrReadOnly.Error(), true)
-			return nil
-		}
-		if m.refuseWhenOver(runtime.ControlEnd.String()) {
+		if m.refuseControl(runtime.ControlEnd.String()) {
 			return nil
 		}
 		m.confirm = confirmEnd
 		return nil
 	case key.Matches(msg, k.Instruct):
-		if m.info.ReadOnly {
-			m.setNotice(ErrReadOnly.Error(), true)
-			return nil
-		}
-		if m.refuseWhenOver("instruction") {
+		if m.refuseControl("instruction") {
 			return nil
 		}
 		m.adminOpen = true
@@ -318,11 +311,7 @@ func (m *Model) submit() tea.Cmd {
 }
 
 func (m *Model) control(action runtime.ControlAction) tea.Cmd {
-	if m.info.ReadOnly {
-		m.setNotice(ErrReadOnly.Error(), true)
-		return nil
-	}
-	if m.refuseWhenOver(action.String()) {
+	if m.refuseControl(action.String()) {
 		return nil
 	}
 	b := m.backend
@@ -417,6 +406,16 @@ func (m *Model) closeAdmin() {
 	if m.focus == PaneInput {
 		m.input.Focus()
 	}
+}
+
+// refuseControl keeps a control (op) from being sent from a read-only console, or to an exam
+// that is over (refuseWhenOver), saying why in the footer; it reports whether it refused.
+func (m *Model) refuseControl(op string) bool {
+	if m.info.ReadOnly {
+		m.setNotice(ErrReadOnly.Error(), true)
+		return true
+	}
+	return m.refuseWhenOver(op)
 }
 
 // refuseWhenOver keeps calls away from a controller whose exam has ended: it would refuse

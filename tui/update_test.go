@@ -49,32 +49,25 @@ func run(cmd tea.Cmd) []tea.Msg {
 	return []tea.Msg{msg}
 }
 
+// namedKeys are the keys press knows by name; other names are ctrl+letter or one character.
+var namedKeys = map[string]tea.KeyPressMsg{
+	"enter":     {Code: tea.KeyEnter},
+	"tab":       {Code: tea.KeyTab},
+	"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
+	"esc":       {Code: tea.KeyEscape},
+	"up":        {Code: tea.KeyUp},
+	"down":      {Code: tea.KeyDown},
+	"pgup":      {Code: tea.KeyPgUp},
+	"pgdown":    {Code: tea.KeyPgDown},
+	"home":      {Code: tea.KeyHome},
+	"end":       {Code: tea.KeyEnd},
+	"f1":        {Code: tea.KeyF1},
+	"f2":        {Code: tea.KeyF2},
+}
+
 func press(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "f1":
-		return tea.KeyPressMsg{Code: tea.KeyF1}
-	case "f2":
-		return tea.KeyPressMsg{Code: tea.KeyF2}
+	if k, ok := namedKeys[s]; ok {
+		return k
 	}
 	if strings.HasPrefix(s, "ctrl+") {
 		return ctrl(rune(s[5]))
@@ -319,10 +312,7 @@ func TestBackendErrorShowsInFooter(t *testing.T) {
 }
 
 func TestReadOnlyRefusesControls(t *testing.T) {
-	m, err := New(Info{Title: "Replay", ReadOnly: true}, nil, WithNoColor(true), WithDarkBackground(true), WithTickInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newTestModel(t, Info{Title: "Replay", ReadOnly: true}, nil)
 	m.Apply(readJSONL(t, hotelJSONL)...)
 	drive(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, k := range []string{"ctrl+p", "ctrl+s", "ctrl+n", "ctrl+x", "ctrl+o"} {

@@ -32,10 +32,7 @@ func TestWideCharacters(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{80, 24}, {81, 24}, {120, 40}, {199, 60}, {200, 60}} {
 		for _, debug := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%dx%d/debug=%v", sz.w, sz.h, debug), func(t *testing.T) {
-				m, err := New(hotelInfo, &fakeBackend{}, WithNoColor(true), WithDarkBackground(true), WithEventClock(), WithTickInterval(0))
-				if err != nil {
-					t.Fatal(err)
-				}
+				m := newTestModel(t, hotelInfo, &fakeBackend{}, WithEventClock())
 				m.Apply(r.events...)
 				m.Update(windowSize(sz.w, sz.h))
 				if debug {

@@ -3,7 +3,6 @@ package openaitest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -27,9 +26,7 @@ var espeakVariants = map[string]string{
 
 func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 	var req SpeechRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			"We could not parse the JSON body of your request. ("+err.Error()+")", 0)
+	if !decodeJSON(w, r, &req) {
 		return
 	}
 	s.update(r, func(rec *Request) { rec.Speech = &req })
@@ -55,20 +52,13 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		msg = "openaitest: response_format must be wav or pcm (no " + format + " encoder here)"
 	}
 	if msg != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "", msg, 0)
+		badRequest(w, msg)
 		return
 	}
 
 	b := s.next(&s.speechQ, func() Behaviour { return Synthesised() })
 	s.update(r, func(rec *Request) { rec.Behaviour = b.Kind })
-	if s.common(w, r, b) {
-		return
-	}
-	if b.Kind != KindSpeech {
-		misuse(w, endpointSpeech, b)
-		return
-	}
-	if !s.wait(r, b.Delay) {
+	if !s.ready(w, r, b, endpointSpeech, KindSpeech) {
 		return
 	}
 	pcm, err := Synthesize(r.Context(), s.cfg.espeak, s.cfg.voice+espeakVariants[req.Voice], req.Input, speed)

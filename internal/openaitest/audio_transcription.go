@@ -11,8 +11,7 @@ const endpointTranscription = "/v1/audio/transcriptions"
 
 func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseMultipartForm(64 << 20); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			"Could not parse multipart form: "+err.Error(), 0)
+		badRequest(w, "Could not parse multipart form: "+err.Error())
 		return
 	}
 	defer func() { _ = r.MultipartForm.RemoveAll() }()
@@ -34,10 +33,10 @@ func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 	s.update(r, func(rec *Request) { rec.Transcription = &req })
 	switch {
 	case err != nil:
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "Missing required parameter: 'file'.", 0)
+		badRequest(w, "Missing required parameter: 'file'.")
 		return
 	case req.Model == "":
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "Missing required parameter: 'model'.", 0)
+		badRequest(w, "Missing required parameter: 'model'.")
 		return
 	}
 	format := req.ResponseFormat
@@ -45,21 +44,13 @@ func (s *Server) handleTranscription(w http.ResponseWriter, r *http.Request) {
 		format = "json"
 	}
 	if format != "json" && format != "text" && format != "verbose_json" {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			"openaitest: response_format must be json, text or verbose_json, not "+format, 0)
+		badRequest(w, "openaitest: response_format must be json, text or verbose_json, not "+format)
 		return
 	}
 
 	b := s.next(&s.sttQ, func() Behaviour { return s.cfg.sttDefault(&req) })
 	s.update(r, func(rec *Request) { rec.Behaviour = b.Kind })
-	if s.common(w, r, b) {
-		return
-	}
-	if b.Kind != KindTranscript {
-		misuse(w, endpointTranscription, b)
-		return
-	}
-	if !s.wait(r, b.Delay) {
+	if !s.ready(w, r, b, endpointTranscription, KindTranscript) {
 		return
 	}
 	tr := b.Transcript

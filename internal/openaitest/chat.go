@@ -12,25 +12,16 @@ const endpointChat = "/v1/chat/completions"
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	var req ChatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "",
-			"We could not parse the JSON body of your request. ("+err.Error()+")", 0)
+	if !decodeJSON(w, r, &req) {
 		return
 	}
 	if msg := validateChat(&req); msg != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "", msg, 0)
+		badRequest(w, msg)
 		return
 	}
 	b := s.next(&s.chatQ, func() Behaviour { return s.cfg.chatDefault(&req) })
 	s.update(r, func(rec *Request) { rec.Chat = &req; rec.Behaviour = b.Kind })
-	if s.common(w, r, b) {
-		return
-	}
-	if b.Kind != KindToolCall && b.Kind != KindContent {
-		misuse(w, endpointChat, b)
-		return
-	}
-	if !s.wait(r, b.Delay) {
+	if !s.ready(w, r, b, endpointChat, KindToolCall, KindContent) {
 		return
 	}
 	name := b.FunctionName

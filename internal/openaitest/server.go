@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -138,7 +139,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "", "could not read body: "+err.Error(), 0)
+			badRequest(w, "could not read body: "+err.Error())
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -248,6 +249,20 @@ func (s *Server) common(w http.ResponseWriter, r *http.Request, b Behaviour) boo
 		return true
 	}
 	return false
+}
+
+// ready plays what every endpoint does before its own answer: the shared behaviours (common),
+// a behaviour of another endpoint's kinds (misuse), then the behaviour's delay. It reports
+// whether the endpoint answers now; false means the response is done or the client is gone.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request, b Behaviour, endpoint string, kinds ...Kind) bool {
+	if s.common(w, r, b) {
+		return false
+	}
+	if !slices.Contains(kinds, b.Kind) {
+		misuse(w, endpoint, b)
+		return false
+	}
+	return s.wait(r, b.Delay)
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {

@@ -111,6 +111,21 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 // writeError writes OpenAI's error body. A positive retryAfter sets Retry-After in whole seconds
 // (rounded up, as the header allows no fraction) and retry-after-ms exactly, as OpenAI does.
+// badRequest answers a malformed request as the API does: 400 with an invalid_request_error.
+func badRequest(w http.ResponseWriter, message string) {
+	writeError(w, http.StatusBadRequest, "invalid_request_error", "", message, 0)
+}
+
+// decodeJSON decodes the request's JSON body into v; a body that does not parse is answered
+// with the API's message and decodeJSON reports false.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		badRequest(w, "We could not parse the JSON body of your request. ("+err.Error()+")")
+		return false
+	}
+	return true
+}
+
 func writeError(w http.ResponseWriter, code int, typ, errCode, message string, retryAfter time.Duration) {
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/tui"
@@ -65,13 +66,8 @@ func TestSelectFilterOpenClose(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "Transcript") },
 		teatest.WithDuration(5*time.Second))
 	tm.Send(tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl})
-	select {
-	case c := <-be.got:
-		if c != "control:pause" {
-			t.Errorf("the console sent %q, want control:pause", c)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("ctrl+p in the opened console sent nothing")
+	if c := testutil.Recv(t, be.got, 5*time.Second, "ctrl+p in the opened console to send a command"); c != "control:pause" {
+		t.Errorf("the console sent %q, want control:pause", c)
 	}
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "LIVE (1)") },
