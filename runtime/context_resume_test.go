@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -39,10 +39,7 @@ func TestContextStreamedReplyOrder(t *testing.T) {
 // RESUMED note, and the call's directions go to the next call, which is again the first (the
 // opening direction in its status).
 func TestResumeMidCall(t *testing.T) {
-	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	ex := &scriptedExaminer{}
 	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String())
 	h := newHarness(t, exam, ex)

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -39,10 +39,7 @@ func hasContent(msgs []spec.Message, role, substr string) bool {
 }
 
 func TestContextStrategies(t *testing.T) {
-	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	cap := &capturing{Examiner: newOffline(t)}
 	h := newHarness(t, exam, cap)
 	h.start()

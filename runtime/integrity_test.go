@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -17,15 +17,7 @@ import (
 // question, so the exam stands in the breakfast scenario.
 func demoHarness(t *testing.T, edit func(string) string, opts ...runtime.Option) *harness {
 	t.Helper()
-	src := string(examples.Demo())
-	if edit != nil {
-		src = edit(src)
-	}
-	exam, diags, err := spec.Compile("demo.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("compile: %v\n%v", err, diags)
-	}
-	h := newHarness(t, exam, newOffline(t), opts...)
+	h := newHarness(t, runtimetest.DemoExam(t, edit), newOffline(t), opts...)
 	h.start()
 	h.say("My name is Ada and I study hospitality management.")
 	if n := h.c.Snapshot().NodeID; n != "scenario-hotel-breakfast" {

@@ -8,23 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
-
-func compileDemo(t *testing.T, edit func(string) string) *spec.Exam {
-	t.Helper()
-	src := string(examples.Demo())
-	if edit != nil {
-		src = edit(src)
-	}
-	exam, diags, err := spec.Compile("exam.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("%v\n%v", err, diags)
-	}
-	return exam
-}
 
 func reloads(events []runtime.Event) []*runtime.SpecReloadPayload {
 	var out []*runtime.SpecReloadPayload
@@ -44,7 +31,7 @@ func reloads(events []runtime.Event) []*runtime.SpecReloadPayload {
 func TestStageSpec(t *testing.T) {
 	ctx := context.Background()
 	const newPrompt = "Sam says: tell me first who eats breakfast here."
-	edited := compileDemo(t, func(s string) string {
+	edited := runtimetest.DemoExam(t, func(s string) string {
 		s = strings.Replace(s, `conversationPrompt: "Sam says: our breakfast is losing money and guests are unhappy. What would you do?"`,
 			`conversationPrompt: "`+newPrompt+`"`, 1)
 		// welcome (being run) would now allow no follow-up at all: it must not change mid-node.
@@ -52,7 +39,7 @@ func TestStageSpec(t *testing.T) {
 	})
 	clock := runtime.NewVirtualClock(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
 	rec := &runtime.Recorder{}
-	c, err := runtime.NewController(compileDemo(t, nil), newOffline(t), runtime.WithClock(clock),
+	c, err := runtime.NewController(runtimetest.DemoExam(t, nil), newOffline(t), runtime.WithClock(clock),
 		runtime.WithSink(runtime.NewFanout(rec)), runtime.WithSessionID("reload"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +54,7 @@ func TestStageSpec(t *testing.T) {
 	if err := c.StageSpec("exam.yaml", edited); err != nil {
 		t.Fatal(err)
 	}
-	other := compileDemo(t, func(s string) string { return strings.Replace(s, "id: hospitality-oral-b2", "id: another-exam", 1) })
+	other := runtimetest.DemoExam(t, func(s string) string { return strings.Replace(s, "id: hospitality-oral-b2", "id: another-exam", 1) })
 	if err := c.StageSpec("other.yaml", other); !errors.Is(err, runtime.ErrSpecReload) {
 		t.Errorf("staging another exam: %v", err)
 	}
@@ -116,7 +103,7 @@ func TestStageSpec(t *testing.T) {
 	}
 
 	// A new process resumes from the log with the original exam: it runs the edited one.
-	c2, err := runtime.NewController(compileDemo(t, nil), newOffline(t), runtime.WithClock(clock), runtime.WithResume(events))
+	c2, err := runtime.NewController(runtimetest.DemoExam(t, nil), newOffline(t), runtime.WithClock(clock), runtime.WithResume(events))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,9 +121,9 @@ func TestStageSpec(t *testing.T) {
 // the exam goes on with the version it runs.
 func TestStageSpecDropped(t *testing.T) {
 	ctx := context.Background()
-	orig := compileDemo(t, nil)
+	orig := runtimetest.DemoExam(t, nil)
 	// The edit sends welcome straight to wrapup and removes the breakfast scenario.
-	edited := compileDemo(t, func(s string) string {
+	edited := runtimetest.DemoExam(t, func(s string) string {
 		i := strings.Index(s, "  - nodeId: scenario-hotel-breakfast")
 		j := strings.Index(s, "  - nodeId: scenario-staff-rota")
 		s = s[:i] + s[j:]

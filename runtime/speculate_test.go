@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // The candidate's turns of the demo exam, answered by the offline examiner.
@@ -37,10 +36,7 @@ type speculationCase struct {
 // wall-clock measurements zeroed, the examiner's call count and the speculation counts.
 func runSpeculated(t *testing.T, tc speculationCase, speculate bool) ([]string, int, runtime.SpeculationStats) {
 	t.Helper()
-	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	cap := &capturing{Examiner: newOffline(t)}
 	h := newHarness(t, exam, cap)
 	h.start()
@@ -142,10 +138,7 @@ func TestSpeculationNeverChangesADecision(t *testing.T) {
 
 // A newer speculation replaces the older; CancelSpeculation and an invalid turn are handled.
 func TestSpeculateReplacesAndCancels(t *testing.T) {
-	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	h := newHarness(t, exam, newOffline(t))
 	if err := h.c.Speculate(h.ctx, runtime.Turn{Text: "hello"}); err == nil {
 		t.Error("speculation before Start accepted")

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -48,10 +48,7 @@ func (e *events) payloads(t *testing.T, typ runtime.EventType) []runtime.Payload
 // test server: a good streamed reply is observed and spoken; every kind of failure ends in the
 // controller's fallback line and a system_error, within the turn.
 func TestWithController(t *testing.T) {
-	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatalf("compile demo exam: %v", err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	const answer = "We could run a hybrid buffet, with eggs cooked to order for business travellers."
 	tests := []struct {
 		name      string

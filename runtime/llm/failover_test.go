@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -28,10 +28,7 @@ var answers = []string{
 // closed connection). After three failed turns the offline examiner takes over, recorded as
 // examiner_switched, and the exam completes within bounded wall time.
 func TestFailoverToOffline(t *testing.T) {
-	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	tests := []struct {
 		name     string
 		b        openaitest.Behaviour
@@ -95,11 +92,9 @@ func TestFailoverToOffline(t *testing.T) {
 
 // TestFailoverInterrupt: a spec that chooses to end the exam on examiner failure.
 func TestFailoverInterrupt(t *testing.T) {
-	src := strings.Replace(string(examples.Demo()), "policies:\n", "policies:\n  onExaminerFailure: interrupt\n", 1)
-	exam, _, err := spec.Compile("interrupt.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, func(src string) string {
+		return strings.Replace(src, "policies:\n", "policies:\n  onExaminerFailure: interrupt\n", 1)
+	})
 	got := runFailingExam(t, exam, openaitest.Status(500))
 	done := got.payloads(t, runtime.EventExamCompleted)
 	if len(done) != 1 {

@@ -8,9 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -47,17 +47,11 @@ type llmExam struct {
 // the exam stands in the breakfast scenario.
 func startLLMExam(t *testing.T, edit func(string) string, opts ...runtime.Option) *llmExam {
 	t.Helper()
-	src := string(examples.Demo())
-	if edit != nil {
-		src = edit(src)
-	}
-	exam, diags, err := spec.Compile("demo.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("compile: %v\n%v", err, diags)
-	}
+	exam := runtimetest.DemoExam(t, edit)
 	x := &llmExam{t: t, srv: openaitest.New(t), got: &events{}, clock: runtime.NewVirtualClock(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))}
 	e := newExaminer(t, x.srv, fast()...)
 	all := append([]runtime.Option{runtime.WithSink(runtime.NewFanout(x.got)), runtime.WithClock(x.clock)}, opts...)
+	var err error
 	if x.c, err = runtime.NewController(exam, e, all...); err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // resumeStep is one step of TestResumedExaminerContext's exam.
@@ -39,10 +38,7 @@ func observationArgs(line string, done bool) string {
 // an immediate admin instruction and a silent turn before it and a queued instruction
 // consumed after it. Every stop point is tried.
 func TestResumedExaminerContext(t *testing.T) {
-	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	steps := []resumeStep{
 		{say: "My name is Ada and I manage the front desk."},
 		{say: "We could run a hybrid buffet."},

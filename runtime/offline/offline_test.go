@@ -7,20 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
-
-func demoExam(t testing.TB) *spec.Exam {
-	t.Helper()
-	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exam
-}
 
 func observe(t testing.TB, ex *offline.Examiner, exam *spec.Exam, nodeID, text string, covered []string, history ...spec.Message) (runtime.Observation, []string) {
 	t.Helper()
@@ -39,7 +30,7 @@ func observe(t testing.TB, ex *offline.Examiner, exam *spec.Exam, nodeID, text s
 }
 
 func TestOfflineObservations(t *testing.T) {
-	exam := demoExam(t)
+	exam := runtimetest.DemoExam(t, nil)
 	ex, err := offline.New()
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +102,7 @@ func TestOfflineObservations(t *testing.T) {
 }
 
 func TestOfflineRotatesProbes(t *testing.T) {
-	exam := demoExam(t)
+	exam := runtimetest.DemoExam(t, nil)
 	ex, _ := offline.New()
 	// The probe for analyses_clientele was already asked; with one probe it is asked again.
 	history := []spec.Message{{Role: "assistant", Content: "Who are the guests having breakfast at that time?"}}
@@ -122,7 +113,7 @@ func TestOfflineRotatesProbes(t *testing.T) {
 }
 
 func TestOfflineDeterministicAndOrdered(t *testing.T) {
-	exam := demoExam(t)
+	exam := runtimetest.DemoExam(t, nil)
 	ex, _ := offline.New()
 	req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("scenario-hotel-breakfast"),
 		Candidate: runtime.TranscriptSegmentPayload{Text: "We could open a second buffet line for the guests."}}
@@ -138,7 +129,7 @@ func TestOfflineDeterministicAndOrdered(t *testing.T) {
 }
 
 func TestOfflineAdminLine(t *testing.T) {
-	exam := demoExam(t)
+	exam := runtimetest.DemoExam(t, nil)
 	ex, _ := offline.New()
 	for in, want := range map[string]string{
 		"Ask the candidate to speak up.":            "Could you speak up, please?",
@@ -175,7 +166,7 @@ func TestOfflineOptions(t *testing.T) {
 // FuzzOffline: whatever the candidate says, the offline examiner returns arguments the
 // controller accepts without repairs.
 func FuzzOffline(f *testing.F) {
-	exam := demoExam(f)
+	exam := runtimetest.DemoExam(f, nil)
 	ex, _ := offline.New()
 	for _, s := range []string{"", "repeat", "We could add a buffet because guests queue.", "\xff\xfe", strings.Repeat("cost ", 300)} {
 		f.Add(s)
@@ -191,7 +182,7 @@ func FuzzOffline(f *testing.F) {
 }
 
 func TestOfflineQueuedInstructions(t *testing.T) {
-	exam := demoExam(t)
+	exam := runtimetest.DemoExam(t, nil)
 	ex, _ := offline.New()
 	req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("scenario-hotel-breakfast"),
 		AdminInstructions: []string{"Ask the candidate to give an example.", "Keep the pace up."},
