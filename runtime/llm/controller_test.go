@@ -68,13 +68,7 @@ func TestWithController(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var srvOpts []openaitest.Option
-			if tt.always != nil {
-				b := *tt.always
-				srvOpts = append(srvOpts, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b }))
-			}
-			srv := openaitest.New(t, srvOpts...)
-			srv.Enqueue(tt.queue...)
+			srv := scriptedServer(t, tt.always, tt.queue...)
 			e := newExaminer(t, srv, append(fast(), tt.opts...)...)
 			var got events
 			c, err := runtime.NewController(exam, e, runtime.WithSink(runtime.NewFanout(&got)))

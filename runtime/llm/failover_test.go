@@ -113,7 +113,7 @@ func TestFailoverInterrupt(t *testing.T) {
 // offline examiner as the fallback, answering until the exam ends (or too many turns).
 func runFailingExam(t *testing.T, exam *spec.Exam, b openaitest.Behaviour, opts ...runtime.Option) *events {
 	t.Helper()
-	srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b }))
+	srv := openaitest.New(t, answerAlways(b))
 	e := newExaminer(t, srv, append(fast(), llm.WithFirstTokenTimeout(500*time.Millisecond))...)
 	off, err := offline.New()
 	if err != nil {

@@ -69,6 +69,24 @@ func newExaminer(t testing.TB, srv *openaitest.Server, opts ...llm.Option) *llm.
 	return e
 }
 
+// answerAlways makes the test server answer every request it has nothing queued for with b.
+func answerAlways(b openaitest.Behaviour) openaitest.Option {
+	return openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b })
+}
+
+// scriptedServer starts the test server with queue enqueued and, when fallback is not nil,
+// answering with *fallback once the queue is spent (the tables' "always" column).
+func scriptedServer(t testing.TB, fallback *openaitest.Behaviour, queue ...openaitest.Behaviour) *openaitest.Server {
+	t.Helper()
+	var opts []openaitest.Option
+	if fallback != nil {
+		opts = append(opts, answerAlways(*fallback))
+	}
+	srv := openaitest.New(t, opts...)
+	srv.Enqueue(queue...)
+	return srv
+}
+
 // observe runs Observe and fails the test if it does not return within limit: the examiner must
 // never hang, whatever the server does. The limit is a liveness bound, far above the deadlines.
 func observe(t *testing.T, e *llm.Examiner, ctx context.Context, req *runtime.ExaminerRequest) (*runtime.ExaminerReply, error) {
