@@ -402,20 +402,8 @@ func skipValue(b []byte, i int) int {
 		end, _ := scanString(b, i)
 		return end
 	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, _ := scanString(b, j)
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
+		if end, ok := containerEnd(b, i); ok {
+			return end
 		}
 		return len(b)
 	default:

@@ -198,6 +198,30 @@ func scanString(b []byte, i int) (int, bool) {
 	return 0, false
 }
 
+// containerEnd returns the index after the object or array starting at b[i]: its brackets
+// balanced, strings passed over. False when b ends first. It does not validate what it passes.
+func containerEnd(b []byte, i int) (int, bool) {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end, ok := scanString(b, j)
+			if !ok {
+				return 0, false
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // scanValue returns the index after the complete JSON value starting at b[i].
 func scanValue(b []byte, i int) (int, bool) {
 	switch b[i] {
@@ -208,28 +232,11 @@ func scanValue(b []byte, i int) (int, bool) {
 		}
 		return end, true
 	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, ok := scanString(b, j)
-				if !ok {
-					return 0, false
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					if !json.Valid(b[i : j+1]) {
-						return 0, false
-					}
-					return j + 1, true
-				}
-			}
+		end, ok := containerEnd(b, i)
+		if !ok || !json.Valid(b[i:end]) {
+			return 0, false
 		}
-		return 0, false
+		return end, true
 	default:
 		j := i
 		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ' ' && b[j] != '\n' && b[j] != '\r' && b[j] != '\t' {
