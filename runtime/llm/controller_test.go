@@ -70,16 +70,8 @@ func TestWithController(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := scriptedServer(t, tt.always, tt.queue...)
 			e := newExaminer(t, srv, append(fast(), tt.opts...)...)
-			var got events
-			c, err := runtime.NewController(exam, e, runtime.WithSink(runtime.NewFanout(&got)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c, got := startController(t, exam, e)
 			ctx := context.Background()
-			if err := c.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
 			done := make(chan error, 1)
 			go func() {
 				done <- c.SubmitTurn(ctx, runtime.Turn{Text: answer, Confidence: 0.95, Source: runtime.SourceMic})

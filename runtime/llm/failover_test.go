@@ -119,17 +119,8 @@ func runFailingExam(t *testing.T, exam *spec.Exam, b openaitest.Behaviour, opts 
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := &events{}
-	c, err := runtime.NewController(exam, e, append([]runtime.Option{runtime.WithSink(runtime.NewFanout(got)),
-		runtime.WithExaminerFailover(off, runtime.DefaultFailoverAfter)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, got := startController(t, exam, e, append([]runtime.Option{runtime.WithExaminerFailover(off, runtime.DefaultFailoverAfter)}, opts...)...)
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// The greeting until the examiner has been replaced, then the script from the start.
 	turns, next := 0, 0
 	for !c.Snapshot().State.Terminal() && turns < 30 {

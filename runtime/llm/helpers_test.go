@@ -87,6 +87,22 @@ func scriptedServer(t testing.TB, fallback *openaitest.Behaviour, queue ...opena
 	return srv
 }
 
+// startController starts a controller on exam with the examiner e and opts, the events it
+// emits collected in the returned events; it is closed when the test ends.
+func startController(t testing.TB, exam *spec.Exam, e runtime.Examiner, opts ...runtime.Option) (*runtime.Controller, *events) {
+	t.Helper()
+	got := &events{}
+	c, err := runtime.NewController(exam, e, append([]runtime.Option{runtime.WithSink(runtime.NewFanout(got))}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return c, got
+}
+
 // observe runs Observe and fails the test if it does not return within limit: the examiner must
 // never hang, whatever the server does. The limit is a liveness bound, far above the deadlines.
 func observe(t *testing.T, e *llm.Examiner, ctx context.Context, req *runtime.ExaminerRequest) (*runtime.ExaminerReply, error) {

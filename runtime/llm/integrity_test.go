@@ -48,17 +48,8 @@ type llmExam struct {
 func startLLMExam(t *testing.T, edit func(string) string, opts ...runtime.Option) *llmExam {
 	t.Helper()
 	exam := runtimetest.DemoExam(t, edit)
-	x := &llmExam{t: t, srv: openaitest.New(t), got: &events{}, clock: runtime.NewVirtualClock(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))}
-	e := newExaminer(t, x.srv, fast()...)
-	all := append([]runtime.Option{runtime.WithSink(runtime.NewFanout(x.got)), runtime.WithClock(x.clock)}, opts...)
-	var err error
-	if x.c, err = runtime.NewController(exam, e, all...); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = x.c.Close() })
-	if err := x.c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	x := &llmExam{t: t, srv: openaitest.New(t), clock: runtime.NewVirtualClock(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))}
+	x.c, x.got = startController(t, exam, newExaminer(t, x.srv, fast()...), append([]runtime.Option{runtime.WithClock(x.clock)}, opts...)...)
 	x.turn("My name is Ada and I study hospitality management.", openaitest.ToolCall(report{AnswerQuality: "substantive", SpokenText: "Thank you."}.json()))
 	if n := x.c.Snapshot().NodeID; n != "scenario-hotel-breakfast" {
 		t.Fatalf("after the scaffolding answer the node is %s", n)
