@@ -3,7 +3,6 @@ package llm_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,36 +12,6 @@ import (
 	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
-
-// events collects what the controller emits.
-type events struct {
-	mu  sync.Mutex
-	evs []runtime.Event
-}
-
-func (e *events) Deliver(ev runtime.Event) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.evs = append(e.evs, ev)
-}
-
-func (e *events) payloads(t *testing.T, typ runtime.EventType) []runtime.Payload {
-	t.Helper()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []runtime.Payload
-	for _, ev := range e.evs {
-		if ev.Event != typ {
-			continue
-		}
-		p, err := ev.Decode()
-		if err != nil {
-			t.Fatalf("decode %s: %v", typ, err)
-		}
-		out = append(out, p)
-	}
-	return out
-}
 
 // TestWithController runs the real controller on the demo exam with this examiner against the
 // test server: a good streamed reply is observed and spoken; every kind of failure ends in the

@@ -69,6 +69,36 @@ func newExaminer(t testing.TB, srv *openaitest.Server, opts ...llm.Option) *llm.
 	return e
 }
 
+// events collects what the controller emits.
+type events struct {
+	mu  sync.Mutex
+	evs []runtime.Event
+}
+
+func (e *events) Deliver(ev runtime.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.evs = append(e.evs, ev)
+}
+
+func (e *events) payloads(t *testing.T, typ runtime.EventType) []runtime.Payload {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []runtime.Payload
+	for _, ev := range e.evs {
+		if ev.Event != typ {
+			continue
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			t.Fatalf("decode %s: %v", typ, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // answerAlways makes the test server answer every request it has nothing queued for with b.
 func answerAlways(b openaitest.Behaviour) openaitest.Option {
 	return openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b })
