@@ -17,8 +17,8 @@ func TestContextStreamedReplyOrder(t *testing.T) {
 	exam := compileTestExam(t, "basic.yaml", nil)
 	ex := &scriptedExaminer{stream: 7}
 	ex.push(thankYouAda,
-		obsArgs{NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "Good. What would you test first?"}.String(),
-		obsArgs{SpokenText: "I see. Anything else?"}.String())
+		runtimetest.Args{NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "Good. What would you test first?"}.String(),
+		runtimetest.Args{SpokenText: "I see. Anything else?"}.String())
 	h := newHarness(t, exam, ex)
 	h.start()
 	h.say("My name is Ada.")
@@ -35,7 +35,7 @@ func TestContextStreamedReplyOrder(t *testing.T) {
 }
 
 // thankYouAda is the scripted examiner's reply to the candidate's name: evidence enough.
-var thankYouAda = obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String()
+var thankYouAda = runtimetest.Args{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String()
 
 // nameAnswered starts exam with a scripted examiner that answers with thankYouAda, has the
 // candidate say their name, and returns the examiner and the events logged so far: the log the

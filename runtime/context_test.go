@@ -117,7 +117,7 @@ func longExam(t testing.TB) *spec.Exam {
 }
 
 func TestInNodeSummarisation(t *testing.T) {
-	cap := &capturing{Examiner: loopExaminer{args: json.RawMessage(obsArgs{SpokenText: "Please go on with the servers."}.String())}}
+	cap := &capturing{Examiner: loopExaminer{args: json.RawMessage(runtimetest.Args{SpokenText: "Please go on with the servers."}.String())}}
 	h := newHarness(t, longExam(t), cap, runtime.WithContextBudget(6, 4000))
 	h.start()
 	for i := range 30 {
@@ -141,7 +141,7 @@ func TestInNodeSummarisation(t *testing.T) {
 // TestMemoryFlatOverLongExam runs 1,000 turns in one node: the context, the segments and the
 // controller's heap must stay bounded.
 func TestMemoryFlatOverLongExam(t *testing.T) {
-	ex := loopExaminer{args: json.RawMessage(obsArgs{Signals: []runtime.Signal{sig("names_risk", "risk")}, SpokenText: "Please go on with the servers."}.String())}
+	ex := loopExaminer{args: json.RawMessage(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "risk")}, SpokenText: "Please go on with the servers."}.String())}
 	exam := longExam(t)
 	clock := runtime.NewVirtualClock(t0)
 	count := 0

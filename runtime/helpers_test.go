@@ -92,23 +92,6 @@ func (s *scriptedExaminer) push(args ...string) {
 	}
 }
 
-// obsArgs builds report_observation arguments with sensible defaults.
-type obsArgs runtime.Observation
-
-func (o obsArgs) String() string {
-	if o.Signals == nil {
-		o.Signals = []runtime.Signal{}
-	}
-	if o.AnswerQuality == "" {
-		o.AnswerQuality = "partial"
-	}
-	b, err := json.Marshal(o)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
 func sig(t, excerpt string) runtime.Signal {
 	return runtime.Signal{SignalType: t, Excerpt: excerpt, Confidence: 0.8}
 }

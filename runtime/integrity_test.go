@@ -61,11 +61,11 @@ func TestSafetyNetArbitration(t *testing.T) {
 		obs     string // "" : the examiner makes no tool call
 		wantCmd string
 	}{
-		{"net catches a command the examiner missed", "Can we move on?", obsArgs{AnswerQuality: "unclear", SpokenText: "Go on."}.String(), "skip"},
+		{"net catches a command the examiner missed", "Can we move on?", runtimetest.Args{AnswerQuality: "unclear", SpokenText: "Go on."}.String(), "skip"},
 		{"net covers a failed examiner", "Can we move on?", "", "skip"},
-		{"signals win over the net", "Skip the testing is a risk, move on.", obsArgs{Signals: budget, AnswerQuality: "partial", SpokenText: "Why?"}.String(), ""},
-		{"a substantive answer wins over the net", "Can we move on?", obsArgs{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), ""},
-		{"distress wins over the net", "Can we move on?", obsArgs{DistressDetected: true, AnswerQuality: "unclear", SpokenText: "Take your time."}.String(), ""},
+		{"signals win over the net", "Skip the testing is a risk, move on.", runtimetest.Args{Signals: budget, AnswerQuality: "partial", SpokenText: "Why?"}.String(), ""},
+		{"a substantive answer wins over the net", "Can we move on?", runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), ""},
+		{"distress wins over the net", "Can we move on?", runtimetest.Args{DistressDetected: true, AnswerQuality: "unclear", SpokenText: "Take your time."}.String(), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,7 +93,7 @@ func TestSafetyNetArbitration(t *testing.T) {
 func TestFollowUpUnderLimitBeforeSufficiency(t *testing.T) {
 	h, ex := intoPlan(t, nil)
 	two := []runtime.Signal{sig("names_risk", "nothing was tested"), sig("proposes_fix", "rehearse the move")}
-	ex.push(obsArgs{Signals: two, AnswerQuality: "substantive", NeedsFollowUp: true, FollowUpType: "probe", EvidenceSufficient: true,
+	ex.push(runtimetest.Args{Signals: two, AnswerQuality: "substantive", NeedsFollowUp: true, FollowUpType: "probe", EvidenceSufficient: true,
 		SpokenText: "What would you rehearse first?"}.String())
 	h.say("Nothing was tested, so I would rehearse the move.")
 	o := h.lastObservation()
@@ -101,7 +101,7 @@ func TestFollowUpUnderLimitBeforeSufficiency(t *testing.T) {
 		t.Fatalf("decision %+v", o.Decision)
 	}
 	// Once the examiner no longer asks, sufficiency moves on.
-	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you."}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you."}.String())
 	h.say("The database first.")
 	if n := h.c.Snapshot().NodeID; n != "after-evidence" {
 		t.Fatalf("node %s", n)
@@ -209,7 +209,7 @@ func TestBeatSummaryAndSpeakGate(t *testing.T) {
 		return strings.Replace(s, "    scope: plan\n", "    scope: plan\n    summary: true\n", 1)
 	}
 	h, ex := intoPlan(t, edit)
-	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "What else?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "What else?"}.String())
 	h.say("The servers are old.")
 	// The speak gate passes on the controller's clock between the candidate's turn and the call.
 	segs := payloads[*runtime.TranscriptSegmentPayload](h)
@@ -230,7 +230,7 @@ func TestBeatSummaryAndSpeakGate(t *testing.T) {
 		t.Fatalf("speak gate: observation %v after the turn, want 2s", gap)
 	}
 	h.wait(45 * time.Second)
-	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "Anything else?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "Anything else?"}.String())
 	h.say("They sit in the basement.")
 	req := ex.lastRequest()
 	var summary bool
@@ -255,7 +255,7 @@ func TestPromoteQueued(t *testing.T) {
 	if err := h.c.Admin(h.ctx, runtime.AdminInstruction{Mode: runtime.AdminQueued, Text: "Tell the candidate to speak up.", Sender: "dr-lee"}); err != nil {
 		t.Fatal(err)
 	}
-	ex.push(obsArgs{SpokenText: "Could you speak up, please?"}.String())
+	ex.push(runtimetest.Args{SpokenText: "Could you speak up, please?"}.String())
 	if err := h.c.PromoteQueued(h.ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -89,7 +90,7 @@ func (e *timedExaminer) Observe(_ context.Context, req *runtime.ExaminerRequest)
 // TestTurnLatencyStages checks that the observation event carries every latency stage: the
 // audio stages measured upstream, the examiner's timings and the controller's own.
 func TestTurnLatencyStages(t *testing.T) {
-	ex := &timedExaminer{args: obsArgs{AnswerQuality: "partial", SpokenText: "Could you say more?"}.String(),
+	ex := &timedExaminer{args: runtimetest.Args{AnswerQuality: "partial", SpokenText: "Could you say more?"}.String(),
 		first: 40 * time.Millisecond, complete: 120 * time.Millisecond}
 	h := newHarness(t, compileTestExam(t, "basic.yaml", nil), ex)
 	h.start()
