@@ -10,6 +10,7 @@ import (
 
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -166,17 +167,7 @@ func (h *harness) wait(d time.Duration) {
 // payloads returns the decoded payloads of every event of type T.
 func payloads[T runtime.Payload](h *harness) []T {
 	h.t.Helper()
-	var out []T
-	for _, ev := range h.rec.Events() {
-		p, err := ev.Decode()
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		if v, ok := p.(T); ok {
-			out = append(out, v)
-		}
-	}
-	return out
+	return runtimetest.Payloads[T](h.t, h.rec.Events())
 }
 
 func (h *harness) visits() []string {

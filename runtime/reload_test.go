@@ -13,18 +13,6 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-func reloads(events []runtime.Event) []*runtime.SpecReloadPayload {
-	var out []*runtime.SpecReloadPayload
-	for _, ev := range events {
-		if p, err := ev.Decode(); err == nil {
-			if r, ok := p.(*runtime.SpecReloadPayload); ok {
-				out = append(out, r)
-			}
-		}
-	}
-	return out
-}
-
 // TestStageSpec: an edited spec applies from the next node entry, recorded as an event that
 // carries the new compiled exam; the node being run finishes as compiled; a resumed session
 // runs the version it last ran.
@@ -68,7 +56,7 @@ func TestStageSpec(t *testing.T) {
 		t.Fatalf("node %s", c.Snapshot().NodeID)
 	}
 	events := rec.Events()
-	rl := reloads(events)
+	rl := runtimetest.Payloads[*runtime.SpecReloadPayload](t, events)
 	if len(rl) != 3 || rl[0].Status != runtime.ReloadRejected || rl[1].Status != runtime.ReloadStaged || rl[2].Status != runtime.ReloadApplied {
 		t.Fatalf("reload events: %+v", rl)
 	}
@@ -151,7 +139,7 @@ func TestStageSpecDropped(t *testing.T) {
 	if err := c.SubmitTurn(ctx, runtime.Turn{Text: "Hello, I'm Priya and I'm on the hospitality management course.", Source: runtime.SourceTyped}); err != nil {
 		t.Fatal(err)
 	}
-	rl := reloads(rec.Events())
+	rl := runtimetest.Payloads[*runtime.SpecReloadPayload](t, rec.Events())
 	if len(rl) != 2 || rl[1].Status != runtime.ReloadDropped || !strings.Contains(rl[1].Detail, `no node "scenario-hotel-breakfast"`) {
 		t.Fatalf("reloads: %+v", rl)
 	}

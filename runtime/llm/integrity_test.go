@@ -50,20 +50,10 @@ func (x *llmExam) turn(text string, reply openaitest.Behaviour) {
 }
 
 func eventsOf[P runtime.Payload](x *llmExam) []P {
-	var out []P
 	x.got.mu.Lock()
 	evs := append([]runtime.Event(nil), x.got.evs...)
 	x.got.mu.Unlock()
-	for _, ev := range evs {
-		p, err := ev.Decode()
-		if err != nil {
-			x.t.Fatalf("decode: %v", err)
-		}
-		if v, ok := p.(P); ok {
-			out = append(out, v)
-		}
-	}
-	return out
+	return runtimetest.Payloads[P](x.t, evs)
 }
 
 // lastSpoken is everything the examiner said since the last candidate segment.
