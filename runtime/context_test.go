@@ -43,10 +43,9 @@ func TestContextStrategies(t *testing.T) {
 	cap := &capturing{Examiner: newOffline(t)}
 	h := newHarness(t, exam, cap)
 	h.start()
-	h.say("Hello, I'm Priya and I'm on the hospitality management course.")
-	h.say("We could open a second buffet line, or another way is a grab-and-go counter.")
-	h.say("Most guests at that time are business travellers who are in a hurry.")
-	h.say("I would add two extra people on each lunch shift and adjust the rota.")
+	for _, answer := range runtimetest.RehearsalAnswers[:4] {
+		h.say(answer)
+	}
 	if len(cap.reqs) != 4 {
 		t.Fatalf("%d requests", len(cap.reqs))
 	}

@@ -14,16 +14,6 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-// answers are the rehearsal script's answers (the repeat request left out): with the offline
-// examiner they complete the demo exam.
-var answers = []string{
-	"Hello, I'm Priya and I'm on the hospitality management course.",
-	"We could open a second buffet line, or another way is a grab-and-go counter.",
-	"Most guests at that time are business travellers who are in a hurry.",
-	"I would add two extra people on each lunch shift and adjust the rota.",
-	"That raises the labour cost, but the conference revenue pays for it.",
-}
-
 // TestFailoverToOffline: an endpoint that fails every call in one way (500, hang, 5 MB body,
 // closed connection). After three failed turns the offline examiner takes over, recorded as
 // examiner_switched, and the exam completes within bounded wall time.
@@ -124,12 +114,12 @@ func runFailingExam(t *testing.T, exam *spec.Exam, b openaitest.Behaviour, opts 
 	// The greeting until the examiner has been replaced, then the script from the start.
 	turns, next := 0, 0
 	for !c.Snapshot().State.Terminal() && turns < 30 {
-		text := answers[0]
+		text := runtimetest.RehearsalAnswers[0]
 		if c.Snapshot().Examiner == "offline" {
-			if next >= len(answers) {
+			if next >= len(runtimetest.RehearsalAnswers) {
 				break
 			}
-			text = answers[next]
+			text = runtimetest.RehearsalAnswers[next]
 			next++
 		}
 		if err := c.SubmitTurn(ctx, runtime.Turn{Text: text, Confidence: 0.95, Source: runtime.SourceTyped}); err != nil {
