@@ -66,11 +66,7 @@ func TestResumeMidCall(t *testing.T) {
 	ex2 := &scriptedExaminer{}
 	ex2.push(thankYouAda)
 	clock := runtime.NewVirtualClock(evs[cut-1].Timestamp.Add(time.Hour))
-	c, err := runtime.NewController(exam, ex2, runtime.WithClock(clock), runtime.WithResume(evs[:cut]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, _ := resumeFrom(t, exam, ex2, clock, evs[:cut])
 	if err := c.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -106,13 +102,7 @@ func TestResumeTwiceAcrossCutTransition(t *testing.T) {
 	prefix := evs[:cut+1]
 
 	clock := runtime.NewVirtualClock(prefix[len(prefix)-1].Timestamp.Add(time.Hour))
-	rec := &runtime.Recorder{}
-	first, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(clock), runtime.WithResume(prefix),
-		runtime.WithSink(runtime.NewFanout(rec)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
+	first, rec := resumeFrom(t, exam, newOffline(t), clock, prefix)
 	if err := first.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -122,11 +112,7 @@ func TestResumeTwiceAcrossCutTransition(t *testing.T) {
 	}
 	log := append(slices.Clone(prefix), rec.Events()...)
 	last := log[len(log)-1].Timestamp
-	second, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(runtime.NewVirtualClock(last)), runtime.WithResume(log))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close()
+	second, _ := resumeFrom(t, exam, newOffline(t), runtime.NewVirtualClock(last), log)
 	want, err := runtime.ParityState(first, last)
 	if err != nil {
 		t.Fatal(err)

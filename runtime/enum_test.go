@@ -317,11 +317,7 @@ func TestResumeAwaitingConfirmation(t *testing.T) {
 			log[ackAt].Payload = raw
 			ex2 := &scriptedExaminer{}
 			ex2.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "Go on."}.String())
-			c, err := runtime.NewController(h.c.Exam(), ex2, runtime.WithClock(h.clock), runtime.WithSink(runtime.NewFanout(&runtime.Recorder{})), runtime.WithResume(log))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c, _ := resumeFrom(t, h.c.Exam(), ex2, h.clock, log)
 			if err := c.Start(h.ctx); err != nil {
 				t.Fatal(err)
 			}

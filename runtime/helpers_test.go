@@ -164,6 +164,21 @@ func (h *harness) wait(d time.Duration) {
 	}
 }
 
+// resumeFrom builds the controller of a new process that resumes log on clock, with ex as its
+// examiner; what it emits goes to the returned recorder. It is closed when the test ends, and
+// not started.
+func resumeFrom(t testing.TB, exam *spec.Exam, ex runtime.Examiner, clock runtime.Clock, log []runtime.Event, opts ...runtime.Option) (*runtime.Controller, *runtime.Recorder) {
+	t.Helper()
+	rec := &runtime.Recorder{}
+	all := append([]runtime.Option{runtime.WithClock(clock), runtime.WithSink(runtime.NewFanout(rec)), runtime.WithResume(log)}, opts...)
+	c, err := runtime.NewController(exam, ex, all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c, rec
+}
+
 // payloads returns the decoded payloads of every event of type T.
 func payloads[T runtime.Payload](h *harness) []T {
 	h.t.Helper()

@@ -308,13 +308,7 @@ func TestResumeKeepsDirectionsAndPromotions(t *testing.T) {
 	if err := h.c.PromoteQueued(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	rec := &runtime.Recorder{}
-	c2, err := runtime.NewController(h.c.Exam(), newOffline(t), runtime.WithResume(h.rec.Events()), runtime.WithClock(h.clock),
-		runtime.WithSink(runtime.NewFanout(rec)), runtime.WithSessionID("test"), gates)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
+	c2, rec := resumeFrom(t, h.c.Exam(), newOffline(t), h.clock, h.rec.Events(), runtime.WithSessionID("test"), gates)
 	if n := c2.Snapshot().QueuedAdmin; n != 0 {
 		t.Fatalf("%d queued after resume: the promoted instruction came back", n)
 	}

@@ -184,12 +184,7 @@ func TestResumePausedForAbsence(t *testing.T) {
 	}
 	events := h.rec.Events()
 	clock := runtime.NewVirtualClock(h.clock.Now().Add(time.Minute))
-	rec := &runtime.Recorder{}
-	c, err := runtime.NewController(h.c.Exam(), &scriptedExaminer{}, runtime.WithClock(clock), runtime.WithSink(runtime.NewFanout(rec)), runtime.WithResume(events))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, rec := resumeFrom(t, h.c.Exam(), &scriptedExaminer{}, clock, events)
 	if err := c.CandidatePresence(h.ctx, runtime.Presence{Identity: "cand", Present: true}); err != nil {
 		t.Fatal(err)
 	}

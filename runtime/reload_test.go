@@ -91,11 +91,7 @@ func TestStageSpec(t *testing.T) {
 	}
 
 	// A new process resumes from the log with the original exam: it runs the edited one.
-	c2, err := runtime.NewController(runtimetest.DemoExam(t, nil), newOffline(t), runtime.WithClock(clock), runtime.WithResume(events))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
+	c2, _ := resumeFrom(t, runtimetest.DemoExam(t, nil), newOffline(t), clock, events)
 	if got := c2.Exam().Node("scenario-hotel-breakfast").Controller.ConversationPrompt; got != newPrompt {
 		t.Errorf("resumed controller runs prompt %q", got)
 	}

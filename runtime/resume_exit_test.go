@@ -43,12 +43,7 @@ func TestResumeCutAfterExit(t *testing.T) {
 				t.Fatalf("no node_exit %q to cut after (or nothing after it) in %d events", tc.cutAt, len(events))
 			}
 
-			rec := &runtime.Recorder{}
-			c, err := runtime.NewController(h.c.Exam(), &scriptedExaminer{}, runtime.WithClock(runtime.NewVirtualClock(h.clock.Now().Add(time.Minute))),
-				runtime.WithSink(runtime.NewFanout(rec)), runtime.WithResume(events[:cut+1]))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, rec := resumeFrom(t, h.c.Exam(), &scriptedExaminer{}, runtime.NewVirtualClock(h.clock.Now().Add(time.Minute)), events[:cut+1])
 			if err := c.Start(h.ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -30,12 +30,8 @@ func TestResumeFromEventLog(t *testing.T) {
 
 	// A new process resumes from the stored log an hour later.
 	clock := runtime.NewVirtualClock(h.clock.Now().Add(time.Hour))
-	rec := &runtime.Recorder{}
 	ex2 := &scriptedExaminer{}
-	c, err := runtime.NewController(h.c.Exam(), ex2, runtime.WithClock(clock), runtime.WithSink(runtime.NewFanout(rec)), runtime.WithResume(events))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, rec := resumeFrom(t, h.c.Exam(), ex2, clock, events)
 	got := c.Snapshot()
 	if got.SessionID != "test" || got.State != want.State || got.NodeID != want.NodeID || got.FollowUps != want.FollowUps ||
 		got.OffTopic != want.OffTopic || got.Clarifications != want.Clarifications || got.Turn != want.Turn || got.Seq != want.Seq ||
