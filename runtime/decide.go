@@ -297,12 +297,3 @@ func filterNames(hits []filterHit) string {
 	}
 	return strings.Join(names, ",")
 }
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

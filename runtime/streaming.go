@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf16"
@@ -105,7 +106,7 @@ func (c *Controller) predictSpeaks(st *streamState, fields map[string]json.RawMe
 	have := len(c.ledger.Covered(node.NodeID, node.Controller.EvidenceSignals))
 	seen := map[string]bool{}
 	for _, s := range obs.Signals {
-		if seen[s.SignalType] || c.ledger.Has(node.NodeID, s.SignalType) || !containsString(node.Controller.EvidenceSignals, s.SignalType) {
+		if seen[s.SignalType] || c.ledger.Has(node.NodeID, s.SignalType) || !slices.Contains(node.Controller.EvidenceSignals, s.SignalType) {
 			continue
 		}
 		seen[s.SignalType] = true

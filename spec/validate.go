@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func Validate(s *Spec) Diagnostics {
 
 func (c *checker) validate() {
 	s := c.s
-	if c.required("specVersion", s.SpecVersion, "specVersion") && !contains(specVersions, s.SpecVersion) {
+	if c.required("specVersion", s.SpecVersion, "specVersion") && !slices.Contains(specVersions, s.SpecVersion) {
 		c.errorf("specVersion", `this compiler reads specVersion "1"`, "unsupported specVersion %q", s.SpecVersion)
 	}
 	if c.required("id", s.ID, "id") && !examIDPattern.MatchString(s.ID) {
@@ -112,15 +113,6 @@ func (c *checker) requireList(field string, n int, item string) {
 
 // at renders path[i] without fmt.
 func at(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
 
 func (c *checker) checkPersonas() idSet {
 	s := c.s
@@ -382,7 +374,7 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 	sort.Strings(probeKeys)
 	var nodeSignals []string
 	for _, sig := range append(append([]string(nil), n.EvidenceSignals...), n.TransversalSkills...) {
-		if signals.has[sig] && !contains(nodeSignals, sig) {
+		if signals.has[sig] && !slices.Contains(nodeSignals, sig) {
 			nodeSignals = append(nodeSignals, sig)
 		}
 	}
@@ -504,7 +496,7 @@ func (c *checker) checkFilters() {
 		}
 		seen[f.Name] = path + ".name"
 		c.notEmpty(path+".action", f.Action, "filter "+string(f.Name)+": action", useDefault)
-		if f.Action != "" && !contains(filterActions[f.Name], f.Action) {
+		if f.Action != "" && !slices.Contains(filterActions[f.Name], f.Action) {
 			c.errorf(path+".action", hintFor(f.Action, "actions for "+string(f.Name), filterActions[f.Name]),
 				"filter %s: unknown action %q", f.Name, f.Action)
 		}
