@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/runtimetest"
@@ -25,17 +24,9 @@ func TestStageSpec(t *testing.T) {
 		// welcome (being run) would now allow no follow-up at all: it must not change mid-node.
 		return strings.Replace(s, "    maxFollowUps: 1\n    timeBudgetSec: 90", "    maxFollowUps: 0\n    timeBudgetSec: 90", 1)
 	})
-	clock := runtime.NewVirtualClock(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
-	rec := &runtime.Recorder{}
-	c, err := runtime.NewController(runtimetest.DemoExam(t, nil), newOffline(t), runtime.WithClock(clock),
-		runtime.WithSink(runtime.NewFanout(rec)), runtime.WithSessionID("reload"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	h := newHarness(t, runtimetest.DemoExam(t, nil), newOffline(t))
+	h.start()
+	c, rec := h.c, h.rec
 	if err := c.RejectSpec("exam.yaml", []string{"exam.yaml:12:3: unknown field \"nodez\""}); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +40,7 @@ func TestStageSpec(t *testing.T) {
 	if got := c.Exam().Node("welcome").Controller.MaxFollowUps; got != 1 {
 		t.Errorf("the current node changed before its exit: maxFollowUps %d", got)
 	}
-	if err := c.SubmitTurn(ctx, runtime.Turn{Text: "Hello, I'm Priya and I'm on the hospitality management course.", Source: runtime.SourceTyped}); err != nil {
+	if err := c.SubmitTurn(ctx, runtime.Turn{Text: runtimetest.RehearsalAnswers[0], Source: runtime.SourceTyped}); err != nil {
 		t.Fatal(err)
 	}
 	if c.Snapshot().NodeID != "scenario-hotel-breakfast" {
@@ -91,7 +82,7 @@ func TestStageSpec(t *testing.T) {
 	}
 
 	// A new process resumes from the log with the original exam: it runs the edited one.
-	c2, _ := resumeFrom(t, runtimetest.DemoExam(t, nil), newOffline(t), clock, events)
+	c2, _ := resumeFrom(t, runtimetest.DemoExam(t, nil), newOffline(t), h.clock, events)
 	if got := c2.Exam().Node("scenario-hotel-breakfast").Controller.ConversationPrompt; got != newPrompt {
 		t.Errorf("resumed controller runs prompt %q", got)
 	}
@@ -119,20 +110,13 @@ func TestStageSpecDropped(t *testing.T) {
 		}
 		return strings.Replace(s, "next: scenario-hotel-breakfast", "next: scenario-staff-rota", 1)
 	})
-	rec := &runtime.Recorder{}
-	c, err := runtime.NewController(orig, newOffline(t), runtime.WithClock(runtime.NewVirtualClock(time.Now())),
-		runtime.WithSink(runtime.NewFanout(rec)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	h := newHarness(t, orig, newOffline(t))
+	h.start()
+	c, rec := h.c, h.rec
 	if err := c.StageSpec("exam.yaml", edited); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SubmitTurn(ctx, runtime.Turn{Text: "Hello, I'm Priya and I'm on the hospitality management course.", Source: runtime.SourceTyped}); err != nil {
+	if err := c.SubmitTurn(ctx, runtime.Turn{Text: runtimetest.RehearsalAnswers[0], Source: runtime.SourceTyped}); err != nil {
 		t.Fatal(err)
 	}
 	rl := runtimetest.Payloads[*runtime.SpecReloadPayload](t, rec.Events())
