@@ -86,14 +86,7 @@ func TestResumedExaminerContext(t *testing.T) {
 	srvA := openaitest.New(t)
 	replies(srvA)
 	clockA := runtime.NewVirtualClock(start)
-	a, err := runtime.NewController(exam, newExaminer(t, srvA, fast()...), runtime.WithClock(clockA), runtime.WithSessionID("a"), budget)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if err := a.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	a, _ := startController(t, exam, newExaminer(t, srvA, fast()...), runtime.WithClock(clockA), runtime.WithSessionID("a"), budget)
 	run(t, a, clockA, 0, len(steps))
 	want := srvA.ChatRequests()
 	// One call per step but the queued instruction: the turns and the immediate admin run.
@@ -132,15 +125,8 @@ func TestResumedExaminerContext(t *testing.T) {
 
 			// An hour later, a new process resumes the exam from its log.
 			clock.Advance(time.Hour)
-			resumed, err := runtime.NewController(exam, newExaminer(t, srv, fast()...), runtime.WithClock(clock),
+			resumed, _ := startController(t, exam, newExaminer(t, srv, fast()...), runtime.WithClock(clock),
 				runtime.WithResume(rec.Events()), budget)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resumed.Close()
-			if err := resumed.Start(context.Background()); err != nil {
-				t.Fatal(err)
-			}
 			run(t, resumed, clock, stop, len(steps))
 
 			got := srv.ChatRequests()
