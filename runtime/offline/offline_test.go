@@ -13,6 +13,16 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
+// newExaminer is the offline examiner with its defaults.
+func newExaminer(t testing.TB) *offline.Examiner {
+	t.Helper()
+	ex, err := offline.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
 func observe(t testing.TB, ex *offline.Examiner, exam *spec.Exam, nodeID, text string, covered []string, history ...spec.Message) (runtime.Observation, []string) {
 	t.Helper()
 	node := exam.Node(nodeID)
@@ -31,10 +41,7 @@ func observe(t testing.TB, ex *offline.Examiner, exam *spec.Exam, nodeID, text s
 
 func TestOfflineObservations(t *testing.T) {
 	exam := runtimetest.DemoExam(t, nil)
-	ex, err := offline.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex := newExaminer(t)
 	const breakfast = "scenario-hotel-breakfast"
 	tests := []struct {
 		name       string
@@ -103,7 +110,7 @@ func TestOfflineObservations(t *testing.T) {
 
 func TestOfflineRotatesProbes(t *testing.T) {
 	exam := runtimetest.DemoExam(t, nil)
-	ex, _ := offline.New()
+	ex := newExaminer(t)
 	// The probe for analyses_clientele was already asked; with one probe it is asked again.
 	history := []spec.Message{{Role: "assistant", Content: "Who are the guests having breakfast at that time?"}}
 	o, _ := observe(t, ex, exam, "scenario-hotel-breakfast", "We could open a second buffet line.", nil, history...)
@@ -114,7 +121,7 @@ func TestOfflineRotatesProbes(t *testing.T) {
 
 func TestOfflineDeterministicAndOrdered(t *testing.T) {
 	exam := runtimetest.DemoExam(t, nil)
-	ex, _ := offline.New()
+	ex := newExaminer(t)
 	req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("scenario-hotel-breakfast"),
 		Candidate: runtime.TranscriptSegmentPayload{Text: "We could open a second buffet line for the guests."}}
 	a, _ := ex.Observe(context.Background(), req)
@@ -130,7 +137,7 @@ func TestOfflineDeterministicAndOrdered(t *testing.T) {
 
 func TestOfflineAdminLine(t *testing.T) {
 	exam := runtimetest.DemoExam(t, nil)
-	ex, _ := offline.New()
+	ex := newExaminer(t)
 	for in, want := range map[string]string{
 		"Ask the candidate to speak up.":            "Could you speak up, please?",
 		"Tell the candidate they have two minutes.": "They have two minutes.",
@@ -152,7 +159,7 @@ func TestOfflineOptions(t *testing.T) {
 	if _, err := offline.New(offline.WithStreaming(0)); err == nil {
 		t.Fatal("chunk 0 accepted")
 	}
-	ex, _ := offline.New()
+	ex := newExaminer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := ex.Observe(ctx, &runtime.ExaminerRequest{}); err == nil {
@@ -167,7 +174,7 @@ func TestOfflineOptions(t *testing.T) {
 // controller accepts without repairs.
 func FuzzOffline(f *testing.F) {
 	exam := runtimetest.DemoExam(f, nil)
-	ex, _ := offline.New()
+	ex := newExaminer(f)
 	for _, s := range []string{"", "repeat", "We could add a buffet because guests queue.", "\xff\xfe", strings.Repeat("cost ", 300)} {
 		f.Add(s)
 	}
@@ -183,7 +190,7 @@ func FuzzOffline(f *testing.F) {
 
 func TestOfflineQueuedInstructions(t *testing.T) {
 	exam := runtimetest.DemoExam(t, nil)
-	ex, _ := offline.New()
+	ex := newExaminer(t)
 	req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("scenario-hotel-breakfast"),
 		AdminInstructions: []string{"Ask the candidate to give an example.", "Keep the pace up."},
 		Candidate:         runtime.TranscriptSegmentPayload{Text: "We could open a second buffet line."}}
