@@ -168,38 +168,48 @@ func TestSilenceCheckInsOff(t *testing.T) {
 	}
 }
 
-func TestOfflineFollowsBeatDirections(t *testing.T) {
-	h := demoHarness(t, nil)
-	// Without a direction the first uncovered target's probe comes first ("another way").
-	h.wait(152 * time.Second) // the "ask about costs next" beat of the breakfast scenario
-	beats := payloads[*runtime.BeatFiredPayload](h)
-	if len(beats) != 2 || beats[0].AtSec != 0 || beats[1].AtSec != 150 {
-		t.Fatalf("beats %+v", beats)
+// TestBeatsDirectTheOfflineExaminer: a fired beat is a direction the offline examiner follows
+// in its next reply, never words it says: the breakfast scenario's "ask about costs next" beat,
+// and the wrap-up beat moved earlier by BOT_WRAPUP_AFTER_SECS.
+func TestBeatsDirectTheOfflineExaminer(t *testing.T) {
+	wrapupAfter := 5.0
+	tests := []struct {
+		name  string
+		opts  []runtime.Option
+		wait  time.Duration
+		beats func([]*runtime.BeatFiredPayload) bool
+		want  string // in the reply to the next answer
+	}{
+		// Without a direction the first uncovered target's probe comes first ("another way").
+		{name: "costs beat", wait: 152 * time.Second, // the "ask about costs next" beat of the breakfast scenario
+			beats: func(b []*runtime.BeatFiredPayload) bool { return len(b) == 2 && b[0].AtSec == 0 && b[1].AtSec == 150 },
+			want:  "What would that cost us"},
+		{name: "wrap-up moved by env", opts: []runtime.Option{runtime.WithGateOverrides(&runtime.GateOverrides{WrapupAfter: &wrapupAfter})},
+			wait: 25 * time.Second, // due at 5 s; the gates wait for the scenario's opening lines
+			beats: func(b []*runtime.BeatFiredPayload) bool {
+				last := b[len(b)-1]
+				return last.Wrapup && last.AtSec == 5
+			},
+			want: "one last question"},
 	}
-	h.say("The breakfast buffet is busy.")
-	sp := h.spoken()
-	if last := sp[len(sp)-1]; !strings.Contains(last, "What would that cost us") {
-		t.Fatalf("offline examiner ignored the direction: %q", last)
-	}
-	for _, s := range sp {
-		if strings.Contains(s, "costs next") || strings.Contains(s, "Open neutrally") {
-			t.Fatalf("a beat was spoken: %q", s)
-		}
-	}
-}
-
-func TestWrapUpBeatAndEnvOverride(t *testing.T) {
-	after := 5.0
-	h := demoHarness(t, nil, runtime.WithGateOverrides(&runtime.GateOverrides{WrapupAfter: &after}))
-	h.wait(25 * time.Second) // due at 5 s; the gates wait for the scenario's opening lines
-	beats := payloads[*runtime.BeatFiredPayload](h)
-	if last := beats[len(beats)-1]; !last.Wrapup || last.AtSec != 5 {
-		t.Fatalf("beats %+v: BOT_WRAPUP_AFTER_SECS did not move the wrap-up", beats)
-	}
-	h.say("The breakfast buffet is busy.")
-	sp := h.spoken()
-	if last := sp[len(sp)-1]; !strings.Contains(last, "one last question") {
-		t.Fatalf("wrap-up direction not followed: %q", last)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := demoHarness(t, nil, tt.opts...)
+			h.wait(tt.wait)
+			if beats := payloads[*runtime.BeatFiredPayload](h); len(beats) == 0 || !tt.beats(beats) {
+				t.Fatalf("beats %+v", beats)
+			}
+			h.say("The breakfast buffet is busy.")
+			sp := h.spoken()
+			if last := sp[len(sp)-1]; !strings.Contains(last, tt.want) {
+				t.Fatalf("offline examiner ignored the direction: %q", last)
+			}
+			for _, s := range sp {
+				if strings.Contains(s, "costs next") || strings.Contains(s, "Open neutrally") {
+					t.Fatalf("a beat was spoken: %q", s)
+				}
+			}
+		})
 	}
 }
 
