@@ -91,11 +91,8 @@ func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inFlight = false
-	if c.closed {
-		return ErrClosed
-	}
-	if c.sinkErr != nil {
-		return c.sinkErr
+	if err := c.usable(); err != nil {
+		return err
 	}
 	a, node := run.a, run.node
 	text, perr := adminSpokenText(reply, err)
@@ -107,14 +104,7 @@ func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error)
 		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminFailed})
 		return c.sinkErr
 	}
-	_, parts, hits := c.filters[node.NodeID].runFilters(text)
-	for _, h := range hits {
-		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: GuardrailOutputIntercepted,
-			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
-	}
-	for i, p := range parts {
-		c.speakPart(p, SpokenAdmin, len(hits) > 0, i, false)
-	}
+	c.speakFiltered(node.NodeID, text, SpokenAdmin)
 	c.adminApplied(a.Text)
 	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminApplied})
 	return c.sinkErr

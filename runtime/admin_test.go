@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 func TestAdminQueued(t *testing.T) {
@@ -18,7 +19,7 @@ func TestAdminQueued(t *testing.T) {
 	if s := h.c.Snapshot(); s.QueuedAdmin != 2 {
 		t.Fatalf("queued %d", s.QueuedAdmin)
 	}
-	ex.push(obsArgs{SpokenText: "What about backups?"}.String(), obsArgs{SpokenText: "Go on."}.String())
+	ex.push(runtimetest.Args{SpokenText: "What about backups?"}.String(), runtimetest.Args{SpokenText: "Go on."}.String())
 	h.say("We move everything on Saturday.")
 	req := ex.reqs[len(ex.reqs)-1]
 	if strings.Join(req.AdminInstructions, "|") != "Ask about backups.|Keep it short." {
@@ -49,11 +50,11 @@ func TestAdminQueued(t *testing.T) {
 
 func TestAdminImmediate(t *testing.T) {
 	h, ex := intoPlan(t, nil)
-	ex.push(obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, SpokenText: "What could go wrong?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", NeedsFollowUp: true, SpokenText: "What could go wrong?"}.String())
 	h.say("It should be fine.")
 	h.wait(20 * time.Second)
 	before := h.c.Snapshot()
-	ex.push(obsArgs{AnswerQuality: "unclear", SpokenText: "Could you speak up a little, please?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "unclear", SpokenText: "Could you speak up a little, please?"}.String())
 	if err := h.c.Admin(h.ctx, runtime.AdminInstruction{Mode: runtime.AdminImmediate, Text: "Ask the candidate to speak up.", Sender: "dr-lee"}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestAdminImmediate(t *testing.T) {
 		t.Fatalf("admin events %+v", a)
 	}
 	// The next turn carries the admin exchange in its context.
-	ex.push(obsArgs{SpokenText: "Go on."}.String())
+	ex.push(runtimetest.Args{SpokenText: "Go on."}.String())
 	h.say("SORRY. IT SHOULD BE FINE.")
 	found := false
 	for _, m := range ex.reqs[len(ex.reqs)-1].Messages {

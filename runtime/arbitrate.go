@@ -1,6 +1,9 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // arbitrateCommand decides which candidate command, if any, a turn dispatches (decision step 2).
 //
@@ -62,7 +65,7 @@ func (c *Controller) evidenceStep(in *turnInput, obs Observation) (accepted []Le
 		}
 		accepted = append(accepted, LedgerEntry{NodeID: node.NodeID, Turn: in.turn, SignalType: s.SignalType,
 			RubricLevel: s.RubricLevel, Excerpt: s.Excerpt, Confidence: s.Confidence, STTConfidence: sum,
-			Transversal:          !containsString(node.Controller.EvidenceSignals, s.SignalType),
+			Transversal:          !slices.Contains(node.Controller.EvidenceSignals, s.SignalType),
 			ScaffoldingIntensity: s.ScaffoldingIntensity, ScaffoldingEffective: s.ScaffoldingEffective})
 	}
 	return accepted, rejected, dups

@@ -26,14 +26,7 @@ func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observa
 	}
 	examinerText := func(canned string) {
 		if valid && obs.SpokenText != "" {
-			_, parts, hits := c.filters[node.NodeID].runFilters(obs.SpokenText)
-			for _, h := range hits {
-				c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: GuardrailOutputIntercepted,
-					OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
-			}
-			for i, p := range parts {
-				c.speakPart(p, SpokenCommand, len(hits) > 0, i, false)
-			}
+			c.speakFiltered(node.NodeID, obs.SpokenText, SpokenCommand)
 			return
 		}
 		c.speak(canned, SpokenCommand, false)

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // TestConcurrentUse drives one controller from several goroutines at once (turns, ticks,
 // snapshots, admin instructions, pause and resume), as the console, the audio layer and the
 // LiveKit bridge do. Run with -race; the event stream must stay gap-free.
 func TestConcurrentUse(t *testing.T) {
-	ex := loopExaminer{stream: 11, args: json.RawMessage(obsArgs{Signals: []runtime.Signal{sig("names_risk", "nothing is tested")},
+	ex := loopExaminer{stream: 11, args: json.RawMessage(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "nothing is tested")},
 		SpokenText: "I see. What else about the servers? Go on."}.String())}
 	h := newHarness(t, longExam(t), ex)
 	h.start()

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -16,9 +16,9 @@ import (
 func TestContextStreamedReplyOrder(t *testing.T) {
 	exam := compileTestExam(t, "basic.yaml", nil)
 	ex := &scriptedExaminer{stream: 7}
-	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String(),
-		obsArgs{NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "Good. What would you test first?"}.String(),
-		obsArgs{SpokenText: "I see. Anything else?"}.String())
+	ex.push(thankYouAda,
+		runtimetest.Args{NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "Good. What would you test first?"}.String(),
+		runtimetest.Args{SpokenText: "I see. Anything else?"}.String())
 	h := newHarness(t, exam, ex)
 	h.start()
 	h.say("My name is Ada.")
@@ -34,21 +34,29 @@ func TestContextStreamedReplyOrder(t *testing.T) {
 	}
 }
 
+// thankYouAda is the scripted examiner's reply to the candidate's name: evidence enough.
+var thankYouAda = runtimetest.Args{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String()
+
+// nameAnswered starts exam with a scripted examiner that answers with thankYouAda, has the
+// candidate say their name, and returns the examiner and the events logged so far: the log the
+// resume tests cut.
+func nameAnswered(t *testing.T, exam *spec.Exam) (*scriptedExaminer, []runtime.Event) {
+	t.Helper()
+	ex := &scriptedExaminer{}
+	ex.push(thankYouAda)
+	h := newHarness(t, exam, ex)
+	h.start()
+	h.say("My name is Ada.")
+	return ex, h.rec.Events()
+}
+
 // TestResumeMidCall: a log that ends during an examiner call (the process stopped before the
 // observation) resumes with the candidate's words of that turn in the context, before the
 // RESUMED note, and the call's directions go to the next call, which is again the first (the
 // opening direction in its status).
 func TestResumeMidCall(t *testing.T) {
-	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex := &scriptedExaminer{}
-	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String())
-	h := newHarness(t, exam, ex)
-	h.start()
-	h.say("My name is Ada.")
-	evs := h.rec.Events()
+	exam := runtimetest.DemoExam(t, nil)
+	ex, evs := nameAnswered(t, exam)
 	cut := slices.IndexFunc(evs, func(ev runtime.Event) bool { return ev.Event == runtime.EventObservation })
 	if cut < 0 || evs[cut-1].Event != runtime.EventTranscriptSegment {
 		t.Fatalf("no observation right after the candidate's segment (at %d)", cut)
@@ -56,13 +64,9 @@ func TestResumeMidCall(t *testing.T) {
 	first := ex.reqs[0]
 
 	ex2 := &scriptedExaminer{}
-	ex2.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String())
+	ex2.push(thankYouAda)
 	clock := runtime.NewVirtualClock(evs[cut-1].Timestamp.Add(time.Hour))
-	c, err := runtime.NewController(exam, ex2, runtime.WithClock(clock), runtime.WithResume(evs[:cut]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, _ := resumeFrom(t, exam, ex2, clock, evs[:cut])
 	if err := c.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +94,7 @@ func TestResumeMidCall(t *testing.T) {
 // resumed again: the second resume keeps the hour off the exam clock, as the first did.
 func TestResumeTwiceAcrossCutTransition(t *testing.T) {
 	exam := compileTestExam(t, "basic.yaml", nil)
-	ex := &scriptedExaminer{}
-	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you, Ada."}.String())
-	h := newHarness(t, exam, ex)
-	h.start()
-	h.say("My name is Ada.")
-	evs := h.rec.Events()
+	_, evs := nameAnswered(t, exam)
 	cut := slices.IndexFunc(evs, func(ev runtime.Event) bool { return ev.Event == runtime.EventNodeExit })
 	if cut < 0 {
 		t.Fatal("no node_exit")
@@ -103,13 +102,7 @@ func TestResumeTwiceAcrossCutTransition(t *testing.T) {
 	prefix := evs[:cut+1]
 
 	clock := runtime.NewVirtualClock(prefix[len(prefix)-1].Timestamp.Add(time.Hour))
-	rec := &runtime.Recorder{}
-	first, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(clock), runtime.WithResume(prefix),
-		runtime.WithSink(runtime.NewFanout(rec)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
+	first, rec := resumeFrom(t, exam, newOffline(t), clock, prefix)
 	if err := first.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -119,11 +112,7 @@ func TestResumeTwiceAcrossCutTransition(t *testing.T) {
 	}
 	log := append(slices.Clone(prefix), rec.Events()...)
 	last := log[len(log)-1].Timestamp
-	second, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(runtime.NewVirtualClock(last)), runtime.WithResume(log))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close()
+	second, _ := resumeFrom(t, exam, newOffline(t), runtime.NewVirtualClock(last), log)
 	want, err := runtime.ParityState(first, last)
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -39,17 +39,13 @@ func hasContent(msgs []spec.Message, role, substr string) bool {
 }
 
 func TestContextStrategies(t *testing.T) {
-	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	cap := &capturing{Examiner: newOffline(t)}
 	h := newHarness(t, exam, cap)
 	h.start()
-	h.say("Hello, I'm Priya and I'm on the hospitality management course.")
-	h.say("We could open a second buffet line, or another way is a grab-and-go counter.")
-	h.say("Most guests at that time are business travellers who are in a hurry.")
-	h.say("I would add two extra people on each lunch shift and adjust the rota.")
+	for _, answer := range runtimetest.RehearsalAnswers[:4] {
+		h.say(answer)
+	}
 	if len(cap.reqs) != 4 {
 		t.Fatalf("%d requests", len(cap.reqs))
 	}
@@ -120,7 +116,7 @@ func longExam(t testing.TB) *spec.Exam {
 }
 
 func TestInNodeSummarisation(t *testing.T) {
-	cap := &capturing{Examiner: loopExaminer{args: json.RawMessage(obsArgs{SpokenText: "Please go on with the servers."}.String())}}
+	cap := &capturing{Examiner: loopExaminer{args: json.RawMessage(runtimetest.Args{SpokenText: "Please go on with the servers."}.String())}}
 	h := newHarness(t, longExam(t), cap, runtime.WithContextBudget(6, 4000))
 	h.start()
 	for i := range 30 {
@@ -144,7 +140,7 @@ func TestInNodeSummarisation(t *testing.T) {
 // TestMemoryFlatOverLongExam runs 1,000 turns in one node: the context, the segments and the
 // controller's heap must stay bounded.
 func TestMemoryFlatOverLongExam(t *testing.T) {
-	ex := loopExaminer{args: json.RawMessage(obsArgs{Signals: []runtime.Signal{sig("names_risk", "risk")}, SpokenText: "Please go on with the servers."}.String())}
+	ex := loopExaminer{args: json.RawMessage(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "risk")}, SpokenText: "Please go on with the servers."}.String())}
 	exam := longExam(t)
 	clock := runtime.NewVirtualClock(t0)
 	count := 0

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // TestControlPromote: promote is a control action too, so every command channel that carries
@@ -24,7 +25,7 @@ func TestControlPromote(t *testing.T) {
 	if err := h.c.Admin(h.ctx, runtime.AdminInstruction{Mode: runtime.AdminQueued, Text: "Tell the candidate to speak up.", Sender: "dr-lee"}); err != nil {
 		t.Fatal(err)
 	}
-	ex.push(obsArgs{SpokenText: "Could you speak up, please?"}.String())
+	ex.push(runtimetest.Args{SpokenText: "Could you speak up, please?"}.String())
 	if err := h.c.Control(h.ctx, runtime.ControlPromote, "dr-lee"); err != nil {
 		t.Fatal(err)
 	}

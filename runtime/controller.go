@@ -359,6 +359,26 @@ func (c *Controller) examDeadline() string {
 	return now.Add(left).UTC().Format(time.RFC3339Nano)
 }
 
+// emitIntercepts records each output filter that rewrote or dropped what the examiner said in
+// the node nodeID.
+func (c *Controller) emitIntercepts(nodeID string, hits []filterHit) {
+	for _, h := range hits {
+		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: nodeID, Action: GuardrailOutputIntercepted,
+			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
+	}
+}
+
+// speakFiltered runs the node's output filters on the examiner's text, records what they
+// intercepted and says what is left, part by part, as source (an admin or a command reply; a
+// turn's reply goes through plan and apply instead).
+func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) {
+	_, parts, hits := c.filters[nodeID].runFilters(text)
+	c.emitIntercepts(nodeID, hits)
+	for i, p := range parts {
+		c.speakPart(p, source, len(hits) > 0, i, false)
+	}
+}
+
 // speak emits what the examiner says: a spoken event and the examiner's transcript segment.
 func (c *Controller) speak(text string, source SpokenSource, intercepted bool) {
 	c.speakPart(text, source, intercepted, 0, false)

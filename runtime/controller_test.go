@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // intoPlan starts the basic exam and answers the scaffolding node, leaving the exam in "plan".
@@ -16,7 +17,7 @@ func intoPlan(t *testing.T, edit func(string) string, opts ...runtime.Option) (*
 	ex := &scriptedExaminer{}
 	h := newHarness(t, compileTestExam(t, "basic.yaml", edit), ex, opts...)
 	h.start()
-	ex.push(obsArgs{AnswerQuality: "substantive", SpokenText: "Thank you."}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Thank you."}.String())
 	h.say("My name is Ada.")
 	if s := h.c.Snapshot(); s.NodeID != "plan" {
 		t.Fatalf("after the scaffolding answer the node is %q", s.NodeID)
@@ -52,10 +53,10 @@ func TestStartStates(t *testing.T) {
 }
 
 func TestTransitionReasons(t *testing.T) {
-	twoSignals := obsArgs{Signals: []runtime.Signal{sig("names_risk", "nothing has been tested"), sig("proposes_fix", "test it instead")},
+	twoSignals := runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "nothing has been tested"), sig("proposes_fix", "test it instead")},
 		AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you."}
-	followUp := obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What could go wrong?"}
-	offTopic := obsArgs{AnswerQuality: "off_topic", NeedsFollowUp: true, FollowUpType: "redirect", SpokenText: "What do you think of this plan?"}
+	followUp := runtimetest.Args{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What could go wrong?"}
+	offTopic := runtimetest.Args{AnswerQuality: "off_topic", NeedsFollowUp: true, FollowUpType: "redirect", SpokenText: "What do you think of this plan?"}
 	tests := []struct {
 		name   string
 		edit   func(string) string
@@ -88,11 +89,11 @@ func TestTransitionReasons(t *testing.T) {
 			h.say("Did you see the match?")
 		}},
 		{name: "skipped", want: "after-skip", reason: "skipped", drive: func(h *harness, ex *scriptedExaminer) {
-			ex.push(obsArgs{CommandDetected: "skip", SpokenText: "OK."}.String())
+			ex.push(runtimetest.Args{CommandDetected: "skip", SpokenText: "OK."}.String())
 			h.say("Can I skip this one?")
 		}},
 		{name: "distress", want: "after-distress", reason: "distress", guard: "distress", drive: func(h *harness, ex *scriptedExaminer) {
-			ex.push(obsArgs{DistressDetected: true, AnxietyDetected: true, SpokenText: "Let's stop here."}.String())
+			ex.push(runtimetest.Args{DistressDetected: true, AnxietyDetected: true, SpokenText: "Let's stop here."}.String())
 			h.say("I can't do this any more.")
 		}},
 		{name: "admin_advance", want: "after-admin", reason: "admin_advance", drive: func(h *harness, ex *scriptedExaminer) {
@@ -135,7 +136,7 @@ func TestTransitionReasons(t *testing.T) {
 func TestEvidenceNeedsLedger(t *testing.T) {
 	h, ex := intoPlan(t, nil)
 	// The examiner claims sufficiency with one signal; the ledger needs two.
-	ex.push(obsArgs{Signals: []runtime.Signal{sig("names_risk", "untested")}, AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "What would you change?"}.String())
+	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "untested")}, AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "What would you change?"}.String())
 	h.say("It is untested, which is a risk.")
 	if s := h.c.Snapshot(); s.NodeID != "plan" || s.Evidence != 1 {
 		t.Fatalf("moved on with %d of 2: %+v", s.Evidence, s)
@@ -147,10 +148,10 @@ func TestEvidenceNeedsLedger(t *testing.T) {
 
 func TestEvidenceLedger(t *testing.T) {
 	h, ex := intoPlan(t, nil)
-	ex.push(obsArgs{Signals: []runtime.Signal{sig("names_risk", "untested"), sig("names_risk", "untested again"), sig("explains_reasoning", "because")},
+	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "untested"), sig("names_risk", "untested again"), sig("explains_reasoning", "because")},
 		AnswerQuality: "substantive", SpokenText: "Go on.", Misconceptions: []runtime.Misconception{{Concept: "backup", Misconception: "RAID is a backup", Correction: "RAID is redundancy"}}}.String())
 	h.say("It is untested because nobody had time. RAID is our backup.")
-	ex.push(obsArgs{Signals: []runtime.Signal{sig("names_risk", "untested")}, AnswerQuality: "partial", SpokenText: "Go on."}.String())
+	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "untested")}, AnswerQuality: "partial", SpokenText: "Go on."}.String())
 	h.say("Untested is risky.")
 	s := h.c.Snapshot()
 	if len(s.Ledger) != 2 || s.Evidence != 1 || s.Coverage != 0.5 || len(s.Misconceptions) != 1 {
@@ -179,7 +180,7 @@ func traceDetail(tr []runtime.DecisionStep, rule string) string {
 
 func TestLowSTTConfidenceRejected(t *testing.T) {
 	h, ex := intoPlan(t, nil)
-	ex.push(obsArgs{Signals: []runtime.Signal{sig("names_risk", "it was never tested")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
+	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "it was never tested")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
 	h.sayConf("It was never tested.", 0.3)
 	rec := payloads[*runtime.RecoveryPayload](h)
 	if len(rec) != 1 || rec[0].Kind != runtime.RecoveryLowConfidence || rec[0].SignalType != "names_risk" {
@@ -189,14 +190,14 @@ func TestLowSTTConfidenceRejected(t *testing.T) {
 		t.Fatalf("%d evidence updates from a low-confidence segment", n)
 	}
 	// The same words at good confidence are accepted, with the summary of the matching segments.
-	ex.push(obsArgs{Signals: []runtime.Signal{sig("names_risk", "it was never tested")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
+	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "it was never tested")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
 	h.sayConf("Again: it was never tested.", 0.9)
 	ups := payloads[*runtime.EvidenceUpdatePayload](h)
 	if len(ups) != 0 {
 		// Both segments hold the excerpt, so the minimum is still 0.3: rejected again.
 		t.Fatalf("accepted with a low-confidence segment behind it: %+v", ups)
 	}
-	ex.push(obsArgs{Signals: []runtime.Signal{sig("proposes_fix", "run a rehearsal migration")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
+	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("proposes_fix", "run a rehearsal migration")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
 	h.sayConf("I would run a rehearsal migration.", 0.8)
 	ups = payloads[*runtime.EvidenceUpdatePayload](h)
 	if len(ups) != 1 || ups[0].STTConfidence != (runtime.STTSummary{Min: 0.8, Max: 0.8, Mean: 0.8}) {
@@ -240,7 +241,7 @@ func TestMalformedReplies(t *testing.T) {
 				t.Fatalf("observation marked valid")
 			}
 			// The exam goes on.
-			ex.push(obsArgs{SpokenText: "Go on."}.String())
+			ex.push(runtimetest.Args{SpokenText: "Go on."}.String())
 			h.say("Still thinking about it.")
 			if s := h.c.Snapshot(); s.State != runtime.StateInProgress || s.NodeID != "plan" {
 				t.Fatalf("after fallback %+v", s)
@@ -253,7 +254,7 @@ func TestMalformedReplies(t *testing.T) {
 func TestSafetyNetCommand(t *testing.T) {
 	h, ex := intoPlan(t, nil)
 	// The examiner misses the command; the rule-based classifier catches it.
-	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "Interesting."}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "Interesting."}.String())
 	h.say("Sorry, could you repeat the question?")
 	acks := payloads[*runtime.CommandAcknowledgedPayload](h)
 	if len(acks) != 1 || acks[0].Command != "repeat" || acks[0].Source != runtime.CommandBySafetyNet {
@@ -266,7 +267,7 @@ func TestSafetyNetCommand(t *testing.T) {
 
 func TestCommands(t *testing.T) {
 	cmd := func(c string) string {
-		return obsArgs{CommandDetected: runtime.Command(c), SpokenText: "Let me put it differently: is the plan safe?"}.String()
+		return runtimetest.Args{CommandDetected: runtime.Command(c), SpokenText: "Let me put it differently: is the plan safe?"}.String()
 	}
 	tests := []struct {
 		name     string
@@ -359,7 +360,7 @@ func TestCommands(t *testing.T) {
 
 func TestAnxietyNeutrality(t *testing.T) {
 	h, ex := intoPlan(t, nil)
-	ex.push(obsArgs{AnswerQuality: "partial", AnxietyDetected: true, SpokenText: "Good answer, you're doing great! What else about the servers?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", AnxietyDetected: true, SpokenText: "Good answer, you're doing great! What else about the servers?"}.String())
 	h.say("Sorry, I'm nervous, the servers might fail.")
 	g := payloads[*runtime.GuardrailTriggeredPayload](h)
 	// The judging words are forbidden anyway (forbidden_action); the anxious candidate then gets
@@ -378,7 +379,7 @@ func TestAnxietyNeutrality(t *testing.T) {
 
 func TestOutputFilterEvents(t *testing.T) {
 	h, ex := intoPlan(t, nil)
-	ex.push(obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, SpokenText: "As your examiner, I note the rubric. What would you test first on the servers?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", NeedsFollowUp: true, SpokenText: "As your examiner, I note the rubric. What would you test first on the servers?"}.String())
 	h.say("We should move the servers.")
 	g := payloads[*runtime.GuardrailTriggeredPayload](h)
 	if len(g) != 1 || g[0].Guardrail != "persona_break" || g[0].Action != runtime.GuardrailOutputIntercepted || g[0].ReplacementText == "" {
@@ -395,7 +396,7 @@ func TestOutputFilterEvents(t *testing.T) {
 
 func TestDiscardedWhenNodeChangesDuringCall(t *testing.T) {
 	h, ex := intoPlan(t, nil)
-	ex.replies = append(ex.replies, scriptedReply{args: obsArgs{SpokenText: "Go on."}.String(), during: func() {
+	ex.replies = append(ex.replies, scriptedReply{args: runtimetest.Args{SpokenText: "Go on."}.String(), during: func() {
 		if err := h.c.Control(context.Background(), runtime.ControlAdvance, "proctor"); err != nil {
 			t.Error(err)
 		}
@@ -573,7 +574,7 @@ func TestSafetyNetEveryCommand(t *testing.T) {
 		t.Run(tt.cmd, func(t *testing.T) {
 			h, ex := intoPlan(t, nil)
 			// The examiner treats the utterance as a (poor) answer and wants to move on.
-			ex.push(obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What would you test first?"}.String())
+			ex.push(runtimetest.Args{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What would you test first?"}.String())
 			h.say(tt.said)
 			acks := payloads[*runtime.CommandAcknowledgedPayload](h)
 			if len(acks) != 1 || acks[0].Command != tt.cmd || acks[0].Source != runtime.CommandBySafetyNet {

@@ -208,10 +208,7 @@ func boolDetail(b bool, s string) string {
 // apply carries out a plan: guardrail events, ledger writes, then the transition or the reply.
 func (c *Controller) apply(in *turnInput, p *plan) {
 	node := c.node
-	for _, h := range p.hits {
-		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: node.NodeID, Action: GuardrailOutputIntercepted,
-			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
-	}
+	c.emitIntercepts(node.NodeID, p.hits)
 	c.recordEvidence(in, p.accepted, p.rejected, p.obs.Misconceptions)
 	if p.offTopic {
 		c.offTopic++
@@ -296,13 +293,4 @@ func filterNames(hits []filterHit) string {
 		names[i] = h.Name.String()
 	}
 	return strings.Join(names, ",")
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // enumCase checks one string enum: every listed value parses back to itself and is Valid; the
@@ -284,7 +285,7 @@ func TestStoredProseStates(t *testing.T) {
 // the next answer as the confirmation. The same log with the ack's detail removed must not.
 func TestResumeAwaitingConfirmation(t *testing.T) {
 	h, ex := intoPlan(t, nil)
-	ex.push(obsArgs{CommandDetected: "finish", SpokenText: "Are you sure?"}.String())
+	ex.push(runtimetest.Args{CommandDetected: "finish", SpokenText: "Are you sure?"}.String())
 	h.say("I want to finish now.")
 	events := h.rec.Events()
 	last := events[len(events)-1]
@@ -315,12 +316,8 @@ func TestResumeAwaitingConfirmation(t *testing.T) {
 			}
 			log[ackAt].Payload = raw
 			ex2 := &scriptedExaminer{}
-			ex2.push(obsArgs{AnswerQuality: "partial", SpokenText: "Go on."}.String())
-			c, err := runtime.NewController(h.c.Exam(), ex2, runtime.WithClock(h.clock), runtime.WithSink(runtime.NewFanout(&runtime.Recorder{})), runtime.WithResume(log))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			ex2.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "Go on."}.String())
+			c, _ := resumeFrom(t, h.c.Exam(), ex2, h.clock, log)
 			if err := c.Start(h.ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -212,7 +213,7 @@ func (nf *nodeFilters) leadingFilter(text, norm string) (string, string, bool) {
 				why = fmt.Sprintf("matched %q", m)
 			}
 			// Rephrase as a neutral question about the same thing (rewriteLeading).
-			if r := nf.rewriteLeading(s, m); !containsString(out, r) {
+			if r := nf.rewriteLeading(s, m); !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 			continue

@@ -52,20 +52,11 @@ type phraseSet struct {
 	phrases phraseIndex
 }
 
-var integritySets = func() []phraseSet {
-	norm := func(ps []string) []string {
-		out := make([]string, len(ps))
-		for i, p := range ps {
-			out[i] = normPhrase(p)
-		}
-		return out
-	}
-	return []phraseSet{
-		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(norm(hintPhrases))},
-		{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
-		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(norm(equityPhrases))},
-	}
-}()
+var integritySets = []phraseSet{
+	{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(normAll(hintPhrases))},
+	{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
+	{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(normAll(equityPhrases))},
+}
 
 var (
 	hintRefusals  = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // guardrailRules is decision step 5 in the order docs/exam-format.md documents, as the
@@ -20,18 +21,18 @@ var guardrailRules = []string{"distress", "time_budget", "followup_limit", "off_
 // the guardrail that won there. (The follow-up under the limit needs a fresh node:
 // TestFollowUpUnderLimitBeforeSufficiency.)
 func TestGuardrailOrder(t *testing.T) {
-	followUp := obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What could go wrong with the servers?"}
-	offTopic := obsArgs{AnswerQuality: "off_topic", SpokenText: "What do you think of this plan?"}
+	followUp := runtimetest.Args{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe", SpokenText: "What could go wrong with the servers?"}
+	offTopic := runtimetest.Args{AnswerQuality: "off_topic", SpokenText: "What do you think of this plan?"}
 	two := []runtime.Signal{sig("names_risk", "nothing was tested"), sig("proposes_fix", "rehearse the move")}
 	// everything would fire: the time budget is spent by the row's clock advance.
-	all := obsArgs{Signals: two, AnswerQuality: "off_topic", NeedsFollowUp: true, FollowUpType: "probe", EvidenceSufficient: true,
+	all := runtimetest.Args{Signals: two, AnswerQuality: "off_topic", NeedsFollowUp: true, FollowUpType: "probe", EvidenceSufficient: true,
 		DistressDetected: true, AnxietyDetected: true, SpokenText: "Good answer! What would you test first on the servers?"}
-	without := func(o obsArgs, f func(*obsArgs)) obsArgs { f(&o); return o }
-	noDistress := without(all, func(o *obsArgs) { o.DistressDetected = false })
-	noFollowUp := without(noDistress, func(o *obsArgs) { o.NeedsFollowUp = false })
-	noOffTopic := without(noFollowUp, func(o *obsArgs) { o.AnswerQuality = "partial" })
-	noEvidence := without(noOffTopic, func(o *obsArgs) { o.Signals = nil })
-	calm := without(noEvidence, func(o *obsArgs) {
+	without := func(o runtimetest.Args, f func(*runtimetest.Args)) runtimetest.Args { f(&o); return o }
+	noDistress := without(all, func(o *runtimetest.Args) { o.DistressDetected = false })
+	noFollowUp := without(noDistress, func(o *runtimetest.Args) { o.NeedsFollowUp = false })
+	noOffTopic := without(noFollowUp, func(o *runtimetest.Args) { o.AnswerQuality = "partial" })
+	noEvidence := without(noOffTopic, func(o *runtimetest.Args) { o.Signals = nil })
+	calm := without(noEvidence, func(o *runtimetest.Args) {
 		o.AnxietyDetected = false
 		o.SpokenText = "What would you test first on the servers?"
 	})
@@ -39,7 +40,7 @@ func TestGuardrailOrder(t *testing.T) {
 	tests := []struct {
 		name     string
 		overtime bool
-		obs      obsArgs
+		obs      runtimetest.Args
 		fired    string // the guardrail rule that fires ("" none)
 		reason   string // transition reason ("" none)
 		node     string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -92,23 +93,6 @@ func (s *scriptedExaminer) push(args ...string) {
 	}
 }
 
-// obsArgs builds report_observation arguments with sensible defaults.
-type obsArgs runtime.Observation
-
-func (o obsArgs) String() string {
-	if o.Signals == nil {
-		o.Signals = []runtime.Signal{}
-	}
-	if o.AnswerQuality == "" {
-		o.AnswerQuality = "partial"
-	}
-	b, err := json.Marshal(o)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
 func sig(t, excerpt string) runtime.Signal {
 	return runtime.Signal{SignalType: t, Excerpt: excerpt, Confidence: 0.8}
 }
@@ -180,20 +164,25 @@ func (h *harness) wait(d time.Duration) {
 	}
 }
 
+// resumeFrom builds the controller of a new process that resumes log on clock, with ex as its
+// examiner; what it emits goes to the returned recorder. It is closed when the test ends, and
+// not started.
+func resumeFrom(t testing.TB, exam *spec.Exam, ex runtime.Examiner, clock runtime.Clock, log []runtime.Event, opts ...runtime.Option) (*runtime.Controller, *runtime.Recorder) {
+	t.Helper()
+	rec := &runtime.Recorder{}
+	all := append([]runtime.Option{runtime.WithClock(clock), runtime.WithSink(runtime.NewFanout(rec)), runtime.WithResume(log)}, opts...)
+	c, err := runtime.NewController(exam, ex, all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c, rec
+}
+
 // payloads returns the decoded payloads of every event of type T.
 func payloads[T runtime.Payload](h *harness) []T {
 	h.t.Helper()
-	var out []T
-	for _, ev := range h.rec.Events() {
-		p, err := ev.Decode()
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		if v, ok := p.(T); ok {
-			out = append(out, v)
-		}
-	}
-	return out
+	return runtimetest.Payloads[T](h.t, h.rec.Events())
 }
 
 func (h *harness) visits() []string {

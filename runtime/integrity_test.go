@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -17,15 +17,7 @@ import (
 // question, so the exam stands in the breakfast scenario.
 func demoHarness(t *testing.T, edit func(string) string, opts ...runtime.Option) *harness {
 	t.Helper()
-	src := string(examples.Demo())
-	if edit != nil {
-		src = edit(src)
-	}
-	exam, diags, err := spec.Compile("demo.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("compile: %v\n%v", err, diags)
-	}
-	h := newHarness(t, exam, newOffline(t), opts...)
+	h := newHarness(t, runtimetest.DemoExam(t, edit), newOffline(t), opts...)
 	h.start()
 	h.say("My name is Ada and I study hospitality management.")
 	if n := h.c.Snapshot().NodeID; n != "scenario-hotel-breakfast" {
@@ -69,11 +61,11 @@ func TestSafetyNetArbitration(t *testing.T) {
 		obs     string // "" : the examiner makes no tool call
 		wantCmd string
 	}{
-		{"net catches a command the examiner missed", "Can we move on?", obsArgs{AnswerQuality: "unclear", SpokenText: "Go on."}.String(), "skip"},
+		{"net catches a command the examiner missed", "Can we move on?", runtimetest.Args{AnswerQuality: "unclear", SpokenText: "Go on."}.String(), "skip"},
 		{"net covers a failed examiner", "Can we move on?", "", "skip"},
-		{"signals win over the net", "Skip the testing is a risk, move on.", obsArgs{Signals: budget, AnswerQuality: "partial", SpokenText: "Why?"}.String(), ""},
-		{"a substantive answer wins over the net", "Can we move on?", obsArgs{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), ""},
-		{"distress wins over the net", "Can we move on?", obsArgs{DistressDetected: true, AnswerQuality: "unclear", SpokenText: "Take your time."}.String(), ""},
+		{"signals win over the net", "Skip the testing is a risk, move on.", runtimetest.Args{Signals: budget, AnswerQuality: "partial", SpokenText: "Why?"}.String(), ""},
+		{"a substantive answer wins over the net", "Can we move on?", runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), ""},
+		{"distress wins over the net", "Can we move on?", runtimetest.Args{DistressDetected: true, AnswerQuality: "unclear", SpokenText: "Take your time."}.String(), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +93,7 @@ func TestSafetyNetArbitration(t *testing.T) {
 func TestFollowUpUnderLimitBeforeSufficiency(t *testing.T) {
 	h, ex := intoPlan(t, nil)
 	two := []runtime.Signal{sig("names_risk", "nothing was tested"), sig("proposes_fix", "rehearse the move")}
-	ex.push(obsArgs{Signals: two, AnswerQuality: "substantive", NeedsFollowUp: true, FollowUpType: "probe", EvidenceSufficient: true,
+	ex.push(runtimetest.Args{Signals: two, AnswerQuality: "substantive", NeedsFollowUp: true, FollowUpType: "probe", EvidenceSufficient: true,
 		SpokenText: "What would you rehearse first?"}.String())
 	h.say("Nothing was tested, so I would rehearse the move.")
 	o := h.lastObservation()
@@ -109,7 +101,7 @@ func TestFollowUpUnderLimitBeforeSufficiency(t *testing.T) {
 		t.Fatalf("decision %+v", o.Decision)
 	}
 	// Once the examiner no longer asks, sufficiency moves on.
-	ex.push(obsArgs{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you."}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "substantive", EvidenceSufficient: true, SpokenText: "Thank you."}.String())
 	h.say("The database first.")
 	if n := h.c.Snapshot().NodeID; n != "after-evidence" {
 		t.Fatalf("node %s", n)
@@ -176,38 +168,48 @@ func TestSilenceCheckInsOff(t *testing.T) {
 	}
 }
 
-func TestOfflineFollowsBeatDirections(t *testing.T) {
-	h := demoHarness(t, nil)
-	// Without a direction the first uncovered target's probe comes first ("another way").
-	h.wait(152 * time.Second) // the "ask about costs next" beat of the breakfast scenario
-	beats := payloads[*runtime.BeatFiredPayload](h)
-	if len(beats) != 2 || beats[0].AtSec != 0 || beats[1].AtSec != 150 {
-		t.Fatalf("beats %+v", beats)
+// TestBeatsDirectTheOfflineExaminer: a fired beat is a direction the offline examiner follows
+// in its next reply, never words it says: the breakfast scenario's "ask about costs next" beat,
+// and the wrap-up beat moved earlier by BOT_WRAPUP_AFTER_SECS.
+func TestBeatsDirectTheOfflineExaminer(t *testing.T) {
+	wrapupAfter := 5.0
+	tests := []struct {
+		name  string
+		opts  []runtime.Option
+		wait  time.Duration
+		beats func([]*runtime.BeatFiredPayload) bool
+		want  string // in the reply to the next answer
+	}{
+		// Without a direction the first uncovered target's probe comes first ("another way").
+		{name: "costs beat", wait: 152 * time.Second, // the "ask about costs next" beat of the breakfast scenario
+			beats: func(b []*runtime.BeatFiredPayload) bool { return len(b) == 2 && b[0].AtSec == 0 && b[1].AtSec == 150 },
+			want:  "What would that cost us"},
+		{name: "wrap-up moved by env", opts: []runtime.Option{runtime.WithGateOverrides(&runtime.GateOverrides{WrapupAfter: &wrapupAfter})},
+			wait: 25 * time.Second, // due at 5 s; the gates wait for the scenario's opening lines
+			beats: func(b []*runtime.BeatFiredPayload) bool {
+				last := b[len(b)-1]
+				return last.Wrapup && last.AtSec == 5
+			},
+			want: "one last question"},
 	}
-	h.say("The breakfast buffet is busy.")
-	sp := h.spoken()
-	if last := sp[len(sp)-1]; !strings.Contains(last, "What would that cost us") {
-		t.Fatalf("offline examiner ignored the direction: %q", last)
-	}
-	for _, s := range sp {
-		if strings.Contains(s, "costs next") || strings.Contains(s, "Open neutrally") {
-			t.Fatalf("a beat was spoken: %q", s)
-		}
-	}
-}
-
-func TestWrapUpBeatAndEnvOverride(t *testing.T) {
-	after := 5.0
-	h := demoHarness(t, nil, runtime.WithGateOverrides(&runtime.GateOverrides{WrapupAfter: &after}))
-	h.wait(25 * time.Second) // due at 5 s; the gates wait for the scenario's opening lines
-	beats := payloads[*runtime.BeatFiredPayload](h)
-	if last := beats[len(beats)-1]; !last.Wrapup || last.AtSec != 5 {
-		t.Fatalf("beats %+v: BOT_WRAPUP_AFTER_SECS did not move the wrap-up", beats)
-	}
-	h.say("The breakfast buffet is busy.")
-	sp := h.spoken()
-	if last := sp[len(sp)-1]; !strings.Contains(last, "one last question") {
-		t.Fatalf("wrap-up direction not followed: %q", last)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := demoHarness(t, nil, tt.opts...)
+			h.wait(tt.wait)
+			if beats := payloads[*runtime.BeatFiredPayload](h); len(beats) == 0 || !tt.beats(beats) {
+				t.Fatalf("beats %+v", beats)
+			}
+			h.say("The breakfast buffet is busy.")
+			sp := h.spoken()
+			if last := sp[len(sp)-1]; !strings.Contains(last, tt.want) {
+				t.Fatalf("offline examiner ignored the direction: %q", last)
+			}
+			for _, s := range sp {
+				if strings.Contains(s, "costs next") || strings.Contains(s, "Open neutrally") {
+					t.Fatalf("a beat was spoken: %q", s)
+				}
+			}
+		})
 	}
 }
 
@@ -217,7 +219,7 @@ func TestBeatSummaryAndSpeakGate(t *testing.T) {
 		return strings.Replace(s, "    scope: plan\n", "    scope: plan\n    summary: true\n", 1)
 	}
 	h, ex := intoPlan(t, edit)
-	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "What else?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "What else?"}.String())
 	h.say("The servers are old.")
 	// The speak gate passes on the controller's clock between the candidate's turn and the call.
 	segs := payloads[*runtime.TranscriptSegmentPayload](h)
@@ -238,7 +240,7 @@ func TestBeatSummaryAndSpeakGate(t *testing.T) {
 		t.Fatalf("speak gate: observation %v after the turn, want 2s", gap)
 	}
 	h.wait(45 * time.Second)
-	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "Anything else?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "Anything else?"}.String())
 	h.say("They sit in the basement.")
 	req := ex.lastRequest()
 	var summary bool
@@ -263,7 +265,7 @@ func TestPromoteQueued(t *testing.T) {
 	if err := h.c.Admin(h.ctx, runtime.AdminInstruction{Mode: runtime.AdminQueued, Text: "Tell the candidate to speak up.", Sender: "dr-lee"}); err != nil {
 		t.Fatal(err)
 	}
-	ex.push(obsArgs{SpokenText: "Could you speak up, please?"}.String())
+	ex.push(runtimetest.Args{SpokenText: "Could you speak up, please?"}.String())
 	if err := h.c.PromoteQueued(h.ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -316,13 +318,7 @@ func TestResumeKeepsDirectionsAndPromotions(t *testing.T) {
 	if err := h.c.PromoteQueued(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	rec := &runtime.Recorder{}
-	c2, err := runtime.NewController(h.c.Exam(), newOffline(t), runtime.WithResume(h.rec.Events()), runtime.WithClock(h.clock),
-		runtime.WithSink(runtime.NewFanout(rec)), runtime.WithSessionID("test"), gates)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
+	c2, rec := resumeFrom(t, h.c.Exam(), newOffline(t), h.clock, h.rec.Events(), runtime.WithSessionID("test"), gates)
 	if n := c2.Snapshot().QueuedAdmin; n != 0 {
 		t.Fatalf("%d queued after resume: the promoted instruction came back", n)
 	}

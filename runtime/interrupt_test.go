@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // TestSpeechInterruptedKeepsWhatWasHeard checks a barge-in cuts the examiner's newest line in
@@ -18,7 +19,7 @@ func TestSpeechInterruptedKeepsWhatWasHeard(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, ex := intoPlan(t, nil)
-			ex.push(obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, SpokenText: "What would you back up first, and why?"}.String())
+			ex.push(runtimetest.Args{AnswerQuality: "partial", NeedsFollowUp: true, SpokenText: "What would you back up first, and why?"}.String())
 			h.say("I would make a plan.")
 			before := len(h.rec.Events())
 			if err := h.c.SpeechInterrupted(tc.heard); err != nil {
@@ -36,7 +37,7 @@ func TestSpeechInterruptedKeepsWhatWasHeard(t *testing.T) {
 				t.Errorf("recovery = %+v", rp)
 			}
 
-			ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "Go on."}.String())
+			ex.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "Go on."}.String())
 			h.say("Sorry, I spoke over you.")
 			ex.mu.Lock()
 			msgs := ex.reqs[len(ex.reqs)-1].Messages

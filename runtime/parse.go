@@ -67,6 +67,24 @@ func (c Command) Valid() bool { return slices.Contains(Commands, c) }
 // 0..1) are fixed or dropped and listed in the returned problems; a reply that is not a JSON
 // object, has a wrongly typed field or lacks a required field is an error.
 func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Observation, []string, error) {
+	return fastDecoder.parse(raw, node, exam)
+}
+
+// observationDecoder decodes the bytes of report_observation's parts: a top-level field by its
+// index in knownObservationFields, a signals[] item, a misconceptions[] item. Everything after
+// decoding (required fields, repairs, problems) is the same whatever decodes; the tests hold
+// the fast decoders to encoding/json through a second observationDecoder
+// (FuzzParseAgreesWithReference).
+type observationDecoder struct {
+	field         func(r *rawObservation, i int, val []byte) error
+	signal        func(item []byte) (rawSignal, error)
+	misconception func(item []byte) (rawMisconception, error)
+}
+
+// fastDecoder is ParseObservation's: the scanners of jsonscan.go, without reflection.
+var fastDecoder = observationDecoder{field: (*rawObservation).set, signal: decodeSignal, misconception: decodeMisconception}
+
+func (d observationDecoder) parse(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Observation, []string, error) {
 	var problems []string
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -97,7 +115,7 @@ func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Obs
 			signalsNull = true
 			return
 		}
-		if err := r.set(i, val); err != nil {
+		if err := d.field(&r, i, val); err != nil {
 			ferr = fmt.Errorf("%w: %s: %w", ErrInvalidField, knownObservationFields[i], err)
 		}
 	})
@@ -156,9 +174,9 @@ func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Obs
 	obs.FollowUpType = enumField("followUpType", r.FollowUpType, FollowUpTypes, &problems)
 	obs.RapportMove = enumField("rapportMove", r.RapportMove, RapportMoves, &problems)
 	obs.DialogueMove = enumField("dialogueMove", r.DialogueMove, DialogueMoves, &problems)
-	obs.Signals = parseSignals(*r.Signals, node, exam, &problems)
+	obs.Signals = d.parseSignals(*r.Signals, node, exam, &problems)
 	if r.Misconceptions != nil {
-		obs.Misconceptions = parseMisconceptions(*r.Misconceptions, &problems)
+		obs.Misconceptions = d.parseMisconceptions(*r.Misconceptions, &problems)
 	}
 	return obs, problems, nil
 }
@@ -248,10 +266,10 @@ func enumField(name string, v *string, allowed []string, problems *[]string) str
 	return ""
 }
 
-func parseSignals(items []json.RawMessage, node *spec.CompiledNode, exam *spec.Exam, problems *[]string) []Signal {
+func (d observationDecoder) parseSignals(items []json.RawMessage, node *spec.CompiledNode, exam *spec.Exam, problems *[]string) []Signal {
 	out := make([]Signal, 0, len(items))
 	for i, item := range items {
-		rs, err := decodeSignal(item)
+		rs, err := d.signal(item)
 		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: %v", i, err))
 			continue
@@ -298,10 +316,10 @@ func parseSignals(items []json.RawMessage, node *spec.CompiledNode, exam *spec.E
 	return out
 }
 
-func parseMisconceptions(items []json.RawMessage, problems *[]string) []Misconception {
+func (d observationDecoder) parseMisconceptions(items []json.RawMessage, problems *[]string) []Misconception {
 	var out []Misconception
 	for i, item := range items {
-		rm, err := decodeMisconception(item)
+		rm, err := d.misconception(item)
 		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("misconceptions[%d] dropped: %v", i, err))
 			continue
@@ -384,20 +402,8 @@ func skipValue(b []byte, i int) int {
 		end, _ := scanString(b, i)
 		return end
 	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, _ := scanString(b, j)
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
+		if end, ok := containerEnd(b, i); ok {
+			return end
 		}
 		return len(b)
 	default:

@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -89,7 +92,7 @@ func (e *timedExaminer) Observe(_ context.Context, req *runtime.ExaminerRequest)
 // TestTurnLatencyStages checks that the observation event carries every latency stage: the
 // audio stages measured upstream, the examiner's timings and the controller's own.
 func TestTurnLatencyStages(t *testing.T) {
-	ex := &timedExaminer{args: obsArgs{AnswerQuality: "partial", SpokenText: "Could you say more?"}.String(),
+	ex := &timedExaminer{args: runtimetest.Args{AnswerQuality: "partial", SpokenText: "Could you say more?"}.String(),
 		first: 40 * time.Millisecond, complete: 120 * time.Millisecond}
 	h := newHarness(t, compileTestExam(t, "basic.yaml", nil), ex)
 	h.start()
@@ -122,21 +125,14 @@ func abs(f float64) float64 {
 // controller hands the examiner: no transition reason and no successor node id may appear, so
 // the model cannot learn how to steer the exam (docs/exam-format.md, "How one turn is decided").
 func TestLLMContextNeverHoldsTransitions(t *testing.T) {
-	exam, diags, err := spec.CompileFile("../examples/hotel-breakfast.yaml")
+	rehearsal, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
 	if err != nil {
-		t.Fatalf("%v\n%s", err, diags)
+		t.Fatal(err)
 	}
 	rec := &recordingExaminer{inner: newOffline(t)}
-	h := newHarness(t, exam, rec)
+	h := newHarness(t, runtimetest.DemoExam(t, nil), rec)
 	h.start()
-	for _, line := range []string{
-		"Hello, I'm Priya and I'm on the hospitality management course.",
-		"Sorry, could you repeat the question?",
-		"We could open a second buffet line, or another way is a grab-and-go counter.",
-		"Most guests at that time are business travellers who are in a hurry.",
-		"I would add two extra people on each lunch shift and adjust the rota.",
-		"That raises the labour cost, but the conference revenue pays for it.",
-	} {
+	for _, line := range rehearsal.Said() {
 		h.say(line)
 	}
 	if s(h).State != runtime.StateCompleted {

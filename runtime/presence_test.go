@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // presenceLog is the candidate_presence events and the pause/resume summaries, in stream order.
@@ -109,7 +110,7 @@ func TestPauseNamesWhoPaused(t *testing.T) {
 		{
 			name: "candidate",
 			run: func(h *harness, ex *scriptedExaminer) {
-				ex.push(obsArgs{CommandDetected: "pause", SpokenText: "Of course."}.String())
+				ex.push(runtimetest.Args{CommandDetected: "pause", SpokenText: "Of course."}.String())
 				h.say("Can we pause for a moment?")
 				h.say("I am back.")
 			},
@@ -183,12 +184,7 @@ func TestResumePausedForAbsence(t *testing.T) {
 	}
 	events := h.rec.Events()
 	clock := runtime.NewVirtualClock(h.clock.Now().Add(time.Minute))
-	rec := &runtime.Recorder{}
-	c, err := runtime.NewController(h.c.Exam(), &scriptedExaminer{}, runtime.WithClock(clock), runtime.WithSink(runtime.NewFanout(rec)), runtime.WithResume(events))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, rec := resumeFrom(t, h.c.Exam(), &scriptedExaminer{}, clock, events)
 	if err := c.CandidatePresence(h.ctx, runtime.Presence{Identity: "cand", Present: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +265,7 @@ func TestAnswerResumesAbsencePause(t *testing.T) {
 		}
 	}
 	turn := h.c.Snapshot().Turn
-	ex.push(obsArgs{AnswerQuality: "substantive", SpokenText: "What would you change?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "substantive", SpokenText: "What would you change?"}.String())
 	h.say("Nothing was tested, that is the risk.")
 	if s := h.c.Snapshot(); s.State != runtime.StateInProgress || s.Turn != turn+1 {
 		t.Fatalf("state %s turn %d after the answer", s.State, s.Turn)

@@ -6,37 +6,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
-
-func compileDemo(t *testing.T, edit func(string) string) *spec.Exam {
-	t.Helper()
-	src := string(examples.Demo())
-	if edit != nil {
-		src = edit(src)
-	}
-	exam, diags, err := spec.Compile("exam.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("%v\n%v", err, diags)
-	}
-	return exam
-}
-
-func reloads(events []runtime.Event) []*runtime.SpecReloadPayload {
-	var out []*runtime.SpecReloadPayload
-	for _, ev := range events {
-		if p, err := ev.Decode(); err == nil {
-			if r, ok := p.(*runtime.SpecReloadPayload); ok {
-				out = append(out, r)
-			}
-		}
-	}
-	return out
-}
 
 // TestStageSpec: an edited spec applies from the next node entry, recorded as an event that
 // carries the new compiled exam; the node being run finishes as compiled; a resumed session
@@ -44,44 +18,36 @@ func reloads(events []runtime.Event) []*runtime.SpecReloadPayload {
 func TestStageSpec(t *testing.T) {
 	ctx := context.Background()
 	const newPrompt = "Sam says: tell me first who eats breakfast here."
-	edited := compileDemo(t, func(s string) string {
+	edited := runtimetest.DemoExam(t, func(s string) string {
 		s = strings.Replace(s, `conversationPrompt: "Sam says: our breakfast is losing money and guests are unhappy. What would you do?"`,
 			`conversationPrompt: "`+newPrompt+`"`, 1)
 		// welcome (being run) would now allow no follow-up at all: it must not change mid-node.
 		return strings.Replace(s, "    maxFollowUps: 1\n    timeBudgetSec: 90", "    maxFollowUps: 0\n    timeBudgetSec: 90", 1)
 	})
-	clock := runtime.NewVirtualClock(time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC))
-	rec := &runtime.Recorder{}
-	c, err := runtime.NewController(compileDemo(t, nil), newOffline(t), runtime.WithClock(clock),
-		runtime.WithSink(runtime.NewFanout(rec)), runtime.WithSessionID("reload"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	h := newHarness(t, runtimetest.DemoExam(t, nil), newOffline(t))
+	h.start()
+	c, rec := h.c, h.rec
 	if err := c.RejectSpec("exam.yaml", []string{"exam.yaml:12:3: unknown field \"nodez\""}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.StageSpec("exam.yaml", edited); err != nil {
 		t.Fatal(err)
 	}
-	other := compileDemo(t, func(s string) string { return strings.Replace(s, "id: hospitality-oral-b2", "id: another-exam", 1) })
+	other := runtimetest.DemoExam(t, func(s string) string { return strings.Replace(s, "id: hospitality-oral-b2", "id: another-exam", 1) })
 	if err := c.StageSpec("other.yaml", other); !errors.Is(err, runtime.ErrSpecReload) {
 		t.Errorf("staging another exam: %v", err)
 	}
 	if got := c.Exam().Node("welcome").Controller.MaxFollowUps; got != 1 {
 		t.Errorf("the current node changed before its exit: maxFollowUps %d", got)
 	}
-	if err := c.SubmitTurn(ctx, runtime.Turn{Text: "Hello, I'm Priya and I'm on the hospitality management course.", Source: runtime.SourceTyped}); err != nil {
+	if err := c.SubmitTurn(ctx, runtime.Turn{Text: runtimetest.RehearsalAnswers[0], Source: runtime.SourceTyped}); err != nil {
 		t.Fatal(err)
 	}
 	if c.Snapshot().NodeID != "scenario-hotel-breakfast" {
 		t.Fatalf("node %s", c.Snapshot().NodeID)
 	}
 	events := rec.Events()
-	rl := reloads(events)
+	rl := runtimetest.Payloads[*runtime.SpecReloadPayload](t, events)
 	if len(rl) != 3 || rl[0].Status != runtime.ReloadRejected || rl[1].Status != runtime.ReloadStaged || rl[2].Status != runtime.ReloadApplied {
 		t.Fatalf("reload events: %+v", rl)
 	}
@@ -116,11 +82,7 @@ func TestStageSpec(t *testing.T) {
 	}
 
 	// A new process resumes from the log with the original exam: it runs the edited one.
-	c2, err := runtime.NewController(compileDemo(t, nil), newOffline(t), runtime.WithClock(clock), runtime.WithResume(events))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
+	c2, _ := resumeFrom(t, runtimetest.DemoExam(t, nil), newOffline(t), h.clock, events)
 	if got := c2.Exam().Node("scenario-hotel-breakfast").Controller.ConversationPrompt; got != newPrompt {
 		t.Errorf("resumed controller runs prompt %q", got)
 	}
@@ -134,9 +96,9 @@ func TestStageSpec(t *testing.T) {
 // the exam goes on with the version it runs.
 func TestStageSpecDropped(t *testing.T) {
 	ctx := context.Background()
-	orig := compileDemo(t, nil)
+	orig := runtimetest.DemoExam(t, nil)
 	// The edit sends welcome straight to wrapup and removes the breakfast scenario.
-	edited := compileDemo(t, func(s string) string {
+	edited := runtimetest.DemoExam(t, func(s string) string {
 		i := strings.Index(s, "  - nodeId: scenario-hotel-breakfast")
 		j := strings.Index(s, "  - nodeId: scenario-staff-rota")
 		s = s[:i] + s[j:]
@@ -148,23 +110,16 @@ func TestStageSpecDropped(t *testing.T) {
 		}
 		return strings.Replace(s, "next: scenario-hotel-breakfast", "next: scenario-staff-rota", 1)
 	})
-	rec := &runtime.Recorder{}
-	c, err := runtime.NewController(orig, newOffline(t), runtime.WithClock(runtime.NewVirtualClock(time.Now())),
-		runtime.WithSink(runtime.NewFanout(rec)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	h := newHarness(t, orig, newOffline(t))
+	h.start()
+	c, rec := h.c, h.rec
 	if err := c.StageSpec("exam.yaml", edited); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SubmitTurn(ctx, runtime.Turn{Text: "Hello, I'm Priya and I'm on the hospitality management course.", Source: runtime.SourceTyped}); err != nil {
+	if err := c.SubmitTurn(ctx, runtime.Turn{Text: runtimetest.RehearsalAnswers[0], Source: runtime.SourceTyped}); err != nil {
 		t.Fatal(err)
 	}
-	rl := reloads(rec.Events())
+	rl := runtimetest.Payloads[*runtime.SpecReloadPayload](t, rec.Events())
 	if len(rl) != 2 || rl[1].Status != runtime.ReloadDropped || !strings.Contains(rl[1].Detail, `no node "scenario-hotel-breakfast"`) {
 		t.Fatalf("reloads: %+v", rl)
 	}

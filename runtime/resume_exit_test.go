@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -42,26 +43,14 @@ func TestResumeCutAfterExit(t *testing.T) {
 				t.Fatalf("no node_exit %q to cut after (or nothing after it) in %d events", tc.cutAt, len(events))
 			}
 
-			rec := &runtime.Recorder{}
-			c, err := runtime.NewController(h.c.Exam(), &scriptedExaminer{}, runtime.WithClock(runtime.NewVirtualClock(h.clock.Now().Add(time.Minute))),
-				runtime.WithSink(runtime.NewFanout(rec)), runtime.WithResume(events[:cut+1]))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, rec := resumeFrom(t, h.c.Exam(), &scriptedExaminer{}, runtime.NewVirtualClock(h.clock.Now().Add(time.Minute)), events[:cut+1])
 			if err := c.Start(h.ctx); err != nil {
 				t.Fatal(err)
 			}
 			if s := c.Snapshot(); s.State != tc.want || s.NodeID != tc.node {
 				t.Fatalf("resumed exam %s in %q, want %s in %q", s.State, s.NodeID, tc.want, tc.node)
 			}
-			var completed []runtime.ExamCompletedPayload
-			for _, ev := range rec.Events() {
-				if p, err := ev.Decode(); err == nil {
-					if x, ok := p.(*runtime.ExamCompletedPayload); ok {
-						completed = append(completed, *x)
-					}
-				}
-			}
+			completed := runtimetest.Payloads[*runtime.ExamCompletedPayload](t, rec.Events())
 			if len(completed) != 1 || completed[0].State != tc.want || completed[0].Reason != tc.why {
 				t.Fatalf("exam_completed after the resume: %+v", completed)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -24,10 +25,7 @@ import (
 // entry resets and the replay does not (or the replay of a node's events restores differently
 // from how the live run built it) shows up here as a difference at that point of the log.
 func TestResumeParity(t *testing.T) {
-	demo, diags, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatalf("compile the demo exam: %v\n%v", err, diags)
-	}
+	demo := runtimetest.DemoExam(t, nil)
 	type tc struct {
 		name  string
 		exam  *spec.Exam

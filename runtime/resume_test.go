@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 func TestResumeFromEventLog(t *testing.T) {
@@ -14,9 +15,9 @@ func TestResumeFromEventLog(t *testing.T) {
 	if err := h.c.Admin(h.ctx, runtime.AdminInstruction{Mode: runtime.AdminQueued, Text: "Ask about backups.", Sender: "dr-lee"}); err != nil {
 		t.Fatal(err)
 	}
-	ex.push(obsArgs{Signals: []runtime.Signal{sig("names_risk", "nothing tested")}, AnswerQuality: "substantive", NeedsFollowUp: true, SpokenText: "What would you change?"}.String(),
-		obsArgs{AnswerQuality: "off_topic", SpokenText: "What do you think of this plan?"}.String(),
-		obsArgs{CommandDetected: "clarification", SpokenText: "In other words: is the plan safe?"}.String())
+	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "nothing tested")}, AnswerQuality: "substantive", NeedsFollowUp: true, SpokenText: "What would you change?"}.String(),
+		runtimetest.Args{AnswerQuality: "off_topic", SpokenText: "What do you think of this plan?"}.String(),
+		runtimetest.Args{CommandDetected: "clarification", SpokenText: "In other words: is the plan safe?"}.String())
 	h.say("Nothing tested is the risk.")
 	h.say("I like trains.")
 	h.say("What do you mean?")
@@ -29,12 +30,8 @@ func TestResumeFromEventLog(t *testing.T) {
 
 	// A new process resumes from the stored log an hour later.
 	clock := runtime.NewVirtualClock(h.clock.Now().Add(time.Hour))
-	rec := &runtime.Recorder{}
 	ex2 := &scriptedExaminer{}
-	c, err := runtime.NewController(h.c.Exam(), ex2, runtime.WithClock(clock), runtime.WithSink(runtime.NewFanout(rec)), runtime.WithResume(events))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, rec := resumeFrom(t, h.c.Exam(), ex2, clock, events)
 	got := c.Snapshot()
 	if got.SessionID != "test" || got.State != want.State || got.NodeID != want.NodeID || got.FollowUps != want.FollowUps ||
 		got.OffTopic != want.OffTopic || got.Clarifications != want.Clarifications || got.Turn != want.Turn || got.Seq != want.Seq ||
@@ -47,7 +44,7 @@ func TestResumeFromEventLog(t *testing.T) {
 	if err := c.Start(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	ex2.push(obsArgs{SpokenText: "Go on."}.String())
+	ex2.push(runtimetest.Args{SpokenText: "Go on."}.String())
 	if err := c.SubmitTurn(h.ctx, runtime.Turn{Text: "I would test on a copy first."}); err != nil {
 		t.Fatal(err)
 	}

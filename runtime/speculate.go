@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/examtui/examtui/spec"
@@ -126,7 +127,7 @@ func (c *Controller) speculativeRequest(t Turn, text string) *ExaminerRequest {
 // the beats fired since the last call, then the standing wrap-up direction.
 func (c *Controller) peekDirections() []string {
 	out := append([]string(nil), c.integ.directions...)
-	if c.integ.wrapUp != "" && !containsString(out, c.integ.wrapUp) {
+	if c.integ.wrapUp != "" && !slices.Contains(out, c.integ.wrapUp) {
 		out = append(out, c.integ.wrapUp)
 	}
 	return out

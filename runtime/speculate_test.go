@@ -7,19 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
-
-// The candidate's turns of the demo exam, answered by the offline examiner.
-var speculatedTurns = []string{
-	"Hello, I'm Priya and I'm on the hospitality management course.",
-	"We could open a second buffet line, or another way is a grab-and-go counter.",
-	"Most guests at that time are business travellers who are in a hurry.",
-	"I would add two extra people on each lunch shift and adjust the rota.",
-	"That raises the labour cost, but the conference revenue pays for it.",
-}
 
 // speculationCase says what happens between the interim transcript and the final turn.
 type speculationCase struct {
@@ -33,18 +23,16 @@ type speculationCase struct {
 	reused int
 }
 
-// runSpeculated drives the demo exam through speculatedTurns and returns its events with the
-// wall-clock measurements zeroed, the examiner's call count and the speculation counts.
+// runSpeculated drives the demo exam through runtimetest.RehearsalAnswers and returns its
+// events with the wall-clock measurements zeroed, the examiner's call count and the
+// speculation counts.
 func runSpeculated(t *testing.T, tc speculationCase, speculate bool) ([]string, int, runtime.SpeculationStats) {
 	t.Helper()
-	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	cap := &capturing{Examiner: newOffline(t)}
 	h := newHarness(t, exam, cap)
 	h.start()
-	for i, text := range speculatedTurns {
+	for i, text := range runtimetest.RehearsalAnswers {
 		h.clock.Advance(2 * time.Second)
 		turn := runtime.Turn{Text: text, Duration: time.Second, Confidence: 0.9, Source: runtime.SourceMic}
 		if speculate && tc.interim != nil {
@@ -89,7 +77,7 @@ func normalizedEvents(t *testing.T, h *harness) []string {
 // controller's state are those it was made for, and otherwise discarded (the examiner called
 // again).
 func TestSpeculationNeverChangesADecision(t *testing.T) {
-	n := len(speculatedTurns)
+	n := len(runtimetest.RehearsalAnswers)
 	for _, tc := range []speculationCase{
 		{name: "final matches", interim: func(_ int, final string) string { return final }, reused: n},
 		{name: "final differs", interim: func(_ int, final string) string { return strings.TrimSuffix(final, ".") + " and" }},
@@ -142,10 +130,7 @@ func TestSpeculationNeverChangesADecision(t *testing.T) {
 
 // A newer speculation replaces the older; CancelSpeculation and an invalid turn are handled.
 func TestSpeculateReplacesAndCancels(t *testing.T) {
-	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	h := newHarness(t, exam, newOffline(t))
 	if err := h.c.Speculate(h.ctx, runtime.Turn{Text: "hello"}); err == nil {
 		t.Error("speculation before Start accepted")

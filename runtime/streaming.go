@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf16"
@@ -105,7 +106,7 @@ func (c *Controller) predictSpeaks(st *streamState, fields map[string]json.RawMe
 	have := len(c.ledger.Covered(node.NodeID, node.Controller.EvidenceSignals))
 	seen := map[string]bool{}
 	for _, s := range obs.Signals {
-		if seen[s.SignalType] || c.ledger.Has(node.NodeID, s.SignalType) || !containsString(node.Controller.EvidenceSignals, s.SignalType) {
+		if seen[s.SignalType] || c.ledger.Has(node.NodeID, s.SignalType) || !slices.Contains(node.Controller.EvidenceSignals, s.SignalType) {
 			continue
 		}
 		seen[s.SignalType] = true
@@ -198,6 +199,30 @@ func scanString(b []byte, i int) (int, bool) {
 	return 0, false
 }
 
+// containerEnd returns the index after the object or array starting at b[i]: its brackets
+// balanced, strings passed over. False when b ends first. It does not validate what it passes.
+func containerEnd(b []byte, i int) (int, bool) {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end, ok := scanString(b, j)
+			if !ok {
+				return 0, false
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // scanValue returns the index after the complete JSON value starting at b[i].
 func scanValue(b []byte, i int) (int, bool) {
 	switch b[i] {
@@ -208,28 +233,11 @@ func scanValue(b []byte, i int) (int, bool) {
 		}
 		return end, true
 	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, ok := scanString(b, j)
-				if !ok {
-					return 0, false
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					if !json.Valid(b[i : j+1]) {
-						return 0, false
-					}
-					return j + 1, true
-				}
-			}
+		end, ok := containerEnd(b, i)
+		if !ok || !json.Valid(b[i:end]) {
+			return 0, false
 		}
-		return 0, false
+		return end, true
 	default:
 		j := i
 		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ' ' && b[j] != '\n' && b[j] != '\r' && b[j] != '\t' {

@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 func TestStreamingHandsOnSentences(t *testing.T) {
 	for _, chunk := range []int{1, 7, 64} {
 		h, ex := intoPlan(t, nil)
 		ex.stream = chunk
-		ex.push(obsArgs{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe",
+		ex.push(runtimetest.Args{AnswerQuality: "partial", NeedsFollowUp: true, FollowUpType: "probe",
 			SpokenText: "That is one view of the weekend. What could go wrong with the servers? Take your time."}.String())
 		h.say("The plan looks fine to me.")
 		var parts []*runtime.SpokenPayload
@@ -50,12 +51,12 @@ func TestStreamingHeldBack(t *testing.T) {
 		name string
 		args string
 	}{
-		{"command", obsArgs{CommandDetected: "repeat", SpokenText: "Sure. Here it is again. What do you think?"}.String()},
-		{"transition", obsArgs{Signals: []runtime.Signal{sig("names_risk", "risky"), sig("proposes_fix", "test first")}, AnswerQuality: "substantive",
+		{"command", runtimetest.Args{CommandDetected: "repeat", SpokenText: "Sure. Here it is again. What do you think?"}.String()},
+		{"transition", runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "risky"), sig("proposes_fix", "test first")}, AnswerQuality: "substantive",
 			EvidenceSufficient: true, SpokenText: "Thank you. Let's move on. Next topic."}.String()},
 		{"spokenText first", `{"spokenText":"Hello there. How are you? Fine.","signals":[],"answerQuality":"partial","needsFollowUp":false,"evidenceSufficient":false,"anxietyDetected":false}`},
-		{"filtered sentence", obsArgs{SpokenText: "As your examiner I must say this. What else about the servers? Go on."}.String()},
-		{"anxiety", obsArgs{AnxietyDetected: true, SpokenText: "Well done. Really well done. What else?"}.String()},
+		{"filtered sentence", runtimetest.Args{SpokenText: "As your examiner I must say this. What else about the servers? Go on."}.String()},
+		{"anxiety", runtimetest.Args{AnxietyDetected: true, SpokenText: "Well done. Really well done. What else?"}.String()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,7 +96,7 @@ func TestOfflineStreaming(t *testing.T) {
 func TestStreamingStopsAtAFilteredSentence(t *testing.T) {
 	h, ex := intoPlan(t, nil)
 	ex.stream = 4
-	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "That is one view of the weekend. As your examiner I must note this. What could go wrong with the servers?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "That is one view of the weekend. As your examiner I must note this. What could go wrong with the servers?"}.String())
 	h.say("The plan looks fine to me.")
 	var parts []*runtime.SpokenPayload
 	for _, p := range payloads[*runtime.SpokenPayload](h) {

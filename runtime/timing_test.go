@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 func TestPauseStopsTimers(t *testing.T) {
@@ -47,7 +48,7 @@ func TestPauseStopsTimers(t *testing.T) {
 
 func TestCandidateResumesAfterPause(t *testing.T) {
 	h, ex := intoPlan(t, nil)
-	ex.push(obsArgs{CommandDetected: "pause", SpokenText: "OK."}.String())
+	ex.push(runtimetest.Args{CommandDetected: "pause", SpokenText: "OK."}.String())
 	h.say("Can we pause for a moment?")
 	if s := h.c.Snapshot(); s.State != runtime.StatePaused {
 		t.Fatalf("state %s", s.State)
@@ -129,7 +130,7 @@ func TestBeatGates(t *testing.T) {
 	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 1 {
 		t.Fatalf("beat fired %d times", n)
 	}
-	ex.push(obsArgs{AnswerQuality: "partial", SpokenText: "What are the risks?"}.String())
+	ex.push(runtimetest.Args{AnswerQuality: "partial", SpokenText: "What are the risks?"}.String())
 	h.say("The move saves money.")
 	req := ex.lastRequest()
 	if len(req.Directions) != 1 || !strings.Contains(req.Directions[0], "risks as well as benefits") {
@@ -151,7 +152,7 @@ func TestBeatPostSpeakBuffer(t *testing.T) {
 	h.wait(38 * time.Second)
 	// A long examiner reply just before the beat is due: the beat waits for the speech and the
 	// post-speak buffer.
-	ex.push(obsArgs{SpokenText: strings.Repeat("Consider the servers and the weekend plan carefully. ", 3) + "What would you do first?"}.String())
+	ex.push(runtimetest.Args{SpokenText: strings.Repeat("Consider the servers and the weekend plan carefully. ", 3) + "What would you do first?"}.String())
 	h.say("I am thinking about the servers.")
 	h.wait(3 * time.Second)
 	if n := len(payloads[*runtime.BeatFiredPayload](h)); n != 0 {

@@ -214,11 +214,8 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	}
 	in := call.in
 	in.stream.done = true
-	if c.closed {
-		return ErrClosed
-	}
-	if c.sinkErr != nil {
-		return c.sinkErr
+	if err := c.usable(); err != nil {
+		return err
 	}
 	// Queued instructions were in this call's context: consume them, in order.
 	consumed := min(call.queued, len(c.queued))

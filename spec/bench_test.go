@@ -68,10 +68,7 @@ func BenchmarkCheckExample(b *testing.B) {
 }
 
 func BenchmarkExportPipecat500(b *testing.B) {
-	e, _, err := Compile("gen.yaml", generatedExam(500))
-	if err != nil {
-		b.Fatal(err)
-	}
+	e, _ := mustCompile(b, "gen.yaml", generatedExam(500))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := ExportPipecatFlows(e); err != nil {

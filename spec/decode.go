@@ -230,8 +230,7 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 		return // absent; required checks report it
 	}
 	if isMerge(n) {
-		d.src.bad[path] = true
-		d.errorf(p, "", "%s: merge keys (<<) are not supported", nameOf(path))
+		d.badValue(path, p, "", "merge keys (<<) are not supported")
 		return
 	}
 	switch v.Kind() {
@@ -265,8 +264,7 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 				hint = fmt.Sprintf("quote it: \"%s\"", n.Value)
 			}
 		}
-		d.src.bad[path] = true
-		d.errorf(p, hint, "%s: expected a string, got %s", nameOf(path), describe(n))
+		d.badValue(path, p, hint, "expected a string, got %s", describe(n))
 	case reflect.Int:
 		if n.Kind == yaml.ScalarNode && scalarTag(n) == tagFloat {
 			// JSON (and so JSON Schema) has one number type: 300.0 is the integer 300.
@@ -276,8 +274,7 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 				return
 			}
 			if f > math.MaxInt32 || f < math.MinInt32 {
-				d.src.bad[path] = true
-				d.errorf(p, "", "%s: %s is out of range", nameOf(path), n.Value)
+				d.badValue(path, p, "", "%s is out of range", n.Value)
 				return
 			}
 			v.SetInt(int64(f))
@@ -289,17 +286,15 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 		}
 		x, err := strconv.ParseInt(n.Value, 0, 64)
 		if err != nil {
-			d.src.bad[path] = true
 			if _, uerr := strconv.ParseUint(n.Value, 0, 64); uerr == nil {
-				d.errorf(p, "", "%s: %s is too large", nameOf(path), n.Value)
+				d.badValue(path, p, "", "%s is too large", n.Value)
 			} else {
-				d.errorf(p, "", "%s: %s is out of range", nameOf(path), n.Value)
+				d.badValue(path, p, "", "%s is out of range", n.Value)
 			}
 			return
 		}
 		if x > math.MaxInt32 || x < math.MinInt32 {
-			d.src.bad[path] = true
-			d.errorf(p, "", "%s: %s is out of range", nameOf(path), n.Value)
+			d.badValue(path, p, "", "%s is out of range", n.Value)
 			return
 		}
 		v.SetInt(x)
@@ -320,8 +315,7 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 		case tagFloat:
 			f, err := parseYAMLFloat(n.Value)
 			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-				d.src.bad[path] = true
-				d.errorf(p, "", "%s: expected a finite number, got %s", nameOf(path), describe(n))
+				d.badValue(path, p, "", "expected a finite number, got %s", describe(n))
 				return
 			}
 			v.SetFloat(f)
@@ -355,8 +349,14 @@ func parseYAMLFloat(s string) (float64, error) {
 }
 
 func (d *decoder) typeError(path string, p Pos, want string, n *yaml.Node) {
+	d.badValue(path, p, "", "expected %s, got %s", want, describe(n))
+}
+
+// badValue marks path as bad (the checks that follow leave it alone) and reports, after the
+// field's name, what is wrong with its value.
+func (d *decoder) badValue(path string, p Pos, hint, format string, args ...any) {
 	d.src.bad[path] = true
-	d.errorf(p, "", "%s: expected %s, got %s", nameOf(path), want, describe(n))
+	d.errorf(p, hint, "%s: "+format, append([]any{nameOf(path)}, args...)...)
 }
 
 func (d *decoder) decodeStruct(path string, n *yaml.Node, p Pos, v reflect.Value) {

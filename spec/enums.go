@@ -1,5 +1,7 @@
 package spec
 
+import "slices"
+
 // NodeKind is the kind of an exam node.
 type NodeKind string
 
@@ -16,13 +18,7 @@ var NodeKinds = []NodeKind{KindScaffolding, KindAssessment, KindEnd}
 func (k NodeKind) String() string { return string(k) }
 
 // Valid reports whether k is a known node kind.
-func (k NodeKind) Valid() bool {
-	switch k {
-	case KindScaffolding, KindAssessment, KindEnd:
-		return true
-	}
-	return false
-}
+func (k NodeKind) Valid() bool { return slices.Contains(NodeKinds, k) }
 
 // Reason is why the controller leaves a node.
 type Reason string
@@ -47,14 +43,7 @@ var Reasons = []Reason{
 func (r Reason) String() string { return string(r) }
 
 // Valid reports whether r is a known transition reason.
-func (r Reason) Valid() bool {
-	for _, k := range Reasons {
-		if r == k {
-			return true
-		}
-	}
-	return false
-}
+func (r Reason) Valid() bool { return slices.Contains(Reasons, r) }
 
 // ContextStrategy is how the LLM context is treated when a node is entered.
 type ContextStrategy string
@@ -72,13 +61,7 @@ var ContextStrategies = []ContextStrategy{ContextReset, ContextAppend, ContextRe
 func (c ContextStrategy) String() string { return string(c) }
 
 // Valid reports whether c is a known strategy.
-func (c ContextStrategy) Valid() bool {
-	switch c {
-	case ContextReset, ContextAppend, ContextResetWithSummary:
-		return true
-	}
-	return false
-}
+func (c ContextStrategy) Valid() bool { return slices.Contains(ContextStrategies, c) }
 
 // FilterName names an output validation filter.
 type FilterName string
@@ -100,11 +83,4 @@ var FilterNames = []FilterName{
 func (f FilterName) String() string { return string(f) }
 
 // Valid reports whether f is a known filter.
-func (f FilterName) Valid() bool {
-	for _, k := range FilterNames {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
+func (f FilterName) Valid() bool { return slices.Contains(FilterNames, f) }

@@ -1,6 +1,9 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The pipecat-flows export: the compiled exam as Pipecat Flows node configs
 // (pipecat-adapter §4) plus the metadata a Runtime Controller needs to drive them. Transitions,
@@ -201,7 +204,7 @@ var Targets = []Target{TargetIR, TargetPipecatFlows}
 func (t Target) String() string { return string(t) }
 
 // Valid reports whether t is a known target.
-func (t Target) Valid() bool { return t == TargetIR || t == TargetPipecatFlows }
+func (t Target) Valid() bool { return slices.Contains(Targets, t) }
 
 // Export renders the exam in the given target format.
 func Export(e *Exam, t Target) ([]byte, error) {

@@ -1,5 +1,7 @@
 package spec
 
+import "slices"
+
 // ExaminerFailure is what an exam does when its examiner (an LLM) fails several turns in a row:
 // the runtime either carries on with the offline rule-based examiner or ends the exam.
 type ExaminerFailure string
@@ -16,14 +18,7 @@ var ExaminerFailures = []ExaminerFailure{ExaminerFailureOffline, ExaminerFailure
 func (f ExaminerFailure) String() string { return string(f) }
 
 // Valid reports whether f is one of ExaminerFailures.
-func (f ExaminerFailure) Valid() bool {
-	for _, v := range ExaminerFailures {
-		if f == v {
-			return true
-		}
-	}
-	return false
-}
+func (f ExaminerFailure) Valid() bool { return slices.Contains(ExaminerFailures, f) }
 
 // OnExaminerFailure is the exam's policy with its default applied.
 func (p ResolvedPolicies) OnExaminerFailure() ExaminerFailure {

@@ -42,10 +42,7 @@ func TestDeterministic(t *testing.T) {
 	src := exampleSrc(t)
 	export := func(name string, src []byte) map[Target][]byte {
 		t.Helper()
-		e, diags, err := Compile(name, src)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, diags)
-		}
+		e, _ := mustCompile(t, name, src)
 		e.SourceSHA256 = "" // the only field that depends on the bytes rather than the meaning
 		out := map[Target][]byte{}
 		for _, target := range Targets {
@@ -94,10 +91,7 @@ func TestSourceSHA256(t *testing.T) {
 	if len(e.SourceSHA256) != want {
 		t.Fatalf("sourceSha256 %q", e.SourceSHA256)
 	}
-	e2, _, err := Compile("x.yaml", append(exampleSrc(t), []byte("\n# a comment\n")...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e2, _ := mustCompile(t, "x.yaml", append(exampleSrc(t), []byte("\n# a comment\n")...))
 	if e2.SourceSHA256 == e.SourceSHA256 {
 		t.Error("different bytes, same hash")
 	}

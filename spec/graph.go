@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -24,7 +25,7 @@ func buildGraph(s *Spec) *graph {
 			continue
 		}
 		add := func(to string) {
-			if j, ok := g.index[to]; ok && !contains(g.succ[i], j) {
+			if j, ok := g.index[to]; ok && !slices.Contains(g.succ[i], j) {
 				g.succ[i] = append(g.succ[i], j)
 			}
 		}

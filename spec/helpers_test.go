@@ -16,12 +16,19 @@ func exampleSrc(t testing.TB) []byte {
 	return b
 }
 
+// mustCompile compiles src as the file name; an error fails the test with the diagnostics.
+func mustCompile(t testing.TB, name string, src []byte) (*Exam, Diagnostics) {
+	t.Helper()
+	e, diags, err := Compile(name, src)
+	if err != nil {
+		t.Fatalf("%s does not compile: %v\n%s", name, err, diags)
+	}
+	return e, diags
+}
+
 func compileExample(t testing.TB) *Exam {
 	t.Helper()
-	e, diags, err := Compile("hotel-breakfast.yaml", exampleSrc(t))
-	if err != nil {
-		t.Fatalf("example does not compile: %v\n%s", err, diags)
-	}
+	e, diags := mustCompile(t, "hotel-breakfast.yaml", exampleSrc(t))
 	if len(diags) != 0 {
 		t.Fatalf("example has diagnostics:\n%s", diags)
 	}

@@ -221,10 +221,7 @@ nodes:
   - {nodeId: q, kind: assessment, scenario: S, conversationPrompt: "Q?", evidenceSignals: [sig_a], next: bye}
   - {nodeId: bye, kind: end, conversationPrompt: Bye}
 `)
-	e, diags, err := Compile("min.yaml", src)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, diags)
-	}
+	e, _ := mustCompile(t, "min.yaml", src)
 	wantPol := ResolvedPolicies{MaxClarifications: 2, STTMinConfidence: 0.5, TimeWarningSec: 60, ConfirmFinish: true,
 		Gates:   ResolvedGates{FirstSpeak: 0.2, PostSpeakBuffer: 1.0, UserIdle: 1.5, UserIdleTimeout: 8.0},
 		Silence: ResolvedSilence{Enabled: true, CheckInSec: 20, RepeatSec: 20, Prompt: DefaultSilencePrompt}}
@@ -273,10 +270,7 @@ nodes:
   - {nodeId: q, kind: assessment, scenario: S, conversationPrompt: "Q?", evidenceSignals: [a], next: bye}
   - {nodeId: bye, kind: end, conversationPrompt: Bye}
 `)
-	e, diags, err := Compile("f.yaml", src)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, diags)
-	}
+	e, _ := mustCompile(t, "f.yaml", src)
 	if f := e.Filter(FilterLength); f.MaxChars != 300 || f.Action != "split" || !f.Enabled {
 		t.Errorf("length %+v", f)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -166,7 +167,7 @@ func TestSchemaMatchesTypes(t *testing.T) {
 	var actions []string
 	for _, f := range FilterNames {
 		for _, a := range filterActions[f] {
-			if !contains(actions, a) {
+			if !slices.Contains(actions, a) {
 				actions = append(actions, a)
 			}
 		}

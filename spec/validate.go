@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func Validate(s *Spec) Diagnostics {
 
 func (c *checker) validate() {
 	s := c.s
-	if c.required("specVersion", s.SpecVersion, "specVersion") && !contains(specVersions, s.SpecVersion) {
+	if c.required("specVersion", s.SpecVersion, "specVersion") && !slices.Contains(specVersions, s.SpecVersion) {
 		c.errorf("specVersion", `this compiler reads specVersion "1"`, "unsupported specVersion %q", s.SpecVersion)
 	}
 	if c.required("id", s.ID, "id") && !examIDPattern.MatchString(s.ID) {
@@ -86,17 +87,32 @@ func (s *idSet) add(id string) {
 	s.has[id] = true
 }
 
+// define adds id, defined at path, to ids, or reports it as a duplicate of its first
+// definition: seen maps each id to where it was first defined.
+func (c *checker) define(ids *idSet, seen map[string]string, id, path, what string) {
+	if first, dup := seen[id]; dup {
+		c.errorf(path, "first defined at "+c.line(first), "duplicate %s %q", what, id)
+		return
+	}
+	seen[id] = path
+	ids.add(id)
+}
+
+// requireList reports the top-level list field when it is missing or empty; item names what
+// it lists.
+func (c *checker) requireList(field string, n int, item string) {
+	if n > 0 || c.bad(field) {
+		return
+	}
+	if c.present(field) {
+		c.errorf(field, "", "%s must list at least one %s", field, item)
+	} else {
+		c.errorf(field, "", "missing required field %s", field)
+	}
+}
+
 // at renders path[i] without fmt.
 func at(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
 
 func (c *checker) checkPersonas() idSet {
 	s := c.s
@@ -111,12 +127,7 @@ func (c *checker) checkPersonas() idSet {
 			if !idPattern.MatchString(p.ID) {
 				c.errorf(path+".id", "use letters, digits, '_', '-' and '.'", "invalid persona id %q", p.ID)
 			}
-			if first, dup := seen[p.ID]; dup {
-				c.errorf(path+".id", "first defined at "+c.line(first), "duplicate persona id %q", p.ID)
-			} else {
-				seen[p.ID] = path + ".id"
-				ids.add(p.ID)
-			}
+			c.define(&ids, seen, p.ID, path+".id", "persona id")
 		}
 		c.required(path+".roleMessage", p.RoleMessage, "roleMessage of persona "+quoteOr(p.ID, path))
 		if (p.TTSSpeed != 0 || c.given(path+".ttsSpeed") && !c.bad(path+".ttsSpeed")) && (p.TTSSpeed < minTTSSpeed || p.TTSSpeed > maxTTSSpeed) {
@@ -194,13 +205,7 @@ func (c *checker) checkPolicies() {
 // checkEvidence validates the vocabulary and returns the signal types in file order.
 func (c *checker) checkEvidence() idSet {
 	s := c.s
-	if len(s.Evidence) == 0 && !c.bad("evidence") {
-		if c.present("evidence") {
-			c.errorf("evidence", "", "evidence must list at least one signal")
-		} else {
-			c.errorf("evidence", "", "missing required field evidence")
-		}
-	}
+	c.requireList("evidence", len(s.Evidence), "signal")
 	var types idSet
 	seen := map[string]string{}
 	for i, e := range s.Evidence {
@@ -209,12 +214,7 @@ func (c *checker) checkEvidence() idSet {
 			if !signalPattern.MatchString(e.SignalType) {
 				c.errorf(path+".signalType", "use [a-z0-9_]+", "invalid signalType %q", e.SignalType)
 			}
-			if first, dup := seen[e.SignalType]; dup {
-				c.errorf(path+".signalType", "first defined at "+c.line(first), "duplicate signalType %q", e.SignalType)
-			} else {
-				seen[e.SignalType] = path + ".signalType"
-				types.add(e.SignalType)
-			}
+			c.define(&types, seen, e.SignalType, path+".signalType", "signalType")
 		}
 		if c.required(path+".description", e.Description, "description of signal "+quoteOr(e.SignalType, path)) {
 			if w := gradingWord(e.Description); w != "" {
@@ -263,13 +263,7 @@ func (c *checker) uniqueStrings(path string, list []string, what string) {
 // checkNodeIDs validates node ids and returns them in file order (unique ones only).
 func (c *checker) checkNodeIDs() idSet {
 	s := c.s
-	if len(s.Nodes) == 0 && !c.bad("nodes") {
-		if c.present("nodes") {
-			c.errorf("nodes", "", "nodes must list at least one node")
-		} else {
-			c.errorf("nodes", "", "missing required field nodes")
-		}
-	}
+	c.requireList("nodes", len(s.Nodes), "node")
 	var ids idSet
 	seen := map[string]string{}
 	for i, n := range s.Nodes {
@@ -283,12 +277,7 @@ func (c *checker) checkNodeIDs() idSet {
 		if reservedNodeIDs[n.NodeID] {
 			c.errorf(path, "it is the beat scope for the whole exam", "nodeId %q is reserved", n.NodeID)
 		}
-		if first, dup := seen[n.NodeID]; dup {
-			c.errorf(path, "first defined at "+c.line(first), "duplicate nodeId %q", n.NodeID)
-			continue
-		}
-		seen[n.NodeID] = path
-		ids.add(n.NodeID)
+		c.define(&ids, seen, n.NodeID, path, "nodeId")
 	}
 	return ids
 }
@@ -385,7 +374,7 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 	sort.Strings(probeKeys)
 	var nodeSignals []string
 	for _, sig := range append(append([]string(nil), n.EvidenceSignals...), n.TransversalSkills...) {
-		if signals.has[sig] && !contains(nodeSignals, sig) {
+		if signals.has[sig] && !slices.Contains(nodeSignals, sig) {
 			nodeSignals = append(nodeSignals, sig)
 		}
 	}
@@ -507,7 +496,7 @@ func (c *checker) checkFilters() {
 		}
 		seen[f.Name] = path + ".name"
 		c.notEmpty(path+".action", f.Action, "filter "+string(f.Name)+": action", useDefault)
-		if f.Action != "" && !contains(filterActions[f.Name], f.Action) {
+		if f.Action != "" && !slices.Contains(filterActions[f.Name], f.Action) {
 			c.errorf(path+".action", hintFor(f.Action, "actions for "+string(f.Name), filterActions[f.Name]),
 				"filter %s: unknown action %q", f.Name, f.Action)
 		}

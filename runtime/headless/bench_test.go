@@ -15,17 +15,11 @@ import (
 // BenchmarkScriptedExams runs 100 scripted exams (the example rehearsal, offline examiner) per
 // operation: compile, play, check.
 func BenchmarkScriptedExams(b *testing.B) {
-	s, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := loadExample(b, "hotel-rehearsal.yaml")
 	b.ReportAllocs()
 	for b.Loop() {
 		for range 100 {
-			r, err := headless.Run(context.Background(), s, headless.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			r := runScript(b, s, headless.Options{})
 			if !r.Passed {
 				b.Fatalf("rehearsal failed: %+v", r.Failures)
 			}
@@ -45,10 +39,7 @@ func BenchmarkScriptedExamsMixed(b *testing.B) {
 		if n == examples.DemoSpecName {
 			continue
 		}
-		s, err := headless.LoadScriptFS(examples.FS, n)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := loadExample(b, n)
 		scripts = append(scripts, s)
 	}
 	workers := goruntime.GOMAXPROCS(0)

@@ -2,13 +2,11 @@ package headless_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime/headless"
 )
@@ -18,14 +16,8 @@ func coverRun(t *testing.T, paths ...string) *headless.CoverageSet {
 	t.Helper()
 	var set headless.CoverageSet
 	for _, p := range paths {
-		s, err := headless.LoadScript(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := headless.Run(context.Background(), s, headless.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := loadScript(t, p)
+		r := runScript(t, s, headless.Options{})
 		if !r.Passed {
 			t.Fatalf("%s failed: %v", p, r.Failures)
 		}
@@ -138,24 +130,15 @@ func TestCoverageUncoveredPositions(t *testing.T) {
 func TestCoverageSeveralSpecs(t *testing.T) {
 	var set headless.CoverageSet
 	add := func(s *headless.Script) *headless.Result {
-		r, err := headless.Run(context.Background(), s, headless.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := runScript(t, s, headless.Options{})
 		if err := set.Add(s, r); err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	hotel, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	hotel := loadExample(t, "hotel-rehearsal.yaml")
 	hotelRun := add(hotel)
-	own, err := headless.LoadScript("testdata/cover/evidence.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	own := loadScript(t, "testdata/cover/evidence.yaml")
 	add(own)
 	specs := set.Specs()
 	if len(specs) != 2 || specs[0].ExamID != "hospitality-oral-b2" || specs[1].ExamID != "cover-known" {

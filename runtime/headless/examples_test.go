@@ -1,7 +1,6 @@
 package headless_test
 
 import (
-	"context"
 	"io/fs"
 	"strings"
 	"testing"
@@ -34,17 +33,11 @@ func exampleScripts(t *testing.T) []string {
 func TestExampleScripts(t *testing.T) {
 	for _, name := range exampleScripts(t) {
 		t.Run(strings.TrimSuffix(name, ".yaml"), func(t *testing.T) {
-			s, err := headless.LoadScriptFS(examples.FS, name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := loadExample(t, name)
 			if len(s.Turns) == 0 {
 				t.Fatal("script without turns")
 			}
-			r, err := headless.Run(context.Background(), s, headless.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := runScript(t, s, headless.Options{})
 			if !r.Passed {
 				t.Fatalf("%s failed:\n%s", name, report(r))
 			}

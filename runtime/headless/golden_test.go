@@ -2,7 +2,6 @@ package headless_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -19,18 +18,12 @@ func TestGoldenEventStreams(t *testing.T) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			// The testdata scripts pin their clock (start:); the example does not, so the
 			// test pins it.
-			s, err := headless.LoadScript(name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := loadScript(t, name)
 			opts := headless.Options{}
 			if s.StartAt().IsZero() {
 				opts.Start = headless.DefaultStart
 			}
-			r, err := headless.Run(context.Background(), s, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := runScript(t, s, opts)
 			var b bytes.Buffer
 			for _, ev := range r.Log {
 				if ev.Event == runtime.EventObservation {

@@ -1,7 +1,6 @@
 package headless_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,39 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 )
 
-func runFile(t *testing.T, path string) *headless.Result {
-	t.Helper()
-	s, err := headless.LoadScript(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := headless.Run(context.Background(), s, headless.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func report(r *headless.Result) string {
-	var b bytes.Buffer
-	_ = headless.WriteText(&b, r)
-	return b.String()
-}
-
 func TestExampleRehearsal(t *testing.T) {
-	s, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := headless.Run(context.Background(), s, headless.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadExample(t, "hotel-rehearsal.yaml")
+	r := runScript(t, s, headless.Options{})
 	if !r.Passed {
 		t.Fatalf("rehearsal failed:\n%s", report(r))
 	}
@@ -166,21 +139,15 @@ func TestMissingSpecAndExaminer(t *testing.T) {
 }
 
 func TestRunSink(t *testing.T) {
-	s, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadExample(t, "hotel-rehearsal.yaml")
 	stored := &runtime.Recorder{}
-	r, err := headless.Run(context.Background(), s, headless.Options{Sink: runtime.NewFanout(stored), SessionID: "rehearsal-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runScript(t, s, headless.Options{Sink: runtime.NewFanout(stored), SessionID: "rehearsal-1"})
 	evs := stored.Events()
 	if len(evs) != len(r.Log) || evs[0].SessionID != "rehearsal-1" {
 		t.Fatalf("sink got %d events, run %d", len(evs), len(r.Log))
 	}
 	// A failing sink stops the run with an error instead of a silent partial log.
-	_, err = headless.Run(context.Background(), s, headless.Options{Sink: brokenSink{}})
+	_, err := headless.Run(context.Background(), s, headless.Options{Sink: brokenSink{}})
 	if !errors.Is(err, runtime.ErrSink) {
 		t.Fatalf("broken sink: %v", err)
 	}
@@ -212,10 +179,7 @@ func TestLatencyExpectation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := headless.Run(context.Background(), s, headless.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runScript(t, s, headless.Options{})
 	if r.Passed || len(r.Failures) != 1 || r.Failures[0].Expectation != "maxTurnLatencyMs" || !strings.HasPrefix(r.Failures[0].Expected, "<= 0.0001") {
 		t.Fatalf("failures %+v", r.Failures)
 	}

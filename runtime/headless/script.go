@@ -25,6 +25,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -280,7 +281,7 @@ func (s *Script) validate() []string {
 		add(s.pos("$.expect.maxTurnLatencyMs"), "expect.maxTurnLatencyMs must be positive")
 	}
 	for _, k := range sortedKeys(e.Guardrails) {
-		if !contains(guardrailNames, k) {
+		if !slices.Contains(guardrailNames, k) {
 			add(s.pos("$.expect.guardrails."+k), "expect.guardrails: unknown guardrail %q (known: %s)", k, strings.Join(guardrailNames, ", "))
 		}
 	}
@@ -315,13 +316,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

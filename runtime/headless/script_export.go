@@ -3,7 +3,6 @@ package headless
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -174,11 +173,7 @@ func ExpectYAML(e Expect) string {
 		if m.m == nil {
 			continue
 		}
-		keys := make([]string, 0, len(m.m))
-		for k := range m.m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(m.m)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s: %d", yamlString(k), m.m[k])

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 )
@@ -16,10 +15,7 @@ import (
 // heard), silence and wait steps do not, a step's confidence caps the heard one, and a
 // failing hook becomes a step error.
 func TestSpeakHook(t *testing.T) {
-	s, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadExample(t, "hotel-rehearsal.yaml")
 	said := s.Said()
 	if len(said) != 6 || said[1] != "Sorry, could you repeat the question?" {
 		t.Fatalf("Said() = %q", said)
@@ -34,10 +30,7 @@ func TestSpeakHook(t *testing.T) {
 		return runtime.Turn{Text: heard, Confidence: 0.9, Duration: 3 * time.Second, Source: runtime.SourceMic,
 			Latency: runtime.Latency{EndpointingMs: 500, STTMs: 40}}, nil
 	}
-	r, err := headless.Run(context.Background(), s, headless.Options{Speak: speak})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runScript(t, s, headless.Options{Speak: speak})
 	if !r.Passed || len(calls) != len(said) {
 		t.Fatalf("passed %v after %d hook calls: %v", r.Passed, len(calls), r.Failures)
 	}
@@ -62,17 +55,11 @@ func TestSpeakHook(t *testing.T) {
 		}
 	}
 
-	low, err := headless.LoadScript("testdata/low-confidence.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	low := loadScript(t, "testdata/low-confidence.yaml")
 	var confs []float64
-	r, err = headless.Run(context.Background(), low, headless.Options{Speak: func(_ context.Context, _ *headless.Script, say string) (runtime.Turn, error) {
+	r = runScript(t, low, headless.Options{Speak: func(_ context.Context, _ *headless.Script, say string) (runtime.Turn, error) {
 		return runtime.Turn{Text: say, Confidence: 0.95, Duration: time.Second, Source: runtime.SourceMic}, nil
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, ev := range r.Log {
 		if p, err := ev.Decode(); err == nil {
 			if seg, ok := p.(*runtime.TranscriptSegmentPayload); ok && seg.Speaker == runtime.SpeakerCandidate && seg.Text != "" {
@@ -89,12 +76,9 @@ func TestSpeakHook(t *testing.T) {
 	}
 
 	boom := errors.New("no speech detected")
-	r, err = headless.Run(context.Background(), s, headless.Options{Speak: func(context.Context, *headless.Script, string) (runtime.Turn, error) {
+	r = runScript(t, s, headless.Options{Speak: func(context.Context, *headless.Script, string) (runtime.Turn, error) {
 		return runtime.Turn{}, boom
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if r.Passed || len(r.StepErrors) != len(said) || !strings.Contains(r.StepErrors[0], "no speech detected") {
 		t.Errorf("step errors %q", r.StepErrors)
 	}

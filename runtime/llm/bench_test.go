@@ -25,7 +25,7 @@ func BenchmarkObserve(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			reply := c.reply
-			srv := openaitest.New(b, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return reply }))
+			srv := openaitest.New(b, answerAlways(reply))
 			e := newExaminer(b, srv, c.opts...)
 			req := turn()
 			calls := 0

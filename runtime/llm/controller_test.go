@@ -3,55 +3,21 @@ package llm_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
-
-// events collects what the controller emits.
-type events struct {
-	mu  sync.Mutex
-	evs []runtime.Event
-}
-
-func (e *events) Deliver(ev runtime.Event) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.evs = append(e.evs, ev)
-}
-
-func (e *events) payloads(t *testing.T, typ runtime.EventType) []runtime.Payload {
-	t.Helper()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []runtime.Payload
-	for _, ev := range e.evs {
-		if ev.Event != typ {
-			continue
-		}
-		p, err := ev.Decode()
-		if err != nil {
-			t.Fatalf("decode %s: %v", typ, err)
-		}
-		out = append(out, p)
-	}
-	return out
-}
 
 // TestWithController runs the real controller on the demo exam with this examiner against the
 // test server: a good streamed reply is observed and spoken; every kind of failure ends in the
 // controller's fallback line and a system_error, within the turn.
 func TestWithController(t *testing.T) {
-	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatalf("compile demo exam: %v", err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	const answer = "We could run a hybrid buffet, with eggs cooked to order for business travellers."
 	tests := []struct {
 		name      string
@@ -71,24 +37,10 @@ func TestWithController(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var srvOpts []openaitest.Option
-			if tt.always != nil {
-				b := *tt.always
-				srvOpts = append(srvOpts, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b }))
-			}
-			srv := openaitest.New(t, srvOpts...)
-			srv.Enqueue(tt.queue...)
+			srv := scriptedServer(t, tt.always, tt.queue...)
 			e := newExaminer(t, srv, append(fast(), tt.opts...)...)
-			var got events
-			c, err := runtime.NewController(exam, e, runtime.WithSink(runtime.NewFanout(&got)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c, got := startController(t, exam, e)
 			ctx := context.Background()
-			if err := c.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
 			done := make(chan error, 1)
 			go func() {
 				done <- c.SubmitTurn(ctx, runtime.Turn{Text: answer, Confidence: 0.95, Source: runtime.SourceMic})

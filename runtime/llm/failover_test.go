@@ -6,32 +6,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
-
-// answers are the rehearsal script's answers (the repeat request left out): with the offline
-// examiner they complete the demo exam.
-var answers = []string{
-	"Hello, I'm Priya and I'm on the hospitality management course.",
-	"We could open a second buffet line, or another way is a grab-and-go counter.",
-	"Most guests at that time are business travellers who are in a hurry.",
-	"I would add two extra people on each lunch shift and adjust the rota.",
-	"That raises the labour cost, but the conference revenue pays for it.",
-}
 
 // TestFailoverToOffline: an endpoint that fails every call in one way (500, hang, 5 MB body,
 // closed connection). After three failed turns the offline examiner takes over, recorded as
 // examiner_switched, and the exam completes within bounded wall time.
 func TestFailoverToOffline(t *testing.T) {
-	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	tests := []struct {
 		name     string
 		b        openaitest.Behaviour
@@ -95,11 +82,9 @@ func TestFailoverToOffline(t *testing.T) {
 
 // TestFailoverInterrupt: a spec that chooses to end the exam on examiner failure.
 func TestFailoverInterrupt(t *testing.T) {
-	src := strings.Replace(string(examples.Demo()), "policies:\n", "policies:\n  onExaminerFailure: interrupt\n", 1)
-	exam, _, err := spec.Compile("interrupt.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, func(src string) string {
+		return strings.Replace(src, "policies:\n", "policies:\n  onExaminerFailure: interrupt\n", 1)
+	})
 	got := runFailingExam(t, exam, openaitest.Status(500))
 	done := got.payloads(t, runtime.EventExamCompleted)
 	if len(done) != 1 {
@@ -118,32 +103,23 @@ func TestFailoverInterrupt(t *testing.T) {
 // offline examiner as the fallback, answering until the exam ends (or too many turns).
 func runFailingExam(t *testing.T, exam *spec.Exam, b openaitest.Behaviour, opts ...runtime.Option) *events {
 	t.Helper()
-	srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b }))
+	srv := openaitest.New(t, answerAlways(b))
 	e := newExaminer(t, srv, append(fast(), llm.WithFirstTokenTimeout(500*time.Millisecond))...)
 	off, err := offline.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := &events{}
-	c, err := runtime.NewController(exam, e, append([]runtime.Option{runtime.WithSink(runtime.NewFanout(got)),
-		runtime.WithExaminerFailover(off, runtime.DefaultFailoverAfter)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, got := startController(t, exam, e, append([]runtime.Option{runtime.WithExaminerFailover(off, runtime.DefaultFailoverAfter)}, opts...)...)
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// The greeting until the examiner has been replaced, then the script from the start.
 	turns, next := 0, 0
 	for !c.Snapshot().State.Terminal() && turns < 30 {
-		text := answers[0]
+		text := runtimetest.RehearsalAnswers[0]
 		if c.Snapshot().Examiner == "offline" {
-			if next >= len(answers) {
+			if next >= len(runtimetest.RehearsalAnswers) {
 				break
 			}
-			text = answers[next]
+			text = runtimetest.RehearsalAnswers[next]
 			next++
 		}
 		if err := c.SubmitTurn(ctx, runtime.Turn{Text: text, Confidence: 0.95, Source: runtime.SourceTyped}); err != nil {

@@ -94,13 +94,7 @@ func TestRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var srvOpts []openaitest.Option
-			if tt.always != nil {
-				b := *tt.always
-				srvOpts = append(srvOpts, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b }))
-			}
-			srv := openaitest.New(t, srvOpts...)
-			srv.Enqueue(tt.queue...)
+			srv := scriptedServer(t, tt.always, tt.queue...)
 			e := newExaminer(t, srv, append(fast(), tt.opts...)...)
 			req := turn()
 			calls := 0
@@ -161,7 +155,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 
 func TestCallerContextEndsTheTurn(t *testing.T) {
 	t.Run("canceled", func(t *testing.T) {
-		srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return openaitest.Hang() }))
+		srv := openaitest.New(t, answerAlways(openaitest.Hang()))
 		e := newExaminer(t, srv, fast()...)
 		ctx, cancel := context.WithCancel(context.Background())
 		arrived := make(chan bool, 1)
@@ -178,7 +172,7 @@ func TestCallerContextEndsTheTurn(t *testing.T) {
 		}
 	})
 	t.Run("caller deadline shorter than the turn's", func(t *testing.T) {
-		srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return openaitest.Hang() }))
+		srv := openaitest.New(t, answerAlways(openaitest.Hang()))
 		e := newExaminer(t, srv, fast()...)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Millisecond)
 		defer cancel()

@@ -69,6 +69,70 @@ func newExaminer(t testing.TB, srv *openaitest.Server, opts ...llm.Option) *llm.
 	return e
 }
 
+// events collects what the controller emits.
+type events struct {
+	mu  sync.Mutex
+	evs []runtime.Event
+}
+
+func (e *events) Deliver(ev runtime.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.evs = append(e.evs, ev)
+}
+
+func (e *events) payloads(t *testing.T, typ runtime.EventType) []runtime.Payload {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []runtime.Payload
+	for _, ev := range e.evs {
+		if ev.Event != typ {
+			continue
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			t.Fatalf("decode %s: %v", typ, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// answerAlways makes the test server answer every request it has nothing queued for with b.
+func answerAlways(b openaitest.Behaviour) openaitest.Option {
+	return openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b })
+}
+
+// scriptedServer starts the test server with queue enqueued and, when fallback is not nil,
+// answering with *fallback once the queue is spent (the tables' "always" column).
+func scriptedServer(t testing.TB, fallback *openaitest.Behaviour, queue ...openaitest.Behaviour) *openaitest.Server {
+	t.Helper()
+	var opts []openaitest.Option
+	if fallback != nil {
+		opts = append(opts, answerAlways(*fallback))
+	}
+	srv := openaitest.New(t, opts...)
+	srv.Enqueue(queue...)
+	return srv
+}
+
+// startController starts a controller on exam with the examiner e and opts, the events it
+// emits collected in the returned events; it is closed when the test ends.
+func startController(t testing.TB, exam *spec.Exam, e runtime.Examiner, opts ...runtime.Option) (*runtime.Controller, *events) {
+	t.Helper()
+	got := &events{}
+	c, err := runtime.NewController(exam, e, append([]runtime.Option{runtime.WithSink(runtime.NewFanout(got))}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return c, got
+}
+
 // observe runs Observe and fails the test if it does not return within limit: the examiner must
 // never hang, whatever the server does. The limit is a liveness bound, far above the deadlines.
 func observe(t *testing.T, e *llm.Examiner, ctx context.Context, req *runtime.ExaminerRequest) (*runtime.ExaminerReply, error) {

@@ -2,37 +2,19 @@ package llm_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
 // Exam-integrity regression tests (issue 18) with the real go-openai client against the
 // OpenAI-compatible test server: each scripted reply is one the audit found handled unfairly.
-
-// report is report_observation arguments for a scripted reply.
-type report runtime.Observation
-
-func (r report) json() string {
-	if r.Signals == nil {
-		r.Signals = []runtime.Signal{}
-	}
-	if r.AnswerQuality == "" {
-		r.AnswerQuality = "partial"
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
 
 // llmExam is the demo exam run by the LLM examiner on a virtual clock.
 type llmExam struct {
@@ -47,25 +29,10 @@ type llmExam struct {
 // the exam stands in the breakfast scenario.
 func startLLMExam(t *testing.T, edit func(string) string, opts ...runtime.Option) *llmExam {
 	t.Helper()
-	src := string(examples.Demo())
-	if edit != nil {
-		src = edit(src)
-	}
-	exam, diags, err := spec.Compile("demo.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("compile: %v\n%v", err, diags)
-	}
-	x := &llmExam{t: t, srv: openaitest.New(t), got: &events{}, clock: runtime.NewVirtualClock(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))}
-	e := newExaminer(t, x.srv, fast()...)
-	all := append([]runtime.Option{runtime.WithSink(runtime.NewFanout(x.got)), runtime.WithClock(x.clock)}, opts...)
-	if x.c, err = runtime.NewController(exam, e, all...); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = x.c.Close() })
-	if err := x.c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	x.turn("My name is Ada and I study hospitality management.", openaitest.ToolCall(report{AnswerQuality: "substantive", SpokenText: "Thank you."}.json()))
+	exam := runtimetest.DemoExam(t, edit)
+	x := &llmExam{t: t, srv: openaitest.New(t), clock: runtime.NewVirtualClock(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))}
+	x.c, x.got = startController(t, exam, newExaminer(t, x.srv, fast()...), append([]runtime.Option{runtime.WithClock(x.clock)}, opts...)...)
+	x.turn("My name is Ada and I study hospitality management.", openaitest.ToolCall(runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Thank you."}.String()))
 	if n := x.c.Snapshot().NodeID; n != "scenario-hotel-breakfast" {
 		t.Fatalf("after the scaffolding answer the node is %s", n)
 	}
@@ -83,20 +50,10 @@ func (x *llmExam) turn(text string, reply openaitest.Behaviour) {
 }
 
 func eventsOf[P runtime.Payload](x *llmExam) []P {
-	var out []P
 	x.got.mu.Lock()
 	evs := append([]runtime.Event(nil), x.got.evs...)
 	x.got.mu.Unlock()
-	for _, ev := range evs {
-		p, err := ev.Decode()
-		if err != nil {
-			x.t.Fatalf("decode: %v", err)
-		}
-		if v, ok := p.(P); ok {
-			out = append(out, v)
-		}
-	}
-	return out
+	return runtimetest.Payloads[P](x.t, evs)
 }
 
 // lastSpoken is everything the examiner said since the last candidate segment.
@@ -119,10 +76,10 @@ func (x *llmExam) lastSpoken() string {
 
 func TestLLMSafetyNetNeverOverridesAnObservedAnswer(t *testing.T) {
 	x := startLLMExam(t, nil)
-	x.turn("To save money we should move on to a cheaper supplier.", openaitest.ToolCall(report{
+	x.turn("To save money we should move on to a cheaper supplier.", openaitest.ToolCall(runtimetest.Args{
 		Signals:       []runtime.Signal{{SignalType: "considers_budget", Excerpt: "To save money we should move on to a cheaper supplier", Confidence: 0.8}},
 		AnswerQuality: "substantive", NeedsFollowUp: true, FollowUpType: "probe",
-		SpokenText: "Who are the guests having breakfast at that time?"}.json()))
+		SpokenText: "Who are the guests having breakfast at that time?"}.String()))
 	if acks := eventsOf[*runtime.CommandAcknowledgedPayload](x); len(acks) != 0 {
 		t.Fatalf("the answer was treated as a command: %+v", acks[0])
 	}
@@ -140,9 +97,9 @@ func TestLLMSafetyNetNeverOverridesAnObservedAnswer(t *testing.T) {
 
 func TestLLMCommandKeepsEvidenceOfTheSameTurn(t *testing.T) {
 	x := startLLMExam(t, nil)
-	x.turn("We could run a hybrid buffet. Sorry, could you repeat the question?", openaitest.ToolCall(report{
+	x.turn("We could run a hybrid buffet. Sorry, could you repeat the question?", openaitest.ToolCall(runtimetest.Args{
 		Signals:         []runtime.Signal{{SignalType: "proposes_options", Excerpt: "We could run a hybrid buffet", Confidence: 0.8}},
-		CommandDetected: "repeat", SpokenText: "Of course."}.json()))
+		CommandDetected: "repeat", SpokenText: "Of course."}.String()))
 	acks := eventsOf[*runtime.CommandAcknowledgedPayload](x)
 	if len(acks) != 1 || acks[0].Command != "repeat" {
 		t.Fatalf("commands %+v", acks)
@@ -156,9 +113,9 @@ func TestLLMDistressOutranksFinish(t *testing.T) {
 	for _, cmd := range []string{"finish", ""} { // reported by the model, or only by the safety net
 		t.Run("command="+cmd, func(t *testing.T) {
 			x := startLLMExam(t, nil)
-			x.turn("I can't cope, I want to stop, please.", openaitest.ToolCall(report{
+			x.turn("I can't cope, I want to stop, please.", openaitest.ToolCall(runtimetest.Args{
 				CommandDetected: runtime.Command(cmd), DistressDetected: true, AnxietyDetected: true, AnswerQuality: "unclear",
-				SpokenText: "Are you sure you want to finish the exam now?"}.json()))
+				SpokenText: "Are you sure you want to finish the exam now?"}.String()))
 			if strings.Contains(x.lastSpoken(), "Are you sure") {
 				t.Fatalf("distress got the finish confirmation: %q", x.lastSpoken())
 			}
@@ -175,12 +132,12 @@ func TestLLMDistressOutranksFinish(t *testing.T) {
 
 func TestLLMFollowUpUnderLimitBeforeSufficiency(t *testing.T) {
 	x := startLLMExam(t, nil)
-	x.turn("We could run a hybrid buffet for business travellers.", openaitest.ToolCall(report{
+	x.turn("We could run a hybrid buffet for business travellers.", openaitest.ToolCall(runtimetest.Args{
 		Signals: []runtime.Signal{
 			{SignalType: "proposes_options", Excerpt: "We could run a hybrid buffet", Confidence: 0.8},
 			{SignalType: "analyses_clientele", Excerpt: "for business travellers", Confidence: 0.8}},
 		AnswerQuality: "substantive", NeedsFollowUp: true, FollowUpType: "probe", EvidenceSufficient: true,
-		SpokenText: "What would that cost us?"}.json()))
+		SpokenText: "What would that cost us?"}.String()))
 	if n := x.c.Snapshot().NodeID; n != "scenario-hotel-breakfast" {
 		t.Fatalf("node %s: sufficiency came before a follow-up under the limit", n)
 	}
@@ -191,8 +148,8 @@ func TestLLMFollowUpUnderLimitBeforeSufficiency(t *testing.T) {
 
 func TestLLMToldWhereItStands(t *testing.T) {
 	x := startLLMExam(t, nil)
-	x.turn("We could run a hybrid buffet.", openaitest.ToolCall(report{SpokenText: "What would that cost us?", NeedsFollowUp: true, FollowUpType: "probe"}.json()))
-	x.turn("It would cost a little more.", openaitest.ToolCall(report{SpokenText: "Who are the guests?"}.json()))
+	x.turn("We could run a hybrid buffet.", openaitest.ToolCall(runtimetest.Args{SpokenText: "What would that cost us?", NeedsFollowUp: true, FollowUpType: "probe"}.String()))
+	x.turn("It would cost a little more.", openaitest.ToolCall(runtimetest.Args{SpokenText: "Who are the guests?"}.String()))
 	reqs := x.srv.ChatRequests()
 	status := func(r *openaitest.ChatRequest) string {
 		for _, m := range r.Messages {
@@ -231,7 +188,7 @@ func TestLLMForbiddenActionsNeverReachTheCandidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := startLLMExam(t, nil)
-			x.turn("I would add a second buffet line at peak times.", openaitest.ToolCall(report{AnswerQuality: "partial", SpokenText: tt.spoken}.json()))
+			x.turn("I would add a second buffet line at peak times.", openaitest.ToolCall(runtimetest.Args{AnswerQuality: "partial", SpokenText: tt.spoken}.String()))
 			said := x.lastSpoken()
 			for _, w := range tt.never {
 				if strings.Contains(strings.ToLower(said), strings.ToLower(w)) {
@@ -325,7 +282,7 @@ func TestLLMFiltersKeepLegitimateSpeech(t *testing.T) {
 			if n != 0 {
 				t.Fatalf("guardrails before the turn: %d", n)
 			}
-			x.turn("I would add a second buffet line.", openaitest.ToolCall(report{AnswerQuality: "partial", SpokenText: tt.spoken}.json(), opts...))
+			x.turn("I would add a second buffet line.", openaitest.ToolCall(runtimetest.Args{AnswerQuality: "partial", SpokenText: tt.spoken}.String(), opts...))
 			tt.check(t, x, x.lastSpoken())
 		})
 	}
@@ -349,7 +306,7 @@ func TestLLMBeatsDirectTheExaminer(t *testing.T) {
 			t.Fatalf("a beat was read aloud: %q", sp.Text)
 		}
 	}
-	x.turn("We could run a hybrid buffet.", openaitest.ToolCall(report{SpokenText: "What would that cost us?"}.json()))
+	x.turn("We could run a hybrid buffet.", openaitest.ToolCall(runtimetest.Args{SpokenText: "What would that cost us?"}.String()))
 	reqs := x.srv.ChatRequests()
 	found := false
 	for _, m := range reqs[len(reqs)-1].Messages {
@@ -363,10 +320,10 @@ func TestLLMBeatsDirectTheExaminer(t *testing.T) {
 func TestLLMScaffoldingReachesTheLedger(t *testing.T) {
 	x := startLLMExam(t, nil)
 	two, yes := 2, true
-	x.turn("We could run a hybrid buffet.", openaitest.ToolCall(report{
+	x.turn("We could run a hybrid buffet.", openaitest.ToolCall(runtimetest.Args{
 		Signals: []runtime.Signal{{SignalType: "proposes_options", Excerpt: "We could run a hybrid buffet", Confidence: 0.8,
 			ScaffoldingIntensity: &two, ScaffoldingEffective: &yes}},
-		AnswerQuality: "substantive", SpokenText: "Who are the guests?"}.json()))
+		AnswerQuality: "substantive", SpokenText: "Who are the guests?"}.String()))
 	ev := eventsOf[*runtime.EvidenceUpdatePayload](x)
 	if len(ev) != 1 || ev[0].ScaffoldingIntensity == nil || *ev[0].ScaffoldingIntensity != 2 || ev[0].ScaffoldingEffective == nil || !*ev[0].ScaffoldingEffective {
 		t.Fatalf("evidence_update %+v", ev)

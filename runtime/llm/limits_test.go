@@ -39,8 +39,7 @@ func TestLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := tt.b
-			srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return b }))
+			srv := openaitest.New(t, answerAlways(tt.b))
 			e := newExaminer(t, srv, append(fast(), tt.opts...)...)
 			start := time.Now()
 			reply, err := observe(t, e, context.Background(), turn())

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // resumeStep is one step of TestResumedExaminerContext's exam.
@@ -39,10 +38,7 @@ func observationArgs(line string, done bool) string {
 // an immediate admin instruction and a silent turn before it and a queued instruction
 // consumed after it. Every stop point is tried.
 func TestResumedExaminerContext(t *testing.T) {
-	exam, _, err := spec.Compile(examples.DemoSpecName, examples.Demo())
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
 	steps := []resumeStep{
 		{say: "My name is Ada and I manage the front desk."},
 		{say: "We could run a hybrid buffet."},
@@ -90,14 +86,7 @@ func TestResumedExaminerContext(t *testing.T) {
 	srvA := openaitest.New(t)
 	replies(srvA)
 	clockA := runtime.NewVirtualClock(start)
-	a, err := runtime.NewController(exam, newExaminer(t, srvA, fast()...), runtime.WithClock(clockA), runtime.WithSessionID("a"), budget)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if err := a.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	a, _ := startController(t, exam, newExaminer(t, srvA, fast()...), runtime.WithClock(clockA), runtime.WithSessionID("a"), budget)
 	run(t, a, clockA, 0, len(steps))
 	want := srvA.ChatRequests()
 	// One call per step but the queued instruction: the turns and the immediate admin run.
@@ -136,15 +125,8 @@ func TestResumedExaminerContext(t *testing.T) {
 
 			// An hour later, a new process resumes the exam from its log.
 			clock.Advance(time.Hour)
-			resumed, err := runtime.NewController(exam, newExaminer(t, srv, fast()...), runtime.WithClock(clock),
+			resumed, _ := startController(t, exam, newExaminer(t, srv, fast()...), runtime.WithClock(clock),
 				runtime.WithResume(rec.Events()), budget)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resumed.Close()
-			if err := resumed.Start(context.Background()); err != nil {
-				t.Fatal(err)
-			}
 			run(t, resumed, clock, stop, len(steps))
 
 			got := srv.ChatRequests()

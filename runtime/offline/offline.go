@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,7 +142,7 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
 		covered[s] = true
 	}
 	for _, s := range r.Signals {
-		if contains(node.Controller.EvidenceSignals, s.SignalType) {
+		if slices.Contains(node.Controller.EvidenceSignals, s.SignalType) {
 			covered[s.SignalType] = true
 		}
 	}
@@ -309,13 +310,4 @@ func withQueued(instructions []string, spoken string) string {
 		return spoken
 	}
 	return strings.Join(append(lines, spoken), " ")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

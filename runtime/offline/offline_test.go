@@ -7,19 +7,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
 
-func demoExam(t testing.TB) *spec.Exam {
+// newExaminer is the offline examiner with its defaults.
+func newExaminer(t testing.TB) *offline.Examiner {
 	t.Helper()
-	exam, _, err := spec.Compile("hotel-breakfast.yaml", examples.Demo())
+	ex, err := offline.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return exam
+	return ex
 }
 
 func observe(t testing.TB, ex *offline.Examiner, exam *spec.Exam, nodeID, text string, covered []string, history ...spec.Message) (runtime.Observation, []string) {
@@ -39,11 +40,8 @@ func observe(t testing.TB, ex *offline.Examiner, exam *spec.Exam, nodeID, text s
 }
 
 func TestOfflineObservations(t *testing.T) {
-	exam := demoExam(t)
-	ex, err := offline.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exam := runtimetest.DemoExam(t, nil)
+	ex := newExaminer(t)
 	const breakfast = "scenario-hotel-breakfast"
 	tests := []struct {
 		name       string
@@ -111,8 +109,8 @@ func TestOfflineObservations(t *testing.T) {
 }
 
 func TestOfflineRotatesProbes(t *testing.T) {
-	exam := demoExam(t)
-	ex, _ := offline.New()
+	exam := runtimetest.DemoExam(t, nil)
+	ex := newExaminer(t)
 	// The probe for analyses_clientele was already asked; with one probe it is asked again.
 	history := []spec.Message{{Role: "assistant", Content: "Who are the guests having breakfast at that time?"}}
 	o, _ := observe(t, ex, exam, "scenario-hotel-breakfast", "We could open a second buffet line.", nil, history...)
@@ -122,8 +120,8 @@ func TestOfflineRotatesProbes(t *testing.T) {
 }
 
 func TestOfflineDeterministicAndOrdered(t *testing.T) {
-	exam := demoExam(t)
-	ex, _ := offline.New()
+	exam := runtimetest.DemoExam(t, nil)
+	ex := newExaminer(t)
 	req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("scenario-hotel-breakfast"),
 		Candidate: runtime.TranscriptSegmentPayload{Text: "We could open a second buffet line for the guests."}}
 	a, _ := ex.Observe(context.Background(), req)
@@ -138,8 +136,8 @@ func TestOfflineDeterministicAndOrdered(t *testing.T) {
 }
 
 func TestOfflineAdminLine(t *testing.T) {
-	exam := demoExam(t)
-	ex, _ := offline.New()
+	exam := runtimetest.DemoExam(t, nil)
+	ex := newExaminer(t)
 	for in, want := range map[string]string{
 		"Ask the candidate to speak up.":            "Could you speak up, please?",
 		"Tell the candidate they have two minutes.": "They have two minutes.",
@@ -161,7 +159,7 @@ func TestOfflineOptions(t *testing.T) {
 	if _, err := offline.New(offline.WithStreaming(0)); err == nil {
 		t.Fatal("chunk 0 accepted")
 	}
-	ex, _ := offline.New()
+	ex := newExaminer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := ex.Observe(ctx, &runtime.ExaminerRequest{}); err == nil {
@@ -175,8 +173,8 @@ func TestOfflineOptions(t *testing.T) {
 // FuzzOffline: whatever the candidate says, the offline examiner returns arguments the
 // controller accepts without repairs.
 func FuzzOffline(f *testing.F) {
-	exam := demoExam(f)
-	ex, _ := offline.New()
+	exam := runtimetest.DemoExam(f, nil)
+	ex := newExaminer(f)
 	for _, s := range []string{"", "repeat", "We could add a buffet because guests queue.", "\xff\xfe", strings.Repeat("cost ", 300)} {
 		f.Add(s)
 	}
@@ -191,8 +189,8 @@ func FuzzOffline(f *testing.F) {
 }
 
 func TestOfflineQueuedInstructions(t *testing.T) {
-	exam := demoExam(t)
-	ex, _ := offline.New()
+	exam := runtimetest.DemoExam(t, nil)
+	ex := newExaminer(t)
 	req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("scenario-hotel-breakfast"),
 		AdminInstructions: []string{"Ask the candidate to give an example.", "Keep the pace up."},
 		Candidate:         runtime.TranscriptSegmentPayload{Text: "We could open a second buffet line."}}

@@ -147,10 +147,7 @@ func (g *Graph) WriteMermaid(w io.Writer) error {
 	}
 	for _, n := range g.Nodes {
 		for _, e := range n.Edges {
-			lines := make([]string, len(e.Triggers))
-			for i, t := range e.Triggers {
-				lines[i] = mermaidText(t.Reason.String() + ": " + t.When)
-			}
+			lines := e.labels(mermaidText)
 			fmt.Fprintf(&b, "  %s -->|\"%s\"| %s\n", id[e.From], strings.Join(lines, "<br/>"), id[e.To])
 		}
 	}
@@ -160,6 +157,15 @@ func (g *Graph) WriteMermaid(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// labels renders each trigger of e as "reason: when", escaped by esc for the format.
+func (e Edge) labels(esc func(string) string) []string {
+	lines := make([]string, len(e.Triggers))
+	for i, t := range e.Triggers {
+		lines[i] = esc(t.Reason.String() + ": " + t.When)
+	}
+	return lines
 }
 
 // dotString quotes text as a DOT string on one line (line breaks become spaces).
@@ -189,11 +195,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 	}
 	for _, n := range g.Nodes {
 		for _, e := range n.Edges {
-			lines := make([]string, len(e.Triggers))
-			for i, t := range e.Triggers {
-				q := dotString(t.Reason.String() + ": " + t.When)
-				lines[i] = q[1 : len(q)-1]
-			}
+			lines := e.labels(func(s string) string { q := dotString(s); return q[1 : len(q)-1] })
 			fmt.Fprintf(&b, "  %s -> %s [label=\"%s\\l\"];\n", dotString(e.From), dotString(e.To), strings.Join(lines, `\l`))
 		}
 	}
