@@ -49,23 +49,11 @@ func TestResumeKeepsWhoIsInTheRoom(t *testing.T) {
 		t.Fatalf("state %s with cand-1 still in the room", s.State)
 	}
 	report(runtime.Presence{Identity: "cand-1", Reason: "left the room"})
-	var got []string
-	for _, ev := range rec.Events() {
-		p, _ := ev.Decode()
-		switch v := p.(type) {
-		case *runtime.CandidatePresencePayload:
-			got = append(got, v.Summary())
-		case *runtime.ExamStatePayload:
-			if s := v.PauseSummary(); s != "" {
-				got = append(got, s)
-			}
-		}
-	}
 	want := []string{
 		"candidate cand-2 left (not in the room when the exam resumed)",
 		"candidate cand-1 left (left the room)", "paused: candidate left",
 	}
-	if !reflect.DeepEqual(got, want) {
+	if got := presenceLines(t, rec.Events()); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	if got := c.PresentCandidates(); len(got) != 0 {

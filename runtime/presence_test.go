@@ -14,11 +14,18 @@ import (
 // presenceLog is the candidate_presence events and the pause/resume summaries, in stream order.
 func presenceLog(h *harness) []string {
 	h.t.Helper()
+	return presenceLines(h.t, h.rec.Events())
+}
+
+// presenceLines is what a presence test compares in an event stream: candidate_presence
+// summaries, pause/resume summaries and node entries.
+func presenceLines(t testing.TB, evs []runtime.Event) []string {
+	t.Helper()
 	var out []string
-	for _, ev := range h.rec.Events() {
+	for _, ev := range evs {
 		p, err := ev.Decode()
 		if err != nil {
-			h.t.Fatal(err)
+			t.Fatal(err)
 		}
 		switch v := p.(type) {
 		case *runtime.CandidatePresencePayload:
@@ -194,18 +201,8 @@ func TestResumePausedForAbsence(t *testing.T) {
 	if s := c.Snapshot(); s.State != runtime.StateInProgress {
 		t.Fatalf("state %s after the candidate came back to the resumed session", s.State)
 	}
-	var got []string
-	for _, ev := range rec.Events() {
-		p, _ := ev.Decode()
-		switch v := p.(type) {
-		case *runtime.CandidatePresencePayload:
-			got = append(got, v.Summary())
-		case *runtime.ExamStatePayload:
-			got = append(got, v.PauseSummary())
-		}
-	}
 	want := []string{"candidate cand rejoined after 1m0s", "resumed: candidate rejoined"}
-	if !reflect.DeepEqual(got, want) {
+	if got := presenceLines(t, rec.Events()); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
