@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/examtui/examtui/monitor"
@@ -108,6 +109,32 @@ func TestTinyScreens(t *testing.T) {
 			if w := ansi.StringWidth(l); w > sz.w {
 				t.Errorf("%dx%d: line %d is %d wide", sz.w, sz.h, i, w)
 			}
+		}
+	}
+}
+
+// TestFilterInputStyle: the filter line uses the console's input styles — the prompt in the
+// prompt style when coloured, no colour at all under NO_COLOR.
+func TestFilterInputStyle(t *testing.T) {
+	for _, noColor := range []bool{true, false} {
+		m := fixtureModel(t, 12, 120, 40, noColor)
+		for _, r := range "/gr" {
+			m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+		var line string
+		for _, l := range strings.Split(m.Render(), "\n") {
+			if strings.Contains(ansi.Strip(l), "filter> gr") {
+				line = l
+			}
+		}
+		if line == "" {
+			t.Fatalf("noColor=%v: no filter line on screen", noColor)
+		}
+		if noColor && strings.Contains(strings.NewReplacer("\x1b[m", "", "\x1b[7m", "", "\x1b[1m", "").Replace(line), "\x1b[") {
+			t.Errorf("a colourless filter line carries colours: %q", line)
+		}
+		if want := m.styles.Prompt.Render("filter> "); !noColor && !strings.Contains(line, want) {
+			t.Errorf("the filter prompt is not in the prompt style: %q, want %q in it", line, want)
 		}
 	}
 }

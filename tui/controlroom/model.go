@@ -89,6 +89,7 @@ func (m *Model) setStyles(dark bool) {
 	m.opts.dark = dark
 	m.styles = tui.NewStyles(tui.DefaultPalette(), dark, m.opts.noColor)
 	m.help.Styles = m.styles.Help
+	m.filter.SetStyles(m.styles.Input) // the console's input look; colourless under NO_COLOR
 }
 
 // Init starts the clock.
