@@ -15,8 +15,10 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
 )
 
 // testLogger writes the package's and the SDK's logs to the test log, so a failing test shows
@@ -36,6 +38,40 @@ func TestMain(m *testing.M) {
 	// The SDK's process-wide logger (WebRTC internals) outlives any one test.
 	livekit.SetSDKLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	os.Exit(m.Run())
+}
+
+// dialClient joins identity with role to srv's room, logging to the test, and closes it when the
+// test ends. It does not wait for the bot (exam.dial does).
+func dialClient(t *testing.T, srv *lktest.Server, identity string, role livekit.Role, opts ...livekit.ClientOption) *livekit.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	opts = append([]livekit.ClientOption{livekit.WithClientLogger(testLogger(t))}, opts...)
+	c, err := livekit.Dial(ctx, srv.URL, srv.Token(identity, role), opts...)
+	if err != nil {
+		t.Fatalf("%s join: %v", identity, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// liveController is the real controller with the offline examiner on the example exam, taking
+// its input from a room; its events go to subs and to whatever subscribes to the returned
+// fanout (exam.serve's bot).
+func liveController(t *testing.T, session string, subs ...runtime.Subscriber) (*runtime.Controller, *runtime.Fanout) {
+	t.Helper()
+	fan := runtime.NewFanout(subs...)
+	ex, err := offline.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrl, err := runtime.NewController(compileExample(t), ex, runtime.WithSink(fan), runtime.WithSessionID(session),
+		runtime.WithInputSource(runtime.SourceRoom), runtime.WithLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctrl.Close() })
+	return ctrl, fan
 }
 
 // tone returns d of a sine at hz, 16 kHz mono.

@@ -12,7 +12,6 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/offline"
 )
 
 // mic writes a participant's microphone in real time: queued speech, silence in between.
@@ -68,28 +67,13 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	}
 	e := startExam(t)
 	rec := &runtime.Recorder{}
-	fan := runtime.NewFanout(rec)
-	ex, err := offline.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrl, err := runtime.NewController(compileExample(t), ex, runtime.WithSink(fan), runtime.WithSessionID("voice-1"),
-		runtime.WithInputSource(runtime.SourceRoom), runtime.WithLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctrl.Close() })
+	ctrl, fan := liveController(t, "voice-1", rec)
 	rv, err := livekit.NewRoomVoice(e.bot, sphinx, espeak, livekit.WithRoomVoiceLogger(testLogger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rv.Close() })
-	bot, err := livekit.NewBot(e.bot, ctrl, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bot.Close() })
-	fan.Subscribe(bot)
+	bot := e.serve(t, ctrl, fan, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
 
 	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
 	e.waitAudience(t, "candidate-1")
