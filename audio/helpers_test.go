@@ -215,3 +215,18 @@ func speechOut(t testing.TB) (*Espeak, *Player) {
 	}
 	return espeak, player
 }
+
+// startVoice builds a Voice and starts it; it is closed when the test ends, if the test has not
+// closed it already.
+func startVoice(t testing.TB, src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...VoiceOption) *Voice {
+	t.Helper()
+	v, err := NewVoice(src, rec, synth, sink, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
