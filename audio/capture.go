@@ -85,13 +85,7 @@ func WithCaptureBuffer(frames int) CaptureOption {
 
 // WithCaptureLogger sets the logger.
 func WithCaptureLogger(l *slog.Logger) CaptureOption {
-	return func(c *Capture) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		c.log = l
-		return nil
-	}
+	return func(c *Capture) error { return setLogger(&c.log, l) }
 }
 
 // OpenCapture opens (but does not start) the input device at 16 kHz, or at the device's own

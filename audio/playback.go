@@ -65,13 +65,7 @@ func WithOutputDevice(sel string) PlayerOption {
 
 // WithPlayerLogger sets the logger.
 func WithPlayerLogger(l *slog.Logger) PlayerOption {
-	return func(p *Player) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		p.log = l
-		return nil
-	}
+	return func(p *Player) error { return setLogger(&p.log, l) }
 }
 
 // OpenPlayer opens and starts the output device (mono, 16 kHz or the device's rate).

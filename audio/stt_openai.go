@@ -78,13 +78,7 @@ func WithSTTTimeout(d time.Duration) OpenAISTTOption {
 
 // WithSTTLogger sets the logger.
 func WithSTTLogger(l *slog.Logger) OpenAISTTOption {
-	return func(r *OpenAIRecognizer) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		r.log = l
-		return nil
-	}
+	return func(r *OpenAIRecognizer) error { return setLogger(&r.log, l) }
 }
 
 // NewOpenAIRecognizer returns a recognizer for baseURL (ending in /v1) with apiKey; httpClient

@@ -47,13 +47,7 @@ func WithTTSVoice(v string) OpenAITTSOption {
 
 // WithTTSLogger sets the logger.
 func WithTTSLogger(l *slog.Logger) OpenAITTSOption {
-	return func(s *OpenAISpeech) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		s.log = l
-		return nil
-	}
+	return func(s *OpenAISpeech) error { return setLogger(&s.log, l) }
 }
 
 // NewOpenAISpeech returns a synthesizer for baseURL (ending in /v1).
