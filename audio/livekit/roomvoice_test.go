@@ -27,15 +27,8 @@ func (m *mic) say(pcm []int16) {
 }
 
 func (m *mic) run(ctx context.Context, v *livekit.Voice) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
 	silence := make([]int16, 320)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	every(ctx, 20*time.Millisecond, func() {
 		m.mu.Lock()
 		chunk := silence
 		if n := min(len(m.q), 320); n > 0 {
@@ -44,7 +37,7 @@ func (m *mic) run(ctx context.Context, v *livekit.Voice) {
 		}
 		m.mu.Unlock()
 		_ = v.Write(chunk)
-	}
+	})
 }
 
 // TestRoomVoiceSpokenTurns speaks two answers into the candidate's microphone and checks that
