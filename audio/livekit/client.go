@@ -139,10 +139,8 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 		minBackoff: 250 * time.Millisecond,
 		maxBackoff: 5 * time.Second,
 	}
-	c.conn.init()
-	if err := c.conn.join(ctx); err != nil {
+	if err := c.conn.open(ctx); err != nil {
 		cancel()
-		c.conn.close()
 		return nil, err
 	}
 	c.wg.Add(1)

@@ -124,10 +124,8 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 		minBackoff: o.minBackoff,
 		maxBackoff: o.maxBackoff,
 	}
-	r.conn.init()
-	if err := r.conn.join(ctx); err != nil {
+	if err := r.conn.open(ctx); err != nil {
 		cancel()
-		r.conn.close()
 		return nil, err
 	}
 	r.wg.Add(4)
