@@ -14,11 +14,7 @@ var rehearsalTurns = testutil.RehearsalSaid()
 
 func TestSphinxRecognisesScriptedTurnsThroughTheAudioPath(t *testing.T) {
 	testutil.SkipIfShort(t, "pocketsphinx and espeak-ng")
-	sp, err := NewSphinx(rehearsalTurns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp := newTestSphinx(t, rehearsalTurns)
 	for _, turn := range rehearsalTurns {
 		t.Run(turn, func(t *testing.T) {
 			tr, timing, err := SpeakAndRecognize(context.Background(), turn, sp, ScriptedConfig{})
