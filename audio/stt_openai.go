@@ -30,13 +30,7 @@ type OpenAISTTOption func(*OpenAIRecognizer) error
 
 // WithSTTModel sets the model (default "whisper-1").
 func WithSTTModel(m string) OpenAISTTOption {
-	return func(r *OpenAIRecognizer) error {
-		if strings.TrimSpace(m) == "" {
-			return fmt.Errorf("%w: empty STT model", ErrInvalidConfig)
-		}
-		r.model = m
-		return nil
-	}
+	return func(r *OpenAIRecognizer) error { return setNonBlank(&r.model, m, "STT model") }
 }
 
 // WithSTTLanguage sets the ISO-639-1 language hint ("en"); a BCP-47 tag is cut to its language.
