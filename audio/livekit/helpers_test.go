@@ -88,21 +88,7 @@ func tone(hz float64, d time.Duration, amp float64) []int16 {
 // ends.
 func sendTone(ctx context.Context, c *livekit.Client) {
 	chunk := tone(440, 20*time.Millisecond, 8000)
-	every(ctx, 20*time.Millisecond, func() { _ = c.Voice().Write(chunk) })
-}
-
-// every calls f every d until ctx ends.
-func every(ctx context.Context, d time.Duration, f func()) {
-	tick := time.NewTicker(d)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			f()
-		}
-	}
+	testutil.Every(ctx, 20*time.Millisecond, func() { _ = c.Voice().Write(chunk) })
 }
 
 // onAudio calls f with every frame c decodes, in order, until ctx ends.

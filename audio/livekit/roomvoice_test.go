@@ -28,7 +28,7 @@ func (m *mic) say(pcm []int16) {
 
 func (m *mic) run(ctx context.Context, v *livekit.Voice) {
 	silence := make([]int16, 320)
-	every(ctx, 20*time.Millisecond, func() {
+	testutil.Every(ctx, 20*time.Millisecond, func() {
 		m.mu.Lock()
 		chunk := silence
 		if n := min(len(m.q), 320); n > 0 {

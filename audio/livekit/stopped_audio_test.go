@@ -141,7 +141,7 @@ func TestRoomVoiceTurnEndsWhenAudioStops(t *testing.T) {
 			}
 			stopped := time.Now()
 			if tc.dtx {
-				go every(ctx, 400*time.Millisecond, func() { _ = m.send(make([]int16, 320), 400*time.Millisecond) })
+				go testutil.Every(ctx, 400*time.Millisecond, func() { _ = m.send(make([]int16, 320), 400*time.Millisecond) })
 			}
 			select {
 			case tr := <-turns:
