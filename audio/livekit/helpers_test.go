@@ -91,6 +91,21 @@ func sendTone(ctx context.Context, c *livekit.Client) {
 	testutil.Every(ctx, 20*time.Millisecond, func() { _ = c.Voice().Write(chunk) })
 }
 
+// awaitLoud reads frames until one is loud (RMS above 1000: a tone or speech, not silence);
+// false if ctx ends first.
+func awaitLoud(ctx context.Context, frames <-chan livekit.AudioFrame) bool {
+	for {
+		select {
+		case f := <-frames:
+			if audio.RMS(f.Samples) > 1000 {
+				return true
+			}
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // onAudio calls f with every frame c decodes, in order, until ctx ends.
 func onAudio(ctx context.Context, c *livekit.Client, f func(livekit.AudioFrame)) {
 	for {

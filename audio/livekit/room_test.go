@@ -418,13 +418,8 @@ func TestBargeInClearsSpeech(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Hear it start, then barge in.
-	for started := false; !started; {
-		select {
-		case f := <-cand.Audio():
-			started = audio.RMS(f.Samples) > 1000
-		case <-ctx.Done():
-			t.Fatal("the tone never started")
-		}
+	if !awaitLoud(ctx, cand.Audio()) {
+		t.Fatal("the tone never started")
 	}
 	e.bot.Voice().Clear()
 	if q := e.bot.Voice().Queued(); q != 0 {
