@@ -119,12 +119,7 @@ func BenchmarkCaptureToVAD(b *testing.B) {
 // BenchmarkBargeInStop: from Stop (the VAD has confirmed speech) to Play having returned on
 // the null device; the budget is 100 ms.
 func BenchmarkBargeInStop(b *testing.B) {
-	useNullALSA(b)
-	p, err := OpenPlayer()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
+	p := nullPlayer(b)
 	clip := Clip{Samples: make([]int16, 10*SampleRate), Rate: SampleRate}
 	for i := range clip.Samples {
 		clip.Samples[i] = int16(i % 2000)

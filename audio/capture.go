@@ -85,13 +85,7 @@ func WithCaptureBuffer(frames int) CaptureOption {
 
 // WithCaptureLogger sets the logger.
 func WithCaptureLogger(l *slog.Logger) CaptureOption {
-	return func(c *Capture) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		c.log = l
-		return nil
-	}
+	return func(c *Capture) error { return setLogger(&c.log, l) }
 }
 
 // OpenCapture opens (but does not start) the input device at 16 kHz, or at the device's own
@@ -104,28 +98,14 @@ func OpenCapture(opts ...CaptureOption) (*Capture, error) {
 			return nil, err
 		}
 	}
-	release, err := paAcquire()
+	ms, err := openMono(c.device, Input, 50, c.callback)
 	if err != nil {
 		return nil, err
 	}
-	dev, err := findDevice(c.device, Input)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	p := portaudio.LowLatencyParameters(dev, nil)
-	p.Input.Channels = 1
-	c.rate = pickRate(p)
-	p.SampleRate = c.rate
-	p.FramesPerBuffer = int(c.rate) / 50
+	c.stream, c.rate, c.release = ms.stream, ms.rate, ms.release
+	dev := ms.dev
 	c.ringMax = int(c.rate) * c.buffer / 50
 	c.frames = make(chan Frame, c.buffer)
-	c.stream, err = portaudio.OpenStream(p, c.callback)
-	if err != nil {
-		release()
-		return nil, fmt.Errorf("%w: open input %q at %.0f Hz: %w", ErrPortAudio, dev.Name, c.rate, err)
-	}
-	c.release = release
 	c.info = DeviceInfo{Index: dev.Index, Name: dev.Name, MaxInputChannels: dev.MaxInputChannels, DefaultSampleRate: dev.DefaultSampleRate}
 	c.log.Info("capture opened", "device", dev.Name, "rate", c.rate)
 	return c, nil

@@ -190,6 +190,47 @@ func noDeviceError(dir Direction, cause error) error {
 	return fmt.Errorf("%w for %s: %s", ErrNoDevice, dir, hint)
 }
 
+// monoStream is a mono 16-bit PortAudio stream opened on one device, and the PortAudio
+// reference it holds until release.
+type monoStream struct {
+	stream  *portaudio.Stream
+	dev     *portaudio.DeviceInfo
+	rate    float64
+	release func()
+}
+
+// openMono acquires PortAudio, resolves sel (see findDevice) and opens, without starting, a mono
+// stream on it for dir at 16 kHz, or at the device's own rate when it does not take 16 kHz, in
+// buffers of 1/buffersPerSecond s. On failure nothing stays acquired.
+func openMono(sel string, dir Direction, buffersPerSecond int, callback any) (monoStream, error) {
+	release, err := paAcquire()
+	if err != nil {
+		return monoStream{}, err
+	}
+	dev, err := findDevice(sel, dir)
+	if err != nil {
+		release()
+		return monoStream{}, err
+	}
+	var p portaudio.StreamParameters
+	if dir == Input {
+		p = portaudio.LowLatencyParameters(dev, nil)
+		p.Input.Channels = 1
+	} else {
+		p = portaudio.LowLatencyParameters(nil, dev)
+		p.Output.Channels = 1
+	}
+	rate := pickRate(p)
+	p.SampleRate = rate
+	p.FramesPerBuffer = int(rate) / buffersPerSecond
+	stream, err := portaudio.OpenStream(p, callback)
+	if err != nil {
+		release()
+		return monoStream{}, fmt.Errorf("%w: open %s %q at %.0f Hz: %w", ErrPortAudio, dir, dev.Name, rate, err)
+	}
+	return monoStream{stream: stream, dev: dev, rate: rate, release: release}, nil
+}
+
 // pickRate returns 16 kHz when the device takes it, else its default rate (we resample).
 func pickRate(p portaudio.StreamParameters) float64 {
 	p.SampleRate = SampleRate

@@ -103,12 +103,7 @@ func TestDeviceSelectionErrors(t *testing.T) {
 }
 
 func TestPlayerPlaysAndStops(t *testing.T) {
-	useNullALSA(t)
-	p, err := OpenPlayer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := nullPlayer(t)
 	clip := Clip{Samples: speak16k(t, "Is breakfast included in the price?"), Rate: SampleRate}
 	res, err := p.Play(context.Background(), clip)
 	if err != nil {

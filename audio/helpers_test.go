@@ -209,9 +209,44 @@ func speechOut(t testing.TB) (*Espeak, *Player) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	player, err := OpenPlayer()
+	return espeak, nullPlayer(t)
+}
+
+// nullPlayer opens the default output device on the ALSA null config (skipped under -short);
+// it is closed when the test ends.
+func nullPlayer(t testing.TB) *Player {
+	t.Helper()
+	useNullALSA(t)
+	p, err := OpenPlayer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return espeak, player
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// newTestSphinx is the offline recogniser for phrases, closed when the test ends.
+func newTestSphinx(tb testing.TB, phrases []string) *Sphinx {
+	tb.Helper()
+	sp, err := NewSphinx(phrases)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sp.Close() })
+	return sp
+}
+
+// startVoice builds a Voice and starts it; it is closed when the test ends, if the test has not
+// closed it already.
+func startVoice(t testing.TB, src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...VoiceOption) *Voice {
+	t.Helper()
+	v, err := NewVoice(src, rec, synth, sink, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

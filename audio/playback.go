@@ -65,13 +65,7 @@ func WithOutputDevice(sel string) PlayerOption {
 
 // WithPlayerLogger sets the logger.
 func WithPlayerLogger(l *slog.Logger) PlayerOption {
-	return func(p *Player) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		p.log = l
-		return nil
-	}
+	return func(p *Player) error { return setLogger(&p.log, l) }
 }
 
 // OpenPlayer opens and starts the output device (mono, 16 kHz or the device's rate).
@@ -82,31 +76,17 @@ func OpenPlayer(opts ...PlayerOption) (*Player, error) {
 			return nil, err
 		}
 	}
-	release, err := paAcquire()
+	ms, err := openMono(p.device, Output, 100, p.callback)
 	if err != nil {
 		return nil, err
 	}
-	dev, err := findDevice(p.device, Output)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	params := portaudio.LowLatencyParameters(nil, dev)
-	params.Output.Channels = 1
-	p.rate = pickRate(params)
-	params.SampleRate = p.rate
-	params.FramesPerBuffer = int(p.rate) / 100
-	p.stream, err = portaudio.OpenStream(params, p.callback)
-	if err != nil {
-		release()
-		return nil, fmt.Errorf("%w: open output %q at %.0f Hz: %w", ErrPortAudio, dev.Name, p.rate, err)
-	}
+	p.stream, p.rate, p.release = ms.stream, ms.rate, ms.release
+	dev := ms.dev
 	if err := p.stream.Start(); err != nil {
 		p.stream.Close()
-		release()
+		p.release()
 		return nil, fmt.Errorf("%w: start output %q: %w", ErrPortAudio, dev.Name, err)
 	}
-	p.release = release
 	p.info = DeviceInfo{Index: dev.Index, Name: dev.Name, MaxOutputChannels: dev.MaxOutputChannels, DefaultSampleRate: dev.DefaultSampleRate}
 	p.log.Info("playback opened", "device", dev.Name, "rate", p.rate)
 	return p, nil

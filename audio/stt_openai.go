@@ -30,13 +30,7 @@ type OpenAISTTOption func(*OpenAIRecognizer) error
 
 // WithSTTModel sets the model (default "whisper-1").
 func WithSTTModel(m string) OpenAISTTOption {
-	return func(r *OpenAIRecognizer) error {
-		if strings.TrimSpace(m) == "" {
-			return fmt.Errorf("%w: empty STT model", ErrInvalidConfig)
-		}
-		r.model = m
-		return nil
-	}
+	return func(r *OpenAIRecognizer) error { return setNonBlank(&r.model, m, "STT model") }
 }
 
 // WithSTTLanguage sets the ISO-639-1 language hint ("en"); a BCP-47 tag is cut to its language.
@@ -78,13 +72,7 @@ func WithSTTTimeout(d time.Duration) OpenAISTTOption {
 
 // WithSTTLogger sets the logger.
 func WithSTTLogger(l *slog.Logger) OpenAISTTOption {
-	return func(r *OpenAIRecognizer) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		r.log = l
-		return nil
-	}
+	return func(r *OpenAIRecognizer) error { return setLogger(&r.log, l) }
 }
 
 // NewOpenAIRecognizer returns a recognizer for baseURL (ending in /v1) with apiKey; httpClient

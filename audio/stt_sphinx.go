@@ -52,13 +52,7 @@ func WithSphinxBinary(path string) SphinxOption {
 
 // WithSphinxLogger sets the logger of the recogniser's streams (restarts, failures).
 func WithSphinxLogger(l *slog.Logger) SphinxOption {
-	return func(s *Sphinx) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		s.log = l
-		return nil
-	}
+	return func(s *Sphinx) error { return setLogger(&s.log, l) }
 }
 
 // WithSphinxDictionary sets the pronunciation dictionary used to check the phrases' words.

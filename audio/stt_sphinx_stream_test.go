@@ -19,11 +19,7 @@ func feedFrames(tb testing.TB, st RecognitionStream, s []int16) {
 
 func newTestStream(tb testing.TB, phrases []string) (*Sphinx, *sphinxStream) {
 	tb.Helper()
-	sp, err := NewSphinx(phrases)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { sp.Close() })
+	sp := newTestSphinx(tb, phrases)
 	st, err := sp.newStream(context.Background())
 	if err != nil {
 		tb.Fatal(err)

@@ -10,22 +10,11 @@ import (
 )
 
 // The candidate turns of the example rehearsal script (examples/hotel-rehearsal.yaml).
-var rehearsalTurns = []string{
-	"Hello, I'm Priya and I'm on the hospitality management course.",
-	"Sorry, could you repeat the question?",
-	"We could open a second buffet line, or another way is a grab-and-go counter.",
-	"Most guests at that time are business travellers who are in a hurry.",
-	"I would add two extra people on each lunch shift and adjust the rota.",
-	"That raises the labour cost, but the conference revenue pays for it.",
-}
+var rehearsalTurns = testutil.RehearsalSaid()
 
 func TestSphinxRecognisesScriptedTurnsThroughTheAudioPath(t *testing.T) {
 	testutil.SkipIfShort(t, "pocketsphinx and espeak-ng")
-	sp, err := NewSphinx(rehearsalTurns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp := newTestSphinx(t, rehearsalTurns)
 	for _, turn := range rehearsalTurns {
 		t.Run(turn, func(t *testing.T) {
 			tr, timing, err := SpeakAndRecognize(context.Background(), turn, sp, ScriptedConfig{})

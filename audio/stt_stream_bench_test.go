@@ -19,11 +19,7 @@ func BenchmarkRecognitionAtEndpoint(b *testing.B) {
 	speech := speak16k(b, text)
 	want := NormalizeForGrammar(text)
 	b.Run("one-shot", func(b *testing.B) {
-		sp, err := NewSphinx(rehearsalTurns)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer sp.Close()
+		sp := newTestSphinx(b, rehearsalTurns)
 		u := Utterance{Samples: speech, EndMs: int64(len(speech)) * 1000 / SampleRate}
 		for b.Loop() {
 			tr, err := sp.Transcribe(context.Background(), u)

@@ -56,13 +56,7 @@ func WithEspeakWPM(wpm int) EspeakOption {
 
 // WithEspeakLogger sets the logger.
 func WithEspeakLogger(l *slog.Logger) EspeakOption {
-	return func(e *Espeak) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		e.log = l
-		return nil
-	}
+	return func(e *Espeak) error { return setLogger(&e.log, l) }
 }
 
 // NewEspeak finds espeak-ng and returns the synthesizer.

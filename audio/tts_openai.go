@@ -25,35 +25,17 @@ type OpenAITTSOption func(*OpenAISpeech) error
 
 // WithTTSModel sets the model (default "tts-1").
 func WithTTSModel(m string) OpenAITTSOption {
-	return func(s *OpenAISpeech) error {
-		if strings.TrimSpace(m) == "" {
-			return fmt.Errorf("%w: empty TTS model", ErrInvalidConfig)
-		}
-		s.model = m
-		return nil
-	}
+	return func(s *OpenAISpeech) error { return setNonBlank(&s.model, m, "TTS model") }
 }
 
 // WithTTSVoice sets the default voice (default "alloy"); SpeakOptions.Voice overrides it.
 func WithTTSVoice(v string) OpenAITTSOption {
-	return func(s *OpenAISpeech) error {
-		if strings.TrimSpace(v) == "" {
-			return fmt.Errorf("%w: empty TTS voice", ErrInvalidConfig)
-		}
-		s.voice = v
-		return nil
-	}
+	return func(s *OpenAISpeech) error { return setNonBlank(&s.voice, v, "TTS voice") }
 }
 
 // WithTTSLogger sets the logger.
 func WithTTSLogger(l *slog.Logger) OpenAITTSOption {
-	return func(s *OpenAISpeech) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		s.log = l
-		return nil
-	}
+	return func(s *OpenAISpeech) error { return setLogger(&s.log, l) }
 }
 
 // NewOpenAISpeech returns a synthesizer for baseURL (ending in /v1).

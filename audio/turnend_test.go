@@ -1,7 +1,6 @@
 package audio
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -143,14 +142,8 @@ func runAdaptiveTurn(t *testing.T, samples []int16, srv *openaitest.Server) []Fi
 	cfg := DefaultEndpointConfig()
 	cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
 	log := newEventLog()
-	v, err := NewVoice(NewClipSource(samples, true), newTestRecognizer(t, srv), nil, nil,
+	v := startVoice(t, NewClipSource(samples, true), newTestRecognizer(t, srv), nil, nil,
 		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTurn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	defer v.Close() // each call's voice ends here, not with the test
 	return log.wait(t, 1)
 }

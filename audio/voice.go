@@ -205,13 +205,7 @@ func WithRecorder(r *SessionRecorder) VoiceOption {
 
 // WithVoiceLogger sets the logger.
 func WithVoiceLogger(l *slog.Logger) VoiceOption {
-	return func(v *voiceConfig) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidConfig)
-		}
-		v.log = l
-		return nil
-	}
+	return func(v *voiceConfig) error { return setLogger(&v.log, l) }
 }
 
 // WithTurnDetector enables the text turn detector: when the candidate pauses, the turn so far

@@ -168,11 +168,7 @@ func TestAddNoiseLevelAndSeed(t *testing.T) {
 // a noise floor outside -100..0 dBFS is refused.
 func TestSpeakAndRecognizeOverNoise(t *testing.T) {
 	testutil.SkipIfShort(t, "pocketsphinx and espeak-ng")
-	sp, err := NewSphinx(rehearsalTurns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp := newTestSphinx(t, rehearsalTurns)
 	for _, db := range []float64{-55, -45} {
 		for i, turn := range rehearsalTurns[:3] {
 			tr, timing, err := SpeakAndRecognize(context.Background(), turn, sp, ScriptedConfig{NoiseDB: db, NoiseSeed: uint64(i)})

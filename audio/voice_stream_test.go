@@ -49,21 +49,10 @@ func TestVoiceStreamsRecognition(t *testing.T) {
 		}()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sp, err := NewSphinx([]string{"because", streamTurnText, "sorry could you repeat the question"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sp.Close()
+			sp := newTestSphinx(t, []string{"because", streamTurnText, "sorry could you repeat the question"})
 			rec := &countingSphinx{Sphinx: sp}
 			log := newEventLog()
-			v, err := NewVoice(NewClipSource(streamTurnScene(t), true), rec, nil, nil, append([]VoiceOption{WithOnEvent(log.add)}, tc.opts...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := v.Start(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
+			v := startVoice(t, NewClipSource(streamTurnScene(t), true), rec, nil, nil, append([]VoiceOption{WithOnEvent(log.add)}, tc.opts...)...)
 			st, ok := v.stream.(*sphinxStream)
 			if !ok {
 				t.Fatalf("the voice did not open a stream on a streaming recogniser (%T)", v.stream)
@@ -99,11 +88,7 @@ func TestVoiceStreamDiesMidTurn(t *testing.T) {
 		{"fallback", time.Hour, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sp, err := NewSphinx([]string{turn, streamTurnText})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sp.Close()
+			sp := newTestSphinx(t, []string{turn, streamTurnText})
 			rec := &countingSphinx{Sphinx: sp}
 			log := newEventLog()
 			var v *Voice
@@ -118,7 +103,7 @@ func TestVoiceStreamDiesMidTurn(t *testing.T) {
 				log.add(e)
 			}
 			samples := buildScene(SampleRate, speak16k(t, turn), 1500).samples
-			v, err = NewVoice(NewClipSource(samples, true), rec, nil, nil, WithOnEvent(onEvent))
+			v, err := NewVoice(NewClipSource(samples, true), rec, nil, nil, WithOnEvent(onEvent))
 			if err != nil {
 				t.Fatal(err)
 			}

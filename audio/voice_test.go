@@ -87,13 +87,7 @@ func TestVoiceTurnsFromClipSource(t *testing.T) {
 	sc := buildScene(SampleRate, a, 300, b, 1500, c, 1500)
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriber("heard"))
 	log := newEventLog()
-	v, err := NewVoice(NewClipSource(sc.samples, false), newTestRecognizer(t, srv), nil, nil, WithOnEvent(log.add))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	v := startVoice(t, NewClipSource(sc.samples, false), newTestRecognizer(t, srv), nil, nil, WithOnEvent(log.add))
 	finals := log.wait(t, 2)
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
@@ -133,14 +127,8 @@ func TestVoiceTurnDetectorHoldsUnfinishedSentence(t *testing.T) {
 	})
 	log := newEventLog()
 	// Paced: the partial transcription must come back while the pause is still going on.
-	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
+	v := startVoice(t, NewClipSource(sc.samples, true), newTestRecognizer(t, srv), nil, nil,
 		WithOnEvent(log.add), WithTurnDetector(LooksUnfinished))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	finals := log.wait(t, 1)
 	v.Close()
 	if !strings.HasSuffix(finals[0].Text, "window.") || finals[0].Utterance.Delay != 500*time.Millisecond {
@@ -183,15 +171,8 @@ func TestVoiceSpeaksAndHalfDuplexIgnoresMic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := NewVoice(NewClipSource(sc.samples, true), newTestRecognizer(t, srv), espeak, player,
+	v := startVoice(t, NewClipSource(sc.samples, true), newTestRecognizer(t, srv), espeak, player,
 		WithOnEvent(log.add), WithRecorder(recorder))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	if err := v.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	const text = "Good morning. Welcome to the hotel. What would you like for breakfast today?"
 	res, err := v.Speak(context.Background(), text, SpeakOptions{Language: "en"})
 	if err != nil {
@@ -348,14 +329,7 @@ func TestVoiceBargeInStopsPlayback(t *testing.T) {
 	src := newGatedSource(sc.samples, sink.started)
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriber("Sorry, could you repeat that?"))
 	log := newEventLog()
-	v, err := NewVoice(src, newTestRecognizer(t, srv), espeak, sink, WithOnEvent(log.add), WithBargeIn(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	if err := v.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	v := startVoice(t, src, newTestRecognizer(t, srv), espeak, sink, WithOnEvent(log.add), WithBargeIn(true))
 	const text = "Good morning and welcome to the hotel breakfast exam. Please tell me what you would like to eat and drink this morning, and why."
 	res, err := v.Speak(context.Background(), text, SpeakOptions{})
 	if err != nil {
@@ -407,13 +381,7 @@ func TestVoiceForwardsStreamingPartials(t *testing.T) {
 	sc := buildScene(SampleRate, speak16k(t, "Is breakfast included in the price?"), 1000)
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriber("is breakfast included"))
 	log := newEventLog()
-	v, err := NewVoice(NewClipSource(sc.samples, false), partialsRecognizer{newTestRecognizer(t, srv)}, nil, nil, WithOnEvent(log.add))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	v := startVoice(t, NewClipSource(sc.samples, false), partialsRecognizer{newTestRecognizer(t, srv)}, nil, nil, WithOnEvent(log.add))
 	log.wait(t, 1)
 	v.Close()
 	log.mu.Lock()

@@ -2,10 +2,13 @@ package livekit
 
 import (
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/livekit/media-sdk"
+	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
+	"github.com/pion/webrtc/v4"
 )
 
 // InputSampleRate is the rate of the candidate audio the room delivers: 16 kHz mono, what
@@ -62,3 +65,53 @@ func (s *frameSink) WriteSample(sample media.PCM16Sample) error {
 }
 
 func (s *frameSink) Close() error { return nil }
+
+// decoders are the SDK's decoders of the remote audio tracks a participant receives, by track
+// SID: the client's of the bot's voice, the room's of the candidates' microphones.
+type decoders struct {
+	mu sync.Mutex
+	m  map[string]*lkmedia.PCMRemoteTrack
+}
+
+// decode starts decoding track into sink as InputSampleRate mono and keeps the decoder under
+// sid, closing the decoder it replaces.
+func (d *decoders) decode(track *webrtc.TrackRemote, sid string, sink *frameSink, log *slog.Logger) error {
+	pcm, err := lkmedia.NewPCMRemoteTrack(track, sink,
+		lkmedia.WithTargetSampleRate(InputSampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(sdkLogger(log)))
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	if d.m == nil {
+		d.m = make(map[string]*lkmedia.PCMRemoteTrack)
+	}
+	old := d.m[sid]
+	d.m[sid] = pcm
+	d.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+// stop closes and forgets the decoder of track sid, if there is one.
+func (d *decoders) stop(sid string) {
+	d.mu.Lock()
+	pcm := d.m[sid]
+	delete(d.m, sid)
+	d.mu.Unlock()
+	if pcm != nil {
+		pcm.Close()
+	}
+}
+
+// stopAll closes and forgets every decoder.
+func (d *decoders) stopAll() {
+	d.mu.Lock()
+	all := d.m
+	d.m = nil
+	d.mu.Unlock()
+	for _, pcm := range all {
+		pcm.Close()
+	}
+}

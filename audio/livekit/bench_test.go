@@ -137,13 +137,8 @@ func BenchmarkTextToFirstAudio(b *testing.B) {
 		case <-ctx.Done():
 			b.Fatal("no reply packet")
 		}
-		for heard := false; !heard; {
-			select {
-			case f := <-cand.Audio():
-				heard = audio.RMS(f.Samples) > 1000
-			case <-ctx.Done():
-				b.Fatal("reply never heard")
-			}
+		if !awaitLoud(ctx, cand.Audio()) {
+			b.Fatal("reply never heard")
 		}
 		rtTotal += time.Since(sent)
 	}

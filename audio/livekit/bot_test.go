@@ -11,7 +11,6 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/offline"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -47,31 +46,14 @@ func espeakSpeaker(said *[]string, mu *sync.Mutex) livekit.Speaker {
 // steps in, and each side receives only what it may.
 func TestBotRunsALiveExam(t *testing.T) {
 	e := startExam(t)
-	fan := runtime.NewFanout()
-	ex, err := offline.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrl, err := runtime.NewController(compileExample(t), ex, runtime.WithSink(fan), runtime.WithSessionID("live-1"),
-		runtime.WithInputSource(runtime.SourceRoom), runtime.WithLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctrl.Close() })
+	ctrl, fan := liveController(t, "live-1")
 	var (
 		said   []string
 		saidMu sync.Mutex
 	)
-	bot, err := livekit.NewBot(e.bot, ctrl, livekit.WithSpeaker(espeakSpeaker(&said, &saidMu)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bot.Close() })
-	fan.Subscribe(bot)
+	e.serve(t, ctrl, fan, livekit.WithSpeaker(espeakSpeaker(&said, &saidMu)))
 
-	cand := e.dial(t, "candidate-1", livekit.RoleCandidate)
-	exr := e.dial(t, "examiner-1", livekit.RoleExaminer)
-	e.waitAudience(t, "candidate-1", "examiner-1")
+	cand, exr := e.dialBoth(t)
 	ctx := context.Background()
 	if err := ctrl.Start(ctx); err != nil {
 		t.Fatal(err)

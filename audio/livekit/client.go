@@ -10,7 +10,6 @@ import (
 	"time"
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
-	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
 	"github.com/pion/webrtc/v4"
 
 	"github.com/examtui/examtui/runtime"
@@ -32,7 +31,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	seen    map[int64]bool
-	remotes map[string]*lkmedia.PCMRemoteTrack
+	remotes decoders // of the bot's voice
 	once    sync.Once
 	roles   *RoleBook
 	bot     string          // the one bot the server vouched for, pinned when first seen
@@ -106,14 +105,13 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 	defaultSDKLogger(o.log)
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &Client{
-		log:     o.log.With("component", "livekit-client"),
-		events:  make(chan runtime.Event, o.eventBuffer),
-		audio:   make(chan AudioFrame, o.audioBuffer),
-		ctx:     runCtx,
-		cancel:  cancel,
-		seen:    make(map[int64]bool),
-		remotes: make(map[string]*lkmedia.PCMRemoteTrack),
-		warned:  make(map[string]bool),
+		log:    o.log.With("component", "livekit-client"),
+		events: make(chan runtime.Event, o.eventBuffer),
+		audio:  make(chan AudioFrame, o.audioBuffer),
+		ctx:    runCtx,
+		cancel: cancel,
+		seen:   make(map[int64]bool),
+		warned: make(map[string]bool),
 	}
 	c.roles = NewRoleBook(func(u UntrustedParticipant) {
 		c.log.Warn("participant refused a role", "identity", u.Identity, "claimed", u.Claimed, "verdict", u.Verdict.String())
@@ -141,10 +139,8 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 		minBackoff: 250 * time.Millisecond,
 		maxBackoff: 5 * time.Second,
 	}
-	c.conn.init()
-	if err := c.conn.join(ctx); err != nil {
+	if err := c.conn.open(ctx); err != nil {
 		cancel()
-		c.conn.close()
 		return nil, err
 	}
 	c.wg.Add(1)
@@ -168,13 +164,7 @@ func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 				c.attachAudio(track, pub, rp)
 			},
 			OnTrackUnsubscribed: func(_ *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, _ *lksdk.RemoteParticipant) {
-				c.mu.Lock()
-				pcm := c.remotes[pub.SID()]
-				delete(c.remotes, pub.SID())
-				c.mu.Unlock()
-				if pcm != nil {
-					pcm.Close()
-				}
+				c.remotes.stop(pub.SID())
 			},
 		},
 	}
@@ -289,15 +279,9 @@ func (c *Client) attachAudio(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPu
 		return
 	}
 	sink := &frameSink{from: rp.Identity(), rate: InputSampleRate, out: c.audio, dropped: &c.audioDropped, log: c.log}
-	pcm, err := lkmedia.NewPCMRemoteTrack(track, sink,
-		lkmedia.WithTargetSampleRate(InputSampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(sdkLogger(c.log)))
-	if err != nil {
+	if err := c.remotes.decode(track, pub.SID(), sink, c.log); err != nil {
 		c.log.Error("decode bot audio", "err", err)
-		return
 	}
-	c.mu.Lock()
-	c.remotes[pub.SID()] = pcm
-	c.mu.Unlock()
 }
 
 // Events delivers the events the bot sends this participant, each seq once (replays after a
@@ -408,12 +392,7 @@ func (c *Client) Close() error {
 			c.voice.close()
 		}
 		c.wg.Wait()
-		c.mu.Lock()
-		for sid, pcm := range c.remotes {
-			pcm.Close()
-			delete(c.remotes, sid)
-		}
-		c.mu.Unlock()
+		c.remotes.stopAll()
 	})
 	return nil
 }

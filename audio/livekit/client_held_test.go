@@ -1,7 +1,6 @@
 package livekit_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -19,13 +18,7 @@ import (
 // them as forged.
 func TestClientHoldsEventsFromABotNotYetAnnounced(t *testing.T) {
 	srv := lktest.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("cand-held", livekit.RoleCandidate), livekit.WithClientLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cand.Close()
+	cand := dialClient(t, srv, "cand-held", livekit.RoleCandidate)
 
 	// A bot with a vouched bot token that publishes no track: nothing makes the server
 	// announce it before its batch tick.

@@ -3,11 +3,11 @@ package livekit
 import (
 	"fmt"
 	"log/slog"
-	"net/url"
 	"time"
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
+	"github.com/examtui/examtui/audio/livekit/internal/lkconfig"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -25,14 +25,8 @@ type Config struct {
 }
 
 func (c Config) validate() error {
-	u, err := url.Parse(c.URL)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("%w: server URL %q", ErrInvalidConfig, c.URL)
-	}
-	switch u.Scheme {
-	case "ws", "wss", "http", "https":
-	default:
-		return fmt.Errorf("%w: server URL scheme %q (want ws, wss, http or https)", ErrInvalidConfig, u.Scheme)
+	if err := lkconfig.CheckServerURL(c.URL, ErrInvalidConfig); err != nil {
+		return err
 	}
 	if c.Token == "" && (c.APIKey == "" || c.APISecret == "" || c.Room == "" || c.Identity == "") {
 		return fmt.Errorf("%w: need a token, or an API key, secret, room and identity", ErrInvalidConfig)
@@ -83,10 +77,8 @@ func (o options) validate() error {
 		return fmt.Errorf("%w: speech sample rate %d Hz (want 8000..48000)", ErrInvalidConfig, o.speechRate)
 	case o.resendWindow < 0:
 		return fmt.Errorf("%w: negative resend window", ErrInvalidConfig)
-	case o.minBackoff <= 0 || o.maxBackoff < o.minBackoff:
-		return fmt.Errorf("%w: rejoin backoff %s..%s", ErrInvalidConfig, o.minBackoff, o.maxBackoff)
 	}
-	return nil
+	return lkconfig.CheckBackoff("rejoin", o.minBackoff, o.maxBackoff, ErrInvalidConfig)
 }
 
 // Option configures Join and Dial.

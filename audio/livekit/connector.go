@@ -51,6 +51,17 @@ func (c *connector) init() {
 	}
 }
 
+// open prepares the connector and makes the first join; when that fails the connector is
+// closed. run keeps it joined afterwards.
+func (c *connector) open(ctx context.Context) error {
+	c.init()
+	if err := c.join(ctx); err != nil {
+		c.close()
+		return err
+	}
+	return nil
+}
+
 // join makes one connection attempt.
 func (c *connector) join(ctx context.Context) error {
 	tok, err := c.token()

@@ -15,8 +15,10 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
 )
 
 // testLogger writes the package's and the SDK's logs to the test log, so a failing test shows
@@ -38,6 +40,40 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// dialClient joins identity with role to srv's room, logging to the test, and closes it when the
+// test ends. It does not wait for the bot (exam.dial does).
+func dialClient(t *testing.T, srv *lktest.Server, identity string, role livekit.Role, opts ...livekit.ClientOption) *livekit.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	opts = append([]livekit.ClientOption{livekit.WithClientLogger(testLogger(t))}, opts...)
+	c, err := livekit.Dial(ctx, srv.URL, srv.Token(identity, role), opts...)
+	if err != nil {
+		t.Fatalf("%s join: %v", identity, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// liveController is the real controller with the offline examiner on the example exam, taking
+// its input from a room; its events go to subs and to whatever subscribes to the returned
+// fanout (exam.serve's bot).
+func liveController(t *testing.T, session string, subs ...runtime.Subscriber) (*runtime.Controller, *runtime.Fanout) {
+	t.Helper()
+	fan := runtime.NewFanout(subs...)
+	ex, err := offline.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrl, err := runtime.NewController(compileExample(t), ex, runtime.WithSink(fan), runtime.WithSessionID(session),
+		runtime.WithInputSource(runtime.SourceRoom), runtime.WithLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctrl.Close() })
+	return ctrl, fan
+}
+
 // tone returns d of a sine at hz, 16 kHz mono.
 func tone(hz float64, d time.Duration, amp float64) []int16 {
 	n := int(d.Seconds() * 16000)
@@ -52,14 +88,20 @@ func tone(hz float64, d time.Duration, amp float64) []int16 {
 // ends.
 func sendTone(ctx context.Context, c *livekit.Client) {
 	chunk := tone(440, 20*time.Millisecond, 8000)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
+	testutil.Every(ctx, 20*time.Millisecond, func() { _ = c.Voice().Write(chunk) })
+}
+
+// awaitLoud reads frames until one is loud (RMS above 1000: a tone or speech, not silence);
+// false if ctx ends first.
+func awaitLoud(ctx context.Context, frames <-chan livekit.AudioFrame) bool {
 	for {
 		select {
+		case f := <-frames:
+			if audio.RMS(f.Samples) > 1000 {
+				return true
+			}
 		case <-ctx.Done():
-			return
-		case <-tick.C:
-			_ = c.Voice().Write(chunk)
+			return false
 		}
 	}
 }

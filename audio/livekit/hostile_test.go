@@ -119,9 +119,7 @@ func hasCode(codes []string, code string) bool {
 // examiner; the examiner's client shows no forged event, only security warnings.
 func TestSelfPromotedParticipantGetsNothing(t *testing.T) {
 	e := startExam(t)
-	exr := e.dial(t, "examiner-1", livekit.RoleExaminer)
-	cand := e.dial(t, "candidate-1", livekit.RoleCandidate)
-	e.waitAudience(t, "examiner-1", "candidate-1")
+	cand, exr := e.dialBoth(t)
 	ctx := context.Background()
 
 	climber := joinHostile(t, e.srv, "climber", "candidate")

@@ -14,7 +14,6 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/offline"
 )
 
 // presenceLine is what a presence test compares: a candidate_presence summary, or who paused or
@@ -68,23 +67,8 @@ func roomExam(t *testing.T, session string) (*exam, *runtime.Controller, *runtim
 	t.Helper()
 	e := startExam(t)
 	rec := &runtime.Recorder{}
-	fan := runtime.NewFanout(rec)
-	ex, err := offline.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrl, err := runtime.NewController(compileExample(t), ex, runtime.WithSink(fan), runtime.WithSessionID(session),
-		runtime.WithInputSource(runtime.SourceRoom), runtime.WithLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctrl.Close() })
-	bot, err := livekit.NewBot(e.bot, ctrl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bot.Close() })
-	fan.Subscribe(bot)
+	ctrl, fan := liveController(t, session, rec)
+	e.serve(t, ctrl, fan)
 	return e, ctrl, rec
 }
 

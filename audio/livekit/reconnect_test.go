@@ -89,9 +89,7 @@ func forCandidate(ev runtime.Event) bool { return candidateTypes[ev.Event] }
 // and examiner commands work, and the candidate's audio reaches the bot again.
 func TestReconnectAfterServerRestart(t *testing.T) {
 	e := startExam(t)
-	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
-	exr := e.dial(t, "examiner-1", livekit.RoleExaminer)
-	e.waitAudience(t, "candidate-1", "examiner-1")
+	cand, exr := e.dialBoth(t, livekit.WithMicrophone(16000))
 
 	before := eventsOf(t, 1, runtime.EventExamState, runtime.EventNodeEntered, runtime.EventEvidenceUpdate, runtime.EventSpoken)
 	publishAll(t, e.bot, before)

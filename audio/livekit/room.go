@@ -10,7 +10,6 @@ import (
 
 	lkproto "github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
-	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
 	"github.com/pion/webrtc/v4"
 
 	"github.com/examtui/examtui/runtime"
@@ -35,9 +34,9 @@ type Room struct {
 	handlersSet chan struct{}   // closed once handlers are known
 	history     []runtime.Event // when no replay source was given
 	lastSession string
-	sentAt      []sentMark // recent sends, for the resend window
-	readyGen    uint64     // the connection whose participants have been read
-	remotes     map[string]*lkmedia.PCMRemoteTrack
+	sentAt      []sentMark    // recent sends, for the resend window
+	readyGen    uint64        // the connection whose participants have been read
+	remotes     decoders      // of the candidates' microphones
 	changed     chan struct{} // closed and replaced when participants change
 	closeOnce   sync.Once
 
@@ -101,7 +100,6 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 		in:      newQueue[inbound](),
 		ctx:     runCtx,
 		cancel:  cancel,
-		remotes: make(map[string]*lkmedia.PCMRemoteTrack),
 		changed: make(chan struct{}),
 
 		handlers:    Handlers{CandidateText: o.onText, ExaminerCommand: o.onCommand, Rejection: o.onReject},
@@ -126,10 +124,8 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 		minBackoff: o.minBackoff,
 		maxBackoff: o.maxBackoff,
 	}
-	r.conn.init()
-	if err := r.conn.join(ctx); err != nil {
+	if err := r.conn.open(ctx); err != nil {
 		cancel()
-		r.conn.close()
 		return nil, err
 	}
 	r.wg.Add(4)
@@ -190,7 +186,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 				r.attachAudio(track, pub, rp)
 			},
 			OnTrackUnsubscribed: func(_ *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, _ *lksdk.RemoteParticipant) {
-				r.detachAudio(pub.SID())
+				r.remotes.stop(pub.SID())
 			},
 			OnDataPacket: func(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 				r.onData(data, params)
@@ -248,30 +244,11 @@ func (r *Room) attachAudio(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPubl
 		return
 	}
 	sink := &frameSink{from: rp.Identity(), rate: InputSampleRate, out: r.audio, dropped: &r.stats.audioDropped, log: r.log}
-	pcm, err := lkmedia.NewPCMRemoteTrack(track, sink,
-		lkmedia.WithTargetSampleRate(InputSampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(sdkLogger(r.log)))
-	if err != nil {
+	if err := r.remotes.decode(track, pub.SID(), sink, r.log); err != nil {
 		r.log.Error("decode candidate audio", "identity", rp.Identity(), "err", err)
 		return
 	}
-	r.mu.Lock()
-	old := r.remotes[pub.SID()]
-	r.remotes[pub.SID()] = pcm
-	r.mu.Unlock()
-	if old != nil {
-		old.Close()
-	}
 	r.log.Info("candidate audio subscribed", "identity", rp.Identity(), "track", pub.SID())
-}
-
-func (r *Room) detachAudio(sid string) {
-	r.mu.Lock()
-	pcm := r.remotes[sid]
-	delete(r.remotes, sid)
-	r.mu.Unlock()
-	if pcm != nil {
-		pcm.Close()
-	}
 }
 
 func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
@@ -547,12 +524,7 @@ func (r *Room) Close() error {
 		r.conn.close()
 		r.voice.close()
 		r.wg.Wait()
-		r.mu.Lock()
-		for sid, pcm := range r.remotes {
-			pcm.Close()
-			delete(r.remotes, sid)
-		}
-		r.mu.Unlock()
+		r.remotes.stopAll()
 	})
 	return nil
 }

@@ -73,20 +73,37 @@ func startExam(t *testing.T, opts ...livekit.Option) *exam {
 	return &exam{srv: srv, bot: bot, in: in}
 }
 
+// dial joins identity with role and waits until it knows the bot.
 func (e *exam) dial(t *testing.T, identity string, role livekit.Role, opts ...livekit.ClientOption) *livekit.Client {
 	t.Helper()
+	c := dialClient(t, e.srv, identity, role, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	opts = append([]livekit.ClientOption{livekit.WithClientLogger(testLogger(t))}, opts...)
-	c, err := livekit.Dial(ctx, e.srv.URL, e.srv.Token(identity, role), opts...)
-	if err != nil {
-		t.Fatalf("%s join: %v", identity, err)
-	}
-	t.Cleanup(func() { c.Close() })
 	if err := c.WaitBot(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// dialBoth joins candidate-1 (with candOpts) and examiner-1, and waits until the bot sees both.
+func (e *exam) dialBoth(t *testing.T, candOpts ...livekit.ClientOption) (cand, exr *livekit.Client) {
+	t.Helper()
+	cand = e.dial(t, "candidate-1", livekit.RoleCandidate, candOpts...)
+	exr = e.dial(t, "examiner-1", livekit.RoleExaminer)
+	e.waitAudience(t, "candidate-1", "examiner-1")
+	return cand, exr
+}
+
+// serve puts a bot in front of ctrl in e's room, subscribed to fan (see liveController).
+func (e *exam) serve(t *testing.T, ctrl *runtime.Controller, fan *runtime.Fanout, opts ...livekit.BotOption) *livekit.Bot {
+	t.Helper()
+	bot, err := livekit.NewBot(e.bot, ctrl, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bot.Close() })
+	fan.Subscribe(bot)
+	return bot
 }
 
 // waitAudience waits until the bot sees these participants, so that events are addressed to
@@ -170,9 +187,7 @@ func TestJoinValidatesConfig(t *testing.T) {
 // side, what arrived: the examiner gets everything, the candidate only its view.
 func TestEventAudiences(t *testing.T) {
 	e := startExam(t)
-	cand := e.dial(t, "candidate-1", livekit.RoleCandidate)
-	exr := e.dial(t, "examiner-1", livekit.RoleExaminer)
-	e.waitAudience(t, "candidate-1", "examiner-1")
+	cand, exr := e.dialBoth(t)
 
 	evs := sampleEvents(t)
 	for _, ev := range evs {
@@ -221,9 +236,7 @@ func TestEventAudiences(t *testing.T) {
 // TestExaminerCommandsOnlyFromExaminers sends commands from every kind of participant.
 func TestExaminerCommandsOnlyFromExaminers(t *testing.T) {
 	e := startExam(t)
-	cand := e.dial(t, "candidate-1", livekit.RoleCandidate)
-	exr := e.dial(t, "examiner-1", livekit.RoleExaminer)
-	e.waitAudience(t, "candidate-1", "examiner-1")
+	cand, exr := e.dialBoth(t)
 	ctx := context.Background()
 
 	// From the candidate: dropped and reported to the examiner.
@@ -294,9 +307,7 @@ func TestExaminerCommandsOnlyFromExaminers(t *testing.T) {
 // TestCandidateTextOnlyFromCandidate sends typed answers from the candidate and from others.
 func TestCandidateTextOnlyFromCandidate(t *testing.T) {
 	e := startExam(t)
-	cand := e.dial(t, "candidate-1", livekit.RoleCandidate)
-	exr := e.dial(t, "examiner-1", livekit.RoleExaminer)
-	e.waitAudience(t, "candidate-1", "examiner-1")
+	cand, exr := e.dialBoth(t)
 	ctx := context.Background()
 
 	if err := exr.SendCandidateText(ctx, "I am answering for the candidate.", 1); err != nil {
@@ -407,13 +418,8 @@ func TestBargeInClearsSpeech(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Hear it start, then barge in.
-	for started := false; !started; {
-		select {
-		case f := <-cand.Audio():
-			started = audio.RMS(f.Samples) > 1000
-		case <-ctx.Done():
-			t.Fatal("the tone never started")
-		}
+	if !awaitLoud(ctx, cand.Audio()) {
+		t.Fatal("the tone never started")
 	}
 	e.bot.Voice().Clear()
 	if q := e.bot.Voice().Queued(); q != 0 {

@@ -12,7 +12,6 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/offline"
 )
 
 // mic writes a participant's microphone in real time: queued speech, silence in between.
@@ -28,15 +27,8 @@ func (m *mic) say(pcm []int16) {
 }
 
 func (m *mic) run(ctx context.Context, v *livekit.Voice) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
 	silence := make([]int16, 320)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	testutil.Every(ctx, 20*time.Millisecond, func() {
 		m.mu.Lock()
 		chunk := silence
 		if n := min(len(m.q), 320); n > 0 {
@@ -45,7 +37,7 @@ func (m *mic) run(ctx context.Context, v *livekit.Voice) {
 		}
 		m.mu.Unlock()
 		_ = v.Write(chunk)
-	}
+	})
 }
 
 // TestRoomVoiceSpokenTurns speaks two answers into the candidate's microphone and checks that
@@ -68,28 +60,13 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	}
 	e := startExam(t)
 	rec := &runtime.Recorder{}
-	fan := runtime.NewFanout(rec)
-	ex, err := offline.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrl, err := runtime.NewController(compileExample(t), ex, runtime.WithSink(fan), runtime.WithSessionID("voice-1"),
-		runtime.WithInputSource(runtime.SourceRoom), runtime.WithLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctrl.Close() })
+	ctrl, fan := liveController(t, "voice-1", rec)
 	rv, err := livekit.NewRoomVoice(e.bot, sphinx, espeak, livekit.WithRoomVoiceLogger(testLogger(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rv.Close() })
-	bot, err := livekit.NewBot(e.bot, ctrl, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bot.Close() })
-	fan.Subscribe(bot)
+	bot := e.serve(t, ctrl, fan, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
 
 	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
 	e.waitAudience(t, "candidate-1")

@@ -51,13 +51,9 @@ func TestTypingCandidateSeenThroughServerQuery(t *testing.T) {
 		waited <- id
 	}()
 	start := time.Now()
+	cand := dialClient(t, srv, "typist", livekit.RoleCandidate)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("typist", livekit.RoleCandidate), livekit.WithClientLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cand.Close() })
 	if id := <-waited; id != "typist" {
 		t.Fatalf("WaitCandidate = %q, want typist", id)
 	}
@@ -122,13 +118,9 @@ func TestServerQueryKeepsTheTrustRule(t *testing.T) {
 // the server's announcement.
 func TestNoServerQueryWithoutCredentials(t *testing.T) {
 	e := startExam(t)
+	dialClient(t, e.srv, "typist", livekit.RoleCandidate)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cand, err := livekit.Dial(ctx, e.srv.URL, e.srv.Token("typist", livekit.RoleCandidate), livekit.WithClientLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cand.Close() })
 	if id, err := e.bot.WaitCandidate(ctx); err != nil || id != "typist" {
 		t.Fatalf("WaitCandidate = %q, %v", id, err)
 	}
@@ -145,11 +137,7 @@ func TestBotWithoutSpeechPublishesASilentTrack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// The candidate is there first, as when the candidate's join dispatches the exam.
-	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("typist", livekit.RoleCandidate), livekit.WithClientLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cand.Close() })
+	cand := dialClient(t, srv, "typist", livekit.RoleCandidate)
 	bot, err := livekit.Join(ctx, livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)},
 		livekit.WithLogger(testLogger(t)), livekit.WithoutSpeech())
 	if err != nil {

@@ -141,18 +141,7 @@ func TestRoomVoiceTurnEndsWhenAudioStops(t *testing.T) {
 			}
 			stopped := time.Now()
 			if tc.dtx {
-				go func() {
-					tick := time.NewTicker(400 * time.Millisecond)
-					defer tick.Stop()
-					for {
-						select {
-						case <-ctx.Done():
-							return
-						case <-tick.C:
-							_ = m.send(make([]int16, 320), 400*time.Millisecond)
-						}
-					}
-				}()
+				go testutil.Every(ctx, 400*time.Millisecond, func() { _ = m.send(make([]int16, 320), 400*time.Millisecond) })
 			}
 			select {
 			case tr := <-turns:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // slowTrack stands in for the SDK's outgoing track under load: its pacer takes one 20 ms frame
@@ -68,39 +69,35 @@ func (s *slowTrack) sentLine(t *testing.T, n int) (first, last time.Time) {
 }
 
 func (s *slowTrack) pace(ctx context.Context) {
-	tick := time.NewTicker(25 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+	testutil.Every(ctx, 25*time.Millisecond, s.sendFrame)
+}
+
+// sendFrame takes one frame off the queue, noting when voiced runs begin and end.
+func (s *slowTrack) sendFrame() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	frame := s.q[:min(len(s.q), audio.FrameSamples)]
+	s.q = s.q[len(frame):]
+	voiced := false
+	for _, v := range frame {
+		voiced = voiced || v != 0
+	}
+	now := time.Now()
+	if voiced && !s.voiced {
+		s.firsts = append(s.firsts, now)
+	}
+	if voiced {
+		if len(s.lasts) < len(s.firsts) {
+			s.lasts = append(s.lasts, now)
 		}
-		s.mu.Lock()
-		frame := s.q[:min(len(s.q), audio.FrameSamples)]
-		s.q = s.q[len(frame):]
-		voiced := false
-		for _, v := range frame {
-			voiced = voiced || v != 0
+		s.lasts[len(s.lasts)-1] = now
+	}
+	s.voiced = voiced
+	if len(s.q) == 0 {
+		for _, w := range s.waiters {
+			close(w)
 		}
-		now := time.Now()
-		if voiced && !s.voiced {
-			s.firsts = append(s.firsts, now)
-		}
-		if voiced {
-			if len(s.lasts) < len(s.firsts) {
-				s.lasts = append(s.lasts, now)
-			}
-			s.lasts[len(s.lasts)-1] = now
-		}
-		s.voiced = voiced
-		if len(s.q) == 0 {
-			for _, w := range s.waiters {
-				close(w)
-			}
-			s.waiters = nil
-		}
-		s.mu.Unlock()
+		s.waiters = nil
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/examtui/examtui/audio/livekit/internal/lkconfig"
 )
 
 type options struct {
@@ -50,10 +52,8 @@ func (o options) validate() error {
 		return fmt.Errorf("%w: ping interval must be at least 1s, got %s", ErrInvalidConfig, o.pingInterval)
 	case o.statusInterval <= 0 || o.deadAfter <= o.pingInterval:
 		return fmt.Errorf("%w: status interval must be positive and the dead timeout longer than the ping interval", ErrInvalidConfig)
-	case o.minBackoff <= 0 || o.maxBackoff < o.minBackoff:
-		return fmt.Errorf("%w: reconnect backoff %s..%s", ErrInvalidConfig, o.minBackoff, o.maxBackoff)
 	}
-	return nil
+	return lkconfig.CheckBackoff("reconnect", o.minBackoff, o.maxBackoff, ErrInvalidConfig)
 }
 
 // Option configures New.

@@ -16,6 +16,8 @@ import (
 	"github.com/livekit/protocol/auth"
 	lkproto "github.com/livekit/protocol/livekit"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/examtui/examtui/audio/livekit/internal/lkconfig"
 )
 
 // Config says which server to register with and as which agent.
@@ -31,14 +33,8 @@ type Config struct {
 }
 
 func (c Config) validate() error {
-	u, err := url.Parse(c.URL)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("%w: server URL %q", ErrInvalidConfig, c.URL)
-	}
-	switch u.Scheme {
-	case "ws", "wss", "http", "https":
-	default:
-		return fmt.Errorf("%w: server URL scheme %q (want ws, wss, http or https)", ErrInvalidConfig, u.Scheme)
+	if err := lkconfig.CheckServerURL(c.URL, ErrInvalidConfig); err != nil {
+		return err
 	}
 	if c.APIKey == "" || c.APISecret == "" {
 		return fmt.Errorf("%w: API key and secret are required", ErrInvalidConfig)
