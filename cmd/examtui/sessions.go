@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -168,41 +167,12 @@ func newSessionsExportCmd() *cobra.Command {
 			}
 			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
 				opts := sessions.ExportOptions{Version: version}
-				if output == "" || output == "-" {
-					return st.Export(cmd.Context(), cmd.OutOrStdout(), id, f, opts)
-				}
-				return exportToFile(output, func(w io.Writer) error { return st.Export(cmd.Context(), w, id, f, opts) })
+				// mode 0600: exam records are personal data
+				return writeOutput(cmd, output, 0o600, func(w io.Writer) error { return st.Export(cmd.Context(), w, id, f, opts) })
 			})
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "runresult", "runresult, jsonl, markdown or script (a candidate script for examtui test)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of stdout")
 	return cmd
-}
-
-// exportToFile writes path (mode 0600: exam records are personal data) through a temporary
-// file, so a failed export never leaves a truncated file behind.
-func exportToFile(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

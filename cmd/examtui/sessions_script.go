@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,11 +53,7 @@ func exportScript(cmd *cobra.Command, idOrPrefix, output string) error {
 		if err != nil {
 			return fmt.Errorf("session %s: %w", id, err)
 		}
-		if output == "" || output == "-" {
-			_, err = cmd.OutOrStdout().Write(b)
-			return err
-		}
-		return exportToFile(output, func(w io.Writer) error { _, err := io.Copy(w, bytes.NewReader(b)); return err })
+		return writeOutput(cmd, output, 0o600, writeBytes(b)) // an exam record: personal data
 	})
 }
 
