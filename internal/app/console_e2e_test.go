@@ -59,6 +59,17 @@ func openConsoleWith(t *testing.T, o app.Options) *console {
 		t.Fatal(err)
 	}
 	c := &console{t: t, x: x}
+	c.program(m)
+	if err := x.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.bridge(m, x.Events())
+	return c
+}
+
+// program runs m under teatest (120×40, no colour) with a filter that answers screen probes
+// and counts the events the console applies.
+func (c *console) program(m *tui.Model) {
 	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
 		switch msg := msg.(type) {
 		case screenProbe:
@@ -69,13 +80,14 @@ func openConsoleWith(t *testing.T, o app.Options) *console {
 		}
 		return msg
 	}
-	c.tm = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
+	c.tm = teatest.NewTestModel(c.t, m, teatest.WithInitialTermSize(120, 40),
 		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// bridge feeds events to the program the way tui.Run does; c.stop (also a cleanup) ends it.
+func (c *console) bridge(m *tui.Model, events <-chan runtime.Event) {
 	done, bridged := make(chan struct{}), make(chan struct{})
-	go func() { defer close(bridged); m.Bridge(done, x.Events(), c.tm.Send) }()
+	go func() { defer close(bridged); m.Bridge(done, events, c.tm.Send) }()
 	var once atomic.Bool
 	c.stop = func() {
 		if once.CompareAndSwap(false, true) {
@@ -83,8 +95,7 @@ func openConsoleWith(t *testing.T, o app.Options) *console {
 			<-bridged
 		}
 	}
-	t.Cleanup(c.stop)
-	return c
+	c.t.Cleanup(c.stop)
 }
 
 // screen is the frame the console shows now.

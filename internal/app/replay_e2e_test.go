@@ -9,7 +9,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/examtui/examtui/examples"
@@ -81,18 +80,9 @@ func TestReplayConsole(t *testing.T) {
 	sess, m, p, events, played := r.Session, r.Model, r.Player, r.Events, r.Played
 	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: sess.Input, SessionID: id, ReadOnly: true}
 	c := &console{t: t}
-	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
-		if probe, ok := msg.(screenProbe); ok {
-			probe <- tui.Plain(model.(*tui.Model).Render())
-			return nil
-		}
-		return msg
-	}
-	c.tm = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
-	done, bridged := make(chan struct{}), make(chan struct{})
-	go func() { defer close(bridged); m.Bridge(done, events, c.tm.Send) }()
-	defer func() { cancel(); close(done); <-bridged }()
+	c.program(m)
+	c.bridge(m, events)
+	defer func() { cancel(); c.stop() }()
 
 	n := len(all)
 	c.waitScreen("paused at the start", fmt.Sprintf("replay 16× ⏸ event 0 of %d", n))
