@@ -833,14 +833,7 @@ func runCmdTimeout(t *testing.T, d time.Duration, stdin string, args ...string) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	var out, errOut bytes.Buffer
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetIn(strings.NewReader(stdin))
-	err := root.ExecuteContext(ctx)
-	return out.String(), errOut.String(), err
+	return runCmdContext(ctx, stdin, args...)
 }
 
 // endedAt reports whether events hold a terminal exam_state: the store then counts the session

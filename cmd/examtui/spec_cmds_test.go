@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -20,13 +21,19 @@ import (
 // runCmd runs the real root command with args and returns stdout, stderr and the error.
 func runCmd(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
+	return runCmdContext(context.Background(), stdin, args...)
+}
+
+// runCmdContext runs the real root command in-process with ctx (its end is the command's
+// SIGINT) and stdin, and returns stdout, stderr and the error.
+func runCmdContext(ctx context.Context, stdin string, args ...string) (string, string, error) {
 	var out, errOut bytes.Buffer
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(&out)
 	root.SetErr(&errOut)
 	root.SetIn(strings.NewReader(stdin))
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	return out.String(), errOut.String(), err
 }
 

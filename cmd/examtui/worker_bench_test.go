@@ -172,7 +172,7 @@ func BenchmarkJoinToFirstWord(b *testing.B) {
 						return w.count("waiting for the candidate", "room", room) == 1
 					}, "the bot waiting in "+room)
 				} else {
-					out, errOut, err := runCmdTB(b, "token", "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret, "--room", room,
+					out, errOut, err := runCmdContext(context.Background(), "", "token", "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret, "--room", room,
 						"--identity", identity, "--role", "candidate", "--dispatch-spec", "hotel", "--agent-name", e2eAgent)
 					if err != nil {
 						b.Fatalf("token: %v %s", err, errOut)

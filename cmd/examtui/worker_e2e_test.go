@@ -177,23 +177,11 @@ func (w *workerProc) exited() bool {
 // dispatchExam runs `examtui dispatch` in-process.
 func (p *pool) dispatchExam(room, spec, candidate string) {
 	p.t.Helper()
-	out, errOut, err := runCmdTB(p.t, "dispatch", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
+	out, errOut, err := runCmdContext(context.Background(), "", "dispatch", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
 		"--agent-name", e2eAgent, "--room", room, "--spec", spec, "--candidate", candidate)
 	if err != nil || !strings.HasPrefix(out, "AD_") {
 		p.t.Fatalf("dispatch %s: %v\n%s%s", room, err, out, errOut)
 	}
-}
-
-// runCmdTB runs examtui in-process (runCmd for benchmarks too).
-func runCmdTB(tb testing.TB, args ...string) (string, string, error) {
-	tb.Helper()
-	var out, errOut strings.Builder
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	err := root.Execute()
-	return out.String(), errOut.String(), err
 }
 
 // candidate is a typed-answer candidate in a room.
