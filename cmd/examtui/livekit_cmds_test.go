@@ -124,14 +124,9 @@ func TestWatchCommandJSON(t *testing.T) {
 	var runErr error
 	go func() {
 		defer close(done)
-		root := newRootCmd()
 		var o, e strings.Builder
-		root.SetArgs([]string{"watch", "--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret,
-			"--room", srv.Room, "--identity", "examiner-cli", "--json", "--commands"})
-		root.SetOut(&o)
-		root.SetErr(&e)
-		root.SetIn(stdinR)
-		runErr = root.ExecuteContext(ctx)
+		runErr = execRoot(ctx, stdinR, &o, &e, "watch", "--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret,
+			"--room", srv.Room, "--identity", "examiner-cli", "--json", "--commands")
 		out, errOut = o.String(), e.String()
 	}()
 

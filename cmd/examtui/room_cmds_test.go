@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -152,16 +151,10 @@ func TestRunRoomHeadless(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		root := newRootCmd()
-		var o, e bytes.Buffer
-		root.SetArgs([]string{"run", "demo", "--room", srv.Room, "--headless", "--json", "--examiner", "offline",
+		out, errOut, err := runCmdContext(ctx, "", "run", "demo", "--room", srv.Room, "--headless", "--json", "--examiner", "offline",
 			"--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret, "--tts", "none", "--stt", "none",
-			"--data-dir", dir, "--log-file", filepath.Join(dir, "log")})
-		root.SetOut(&o)
-		root.SetErr(&e)
-		root.SetIn(strings.NewReader(""))
-		err := root.ExecuteContext(ctx)
-		done <- result{o.String(), e.String(), err}
+			"--data-dir", dir, "--log-file", filepath.Join(dir, "log"))
+		done <- result{out, errOut, err}
 	}()
 
 	// The candidate comes late: the session's duration must not count the wait.

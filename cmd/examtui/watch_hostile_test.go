@@ -49,12 +49,8 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 	out := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		root := newRootCmd()
-		root.SetArgs([]string{"watch", "--json", "--room", srv.Room, "--url", srv.URL,
-			"--api-key", srv.APIKey, "--api-secret", srv.Secret, "--identity", "examiner-watch"})
-		root.SetOut(out)
-		root.SetErr(&bytes.Buffer{})
-		done <- root.ExecuteContext(ctx)
+		done <- execRoot(ctx, nil, out, &bytes.Buffer{}, "watch", "--json", "--room", srv.Room, "--url", srv.URL,
+			"--api-key", srv.APIKey, "--api-secret", srv.Secret, "--identity", "examiner-watch")
 	}()
 	testutil.Eventually(t, 30*time.Second, func() bool { return hasParticipant(rb.Room, "examiner-watch") }, "watch to join")
 
