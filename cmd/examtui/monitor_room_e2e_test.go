@@ -18,6 +18,7 @@ import (
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
@@ -52,14 +53,7 @@ func TestMonitorRoomExam(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = bot.Process.Kill(); _ = bot.Wait() })
 
-	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("candidate-7", livekit.RoleCandidate))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cand.Close()
-	if err := cand.WaitBot(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cand := apptest.DialBot(ctx, t, srv, "candidate-7", livekit.RoleCandidate)
 	var (
 		mu      sync.Mutex
 		heard   []runtime.Event

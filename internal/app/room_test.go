@@ -13,6 +13,7 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -66,16 +67,12 @@ func (l *listener) seqs() map[int64]bool {
 	return s
 }
 
+// dial is apptest.Dial with 20 s to connect.
 func dial(t *testing.T, srv *lktest.Server, identity string, role livekit.Role) *livekit.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := livekit.Dial(ctx, srv.URL, srv.Token(identity, role))
-	if err != nil {
-		t.Fatalf("%s: %v", identity, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return apptest.Dial(ctx, t, srv, identity, role)
 }
 
 // answer sends a typed answer, retrying while the bot is not (yet, or again) in the room.
@@ -226,14 +223,7 @@ func TestRoomExaminerControlsAndRefusals(t *testing.T) {
 	if _, err := rb.WaitCandidate(wctx); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 10*time.Second, func() bool {
-		for _, p := range rb.Room.Participants() {
-			if p.Identity == "examiner-1" {
-				return true
-			}
-		}
-		return false
-	}, "the bot to see the examiner")
+	testutil.Eventually(t, 10*time.Second, func() bool { return apptest.HasParticipant(rb.Room, "examiner-1") }, "the bot to see the examiner")
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
