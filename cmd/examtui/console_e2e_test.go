@@ -14,10 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -168,10 +167,7 @@ func openSessions(t *testing.T, dir string) *sessions.Store {
 // read back.
 func TestConsoleInTmux(t *testing.T) {
 	bin := examtuiBinary(t)
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	after := [][]string{
 		{"Timers node 2 of 4", "✓ welcome", "▶ scenario-hotel-breakfast", "Candidate: Hello, I'm Priya"},
 		{"command repeat accepted"},

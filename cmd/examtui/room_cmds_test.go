@@ -16,7 +16,6 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
@@ -163,10 +162,7 @@ func TestRunRoomHeadless(t *testing.T) {
 	time.Sleep(wait)
 	arrived := time.Now()
 	cand := apptest.DialBot(ctx, t, srv, "candidate-1", livekit.RoleCandidate)
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	// Each answer is sent once the examiner has spoken since the previous one.
 	var lastSpoken int64
 	awaitSpoken := func() {

@@ -12,11 +12,10 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
 )
@@ -194,10 +193,7 @@ func decodeAll[P runtime.Payload](t *testing.T, evs []runtime.Event, typ runtime
 // real controller, offline examiner and session store, watches each node arrive on screen,
 // and reads the stored session back.
 func TestConsoleRehearsal(t *testing.T) {
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	// What the screen must show once each answer has been handled: where the exam is, and the
 	// evidence count (the offline examiner accepts one signal per substantive answer here).
 	after := [][]string{

@@ -11,13 +11,11 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 )
 
 // candidateView lists the event types a candidate may receive.
@@ -119,10 +117,7 @@ func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	lines := script.Said()
 	turns := func() int { return x.Controller.Snapshot().Turn }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -40,7 +41,8 @@ func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 	}
 	first := "We could open a second buffet line, or"
 	second := "another way is a grab-and-go counter."
-	sphinx, err := audio.NewSphinx(append([]string{first}, spokenRehearsal...))
+	said := apptest.Rehearsal(t).Said()
+	sphinx, err := audio.NewSphinx(append([]string{first}, said...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 		}
 	}
 
-	pushPaced(src, spokenTurn(t, espeak, spokenRehearsal[0], 1))
+	pushPaced(src, spokenTurn(t, espeak, said[0], 1))
 	o := observed(1)
 	complete := audio.DefaultCompleteEndpointingDelay.Milliseconds()
 	if ms := o.Latency.EndpointingMs; ms < float64(complete) || ms > float64(complete)+2*float64(audio.FrameDuration.Milliseconds()) {
