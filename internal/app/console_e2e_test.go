@@ -45,11 +45,7 @@ func openConsole(t *testing.T, dir string) *console {
 func openConsoleWith(t *testing.T, o app.Options) *console {
 	t.Helper()
 	ctx := context.Background()
-	x, err := app.Open(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = x.Close() })
+	x := apptest.OpenExam(ctx, t, o)
 	m, err := tui.New(tui.Info{
 		Title: x.Spec.Title, Examiner: x.Examiner, Input: x.Input, SessionID: x.SessionID,
 	}, x, tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
@@ -24,11 +25,7 @@ func TestLLMFailoverWiring(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerLLM, DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := apptest.OpenExam(ctx, t, app.Options{Examiner: app.ExaminerLLM, DataDir: dir})
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

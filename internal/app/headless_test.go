@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
@@ -67,11 +68,7 @@ func TestRunHeadless(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			dir := t.TempDir()
-			x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: dir, Input: runtime.SourceTyped})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer x.Close()
+			x := apptest.OpenExam(ctx, t, app.Options{DataDir: dir, Input: runtime.SourceTyped})
 			stdinR, stdinW := io.Pipe()
 			go func() {
 				for _, l := range tc.lines {
@@ -99,7 +96,7 @@ func TestRunHeadless(t *testing.T) {
 			if tc.cancelAt != "" {
 				cfg.ResumeFlags = "--room r1"
 			}
-			err = x.RunHeadless(runCtx, stdinR, cfg)
+			err := x.RunHeadless(runCtx, stdinR, cfg)
 			msg := errw.String()
 			var ee *app.ExitError
 			switch {

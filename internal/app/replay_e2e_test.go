@@ -24,11 +24,7 @@ func recordRehearsal(t *testing.T, dir string) string {
 	t.Helper()
 	script := apptest.Rehearsal(t)
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := apptest.OpenExam(ctx, t, app.Options{DataDir: dir})
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

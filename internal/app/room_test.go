@@ -99,12 +99,7 @@ func answer(t *testing.T, c *livekit.Client, text string) {
 func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: t.TempDir(),
-		Input: runtime.SourceRoom, Logger: testLog(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
+	x := apptest.OpenExam(ctx, t, app.Options{DataDir: t.TempDir(), Input: runtime.SourceRoom, Logger: testLog(t)})
 	rb, err := x.JoinRoom(ctx, app.RoomOptions{
 		Config:      livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)},
 		RoomOptions: []livekit.Option{livekit.WithRejoinBackoff(100*time.Millisecond, time.Second)},
@@ -199,11 +194,7 @@ func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 func TestRoomExaminerControlsAndRefusals(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
+	x := apptest.OpenExam(ctx, t, app.Options{NoStore: true, Input: runtime.SourceRoom})
 	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
 		Room: srv.Room, Identity: "examtui-bot"}})
 	if err != nil {

@@ -30,11 +30,7 @@ func pushPaced(src *pushSource, samples []int16) {
 // trailing "or" is held, so the two halves are one turn.
 func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := apptest.OpenExam(ctx, t, app.Options{DataDir: t.TempDir()})
 	espeak, err := audio.NewEspeak()
 	if err != nil {
 		t.Fatal(err)

@@ -228,11 +228,7 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 func openDemoSpeaking(ctx context.Context, t *testing.T, o app.Options) (*app.Exam, *audio.Espeak, *audio.Player) {
 	t.Helper()
 	o.SpecPath, o.Examiner = "demo", app.ExaminerOffline
-	x, err := app.Open(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
+	x := apptest.OpenExam(ctx, t, o)
 	espeak, err := audio.NewEspeak()
 	if err != nil {
 		t.Fatal(err)

@@ -12,15 +12,29 @@ import (
 	"github.com/examtui/examtui/runtime"
 )
 
-// StartDemoBot opens the demo exam (offline examiner, no store, room input), joins it to srv's
-// room as the exam bot and starts it; both close with the test.
-func StartDemoBot(ctx context.Context, t testing.TB, srv *lktest.Server) (*app.Exam, *app.RoomBot) {
+// OpenExam opens the exam o describes: the demo exam with the offline examiner when o names
+// no spec or examiner. It closes with the test.
+func OpenExam(ctx context.Context, t testing.TB, o app.Options) *app.Exam {
 	t.Helper()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
+	if o.SpecPath == "" {
+		o.SpecPath = app.DemoSpec
+	}
+	if o.Examiner == "" {
+		o.Examiner = app.ExaminerOffline
+	}
+	x, err := app.Open(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+// StartDemoBot opens the demo exam (offline examiner, no store, room input), joins it to srv's
+// room as the exam bot and starts it; both close with the test.
+func StartDemoBot(ctx context.Context, t testing.TB, srv *lktest.Server) (*app.Exam, *app.RoomBot) {
+	t.Helper()
+	x := OpenExam(ctx, t, app.Options{NoStore: true, Input: runtime.SourceRoom})
 	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
 	if err != nil {
 		t.Fatal(err)
