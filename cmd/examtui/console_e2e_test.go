@@ -17,7 +17,6 @@ import (
 	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/sessions"
 )
 
 // screenshotPath is where -update saves one mid-exam capture, for the README.
@@ -152,15 +151,6 @@ func storedSessionLine(t *testing.T, stderrPath string) []string {
 
 // openSessions opens the session store in dir for reading back what a run stored; it closes
 // with the test.
-func openSessions(t *testing.T, dir string) *sessions.Store {
-	t.Helper()
-	st, err := sessions.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
-}
 
 // TestConsoleInTmux runs the built binary in a real terminal: the rehearsal's answers typed
 // as key presses, the panes read off the screen, ctrl+c to leave, and the stored session
@@ -217,7 +207,7 @@ func TestConsoleInTmux(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	st := openSessions(t, dataDir)
+	st := apptest.OpenStore(t, dataDir)
 	sess, err := st.Get(ctx, m[1])
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +254,7 @@ func TestConsoleInTmuxQuitConfirm(t *testing.T) {
 	tt.keys("y")
 	waitExitOK(t, rcPath, stderrPath)
 	m := storedSessionLine(t, stderrPath)
-	sess, err := openSessions(t, dataDir).Get(context.Background(), m[1])
+	sess, err := apptest.OpenStore(t, dataDir).Get(context.Background(), m[1])
 	if err != nil {
 		t.Fatal(err)
 	}

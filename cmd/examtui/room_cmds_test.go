@@ -22,7 +22,6 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
-	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -216,12 +215,7 @@ func TestRunRoomHeadless(t *testing.T) {
 	if !strings.Contains(r.errOut, "waiting for the candidate") || !strings.Contains(r.errOut, "completed") {
 		t.Errorf("stderr: %q", r.errOut)
 	}
-	st, err := sessions.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	list, err := st.List(ctx)
+	list, err := apptest.OpenStore(t, dir).List(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions: %v %v", list, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
-	"github.com/examtui/examtui/sessions"
 )
 
 // TestLLMFailoverWiring: `run --examiner llm` against an endpoint that hangs. The limits from the
@@ -43,12 +42,7 @@ func TestLLMFailoverWiring(t *testing.T) {
 	}
 	id := x.SessionID
 	x.Close()
-	st, err := sessions.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sum, err := st.Summary(ctx, id)
+	sum, err := apptest.OpenStore(t, dir).Summary(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

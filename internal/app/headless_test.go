@@ -12,7 +12,6 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/sessions"
 )
 
 // demoAnswers complete the demo exam with the offline examiner.
@@ -119,12 +118,7 @@ func TestRunHeadless(t *testing.T) {
 				}
 			}
 			// Everything stored was printed, in order, one readable line per event.
-			st, err := sessions.Open(context.Background(), dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			evs, err := st.LoadEvents(context.Background(), x.SessionID)
+			evs, err := apptest.OpenStore(t, dir).LoadEvents(context.Background(), x.SessionID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -52,11 +52,7 @@ func TestReplayConsole(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := sessions.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := apptest.OpenStore(t, dir)
 	all, err := st.LoadEvents(ctx, id)
 	if err != nil {
 		t.Fatal(err)
