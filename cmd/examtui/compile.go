@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/examtui/examtui/spec"
@@ -52,11 +50,7 @@ FILE may be "-" for standard input or "demo" for the built-in example exam.`,
 			if err != nil {
 				return err
 			}
-			if out == "" || out == "-" {
-				_, err = cmd.OutOrStdout().Write(b)
-				return err
-			}
-			return writeFileAtomic(out, b)
+			return writeOutput(cmd, out, 0o644, writeBytes(b))
 		},
 	}
 	cmd.Flags().StringVarP(&target, "target", "t", string(spec.TargetIR), "output format: "+targetNames())
@@ -76,26 +70,4 @@ func targetNames() string {
 		names[i] = string(t)
 	}
 	return strings.Join(names, ", ")
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so a reader never sees half
-// an export and a failed write leaves the old file in place.
-func writeFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -14,11 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
-	"github.com/examtui/examtui/sessions"
 )
 
 // screenshotPath is where -update saves one mid-exam capture, for the README.
@@ -153,25 +151,13 @@ func storedSessionLine(t *testing.T, stderrPath string) []string {
 
 // openSessions opens the session store in dir for reading back what a run stored; it closes
 // with the test.
-func openSessions(t *testing.T, dir string) *sessions.Store {
-	t.Helper()
-	st, err := sessions.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
-}
 
 // TestConsoleInTmux runs the built binary in a real terminal: the rehearsal's answers typed
 // as key presses, the panes read off the screen, ctrl+c to leave, and the stored session
 // read back.
 func TestConsoleInTmux(t *testing.T) {
 	bin := examtuiBinary(t)
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	after := [][]string{
 		{"Timers node 2 of 4", "✓ welcome", "▶ scenario-hotel-breakfast", "Candidate: Hello, I'm Priya"},
 		{"command repeat accepted"},
@@ -221,7 +207,7 @@ func TestConsoleInTmux(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	st := openSessions(t, dataDir)
+	st := apptest.OpenStore(t, dataDir)
 	sess, err := st.Get(ctx, m[1])
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +254,7 @@ func TestConsoleInTmuxQuitConfirm(t *testing.T) {
 	tt.keys("y")
 	waitExitOK(t, rcPath, stderrPath)
 	m := storedSessionLine(t, stderrPath)
-	sess, err := openSessions(t, dataDir).Get(context.Background(), m[1])
+	sess, err := apptest.OpenStore(t, dataDir).Get(context.Background(), m[1])
 	if err != nil {
 		t.Fatal(err)
 	}

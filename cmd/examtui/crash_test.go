@@ -340,10 +340,19 @@ func testHeadlessCrashResume(t *testing.T, engine sessions.Engine) {
 // crashReference runs the script uninterrupted and returns how many events it prints and how
 // long the first took.
 func crashReference(t *testing.T, bin, dir string) (int, time.Duration) {
+	evs, startup := runCrashScript(t, "reference run", bin, dir)
+	checkCompletedStream(t, evs, 0)
+	return len(evs), startup
+}
+
+// runCrashScript runs the crash script uninterrupted with the real binary (`run demo --headless
+// --json`, data directory dir) and returns the events it printed and how long the first took.
+func runCrashScript(t *testing.T, what, bin, dir string) ([]runtime.Event, time.Duration) {
+	t.Helper()
 	start := time.Now()
 	p := startHeadless(t, bin, 0, "--data-dir", dir, "run", "demo", "--headless", "--json")
 	if !p.waitEvent(0, func(runtime.Event) bool { return true }, 30*time.Second) {
-		t.Fatalf("reference run printed nothing; stderr:\n%s", p.stderr.String())
+		t.Fatalf("%s printed nothing; stderr:\n%s", what, p.stderr.String())
 	}
 	startup := time.Since(start)
 	for _, line := range crashScript {
@@ -351,11 +360,9 @@ func crashReference(t *testing.T, bin, dir string) (int, time.Duration) {
 	}
 	_ = p.stdin.Close()
 	if killed, code := p.wait(30 * time.Second); killed || code != 0 {
-		t.Fatalf("reference run: exit %d; stderr:\n%s", code, p.stderr.String())
+		t.Fatalf("%s: exit %d; stderr:\n%s", what, code, p.stderr.String())
 	}
-	evs := p.events()
-	checkCompletedStream(t, evs, 0)
-	return len(evs), startup
+	return p.events(), startup
 }
 
 type iterationResult struct {
@@ -833,14 +840,7 @@ func runCmdTimeout(t *testing.T, d time.Duration, stdin string, args ...string) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	var out, errOut bytes.Buffer
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetIn(strings.NewReader(stdin))
-	err := root.ExecuteContext(ctx)
-	return out.String(), errOut.String(), err
+	return runCmdContext(ctx, stdin, args...)
 }
 
 // endedAt reports whether events hold a terminal exam_state: the store then counts the session

@@ -56,11 +56,7 @@ prints its diagnostics and exits 1.`,
 			if err != nil {
 				return err
 			}
-			if out == "" || out == "-" {
-				_, err = cmd.OutOrStdout().Write(b)
-				return err
-			}
-			return writeFileAtomic(out, b)
+			return writeOutput(cmd, out, 0o644, writeBytes(b))
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text, mermaid or dot")

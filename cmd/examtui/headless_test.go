@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
@@ -52,12 +53,7 @@ func TestHeadlessReadable(t *testing.T) {
 	testutil.Golden(t, filepath.Join("testdata", "headless-readable.golden"), []byte(got))
 
 	// The session is stored, completed, with the candidate's name.
-	st, err := sessions.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	list, err := st.List(context.Background())
+	list, err := apptest.OpenStore(t, dir).List(context.Background())
 	if err != nil || len(list) != 1 || list[0].Status() != sessions.StatusCompleted || list[0].Candidate != "Priya" || list[0].EventCount != 61 {
 		t.Fatalf("stored sessions %+v, %v", list, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/livekit/protocol/auth"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -124,19 +125,14 @@ func TestWatchCommandJSON(t *testing.T) {
 	var runErr error
 	go func() {
 		defer close(done)
-		root := newRootCmd()
 		var o, e strings.Builder
-		root.SetArgs([]string{"watch", "--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret,
-			"--room", srv.Room, "--identity", "examiner-cli", "--json", "--commands"})
-		root.SetOut(&o)
-		root.SetErr(&e)
-		root.SetIn(stdinR)
-		runErr = root.ExecuteContext(ctx)
+		runErr = execRoot(ctx, stdinR, &o, &e, "watch", "--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret,
+			"--room", srv.Room, "--identity", "examiner-cli", "--json", "--commands")
 		out, errOut = o.String(), e.String()
 	}()
 
 	// The history is replayed to the watcher when it arrives; then it sends a command.
-	testutil.Eventually(t, 20*time.Second, func() bool { return hasParticipant(bot, "examiner-cli") }, "the watcher to join")
+	testutil.Eventually(t, 20*time.Second, func() bool { return apptest.HasParticipant(bot, "examiner-cli") }, "the watcher to join")
 	if _, err := stdinW.Write([]byte("queue Ask about staffing.\nbogus\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -181,15 +177,6 @@ func TestWatchCommandJSON(t *testing.T) {
 	if !strings.Contains(errOut, "unknown operator command") {
 		t.Errorf("the bogus command was not reported: %q", errOut)
 	}
-}
-
-func hasParticipant(r *livekit.Room, identity string) bool {
-	for _, p := range r.Participants() {
-		if p.Identity == identity {
-			return true
-		}
-	}
-	return false
 }
 
 // ioPipe is an os.Pipe closed at the end of the test, standing in for a terminal's stdin.

@@ -97,19 +97,11 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 		mu     sync.Mutex
 		alerts []alertLine
 	)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var a alertLine
-			if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-				t.Errorf("monitor --json printed %q: %v", sc.Text(), err)
-				continue
-			}
-			mu.Lock()
-			alerts = append(alerts, a)
-			mu.Unlock()
-		}
-	}()
+	scanAlerts(t, out, func(a alertLine) {
+		mu.Lock()
+		alerts = append(alerts, a)
+		mu.Unlock()
+	})
 
 	for _, p := range []*headlessProc{alice, bob, carol} {
 		p.write("Hello, I am on the hospitality management course.")
@@ -156,15 +148,10 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := controlroom.New(board, controlroom.WithLoader(store.LoadEvents), controlroom.WithNoColor(true),
-		controlroom.WithQuiet(true), controlroom.WithTickInterval(0),
+	tm := newControlRoomTest(t, board, controlroom.WithLoader(store.LoadEvents),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
 			return app.StoreBackend(ctx, store, r.SessionID, "monitor:"+defaultExaminerIdentity()), nil
 		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm := newControlRoomTest(t, m)
 	updates := make(chan monitor.Update, 4)
 	go monitor.Follow(ctx, store, monitor.FollowOptions{Interval: 200 * time.Millisecond}, updates)
 	go func() {
@@ -237,10 +224,33 @@ func startMonitor(t *testing.T, bin string, stderr io.Writer, args ...string) io
 	return out
 }
 
-// newControlRoomTest runs the control room model m in a 120×40 test terminal without colour.
-func newControlRoomTest(t *testing.T, m *controlroom.Model) *teatest.TestModel {
+// newControlRoomTest runs the control room console over board with opts (its loader and
+// backend), quiet, without colour or a ticking clock, in a 120×40 test terminal.
+func newControlRoomTest(t *testing.T, board *monitor.Board, opts ...controlroom.Option) *teatest.TestModel {
+	t.Helper()
+	m, err := controlroom.New(board, append([]controlroom.Option{controlroom.WithNoColor(true),
+		controlroom.WithQuiet(true), controlroom.WithTickInterval(0)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+}
+
+// scanAlerts hands each line `examtui monitor --json` prints on out to each, as it comes; a
+// line that is not an alert fails the test.
+func scanAlerts(t *testing.T, out io.Reader, each func(alertLine)) {
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var a alertLine
+			if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+				t.Errorf("monitor --json printed %q: %v", sc.Text(), err)
+				continue
+			}
+			each(a)
+		}
+	}()
 }
 
 func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }

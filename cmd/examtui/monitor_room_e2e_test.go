@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
@@ -52,14 +51,7 @@ func TestMonitorRoomExam(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = bot.Process.Kill(); _ = bot.Wait() })
 
-	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("candidate-7", livekit.RoleCandidate))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cand.Close()
-	if err := cand.WaitBot(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cand := apptest.DialBot(ctx, t, srv, "candidate-7", livekit.RoleCandidate)
 	var (
 		mu      sync.Mutex
 		heard   []runtime.Event
@@ -99,15 +91,7 @@ func TestMonitorRoomExam(t *testing.T) {
 	var monErr syncBuffer
 	out := startMonitor(t, bin, &monErr, "--data-dir", filepath.Join(dir, "monitor"), "--log-file", filepath.Join(dir, "monitor.log"), "monitor", "--json")
 	alerts := make(chan alertLine, 16)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			var a alertLine
-			if json.Unmarshal(sc.Bytes(), &a) == nil {
-				alerts <- a
-			}
-		}
-	}()
+	scanAlerts(t, out, func(a alertLine) { alerts <- a })
 
 	// The control room in-process: rooms only (its board has no store behind it).
 	rw := newRoomWatcher(slog.New(slog.DiscardHandler))
@@ -118,7 +102,7 @@ func TestMonitorRoomExam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := controlroom.New(board, controlroom.WithNoColor(true), controlroom.WithQuiet(true), controlroom.WithTickInterval(0),
+	tm := newControlRoomTest(t, board,
 		controlroom.WithLoader(func(_ context.Context, id string) ([]runtime.Event, error) { return rw.History(id), nil }),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
 			b, ok := rw.Backend(ctx, r.SessionID)
@@ -127,10 +111,6 @@ func TestMonitorRoomExam(t *testing.T) {
 			}
 			return b, nil
 		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm := newControlRoomTest(t, m)
 	msgs := make(chan app.RoomMsg, 16)
 	rctx, rcancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -63,30 +63,27 @@ speed, q quits. --from N shows the first N-1 events at once and plays from seq N
 }
 
 func replayJSON(cmd *cobra.Command, idOrPrefix string, o replayOptions, popts []sessions.PlayerOption) error {
-	st, id, err := resolveSession(cmd, idOrPrefix)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if o.paused {
-		return errors.New("--paused needs the console (it has no keys to resume with --json)")
-	}
-	p, err := sessions.NewPlayer(st.Events(cmd.Context(), id, o.from), popts...)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(cmd.OutOrStdout())
-	enc.SetEscapeHTML(false)
-	err = p.Run(cmd.Context(), func(ev runtime.Event) error {
-		if err := enc.Encode(ev); err != nil {
-			return fmt.Errorf("write seq %d: %w", ev.Seq, err)
+	return withSession(cmd, idOrPrefix, func(st *sessions.Store, id string) error {
+		if o.paused {
+			return errors.New("--paused needs the console (it has no keys to resume with --json)")
 		}
-		return nil
+		p, err := sessions.NewPlayer(st.Events(cmd.Context(), id, o.from), popts...)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetEscapeHTML(false)
+		err = p.Run(cmd.Context(), func(ev runtime.Event) error {
+			if err := enc.Encode(ev); err != nil {
+				return fmt.Errorf("write seq %d: %w", ev.Seq, err)
+			}
+			return nil
+		})
+		if err != nil && cmd.Context().Err() != nil && errors.Is(err, cmd.Context().Err()) {
+			return nil // interrupted by the user
+		}
+		return err
 	})
-	if err != nil && cmd.Context().Err() != nil && errors.Is(err, cmd.Context().Err()) {
-		return nil // interrupted by the user
-	}
-	return err
 }
 
 // replayConsole plays a stored session in a read-only console steered by a sessions.Player:
@@ -97,22 +94,19 @@ func replayConsole(cmd *cobra.Command, idOrPrefix string, o replayOptions, popts
 		return err
 	}
 	defer closeLog()
-	st, id, err := resolveSession(cmd, idOrPrefix)
-	if err != nil {
+	return withSession(cmd, idOrPrefix, func(st *sessions.Store, id string) error {
+		ctx, cancel := context.WithCancel(cmd.Context())
+		defer cancel()
+		r, err := app.OpenReplay(ctx, st, id, o.from, popts, append(replayGraphOption(ctx, st, id), tui.WithLogger(log.With("replay", id)))...)
+		if err != nil {
+			return err
+		}
+		log.Info("replay started", "session", id, "events", r.Session.EventCount, "from", o.from, "speed", o.speed)
+		err = tui.Run(ctx, r.Model, r.Events)
+		cancel() // quitting the console stops the player
+		if perr := <-r.Played; perr != nil && !errors.Is(perr, context.Canceled) && err == nil {
+			err = fmt.Errorf("replay %s: %w", id, perr)
+		}
 		return err
-	}
-	defer st.Close()
-	ctx, cancel := context.WithCancel(cmd.Context())
-	defer cancel()
-	r, err := app.OpenReplay(ctx, st, id, o.from, popts, append(replayGraphOption(ctx, st, id), tui.WithLogger(log.With("replay", id)))...)
-	if err != nil {
-		return err
-	}
-	log.Info("replay started", "session", id, "events", r.Session.EventCount, "from", o.from, "speed", o.speed)
-	err = tui.Run(ctx, r.Model, r.Events)
-	cancel() // quitting the console stops the player
-	if perr := <-r.Played; perr != nil && !errors.Is(perr, context.Canceled) && err == nil {
-		err = fmt.Errorf("replay %s: %w", id, perr)
-	}
-	return err
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
@@ -16,15 +15,7 @@ import (
 // recordHeadless records the crash script with the real binary and returns the stored events.
 func recordHeadless(t *testing.T, bin, dir string) []runtime.Event {
 	t.Helper()
-	p := startHeadless(t, bin, 0, "--data-dir", dir, "run", "demo", "--headless", "--json")
-	for _, line := range crashScript {
-		p.write(line)
-	}
-	_ = p.stdin.Close()
-	if killed, code := p.wait(30 * time.Second); killed || code != 0 {
-		t.Fatalf("recording: exit %d; stderr:\n%s", code, p.stderr.String())
-	}
-	evs := p.events()
+	evs, _ := runCrashScript(t, "recording", bin, dir)
 	return loadChecked(t, dir, evs[0].SessionID, sessions.StatusCompleted, evs)
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,13 +16,12 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
-	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -152,34 +150,18 @@ func TestRunRoomHeadless(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		root := newRootCmd()
-		var o, e bytes.Buffer
-		root.SetArgs([]string{"run", "demo", "--room", srv.Room, "--headless", "--json", "--examiner", "offline",
+		out, errOut, err := runCmdContext(ctx, "", "run", "demo", "--room", srv.Room, "--headless", "--json", "--examiner", "offline",
 			"--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret, "--tts", "none", "--stt", "none",
-			"--data-dir", dir, "--log-file", filepath.Join(dir, "log")})
-		root.SetOut(&o)
-		root.SetErr(&e)
-		root.SetIn(strings.NewReader(""))
-		err := root.ExecuteContext(ctx)
-		done <- result{o.String(), e.String(), err}
+			"--data-dir", dir, "--log-file", filepath.Join(dir, "log"))
+		done <- result{out, errOut, err}
 	}()
 
 	// The candidate comes late: the session's duration must not count the wait.
 	const wait = 3 * time.Second
 	time.Sleep(wait)
 	arrived := time.Now()
-	cand, err := livekit.Dial(ctx, srv.URL, srv.Token("candidate-1", livekit.RoleCandidate))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cand.Close()
-	if err := cand.WaitBot(ctx); err != nil {
-		t.Fatal(err)
-	}
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cand := apptest.DialBot(ctx, t, srv, "candidate-1", livekit.RoleCandidate)
+	script := apptest.Rehearsal(t)
 	// Each answer is sent once the examiner has spoken since the previous one.
 	var lastSpoken int64
 	awaitSpoken := func() {
@@ -233,12 +215,7 @@ func TestRunRoomHeadless(t *testing.T) {
 	if !strings.Contains(r.errOut, "waiting for the candidate") || !strings.Contains(r.errOut, "completed") {
 		t.Errorf("stderr: %q", r.errOut)
 	}
-	st, err := sessions.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	list, err := st.List(ctx)
+	list, err := apptest.OpenStore(t, dir).List(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions: %v %v", list, err)
 	}
@@ -311,26 +288,6 @@ func testOrderEvents(t *testing.T, in, want []int64) {
 	}
 }
 
-// startDemoBot opens the demo exam (offline examiner, no store, room input), joins it to srv's
-// room as the exam bot and starts it; both close with the test.
-func startDemoBot(ctx context.Context, t *testing.T, srv *lktest.Server) (*app.Exam, *app.RoomBot) {
-	t.Helper()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
-	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rb.Close() })
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return x, rb
-}
-
 // TestWatchConsoleBackend drives a real exam bot through the watch console's Backend: controls
 // and instructions reach the controller with the examiner's identity; typed answers are
 // refused.
@@ -338,7 +295,7 @@ func TestWatchConsoleBackend(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	x, rb := startDemoBot(ctx, t, srv)
+	x, rb := apptest.StartDemoBot(ctx, t, srv)
 	c, err := dialWatch(ctx, watchOptions{creds: livekitCreds{url: srv.URL, key: srv.APIKey, secret: srv.Secret},
 		room: srv.Room, identity: "examiner-console"}, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -348,7 +305,7 @@ func TestWatchConsoleBackend(t *testing.T) {
 	if err := c.WaitBot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 30*time.Second, func() bool { return hasParticipant(rb.Room, "examiner-console") }, "the bot to see examiner-console")
+	testutil.Eventually(t, 30*time.Second, func() bool { return apptest.HasParticipant(rb.Room, "examiner-console") }, "the bot to see examiner-console")
 	b := app.RemoteBackend(ctx, c)
 	state := func() runtime.ExamState { return x.Controller.Snapshot().State }
 	steps := []struct {

@@ -70,13 +70,23 @@ func (v voiceOptions) merged() voiceOptions {
 	if !given("barge-in") && c.BargeIn {
 		v.bargeIn = true
 	}
+	v.minDelay, v.maxDelay = configDelays(v.flags, v.minDelay, v.maxDelay)
+	return v
+}
+
+// configDelays is the endpointing delays of the --min-endpointing-delay and
+// --max-endpointing-delay flags in flags, each replaced by the config file's audio delay when
+// the flag was not given (run --mic, and test --audio).
+func configDelays(flags *pflag.FlagSet, minDelay, maxDelay time.Duration) (time.Duration, time.Duration) {
+	c := globals.config.Audio
+	given := func(name string) bool { return flags != nil && flags.Changed(name) }
 	if !given("min-endpointing-delay") && c.MinEndpointingDelay > 0 {
-		v.minDelay = seconds(c.MinEndpointingDelay)
+		minDelay = seconds(c.MinEndpointingDelay)
 	}
 	if !given("max-endpointing-delay") && c.MaxEndpointingDelay > 0 {
-		v.maxDelay = seconds(c.MaxEndpointingDelay)
+		maxDelay = seconds(c.MaxEndpointingDelay)
 	}
-	return v
+	return minDelay, maxDelay
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/config"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
@@ -67,7 +68,7 @@ func TestRunMicInTmux(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	st := openSessions(t, dataDir)
+	st := apptest.OpenStore(t, dataDir)
 	list, err := st.List(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %v %v", list, err)

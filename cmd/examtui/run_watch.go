@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 )
@@ -34,26 +35,20 @@ func watchSpec(ctx context.Context, path string, ctrl specReloader, log *slog.Lo
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(watchInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		app.Every(ctx, watchInterval, func() bool {
 			src, err := os.ReadFile(path)
 			if err != nil || bytes.Equal(src, last) {
-				continue // mid-save (the file briefly gone) or unchanged
+				return true // mid-save (the file briefly gone) or unchanged
 			}
 			last = src
 			if err := reloadSpec(path, src, ctrl); err != nil {
 				if errors.Is(err, runtime.ErrExamOver) || errors.Is(err, runtime.ErrClosed) {
-					return
+					return false
 				}
 				log.Warn("spec reload", "path", path, "err", err)
 			}
-		}
+			return true
+		})
 	}()
 	return func() { cancel(); wg.Wait() }
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -72,7 +73,7 @@ func TestWatchInTmux(t *testing.T) {
 	tt.keys("y")
 	waitExitOK(t, rcPath, stderrPath)
 	m := storedSessionLine(t, stderrPath)
-	evs, err := openSessions(t, dataDir).LoadEvents(context.Background(), m[1])
+	evs, err := apptest.OpenStore(t, dataDir).LoadEvents(context.Background(), m[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,12 +24,7 @@ schema compiles in ajv's strict mode.`,
   # yaml-language-server: $schema=./exam.schema.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b := spec.JSONSchema()
-			if out == "" || out == "-" {
-				_, err := cmd.OutOrStdout().Write(b)
-				return err
-			}
-			return writeFileAtomic(out, b)
+			return writeOutput(cmd, out, 0o644, writeBytes(spec.JSONSchema()))
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -26,18 +25,19 @@ func openStore(cmd *cobra.Command) (*sessions.Store, error) {
 	return app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dir), nil)
 }
 
-// resolveSession opens the store and resolves an id or unambiguous prefix.
-func resolveSession(cmd *cobra.Command, idOrPrefix string) (*sessions.Store, string, error) {
+// withSession opens the store, resolves idOrPrefix (an id or unambiguous prefix) and runs fn
+// with both; the store is closed when fn returns.
+func withSession(cmd *cobra.Command, idOrPrefix string, fn func(st *sessions.Store, id string) error) error {
 	st, err := openStore(cmd)
 	if err != nil {
-		return nil, "", err
+		return err
 	}
+	defer st.Close()
 	id, err := st.Resolve(cmd.Context(), idOrPrefix)
 	if err != nil {
-		_ = st.Close()
-		return nil, "", err
+		return err
 	}
-	return st, id, nil
+	return fn(st, id)
 }
 
 func newSessionsCmd() *cobra.Command {
@@ -89,26 +89,23 @@ func newSessionsShowCmd() *cobra.Command {
 		Short: "Summarise a session: nodes, evidence, guardrails, commands, latency",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, id, err := resolveSession(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			sum, err := st.Summary(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			md := sessions.RenderMarkdown(sum, sessions.MarkdownOptions{})
-			out := cmd.OutOrStdout()
-			if f, ok := out.(*os.File); ok && !plain && term.IsTerminal(f.Fd()) {
-				width := 100
-				if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
-					width = w - 2
+			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
+				sum, err := st.Summary(cmd.Context(), id)
+				if err != nil {
+					return err
 				}
-				md = mdterm.Render(md, width, mdterm.WithColor(mdterm.ColorFor(f, os.Environ())))
-			}
-			_, err = io.WriteString(out, md)
-			return err
+				md := sessions.RenderMarkdown(sum, sessions.MarkdownOptions{})
+				out := cmd.OutOrStdout()
+				if f, ok := out.(*os.File); ok && !plain && term.IsTerminal(f.Fd()) {
+					width := 100
+					if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
+						width = w - 2
+					}
+					md = mdterm.Render(md, width, mdterm.WithColor(mdterm.ColorFor(f, os.Environ())))
+				}
+				_, err = io.WriteString(out, md)
+				return err
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&plain, "plain", false, "print plain Markdown even on a terminal")
@@ -122,29 +119,26 @@ func newSessionsDeleteCmd() *cobra.Command {
 		Short: "Delete a session and its events",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, id, err := resolveSession(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			s, err := st.Get(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if !yes {
-				fmt.Fprintf(cmd.OutOrStdout(), "Delete session %s (%s, %s, %d events, %s)? [y/N] ",
-					s.ID, sessions.OneLine(s.ExamID), sessions.OneLine(s.Candidate), s.EventCount, s.Status())
-				line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-					fmt.Fprintln(cmd.OutOrStdout(), "Not deleted.")
-					return &exitError{code: 1}
+			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
+				s, err := st.Get(cmd.Context(), id)
+				if err != nil {
+					return err
 				}
-			}
-			if err := st.Delete(cmd.Context(), id); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Deleted session %s.\n", id)
-			return nil
+				if !yes {
+					fmt.Fprintf(cmd.OutOrStdout(), "Delete session %s (%s, %s, %d events, %s)? [y/N] ",
+						s.ID, sessions.OneLine(s.ExamID), sessions.OneLine(s.Candidate), s.EventCount, s.Status())
+					line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+					if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+						fmt.Fprintln(cmd.OutOrStdout(), "Not deleted.")
+						return &exitError{code: 1}
+					}
+				}
+				if err := st.Delete(cmd.Context(), id); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Deleted session %s.\n", id)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
@@ -171,46 +165,14 @@ func newSessionsExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, id, err := resolveSession(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			opts := sessions.ExportOptions{Version: version}
-			if output == "" || output == "-" {
-				return st.Export(cmd.Context(), cmd.OutOrStdout(), id, f, opts)
-			}
-			return exportToFile(output, func(w io.Writer) error { return st.Export(cmd.Context(), w, id, f, opts) })
+			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
+				opts := sessions.ExportOptions{Version: version}
+				// mode 0600: exam records are personal data
+				return writeOutput(cmd, output, 0o600, func(w io.Writer) error { return st.Export(cmd.Context(), w, id, f, opts) })
+			})
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "runresult", "runresult, jsonl, markdown or script (a candidate script for examtui test)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to FILE instead of stdout")
 	return cmd
-}
-
-// exportToFile writes path (mode 0600: exam records are personal data) through a temporary
-// file, so a failed export never leaves a truncated file behind.
-func exportToFile(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
@@ -20,10 +20,7 @@ func recordRehearsal(t *testing.T) (string, string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	exam, err := script.CompileSpec()
 	if err != nil {
 		t.Fatal(err)

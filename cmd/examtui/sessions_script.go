@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -21,48 +20,41 @@ const scriptFormat = "script"
 // exportScript writes session idOrPrefix as a candidate script (`examtui test` format) whose
 // expectations are the decisions the session made.
 func exportScript(cmd *cobra.Command, idOrPrefix, output string) error {
-	st, id, err := resolveSession(cmd, idOrPrefix)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ctx := cmd.Context()
-	sess, err := st.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	events, err := st.LoadEvents(ctx, id)
-	if err != nil {
-		return err
-	}
-	examiner := "offline"
-	if strings.HasPrefix(sess.Examiner, "llm") {
-		examiner = "llm"
-	}
-	specLine := scriptSpecPath(sess.SpecPath, output)
-	if specLine == "" {
-		// No spec file recorded: the built-in demo is the one exam a script can name without one.
-		demo, _, derr := spec.Compile(examples.DemoSpecName, examples.Demo())
-		if derr != nil || demo.ID != sess.ExamID {
-			return fmt.Errorf("session %s does not record its spec file: cannot write the script's spec line", id)
+	return withSession(cmd, idOrPrefix, func(st *sessions.Store, id string) error {
+		ctx := cmd.Context()
+		sess, err := st.Get(ctx, id)
+		if err != nil {
+			return err
 		}
-		specLine = headless.DemoSpec
-	}
-	b, err := headless.ScriptFromEvents(events, headless.ExportOptions{
-		Spec:     specLine,
-		Examiner: examiner,
-		Header: fmt.Sprintf("Candidate script exported from session %s (%s input, %s examiner), %s.\n"+
-			"Run it with: examtui test FILE   After a spec change, review the differences, then: examtui test --update FILE",
-			sess.ID, sess.Input, sess.Examiner, sess.StartedAt.UTC().Format("2006-01-02 15:04 UTC")),
+		events, err := st.LoadEvents(ctx, id)
+		if err != nil {
+			return err
+		}
+		examiner := "offline"
+		if strings.HasPrefix(sess.Examiner, "llm") {
+			examiner = "llm"
+		}
+		specLine := scriptSpecPath(sess.SpecPath, output)
+		if specLine == "" {
+			// No spec file recorded: the built-in demo is the one exam a script can name without one.
+			demo, _, derr := spec.Compile(examples.DemoSpecName, examples.Demo())
+			if derr != nil || demo.ID != sess.ExamID {
+				return fmt.Errorf("session %s does not record its spec file: cannot write the script's spec line", id)
+			}
+			specLine = headless.DemoSpec
+		}
+		b, err := headless.ScriptFromEvents(events, headless.ExportOptions{
+			Spec:     specLine,
+			Examiner: examiner,
+			Header: fmt.Sprintf("Candidate script exported from session %s (%s input, %s examiner), %s.\n"+
+				"Run it with: examtui test FILE   After a spec change, review the differences, then: examtui test --update FILE",
+				sess.ID, sess.Input, sess.Examiner, sess.StartedAt.UTC().Format("2006-01-02 15:04 UTC")),
+		})
+		if err != nil {
+			return fmt.Errorf("session %s: %w", id, err)
+		}
+		return writeOutput(cmd, output, 0o600, writeBytes(b)) // an exam record: personal data
 	})
-	if err != nil {
-		return fmt.Errorf("session %s: %w", id, err)
-	}
-	if output == "" || output == "-" {
-		_, err = cmd.OutOrStdout().Write(b)
-		return err
-	}
-	return exportToFile(output, func(w io.Writer) error { _, err := io.Copy(w, bytes.NewReader(b)); return err })
 }
 
 // scriptSpecPath is the spec line of an exported script: a script's spec is relative to the

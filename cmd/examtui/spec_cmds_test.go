@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,14 +22,26 @@ import (
 // runCmd runs the real root command with args and returns stdout, stderr and the error.
 func runCmd(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
+	return runCmdContext(context.Background(), stdin, args...)
+}
+
+// runCmdContext runs the real root command in-process with ctx (its end is the command's
+// SIGINT) and stdin, and returns stdout, stderr and the error.
+func runCmdContext(ctx context.Context, stdin string, args ...string) (string, string, error) {
 	var out, errOut bytes.Buffer
+	err := execRoot(ctx, strings.NewReader(stdin), &out, &errOut, args...)
+	return out.String(), errOut.String(), err
+}
+
+// execRoot runs the real root command in-process with ctx on the given standard streams (nil
+// stdin: the process's), for tests that feed or read them while it runs.
+func execRoot(ctx context.Context, stdin io.Reader, out, errOut io.Writer, args ...string) error {
 	root := newRootCmd()
 	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetIn(strings.NewReader(stdin))
-	err := root.Execute()
-	return out.String(), errOut.String(), err
+	root.SetOut(out)
+	root.SetErr(errOut)
+	root.SetIn(stdin)
+	return root.ExecuteContext(ctx)
 }
 
 // runCmdExpect runs the root command with args and checks its exit code and that stdout and

@@ -48,15 +48,7 @@ func (a testAudioOptions) apply(ctx context.Context, opts *headless.Options, log
 	if !a.enabled {
 		return func() {}, nil
 	}
-	minDelay, maxDelay := a.minDelay, a.maxDelay
-	given := func(name string) bool { return a.flags != nil && a.flags.Changed(name) }
-	if c := globals.config.Audio; !given("min-endpointing-delay") && c.MinEndpointingDelay > 0 {
-		minDelay = seconds(c.MinEndpointingDelay)
-	}
-	if c := globals.config.Audio; !given("max-endpointing-delay") && c.MaxEndpointingDelay > 0 {
-		maxDelay = seconds(c.MaxEndpointingDelay)
-	}
-	ep, err := app.EndpointConfig(minDelay, maxDelay)
+	ep, err := app.EndpointConfig(configDelays(a.flags, a.minDelay, a.maxDelay))
 	if err != nil {
 		return nil, err
 	}

@@ -9,26 +9,17 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
 )
-
-// rehearsalSaid are the say turns of examples/hotel-rehearsal.yaml.
-var rehearsalSaid = []string{
-	"Hello, I'm Priya and I'm on the hospitality management course.",
-	"Sorry, could you repeat the question?",
-	"We could open a second buffet line, or another way is a grab-and-go counter.",
-	"Most guests at that time are business travellers who are in a hurry.",
-	"I would add two extra people on each lunch shift and adjust the rota.",
-	"That raises the labour cost, but the conference revenue pays for it.",
-}
 
 // sphinxTranscriber is an OpenAI-compatible transcription endpoint that really listens: it
 // decodes the uploaded WAV and recognises it with pocketsphinx on the rehearsal's phrases,
 // answering verbose_json with per-word segments.
 func sphinxTranscriber(t *testing.T) (openaitest.Option, func() []int) {
 	t.Helper()
-	sp, err := audio.NewSphinx(rehearsalSaid)
+	sp, err := audio.NewSphinx(apptest.Rehearsal(t).Said())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +72,7 @@ func TestTestCommandAudio(t *testing.T) {
 	})
 	t.Run("openai-compatible endpoint", func(t *testing.T) {
 		testutil.SkipIfShort(t, "espeak-ng and pocketsphinx")
+		said := apptest.Rehearsal(t).Said()
 		tr, uploads := sphinxTranscriber(t)
 		srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), tr)
 		t.Setenv("OPENAI_BASE_URL", srv.URL())
@@ -99,11 +91,11 @@ func TestTestCommandAudio(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &results); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		if len(results) != 1 || !results[0].Passed || len(results[0].Turns) != len(rehearsalSaid) {
+		if len(results) != 1 || !results[0].Passed || len(results[0].Turns) != len(said) {
 			t.Fatalf("results %s", out)
 		}
 		for i, turn := range results[0].Turns {
-			if want := audio.NormalizeForGrammar(rehearsalSaid[i]); turn.Said != want {
+			if want := audio.NormalizeForGrammar(said[i]); turn.Said != want {
 				t.Errorf("turn %d heard %q, want %q", i+1, turn.Said, want)
 			}
 			if turn.LatencyMs < 500 { // the endpointing delay alone is 500 ms
@@ -111,7 +103,7 @@ func TestTestCommandAudio(t *testing.T) {
 			}
 		}
 		up := uploads()
-		if len(up) != len(rehearsalSaid) {
+		if len(up) != len(said) {
 			t.Fatalf("%d uploads, want one per turn", len(up))
 		}
 		for i, n := range up {

@@ -13,6 +13,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -44,19 +45,15 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	x, rb := startDemoBot(ctx, t, srv)
+	x, rb := apptest.StartDemoBot(ctx, t, srv)
 
 	out := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		root := newRootCmd()
-		root.SetArgs([]string{"watch", "--json", "--room", srv.Room, "--url", srv.URL,
-			"--api-key", srv.APIKey, "--api-secret", srv.Secret, "--identity", "examiner-watch"})
-		root.SetOut(out)
-		root.SetErr(&bytes.Buffer{})
-		done <- root.ExecuteContext(ctx)
+		done <- execRoot(ctx, nil, out, &bytes.Buffer{}, "watch", "--json", "--room", srv.Room, "--url", srv.URL,
+			"--api-key", srv.APIKey, "--api-secret", srv.Secret, "--identity", "examiner-watch")
 	}()
-	testutil.Eventually(t, 30*time.Second, func() bool { return hasParticipant(rb.Room, "examiner-watch") }, "watch to join")
+	testutil.Eventually(t, 30*time.Second, func() bool { return apptest.HasParticipant(rb.Room, "examiner-watch") }, "watch to join")
 
 	// The forger joins with a token that lets it change its attributes, and becomes "bot".
 	g := &auth.VideoGrant{RoomJoin: true, Room: srv.Room}
@@ -101,15 +98,8 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 	}
 
 	// The real exam ends through the real bot; watch ends with it.
-	exr, err := livekit.Dial(ctx, srv.URL, srv.Token("examiner-2", livekit.RoleExaminer))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exr.Close()
-	if err := exr.WaitBot(ctx); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, 30*time.Second, func() bool { return hasParticipant(rb.Room, "examiner-2") }, "the bot to see examiner-2")
+	exr := apptest.DialBot(ctx, t, srv, "examiner-2", livekit.RoleExaminer)
+	testutil.Eventually(t, 30*time.Second, func() bool { return apptest.HasParticipant(rb.Room, "examiner-2") }, "the bot to see examiner-2")
 	if err := exr.SendControl(ctx, runtime.ControlEnd); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/internal/worker"
@@ -78,7 +79,7 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 			}
 			w1 := p.startWorker("w1", "--max-exams", "60")
 			w2 := p.startWorker("w2", "--max-exams", "60")
-			lines := rehearsalLines(b)
+			lines := apptest.Rehearsal(b).Said()
 			load := loadAvg()
 			var all []time.Duration
 			var spans [][2]time.Time // each exam's start and end, for the peak concurrency
@@ -172,7 +173,7 @@ func BenchmarkJoinToFirstWord(b *testing.B) {
 						return w.count("waiting for the candidate", "room", room) == 1
 					}, "the bot waiting in "+room)
 				} else {
-					out, errOut, err := runCmdTB(b, "token", "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret, "--room", room,
+					out, errOut, err := runCmdContext(context.Background(), "", "token", "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret, "--room", room,
 						"--identity", identity, "--role", "candidate", "--dispatch-spec", "hotel", "--agent-name", e2eAgent)
 					if err != nil {
 						b.Fatalf("token: %v %s", err, errOut)
@@ -220,7 +221,7 @@ func BenchmarkJoinToFirstWord(b *testing.B) {
 func BenchmarkFailoverResume(b *testing.B) {
 	p := newPool(b)
 	workers := []*workerProc{p.startWorker("w0"), p.startWorker("w1")}
-	lines := rehearsalLines(b)
+	lines := apptest.Rehearsal(b).Said()
 	var times []time.Duration
 	b.ResetTimer()
 	for i := range b.N {

@@ -17,12 +17,12 @@ import (
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/internal/worker"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -177,23 +177,11 @@ func (w *workerProc) exited() bool {
 // dispatchExam runs `examtui dispatch` in-process.
 func (p *pool) dispatchExam(room, spec, candidate string) {
 	p.t.Helper()
-	out, errOut, err := runCmdTB(p.t, "dispatch", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
+	out, errOut, err := runCmdContext(context.Background(), "", "dispatch", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
 		"--agent-name", e2eAgent, "--room", room, "--spec", spec, "--candidate", candidate)
 	if err != nil || !strings.HasPrefix(out, "AD_") {
 		p.t.Fatalf("dispatch %s: %v\n%s%s", room, err, out, errOut)
 	}
-}
-
-// runCmdTB runs examtui in-process (runCmd for benchmarks too).
-func runCmdTB(tb testing.TB, args ...string) (string, string, error) {
-	tb.Helper()
-	var out, errOut strings.Builder
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	err := root.Execute()
-	return out.String(), errOut.String(), err
 }
 
 // candidate is a typed-answer candidate in a room.
@@ -348,14 +336,6 @@ func (cd *candidate) answer(line string, timeout time.Duration) error {
 	}
 }
 
-func rehearsalLines(t testing.TB) []string {
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return script.Said()
-}
-
 // takeExam waits for the examiner's opening, answers every line and waits for the end.
 func (cd *candidate) takeExam(lines []string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
@@ -397,7 +377,7 @@ func TestWorkersRunDispatchedExams(t *testing.T) {
 	p := newPool(t)
 	w1 := p.startWorker("w1", "--max-exams", "15")
 	w2 := p.startWorker("w2", "--max-exams", "15")
-	lines := rehearsalLines(t)
+	lines := apptest.Rehearsal(t).Said()
 	const exams, wave = 20, 5 // five at a time: the machine is shared
 	for start := 0; start < exams; start += wave {
 		var wg sync.WaitGroup
@@ -460,7 +440,7 @@ func testWorkerFailoverAfterKill9(t *testing.T, p *pool) {
 	testutil.Eventually(t, 20*time.Second, func() bool { return w1.count("job assigned") == 1 }, "w1 to take the exam")
 	w2 := p.startWorker("w2")
 	cd := p.join("failover", "cand-failover")
-	lines := rehearsalLines(t)
+	lines := apptest.Rehearsal(t).Said()
 	testutil.Eventually(t, 30*time.Second, func() bool { return cd.has(0, runtime.EventSpoken, "") }, "the opening")
 	for _, l := range lines[:2] {
 		if err := cd.answer(l, 30*time.Second); err != nil {
@@ -526,7 +506,7 @@ func checkCandidateHasAll(t *testing.T, p *pool, id string, cd *candidate) {
 func TestWorkerRejectsUnknownSpecAndDrains(t *testing.T) {
 	p := newPool(t)
 	w := p.startWorker("w1", "--drain-timeout", "20s", "--no-takeover")
-	lines := rehearsalLines(t)
+	lines := apptest.Rehearsal(t).Said()
 	p.dispatchExam("runs", "hotel", "runs")
 	cd := p.join("runs", "cand-runs")
 	testutil.Eventually(t, 30*time.Second, func() bool { return cd.has(0, runtime.EventSpoken, "") }, "the opening")
@@ -587,7 +567,7 @@ func TestWorkerReconnectsAfterServerRestart(t *testing.T) {
 	testutil.Eventually(t, 30*time.Second, func() bool { return w.count("agent worker registered") >= 2 }, "the worker to register again")
 	p.dispatchExam("after", "hotel", "after")
 	cd := p.join("after", "cand-after")
-	if err := cd.takeExam(rehearsalLines(t), 90*time.Second); err != nil {
+	if err := cd.takeExam(apptest.Rehearsal(t).Said(), 90*time.Second); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -610,7 +590,7 @@ func TestTokenDispatchStartsExamOnJoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	cd := listenAs(t, "on-join", c)
-	if err := cd.takeExam(rehearsalLines(t), 90*time.Second); err != nil {
+	if err := cd.takeExam(apptest.Rehearsal(t).Said(), 90*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if w.count("job assigned", "room", "on-join") != 1 {

@@ -18,20 +18,13 @@ const CommandPollInterval = 250 * time.Millisecond
 // command names, so it is recorded as an admin_instruction event saying who sent it. A
 // command the controller refuses (pause while paused) is logged and dropped.
 func (x *Exam) consumeCommands(ctx context.Context) {
-	t := time.NewTicker(CommandPollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	Every(ctx, CommandPollInterval, func() bool {
 		cmds, err := x.Store.TakeCommands(ctx, x.SessionID)
 		if err != nil {
 			if ctx.Err() == nil && !errors.Is(err, sessions.ErrStoreClosed) {
 				x.log.Warn("poll examiner commands", "err", err)
 			}
-			continue
+			return true
 		}
 		for _, c := range cmds {
 			if err := x.applyCommand(ctx, c); err != nil {
@@ -41,7 +34,8 @@ func (x *Exam) consumeCommands(ctx context.Context) {
 			}
 			x.log.Info("examiner command applied", "seq", c.Seq, "kind", c.Kind, "action", c.Action, "sender", c.Sender)
 		}
-	}
+		return true
+	})
 }
 
 func (x *Exam) applyCommand(ctx context.Context, c sessions.Command) error {

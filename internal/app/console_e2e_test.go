@@ -12,11 +12,10 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
 )
@@ -46,11 +45,7 @@ func openConsole(t *testing.T, dir string) *console {
 func openConsoleWith(t *testing.T, o app.Options) *console {
 	t.Helper()
 	ctx := context.Background()
-	x, err := app.Open(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = x.Close() })
+	x := apptest.OpenExam(ctx, t, o)
 	m, err := tui.New(tui.Info{
 		Title: x.Spec.Title, Examiner: x.Examiner, Input: x.Input, SessionID: x.SessionID,
 	}, x, tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence),
@@ -59,6 +54,17 @@ func openConsoleWith(t *testing.T, o app.Options) *console {
 		t.Fatal(err)
 	}
 	c := &console{t: t, x: x}
+	c.program(m)
+	if err := x.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.bridge(m, x.Events())
+	return c
+}
+
+// program runs m under teatest (120×40, no colour) with a filter that answers screen probes
+// and counts the events the console applies.
+func (c *console) program(m *tui.Model) {
 	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
 		switch msg := msg.(type) {
 		case screenProbe:
@@ -69,13 +75,14 @@ func openConsoleWith(t *testing.T, o app.Options) *console {
 		}
 		return msg
 	}
-	c.tm = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
+	c.tm = teatest.NewTestModel(c.t, m, teatest.WithInitialTermSize(120, 40),
 		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// bridge feeds events to the program the way tui.Run does; c.stop (also a cleanup) ends it.
+func (c *console) bridge(m *tui.Model, events <-chan runtime.Event) {
 	done, bridged := make(chan struct{}), make(chan struct{})
-	go func() { defer close(bridged); m.Bridge(done, x.Events(), c.tm.Send) }()
+	go func() { defer close(bridged); m.Bridge(done, events, c.tm.Send) }()
 	var once atomic.Bool
 	c.stop = func() {
 		if once.CompareAndSwap(false, true) {
@@ -83,8 +90,7 @@ func openConsoleWith(t *testing.T, o app.Options) *console {
 			<-bridged
 		}
 	}
-	t.Cleanup(c.stop)
-	return c
+	c.t.Cleanup(c.stop)
 }
 
 // screen is the frame the console shows now.
@@ -183,10 +189,7 @@ func decodeAll[P runtime.Payload](t *testing.T, evs []runtime.Event, typ runtime
 // real controller, offline examiner and session store, watches each node arrive on screen,
 // and reads the stored session back.
 func TestConsoleRehearsal(t *testing.T) {
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	// What the screen must show once each answer has been handled: where the exam is, and the
 	// evidence count (the offline examiner accepts one signal per substantive answer here).
 	after := [][]string{

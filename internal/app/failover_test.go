@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
-	"github.com/examtui/examtui/sessions"
 )
 
 // TestLLMFailoverWiring: `run --examiner llm` against an endpoint that hangs. The limits from the
@@ -24,11 +24,7 @@ func TestLLMFailoverWiring(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerLLM, DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := apptest.OpenExam(ctx, t, app.Options{Examiner: app.ExaminerLLM, DataDir: dir})
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -46,12 +42,7 @@ func TestLLMFailoverWiring(t *testing.T) {
 	}
 	id := x.SessionID
 	x.Close()
-	st, err := sessions.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sum, err := st.Summary(ctx, id)
+	sum, err := apptest.OpenStore(t, dir).Summary(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/sessions"
 )
 
 // demoAnswers complete the demo exam with the offline examiner.
@@ -67,11 +67,7 @@ func TestRunHeadless(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			dir := t.TempDir()
-			x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: dir, Input: runtime.SourceTyped})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer x.Close()
+			x := apptest.OpenExam(ctx, t, app.Options{DataDir: dir, Input: runtime.SourceTyped})
 			stdinR, stdinW := io.Pipe()
 			go func() {
 				for _, l := range tc.lines {
@@ -99,7 +95,7 @@ func TestRunHeadless(t *testing.T) {
 			if tc.cancelAt != "" {
 				cfg.ResumeFlags = "--room r1"
 			}
-			err = x.RunHeadless(runCtx, stdinR, cfg)
+			err := x.RunHeadless(runCtx, stdinR, cfg)
 			msg := errw.String()
 			var ee *app.ExitError
 			switch {
@@ -122,12 +118,7 @@ func TestRunHeadless(t *testing.T) {
 				}
 			}
 			// Everything stored was printed, in order, one readable line per event.
-			st, err := sessions.Open(context.Background(), dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			evs, err := st.LoadEvents(context.Background(), x.SessionID)
+			evs, err := apptest.OpenStore(t, dir).LoadEvents(context.Background(), x.SessionID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,13 +9,11 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
 )
@@ -24,16 +22,9 @@ import (
 // returns the session id.
 func recordRehearsal(t *testing.T, dir string) string {
 	t.Helper()
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := apptest.OpenExam(ctx, t, app.Options{DataDir: dir})
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +52,7 @@ func TestReplayConsole(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := sessions.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := apptest.OpenStore(t, dir)
 	all, err := st.LoadEvents(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -81,18 +68,9 @@ func TestReplayConsole(t *testing.T) {
 	sess, m, p, events, played := r.Session, r.Model, r.Player, r.Events, r.Played
 	info := tui.Info{Title: sess.Title, Examiner: sess.Examiner, Input: sess.Input, SessionID: id, ReadOnly: true}
 	c := &console{t: t}
-	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
-		if probe, ok := msg.(screenProbe); ok {
-			probe <- tui.Plain(model.(*tui.Model).Render())
-			return nil
-		}
-		return msg
-	}
-	c.tm = teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithFilter(filter), tea.WithColorProfile(colorprofile.Ascii)))
-	done, bridged := make(chan struct{}), make(chan struct{})
-	go func() { defer close(bridged); m.Bridge(done, events, c.tm.Send) }()
-	defer func() { cancel(); close(done); <-bridged }()
+	c.program(m)
+	c.bridge(m, events)
+	defer func() { cancel(); c.stop() }()
 
 	n := len(all)
 	c.waitScreen("paused at the start", fmt.Sprintf("replay 16× ⏸ event 0 of %d", n))

@@ -14,11 +14,10 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	rt "github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 )
 
 func cpuTime() time.Duration {
@@ -45,10 +44,7 @@ func BenchmarkConcurrentRoomExams(b *testing.B) {
 
 func benchRoomExams(b *testing.B, n int) {
 	srv := lktest.Start(b)
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
+	script := apptest.Rehearsal(b)
 	espeak, err := audio.NewEspeak()
 	if err != nil {
 		b.Fatal(err)

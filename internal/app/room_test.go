@@ -11,12 +11,11 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 )
 
 // candidateView lists the event types a candidate may receive.
@@ -66,16 +65,12 @@ func (l *listener) seqs() map[int64]bool {
 	return s
 }
 
+// dial is apptest.Dial with 20 s to connect.
 func dial(t *testing.T, srv *lktest.Server, identity string, role livekit.Role) *livekit.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := livekit.Dial(ctx, srv.URL, srv.Token(identity, role))
-	if err != nil {
-		t.Fatalf("%s: %v", identity, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return apptest.Dial(ctx, t, srv, identity, role)
 }
 
 // answer sends a typed answer, retrying while the bot is not (yet, or again) in the room.
@@ -104,12 +99,7 @@ func answer(t *testing.T, c *livekit.Client, text string) {
 func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: t.TempDir(),
-		Input: runtime.SourceRoom, Logger: testLog(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
+	x := apptest.OpenExam(ctx, t, app.Options{DataDir: t.TempDir(), Input: runtime.SourceRoom, Logger: testLog(t)})
 	rb, err := x.JoinRoom(ctx, app.RoomOptions{
 		Config:      livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)},
 		RoomOptions: []livekit.Option{livekit.WithRejoinBackoff(100*time.Millisecond, time.Second)},
@@ -122,10 +112,7 @@ func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := apptest.Rehearsal(t)
 	lines := script.Said()
 	turns := func() int { return x.Controller.Snapshot().Turn }
 
@@ -207,11 +194,7 @@ func TestRoomExamSurvivesRestartAndRejoin(t *testing.T) {
 func TestRoomExaminerControlsAndRefusals(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
+	x := apptest.OpenExam(ctx, t, app.Options{NoStore: true, Input: runtime.SourceRoom})
 	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
 		Room: srv.Room, Identity: "examtui-bot"}})
 	if err != nil {
@@ -226,14 +209,7 @@ func TestRoomExaminerControlsAndRefusals(t *testing.T) {
 	if _, err := rb.WaitCandidate(wctx); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 10*time.Second, func() bool {
-		for _, p := range rb.Room.Participants() {
-			if p.Identity == "examiner-1" {
-				return true
-			}
-		}
-		return false
-	}, "the bot to see the examiner")
+	testutil.Eventually(t, 10*time.Second, func() bool { return apptest.HasParticipant(rb.Room, "examiner-1") }, "the bot to see the examiner")
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

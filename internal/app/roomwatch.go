@@ -81,18 +81,14 @@ func NewRoomWatcher(c RoomWatchConfig) (*RoomWatcher, error) {
 // Run scans until ctx ends, sending what it learns on out; it closes every client on return.
 func (w *RoomWatcher) Run(ctx context.Context, out chan<- RoomMsg) {
 	defer w.closeAll()
-	t := time.NewTicker(roomScanInterval)
-	defer t.Stop()
-	for {
+	scan := func() bool {
 		if err := w.scan(ctx, out); err != nil && ctx.Err() == nil {
 			w.log.Warn("monitor: list LiveKit rooms", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+		return true
 	}
+	scan()
+	Every(ctx, roomScanInterval, scan)
 }
 
 func (w *RoomWatcher) scan(ctx context.Context, out chan<- RoomMsg) error {

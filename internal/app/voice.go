@@ -235,14 +235,15 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 	x.voice.Store(vc)
 	if v.CanListen() {
 		x.Input = runtime.SourceMic
-		vc.wg.Add(2)
-		go vc.submitTurns()
-		go vc.reportActivity()
+		// Turns go to the controller one at a time (SubmitTurn waits for the examiner, which may
+		// be an LLM call); activity is reported off the capture loop, because the controller's
+		// lock may be held while it stores events.
+		goReceive(vc, vc.turns, vc.submitTurn)
+		goReceive(vc, vc.activity, vc.x.Controller.UserActivity) // beats hold off meanwhile
 	}
 	if v.CanSpeak() {
 		x.Subscribe(runtime.SubscriberFunc(vc.deliver))
-		vc.wg.Add(1)
-		go vc.speakLines()
+		goReceive(vc, vc.wake, func(struct{}) { vc.speakLines() })
 	}
 	if err := v.Start(vc.ctx); err != nil {
 		vc.cancel()
@@ -362,18 +363,21 @@ func (vc *Voice) signalActivity(speaking bool) {
 	}
 }
 
-// reportActivity tells the controller when the candidate speaks (beats hold off meanwhile);
-// off the capture loop, because the controller's lock may be held while it stores events.
-func (vc *Voice) reportActivity() {
-	defer vc.wg.Done()
-	for {
-		select {
-		case <-vc.ctx.Done():
-			return
-		case on := <-vc.activity:
-			vc.x.Controller.UserActivity(on)
+// goReceive starts one of the voice path's goroutines: fn with each value from ch, in order,
+// until the voice path closes (Close waits for it).
+func goReceive[T any](vc *Voice, ch <-chan T, fn func(T)) {
+	vc.wg.Add(1)
+	go func() {
+		defer vc.wg.Done()
+		for {
+			select {
+			case <-vc.ctx.Done():
+				return
+			case v := <-ch:
+				fn(v)
+			}
 		}
-	}
+	}()
 }
 
 func (vc *Voice) onTranscript(ft audio.FinalTranscript) {
@@ -399,32 +403,23 @@ func (vc *Voice) speculate(ft audio.FinalTranscript) {
 	}
 }
 
-// submitTurns hands recognised turns to the controller one at a time (SubmitTurn waits for
-// the examiner, which may be an LLM call).
-func (vc *Voice) submitTurns() {
-	defer vc.wg.Done()
-	for {
-		select {
-		case <-vc.ctx.Done():
-			return
-		case ft := <-vc.turns:
-			if !vc.v.Listening() {
-				continue // switched to typing while it was being recognised
-			}
-			turn, ok := vc.turnFrom(ft)
-			if !ok {
-				vc.log.Info("voice: nothing recognised in a turn", "startMs", ft.StartMs, "ms", ft.DurationMs)
-				continue
-			}
-			err := vc.x.Controller.SubmitTurn(vc.ctx, turn)
-			switch {
-			case err == nil:
-			case errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrClosed), errors.Is(err, context.Canceled):
-				vc.log.Info("voice: turn after the exam", "text", turn.Text, "err", err)
-			default:
-				vc.log.Warn("voice: submitting a spoken turn", "text", turn.Text, "err", err)
-			}
-		}
+// submitTurn hands a recognised turn to the controller.
+func (vc *Voice) submitTurn(ft audio.FinalTranscript) {
+	if !vc.v.Listening() {
+		return // switched to typing while it was being recognised
+	}
+	turn, ok := vc.turnFrom(ft)
+	if !ok {
+		vc.log.Info("voice: nothing recognised in a turn", "startMs", ft.StartMs, "ms", ft.DurationMs)
+		return
+	}
+	err := vc.x.Controller.SubmitTurn(vc.ctx, turn)
+	switch {
+	case err == nil:
+	case errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrClosed), errors.Is(err, context.Canceled):
+		vc.log.Info("voice: turn after the exam", "text", turn.Text, "err", err)
+	default:
+		vc.log.Warn("voice: submitting a spoken turn", "text", turn.Text, "err", err)
 	}
 }
 
@@ -532,45 +527,37 @@ func (vc *Voice) next() (spokenLine, bool) {
 
 // speakLines plays queued examiner lines, then tells the controller the speech is done.
 func (vc *Voice) speakLines() {
-	defer vc.wg.Done()
+	spoke := false
 	for {
-		select {
-		case <-vc.ctx.Done():
-			return
-		case <-vc.wake:
+		line, ok := vc.next()
+		if !ok {
+			break
 		}
-		spoke := false
-		for {
-			line, ok := vc.next()
-			if !ok {
-				break
+		spoke = true
+		res, err := vc.v.Speak(vc.ctx, line.text, line.opts)
+		vc.pending.Add(-int64(line.lines))
+		if res.FirstAudioMs > 0 {
+			vc.ttsFirst.Store(math.Float64bits(res.FirstAudioMs))
+		}
+		if err != nil {
+			if vc.ctx.Err() != nil {
+				return
 			}
-			spoke = true
-			res, err := vc.v.Speak(vc.ctx, line.text, line.opts)
-			vc.pending.Add(-int64(line.lines))
-			if res.FirstAudioMs > 0 {
-				vc.ttsFirst.Store(math.Float64bits(res.FirstAudioMs))
-			}
-			if err != nil {
-				if vc.ctx.Err() != nil {
-					return
-				}
-				vc.log.Warn("voice: examiner speech failed", "err", err, "text", line.text)
-				continue
-			}
-			if res.Interrupted {
-				r := res
-				vc.heard.Store(&r)
-				vc.log.Info("voice: examiner interrupted", "heard", res.PlayedText, "said", res.Text,
-					"played", res.Played, "of", res.Total)
-				if err := vc.x.Controller.SpeechInterrupted(res.PlayedText); err != nil {
-					vc.log.Warn("voice: report interruption", "err", err)
-				}
+			vc.log.Warn("voice: examiner speech failed", "err", err, "text", line.text)
+			continue
+		}
+		if res.Interrupted {
+			r := res
+			vc.heard.Store(&r)
+			vc.log.Info("voice: examiner interrupted", "heard", res.PlayedText, "said", res.Text,
+				"played", res.Played, "of", res.Total)
+			if err := vc.x.Controller.SpeechInterrupted(res.PlayedText); err != nil {
+				vc.log.Warn("voice: report interruption", "err", err)
 			}
 		}
-		if spoke {
-			vc.x.Controller.SpeechDone()
-		}
+	}
+	if spoke {
+		vc.x.Controller.SpeechDone()
 	}
 }
 

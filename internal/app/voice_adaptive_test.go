@@ -9,6 +9,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -29,18 +30,15 @@ func pushPaced(src *pushSource, samples []int16) {
 // trailing "or" is held, so the two halves are one turn.
 func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 	ctx := context.Background()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+	x := apptest.OpenExam(ctx, t, app.Options{DataDir: t.TempDir()})
 	espeak, err := audio.NewEspeak()
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := "We could open a second buffet line, or"
 	second := "another way is a grab-and-go counter."
-	sphinx, err := audio.NewSphinx(append([]string{first}, spokenRehearsal...))
+	said := apptest.Rehearsal(t).Said()
+	sphinx, err := audio.NewSphinx(append([]string{first}, said...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +91,7 @@ func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 		}
 	}
 
-	pushPaced(src, spokenTurn(t, espeak, spokenRehearsal[0], 1))
+	pushPaced(src, spokenTurn(t, espeak, said[0], 1))
 	o := observed(1)
 	complete := audio.DefaultCompleteEndpointingDelay.Milliseconds()
 	if ms := o.Latency.EndpointingMs; ms < float64(complete) || ms > float64(complete)+2*float64(audio.FrameDuration.Milliseconds()) {

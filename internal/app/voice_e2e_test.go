@@ -12,6 +12,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
@@ -63,16 +64,6 @@ func (s *pushSource) Close() error {
 	return nil
 }
 
-// rehearsal is the candidate of the example script (examples/hotel-rehearsal.yaml).
-var spokenRehearsal = []string{
-	"Hello, I'm Priya and I'm on the hospitality management course.",
-	"Sorry, could you repeat the question?",
-	"We could open a second buffet line, or another way is a grab-and-go counter.",
-	"Most guests at that time are business travellers who are in a hurry.",
-	"I would add two extra people on each lunch shift and adjust the rota.",
-	"That raises the labour cost, but the conference revenue pays for it.",
-}
-
 // spokenTurn is a turn as a microphone would pick it up: espeak-ng speech with a lead-in and a
 // second of room noise after it, so the endpointer can close the turn.
 func spokenTurn(t *testing.T, espeak *audio.Espeak, text string, seed uint64) []int16 {
@@ -102,8 +93,9 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 	voiceNullALSA(t)
 	ctx := context.Background()
 	dir := t.TempDir()
+	said := apptest.Rehearsal(t).Said()
 	x, espeak, player := openDemoSpeaking(ctx, t, app.Options{DataDir: dir})
-	sphinx, err := audio.NewSphinx(spokenRehearsal)
+	sphinx, err := audio.NewSphinx(said)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +146,7 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 		spoken = count(runtime.EventSpoken)
 		time.Sleep(400 * time.Millisecond)
 	}
-	for i, turn := range spokenRehearsal {
+	for i, turn := range said {
 		if x.Controller.Snapshot().State.Terminal() {
 			t.Fatalf("exam over after %d turns", i)
 		}
@@ -193,7 +185,7 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 	}
 	mu.Unlock()
 	for i, h := range heard {
-		if want := audio.NormalizeForGrammar(spokenRehearsal[i]); h != want {
+		if want := audio.NormalizeForGrammar(said[i]); h != want {
 			t.Errorf("turn %d heard %q, want %q", i+1, h, want)
 		}
 	}
@@ -236,11 +228,7 @@ func TestVoiceAnswersDemoExamEndToEnd(t *testing.T) {
 func openDemoSpeaking(ctx context.Context, t *testing.T, o app.Options) (*app.Exam, *audio.Espeak, *audio.Player) {
 	t.Helper()
 	o.SpecPath, o.Examiner = "demo", app.ExaminerOffline
-	x, err := app.Open(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
+	x := apptest.OpenExam(ctx, t, o)
 	espeak, err := audio.NewEspeak()
 	if err != nil {
 		t.Fatal(err)

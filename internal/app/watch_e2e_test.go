@@ -9,6 +9,7 @@ import (
 
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
@@ -21,32 +22,13 @@ func TestSendCommandLinesThroughRoom(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	x, err := app.Open(ctx, app.Options{SpecPath: "demo", Examiner: app.ExaminerOffline, NoStore: true, Input: runtime.SourceRoom})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
-	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rb.Close() })
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	x, rb := apptest.StartDemoBot(ctx, t, srv)
 	exr := dial(t, srv, "examiner-typed", livekit.RoleExaminer)
 	exEvents := listen(t, exr)
 	if err := exr.WaitBot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 10*time.Second, func() bool {
-		for _, p := range rb.Room.Participants() {
-			if p.Identity == "examiner-typed" {
-				return true
-			}
-		}
-		return false
-	}, "the bot to see the examiner")
+	testutil.Eventually(t, 10*time.Second, func() bool { return apptest.HasParticipant(rb.Room, "examiner-typed") }, "the bot to see the examiner")
 	var errw lockedBuffer
 	app.SendCommandLines(ctx, strings.NewReader("/queue Ask about the budget.\nexplode\n\npromote\n"), exr, &errw)
 	if !strings.Contains(errw.String(), `unknown operator command: "explode"`) || !strings.Contains(errw.String(), "/promote") {

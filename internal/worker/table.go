@@ -8,22 +8,19 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio/livekit/agent"
+	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/textsafe"
 )
 
 // LiveTable redraws the worker's jobs on out once a second until ctx ends (`examtui worker` on
 // a terminal).
 func LiveTable(ctx context.Context, out io.Writer, agentName string, w *agent.Worker, r *Runner) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
+	draw := func() bool {
 		fmt.Fprint(out, "\x1b[H\x1b[2J"+RenderTable(agentName, w.State(), w.Full(), r.Jobs(), time.Now()))
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+		return true
 	}
+	draw()
+	app.Every(ctx, time.Second, draw)
 }
 
 // RenderTable is the worker's status line and one row per exam.
