@@ -27,8 +27,9 @@ import (
 // TestMonitorRoomExam runs a real exam bot (the binary) in a real LiveKit room, writing to its
 // own store: the control room finds the room through the server API, shows the exam with the
 // candidate's identity, and a pause and a resume sent from its console travel over the room's
-// examiner-commands topic; then the candidate gives up, and a real `examtui monitor --json`
-// (another store, LiveKit configured) reports the distress on the room's session.
+// examiner-commands topic; then the candidate leaves the room and comes back, and gives up: a
+// real `examtui monitor --json` (another store, LiveKit configured) reports them away, then the
+// distress, on the room's session.
 func TestMonitorRoomExam(t *testing.T) {
 	bin := examtuiBinary(t)
 	srv := lktest.Start(t)
@@ -160,6 +161,22 @@ func TestMonitorRoomExam(t *testing.T) {
 		p, ok := decodeAs[*runtime.NodeEnteredPayload](ev)
 		return ok && p.Progress.CurrentNodeIndex == 2
 	})
+	// The candidate leaves the room: the bot pauses the exam and the monitor raises AWAY on
+	// the room's session. They come back and carry on under the same identity.
+	cand.Close()
+	mu.Lock()
+	sessionID := session
+	mu.Unlock()
+	awayBy := time.After(60 * time.Second)
+	for away := false; !away; {
+		select {
+		case a := <-alerts:
+			away = a.Kind == "away" && a.SessionID == sessionID
+		case <-awayBy:
+			t.Fatalf("monitor --json never reported the candidate away from %s", sessionID)
+		}
+	}
+	cand = apptest.DialBot(ctx, t, srv, "candidate-7", livekit.RoleCandidate)
 	if err := cand.SendCandidateText(ctx, "i give up, i can't do this", 1); err != nil {
 		t.Fatal(err)
 	}
