@@ -151,7 +151,7 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 		if seen["candidate"] && seen["examiner"] {
 			break
 		}
-		if err := sleepCtx(jctx, 20*time.Millisecond); err != nil {
+		if err := runtime.Sleep(jctx, 20*time.Millisecond); err != nil {
 			return rt, transport("the bot never saw both participants", err)
 		}
 	}
@@ -381,16 +381,5 @@ func (rt *room) close() {
 	}
 	for i := len(rt.closers) - 1; i >= 0; i-- {
 		rt.closers[i]()
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
