@@ -158,14 +158,7 @@ func (c *Controller) speakGate(ctx context.Context, gate float64) error {
 		vc.Advance(d)
 		return nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return Sleep(ctx, d)
 }
 
 // checkSilence runs the silence check-ins (docs/exam-format.md) from Tick: after checkInSec of silence

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 )
@@ -125,14 +124,10 @@ func abs(f float64) float64 {
 // controller hands the examiner: no transition reason and no successor node id may appear, so
 // the model cannot learn how to steer the exam (docs/exam-format.md, "How one turn is decided").
 func TestLLMContextNeverHoldsTransitions(t *testing.T) {
-	rehearsal, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec := &recordingExaminer{inner: newOffline(t)}
 	h := newHarness(t, runtimetest.DemoExam(t, nil), rec)
 	h.start()
-	for _, line := range rehearsal.Said() {
+	for _, line := range testutil.RehearsalSaid() {
 		h.say(line)
 	}
 	if s(h).State != runtime.StateCompleted {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -163,12 +164,7 @@ func (c *Controller) replayPresence(ev Event, p Payload) {
 func (c *Controller) PresentCandidates() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ids := make([]string, 0, len(c.presence.present))
-	for id := range c.presence.present {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
+	return slices.Sorted(maps.Keys(c.presence.present))
 }
 
 // replayPause restores who paused the exam from a stored pause (WithResume). Sessions recorded

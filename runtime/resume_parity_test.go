@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -347,12 +347,7 @@ func (r *parityRun) compare(after string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := make([]string, 0, len(want))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if !reflect.DeepEqual(got[k], want[k]) {
 			t.Errorf("after %s (seq %d, %s): %s differs:\nresumed %+v\n   live %+v", after, last.Seq, last.Event, k, got[k], want[k])
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -337,12 +338,7 @@ func (v *validator) event(path string, raw any) {
 		v.add(path+".type", "unknown event type %q (v1 allows message, function_call, function_call_output, agent_handoff)", truncateRunes(typ, 40))
 		return
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !slices.Contains(fields.required, k) && !slices.Contains(fields.optional, k) {
 			v.add(path+"."+k, "field not allowed in a v1 %s event (no transcripts, audio, raw arguments or outputs)", typ)
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/runtime"
 )
 
 func TestSendCommandValidates(t *testing.T) { forEachEngine(t, testSendCommandValidates) }
@@ -107,7 +106,7 @@ func TestLive(t *testing.T) { forEachEngine(t, testLive) }
 func testLive(t *testing.T, eng testEngine) {
 	st := eng.open(t)
 	ctx := context.Background()
-	ended := recordSession(t, st, "ended-1", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	ended := recordExam(t, st, "ended-1")
 	if ended.EndedAt.IsZero() {
 		t.Fatal("fixture session did not end")
 	}

@@ -66,6 +66,20 @@ func (s *Store) Events(ctx context.Context, id string, fromSeq int64) iter.Seq2[
 	}
 }
 
+// Load reads session id and all of its events (LoadEvents): what a summary, an export or a
+// summary recovery works from.
+func (s *Store) Load(ctx context.Context, id string) (*Session, []runtime.Event, error) {
+	sess, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	events, err := s.LoadEvents(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, events, nil
+}
+
 // LoadEvents reads all of a session's events into memory, in one query: it has no slow
 // consumer to wait for, and one round trip per page would dominate on a remote database.
 func (s *Store) LoadEvents(ctx context.Context, id string) ([]runtime.Event, error) {

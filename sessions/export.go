@@ -56,11 +56,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, id string, f Format, op
 	default:
 		return fmt.Errorf("%w: %q", ErrUnknownFormat, f)
 	}
-	sess, err := s.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	events, err := s.LoadEvents(ctx, id)
+	sess, events, err := s.Load(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ func TestExportGolden(t *testing.T) { forEachEngine(t, testExportGolden) }
 func testExportGolden(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	st := eng.open(t)
-	recordSession(t, st, "9f3c2a1b7d4e5f60", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	recordExam(t, st, "9f3c2a1b7d4e5f60")
 	tests := []struct {
 		format Format
 		file   string

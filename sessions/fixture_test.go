@@ -150,6 +150,12 @@ func recordSession(t testing.TB, st *Store, id string, events func(id string) []
 	return getSession(t, st, sess.ID)
 }
 
+// recordExam records the fixture exam (examEvents from fixtureStart) as session id.
+func recordExam(t testing.TB, st *Store, id string) *Session {
+	t.Helper()
+	return recordSession(t, st, id, func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+}
+
 // recorder keeps every delivered event.
 type recorder struct {
 	mu     sync.Mutex

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // TestRecordRealRun records the example rehearsal played by the real controller and offline
@@ -20,14 +20,7 @@ func TestRecordRealRun(t *testing.T) { forEachEngine(t, testRecordRealRun) }
 
 func testRecordRealRun(t *testing.T, eng testEngine) {
 	ctx := context.Background()
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exam, err := script.CompileSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
+	script, exam := runtimetest.Rehearsal(t)
 	st := eng.open(t)
 	sess := createSession(t, st, Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: runtime.SourceTyped,
 		SpecPath: "examples/hotel-breakfast.yaml", StartedAt: headless.DefaultStart})

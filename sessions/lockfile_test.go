@@ -13,7 +13,7 @@ import (
 // keeps it (it is still resumable and its owner is told apart by the lock).
 func TestLockFileRemovedWhenSessionEnds(t *testing.T) {
 	st := openTestStore(t)
-	done := recordSession(t, st, "sess-ended", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	done := recordExam(t, st, "sess-ended")
 	if done.EndedAt.IsZero() {
 		t.Fatal("the fixture session did not end")
 	}

@@ -125,7 +125,7 @@ func testSummaryRecovered(t *testing.T, eng testEngine) {
 func TestCopySessionsToPostgres(t *testing.T) {
 	ctx := context.Background()
 	src := openTestStoreAt(t, t.TempDir())
-	recordSession(t, src, "copy0001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	recordExam(t, src, "copy0001")
 	half := examEvents(t, "copy0002", fixtureStart)[:20]
 	recordSession(t, src, "copy0002", func(string) []runtime.Event { return half })
 	createSession(t, src, Meta{ID: "copy0003", Exam: testExam()}) // live: not copied

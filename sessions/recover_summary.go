@@ -49,15 +49,11 @@ func (s *Store) recoverSummaries(ctx context.Context) error {
 // completeSummary appends the missing exam_completed to an ended session. The caller holds
 // the session's lease.
 func (s *Store) completeSummary(ctx context.Context, id string) error {
-	sess, err := s.Get(ctx, id)
+	sess, events, err := s.Load(ctx, id)
 	if err != nil {
 		return err
 	}
 	exam, err := sess.Exam()
-	if err != nil {
-		return err
-	}
-	events, err := s.LoadEvents(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -189,7 +189,7 @@ func TestPlayerFromStore(t *testing.T) { forEachEngine(t, testPlayerFromStore) }
 
 func testPlayerFromStore(t *testing.T, eng testEngine) {
 	st := eng.open(t)
-	recordSession(t, st, "replay02", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	recordExam(t, st, "replay02")
 	p, err := NewPlayer(st.Events(context.Background(), "replay02", 1), WithSpeed(16), WithGapCap(time.Millisecond))
 	if err != nil {
 		t.Fatal(err)

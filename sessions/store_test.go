@@ -46,7 +46,7 @@ func TestOpenPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recordSession(t, st, "perm0001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	recordExam(t, st, "perm0001")
 	closeStore(t, st)
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -79,7 +79,7 @@ func TestCreateGetList(t *testing.T) { forEachEngine(t, testCreateGetList) }
 func testCreateGetList(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	st := eng.open(t)
-	done := recordSession(t, st, "abc12345", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	done := recordExam(t, st, "abc12345")
 	if done.Status() != StatusCompleted {
 		t.Errorf("status %v, want completed", done.Status())
 	}
@@ -164,7 +164,7 @@ func TestDelete(t *testing.T) { forEachEngine(t, testDelete) }
 func testDelete(t *testing.T, eng testEngine) {
 	ctx := context.Background()
 	st := eng.open(t)
-	recordSession(t, st, "del00001", func(id string) []runtime.Event { return examEvents(t, id, fixtureStart) })
+	recordExam(t, st, "del00001")
 	live := createSession(t, st, Meta{ID: "del00002", Exam: testExam()})
 	j := openJournal(t, st, live.ID)
 	if err := st.Delete(ctx, live.ID); !errors.Is(err, ErrSessionBusy) {

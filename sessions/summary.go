@@ -298,11 +298,7 @@ type SignalCount struct {
 
 // Summary reads a session and summarises it.
 func (s *Store) Summary(ctx context.Context, id string) (*Summary, error) {
-	sess, err := s.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	events, err := s.LoadEvents(ctx, id)
+	sess, events, err := s.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -92,12 +93,7 @@ func TestSchemaMatchesTypes(t *testing.T) {
 	}
 	defs := root["$defs"].(map[string]any)
 	props := func(obj map[string]any) []string {
-		var out []string
-		for k := range obj["properties"].(map[string]any) {
-			out = append(out, k)
-		}
-		sort.Strings(out)
-		return out
+		return slices.Sorted(maps.Keys(obj["properties"].(map[string]any)))
 	}
 	// Optional fields are {"anyOf": [{"type": "null"}, schema]}: the compiler reads null as
 	// absent.

@@ -2,9 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -367,11 +367,7 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 		}
 	}
 
-	probeKeys := make([]string, 0, len(n.FollowUpProbes))
-	for k := range n.FollowUpProbes {
-		probeKeys = append(probeKeys, k)
-	}
-	sort.Strings(probeKeys)
+	probeKeys := slices.Sorted(maps.Keys(n.FollowUpProbes))
 	var nodeSignals []string
 	for _, sig := range append(append([]string(nil), n.EvidenceSignals...), n.TransversalSkills...) {
 		if signals.has[sig] && !slices.Contains(nodeSignals, sig) {

@@ -2,7 +2,8 @@ package tui
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,13 +115,8 @@ func (p *guardrailsPane) countsLine() string {
 	if len(p.counts) == 0 && p.recov == 0 {
 		return p.st.Muted.Render("no interceptions")
 	}
-	names := make([]string, 0, len(p.counts))
-	for n := range p.counts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(p.counts)) {
 		fmt.Fprintf(&b, "%s %s  ", p.st.Bad.Render(n), p.st.StatusValue.Render(fmt.Sprint(p.counts[n])))
 	}
 	fmt.Fprintf(&b, "%s %s", p.st.Warn.Render("recoveries"), p.st.StatusValue.Render(fmt.Sprint(p.recov)))

@@ -48,26 +48,17 @@ func (f *fakeReplayer) SetSpeed(x float64) error {
 	return nil
 }
 
-func (f *fakeReplayer) Pause() {
+// setPaused records call and leaves the replay paused or playing, as Pause, Resume and Step do.
+func (f *fakeReplayer) setPaused(call string, paused bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.record("pause")
-	f.paused = true
+	f.record(call)
+	f.paused = paused
 }
 
-func (f *fakeReplayer) Resume() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.record("resume")
-	f.paused = false
-}
-
-func (f *fakeReplayer) Step() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.record("step")
-	f.paused = true
-}
+func (f *fakeReplayer) Pause()  { f.setPaused("pause", true) }
+func (f *fakeReplayer) Resume() { f.setPaused("resume", false) }
+func (f *fakeReplayer) Step()   { f.setPaused("step", true) }
 
 func (f *fakeReplayer) State() (float64, bool, int64) {
 	f.mu.Lock()

@@ -40,14 +40,7 @@ func (l *listener) setRecorder(r *audio.SessionRecorder) {
 }
 
 func (l *listener) run(ctx context.Context, frames <-chan livekit.AudioFrame) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case f := <-frames:
-			l.add(f.Samples, f.Received)
-		}
-	}
+	receive(ctx, frames, func(f livekit.AudioFrame) { l.add(f.Samples, f.Received) })
 }
 
 // add notes one received frame.

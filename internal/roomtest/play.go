@@ -57,7 +57,7 @@ func (p *player) play(ctx context.Context) error {
 			rp, err = p.interrupt(ctx, step, t)
 		case t.Wait != nil, t.Silence != nil:
 			d := seconds(t.Wait, t.Silence)
-			if err := sleepCtx(ctx, d); err != nil {
+			if err := runtime.Sleep(ctx, d); err != nil {
 				return err
 			}
 			p.res.TurnsRun++
@@ -155,11 +155,11 @@ func (p *player) interrupt(ctx context.Context, step int, t headless.TurnStep) (
 		if time.Now().After(deadline) {
 			return p.failed(req, fmt.Errorf("%w: the examiner never spoke to be interrupted within %s (phase=first-chunk)", ErrFirstChunkTimeout, p.o.ReplyTimeout)), nil
 		}
-		if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
+		if err := runtime.Sleep(ctx, 10*time.Millisecond); err != nil {
 			return nil, err
 		}
 	}
-	if err := sleepCtx(ctx, 400*time.Millisecond); err != nil { // well into the examiner's line
+	if err := runtime.Sleep(ctx, 400*time.Millisecond); err != nil { // well into the examiner's line
 		return nil, err
 	}
 	pcm, _, err := p.rt.speech(ctx, *t.Interrupt)

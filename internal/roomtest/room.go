@@ -151,7 +151,7 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 		if seen["candidate"] && seen["examiner"] {
 			break
 		}
-		if err := sleepCtx(jctx, 20*time.Millisecond); err != nil {
+		if err := runtime.Sleep(jctx, 20*time.Millisecond); err != nil {
 			return rt, transport("the bot never saw both participants", err)
 		}
 	}
@@ -272,26 +272,21 @@ type pauseSpan struct{ from, to time.Duration }
 func (rt *room) watchCandidate(ctx context.Context) {
 	allowed := map[runtime.EventType]bool{runtime.EventExamState: true, runtime.EventNodeEntered: true,
 		runtime.EventTimeWarning: true, runtime.EventCommandAcknowledged: true, runtime.EventSpoken: true, runtime.EventExamCompleted: true}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev := <-rt.cand.Events():
-			at := time.Now()
-			rt.mu.Lock()
-			if !allowed[ev.Event] {
-				rt.leakCnt++
-			}
-			if ev.Event == runtime.EventSpoken {
-				if p, err := ev.Decode(); err == nil {
-					if sp, ok := p.(*runtime.SpokenPayload); ok {
-						rt.spoken = append(rt.spoken, spokenAt{at: at, text: sp.Text})
-					}
+	receive(ctx, rt.cand.Events(), func(ev runtime.Event) {
+		at := time.Now()
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		if !allowed[ev.Event] {
+			rt.leakCnt++
+		}
+		if ev.Event == runtime.EventSpoken {
+			if p, err := ev.Decode(); err == nil {
+				if sp, ok := p.(*runtime.SpokenPayload); ok {
+					rt.spoken = append(rt.spoken, spokenAt{at: at, text: sp.Text})
 				}
 			}
-			rt.mu.Unlock()
 		}
-	}
+	})
 }
 
 // spokenBetween returns the first spoken event's time and all their words in [from, to].
@@ -314,18 +309,26 @@ func (rt *room) spokenBetween(from, to time.Time) (first time.Time, words string
 // watchExaminer tracks the highest seq the examiner has received, to know when a control or an
 // instruction has taken effect.
 func (rt *room) watchExaminer(ctx context.Context) {
+	receive(ctx, rt.exr.Events(), func(ev runtime.Event) {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		if ev.Seq > rt.seq {
+			rt.seq = ev.Seq
+			close(rt.seqCh)
+			rt.seqCh = make(chan struct{})
+		}
+	})
+}
+
+// receive calls f with each value from ch until ctx ends: the loop of the harness's watchers
+// (the candidate's and the examiner's events, the bot's audio).
+func receive[T any](ctx context.Context, ch <-chan T, f func(T)) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case ev := <-rt.exr.Events():
-			rt.mu.Lock()
-			if ev.Seq > rt.seq {
-				rt.seq = ev.Seq
-				close(rt.seqCh)
-				rt.seqCh = make(chan struct{})
-			}
-			rt.mu.Unlock()
+		case v := <-ch:
+			f(v)
 		}
 	}
 }
@@ -381,16 +384,5 @@ func (rt *room) close() {
 	}
 	for i := len(rt.closers) - 1; i >= 0; i-- {
 		rt.closers[i]()
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

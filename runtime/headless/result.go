@@ -2,6 +2,8 @@ package headless
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,7 +115,7 @@ func (r *Result) check(e Expect) {
 		fail("visits", "["+strings.Join(*e.Visits, ", ")+"]", "["+strings.Join(r.Visits, ", ")+"]")
 	}
 	counts := func(name string, want, got map[string]int) {
-		for _, k := range sortedKeys(want) {
+		for _, k := range slices.Sorted(maps.Keys(want)) {
 			if want[k] != got[k] {
 				fail(name+"."+k, want[k], got[k])
 			}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -260,7 +262,7 @@ func pathBase(p string) string {
 // checkAgainst reports expectations naming signals or nodes the exam does not have.
 func (s *Script) checkAgainst(exam *spec.Exam) []string {
 	var probs []string
-	for _, k := range sortedKeys(s.Expect.Evidence) {
+	for _, k := range slices.Sorted(maps.Keys(s.Expect.Evidence)) {
 		if exam.Signal(k) == nil {
 			probs = append(probs, fmt.Sprintf("%s: expect.evidence: %q is not a signal of exam %s", s.pos("$.expect.evidence."+k), k, exam.ID))
 		}

@@ -21,12 +21,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -280,17 +280,17 @@ func (s *Script) validate() []string {
 	if e.MaxTurnLatencyMs != nil && *e.MaxTurnLatencyMs <= 0 {
 		add(s.pos("$.expect.maxTurnLatencyMs"), "expect.maxTurnLatencyMs must be positive")
 	}
-	for _, k := range sortedKeys(e.Guardrails) {
+	for _, k := range slices.Sorted(maps.Keys(e.Guardrails)) {
 		if !slices.Contains(guardrailNames, k) {
 			add(s.pos("$.expect.guardrails."+k), "expect.guardrails: unknown guardrail %q (known: %s)", k, strings.Join(guardrailNames, ", "))
 		}
 	}
-	for _, k := range sortedKeys(e.Commands) {
+	for _, k := range slices.Sorted(maps.Keys(e.Commands)) {
 		if !runtime.Command(k).Valid() {
 			add(s.pos("$.expect.commands."+k), "expect.commands: unknown command %q", k)
 		}
 	}
-	for _, k := range sortedKeys(e.Events) {
+	for _, k := range slices.Sorted(maps.Keys(e.Events)) {
 		known := false
 		for _, t := range runtime.EventTypes {
 			known = known || t.String() == k
@@ -300,20 +300,11 @@ func (s *Script) validate() []string {
 		}
 	}
 	for _, m := range []map[string]int{e.Evidence, e.Guardrails, e.Commands, e.Events} {
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if m[k] < 0 {
 				add(s.name, "expect: count for %q must not be negative", k)
 			}
 		}
 	}
 	return probs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

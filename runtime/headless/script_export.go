@@ -2,7 +2,9 @@ package headless
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -173,7 +175,7 @@ func ExpectYAML(e Expect) string {
 		if m.m == nil {
 			continue
 		}
-		keys := sortedKeys(m.m)
+		keys := slices.Sorted(maps.Keys(m.m))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s: %d", yamlString(k), m.m[k])

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/runtime/runtimetest"
@@ -45,13 +46,8 @@ func TestWithController(t *testing.T) {
 			go func() {
 				done <- c.SubmitTurn(ctx, runtime.Turn{Text: answer, Confidence: 0.95, Source: runtime.SourceMic})
 			}()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("SubmitTurn: %v", err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("SubmitTurn did not return within 30s")
+			if err := testutil.Recv(t, done, 30*time.Second, "SubmitTurn to return"); err != nil {
+				t.Fatalf("SubmitTurn: %v", err)
 			}
 
 			reqs := srv.ChatRequests()

@@ -128,7 +128,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 			// Waiting would outlive the turn: fail now rather than sleep into the deadline.
 			return nil, fmt.Errorf("%w: next retry in %v is past the turn deadline: %w", ErrDeadline, wait, classified)
 		}
-		if !sleep(turnCtx, wait) {
+		if runtime.Sleep(turnCtx, wait) != nil {
 			break
 		}
 	}

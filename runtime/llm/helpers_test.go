@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/spec"
@@ -146,13 +147,8 @@ func observe(t *testing.T, e *llm.Examiner, ctx context.Context, req *runtime.Ex
 		r, err := e.Observe(ctx, req)
 		done <- result{r, err}
 	}()
-	select {
-	case res := <-done:
-		return res.r, res.err
-	case <-time.After(30 * time.Second):
-		t.Fatal("Observe did not return within 30s")
-		return nil, nil
-	}
+	res := testutil.Recv(t, done, 30*time.Second, "Observe to return")
+	return res.r, res.err
 }
 
 // logBuffer is a concurrency-safe slog sink.

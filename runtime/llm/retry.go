@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -19,16 +18,4 @@ func (e *Examiner) backoff(attempt int, retryAfter time.Duration) time.Duration 
 		}
 	}
 	return d/2 + rand.N(d/2+1)
-}
-
-// sleep waits d or until ctx ends, reporting whether the full wait elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

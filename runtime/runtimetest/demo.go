@@ -1,5 +1,5 @@
-// Package runtimetest holds what the test packages of the runtime (runtime, runtime/llm,
-// runtime/offline) share. Tests import it; the product does not.
+// Package runtimetest holds what the tests of the runtime (runtime, runtime/llm, runtime/offline)
+// and of its users (sessions) share. Tests import it; the product does not.
 package runtimetest
 
 import (
