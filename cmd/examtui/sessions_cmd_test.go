@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -20,11 +20,7 @@ func recordRehearsal(t *testing.T) (string, string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	script := apptest.Rehearsal(t)
-	exam, err := script.CompileSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
+	script, exam := runtimetest.Rehearsal(t)
 	st, err := sessions.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)

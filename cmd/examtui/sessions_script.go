@@ -21,12 +21,7 @@ const scriptFormat = "script"
 // expectations are the decisions the session made.
 func exportScript(cmd *cobra.Command, idOrPrefix, output string) error {
 	return withSession(cmd, idOrPrefix, func(st *sessions.Store, id string) error {
-		ctx := cmd.Context()
-		sess, err := st.Get(ctx, id)
-		if err != nil {
-			return err
-		}
-		events, err := st.LoadEvents(ctx, id)
+		sess, events, err := st.Load(cmd.Context(), id)
 		if err != nil {
 			return err
 		}

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/roomtest"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // BenchmarkSpokenReplyLatency runs the example script spoken through a local LiveKit server
@@ -22,10 +22,7 @@ import (
 //	go test -run XXX -bench BenchmarkSpokenReplyLatency -benchtime 2x ./internal/roomtest/
 func BenchmarkSpokenReplyLatency(b *testing.B) {
 	srv := lktest.Start(b)
-	script, err := headless.LoadScriptFS(examples.FS, "hotel-rehearsal.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
+	script, _ := runtimetest.Rehearsal(b)
 	hopts := headless.Options{NewExaminer: hoptsExaminer}
 	for _, bc := range []struct {
 		name string
