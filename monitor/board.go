@@ -101,6 +101,7 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		return nil
 	}
 	r.LastSeq = max(r.LastSeq, ev.Seq)
+	prev := r.LastEventAt
 	if ev.Timestamp.After(r.LastEventAt) {
 		r.LastEventAt = ev.Timestamp
 	}
@@ -118,6 +119,18 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 	switch p := pl.(type) {
 	case *runtime.ExamStatePayload:
 		b.applyState(r, p, at)
+	case *runtime.SpokenPayload:
+		if p.Source == runtime.SpokenResume && r.examState == runtime.StateInProgress && !prev.IsZero() && at.After(prev) {
+			// The exam's process was restarted: the runtime's clocks stopped at the event
+			// before this line and run again from it, so its deadlines moved by the gap.
+			gap := at.Sub(prev)
+			if !r.nodeDeadline.IsZero() {
+				r.nodeDeadline = r.nodeDeadline.Add(gap)
+			}
+			if !r.examDeadline.IsZero() {
+				r.examDeadline = r.examDeadline.Add(gap)
+			}
+		}
 	case *runtime.NodeEnteredPayload:
 		r.NodeID = textsafe.Line(p.NodeID)
 		r.NodeIndex, r.NodeTotal = p.Progress.CurrentNodeIndex, p.Progress.TotalNodes

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
@@ -419,4 +421,29 @@ func FuzzApply(f *testing.F) {
 		_ = r.NodeClock(t0)
 		_ = r.ExamClock(t0)
 	})
+}
+
+// TestClocksAfterRestart: an exam whose process stopped and was resumed minutes later. The
+// runtime does not count the downtime; the board, reading only the events, shows the same node
+// and exam clocks as the resumed controller.
+func TestClocksAfterRestart(t *testing.T) {
+	newExaminer := func() runtime.Examiner {
+		ex, err := offline.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ex
+	}
+	events, snap, now := runtimetest.Restarted(t, newExaminer, t0, 7*time.Minute, 15*time.Second)
+	b, _ := NewBoard(Thresholds{})
+	for _, ev := range events {
+		b.Apply(ev)
+	}
+	r := b.Row(events[0].SessionID)
+	if got := r.NodeClock(now); got.Elapsed != snap.NodeElapsed || got.Budget == 0 {
+		t.Errorf("node clock %+v, the runtime's %s", got, snap.NodeElapsed)
+	}
+	if got := r.ExamClock(now); got.Elapsed != snap.ExamElapsed || got.Budget == 0 {
+		t.Errorf("exam clock %+v, the runtime's %s", got, snap.ExamElapsed)
+	}
 }

@@ -36,6 +36,7 @@ type timersPane struct {
 	examPaused   time.Duration
 	examEnd      time.Time
 	pausedAt     time.Time // non-zero while paused
+	lastEvent    time.Time // the previous event's time: a resume after a restart counts from it
 
 	nodeCounts
 	clarify, maxClarify int
@@ -62,7 +63,25 @@ func (p *timersPane) badge() string {
 func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 	ts := ev.Timestamp
 	p.presence.apply(ev, pl)
+	prev := p.lastEvent
+	if ts.After(p.lastEvent) {
+		p.lastEvent = ts
+	}
 	switch v := pl.(type) {
+	case *runtime.SpokenPayload:
+		if v.Source == runtime.SpokenResume && p.state == runtime.StateInProgress && !prev.IsZero() && ts.After(prev) {
+			// The exam's process was restarted: the runtime's clocks stopped at the event
+			// before this line and run again from it, so its deadlines moved by the gap.
+			gap := ts.Sub(prev)
+			p.nodePaused += gap
+			p.examPaused += gap
+			if !p.deadline.IsZero() {
+				p.deadline = p.deadline.Add(gap)
+			}
+			if !p.examDeadline.IsZero() {
+				p.examDeadline = p.examDeadline.Add(gap)
+			}
+		}
 	case *runtime.ExamStatePayload:
 		if len(v.Nodes) > 0 {
 			p.plan = append([]string(nil), v.Nodes...)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // TestTimersFollowDeadlines reads the node and exam clocks at chosen instants: they come from
@@ -80,5 +82,30 @@ func TestTimersCounts(t *testing.T) {
 		if !strings.Contains(ls, want) {
 			t.Errorf("timers lack %q:\n%s", want, ls)
 		}
+	}
+}
+
+// TestTimersAfterRestart: an exam whose process stopped and was resumed minutes later. The
+// runtime does not count the downtime; a console following the events (watch, the control
+// room) shows the same node and exam clocks as the resumed controller.
+func TestTimersAfterRestart(t *testing.T) {
+	newExaminer := func() runtime.Examiner {
+		ex, err := offline.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ex
+	}
+	events, snap, now := runtimetest.Restarted(t, newExaminer, fixtureStart, 7*time.Minute, 15*time.Second)
+	m := newTestModel(t, hotelInfo, &fakeBackend{}, WithClock(func() time.Time { return now }))
+	for _, ev := range events {
+		m.Apply(ev)
+	}
+	p := timersOf(m)
+	if got := p.nodeElapsed(now); got != snap.NodeElapsed {
+		t.Errorf("node clock %s, the runtime's %s", got, snap.NodeElapsed)
+	}
+	if got := p.examElapsed(now); got != snap.ExamElapsed {
+		t.Errorf("exam clock %s, the runtime's %s", got, snap.ExamElapsed)
 	}
 }
