@@ -97,14 +97,12 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	defer cancel()
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
-	var heard atomic.Int64    // voiced 20 ms windows of the examiner's voice
-	var silentMs atomic.Int64 // how much unvoiced audio the candidate received since the last voiced frame
+	var heard atomic.Int64      // voiced 20 ms windows of the examiner's voice
+	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate received
 	go onAudio(ctx, cand, func(f livekit.AudioFrame) {
 		if audio.RMS(f.Samples) > 500 {
 			heard.Add(1)
-			silentMs.Store(0)
-		} else {
-			silentMs.Add(frameMs(f))
+			lastVoiced.Store(f.Received.UnixNano())
 		}
 	})
 	if err := ctrl.Start(ctx); err != nil {
@@ -123,15 +121,23 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	}
 	testutil.Eventually(t, 30*time.Second, func() bool { return heard.Load() > 25 }, "the examiner's opening to be heard")
 	for i, line := range lines {
-		// Answer once the examiner has finished speaking: the bot has said every queued line
-		// and the candidate has received 600 ms of its track without voice since (counted in
-		// audio received, not in wall-clock time).
+		// Answer once the examiner has finished speaking: the bot has said every queued line,
+		// its track has sent all of it (under load the track runs behind the wall clock), and
+		// the candidate has received no voice for 600 ms since. (The track sends nothing in
+		// silence, so the silence is counted on the clock, not in audio received.)
 		idleCtx, idleCancel := context.WithTimeout(ctx, 30*time.Second)
 		if err := bot.WaitIdle(idleCtx); err != nil {
 			t.Fatalf("before turn %d the examiner never finished speaking: %v", i+1, err)
 		}
+		select {
+		case <-e.bot.Voice().Sent():
+		case <-idleCtx.Done():
+			t.Fatalf("before turn %d the examiner's track never sent its audio", i+1)
+		}
 		idleCancel()
-		testutil.Eventually(t, 30*time.Second, func() bool { return silentMs.Load() >= 600 }, "the examiner to stop")
+		testutil.Eventually(t, 30*time.Second, func() bool {
+			return time.Since(time.Unix(0, lastVoiced.Load())) >= 600*time.Millisecond
+		}, "the examiner to stop")
 		m.say(speech(t, line))
 		testutil.Eventually(t, 30*time.Second, func() bool { return len(segments()) == i+1 }, "spoken turn %d", i+1)
 		if i+1 < len(lines) {
@@ -167,7 +173,8 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	}
 	t.Cleanup(func() { rv.Close() })
 	var barged atomic.Int32
-	rv.OnBargeIn(func() { barged.Add(1) })
+	var bargedAt atomic.Int64 // unix nanos when the barge-in hook ran
+	rv.OnBargeIn(func() { bargedAt.CompareAndSwap(0, time.Now().UnixNano()); barged.Add(1) })
 	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
 	e.waitAudience(t, "candidate-1")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -176,14 +183,12 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
 	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate heard
-	var afterBarge atomic.Int64 // ms of the examiner's track the candidate received after the barge-in hook ran
+	var lastFrame atomic.Int64  // unix nanos of the last frame of the examiner's track the candidate received
 	go onAudio(ctx, cand, func(f livekit.AudioFrame) {
 		if audio.RMS(f.Samples) > 500 {
 			lastVoiced.Store(f.Received.UnixNano())
 		}
-		if barged.Load() > 0 {
-			afterBarge.Add(frameMs(f))
-		}
+		lastFrame.Store(f.Received.UnixNano())
 	})
 	long := strings.Repeat("The breakfast service runs from seven until ten every morning of the week. ", 4)
 	said := make(chan time.Duration, 1)
@@ -206,17 +211,21 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 		t.Errorf("Say returned after %s: the whole line played", took)
 	}
 	testutil.Eventually(t, 5*time.Second, func() bool { return barged.Load() == 1 }, "the barge-in hook")
-	// Frames in flight drain: wait until the candidate has received 1.5 s of the examiner's
-	// track after the barge-in (audio that arrived, however slowly the machine runs).
-	testutil.Eventually(t, 20*time.Second, func() bool { return afterBarge.Load() >= 1500 }, "1.5 s of the examiner's track after the barge-in")
+	// Frames in flight drain: wait until the bot's track has sent what was queued (the
+	// barge-in cleared it) and the candidate has received a frame of the track 1.5 s after the
+	// barge-in (in silence the track sends one every 400 ms; it arrives after every frame sent
+	// before it, however slowly the machine runs).
+	select {
+	case <-e.bot.Voice().Sent():
+	case <-ctx.Done():
+		t.Fatal("the examiner's track never sent what was queued")
+	}
+	testutil.Eventually(t, 20*time.Second, func() bool {
+		return time.Duration(lastFrame.Load()-bargedAt.Load()) >= 1500*time.Millisecond
+	}, "a frame of the examiner's track 1.5 s after the barge-in")
 	stopped := time.Unix(0, lastVoiced.Load())
 	if d := stopped.Sub(speakAt); d > 1500*time.Millisecond {
 		t.Errorf("the examiner was still heard %s after the candidate began to speak", d)
 	}
 	t.Logf("examiner stopped %s after the candidate began; Say returned after %s", stopped.Sub(speakAt).Round(time.Millisecond), took.Round(time.Millisecond))
-}
-
-// frameMs is how much audio a received frame holds, in milliseconds.
-func frameMs(f livekit.AudioFrame) int64 {
-	return int64(len(f.Samples)) * 1000 / int64(f.SampleRate)
 }
