@@ -23,11 +23,6 @@ const (
 	// receiver decodes a silent one, so a decoder that conceals the gap (WebRTC's NetEq, any
 	// PLC) stretches silence rather than the end of a word.
 	dtxTail = 5
-	// dtxKeepalive is how often a silent track still sends one frame of silence, as libopus's
-	// own DTX does (one frame per 400 ms). Go clients (pion) see a remote track only when its
-	// first packet arrives, so a track that sent nothing at all would stay invisible to a
-	// candidate who joined during a silence until the examiner spoke.
-	dtxKeepalive = 400 * time.Millisecond
 	// opusRate is the rate the encoder runs at (the SDK's DefaultOpusSampleRate).
 	opusRate = 48000
 )
@@ -35,11 +30,13 @@ const (
 // dtxTrack is a mono PCM track that sends nothing while it has nothing to say, in the manner of
 // Opus DTX: it paces and encodes only the audio written to it (10 ms a tick, with the SDK's
 // resampler and the media-sdk Opus encoder, as lkmedia.PCMLocalTrack does), then dtxTail
-// frames of silence, then only a keepalive frame every dtxKeepalive. The time it sends
-// nothing is skipped on the RTP clock (pion's WriteSample with no data): sequence numbers stay
-// contiguous and timestamps jump, which receivers read as DTX, not loss. PCMLocalTrack instead
-// encodes and sends a frame of zeros on every empty tick, which for dozens of mostly silent
-// bots on one worker was most of its CPU.
+// frames of silence, then nothing. The time it sends nothing is skipped on the RTP clock
+// (pion's WriteSample with no data): sequence numbers stay contiguous and timestamps jump,
+// which receivers read as DTX, not loss. PCMLocalTrack instead encodes and sends a frame of
+// zeros on every empty tick, which for dozens of mostly silent bots on one worker was most of
+// its CPU. (A Go subscriber, whose pion sees a remote track only once a packet arrives, still
+// sees a silent bot's track at once: the LiveKit server sends Go clients a few silent frames
+// on a subscribed track that carries nothing.)
 //
 // Its methods mirror PCMLocalTrack's, so Voice uses it the same way: writes before the track
 // is bound are dropped, WaitForPlayout returns once the queue is empty, and after Close the
@@ -181,7 +178,7 @@ func (t *dtxTrack) take() (frame media.PCM16Sample, closed bool) {
 }
 
 // run paces the track: one frame a tick while there is audio or tail, else asleep until audio
-// arrives or a keepalive is due. clock is the wall time the RTP timestamp has reached; the
+// arrives or Close. clock is the wall time the RTP timestamp has reached; the
 // time slept is skipped on it in whole frames, so timestamps follow the wall clock across
 // silences (while speaking, a late tick delays the audio as with the SDK's pacer).
 func (t *dtxTrack) run() {
@@ -190,12 +187,10 @@ func (t *dtxTrack) run() {
 	tick := time.NewTicker(dtxFrame)
 	defer tick.Stop()
 	clock := time.Now()
-	lastSent := clock
 	tail := 0
 	send := func(frame media.PCM16Sample) {
 		_ = t.pcm.WriteSample(frame)
 		clock = clock.Add(dtxFrame)
-		lastSent = time.Now()
 	}
 	for {
 		frame, closed := t.take()
@@ -209,32 +204,15 @@ func (t *dtxTrack) run() {
 		case closed:
 			return
 		default:
-			t.idle(lastSent)
+			tick.Stop()
+			<-t.wake // a write or Close
 			if gap := time.Since(clock).Truncate(dtxFrame); gap > 0 {
 				_ = t.TrackLocalStaticSample.WriteSample(pmedia.Sample{Duration: gap})
 				clock = clock.Add(gap)
-			}
-			if time.Since(lastSent) >= dtxKeepalive {
-				t.mu.Lock()
-				empty := len(t.queue) == 0
-				t.mu.Unlock()
-				if empty {
-					send(silence)
-				}
 			}
 			tick.Reset(dtxFrame)
 			continue
 		}
 		<-tick.C
-	}
-}
-
-// idle sleeps until a write or Close, or until the keepalive after lastSent is due.
-func (t *dtxTrack) idle(lastSent time.Time) {
-	timer := time.NewTimer(max(time.Until(lastSent.Add(dtxKeepalive)), 0))
-	defer timer.Stop()
-	select {
-	case <-t.wake:
-	case <-timer.C:
 	}
 }

@@ -2,6 +2,7 @@ package livekit_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,8 +174,7 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	}
 	t.Cleanup(func() { rv.Close() })
 	var barged atomic.Int32
-	var bargedAt atomic.Int64 // unix nanos when the barge-in hook ran
-	rv.OnBargeIn(func() { bargedAt.CompareAndSwap(0, time.Now().UnixNano()); barged.Add(1) })
+	rv.OnBargeIn(func() { barged.Add(1) })
 	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
 	e.waitAudience(t, "candidate-1")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -183,12 +183,20 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
 	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate heard
-	var lastFrame atomic.Int64  // unix nanos of the last frame of the examiner's track the candidate received
+	type heardFrame struct {
+		at  time.Time
+		rms float64
+	}
+	var mu sync.Mutex
+	var heard []heardFrame // every frame of the examiner's track the candidate received
 	go onAudio(ctx, cand, func(f livekit.AudioFrame) {
-		if audio.RMS(f.Samples) > 500 {
+		rms := audio.RMS(f.Samples)
+		if rms > 500 {
 			lastVoiced.Store(f.Received.UnixNano())
 		}
-		lastFrame.Store(f.Received.UnixNano())
+		mu.Lock()
+		heard = append(heard, heardFrame{f.Received, rms})
+		mu.Unlock()
 	})
 	long := strings.Repeat("The breakfast service runs from seven until ten every morning of the week. ", 4)
 	said := make(chan time.Duration, 1)
@@ -211,19 +219,41 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 		t.Errorf("Say returned after %s: the whole line played", took)
 	}
 	testutil.Eventually(t, 5*time.Second, func() bool { return barged.Load() == 1 }, "the barge-in hook")
-	// Frames in flight drain: wait until the bot's track has sent what was queued (the
-	// barge-in cleared it) and the candidate has received a frame of the track 1.5 s after the
-	// barge-in (in silence the track sends one every 400 ms; it arrives after every frame sent
-	// before it, however slowly the machine runs).
+	// Frames in flight drain: once the bot's track has sent what was queued (the barge-in
+	// cleared it), a marker written to the track (200 ms of silence, then a tone louder than
+	// any speech) arrives after every frame sent before it, however slowly the machine runs;
+	// the track sends nothing in silence, so there is no other frame to wait for. The examiner
+	// stopped at the last voiced frame before the marker's silence.
 	select {
 	case <-e.bot.Voice().Sent():
 	case <-ctx.Done():
 		t.Fatal("the examiner's track never sent what was queued")
 	}
+	if err := e.bot.Voice().Write(append(make([]int16, 3200), tone(1000, 200*time.Millisecond, 32000)...)); err != nil {
+		t.Fatal(err)
+	}
+	var stopped time.Time
 	testutil.Eventually(t, 20*time.Second, func() bool {
-		return time.Duration(lastFrame.Load()-bargedAt.Load()) >= 1500*time.Millisecond
-	}, "a frame of the examiner's track 1.5 s after the barge-in")
-	stopped := time.Unix(0, lastVoiced.Load())
+		mu.Lock()
+		defer mu.Unlock()
+		i := slices.IndexFunc(heard, func(h heardFrame) bool { return h.rms > 16000 })
+		if i < 0 {
+			return false
+		}
+		for i > 0 && heard[i-1].rms > 500 { // the tone's onset
+			i--
+		}
+		for i > 0 && heard[i-1].rms <= 500 { // the marker's silence, and the tail before it
+			i--
+		}
+		if i > 0 {
+			stopped = heard[i-1].at
+		}
+		return true
+	}, "the marker written to the examiner's track after the barge-in")
+	if stopped.IsZero() {
+		t.Fatal("no voiced frame of the examiner before the marker")
+	}
 	if d := stopped.Sub(speakAt); d > 1500*time.Millisecond {
 		t.Errorf("the examiner was still heard %s after the candidate began to speak", d)
 	}
