@@ -2,6 +2,7 @@ package livekit_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,14 +75,12 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	defer cancel()
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
-	var heard atomic.Int64    // voiced 20 ms windows of the examiner's voice
-	var silentMs atomic.Int64 // how much unvoiced audio the candidate received since the last voiced frame
+	var heard atomic.Int64      // voiced 20 ms windows of the examiner's voice
+	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate received
 	go onAudio(ctx, cand, func(f livekit.AudioFrame) {
 		if audio.RMS(f.Samples) > 500 {
 			heard.Add(1)
-			silentMs.Store(0)
-		} else {
-			silentMs.Add(frameMs(f))
+			lastVoiced.Store(f.Received.UnixNano())
 		}
 	})
 	if err := ctrl.Start(ctx); err != nil {
@@ -100,15 +99,23 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	}
 	testutil.Eventually(t, 30*time.Second, func() bool { return heard.Load() > 25 }, "the examiner's opening to be heard")
 	for i, line := range lines {
-		// Answer once the examiner has finished speaking: the bot has said every queued line
-		// and the candidate has received 600 ms of its track without voice since (counted in
-		// audio received, not in wall-clock time).
+		// Answer once the examiner has finished speaking: the bot has said every queued line,
+		// its track has sent all of it (under load the track runs behind the wall clock), and
+		// the candidate has received no voice for 600 ms since. (The track sends nothing in
+		// silence, so the silence is counted on the clock, not in audio received.)
 		idleCtx, idleCancel := context.WithTimeout(ctx, 30*time.Second)
 		if err := bot.WaitIdle(idleCtx); err != nil {
 			t.Fatalf("before turn %d the examiner never finished speaking: %v", i+1, err)
 		}
+		select {
+		case <-e.bot.Voice().Sent():
+		case <-idleCtx.Done():
+			t.Fatalf("before turn %d the examiner's track never sent its audio", i+1)
+		}
 		idleCancel()
-		testutil.Eventually(t, 30*time.Second, func() bool { return silentMs.Load() >= 600 }, "the examiner to stop")
+		testutil.Eventually(t, 30*time.Second, func() bool {
+			return time.Since(time.Unix(0, lastVoiced.Load())) >= 600*time.Millisecond
+		}, "the examiner to stop")
 		m.say(speech(t, line))
 		testutil.Eventually(t, 30*time.Second, func() bool { return len(segments()) == i+1 }, "spoken turn %d", i+1)
 		if i+1 < len(lines) {
@@ -153,14 +160,20 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
 	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate heard
-	var afterBarge atomic.Int64 // ms of the examiner's track the candidate received after the barge-in hook ran
+	type heardFrame struct {
+		at  time.Time
+		rms float64
+	}
+	var mu sync.Mutex
+	var heard []heardFrame // every frame of the examiner's track the candidate received
 	go onAudio(ctx, cand, func(f livekit.AudioFrame) {
-		if audio.RMS(f.Samples) > 500 {
+		rms := audio.RMS(f.Samples)
+		if rms > 500 {
 			lastVoiced.Store(f.Received.UnixNano())
 		}
-		if barged.Load() > 0 {
-			afterBarge.Add(frameMs(f))
-		}
+		mu.Lock()
+		heard = append(heard, heardFrame{f.Received, rms})
+		mu.Unlock()
 	})
 	long := strings.Repeat("The breakfast service runs from seven until ten every morning of the week. ", 4)
 	said := make(chan time.Duration, 1)
@@ -183,17 +196,43 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 		t.Errorf("Say returned after %s: the whole line played", took)
 	}
 	testutil.Eventually(t, 5*time.Second, func() bool { return barged.Load() == 1 }, "the barge-in hook")
-	// Frames in flight drain: wait until the candidate has received 1.5 s of the examiner's
-	// track after the barge-in (audio that arrived, however slowly the machine runs).
-	testutil.Eventually(t, 20*time.Second, func() bool { return afterBarge.Load() >= 1500 }, "1.5 s of the examiner's track after the barge-in")
-	stopped := time.Unix(0, lastVoiced.Load())
+	// Frames in flight drain: once the bot's track has sent what was queued (the barge-in
+	// cleared it), a marker written to the track (200 ms of silence, then a tone louder than
+	// any speech) arrives after every frame sent before it, however slowly the machine runs;
+	// the track sends nothing in silence, so there is no other frame to wait for. The examiner
+	// stopped at the last voiced frame before the marker's silence.
+	select {
+	case <-e.bot.Voice().Sent():
+	case <-ctx.Done():
+		t.Fatal("the examiner's track never sent what was queued")
+	}
+	if err := e.bot.Voice().Write(append(make([]int16, 3200), tone(1000, 200*time.Millisecond, 32000)...)); err != nil {
+		t.Fatal(err)
+	}
+	var stopped time.Time
+	testutil.Eventually(t, 20*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		i := slices.IndexFunc(heard, func(h heardFrame) bool { return h.rms > 16000 })
+		if i < 0 {
+			return false
+		}
+		for i > 0 && heard[i-1].rms > 500 { // the tone's onset
+			i--
+		}
+		for i > 0 && heard[i-1].rms <= 500 { // the marker's silence, and the tail before it
+			i--
+		}
+		if i > 0 {
+			stopped = heard[i-1].at
+		}
+		return true
+	}, "the marker written to the examiner's track after the barge-in")
+	if stopped.IsZero() {
+		t.Fatal("no voiced frame of the examiner before the marker")
+	}
 	if d := stopped.Sub(speakAt); d > 1500*time.Millisecond {
 		t.Errorf("the examiner was still heard %s after the candidate began to speak", d)
 	}
 	t.Logf("examiner stopped %s after the candidate began; Say returned after %s", stopped.Sub(speakAt).Round(time.Millisecond), took.Round(time.Millisecond))
-}
-
-// frameMs is how much audio a received frame holds, in milliseconds.
-func frameMs(f livekit.AudioFrame) int64 {
-	return int64(len(f.Samples)) * 1000 / int64(f.SampleRate)
 }

@@ -9,7 +9,6 @@ import (
 
 	lkproto "github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
-	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
 )
 
 // Voice is a participant's outgoing audio track: PCM written to it is encoded to Opus and
@@ -22,7 +21,7 @@ type Voice struct {
 	silent bool // publishes a track without audio (WithoutSpeech)
 
 	mu        sync.Mutex
-	track     *lkmedia.PCMLocalTrack
+	track     *dtxTrack
 	playoutAt time.Time     // when what has been queued finishes playing
 	cleared   chan struct{} // closed (and replaced) by Clear, so waiting players stop at once
 }
@@ -43,7 +42,7 @@ func (v *Voice) publish(lk *lksdk.Room) error {
 	if v.silent {
 		return v.publishSilent(lk)
 	}
-	track, err := lkmedia.NewPCMLocalTrack(v.rate, 1, sdkLogger(v.log))
+	track, err := newDTXTrack(v.rate, sdkLogger(v.log))
 	if err != nil {
 		return fmt.Errorf("create %s track: %w", v.name, err)
 	}

@@ -12,10 +12,10 @@ import (
 // typed and the examiner's lines reach the room as events). Its voice track is still
 // published, since the server announces a participant who publishes a track to the others at
 // once and one who publishes nothing only on its 3 s participant batch, but the track carries
-// no audio. A speaking bot's track encodes and sends a frame every 10 ms even in silence; for
-// dozens of bots that hold only typed exams, that silence was most of a worker's CPU and much
-// of the server's (BenchmarkWorkerReplyLatency). Writing to the voice then fails with
-// ErrNoSpeech.
+// no audio. (The SDK's speaking track encoded and sent a frame every 10 ms even in silence;
+// for dozens of bots that hold only typed exams, that silence was most of a worker's CPU and
+// much of the server's, BenchmarkWorkerReplyLatency. A speaking bot's dtxTrack now sends
+// nothing in silence either.) Writing to the voice then fails with ErrNoSpeech.
 func WithoutSpeech() Option { return func(o *options) { o.silent = true } }
 
 // publishSilent publishes an Opus track that never sends a packet: a placeholder that makes

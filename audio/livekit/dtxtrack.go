@@ -1,0 +1,218 @@
+package livekit
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/livekit/media-sdk"
+	"github.com/livekit/media-sdk/opus"
+	protoLogger "github.com/livekit/protocol/logger"
+	"github.com/pion/webrtc/v4"
+	pmedia "github.com/pion/webrtc/v4/pkg/media"
+)
+
+const (
+	// dtxFrame is one paced frame, as the SDK's PCMLocalTrack paces.
+	dtxFrame = 10 * time.Millisecond
+	// dtxTail is how many frames of real silence follow the last queued audio. Two of them
+	// push out what the resampler and the Opus encoder still hold of the last syllable (soxr
+	// keeps back up to one frame, Opus looks 6.5 ms ahead); the rest make the last packet a
+	// receiver decodes a silent one, so a decoder that conceals the gap (WebRTC's NetEq, any
+	// PLC) stretches silence rather than the end of a word.
+	dtxTail = 5
+	// opusRate is the rate the encoder runs at (the SDK's DefaultOpusSampleRate).
+	opusRate = 48000
+)
+
+// dtxTrack is a mono PCM track that sends nothing while it has nothing to say, in the manner of
+// Opus DTX: it paces and encodes only the audio written to it (10 ms a tick, with the SDK's
+// resampler and the media-sdk Opus encoder, as lkmedia.PCMLocalTrack does), then dtxTail
+// frames of silence, then nothing. The time it sends nothing is skipped on the RTP clock
+// (pion's WriteSample with no data): sequence numbers stay contiguous and timestamps jump,
+// which receivers read as DTX, not loss. PCMLocalTrack instead encodes and sends a frame of
+// zeros on every empty tick, which for dozens of mostly silent bots on one worker was most of
+// its CPU. (A Go subscriber, whose pion sees a remote track only once a packet arrives, still
+// sees a silent bot's track at once: the LiveKit server sends Go clients a few silent frames
+// on a subscribed track that carries nothing.)
+//
+// Its methods mirror PCMLocalTrack's, so Voice uses it the same way: writes before the track
+// is bound are dropped, WaitForPlayout returns once the queue is empty, and after Close the
+// queue still drains.
+type dtxTrack struct {
+	*webrtc.TrackLocalStaticSample
+	pcm   media.PCM16Writer // resampler → Opus encoder → the sample track; Close closes the chain
+	frame int               // samples in one dtxFrame at the source rate
+
+	mu      sync.Mutex
+	queue   []int16
+	bound   bool
+	closed  bool
+	emptied chan struct{} // closed (and replaced) whenever the queue becomes empty
+	wake    chan struct{} // a write or Close for an idle pacer
+	start   sync.Once     // the pacer, or the writers' clean-up if it never started
+}
+
+func newDTXTrack(rate int, logger protoLogger.Logger) (*dtxTrack, error) {
+	if rate <= 0 {
+		return nil, errors.New("invalid source sample rate")
+	}
+	var id [4]byte
+	_, _ = rand.Read(id[:])
+	sfx := hex.EncodeToString(id[:])
+	track, err := webrtc.NewTrackLocalStaticSample(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus}, "examtui_track"+sfx, "examtui_stream"+sfx)
+	if err != nil {
+		return nil, err
+	}
+	opusWriter := media.FromSampleWriter[opus.Sample](track, opusRate, dtxFrame)
+	pcmWriter, err := opus.Encode(opusWriter, 1, logger)
+	if err != nil {
+		return nil, err
+	}
+	t := &dtxTrack{
+		TrackLocalStaticSample: track,
+		pcm:                    pcmWriter,
+		frame:                  rate * int(dtxFrame/time.Millisecond) / 1000,
+		emptied:                make(chan struct{}),
+		wake:                   make(chan struct{}, 1),
+	}
+	if rate != opusRate {
+		t.pcm = media.ResampleWriter(pcmWriter, rate)
+	}
+	return t, nil
+}
+
+// Bind starts the pacer once the track is bound to the publisher's connection.
+func (t *dtxTrack) Bind(ctx webrtc.TrackLocalContext) (webrtc.RTPCodecParameters, error) {
+	params, err := t.TrackLocalStaticSample.Bind(ctx)
+	if err != nil {
+		return params, err
+	}
+	t.mu.Lock()
+	t.bound = true
+	closed := t.closed
+	t.mu.Unlock()
+	if !closed {
+		t.start.Do(func() { go t.run() })
+	}
+	return params, nil
+}
+
+// WriteSample queues mono PCM at the source rate.
+func (t *dtxTrack) WriteSample(chunk []int16) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return errors.New("track is closed")
+	}
+	if len(chunk) == 0 || !t.bound {
+		return nil
+	}
+	t.queue = append(t.queue, chunk...)
+	t.signal()
+	return nil
+}
+
+// signal wakes an idle pacer. The caller holds t.mu.
+func (t *dtxTrack) signal() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// WaitForPlayout blocks until everything written has been taken off the queue for sending.
+func (t *dtxTrack) WaitForPlayout() {
+	t.mu.Lock()
+	if len(t.queue) == 0 {
+		t.mu.Unlock()
+		return
+	}
+	ch := t.emptied
+	t.mu.Unlock()
+	<-ch
+}
+
+// ClearQueue drops everything not yet taken for sending.
+func (t *dtxTrack) ClearQueue() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.queue = nil
+	t.emptiedLocked()
+}
+
+func (t *dtxTrack) emptiedLocked() {
+	close(t.emptied)
+	t.emptied = make(chan struct{})
+}
+
+// Close stops accepting writes; the pacer sends what is queued and then stops.
+func (t *dtxTrack) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	t.signal()
+	t.mu.Unlock()
+	t.start.Do(t.closeWriters) // never bound: no pacer will
+	return nil
+}
+
+func (t *dtxTrack) closeWriters() { _ = t.pcm.Close() }
+
+// take returns the next frame (padded with silence), or nil with the queue empty.
+func (t *dtxTrack) take() (frame media.PCM16Sample, closed bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.queue) == 0 {
+		return nil, t.closed
+	}
+	frame = make(media.PCM16Sample, t.frame)
+	n := copy(frame, t.queue)
+	t.queue = t.queue[n:]
+	if len(t.queue) == 0 {
+		t.queue = nil
+		t.emptiedLocked()
+	}
+	return frame, t.closed
+}
+
+// run paces the track: one frame a tick while there is audio or tail, else asleep until audio
+// arrives or Close. clock is the wall time the RTP timestamp has reached; the
+// time slept is skipped on it in whole frames, so timestamps follow the wall clock across
+// silences (while speaking, a late tick delays the audio as with the SDK's pacer).
+func (t *dtxTrack) run() {
+	defer t.closeWriters()
+	silence := make(media.PCM16Sample, t.frame)
+	tick := time.NewTicker(dtxFrame)
+	defer tick.Stop()
+	clock := time.Now()
+	tail := 0
+	send := func(frame media.PCM16Sample) {
+		_ = t.pcm.WriteSample(frame)
+		clock = clock.Add(dtxFrame)
+	}
+	for {
+		frame, closed := t.take()
+		switch {
+		case frame != nil:
+			send(frame)
+			tail = dtxTail
+		case tail > 0:
+			send(silence)
+			tail--
+		case closed:
+			return
+		default:
+			tick.Stop()
+			<-t.wake // a write or Close
+			if gap := time.Since(clock).Truncate(dtxFrame); gap > 0 {
+				_ = t.TrackLocalStaticSample.WriteSample(pmedia.Sample{Duration: gap})
+				clock = clock.Add(gap)
+			}
+			tick.Reset(dtxFrame)
+			continue
+		}
+		<-tick.C
+	}
+}
