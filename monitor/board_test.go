@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/offline"
 	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
@@ -427,14 +426,7 @@ func FuzzApply(f *testing.F) {
 // runtime does not count the downtime; the board, reading only the events, shows the same node
 // and exam clocks as the resumed controller.
 func TestClocksAfterRestart(t *testing.T) {
-	newExaminer := func() runtime.Examiner {
-		ex, err := offline.New()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ex
-	}
-	events, snap, now := runtimetest.Restarted(t, newExaminer, t0, 7*time.Minute, 15*time.Second)
+	events, snap, now := runtimetest.Restarted(t, t0, 7*time.Minute, 15*time.Second)
 	b, _ := NewBoard(Thresholds{})
 	for _, ev := range events {
 		b.Apply(ev)

@@ -72,15 +72,7 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 		if v.Source == runtime.SpokenResume && p.state == runtime.StateInProgress && !prev.IsZero() && ts.After(prev) {
 			// The exam's process was restarted: the runtime's clocks stopped at the event
 			// before this line and run again from it, so its deadlines moved by the gap.
-			gap := ts.Sub(prev)
-			p.nodePaused += gap
-			p.examPaused += gap
-			if !p.deadline.IsZero() {
-				p.deadline = p.deadline.Add(gap)
-			}
-			if !p.examDeadline.IsZero() {
-				p.examDeadline = p.examDeadline.Add(gap)
-			}
+			p.stopFor(ts.Sub(prev))
 		}
 	case *runtime.ExamStatePayload:
 		if len(v.Nodes) > 0 {
@@ -102,15 +94,7 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 			if !p.pausedAt.IsZero() {
 				// The runtime moves its deadlines by the pause; follow it, or do the same
 				// arithmetic when the event does not restate them.
-				gap := ts.Sub(p.pausedAt)
-				p.nodePaused += gap
-				p.examPaused += gap
-				if !p.deadline.IsZero() {
-					p.deadline = p.deadline.Add(gap)
-				}
-				if !p.examDeadline.IsZero() {
-					p.examDeadline = p.examDeadline.Add(gap)
-				}
+				p.stopFor(ts.Sub(p.pausedAt))
 				p.pausedAt = time.Time{}
 			}
 		}
@@ -167,6 +151,19 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 			p.examEnd = ts
 		}
 		p.state = v.State
+	}
+}
+
+// stopFor takes gap, a time the runtime's clocks stood still (a pause, a restart), off both
+// clocks: it moves the deadlines, as the runtime does, and the paused time of clocks without one.
+func (p *timersPane) stopFor(gap time.Duration) {
+	p.nodePaused += gap
+	p.examPaused += gap
+	if !p.deadline.IsZero() {
+		p.deadline = p.deadline.Add(gap)
+	}
+	if !p.examDeadline.IsZero() {
+		p.examDeadline = p.examDeadline.Add(gap)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/offline"
 	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
@@ -89,14 +88,7 @@ func TestTimersCounts(t *testing.T) {
 // runtime does not count the downtime; a console following the events (watch, the control
 // room) shows the same node and exam clocks as the resumed controller.
 func TestTimersAfterRestart(t *testing.T) {
-	newExaminer := func() runtime.Examiner {
-		ex, err := offline.New()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ex
-	}
-	events, snap, now := runtimetest.Restarted(t, newExaminer, fixtureStart, 7*time.Minute, 15*time.Second)
+	events, snap, now := runtimetest.Restarted(t, fixtureStart, 7*time.Minute, 15*time.Second)
 	m := newTestModel(t, hotelInfo, &fakeBackend{}, WithClock(func() time.Time { return now }))
 	for _, ev := range events {
 		m.Apply(ev)

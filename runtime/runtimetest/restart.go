@@ -6,15 +6,23 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
 )
 
-// Restarted runs the demo exam on a virtual clock from start with examiners from newExaminer:
+// Restarted runs the demo exam with the offline examiner on a virtual clock from start:
 // the candidate answers the welcome, the node that follows runs 20 s, then the exam's process
 // stops and a new controller resumes the stored events downtime later and runs for after. It
 // returns every event of the session, the resumed controller's snapshot at the end, and that
 // instant, so a reader of the event stream can be checked against the runtime's own clocks.
-func Restarted(t testing.TB, newExaminer func() runtime.Examiner, start time.Time, downtime, after time.Duration) ([]runtime.Event, runtime.Snapshot, time.Time) {
+func Restarted(t testing.TB, start time.Time, downtime, after time.Duration) ([]runtime.Event, runtime.Snapshot, time.Time) {
 	t.Helper()
+	newExaminer := func() runtime.Examiner {
+		ex, err := offline.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ex
+	}
 	ctx := context.Background()
 	exam := DemoExam(t, nil)
 	clock := runtime.NewVirtualClock(start)
