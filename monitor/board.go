@@ -120,10 +120,7 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 	case *runtime.ExamStatePayload:
 		b.applyState(r, p, at)
 	case *runtime.SpokenPayload:
-		if p.Source == runtime.SpokenResume && r.examState == runtime.StateInProgress && !prev.IsZero() && at.After(prev) {
-			// The exam's process was restarted: the runtime's clocks stopped at the event
-			// before this line and run again from it, so its deadlines moved by the gap.
-			gap := at.Sub(prev)
+		if gap := runtime.RestartGap(prev, ev, p, r.examState); gap > 0 {
 			if !r.nodeDeadline.IsZero() {
 				r.nodeDeadline = r.nodeDeadline.Add(gap)
 			}
@@ -193,11 +190,7 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		case p.Status != runtime.PresenceLeft:
 			b.clear(r, AlertAway)
 		case p.Present == 0 && !r.State.Finished():
-			detail := "candidate " + p.Identity + " left"
-			if p.Reason != "" {
-				detail += " (" + p.Reason + ")"
-			}
-			out = append(out, b.raise(r, alert(AlertAway, p.NodeID, detail))...)
+			out = append(out, b.raise(r, alert(AlertAway, p.NodeID, p.Summary()))...)
 		}
 	case *runtime.ExamCompletedPayload:
 		r.examState = p.State

@@ -66,6 +66,19 @@ func (c *Controller) resumedHere(p Payload) bool {
 	return false
 }
 
+// RestartGap is what a restart kept off the exam's clocks, for readers of the event stream that
+// keep clocks of their own (watch, the control room): when ev, carrying p, is the resume line of
+// an exam in progress (state), the resumed controller stopped its clocks at the event before it
+// (at prev) and restarted them at ev, as restore does, so its deadlines moved by the gap. It is
+// 0 for any other event.
+func RestartGap(prev time.Time, ev Event, p Payload, state ExamState) time.Duration {
+	sp, ok := p.(*SpokenPayload)
+	if !ok || sp.Source != SpokenResume || state != StateInProgress || prev.IsZero() || !ev.Timestamp.After(prev) {
+		return 0
+	}
+	return ev.Timestamp.Sub(prev)
+}
+
 // replay replays one stored event onto the controller's state.
 func (c *Controller) replay(ev Event, p Payload) error {
 	ts := ev.Timestamp

@@ -69,11 +69,7 @@ func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 	}
 	switch v := pl.(type) {
 	case *runtime.SpokenPayload:
-		if v.Source == runtime.SpokenResume && p.state == runtime.StateInProgress && !prev.IsZero() && ts.After(prev) {
-			// The exam's process was restarted: the runtime's clocks stopped at the event
-			// before this line and run again from it, so its deadlines moved by the gap.
-			p.stopFor(ts.Sub(prev))
-		}
+		p.stopFor(runtime.RestartGap(prev, ev, v, p.state))
 	case *runtime.ExamStatePayload:
 		if len(v.Nodes) > 0 {
 			p.plan = append([]string(nil), v.Nodes...)
