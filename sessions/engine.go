@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -34,13 +35,33 @@ func (e Engine) String() string {
 // EnvStore names the store (a data directory or a postgres:// URL) when no --store flag is given.
 const EnvStore = "EXAMTUI_STORE"
 
-// IsPostgresURL reports whether target selects PostgreSQL (a postgres:// or postgresql:// URL).
+// IsPostgresURL reports whether target selects PostgreSQL: a postgres:// or postgresql:// URL,
+// or a libpq keyword/value connection string ("host=db user=exam dbname=exams").
 func IsPostgresURL(target string) bool {
 	t := strings.ToLower(strings.TrimSpace(target))
-	return strings.HasPrefix(t, "postgres://") || strings.HasPrefix(t, "postgresql://")
+	return strings.HasPrefix(t, "postgres://") || strings.HasPrefix(t, "postgresql://") || isKeywordDSN(t)
 }
 
-// OpenURL opens the store target names: a postgres:// or postgresql:// URL selects PostgreSQL;
+// libpqKeywords are the connection parameters libpq (and pgx) read from a keyword/value
+// string; a target whose first word sets one of them is a connection string, never a data
+// directory, so its password can never become part of a path.
+var libpqKeywords = map[string]bool{"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true,
+	"password": true, "passfile": true, "sslmode": true, "sslcert": true, "sslkey": true, "sslrootcert": true,
+	"sslpassword": true, "connect_timeout": true, "application_name": true, "options": true, "service": true,
+	"target_session_attrs": true, "search_path": true}
+
+func isKeywordDSN(target string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(target), " ")
+	key, _, ok := strings.Cut(first, "=")
+	return ok && libpqKeywords[strings.ToLower(strings.TrimSpace(key))]
+}
+
+// dsnPassword finds a password in a keyword/value string: a quoted value (with \' and \\
+// escapes) or a bare word.
+var dsnPassword = regexp.MustCompile(`(?i)\b(password|sslpassword)(\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)`)
+
+// OpenURL opens the store target names: a postgres:// or postgresql:// URL, or a libpq
+// keyword/value connection string, selects PostgreSQL;
 // anything else is a data directory and selects SQLite there, exactly as Open does. Errors and
 // logs name the target with its password masked (MaskTarget).
 func OpenURL(ctx context.Context, target string, opts ...Option) (*Store, error) {
@@ -66,6 +87,9 @@ func OpenURL(ctx context.Context, target string, opts ...Option) (*Store, error)
 // user-info or a password= query parameter) is replaced by "xxxxx". A data directory is
 // returned as given.
 func MaskTarget(target string) string {
+	if isKeywordDSN(target) {
+		return dsnPassword.ReplaceAllString(target, "${1}${2}xxxxx")
+	}
 	if !strings.Contains(target, "://") {
 		return target
 	}

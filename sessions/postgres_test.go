@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +25,9 @@ func TestMaskTarget(t *testing.T) {
 		{"postgresql://exam@db/exams", "postgresql://exam@db/exams"},
 		{"postgres://db/exams?user=exam&password=s3cret", "postgres://db/exams?password=xxxxx&user=exam"},
 		{"postgres://exam:s3cret@db:bad port/x", "postgres://(unparsable URL)"},
+		{"host=db user=exam password=s3cret dbname=exams", "host=db user=exam password=xxxxx dbname=exams"},
+		{"host=db password = 's3cret with \\' quote' dbname=exams", "host=db password = xxxxx dbname=exams"},
+		{"dbname=exams sslpassword=s3cret", "dbname=exams sslpassword=xxxxx"},
 	}
 	for _, tt := range tests {
 		if got := MaskTarget(tt.in); got != tt.want {
@@ -69,6 +75,39 @@ func TestOpenURLBadInput(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestOpenKeywordDSN: a libpq keyword/value connection string opens PostgreSQL (it was taken
+// for a data directory named after the password, and a SQLite store made there).
+func TestOpenKeywordDSN(t *testing.T) {
+	srv := pgtest.Shared(t)
+	u, err := url.Parse(pgtest.NewDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	dsn := fmt.Sprintf("host=127.0.0.1 port=%d user=%s password='%s' dbname=%s sslmode=disable",
+		srv.Port(), u.User.Username(), srv.Password(), strings.TrimPrefix(u.Path, "/"))
+	st, err := OpenURL(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Engine() != EnginePostgres {
+		t.Fatalf("engine %v, want postgres", st.Engine())
+	}
+	if strings.Contains(st.Target(), srv.Password()) {
+		t.Fatalf("target shows the password: %s", st.Target())
+	}
+	if entries, _ := os.ReadDir(cwd); len(entries) != 0 {
+		t.Fatalf("a data directory was made: %v", entries[0].Name())
+	}
+	// A wrong password is refused as PostgreSQL's error, never a directory.
+	_, err = OpenURL(context.Background(), strings.Replace(dsn, srv.Password(), "s3cret-pw", 1))
+	if !errors.Is(err, ErrStoreUnreachable) || strings.Contains(err.Error(), "s3cret-pw") {
+		t.Fatalf("wrong password: %v", err)
 	}
 }
 
