@@ -236,3 +236,34 @@ func TestScriptStart(t *testing.T) {
 		})
 	}
 }
+
+// TestAbsoluteSpecPath: a script may name its spec by an absolute path (it was joined onto
+// the script's folder and not found).
+func TestAbsoluteSpecPath(t *testing.T) {
+	spec, err := filepath.Abs("../../examples/hotel-breakfast.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../../examples/hotel-rehearsal.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Replace(string(src), "spec: hotel-breakfast.yaml", "spec: "+spec, 1)
+	if body == string(src) {
+		t.Fatal("the rehearsal script no longer names spec: hotel-breakfast.yaml")
+	}
+	p := filepath.Join(t.TempDir(), "elsewhere.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := headless.LoadScript(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SpecPath() != spec {
+		t.Fatalf("spec path %q, want %q", s.SpecPath(), spec)
+	}
+	if r := runFile(t, p); !r.Passed {
+		t.Fatalf("run failed:\n%s", report(r))
+	}
+}

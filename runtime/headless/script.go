@@ -124,7 +124,8 @@ func (s *Script) StartAt() time.Time { return s.startAt }
 // SpecPath returns the spec path resolved against the script's directory.
 func (s *Script) SpecPath() string { return s.specPath }
 
-// LoadScript reads and validates the script at path; its spec path is relative to it.
+// LoadScript reads and validates the script at path; a relative spec path is relative to it,
+// an absolute one is used as written.
 func LoadScript(p string) (*Script, error) {
 	src, err := os.ReadFile(p)
 	if err != nil {
@@ -134,7 +135,10 @@ func LoadScript(p string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.specPath = filepath.Join(filepath.Dir(p), s.Spec)
+	s.specPath = s.Spec
+	if !filepath.IsAbs(s.Spec) {
+		s.specPath = filepath.Join(filepath.Dir(p), s.Spec)
+	}
 	s.useDemo() // script_demo.go
 	return s, nil
 }
