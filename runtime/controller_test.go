@@ -474,6 +474,17 @@ func TestConstructorValidation(t *testing.T) {
 	if err := h.c.SubmitTurn(h.ctx, runtime.Turn{Text: "x", Confidence: 2}); !errors.Is(err, runtime.ErrInvalidTurn) {
 		t.Error(err)
 	}
+	// Control characters alone are no answer: refused before anything is recorded, so they
+	// cannot use up a follow-up (they counted as a turn).
+	before := len(h.rec.Events())
+	for _, text := range []string{"\x00\x1b]0;T\x07", "\u202e\u2066", "\x1b[2J\x1b[H"} {
+		if err := h.c.SubmitTurn(h.ctx, runtime.Turn{Text: text, Source: runtime.SourceRoom}); !errors.Is(err, runtime.ErrInvalidTurn) {
+			t.Errorf("SubmitTurn(%q): %v", text, err)
+		}
+	}
+	if n := len(h.rec.Events()); n != before {
+		t.Errorf("control-only turns emitted %d events", n-before)
+	}
 	if _, err := runtime.ParseControlAction("jump"); !errors.Is(err, runtime.ErrInvalidControl) {
 		t.Error(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/examtui/examtui/internal/textsafe"
 )
 
 // Turn is one candidate turn as the input layer (typed, mic, room) delivered it.
@@ -29,8 +31,17 @@ func (t *Turn) validate() error {
 	default:
 		return fmt.Errorf("%w: source %q", ErrInvalidTurn, t.Source)
 	}
+	if t.Text != "" && !Printable(t.Text) {
+		// Control characters alone are no answer; they must not use up a follow-up as one.
+		return fmt.Errorf("%w: text has no printable character", ErrInvalidTurn)
+	}
 	return nil
 }
+
+// Printable reports whether s holds something a person could read once the characters no
+// screen shows (controls, bidirectional overrides, invalid bytes) are gone: the one rule for
+// an answer, typed at a console or sent by a room candidate, that is really empty.
+func Printable(s string) bool { return strings.TrimSpace(textsafe.Visible(s)) != "" }
 
 // maxAdminRunes bounds an admin instruction's text.
 const maxAdminRunes = 1000

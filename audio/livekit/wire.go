@@ -110,7 +110,7 @@ func checkText(field string, p *string, limit int) (string, error) {
 	switch {
 	case !utf8.ValidString(t):
 		return "", fmt.Errorf("%w: %s is not UTF-8", ErrInvalidMessage, field)
-	case t == "":
+	case !runtime.Printable(t):
 		return "", fmt.Errorf("%w: %s is empty", ErrInvalidMessage, field)
 	case utf8.RuneCountInString(t) > limit:
 		return "", fmt.Errorf("%w: %s has %d characters (limit %d)", ErrInvalidMessage, field, utf8.RuneCountInString(t), limit)

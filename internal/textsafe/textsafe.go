@@ -95,3 +95,37 @@ func dropped(r rune) bool {
 	}
 	return false
 }
+
+// Visible is Line without terminal escape sequences: a CSI ("ESC [ … final"), an OSC, DCS, SOS,
+// PM or APC string ("ESC ] … BEL" or "… ESC \") or a two-character escape is removed whole,
+// parameters and payload included, since none of it is text anyone typed to be read. It
+// decides whether an answer holds anything at all.
+func Visible(s string) string {
+	if !strings.ContainsRune(s, 0x1b) {
+		return Line(s)
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != 0x1b || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case '[': // CSI: parameter and intermediate bytes, then one final byte 0x40–0x7E
+			for i+1 < len(s) && (s[i+1] < 0x40 || s[i+1] > 0x7e) {
+				i++
+			}
+			i++
+		case ']', 'P', 'X', '^', '_': // strings end at BEL or ST (ESC \)
+			for i+1 < len(s) && s[i+1] != 0x07 && !(s[i+1] == 0x1b && i+2 < len(s) && s[i+2] == '\\') {
+				i++
+			}
+			if i+1 < len(s) && s[i+1] == 0x1b {
+				i++
+			}
+			i++
+		}
+	}
+	return Line(b.String())
+}

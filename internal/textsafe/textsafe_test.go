@@ -63,3 +63,20 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+func TestVisible(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain answer", "plain answer"},
+		{"\x00\x1b]0;T\x07", ""},
+		{"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"\x1b[2J\x1b[1;31mred\x1b[0m", "red"},
+		{"a\x1bcb", "ab"},
+		{"\u202e\u2066 \u200f", " "},
+		{"tail\x1b", "tail"},
+		{"\x1b[", ""},
+	} {
+		if got := Visible(tc.in); got != tc.want {
+			t.Errorf("Visible(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
