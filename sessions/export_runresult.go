@@ -1,10 +1,13 @@
 package sessions
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
@@ -102,7 +105,7 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 		RuntimeMode: RunResultRuntimeMode,
 		TaskLabel:   taskLabel(sess),
 		Timestamp:   sess.StartedAt.UTC().Format(time.RFC3339),
-		AgentRef:    cleanLine("examtui:"+sess.ExamID, MaxLabel),
+		AgentRef:    distinctLabel("examtui:"+sess.ExamID, MaxLabel, "examtui"),
 		Events:      []RunEvent{},
 	}
 	if cfg.sdkVersion != "" {
@@ -137,7 +140,7 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 		case *runtime.NodeEnteredPayload:
 			entered++
 			if entered > 1 {
-				all = append(all, RunEvent{Type: RunEventAgentHandoff, NewAgent: labelOr(p.NodeID, MaxLabel, "node")})
+				all = append(all, RunEvent{Type: RunEventAgentHandoff, NewAgent: distinctLabel(p.NodeID, MaxLabel, "node")})
 			}
 		case *runtime.NodeExitPayload:
 			pair(fnTransition, ev.Seq, labelOr(p.Reason.String(), MaxStatus, "unknown"))
@@ -241,6 +244,20 @@ func labelOr(s string, n int, def string) string {
 		return s
 	}
 	return def
+}
+
+// distinctLabel is labelOr for a label that names one thing among others (a node, an exam):
+// one too long to fit keeps its start and ends in "~" and 8 hex digits of a digest of the
+// whole, so two long ids that share their first n runes still get different labels.
+func distinctLabel(s string, n int, def string) string {
+	if full := labelOr(s, 1<<20, def); utf8.RuneCountInString(full) <= n {
+		return full
+	}
+	sum := sha256.Sum256([]byte(s))
+	tag := "~" + hex.EncodeToString(sum[:4])
+	head := []rune(cleanLine(s, n))
+	head = head[:n-len(tag)]
+	return strings.TrimRight(string(head), " ") + tag
 }
 
 // functionName keeps the characters a function name may hold (ASCII only, so it can be cut

@@ -336,3 +336,45 @@ func BenchmarkRunResult1000Turns(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "artifact-bytes")
 }
+
+// TestRunResultLongNodeIDsStayDistinct: node ids longer than a label share their first 64
+// characters; each keeps a handoff label of its own (both were cut to the same "…" label).
+func TestRunResultLongNodeIDsStayDistinct(t *testing.T) {
+	long := strings.Repeat("scenario-hotel-breakfast-", 3)
+	a, b := long+"weekday", long+"weekend"
+	s := newScript(t, "long0001", fixtureStart)
+	s.after(0, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady})
+	s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: "welcome", Kind: "scaffolding"})
+	s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: "welcome", Reason: runtime.TransitionExit(spec.ReasonEvidenceSufficient), Next: a})
+	s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: a, Kind: "assessment"})
+	s.after(time.Millisecond, &runtime.NodeExitPayload{NodeID: a, Reason: runtime.TransitionExit(spec.ReasonEvidenceSufficient), Next: b})
+	s.after(time.Millisecond, &runtime.NodeEnteredPayload{NodeID: b, Kind: "assessment"})
+	s.after(time.Millisecond, &runtime.ExamStatePayload{State: runtime.StateCompleted, Previous: runtime.StateInProgress})
+	s.after(time.Millisecond, &runtime.ExamCompletedPayload{State: runtime.StateCompleted})
+	sess := &Session{ID: "long0001", ExamID: long + long, Title: "x", State: runtime.StateCompleted, StartedAt: fixtureStart, EndedAt: fixtureStart.Add(time.Minute)}
+	rr, err := BuildRunResult(sess, s.events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agents []string
+	for _, e := range rr.Events {
+		if e.Type == RunEventAgentHandoff {
+			agents = append(agents, e.NewAgent)
+		}
+	}
+	if len(agents) != 2 || agents[0] == agents[1] {
+		t.Fatalf("handoff labels %q: want two distinct", agents)
+	}
+	for _, l := range append(agents, rr.AgentRef) {
+		if n := len([]rune(l)); n > MaxLabel {
+			t.Errorf("label %q has %d runes > %d", l, n, MaxLabel)
+		}
+	}
+	if !strings.HasPrefix(agents[0], "scenario-hotel-breakfast-") {
+		t.Errorf("label %q lost the id's start", agents[0])
+	}
+	var buf bytes.Buffer
+	if err := WriteRunResult(&buf, rr); err != nil {
+		t.Fatalf("the validator refuses it: %v", err)
+	}
+}
