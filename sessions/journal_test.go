@@ -359,3 +359,30 @@ func testJournalOptionsValidate(t *testing.T, eng testEngine) {
 		}
 	}
 }
+
+// TestExamSecretsMasked: a credential typed into the exam's texts (its title, a node's prompt)
+// is masked in the compiled exam stored with the session, as in events (it was stored as is).
+func TestExamSecretsMasked(t *testing.T) { forEachEngine(t, testExamSecretsMasked) }
+
+func testExamSecretsMasked(t *testing.T, eng testEngine) {
+	const apiKey = "sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789"
+	st := eng.open(t)
+	exam := testExam()
+	exam.Title = "Hotel exam " + apiKey
+	exam.Nodes[0].Controller.ConversationPrompt = "Ask them; key " + apiKey
+	sess := createSession(t, st, Meta{Exam: exam})
+	got, err := st.Get(context.Background(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got.ExamJSON), apiKey) || strings.Contains(got.Title, apiKey) {
+		t.Fatalf("a secret is stored: title %q, exam %s", got.Title, got.ExamJSON)
+	}
+	back, err := got.Exam()
+	if err != nil {
+		t.Fatalf("the masked exam does not decode: %v", err)
+	}
+	if !strings.Contains(back.Title, Redacted) || back.Nodes[0].NodeID != exam.Nodes[0].NodeID {
+		t.Fatalf("title %q, first node %q", back.Title, back.Nodes[0].NodeID)
+	}
+}

@@ -166,6 +166,9 @@ func (s *Store) Create(ctx context.Context, m Meta) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode exam: %w", err)
 	}
+	// The compiled exam carries the author's texts (title, prompts) and is kept with the
+	// session for years: a credential pasted into one is masked like one in an event.
+	examJSON, _ = findSecrets(examJSON)
 	recJSON, err := json.Marshal(m.Recordings)
 	if err != nil {
 		return nil, fmt.Errorf("encode recordings: %w", err)
