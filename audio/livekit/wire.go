@@ -28,6 +28,7 @@ const (
 	MaxCandidateTextLen = 4000
 	MaxAdminTextLen     = 2000
 	maxInboundPacket    = 16 * 1024
+	maxWireWord         = 32
 )
 
 // Message types on the input topics.
@@ -98,6 +99,13 @@ func decodeWire(data []byte) (wireMessage, error) {
 	}
 	if dec.More() {
 		return m, fmt.Errorf("%w: more than one JSON value in the packet", ErrInvalidMessage)
+	}
+	// type, mode and action are words from a short list, and errors quote them to examiners:
+	// a long one is refused by its length, never quoted (it could carry a page of fake notice).
+	for _, f := range []struct{ name, v string }{{"type", m.Type}, {"mode", m.Mode}, {"action", m.Action}} {
+		if n := utf8.RuneCountInString(f.v); n > maxWireWord {
+			return m, fmt.Errorf("%w: %s has %d characters (limit %d)", ErrInvalidMessage, f.name, n, maxWireWord)
+		}
 	}
 	return m, nil
 }
