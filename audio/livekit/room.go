@@ -83,6 +83,12 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Token != "" {
+		// A token for another room would join it while every message named this one.
+		if _, err := CheckToken(cfg.Token, cfg.Room, RoleBot, RoleUnknown); err != nil {
+			return nil, err
+		}
+	}
 	o := defaultOptions()
 	for _, opt := range opts {
 		opt(&o)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"encoding/json"
 	"os"
 	"strings"
@@ -188,4 +189,67 @@ func ioPipe(t *testing.T) (*os.File, *os.File) {
 	}
 	t.Cleanup(func() { r.Close(); w.Close() })
 	return r, w
+}
+
+// TestRoomTokenRefused: a token for another room or role is refused before anything happens,
+// in words that say which (a bot joined the token's room while every message named --room,
+// and watch with a candidate's token waited for events that never came); no session is left
+// behind. No server is needed: nothing is dialled.
+func TestRoomTokenRefused(t *testing.T) {
+	mint := func(room, id string, role livekit.Role) string {
+		tok, err := livekit.NewToken("devkey", "secret-secret-secret-secret-secret", room, id, role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	data := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bot token for another room", []string{"--data-dir", data, "run", "--room", "s3", "--url", "ws://127.0.0.1:9", "--token", mint("s4", "bot", livekit.RoleBot), "--headless"},
+			`the token admits to room "s4", not "s3"`},
+		{"candidate token as the bot", []string{"--data-dir", data, "run", "--room", "s3", "--url", "ws://127.0.0.1:9", "--token", mint("s3", "c", livekit.RoleCandidate), "--headless"},
+			"examtui.role is candidate, not bot"},
+		{"watch with a candidate token", []string{"watch", "--url", "ws://127.0.0.1:9", "--token", mint("s3", "c", livekit.RoleCandidate)},
+			"examtui.role is candidate, not examiner"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, _, err := runCmdContext(ctx, "", tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	out, _, err := runCmd(t, "", "--data-dir", data, "sessions", "list", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, `"id"`) {
+		t.Fatalf("a refused run left a session: %s", out)
+	}
+}
+
+// TestErrorsPrintedMasked: the one place that prints a command's error masks join tokens and
+// keys in it (a failed join printed the server's "invalid token: eyJ…" whole).
+func TestErrorsPrintedMasked(t *testing.T) {
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJ2aWRlbyI6eyJyb29tIjoiZXhhbSJ9fQ.Q2hlY2tzdW1TaWduYXR1cmVWYWx1ZQ"
+	for _, err := range []error{
+		fmt.Errorf("join room: unauthorized: invalid token: %s, error: signature is invalid", jwt),
+		&exitError{code: 3, msg: "refused " + jwt},
+	} {
+		var b strings.Builder
+		code := printError(&b, err)
+		if strings.Contains(b.String(), jwt) || !strings.Contains(b.String(), "[REDACTED]") {
+			t.Errorf("printed %q", b.String())
+		}
+		if code == 0 {
+			t.Errorf("exit status 0 for %v", err)
+		}
+	}
 }

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/examtui/examtui/sessions"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -18,16 +21,23 @@ func main() {
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.msg != "" {
-				fmt.Fprintln(os.Stderr, ee.msg)
-			}
-			os.Exit(ee.code)
-		}
-		fmt.Fprintln(os.Stderr, "examtui:", err)
-		os.Exit(1)
+		os.Exit(printError(os.Stderr, err))
 	}
+}
+
+// printError prints the command's error and returns the exit status. Errors can quote what a
+// library received (a server's "invalid token: eyJ…"): what the user sees is masked as the
+// logs are.
+func printError(w io.Writer, err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(w, sessions.RedactString(ee.msg))
+		}
+		return ee.code
+	}
+	fmt.Fprintln(w, "examtui:", sessions.RedactString(err.Error()))
+	return 1
 }
 
 // exitError ends the program with a status code, after the command has printed what it had to

@@ -50,6 +50,12 @@ func (r roomOptions) config() (livekit.Config, error) {
 	if cfg.Token == "" && (cfg.APIKey == "" || cfg.APISecret == "") {
 		return livekit.Config{}, errors.New("--room: no credentials: pass --token, or set LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or --api-key, --api-secret)")
 	}
+	if cfg.Token != "" {
+		// Checked before any session is made, so a wrong token leaves nothing behind.
+		if _, err := livekit.CheckToken(cfg.Token, cfg.Room, livekit.RoleBot, livekit.RoleUnknown); err != nil {
+			return livekit.Config{}, fmt.Errorf("--token: %w", err)
+		}
+	}
 	return cfg, nil
 }
 

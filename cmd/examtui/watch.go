@@ -56,6 +56,11 @@ func dialWatch(ctx context.Context, o watchOptions, log *slog.Logger) (*livekit.
 			return nil, err
 		}
 	}
+	// Only an examiner is sent the exam's events: with any other token watch would wait for
+	// nothing.
+	if _, err := livekit.CheckToken(tok, o.room, livekit.RoleExaminer); err != nil {
+		return nil, err
+	}
 	c, err := livekit.Dial(ctx, o.creds.url, tok, livekit.WithClientLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("join room: %w", err)
