@@ -2,12 +2,14 @@ package sessions
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -94,17 +96,24 @@ func WriteRunResult(w io.Writer, rr *RunResult) error {
 	return err
 }
 
-// WriteJSONL writes one event envelope per line.
+// WriteJSONL writes one event envelope per line, its text exact and every control and
+// bidirectional character written as an escape (textsafe.EscapeJSON), so `cat` or `less` of
+// an export shows nothing a terminal would obey or reorder.
 func WriteJSONL(w io.Writer, events func(yield func(runtime.Event, error) bool)) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
 	enc.SetEscapeHTML(false)
 	for ev, err := range events {
 		if err != nil {
 			return err
 		}
+		line.Reset()
 		if err := enc.Encode(ev); err != nil {
 			return fmt.Errorf("encode seq %d: %w", ev.Seq, err)
+		}
+		if _, err := bw.Write(textsafe.EscapeJSON(line.Bytes())); err != nil {
+			return err
 		}
 	}
 	return bw.Flush()

@@ -3,13 +3,16 @@ package sessions
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -146,6 +149,45 @@ func TestTranscriptExaminerLinesOnce(t *testing.T) {
 	for text, want := range map[string]int{prompt: 2, "A segment first, its spoken event after.": 1, "Only a segment.": 1, "Sorry, could you repeat that?": 1} {
 		if got := strings.Count(md, text); got != want {
 			t.Errorf("%q appears %d times, want %d:\n%s", text, got, want, md)
+		}
+	}
+}
+
+// TestJSONLEscapesControls: the JSONL export decodes to exactly the stored events, and nothing
+// in its bytes is a control or bidirectional character a terminal would obey or reorder (bidi
+// controls and C1 controls were written raw).
+func TestJSONLEscapesControls(t *testing.T) { forEachEngine(t, testJSONLEscapesControls) }
+
+func testJSONLEscapesControls(t *testing.T, eng testEngine) {
+	ctx := context.Background()
+	st := eng.open(t)
+	recordSession(t, st, "bidi0001", func(id string) []runtime.Event { return hostileEvents(t, id) })
+	var buf bytes.Buffer
+	if err := st.Export(ctx, &buf, "bidi0001", FormatJSONL, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.IndexFunc(buf.Bytes(), func(r rune) bool { return r != '\n' && textsafe.Unsafe(string(r)) }); i >= 0 {
+		t.Fatalf("raw control in the export at %d: %q", i, buf.Bytes()[max(0, i-20):min(buf.Len(), i+20)])
+	}
+	stored := loadEvents(t, st, "bidi0001")
+	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
+	if len(lines) != len(stored) {
+		t.Fatalf("%d lines for %d events", len(lines), len(stored))
+	}
+	for i, l := range lines {
+		var got, want any
+		var ev runtime.Event
+		if err := json.Unmarshal(l, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(ev.Payload, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(stored[i].Payload, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("seq %d: exported payload %v, stored %v", ev.Seq, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -209,7 +210,7 @@ func (m *Model) applyEvent(ev runtime.Event) {
 		m.setNotice(fmt.Sprintf("undecodable %s event (seq %d)", ev.Event, ev.Seq), true)
 		return
 	}
-	if needsCleaning(ev.Payload) {
+	if textsafe.JSONUnsafe(ev.Payload) {
 		cleanStrings(reflect.ValueOf(pl))
 	}
 	m.events++

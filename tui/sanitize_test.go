@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -78,10 +79,41 @@ func TestNeedsCleaning(t *testing.T) {
 		{`{"text":"c1 \u009b"}`, true},
 		{"{\"text\":\"raw c1 \u009b\"}", true},
 		{`{"text":"ビュッフェ"}`, false},
+		// Bidirectional controls alone, raw or escaped, reorder what a reader sees: they were
+		// passed raw to the panes when nothing else in the payload needed cleaning.
+		{"{\"text\":\"abc \u202egnp.exe\"}", true},
+		{"{\"text\":\"\u2066x\u2069 \u200f \u061c\"}", true},
+		{`{"text":"escaped \u202E override"}`, true},
+		{`{"text":"escaped \u2067 isolate"}`, true},
+		{`{"text":"en dash \u2013 and \u20ac"}`, false},
 	}
 	for _, tc := range cases {
-		if got := needsCleaning([]byte(tc.payload)); got != tc.want {
-			t.Errorf("needsCleaning(%s) = %v, want %v", tc.payload, got, tc.want)
+		if got := textsafe.JSONUnsafe([]byte(tc.payload)); got != tc.want {
+			t.Errorf("JSONUnsafe(%s) = %v, want %v", tc.payload, got, tc.want)
 		}
+	}
+}
+
+// TestBidiOnlyPayloadCleaned: a payload whose only hostile characters are bidirectional
+// controls is cleaned too (the pre-check looked only for controls, so "\u202e" reached the
+// frame and reversed what the examiner read).
+func TestBidiOnlyPayloadCleaned(t *testing.T) {
+	r := newRecorder(t, "s-bidi", fixtureStart)
+	r.at(0, &runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady, Nodes: []string{"n1"}})
+	r.at(0, &runtime.NodeEnteredPayload{NodeID: "n1", Kind: "assessment", Progress: runtime.Progress{CurrentNodeIndex: 1, TotalNodes: 1}})
+	r.at(time.Second, &runtime.TranscriptSegmentPayload{SegmentID: "c1", NodeID: "n1", Speaker: "candidate",
+		Text: "I agree \u202eexe.txt\u202c and \u2066isolated\u2069 \u200f\u061c", Confidence: 1, IsFinal: true, Source: "room"})
+	m, err := New(Info{Title: "T", Examiner: "offline"}, &fakeBackend{}, WithNoColor(true), WithEventClock(), WithTickInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Apply(r.events...)
+	m.Update(windowSize(120, 30))
+	frame := m.Render()
+	if i := strings.IndexAny(frame, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"); i >= 0 {
+		t.Fatalf("a bidirectional control reached the frame: %q", frame[max(i-20, 0):min(i+20, len(frame))])
+	}
+	if !strings.Contains(Plain(frame), "I agree exe.txt and isolated") {
+		t.Fatalf("the answer is not shown:\n%s", Plain(frame))
 	}
 }

@@ -19,14 +19,15 @@ const clock = "15:04:05.000"
 // Append appends ev as one line ending in "\n": the JSON event envelope, or the readable
 // line `SEQ TIME EVENT SUMMARY` (seq right-aligned in four columns, "--" for a report from
 // outside the journal, which has seq 0). A readable line goes through textsafe.Line, so nothing
-// a terminal would obey reaches it; JSON keeps the text as it was, JSON-escaped.
+// a terminal would obey reaches it; JSON keeps the text exactly, with every control and
+// bidirectional character written as an escape (textsafe.EscapeJSON).
 func Append(b []byte, ev runtime.Event, asJSON bool) ([]byte, error) {
 	if asJSON {
 		data, err := json.Marshal(ev)
 		if err != nil {
 			return b, fmt.Errorf("encode seq %d: %w", ev.Seq, err)
 		}
-		return append(append(b, data...), '\n'), nil
+		return append(append(b, textsafe.EscapeJSON(data)...), '\n'), nil
 	}
 	seq := fmt.Sprintf("%4d", ev.Seq)
 	if ev.Seq == 0 {

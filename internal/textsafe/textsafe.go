@@ -8,6 +8,7 @@
 package textsafe
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -128,4 +129,89 @@ func Visible(s string) string {
 		}
 	}
 	return Line(b.String())
+}
+
+// JSONUnsafe is a cheap test on a JSON document (an event's payload): whether any string in it
+// may hold something Line would change. Controls arrive as JSON escapes (\u00XX, \n, \t, \r,
+// \b, \f) or as raw C1 bytes; bidirectional controls raw or as \u escapes. A document it
+// passes needs no decoding and cleaning string by string.
+func JSONUnsafe(doc []byte) bool {
+	for i := 0; i < len(doc); i++ {
+		switch c := doc[i]; {
+		case c < 0x20 || c == 0x7f:
+			return true
+		case c == '\\' && i+1 < len(doc):
+			i++
+			switch doc[i] {
+			case 'n', 'r', 't', 'b', 'f':
+				return true
+			case 'u':
+				if i+4 < len(doc) {
+					if r, ok := hex4(doc[i+1 : i+5]); ok && dropped(rune(r)) {
+						return true
+					}
+				}
+			}
+		case c >= 0x80:
+			r, n := utf8.DecodeRune(doc[i:])
+			if r == utf8.RuneError && n <= 1 || dropped(r) {
+				return true
+			}
+			i += n - 1
+		}
+	}
+	return false
+}
+
+func hex4(b []byte) (uint16, bool) {
+	var v uint16
+	for _, c := range b {
+		v <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			v |= uint16(c - '0')
+		case c >= 'a' && c <= 'f':
+			v |= uint16(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			v |= uint16(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// EscapeJSON rewrites a JSON document so that every character Line would drop that JSON lets
+// stand raw (DEL, C1 controls, bidirectional controls; C0 controls are always escaped) is
+// written as a \u escape. The document decodes to exactly the same values, and a terminal
+// showing it shows nothing it would obey or reorder. doc is returned as it is when there is
+// nothing to escape.
+func EscapeJSON(doc []byte) []byte {
+	i := 0
+	for i < len(doc) {
+		if doc[i] < utf8.RuneSelf && doc[i] != 0x7f {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(doc[i:])
+		if dropped(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(doc) {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+16)
+	out = append(out, doc[:i]...)
+	for i < len(doc) {
+		r, n := utf8.DecodeRune(doc[i:])
+		if (r >= utf8.RuneSelf || r == 0x7f) && dropped(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, doc[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package textsafe
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -77,6 +79,27 @@ func TestVisible(t *testing.T) {
 	} {
 		if got := Visible(tc.in); got != tc.want {
 			t.Errorf("Visible(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestEscapeJSON(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"text":"plain ビュッフェ – €"}`, `{"text":"plain ビュッフェ – €"}`},
+		{"{\"text\":\"a \u202eexe\u202c b\"}", `{"text":"a \u202eexe\u202c b"}`},
+		{"{\"text\":\"\u2066x\u2069 \u200f\u061c \u009b31m\"}", `{"text":"\u2066x\u2069 \u200f\u061c \u009b31m"}`},
+		{"{\"text\":\"del \x7f\"}", `{"text":"del \u007f"}`},
+	} {
+		got := EscapeJSON([]byte(tc.in))
+		if string(got) != tc.want {
+			t.Errorf("EscapeJSON(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		var a, b any
+		if err := json.Unmarshal([]byte(tc.in), &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got, &b); err != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("EscapeJSON(%q) changed the value: %v vs %v (%v)", tc.in, a, b, err)
 		}
 	}
 }

@@ -45,17 +45,34 @@ func writers(t *testing.T, s string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var printed []byte
+	var printed, printedJSON []byte
+	var evs []runtime.Event
 	for _, typ := range []runtime.EventType{runtime.EventTranscriptSegment, runtime.EventSystemError, runtime.EventNodeEntered} {
 		fields, _ := json.Marshal(map[string]string{"speaker": s, "text": s, "code": s, "message": s, "nodeId": s, "kind": s})
-		printed, _ = eventprint.Append(printed, runtime.Event{Event: typ, Seq: 1, Timestamp: at, Payload: fields}, false)
+		ev := runtime.Event{Event: typ, Seq: 1, Timestamp: at, Payload: fields}
+		evs = append(evs, ev)
+		printed, _ = eventprint.Append(printed, ev, false)
+		printedJSON, _ = eventprint.Append(printedJSON, ev, true)
+	}
+	var jsonl strings.Builder
+	all := func(yield func(runtime.Event, error) bool) {
+		for _, ev := range evs {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+	if err := sessions.WriteJSONL(&jsonl, all); err != nil {
+		t.Fatal(err)
 	}
 	return map[string]string{
 		"printed event (run --headless, watch --plain)": string(printed),
-		"markdown export":             md,
-		"sessions show":               show,
-		"show on a terminal (mdterm)": mdterm.Render(show, 80),
-		"test report":                 report.String(),
+		"printed JSON event (--json)":                   string(printedJSON),
+		"jsonl export":                                  jsonl.String(),
+		"markdown export":                               md,
+		"sessions show":                                 show,
+		"show on a terminal (mdterm)":                   mdterm.Render(show, 80),
+		"test report":                                   report.String(),
 	}
 }
 
