@@ -151,8 +151,14 @@ func parityOne(t *testing.T, py string, s *headless.Script) int {
 		if tr.observation != nil {
 			step["observation"] = tr.observation
 		}
-		if out := bot.send(t, step); out["error"] != nil {
+		out := bot.send(t, step)
+		if out["error"] != nil {
 			t.Logf("turn %d refused: %v", next, out["error"])
+			return
+		}
+		// The bot's flow is where the controller is: its next node is the current one.
+		if now := x.Controller.Snapshot().NodeID; out["node"] != now {
+			t.Fatalf("turn %d: the bot moved to %v, the controller is in %s", next, out["node"], now)
 		}
 	}
 	for _, st := range s.Turns {

@@ -27,12 +27,12 @@ func (s *session) turn(ctx context.Context, req *TurnRequest) (*Update, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errBadRequest, err)
 	}
+	if req.DurationMs < 0 {
+		return nil, fmt.Errorf("%w: durationMs %d is negative", errBadRequest, req.DurationMs)
+	}
 	t := runtime.Turn{Text: req.Text, Duration: time.Duration(req.DurationMs) * time.Millisecond, Source: runtime.SourceTyped}
 	if req.Confidence != nil {
 		t.Confidence, t.Source = *req.Confidence, runtime.SourceRoom
-	}
-	if req.DurationMs < 0 {
-		return nil, fmt.Errorf("%w: durationMs %d is negative", errBadRequest, req.DurationMs)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
