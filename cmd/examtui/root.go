@@ -41,6 +41,7 @@ and typed answers.`,
 		newWorkerCmd(),
 		newDispatchCmd(),
 		newMonitorCmd(),
+		newControllerCmd(),
 	)
 	return root
 }

@@ -1,32 +1,50 @@
-"""Run an examtui exam in a Pipecat bot with Pipecat Flows 1.x.
+"""Run an examtui exam in a Pipecat bot with Pipecat Flows 1.x, decided by examtui's controller.
 
 `examtui compile exam.yaml --target pipecat-flows -o exam.flows.json` writes the exam as
-data (format "examtui-pipecat-flows", formatVersion 1). This module turns that document into
-pipecat-ai-flows 1.x NodeConfigs: role_message, task_messages, a report_observation
-FlowsFunctionSchema with a handler, pre_actions (tts_say, end_conversation), a
-ContextStrategyConfig and respond_immediately. The handler keeps a small ledger of the node's
-evidence, follow-ups and off-topic answers, decides whether the node is done, and returns
-(result, next_node) where next_node is the NodeConfig of the node the exported transitions
-name for that reason (None while the node goes on).
+data (format "examtui-pipecat-flows", formatVersion 1); `examtui controller exam.yaml` serves
+examtui's runtime controller over HTTP (the runtime controller webhook). This module turns the
+document into pipecat-ai-flows 1.x NodeConfigs whose report_observation handler asks the
+controller for every decision. It keeps no decision logic of its own: the controller applies
+its guardrails, evidence ledger, output filters, candidate commands, the confidence gate and
+examiner failover, and records the session in examtui's store, exactly as for any other exam.
+Decisions are therefore the same as examtui's by construction.
 
     from examtui_flows import ExamFlow
 
-    exam = ExamFlow.from_file("exam.flows.json")
+    exam = ExamFlow.from_file("exam.flows.json", controller_url="http://127.0.0.1:8765",
+                              token=os.environ.get("EXAMTUI_CONTROLLER_TOKEN"))
     flow_manager = FlowManager(task=task, llm=llm, context_aggregator=context_aggregator)
-    await flow_manager.initialize(exam.initial_node())
+    await flow_manager.initialize(await exam.start(candidate="Ada"))
+
+    # In the bot's STT processor, for every final transcript (before the LLM runs):
+    exam.candidate_said(frame.text, confidence)
+
+The handler posts the candidate's last transcript (given by candidate_said: the flow manager's
+context has no STT confidence) and the report_observation arguments exactly as the LLM sent
+them. The controller answers with the validated lines the candidate must hear and the node now
+current; the handler returns (result, next_node) where next_node is always a NodeConfig: the
+node the controller names (the same node again when the exam stays), whose pre_actions are a
+tts_say per line (and end_conversation once the exam ended) and whose respond_immediately is
+False. pipecat-flows 1.x does not run the LLM after a function that returns a next node, so the
+bot says exactly the controller's lines and nothing the model wrote itself. A turn the model
+answers without calling report_observation can be reported with `await exam.no_tool_call()`:
+the controller then takes its malformed-reply path (a canned line, a system_error).
+
+HTTP runs in a worker thread (urllib), so the event loop never blocks; every call has a timeout
+and a failure raises ControllerError naming the status and the controller's message.
 
 It needs only the Python standard library and pipecat-ai-flows (or pipecat-ai >= 1.5, which
-ships Flows as pipecat.flows). The decision order is a compact port of examtui's controller
-(skip, distress, time budget, evidence, off-topic limit, follow-up limit); the full controller,
-with output filters, commands and guardrails, stays in examtui itself.
+ships Flows as pipecat.flows).
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
-import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+import urllib.error
+import urllib.request
+from typing import Any, Dict, List, Optional, Tuple
 
 try:  # pipecat-ai-flows 1.x
     from pipecat_flows import (
@@ -44,6 +62,7 @@ except ImportError:  # pipecat-ai >= 1.5 ships Flows in the core package
 FORMAT = "examtui-pipecat-flows"
 FORMAT_VERSIONS = (1,)
 REPORT_OBSERVATION = "report_observation"
+DEFAULT_TIMEOUT = 30.0
 
 # The keys a pipecat-flows 1.x NodeConfig may carry; the exported "metadata" and
 # "transitions" are for this module only and never reach the FlowManager.
@@ -58,70 +77,101 @@ NODE_CONFIG_KEYS = (
     "respond_immediately",
 )
 
-# Transition reasons, as examtui names them.
-SKIPPED = "skipped"
-DISTRESS = "distress"
-TIME_EXHAUSTED = "time_exhausted"
-EVIDENCE_SUFFICIENT = "evidence_sufficient"
-OFF_TOPIC_LIMIT = "off_topic_limit"
-FOLLOWUPS_EXHAUSTED = "followups_exhausted"
-
 
 class ExamFlowError(ValueError):
-    """The document is not an examtui pipecat-flows export this module can run."""
+    """The document is not an examtui pipecat-flows export this module can run, or the bot
+    used the module out of order."""
 
 
-class _NodeLedger:
-    """What one visit to a node has gathered."""
+class ControllerError(RuntimeError):
+    """The controller refused a request or could not be reached."""
 
-    def __init__(self, node_id: str, entered_at: float):
-        self.node_id = node_id
-        self.entered_at = entered_at
-        self.signals: List[str] = []
-        self.follow_ups = 0
-        self.off_topic = 0
+    def __init__(self, message: str, status: int = 0, code: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.code = code
 
 
 class ExamFlow:
-    """An exported exam, made into pipecat-flows 1.x NodeConfigs.
+    """An exported exam as pipecat-flows 1.x NodeConfigs, decided by examtui's controller.
 
-    One ExamFlow runs one session: it keeps the current node's ledger. clock returns seconds
-    (default time.monotonic); on_transition(from_node, reason, to_node) is called on every
-    transition the handler decides.
+    One ExamFlow runs one session. controller_url is where `examtui controller` listens; token
+    is its bearer token (EXAMTUI_CONTROLLER_TOKEN), or None on loopback without one.
     """
 
-    def __init__(
-        self,
-        doc: Dict[str, Any],
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        on_transition: Optional[Callable[[str, str, str], None]] = None,
-    ):
+    def __init__(self, doc: Dict[str, Any], *, controller_url: str, token: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT):
         _check(doc)
+        if not controller_url:
+            raise ExamFlowError("controller_url is required (start one with: examtui controller EXAM)")
         self.doc = doc
         self.nodes: Dict[str, Dict[str, Any]] = doc["nodes"]
-        self.policies: Dict[str, Any] = doc.get("metadata", {}).get("policies", {}) or {}
-        self._clock = clock
-        self._on_transition = on_transition
-        self._ledger: Optional[_NodeLedger] = None
+        self.controller_url = controller_url.rstrip("/")
+        self.timeout = timeout
+        self._token = token
+        self.session_id: Optional[str] = None
+        self.node_id: Optional[str] = None
+        self.ended = False
         self.history: List[Dict[str, str]] = []
+        self._said: Optional[Dict[str, Any]] = None
 
     @classmethod
     def from_file(cls, path: str, **kwargs: Any) -> "ExamFlow":
         with open(path, encoding="utf-8") as f:
             return cls(json.load(f), **kwargs)
 
-    def initial_node(self) -> Dict[str, Any]:
-        """The NodeConfig to pass to FlowManager.initialize."""
-        return self.node(self.doc["initial_node"])
+    async def start(self, *, candidate: str = "", model: str = "") -> Dict[str, Any]:
+        """Starts the session on the controller; returns the NodeConfig to pass to
+        FlowManager.initialize (it says the exam's opening lines)."""
+        body = {k: v for k, v in (("candidate", candidate), ("model", model)) if v}
+        update = await self._call("POST", "/v1/sessions", body)
+        self.session_id = update["sessionId"]
+        return self._apply(update)
 
-    def node(self, node_id: str, *, previous: Optional[Tuple[str, str]] = None) -> Dict[str, Any]:
-        """The NodeConfig of node_id; entering it starts a new ledger. previous is the
-        (node, reason) the exam comes from, summarised for a reset_with_summary node."""
+    def candidate_said(self, text: str, confidence: Optional[float] = None, duration_ms: int = 0) -> None:
+        """Records the candidate's final transcript (empty text: silence) for the next turn."""
+        self._said = {"text": text or "", "confidence": confidence, "durationMs": int(duration_ms or 0)}
+
+    async def report_observation(self, args: Dict[str, Any], flow_manager: Any = None) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+        """The report_observation handler: submits the turn and returns (result, next_node)."""
+        return await self.submit_turn(args if args is not None else {}, flow_manager)
+
+    async def no_tool_call(self, flow_manager: Any = None) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+        """Reports a turn the model answered without calling report_observation."""
+        return await self.submit_turn(None, flow_manager)
+
+    async def submit_turn(self, observation: Optional[Any], flow_manager: Any = None) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+        """Posts the last candidate_said transcript with observation (the arguments as the LLM
+        sent them, a dict or the raw string; None: no tool call) and applies the answer."""
+        if self.session_id is None:
+            raise ExamFlowError("report_observation before start()")
+        if self._said is None:
+            raise ExamFlowError("no candidate transcript: call candidate_said(text, confidence) from the bot's STT processor before the LLM runs")
+        body = {"text": self._said["text"], "observation": observation}
+        if self._said["confidence"] is not None:
+            body["confidence"] = self._said["confidence"]
+        if self._said["durationMs"]:
+            body["durationMs"] = self._said["durationMs"]
+        self._said = None
+        update = await self._call("POST", f"/v1/sessions/{self.session_id}/turns", body)
+        next_node = self._apply(update)
+        result = {
+            "status": "success",
+            "node": update["node"],
+            "spokenText": " ".join(line["text"] for line in update["say"]),
+            "ended": update["ended"],
+        }
+        state = getattr(flow_manager, "state", None)
+        if isinstance(state, dict):
+            state["examtui"] = {"session": self.session_id, "node": self.node_id, "history": list(self.history)}
+        return result, next_node
+
+    def node(self, node_id: str, *, say: Optional[List[str]] = None, previous: Optional[Tuple[str, str]] = None, stay: bool = False, ended: bool = False) -> Dict[str, Any]:
+        """The NodeConfig of node_id that says the lines say. previous is the (node, reason) the
+        exam comes from, summarised for a reset_with_summary node; stay keeps the context (the
+        exam goes on in the same node)."""
         if node_id not in self.nodes:
             raise ExamFlowError(f"unknown node {node_id!r}")
         src = self.nodes[node_id]
-        self._ledger = _NodeLedger(node_id, self._clock())
         task_messages = copy.deepcopy(src["task_messages"])
         strategy = (src.get("context_strategy") or {}).get("strategy", "reset")
         if strategy == "reset_with_summary":
@@ -130,16 +180,33 @@ class ExamFlow:
             if previous is not None:
                 task_messages.insert(0, {"role": "developer", "content": _summary(*previous)})
             strategy = "reset"
-        config: Dict[str, Any] = {
+        if stay:
+            # The node goes on: keep its context and tell the model what the candidate heard.
+            strategy = "append"
+            task_messages = [{"role": "developer", "content": _heard(say or [])}]
+        actions: List[Dict[str, Any]] = [{"type": "tts_say", "text": line} for line in (say or [])]
+        if ended:
+            actions.append({"type": "end_conversation"})
+        return {
             "name": src["name"],
             "role_message": src["role_message"],
             "task_messages": task_messages,
             "functions": [self._function(fn) for fn in src["functions"]],
-            "pre_actions": copy.deepcopy(src.get("pre_actions") or []),
+            "pre_actions": actions,
             "context_strategy": ContextStrategyConfig(strategy=_strategy(strategy)),
-            "respond_immediately": bool(src.get("respond_immediately", False)),
+            "respond_immediately": False,
         }
-        return config
+
+    def _apply(self, update: Dict[str, Any]) -> Dict[str, Any]:
+        """Follows the controller's answer: the NodeConfig of the node it names."""
+        transitions = update.get("transitions") or []
+        for t in transitions:
+            self.history.append({"from": t["from"], "reason": t["reason"], "to": t["to"]})
+        previous = (transitions[-1]["from"], transitions[-1]["reason"]) if transitions else None
+        stay = update["node"] == self.node_id and not transitions
+        self.node_id = update["node"]
+        self.ended = bool(update["ended"])
+        return self.node(update["node"], say=[line["text"] for line in update["say"]], previous=previous, stay=stay, ended=self.ended)
 
     def _function(self, fn: Dict[str, Any]) -> Any:
         handler = self.report_observation if fn["name"] == REPORT_OBSERVATION else None
@@ -151,67 +218,26 @@ class ExamFlow:
             handler=handler,
         )
 
-    async def report_observation(self, args: Dict[str, Any], flow_manager: Any) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
-        """The report_observation handler: (result, next_node), next_node None to stay."""
-        ledger = self._ledger
-        if ledger is None:
-            raise ExamFlowError("report_observation before a node was entered")
-        node = self.nodes[ledger.node_id]
-        reason, decision = self.decide(node, ledger, args or {})
-        result: Dict[str, Any] = {
-            "status": "success",
-            "node": ledger.node_id,
-            "decision": decision,
-            "evidence": list(ledger.signals),
-        }
-        spoken = (args or {}).get("spokenText")
-        if isinstance(spoken, str) and spoken.strip():
-            result["spokenText"] = spoken
-        next_node = None
-        if reason is not None:
-            result["reason"] = reason
-            to = node.get("transitions", {}).get(reason)
-            if to:
-                self.history.append({"from": ledger.node_id, "reason": reason, "to": to})
-                if self._on_transition is not None:
-                    self._on_transition(ledger.node_id, reason, to)
-                next_node = self.node(to, previous=(ledger.node_id, reason))
-        state = getattr(flow_manager, "state", None)
-        if isinstance(state, dict):
-            state["examtui"] = {"node": self._ledger.node_id if self._ledger else None, "history": list(self.history)}
-        return result, next_node
+    async def _call(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+        return await asyncio.to_thread(self._request, method, path, body)
 
-    def decide(self, node: Dict[str, Any], ledger: _NodeLedger, args: Dict[str, Any]) -> Tuple[Optional[str], str]:
-        """The transition reason the observation leads to (None: stay) and the decision."""
-        meta = node.get("metadata", {})
-        targets = list(meta.get("evidenceSignals") or [])
-        listened = set(targets) | set(meta.get("transversalSkills") or [])
-        for sig in args.get("signals") or []:
-            st = sig.get("signalType") if isinstance(sig, dict) else None
-            if st in listened and st not in ledger.signals:
-                ledger.signals.append(st)
-        if args.get("commandDetected") == "skip" and self.policies.get("skipAllowed") and meta.get("kind") == "assessment":
-            return SKIPPED, "transition"
-        if args.get("distressDetected") is True:
-            return DISTRESS, "transition"
-        budget = meta.get("timeBudgetSec") or 0
-        if budget > 0 and self._clock() - ledger.entered_at >= budget:
-            return TIME_EXHAUSTED, "transition"
-        if args.get("evidenceSufficient") is True:
-            required = meta.get("requiredEvidenceCount", 1)
-            got = len([s for s in ledger.signals if s in targets])
-            if not targets or got >= required:
-                return EVIDENCE_SUFFICIENT, "transition"
-        if args.get("answerQuality") == "off_topic":
-            ledger.off_topic += 1
-            if ledger.off_topic >= meta.get("maxOffTopicRedirects", 2):
-                return OFF_TOPIC_LIMIT, "transition"
-        if args.get("needsFollowUp") is True:
-            if ledger.follow_ups >= meta.get("maxFollowUps", 3):
-                return FOLLOWUPS_EXHAUSTED, "transition"
-            ledger.follow_ups += 1
-            return None, "follow_up"
-        return None, "continue"
+    def _request(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        req = urllib.request.Request(self.controller_url + path, data=data, method=method)
+        req.add_header("Content-Type", "application/json")
+        if self._token:
+            req.add_header("Authorization", "Bearer " + self._token)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return json.loads(resp.read().decode("utf-8"))
+        except urllib.error.HTTPError as e:
+            try:
+                detail = json.loads(e.read().decode("utf-8"))
+            except ValueError:
+                detail = {}
+            raise ControllerError(f"examtui controller: {method} {path}: {e.code} {detail.get('error') or e.reason}", e.code, detail.get("code", "")) from None
+        except (urllib.error.URLError, OSError) as e:
+            raise ControllerError(f"examtui controller at {self.controller_url} unreachable: {e}") from None
 
 
 def _check(doc: Any) -> None:
@@ -241,3 +267,8 @@ def _strategy(name: str) -> Any:
 
 def _summary(node_id: str, reason: str) -> str:
     return f"Previous part of the exam: {node_id} (ended: {reason.replace('_', ' ')}). Do not refer back to it unless the candidate does."
+
+
+def _heard(lines: List[str]) -> str:
+    said = " ".join(lines) if lines else "(nothing)"
+    return f"The examiner system said to the candidate: {said!r}. Wait for the candidate's answer, then call report_observation."

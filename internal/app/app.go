@@ -103,6 +103,11 @@ type Options struct {
 	// SharedStore is an open store to use instead of opening Store/DataDir (a worker's exams
 	// share one, so their commits are grouped); Close leaves it open.
 	SharedStore *sessions.Store
+	// ManualTicks leaves ticking to the caller (Controller.Tick): a driver on a virtual clock
+	// (runtime.WithClock in ControllerOptions) ticks when it advances the clock, so time-driven
+	// decisions happen at the same virtual second as in a scripted run, never at a wall-clock
+	// moment that races its turns.
+	ManualTicks bool
 }
 
 // Exam is one running exam: controller, store and journal, ticker.
@@ -125,6 +130,7 @@ type Exam struct {
 	closed sync.Once
 
 	sharedStore bool // Store belongs to the caller (Options.SharedStore)
+	manualTicks bool // Options.ManualTicks: Start runs no ticker
 }
 
 // Open compiles the spec (or loads the session to resume), opens the store and journal, and
@@ -137,7 +143,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 	if o.Input == "" {
 		o.Input = runtime.SourceTyped
 	}
-	x = &Exam{log: log, queue: newEventQueue(), Input: o.Input, sharedStore: o.SharedStore != nil}
+	x = &Exam{log: log, queue: newEventQueue(), Input: o.Input, sharedStore: o.SharedStore != nil, manualTicks: o.ManualTicks}
 	defer func() {
 		if err != nil {
 			x.Close()
@@ -262,13 +268,15 @@ func (x *Exam) Start(ctx context.Context) error {
 	}
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	x.cancel = cancel
-	x.wg.Add(1)
-	go func() {
-		defer x.wg.Done()
-		if err := x.Controller.RunTicker(tctx, 200*time.Millisecond); err != nil && !errors.Is(err, context.Canceled) {
-			x.log.Error("ticker stopped", "err", err)
-		}
-	}()
+	if !x.manualTicks {
+		x.wg.Add(1)
+		go func() {
+			defer x.wg.Done()
+			if err := x.Controller.RunTicker(tctx, 200*time.Millisecond); err != nil && !errors.Is(err, context.Canceled) {
+				x.log.Error("ticker stopped", "err", err)
+			}
+		}()
+	}
 	if x.Store != nil {
 		x.wg.Add(1)
 		go func() {
