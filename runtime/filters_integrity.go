@@ -36,7 +36,10 @@ var (
 		"spot on", "impressive", "good job", "great job", "nice work", "very good", "good point", "great point",
 		"youre doing great", "you are doing great", "on the right track", "thats wrong", "that is wrong", "thats incorrect",
 		"that is incorrect", "not quite right", "thats not right", "wrong answer", "poor answer", "weak answer", "bad answer",
-		"good thinking", "great thinking", "nicely done", "fantastic", "wonderful answer", "strong answer"}
+		"good thinking", "great thinking", "nicely done", "fantastic", "wonderful answer", "strong answer",
+		// A verdict is a judgement too.
+		"you pass this", "you passed this", "youve passed", "you have passed", "you fail this", "you failed this",
+		"youve failed", "you have failed"}
 	equityPhrases = []string{"your accent", "your english", "your age", "for your age", "for someone your age", "for a woman",
 		"for a man", "for a girl", "for a foreigner", "non native", "nonnative", "where are you from", "where are you really from",
 		"your background", "people like you", "someone like you", "your gender", "your religion", "your disability",
