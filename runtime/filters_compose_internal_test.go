@@ -210,3 +210,38 @@ func TestFiltersFallbackPassesEveryFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestCannedLinesPassEveryFilter: the controller's own lines now pass the filters like the
+// examiner's, so each must come out unchanged in every node (a canned "pause" line must not
+// become a topic redirect), with the node's question as the question repeated.
+func TestCannedLinesPassEveryFilter(t *testing.T) {
+	for _, exam := range []*spec.Exam{demoExam(t), basicExam(t)} {
+		filters := buildFilters(exam)
+		for i := range exam.Nodes {
+			node := &exam.Nodes[i]
+			nf := filters[node.NodeID]
+			for _, q := range []string{node.Controller.ConversationPrompt, ""} {
+				lines := []string{
+					node.Controller.ScenarioIntro, node.Controller.ConversationPrompt, exam.Policies.Silence.Prompt,
+					helpText + " " + q, "Of course. We'll pause here; tell me when you're ready to go on.", "Take your time.",
+					"We can't skip this one, but take your time. " + q, "Of course. Go ahead with what you'd like to change.",
+					"Are you sure you want to finish the exam now?", "Thank you. The exam is now finished.",
+					HoldingLine, interruptLine, fallbackLine(q), calmSupportText, neutralFollowUp,
+					"Let me repeat the question. " + q, "Welcome back. " + q, "Let's continue where we left off. " + q,
+					"All right, let's carry on. " + q, "Let's continue. " + q, "Of course, I'll speak more slowly. " + q,
+					"I can't clarify further, so please answer as best you can. " + q, clarifyLine(node, q),
+					"Let me put it another way. " + q,
+				}
+				for _, l := range lines {
+					l = strings.TrimSpace(l)
+					if l == "" {
+						continue
+					}
+					if out, _, hits := nf.runFilters(l); out != l || len(hits) > 0 {
+						t.Errorf("%s/%s: %q → %q (%v)", exam.ID, node.NodeID, l, out, filterNames(hits))
+					}
+				}
+			}
+		}
+	}
+}

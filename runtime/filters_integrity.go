@@ -314,7 +314,8 @@ func (nf *nodeFilters) lengthAction() string {
 }
 
 // neutralWords are procedural words an examiner uses on any topic: a probe made of them
-// ("Can you explain your reasoning in more detail?") is never off topic.
+// ("Can you explain your reasoning in more detail?") is never off topic, and neither is a
+// controller's line (help, the interruption), which passes the same filters.
 var neutralWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields("explain explaining reasoning reason reasons detail details elaborate example examples " +
@@ -324,7 +325,9 @@ var neutralWords = func() map[string]bool {
 		"earlier before already right okay sure happen happens work works change difference important main step steps " +
 		"walk through same other another instead rather exactly prefer preferred move finish done need needs want wants " +
 		"comes going sounds able happy carry carried would could might thing things word words sense clear understand " +
-		"understood repeat rephrase slowly take break ahead minute minutes seconds pick back return answer answers") {
+		"understood repeat rephrase slowly take break ahead minute minutes seconds pick back return answer answers " +
+		// The exam's own procedure, as the controller's lines say it (help, the interruption).
+		"exam exams oral questions slow down sorry because technical problem saved") {
 		m[w] = true
 	}
 	return m
