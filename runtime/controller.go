@@ -158,13 +158,10 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 	c := &Controller{
 		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
 		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
-		filters: make(map[string]*nodeFilters, len(exam.Nodes)), ctxm: newContextManager(), ttsSpeed: 1,
+		filters: buildFilters(exam), ctxm: newContextManager(), ttsSpeed: 1,
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
 	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter}
-	for i := range exam.Nodes {
-		c.filters[exam.Nodes[i].NodeID] = buildNodeFilters(exam, &exam.Nodes[i])
-	}
 	c.beats = make([]beatState, len(exam.Beats))
 	c.integ.init(exam, o.gateOverrides)
 	if o.resumeSet {
@@ -368,20 +365,33 @@ func (c *Controller) emitIntercepts(nodeID string, hits []filterHit) {
 	}
 }
 
-// speakFiltered runs the node's output filters on the examiner's text, records what they
-// intercepted and says what is left, part by part, as source (an admin or a command reply; a
-// turn's reply goes through plan and apply instead).
+// speakFiltered runs the node's output filters on a line, records what they intercepted and
+// says what is left, part by part, as source. Every line the candidate hears comes through here
+// (speak) or through plan and apply (a turn's reply, validated by the same runFilters).
 func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) {
-	_, parts, hits := c.filters[nodeID].runFilters(text)
+	c.sayFiltered(nodeID, text, source, false)
+}
+
+func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted bool) {
+	nf := c.filters[nodeID]
+	if nf == nil || strings.TrimSpace(text) == "" {
+		return
+	}
+	_, parts, hits := nf.runFilters(text)
 	c.emitIntercepts(nodeID, hits)
 	for i, p := range parts {
-		c.speakPart(p, source, len(hits) > 0, i, false)
+		c.speakPart(p, source, intercepted || len(hits) > 0, i, false)
 	}
 }
 
-// speak emits what the examiner says: a spoken event and the examiner's transcript segment.
+// speak says a line of the controller's own (a node's intro and prompt, a canned line, a
+// check-in, the question again): it passes the same filters as the examiner's replies, since
+// an author's text or a question repeated in a new frame can carry what must not be spoken.
 func (c *Controller) speak(text string, source SpokenSource, intercepted bool) {
-	c.speakPart(text, source, intercepted, 0, false)
+	if c.node == nil {
+		return
+	}
+	c.sayFiltered(c.node.NodeID, text, source, intercepted)
 }
 
 func (c *Controller) speakPart(text string, source SpokenSource, intercepted bool, part int, streamed bool) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/examtui/examtui/spec"
 )
 
 // dropSentences removes the sentences for which bad returns a reason; it returns what is left
@@ -47,13 +49,8 @@ func (nf *nodeFilters) rubricLeak(norm string) string {
 	if m := firstMatch(norm, nf.rubricWords); m != "" {
 		return "rubric word " + m
 	}
-	for _, id := range nf.rubricIDs {
-		if strings.Contains(id, " ") && containsNorm(norm, id) {
-			return "signal id " + strings.ReplaceAll(id, " ", "_")
-		}
-	}
-	if m := firstMatch(norm, nf.rubricLevels); m != "" {
-		return "level name " + m
+	if m := nf.vocab.match(norm); m != "" {
+		return m
 	}
 	if len(nf.descNgrams) > 0 {
 		if st := nf.descNgramIn(norm); st != "" {
@@ -99,6 +96,21 @@ func (nf *nodeFilters) rubricLeakFilter(text, norm string) (string, string, bool
 		kept = strings.TrimSpace(kept + " " + neutralFollowUp)
 	}
 	return kept, why, true
+}
+
+// topicSettled reports whether topic_containment can no longer replace a reply that starts
+// with the normalized text norm, whatever follows: the filter is off, the node has no domain, or
+// norm already names the topic.
+func (nf *nodeFilters) topicSettled(norm string) bool {
+	if !nf.enabled[spec.FilterTopicContainment] || len(nf.domain) == 0 || firstMatch(norm, nf.domain) != "" {
+		return true
+	}
+	for _, w := range strings.Fields(norm) {
+		if len(w) >= 4 && !stopwords[w] && !neutralWords[w] && nf.topicWords[stem(w)] {
+			return true
+		}
+	}
+	return false
 }
 
 func (nf *nodeFilters) topicFilter(text, norm string) (string, string, bool) {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/examtui/examtui/spec"
@@ -54,8 +55,7 @@ type nodeFilters struct {
 	personaBreak []string
 	leading      []string
 	rubricWords  []string
-	rubricIDs    []string
-	rubricLevels []string
+	vocab        *examVocab        // the whole exam's vocabulary, shared by every node
 	descNgrams   map[string]string // n-gram → signal type
 	domain       []string
 	topicWords   map[string]bool
@@ -65,8 +65,26 @@ type nodeFilters struct {
 	maxChars     int
 }
 
+// buildFilters builds every node's filters of exam, with the exam's vocabulary built once and
+// shared.
+func buildFilters(exam *spec.Exam) map[string]*nodeFilters {
+	vocab := buildExamVocab(exam)
+	out := make(map[string]*nodeFilters, len(exam.Nodes))
+	for i := range exam.Nodes {
+		out[exam.Nodes[i].NodeID] = buildNodeFiltersWith(exam, &exam.Nodes[i], vocab)
+	}
+	return out
+}
+
+// buildNodeFilters builds one node's filters on its own (tests); the controller uses
+// buildFilters.
 func buildNodeFilters(exam *spec.Exam, node *spec.CompiledNode) *nodeFilters {
+	return buildNodeFiltersWith(exam, node, buildExamVocab(exam))
+}
+
+func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examVocab) *nodeFilters {
 	nf := &nodeFilters{
+		vocab:      vocab,
 		descNgrams: map[string]string{},
 		topicWords: map[string]bool{},
 		enabled:    map[spec.FilterName]bool{},
@@ -111,28 +129,14 @@ func buildNodeFilters(exam *spec.Exam, node *spec.CompiledNode) *nodeFilters {
 		nf.rubricWords = append(nf.rubricWords, normPhrase(p))
 	}
 	signals := append(append([]string{}, node.Controller.EvidenceSignals...), node.Controller.TransversalSkills...)
-	levels := map[string]bool{}
 	for _, st := range signals {
-		nf.rubricIDs = append(nf.rubricIDs, normPhrase(st))
 		def := exam.Signal(st)
 		if def == nil {
 			continue
 		}
-		for _, l := range def.Levels {
-			levels[l] = true
-		}
 		words := strings.Fields(normalizeWords(def.Description))
 		for i := 0; i+descriptionNgram <= len(words); i++ {
 			nf.descNgrams[strings.Join(words[i:i+descriptionNgram], " ")] = st
-		}
-	}
-	for _, def := range exam.Evidence {
-		for _, l := range def.Levels {
-			if levels[l] {
-				n := normPhrase(l)
-				nf.rubricLevels = append(nf.rubricLevels, n+" level", "level of "+n, "level "+n)
-				delete(levels, l)
-			}
 		}
 	}
 	for _, d := range node.Controller.ScenarioDomain {
@@ -168,9 +172,43 @@ func stem(w string) string {
 	return w
 }
 
-// runFilters passes text through the output filters in pipeline order and returns the
-// validated text (split into parts when the length filter splits) and every interception.
+// maxFilterPasses bounds the fixed-point loop of runFilters. A pass can only drop, shorten or
+// replace with a fixed line, so real replies settle in two passes; the bound is for safety.
+const maxFilterPasses = 4
+
+// runFilters is the one validation of everything the candidate hears: it runs the pipeline
+// (filterPass) again on its own output until a pass changes nothing, so whatever one filter
+// removed or rewrote, every filter has seen the final text (a sentence left after rubric_leak
+// dropped its neighbour, a rewritten leading question that outgrew maxChars). It returns the
+// validated text, its parts (the length filter's split) and every interception once: a later
+// pass reports only the filters that changed the text again. If the passes do not settle, the
+// neutral follow-up is said instead (it passes every filter).
 func (nf *nodeFilters) runFilters(text string) (string, []string, []filterHit) {
+	var hits []filterHit
+	for pass := 0; pass < maxFilterPasses; pass++ {
+		out, parts, h := nf.filterPass(text)
+		if pass == 0 {
+			hits = h
+		} else {
+			for _, x := range h {
+				if x.Replacement != x.Original {
+					hits = append(hits, x)
+				}
+			}
+		}
+		if out == text {
+			return out, parts, hits
+		}
+		text = out
+	}
+	hits = append(hits, filterHit{Name: spec.FilterRubricLeak, Action: "replace", Original: text, Replacement: neutralFollowUp,
+		Detail: fmt.Sprintf("the filters did not settle in %d passes: neutral follow-up", maxFilterPasses)})
+	return neutralFollowUp, []string{neutralFollowUp}, hits
+}
+
+// filterPass passes text once through the output filters in pipeline order and returns the
+// validated text (split into parts when the length filter splits) and every interception.
+func (nf *nodeFilters) filterPass(text string) (string, []string, []filterHit) {
 	var hits []filterHit
 	// Every filter matches on the normalized text; it is computed again only when a filter
 	// rewrote the text, not once per filter.

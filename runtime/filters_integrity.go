@@ -36,7 +36,10 @@ var (
 		"spot on", "impressive", "good job", "great job", "nice work", "very good", "good point", "great point",
 		"youre doing great", "you are doing great", "on the right track", "thats wrong", "that is wrong", "thats incorrect",
 		"that is incorrect", "not quite right", "thats not right", "wrong answer", "poor answer", "weak answer", "bad answer",
-		"good thinking", "great thinking", "nicely done", "fantastic", "wonderful answer", "strong answer"}
+		"good thinking", "great thinking", "nicely done", "fantastic", "wonderful answer", "strong answer",
+		// A verdict is a judgement too.
+		"you pass this", "you passed this", "youve passed", "you have passed", "you fail this", "you failed this",
+		"youve failed", "you have failed"}
 	equityPhrases = []string{"your accent", "your english", "your age", "for your age", "for someone your age", "for a woman",
 		"for a man", "for a girl", "for a foreigner", "non native", "nonnative", "where are you from", "where are you really from",
 		"your background", "people like you", "someone like you", "your gender", "your religion", "your disability",
@@ -311,7 +314,8 @@ func (nf *nodeFilters) lengthAction() string {
 }
 
 // neutralWords are procedural words an examiner uses on any topic: a probe made of them
-// ("Can you explain your reasoning in more detail?") is never off topic.
+// ("Can you explain your reasoning in more detail?") is never off topic, and neither is a
+// controller's line (help, the interruption), which passes the same filters.
 var neutralWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields("explain explaining reasoning reason reasons detail details elaborate example examples " +
@@ -321,7 +325,9 @@ var neutralWords = func() map[string]bool {
 		"earlier before already right okay sure happen happens work works change difference important main step steps " +
 		"walk through same other another instead rather exactly prefer preferred move finish done need needs want wants " +
 		"comes going sounds able happy carry carried would could might thing things word words sense clear understand " +
-		"understood repeat rephrase slowly take break ahead minute minutes seconds pick back return answer answers") {
+		"understood repeat rephrase slowly take break ahead minute minutes seconds pick back return answer answers " +
+		// The exam's own procedure, as the controller's lines say it (help, the interruption).
+		"exam exams oral questions slow down sorry because technical problem saved") {
 		m[w] = true
 	}
 	return m

@@ -107,10 +107,7 @@ func (c *Controller) swapExam(exam *spec.Exam) {
 		}
 	}
 	c.exam = exam
-	c.filters = make(map[string]*nodeFilters, len(exam.Nodes))
-	for i := range exam.Nodes {
-		c.filters[exam.Nodes[i].NodeID] = buildNodeFilters(exam, &exam.Nodes[i])
-	}
+	c.filters = buildFilters(exam)
 	c.beats = make([]beatState, len(exam.Beats))
 	for i, b := range exam.Beats {
 		c.beats[i] = old[beatKey{b.Scope, b.Message, b.AtSec}]

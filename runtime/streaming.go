@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -70,19 +71,28 @@ func (c *Controller) onPartialArguments(st *streamState, partial []byte) {
 	if len(sentences) < len(st.emitted) {
 		return
 	}
-	for _, s := range sentences[len(st.emitted):] {
-		_, _, hits := nf.runFilters(s)
-		n := utf8.RuneCountInString(s)
-		if len(hits) > 0 || st.chars+n > nf.maxChars {
+	// What is said so far passes the filters whole (a phrase can span sentences), and is said
+	// only once the topic is settled, so that the whole reply validates to the same start and the
+	// streamed path says what the whole-reply path would. Sentences wait until then (or until
+	// the whole spokenText has arrived, which the filters then judged whole).
+	for k := len(st.emitted) + 1; k <= len(sentences); k++ {
+		said := strings.Join(sentences[:k], " ")
+		out, _, hits := nf.runFilters(said)
+		if len(hits) > 0 || out != said || utf8.RuneCountInString(said) > nf.maxChars {
 			st.stopped = true
 			return
 		}
-		if len(st.emitted) == 0 {
-			st.firstSpoken = time.Since(st.wallStart)
+		if whole := closed && k == len(sentences); !whole && !nf.topicSettled(normalizeWords(said)) {
+			continue
 		}
-		c.speakPart(s, SpokenExaminer, false, len(st.emitted), true)
-		st.emitted = append(st.emitted, s)
-		st.chars += n + 1
+		for _, s := range sentences[len(st.emitted):k] {
+			if len(st.emitted) == 0 {
+				st.firstSpoken = time.Since(st.wallStart)
+			}
+			c.speakPart(s, SpokenExaminer, false, len(st.emitted), true)
+			st.emitted = append(st.emitted, s)
+			st.chars += utf8.RuneCountInString(s) + 1
+		}
 	}
 }
 

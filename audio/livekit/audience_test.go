@@ -56,15 +56,12 @@ func TestCandidateViewEveryType(t *testing.T) {
 // TestCandidateViewNeverLeaks checks that no assessment vocabulary survives in anything the
 // candidate sees, whatever the golden files say.
 func TestCandidateViewNeverLeaks(t *testing.T) {
-	forbidden := []string{"evidenceTargets", "rubricLevel", "analysis", "proposes_options", "considers_budget",
-		"evidence_sufficient", "coverage", "intercepted", "maxFollowUps", "\"evidence\"", "requiredEvidenceCount", "maxOffTopicRedirects",
-		"maxClarifications", "streamed", "\"nodes\""}
 	for _, ev := range sampleEvents(t) {
 		view, ok := livekit.CandidateView(ev)
 		if !ok {
 			continue
 		}
-		for _, word := range forbidden {
+		for _, word := range candidateNeverSees {
 			if strings.Contains(string(view.Payload), word) {
 				t.Errorf("%s view contains %q: %s", ev.Event, word, view.Payload)
 			}

@@ -204,7 +204,7 @@ func sampleEvents(t testing.TB) []runtime.Event {
 			Coverage: 0.5, Accepted: 1, Required: 2},
 		&runtime.FollowUpIssuedPayload{NodeID: "scenario-hotel-breakfast", FollowUpType: "considers_budget", Count: 1, Max: 3,
 			Text: "What would that cost us?"},
-		&runtime.CommandAcknowledgedPayload{Command: "repeat", NodeID: "scenario-hotel-breakfast", Accepted: true, Source: "safety_net", Detail: "repeated the prompt"},
+		&runtime.CommandAcknowledgedPayload{Command: "repeat", NodeID: "scenario-hotel-breakfast", Accepted: true, Source: "safety_net", Detail: "1 of 2"},
 		&runtime.TimeWarningPayload{Scope: "node", NodeID: "scenario-hotel-breakfast", RemainingSec: 60},
 		&runtime.GuardrailTriggeredPayload{Guardrail: "rubric_leak", NodeID: "scenario-hotel-breakfast", Action: "replaced",
 			OriginalText: "That shows analysis-level reasoning.", ReplacementText: "Thank you. Please go on."},
@@ -235,6 +235,14 @@ func sampleEvents(t testing.TB) []runtime.Event {
 	}
 	return evs
 }
+
+// candidateNeverSees are words of sampleEvents that no payload the candidate receives may
+// contain: assessment vocabulary, limits, the scenario context and the node's clock (the
+// exam's clock, "examDeadlineAt", stays), and a command's detail ("1 of 2").
+var candidateNeverSees = []string{"evidenceTargets", "rubricLevel", "analysis", "proposes_options", "considers_budget",
+	"evidence_sufficient", "coverage", "intercepted", "maxFollowUps", "\"evidence\"", "requiredEvidenceCount", "maxOffTopicRedirects",
+	"maxClarifications", "streamed", "\"nodes\"", "\"scenario\"", "Breakfast revenue", "timeBudgetSec", "\"deadlineAt\"",
+	"09:35", "\"detail\"", "1 of 2", "\"source\""}
 
 // candidateTypes are the event types the candidate may receive.
 var candidateTypes = map[runtime.EventType]bool{

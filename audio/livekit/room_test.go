@@ -225,7 +225,7 @@ func TestEventAudiences(t *testing.T) {
 		if !candidateTypes[ev.Event] {
 			t.Errorf("candidate received %s", ev.Event)
 		}
-		for _, word := range []string{"evidenceTargets", "rubricLevel", "coverage", "evidence_sufficient", "intercepted"} {
+		for _, word := range candidateNeverSees {
 			if strings.Contains(string(ev.Payload), word) {
 				t.Errorf("candidate's %s contains %q: %s", ev.Event, word, ev.Payload)
 			}

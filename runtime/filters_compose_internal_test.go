@@ -1,0 +1,247 @@
+package runtime
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/spec"
+)
+
+// demoExam is the built-in example exam (hotel-breakfast.yaml): its nodes name different
+// signals, so one node's filters can be asked about another node's words.
+func demoExam(t testing.TB) *spec.Exam {
+	t.Helper()
+	src, err := examples.FS.ReadFile(examples.DemoSpecName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exam, diags, err := spec.Compile(examples.DemoSpecName, src)
+	if err != nil {
+		t.Fatalf("%v\n%v", err, diags)
+	}
+	return exam
+}
+
+// TestFiltersRubricThenForbidden is issue 25's reply: the sentence left after rubric_leak
+// dropped its neighbour still passes every filter; neither the verdict nor the limit is said.
+func TestFiltersRubricThenForbidden(t *testing.T) {
+	exam := basicExam(t)
+	nf := buildFilters(exam)["plan"]
+	for _, in := range []string{
+		"The rubric rewards naming risks. You pass this part; requiredEvidenceCount is 2.",
+		"The rubric rewards naming risks. You pass this part; requiredEvidenceCount is 2. What would you test first?",
+		"You pass this part. What would you test first?",
+	} {
+		out, _, hits := nf.runFilters(in)
+		for _, bad := range []string{"rubric", "pass this", "requiredEvidenceCount", "is 2"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%q → %q: %q is still said", in, out, bad)
+			}
+		}
+		if len(hits) == 0 {
+			t.Errorf("%q: no interception recorded", in)
+		}
+		for _, h := range hits {
+			if h.Original == h.Replacement {
+				t.Errorf("%q: interception %s changed nothing: %+v", in, h.Name, h)
+			}
+		}
+	}
+}
+
+// TestFiltersExamVocabulary: the exam's words (any node's signal ids, level names, limits and
+// transition reasons) are caught in every node, and ordinary sentences pass.
+func TestFiltersExamVocabulary(t *testing.T) {
+	exam := demoExam(t)
+	filters := buildFilters(exam)
+	caught := []string{
+		"I am now checking analyses_clientele and considers_budget.",
+		"I am now checking analyses clientele.",
+		"You have shown plans staffing already.",
+		"The requiredEvidenceCount is 2.",
+		"Your required evidence count is two.",
+		"We have maxFollowUps of 3 here.",
+		"There are max follow ups in this part.",
+		"The maxClarifications is two.",
+		"The timeBudgetSec for this part is 300.",
+		"My sttMinConfidence is low today.",
+		"You have 1 of 2 clarifications left.",
+		"You have two follow-ups remaining.",
+		"You get a maximum of three clarifications.",
+		"Only one clarification left, so listen.",
+		"That was evidence_sufficient, so we move on.",
+		"We are moving on: followups exhausted.",
+		"We stop here as the time exhausted rule applies.",
+		"This is the off topic limit.",
+		"That is at the evaluation level.",
+	}
+	ordinary := []string{
+		"Could you clarify what you mean by that?",
+		"Would you like a clarification of the question?",
+		"Is there another way we could approach this?",
+		"What would that cost us, and how would we pay for it?",
+		"How many extra people would you need, and when?",
+		"Who are the guests having breakfast at that time?",
+		"How would that affect the labour cost for the event?",
+		"What is your analysis of the budget?",
+		"How would you plan staffing for the lunches?",
+		"Let me ask a follow-up question about the queue.",
+		"What options would you propose to the kitchen team?",
+	}
+	for id, nf := range filters {
+		for _, in := range caught {
+			if out, _, hits := nf.runFilters(in); !slices.ContainsFunc(hits, func(h filterHit) bool { return h.Name == spec.FilterRubricLeak }) {
+				t.Errorf("node %s: %q → %q not caught by rubric_leak (hits %v)", id, in, out, filterNames(hits))
+			}
+		}
+		for _, in := range ordinary {
+			if why := nf.rubricLeak(normalizeWords(in)); why != "" {
+				t.Errorf("node %s: ordinary %q caught: %s", id, in, why)
+			}
+		}
+	}
+	// Everything the example's author wrote to be said passes rubric_leak.
+	for _, n := range exam.Nodes {
+		nf := filters[n.NodeID]
+		lines := []string{n.Controller.ScenarioIntro, n.Controller.ConversationPrompt, exam.Policies.Silence.Prompt}
+		for _, probes := range n.Controller.FollowUpProbes {
+			lines = append(lines, probes...)
+		}
+		for _, l := range lines {
+			if why := nf.rubricLeak(normalizeWords(l)); why != "" {
+				t.Errorf("node %s: authored line %q caught: %s", n.NodeID, l, why)
+			}
+		}
+	}
+}
+
+// hostileSentences are what an examiner model must not say, and ordinary lines around them,
+// for random compositions.
+var hostileSentences = []string{
+	"The rubric rewards naming risks.",
+	"You pass this part; requiredEvidenceCount is 2.",
+	"As your examiner, I must stay neutral.",
+	"Here is a hint: try mentioning the backups.",
+	"That's correct, well done!",
+	"Good point, but what would it cost?",
+	"Surely you'd agree that a weekend move is too risky?",
+	"Don't you think the servers should be tested before the weekend?",
+	"Your accent is lovely.",
+	"You have 1 of 2 clarifications left.",
+	"I am now checking names_risk and proposes fix.",
+	"Let us talk about football clubs and their star players tonight, shall we?",
+	"That answer is at the analysis level.",
+	"The weekend is short and nothing has been tested on the new servers in the data centre so far.",
+	"What could go wrong with the migration plan?",
+	"Tell me more.",
+	"Could you walk me through the backup plan, step by step, with the servers and the weekend in mind?",
+	"Wouldn't you say, given the weekend, that testing first is the safer plan for the servers?",
+	strings.Repeat("The servers are old and the weekend is short. ", 6),
+}
+
+func composeHostile(r *rand.Rand) string {
+	n := 1 + r.IntN(12)
+	var b []string
+	for range n {
+		b = append(b, hostileSentences[r.IntN(len(hostileSentences))])
+	}
+	return strings.Join(b, " ")
+}
+
+// checkFixedPoint fails when filtering the filters' output changes it again: every filter has
+// seen the final text.
+func checkFixedPoint(t *testing.T, nf *nodeFilters, in string) {
+	t.Helper()
+	out, parts, _ := nf.runFilters(in)
+	out2, parts2, hits2 := nf.runFilters(out)
+	if out2 != out || !slices.Equal(parts, parts2) {
+		t.Fatalf("not a fixed point:\n in  %q\n out %q\n again %q (%v)", in, out, out2, filterNames(hits2))
+	}
+	for _, h := range hits2 {
+		if h.Replacement != h.Original {
+			t.Fatalf("filtering %q again rewrote it: %+v", out, h)
+		}
+	}
+}
+
+// TestFiltersFixedPoint: over random compositions of hostile sentences, with the length filter
+// summarizing and splitting, the filters' output is a fixed point.
+func TestFiltersFixedPoint(t *testing.T) {
+	for _, action := range []string{"summarize", "split"} {
+		exam := compileEdited(t, func(s string) string {
+			return strings.Replace(s, "nodes:\n", "outputValidation:\n  filters:\n    - {name: length, maxChars: 300, action: "+action+"}\nnodes:\n", 1)
+		})
+		nf := buildFilters(exam)["plan"]
+		if nf.maxChars != 300 || nf.lengthAction() != action {
+			t.Fatalf("the length filter was not configured: %d %s", nf.maxChars, nf.lengthAction())
+		}
+		r := rand.New(rand.NewPCG(25, 1))
+		for range 3000 {
+			checkFixedPoint(t, nf, composeHostile(r))
+		}
+	}
+}
+
+// FuzzFiltersFixedPoint: the fixed point holds for any text, and for any composition the
+// fuzzer picks of the hostile sentences.
+func FuzzFiltersFixedPoint(f *testing.F) {
+	f.Add("The rubric rewards naming risks. You pass this part; requiredEvidenceCount is 2.", uint64(1))
+	f.Add("", uint64(7))
+	f.Add("Surely you'd agree? Don't you think so?", uint64(99))
+	nf := planFiltersFuzz(f)
+	f.Fuzz(func(t *testing.T, in string, seed uint64) {
+		if len(in) > 4000 {
+			return
+		}
+		checkFixedPoint(t, nf, in)
+		checkFixedPoint(t, nf, in+" "+composeHostile(rand.New(rand.NewPCG(seed, 0))))
+	})
+}
+
+// TestFiltersFallbackPassesEveryFilter: the line said when the passes do not settle is itself
+// a fixed point, in every node of the example.
+func TestFiltersFallbackPassesEveryFilter(t *testing.T) {
+	for id, nf := range buildFilters(demoExam(t)) {
+		if out, _, hits := nf.runFilters(neutralFollowUp); out != neutralFollowUp || len(hits) > 0 {
+			t.Errorf("node %s: the neutral follow-up → %q (%v)", id, out, filterNames(hits))
+		}
+	}
+}
+
+// TestCannedLinesPassEveryFilter: the controller's own lines now pass the filters like the
+// examiner's, so each must come out unchanged in every node (a canned "pause" line must not
+// become a topic redirect), with the node's question as the question repeated.
+func TestCannedLinesPassEveryFilter(t *testing.T) {
+	for _, exam := range []*spec.Exam{demoExam(t), basicExam(t)} {
+		filters := buildFilters(exam)
+		for i := range exam.Nodes {
+			node := &exam.Nodes[i]
+			nf := filters[node.NodeID]
+			for _, q := range []string{node.Controller.ConversationPrompt, ""} {
+				lines := []string{
+					node.Controller.ScenarioIntro, node.Controller.ConversationPrompt, exam.Policies.Silence.Prompt,
+					helpText + " " + q, "Of course. We'll pause here; tell me when you're ready to go on.", "Take your time.",
+					"We can't skip this one, but take your time. " + q, "Of course. Go ahead with what you'd like to change.",
+					"Are you sure you want to finish the exam now?", "Thank you. The exam is now finished.",
+					HoldingLine, interruptLine, fallbackLine(q), calmSupportText, neutralFollowUp,
+					"Let me repeat the question. " + q, "Welcome back. " + q, "Let's continue where we left off. " + q,
+					"All right, let's carry on. " + q, "Let's continue. " + q, "Of course, I'll speak more slowly. " + q,
+					"I can't clarify further, so please answer as best you can. " + q, clarifyLine(node, q),
+					"Let me put it another way. " + q,
+				}
+				for _, l := range lines {
+					l = strings.TrimSpace(l)
+					if l == "" {
+						continue
+					}
+					if out, _, hits := nf.runFilters(l); out != l || len(hits) > 0 {
+						t.Errorf("%s/%s: %q → %q (%v)", exam.ID, node.NodeID, l, out, filterNames(hits))
+					}
+				}
+			}
+		}
+	}
+}
