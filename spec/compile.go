@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -38,9 +37,9 @@ func Compile(name string, src []byte) (*Exam, Diagnostics, error) {
 
 // CompileFile reads and compiles the spec at path.
 func CompileFile(path string) (*Exam, Diagnostics, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadSourceFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("spec: %w", err)
+		return nil, nil, err
 	}
 	return Compile(path, src)
 }

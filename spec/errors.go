@@ -12,4 +12,7 @@ var (
 	ErrNilExam = errors.New("spec: exam is nil")
 	// ErrNilSpec is returned when CompileSpec is given a nil spec.
 	ErrNilSpec = errors.New("spec: spec is nil")
+
+	// ErrTooLarge: a source over MaxSourceBytes was not read.
+	ErrTooLarge = errors.New("spec: source too large")
 )

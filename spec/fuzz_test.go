@@ -3,8 +3,32 @@ package spec
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/examtui/examtui/internal/testutil"
 )
+
+// hostileShapes are documents built to make a parser work hard: deep flow and block nesting,
+// nesting past the parser's own limit with a syntax error after it, alias fans, long lines.
+func hostileShapes() [][]byte {
+	deep := func(open, close string, n int) string { return strings.Repeat(open, n) + strings.Repeat(close, n) }
+	var block strings.Builder
+	for i := 0; i < 3000; i++ {
+		block.WriteString(strings.Repeat(" ", i) + "- \n")
+	}
+	return [][]byte{
+		[]byte(`{"id": ` + deep("[", "]", 50000) + `}`),
+		[]byte(`{"id": ` + deep("[", "]", 9000) + `} }`),
+		[]byte(`{"id": ` + deep(`{"a":`, "}", 9000) + `}`),
+		[]byte("nodes: " + deep("[", "]", 65) + "\n"),
+		[]byte("id: x\nnodes:\n" + block.String()),
+		[]byte(strings.Repeat("- ", 200000) + "x\n"),
+		[]byte("a: &a [" + strings.Repeat("x,", 1000) + "x]\nb: &b [" + strings.Repeat("*a,", 1000) + "*a]\nc: [" + strings.Repeat("*b,", 1000) + "*b]\n"),
+		[]byte("title: \"" + strings.Repeat("x", 900000) + "\"\n"),
+	}
+}
 
 func FuzzLoad(f *testing.F) {
 	for _, p := range []string{examplePath, "testdata/invalid/many-problems.yaml"} {
@@ -30,7 +54,15 @@ func FuzzLoad(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	for _, s := range hostileShapes() {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) < 1<<20 {
+			// Any input under 1 MB costs under a second and 50 MB to refuse or load (a nested
+			// 100 KB document took 7 s and 3.9 GB).
+			testutil.WithinBudget(t, "Compile", time.Second, 50<<20, func() { _, _, _ = Compile("f.yaml", src) })
+		}
 		s, diags := Load("f.yaml", src)
 		if s == nil && !diags.HasErrors() {
 			t.Fatal("no spec and no error")

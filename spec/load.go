@@ -34,10 +34,16 @@ func load(name string, src []byte) (s *Spec, diags Diagnostics) {
 	srcInfo := newSource(name, len(src)/16)
 	srcInfo.sha256 = hex.EncodeToString(sum[:])
 	top := Pos{File: name, Line: 1, Col: 1}
+	if len(src) > MaxSourceBytes {
+		return nil, Diagnostics{*CheckShape(name, src, MaxValues)}
+	}
 
 	body, extra, err := parse(src)
 	if err != nil {
 		return nil, Diagnostics{syntaxError(name, src, err)}
+	}
+	if d := deepNode(name, body, MaxValues); d != nil {
+		return nil, Diagnostics{*d}
 	}
 	if extra != nil {
 		d := &decoder{src: srcInfo}
@@ -101,6 +107,10 @@ func syntaxError(name string, src []byte, err error) Diagnostic {
 		}
 		msg = strings.TrimPrefix(msg, m[0])
 	}
+	if strings.HasPrefix(msg, "exceeded max depth") {
+		// Far past MaxDepth: the second parser would take seconds and gigabytes to say so.
+		return Diagnostic{Pos: p, Severity: Error, Message: fmt.Sprintf("nested more than %d levels deep: not an exam spec or script", MaxDepth)}
+	}
 	if m := yamlUnknownAnchor.FindStringSubmatch(msg); m != nil {
 		// goccy accepts the document, so find the alias ourselves.
 		if i := bytes.Index(src, []byte("*"+m[1])); i >= 0 {
@@ -108,6 +118,10 @@ func syntaxError(name string, src []byte, err error) Diagnostic {
 			p.Col = utf8.RuneCount(src[bytes.LastIndexByte(src[:i], '\n')+1:i]) + 1
 		}
 		return Diagnostic{Pos: p, Severity: Error, Message: "unknown alias *" + m[1]}
+	}
+	if roughFlowDepth(src) > 4*MaxDepth {
+		// The second parser's cost grows with the square of the nesting: keep yaml.v3's line.
+		return Diagnostic{Pos: p, Severity: Error, Message: "syntax error: " + msg}
 	}
 	if gerr := goccyParse(src); gerr != nil {
 		var se *goccy.SyntaxError
@@ -125,6 +139,22 @@ var (
 	yamlErrLine       = regexp.MustCompile(`^line (\d+): `)
 	yamlUnknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
 )
+
+// roughFlowDepth is the deepest run of open brackets in src, quotes ignored: an upper bound
+// on the flow nesting good enough to keep the slow parser away from hostile input.
+func roughFlowDepth(src []byte) int {
+	depth, deepest := 0, 0
+	for _, c := range src {
+		switch c {
+		case '[', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
+}
 
 func goccyParse(src []byte) (err error) {
 	defer func() {

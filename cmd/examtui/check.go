@@ -22,14 +22,14 @@ const (
 func readSpecArg(cmd *cobra.Command, arg string) (string, []byte, error) {
 	switch arg {
 	case stdinArg:
-		b, err := io.ReadAll(cmd.InOrStdin())
+		b, err := spec.ReadSource("<stdin>", cmd.InOrStdin())
 		return "<stdin>", b, err
 	case demoArg:
 		if _, err := os.Stat(arg); err != nil {
 			return examples.DemoSpecName, examples.Demo(), nil
 		}
 	}
-	b, err := os.ReadFile(arg)
+	b, err := spec.ReadSourceFile(arg)
 	return arg, b, err
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/examtui/examtui/sessions"
 )
@@ -17,11 +18,65 @@ import (
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRootCmd().ExecuteContext(ctx)
+	root := newRootCmd()
+	grace := signalGrace
+	if c, _, err := root.Find(os.Args[1:]); err == nil && c.Annotations[annotDrains] == "true" {
+		grace = 0
+	}
+	ctx, stop := stopOnSignal(context.Background(), grace)
+	err := root.ExecuteContext(ctx)
 	stop()
 	if err != nil {
 		os.Exit(printError(os.Stderr, err))
+	}
+}
+
+// signalGrace is how long a command has to stop after SIGINT or SIGTERM before the process
+// ends anyway: every exam is journalled as it goes, so what a graceful stop adds is tidiness.
+const signalGrace = 5 * time.Second
+
+// annotDrains marks a command that keeps working after a signal on purpose, bounded by its own
+// flag (the worker's --drain-timeout): it gets no grace timer, only the second signal.
+const annotDrains = "examtui.drains"
+
+// stopOnSignal returns a context that SIGINT or SIGTERM cancels. Catching a signal takes away
+// its default action, so work that never looks at the context (a parser, a read of a pipe
+// that never ends) would keep the process alive: a second signal, or the grace period after
+// the first (none when grace is 0), ends it with the usual 128+signal status.
+func stopOnSignal(parent context.Context, grace time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var first os.Signal
+		select {
+		case first = <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		var timeout <-chan time.Time
+		if grace > 0 {
+			timeout = time.After(grace)
+		}
+		select {
+		case <-sigs:
+		case <-timeout:
+		case <-done:
+			return
+		}
+		code := 130
+		if first == syscall.SIGTERM {
+			code = 143
+		}
+		fmt.Fprintf(os.Stderr, "examtui: stopped by %v\n", first)
+		os.Exit(code)
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
 	}
 }
 

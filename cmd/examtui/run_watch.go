@@ -36,7 +36,7 @@ func watchSpec(ctx context.Context, path string, ctrl specReloader, log *slog.Lo
 	go func() {
 		defer wg.Done()
 		app.Every(ctx, watchInterval, func() bool {
-			src, err := os.ReadFile(path)
+			src, err := spec.ReadSourceFile(path)
 			if err != nil || bytes.Equal(src, last) {
 				return true // mid-save (the file briefly gone) or unchanged
 			}

@@ -44,8 +44,10 @@ type workerOptions struct {
 func newWorkerCmd() *cobra.Command {
 	var o workerOptions
 	cmd := &cobra.Command{
-		Use:   "worker --specs DIR",
-		Short: "Take exams from LiveKit's agent dispatch",
+		// A worker drains on SIGTERM for up to --drain-timeout: no grace timer (main.go).
+		Annotations: map[string]string{annotDrains: "true"},
+		Use:         "worker --specs DIR",
+		Short:       "Take exams from LiveKit's agent dispatch",
 		Long: `Register with the LiveKit server as an agent worker and run the exams it dispatches, one
 per room, each with its own examiner bot and session. A dispatch names its exam in its
 metadata (JSON: {"spec": "NAME", "candidate": "...", "options": {"examiner": "offline"}});

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 
 	"github.com/examtui/examtui/runtime"
@@ -107,7 +106,7 @@ func (s *Script) readSpec() ([]byte, error) {
 	if s.fsys != nil {
 		src, err = fs.ReadFile(s.fsys, s.specPath)
 	} else {
-		src, err = os.ReadFile(s.specPath)
+		src, err = spec.ReadSourceFile(s.specPath)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrSpec, s.pos("$.spec"), err)

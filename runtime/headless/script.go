@@ -23,7 +23,6 @@ import (
 	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -35,6 +34,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
 )
 
 // Script is a candidate script (docs/testing.md).
@@ -127,7 +127,7 @@ func (s *Script) SpecPath() string { return s.specPath }
 // LoadScript reads and validates the script at path; a relative spec path is relative to it,
 // an absolute one is used as written.
 func LoadScript(p string) (*Script, error) {
-	src, err := os.ReadFile(p)
+	src, err := spec.ReadSourceFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrScript, err)
 	}
@@ -158,13 +158,23 @@ func LoadScriptFS(fsys fs.FS, name string) (*Script, error) {
 	return s, nil
 }
 
+// MaxScriptValues bounds a script's size in values (every key, item and scalar): the parser
+// that gives scripts their positions costs about 3 KB per value, and a 3-hour rehearsal is well
+// under 2,000.
+const MaxScriptValues = 10000
+
 // ParseScript decodes and validates a script. Every problem is reported with name:line:col.
 // The spec path stays as written (relative to the current directory).
 func ParseScript(name string, src []byte) (*Script, error) {
+	// The shape first: goccy/go-yaml's cost grows with the square of the nesting.
+	if d := spec.CheckShape(name, src, MaxScriptValues); d != nil {
+		return nil, fmt.Errorf("%w: %s", ErrScript, d)
+	}
 	s := &Script{name: name}
 	if err := yaml.UnmarshalWithOptions(src, s, yaml.Strict()); err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrScript, positioned(name, err))
 	}
+	s.name = name // an empty document decodes as a zero Script, name included
 	file, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrScript, positioned(name, err))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/examtui/examtui/spec"
 )
 
 // UpdateExpectations rewrites the expect block of the script source src from a run of it
@@ -52,7 +54,7 @@ func UpdateExpectations(name string, src []byte, old Expect, r *Result) ([]byte,
 
 // UpdateScriptFile rewrites the expectations of the script file at path from a run of it.
 func UpdateScriptFile(path string, s *Script, r *Result) error {
-	src, err := os.ReadFile(path)
+	src, err := spec.ReadSourceFile(path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrScript, err)
 	}
