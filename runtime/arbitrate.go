@@ -46,7 +46,8 @@ func firstCommand(cs ...Command) Command {
 }
 
 // evidenceStep is decision step 4 without side effects: deduplicated signals, split into those
-// accepted for the ledger and those rejected for low STT confidence (EVD-010).
+// accepted for the ledger and those rejected for low STT confidence (EVD-010, judged by the
+// segments each signal cites: sttGate).
 func (c *Controller) evidenceStep(in *turnInput, obs Observation) (accepted []LedgerEntry, rejected []RecoveryPayload, dups int) {
 	node := c.node
 	minConf := c.exam.Policies.STTMinConfidence
@@ -57,14 +58,14 @@ func (c *Controller) evidenceStep(in *turnInput, obs Observation) (accepted []Le
 			continue
 		}
 		seen[s.SignalType] = true
-		sum := sttSummary(s.Excerpt, c.segments, in.seg)
-		if sum.Min < minConf {
+		v, ok := c.sttGate(s.Excerpt, in.seg)
+		if !ok {
 			rejected = append(rejected, RecoveryPayload{Kind: RecoveryLowConfidence, NodeID: node.NodeID, SignalType: s.SignalType,
-				Detail: fmt.Sprintf("segment confidence %.2f below sttMinConfidence %.2f", sum.Min, minConf)})
+				Detail: fmt.Sprintf("segment confidence %.2f below sttMinConfidence %.2f", v.heard, minConf)})
 			continue
 		}
 		accepted = append(accepted, LedgerEntry{NodeID: node.NodeID, Turn: in.turn, SignalType: s.SignalType,
-			RubricLevel: s.RubricLevel, Excerpt: s.Excerpt, Confidence: s.Confidence, STTConfidence: sum,
+			RubricLevel: s.RubricLevel, Excerpt: s.Excerpt, Confidence: s.Confidence, STTConfidence: v.summary,
 			Transversal:          !slices.Contains(node.Controller.EvidenceSignals, s.SignalType),
 			ScaffoldingIntensity: s.ScaffoldingIntensity, ScaffoldingEffective: s.ScaffoldingEffective})
 	}

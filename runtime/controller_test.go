@@ -189,18 +189,18 @@ func TestLowSTTConfidenceRejected(t *testing.T) {
 	if n := len(payloads[*runtime.EvidenceUpdatePayload](h)); n != 0 {
 		t.Fatalf("%d evidence updates from a low-confidence segment", n)
 	}
-	// The same words at good confidence are accepted, with the summary of the matching segments.
+	// The same words at good confidence are accepted: a clear segment holds the excerpt. The
+	// summary is of both segments that hold it (TestSTTGateClearRepeat has the cases).
 	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("names_risk", "it was never tested")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
 	h.sayConf("Again: it was never tested.", 0.9)
 	ups := payloads[*runtime.EvidenceUpdatePayload](h)
-	if len(ups) != 0 {
-		// Both segments hold the excerpt, so the minimum is still 0.3: rejected again.
-		t.Fatalf("accepted with a low-confidence segment behind it: %+v", ups)
+	if len(ups) != 1 || ups[0].STTConfidence != (runtime.STTSummary{Min: 0.3, Max: 0.9, Mean: 0.6}) {
+		t.Fatalf("the clear repeat: evidence %+v", ups)
 	}
 	ex.push(runtimetest.Args{Signals: []runtime.Signal{sig("proposes_fix", "run a rehearsal migration")}, AnswerQuality: "substantive", SpokenText: "Go on."}.String())
 	h.sayConf("I would run a rehearsal migration.", 0.8)
 	ups = payloads[*runtime.EvidenceUpdatePayload](h)
-	if len(ups) != 1 || ups[0].STTConfidence != (runtime.STTSummary{Min: 0.8, Max: 0.8, Mean: 0.8}) {
+	if len(ups) != 2 || ups[1].STTConfidence != (runtime.STTSummary{Min: 0.8, Max: 0.8, Mean: 0.8}) {
 		t.Fatalf("evidence %+v", ups)
 	}
 }

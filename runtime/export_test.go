@@ -48,10 +48,10 @@ func clockAt(s stopwatch, at time.Time) clockReading { return clockReading{s.ela
 // ParityState is the controller's state that a resume from its event log must reproduce, read
 // at at (the time of the log's last event, so clocks compare without the quiet time after
 // it): every nodeState field by its nodeParity row, and the exam-wide state entering a node
-// touches (the visits, the beats), and what the examiner is given: the whole LLM context
+// touches (the visits, the beats), what the examiner is given: the whole LLM context
 // (contextManager, with the utterance being said recorded) and the directions state (pending,
-// wrap-up, opening, calls made). It fails when nodeState has a field without a parity row, or
-// a row names no field.
+// wrap-up, opening, calls made), and the evidence ledger. It fails when nodeState has a field
+// without a parity row, or a row names no field.
 func ParityState(c *Controller, at time.Time) (map[string]any, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -74,6 +74,9 @@ func ParityState(c *Controller, at time.Time) (map[string]any, error) {
 			return nil, fmt.Errorf("nodeParity row %q names no nodeState field", name)
 		}
 	}
+	// The ledger with each entry's STT summary: a resume rebuilds it from the evidence_update
+	// events, and the gate's later decisions (a clear repeat) rest on it and on the segments.
+	out["ledger"] = fmt.Sprintf("%+v", c.ledger.Entries())
 	out["examClock"] = clockAt(c.examClock, at)
 	out["visited"] = slices.Clone(c.visited)
 	fired := make([]bool, len(c.beats))

@@ -63,6 +63,11 @@ func TestResumeParity(t *testing.T) {
 			t.Fatal(err)
 		}
 		cases = append(cases, tc{name: strings.TrimSuffix(n, ".yaml"), exam: exam, steps: s.Turns})
+		if n == "hotel-low-confidence.yaml" {
+			// Stopped between the doubtful attempt and its clear repeat: the resumed exam gates
+			// the repeat on the segments it rebuilt from the log.
+			cases = append(cases, tc{name: "hotel-low-confidence-resumed", exam: exam, steps: s.Turns, resumeAfter: []int{2}})
+		}
 	}
 	if len(cases) < 9 {
 		t.Fatalf("only %d cases", len(cases))

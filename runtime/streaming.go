@@ -124,7 +124,7 @@ func (c *Controller) predictSpeaks(st *streamState, fields map[string]json.RawMe
 		if n := len(c.segments); n > 0 {
 			cur = c.segments[n-1]
 		}
-		if sttSummary(s.Excerpt, c.segments, cur).Min >= c.exam.Policies.STTMinConfidence {
+		if _, ok := c.sttGate(s.Excerpt, cur); ok {
 			have++
 		}
 	}

@@ -40,7 +40,8 @@ It prints a report per script and exits 1 when any expectation fails, 2 when a s
 run. A SCRIPT that is not a file but names a built-in example (hotel-rehearsal.yaml) runs that.
 
 A script's "examiner: llm" uses the same settings as "examtui run --examiner llm"
-(OPENAI_BASE_URL, OPENAI_API_KEY, --model or EXAMTUI_MODEL). Every run is stored as a session
+(OPENAI_BASE_URL, OPENAI_API_KEY, --model or EXAMTUI_MODEL, the EXAMTUI_LLM_* limits) and
+fails over to the offline examiner after the same number of failed turns. Every run is stored as a session
 (see "examtui sessions list") unless --no-store is given.`,
 		Example: "  examtui test hotel-rehearsal.yaml\n  examtui test --junit report.xml scripts/*.yaml",
 		Args:    cobra.MinimumNArgs(1),
@@ -162,11 +163,11 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 	}
 	opts := headless.Options{
 		Logger: env.log,
-		NewExaminer: func(kind string) (runtime.Examiner, error) {
+		NewExaminer: func(kind string) (runtime.Examiner, []runtime.Option, error) {
 			if kind == "" {
 				kind = app.ExaminerOffline
 			}
-			return app.NewExaminer(kind, env.o.model, env.log)
+			return app.BuildExaminer(app.ExaminerSetup{Kind: kind, Model: env.o.model}, env.log)
 		},
 	}
 	if env.store != nil {

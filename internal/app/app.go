@@ -187,15 +187,9 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 		}
 	}
 
-	lim, err := resolveLimits(o.Limits)
+	ex, exOpts, err := BuildExaminer(ExaminerSetup{Kind: o.Examiner, Model: o.Model, Limits: o.Limits, Override: o.ExaminerOverride}, log)
 	if err != nil {
 		return x, err
-	}
-	ex := o.ExaminerOverride
-	if ex == nil {
-		if ex, err = newExaminerWithLimits(o.Examiner, o.Model, log, lim); err != nil {
-			return x, err
-		}
 	}
 	x.Examiner = ex.Name()
 
@@ -232,11 +226,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 	if resumeEvents != nil {
 		opts = append(opts, runtime.WithResume(resumeEvents))
 	}
-	fo, err := failoverOptions(ex, lim)
-	if err != nil {
-		return x, err
-	}
-	opts = append(opts, fo...)
+	opts = append(opts, exOpts...)
 	if gateOpt, err := rehearsalGates(o.Input, log); err != nil {
 		return x, err
 	} else if gateOpt != nil {

@@ -29,6 +29,42 @@ func resolveLimits(l llm.Limits) (llm.Limits, error) {
 	return l.Or(env).WithDefaults(), nil
 }
 
+// ExaminerSetup says which examiner an exam runs with.
+type ExaminerSetup struct {
+	Kind  string // auto | offline | llm
+	Model string // LLM model (overrides EXAMTUI_MODEL)
+	// Limits bound a failing LLM examiner; zero fields come from the environment (and config
+	// file), then the defaults.
+	Limits llm.Limits
+	// Override replaces the examiner built from Kind (tests, custom wiring); it gets the same
+	// failover.
+	Override runtime.Examiner
+}
+
+// BuildExaminer builds an exam's examiner together with the controller options that belong to
+// it: the turn timeout, and for any examiner but the offline one the failover to the offline
+// examiner after Limits.FailoverAfter failed turns and the holding line for a slow turn. Every
+// path that runs an exam (run, run --headless, test, the worker, a room) builds its examiner
+// here, so a rehearsal with `examtui test` fails over exactly as the live exam would: an
+// examiner built without these options never gives up on a failing endpoint.
+func BuildExaminer(s ExaminerSetup, log *slog.Logger) (runtime.Examiner, []runtime.Option, error) {
+	lim, err := resolveLimits(s.Limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex := s.Override
+	if ex == nil {
+		if ex, err = newExaminerWithLimits(s.Kind, s.Model, log, lim); err != nil {
+			return nil, nil, err
+		}
+	}
+	opts, err := failoverOptions(ex, lim)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ex, opts, nil
+}
+
 // newExaminerWithLimits is NewExaminer with the LLM's limits set.
 func newExaminerWithLimits(kind, model string, log *slog.Logger, lim llm.Limits) (runtime.Examiner, error) {
 	switch kind {

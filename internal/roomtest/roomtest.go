@@ -121,7 +121,7 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 	if hopts.NewExaminer == nil {
 		return nil, errors.New("room test: no examiner factory")
 	}
-	ex, err := hopts.NewExaminer(kind)
+	ex, exOpts, err := hopts.NewExaminer(kind)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name(), err)
 	}
@@ -135,7 +135,7 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 		fan.Chain(hopts.Sink)
 	}
 	copts := append([]runtime.Option{runtime.WithSink(fan), runtime.WithSessionID(sid), runtime.WithLogger(log),
-		runtime.WithInputSource(runtime.SourceRoom)}, hopts.ControllerOptions...)
+		runtime.WithInputSource(runtime.SourceRoom)}, append(exOpts, hopts.ControllerOptions...)...)
 	ctrl, err := runtime.NewController(exam, ex, copts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name(), err)

@@ -43,7 +43,10 @@ func script(t *testing.T, body string) *headless.Script {
 
 func hopts() headless.Options { return headless.Options{NewExaminer: hoptsExaminer} }
 
-func hoptsExaminer(string) (runtime.Examiner, error) { return offline.New() }
+func hoptsExaminer(string) (runtime.Examiner, []runtime.Option, error) {
+	ex, err := offline.New()
+	return ex, nil, err
+}
 
 // TestRunDeadServer points the harness at a server that accepts connections and never
 // answers: the run must end with a transport failure within the reply timeout, reported in

@@ -27,8 +27,10 @@ var (
 
 // Options configure a scripted run.
 type Options struct {
-	// NewExaminer builds the examiner a script names ("offline" or "llm"). Nil: offline only.
-	NewExaminer func(kind string) (runtime.Examiner, error)
+	// NewExaminer builds the examiner a script names ("offline" or "llm") with the controller
+	// options that belong to it: its failover, as a live exam of that examiner has it
+	// (`examtui test` gives app.BuildExaminer). Nil: offline only.
+	NewExaminer func(kind string) (runtime.Examiner, []runtime.Option, error)
 	// Sink, when set, receives every event before the run's own recorder (e.g. a session store).
 	Sink runtime.Sink
 	// Logger for the controller (default: discard).
@@ -63,11 +65,12 @@ func (s *Script) Said() []string {
 }
 
 // defaultExaminer builds the offline examiner; "llm" needs Options.NewExaminer.
-func defaultExaminer(kind string) (runtime.Examiner, error) {
+func defaultExaminer(kind string) (runtime.Examiner, []runtime.Option, error) {
 	if kind == "offline" {
-		return offline.New()
+		ex, err := offline.New()
+		return ex, nil, err
 	}
-	return nil, fmt.Errorf("%w: %q (this build only wires the offline examiner)", ErrExaminerKind, kind)
+	return nil, nil, fmt.Errorf("%w: %q (this build only wires the offline examiner)", ErrExaminerKind, kind)
 }
 
 // CompileSpec compiles the script's spec (from the script's file system).
@@ -116,7 +119,7 @@ func Run(ctx context.Context, s *Script, opts Options) (*Result, error) {
 	if newEx == nil {
 		newEx = defaultExaminer
 	}
-	ex, err := newEx(s.Examiner)
+	ex, exOpts, err := newEx(s.Examiner)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -140,7 +143,7 @@ func Run(ctx context.Context, s *Script, opts Options) (*Result, error) {
 		fan.Chain(opts.Sink)
 	}
 	copts := append([]runtime.Option{runtime.WithClock(clock), runtime.WithSink(fan), runtime.WithSessionID(sid),
-		runtime.WithLogger(logger)}, opts.ControllerOptions...)
+		runtime.WithLogger(logger)}, append(exOpts, opts.ControllerOptions...)...)
 	c, err := runtime.NewController(exam, ex, copts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)

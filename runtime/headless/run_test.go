@@ -129,9 +129,9 @@ func TestMissingSpecAndExaminer(t *testing.T) {
 	}
 	// The hook decides what "llm" means.
 	called := ""
-	_, err = headless.Run(context.Background(), s, headless.Options{NewExaminer: func(kind string) (runtime.Examiner, error) {
+	_, err = headless.Run(context.Background(), s, headless.Options{NewExaminer: func(kind string) (runtime.Examiner, []runtime.Option, error) {
 		called = kind
-		return nil, errors.New("no endpoint configured")
+		return nil, nil, errors.New("no endpoint configured")
 	}})
 	if called != "llm" || err == nil || !strings.Contains(err.Error(), "no endpoint configured") {
 		t.Fatalf("hook: called %q err %v", called, err)
