@@ -31,7 +31,7 @@ func (t *Turn) validate() error {
 	default:
 		return fmt.Errorf("%w: source %q", ErrInvalidTurn, t.Source)
 	}
-	if t.Text != "" && !Printable(t.Text) {
+	if strings.TrimSpace(t.Text) != "" && !Printable(t.Text) {
 		// Control characters alone are no answer; they must not use up a follow-up as one.
 		return fmt.Errorf("%w: text has no printable character", ErrInvalidTurn)
 	}
