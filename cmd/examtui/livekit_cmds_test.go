@@ -253,3 +253,27 @@ func TestErrorsPrintedMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchIdentityTaken: a second watch with an identity already in the room fails saying
+// so (it failed after a join timeout with "could not connect after timeout").
+func TestWatchIdentityTaken(t *testing.T) {
+	srv := lktest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	firstCtx, stopFirst := context.WithCancel(ctx)
+	first := make(chan error, 1)
+	args := []string{"watch", "--url", srv.URL, "--api-key", srv.APIKey, "--api-secret", srv.Secret, "--room", srv.Room, "--identity", "examiner-dup", "--json"}
+	go func() {
+		_, _, err := runCmdContext(firstCtx, "", args...)
+		first <- err
+	}()
+	defer func() { stopFirst(); <-first }()
+	testutil.Eventually(t, 30*time.Second, func() bool {
+		in, err := livekit.IdentityInRoom(ctx, srv.URL, srv.APIKey, srv.Secret, srv.Room, "examiner-dup")
+		return err == nil && in
+	}, "the first watch in the room")
+	_, _, err := runCmdContext(ctx, "", args...)
+	if err == nil || !strings.Contains(err.Error(), `the identity "examiner-dup" is already in room`) {
+		t.Fatalf("second watch: %v", err)
+	}
+}

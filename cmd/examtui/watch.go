@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/user"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -58,11 +59,18 @@ func dialWatch(ctx context.Context, o watchOptions, log *slog.Logger) (*livekit.
 	}
 	// Only an examiner is sent the exam's events: with any other token watch would wait for
 	// nothing.
-	if _, err := livekit.CheckToken(tok, o.room, livekit.RoleExaminer); err != nil {
+	info, err := livekit.CheckToken(tok, o.room, livekit.RoleExaminer)
+	if err != nil {
 		return nil, err
 	}
 	c, err := livekit.Dial(ctx, o.creds.url, tok, livekit.WithClientLogger(log))
 	if err != nil {
+		qctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if in, qerr := livekit.IdentityInRoom(qctx, o.creds.url, o.creds.key, o.creds.secret, info.Room, info.Identity); qerr == nil && in {
+			return nil, fmt.Errorf("join room: the identity %q is already in room %q (another watch?): pass another --identity, or leave it out for a fresh one: %w",
+				info.Identity, info.Room, err)
+		}
 		return nil, fmt.Errorf("join room: %w", err)
 	}
 	return c, nil
