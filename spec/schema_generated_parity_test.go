@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // compilerOnlyRules are the rules the compiler enforces and the JSON Schema cannot express
@@ -95,9 +94,9 @@ func parityBase(t *testing.T) map[string]any {
 
 // schemaCase is one mutation of the base spec, derived from one keyword of the schema.
 type schemaCase struct {
-	name       string // instance path and keyword, for failures
-	rule       string // schema location and keyword, without indices: the name compilerOnlyRules use
-	inst       any
+	name string // instance path and keyword, for failures
+	rule string // schema location and keyword, without indices: the name compilerOnlyRules use
+	inst any
 	// mustFail: the schema must reject the case (a check of the generator itself); other
 	// cases (null, a bound itself) may go either way, as long as both sides agree.
 	mustFail bool
@@ -658,4 +657,3 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
-
