@@ -104,12 +104,11 @@ type schemaCase struct {
 
 // schemaWalker derives cases from the schema by walking it alongside the base instance.
 type schemaWalker struct {
-	t       *testing.T
-	root    map[string]any // the schema
-	base    any            // the valid instance
-	cases   []schemaCase
-	visited map[string]bool // schema property locations reached with a value
-	known   map[string]bool // every schema property location
+	t     *testing.T
+	root  map[string]any // the schema
+	base  any            // the valid instance
+	cases []schemaCase
+	known map[string]bool // every schema property location: was it reached with a value?
 }
 
 // Keywords that carry no rule.
