@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/examtui/examtui/internal/textsafe"
@@ -113,18 +114,23 @@ var eventFields = map[RunEventType]struct{ required, optional []string }{
 }
 
 var (
-	messageRoles   = []string{"user", "assistant", "system", "developer"}
-	labelPattern   = regexp.MustCompile(`^[a-z][a-z0-9_.:\-]*$`)
-	namePattern    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)
-	speakerLine    = regexp.MustCompile(`(?mi)^\s*(user|assistant|agent|candidate|examiner|system|speaker ?\d*)\s*:`)
-	encodedPayload = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{200,}`)
+	messageRoles = []string{"user", "assistant", "system", "developer"}
+	labelPattern = regexp.MustCompile(`^[a-z][a-z0-9_.:\-]*$`)
+	namePattern  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)
 )
+
+// truncationFields are the fields of the truncation extension.
+var truncationFields = []string{"kept_events", "dropped_events", "dropped_by_type", "exam_outcome"}
 
 // ValidateArtifact checks a runresult artifact strictly and returns every problem found (nil
 // when it is valid). Unknown top-level fields are ignored; anything else outside the bounded
 // seam (unknown event types or event fields, dumps, oversize values) is a problem.
 func ValidateArtifact(data []byte) []Problem {
 	var v validator
+	// encoding/json would read invalid bytes as U+FFFD; the exporter only writes UTF-8.
+	if !utf8.Valid(data) {
+		return []Problem{{"", fmt.Sprintf("not valid UTF-8 (at byte %d)", invalidUTF8At(data))}}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var top any
@@ -138,12 +144,13 @@ func ValidateArtifact(data []byte) []Problem {
 	if !ok {
 		return []Problem{{"", "must be a JSON object, got " + jsonKind(top)}}
 	}
+	v.texts("", top)
 	v.constant(obj, "schema", RunResultSchema)
 	v.constant(obj, "framework", RunResultFramework)
 	v.constant(obj, "surface", RunResultSurface)
 	v.constant(obj, "runtime_mode", RunResultRuntimeMode)
 	if s, ok := v.str(obj, "task_label", true); ok {
-		v.bounded("task_label", s, MaxTaskLabel, true)
+		v.bounded("task_label", s, MaxTaskLabel)
 	}
 	if s, ok := v.str(obj, "timestamp", true); ok {
 		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
@@ -157,7 +164,7 @@ func ValidateArtifact(data []byte) []Problem {
 	}
 	label, hasLabel := v.str(obj, "error_label", false)
 	if hasLabel {
-		v.bounded("error_label", label, MaxLabel, true)
+		v.bounded("error_label", label, MaxLabel)
 		if !labelPattern.MatchString(label) {
 			v.add("error_label", "must be a short classifier label (lowercase letters, digits, _ . : -), got %q", truncateRunes(label, 40))
 		}
@@ -172,13 +179,13 @@ func ValidateArtifact(data []byte) []Problem {
 		}
 	}
 	if s, ok := v.str(obj, "agent_ref", false); ok {
-		v.bounded("agent_ref", s, MaxLabel, true)
+		v.bounded("agent_ref", s, MaxLabel)
 	}
 	if s, ok := v.str(obj, "sdk_version_ref", false); ok {
-		v.bounded("sdk_version_ref", s, MaxLabel, true)
+		v.bounded("sdk_version_ref", s, MaxLabel)
 	}
 	if s, ok := v.str(obj, "final_output_ref", false); ok {
-		v.bounded("final_output_ref", s, MaxRef, true)
+		v.bounded("final_output_ref", s, MaxRef)
 	}
 	raw, present := obj["events"]
 	evs, _ := raw.([]any)
@@ -193,8 +200,13 @@ func ValidateArtifact(data []byte) []Problem {
 	case len(evs) > MaxArtifactEvents:
 		v.add("events", "has %d events, more than the bound of %d", len(evs), MaxArtifactEvents)
 	default:
+		_, isTruncated := obj["truncation"]
 		for i, e := range evs {
-			v.event(fmt.Sprintf("events[%d]", i), e)
+			path := fmt.Sprintf("events[%d]", i)
+			v.event(path, e)
+			if m, _ := e.(map[string]any); m["name"] == fnTruncated && (!isTruncated || i != len(evs)-1) {
+				v.add(path+".name", "the %s marker only closes a truncated artifact", fnTruncated)
+			}
 		}
 	}
 	return v.problems
@@ -224,17 +236,58 @@ func (v *validator) strAt(obj map[string]any, key, path string, required bool) (
 		v.add(path, "must be a string, got %s", jsonKind(raw))
 		return "", false
 	}
-	v.safe(path, s)
 	return s, true
 }
 
-// safe rejects text a terminal would act on or show reordered (ESC, BEL, NUL, DEL, C1
-// controls, bidirectional overrides): the exporter strips them, so their presence means the
-// file was not cleaned.
-func (v *validator) safe(path, s string) {
+// texts checks every string of the document, keys and values, wherever it is (unknown fields
+// included), against what the exporter never writes in any string:
+//   - control or bidirectional characters (ESC, BEL, NUL, DEL, C1, U+202E...), which a
+//     terminal would act on or show reordered: the exporter strips them;
+//   - line breaks, tabs or other whitespace but the space: every exported string is one line;
+//   - a secret-looking value (API key, JWT, bearer token): the exporter masks them with the
+//     journal's patterns (RedactString).
+func (v *validator) texts(path string, x any) {
+	switch x := x.(type) {
+	case string:
+		v.text(path, x)
+	case []any:
+		for i, e := range x {
+			v.texts(fmt.Sprintf("%s[%d]", path, i), e)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			v.text(p+" (key)", k)
+			v.texts(p, x[k])
+		}
+	}
+}
+
+func (v *validator) text(path, s string) {
 	if textsafe.Unsafe(s) {
 		v.add(path, "contains control or bidirectional characters (ESC, BEL, NUL, DEL, C1, U+202E...)")
 	}
+	if strings.ContainsFunc(s, func(r rune) bool { return r != ' ' && unicode.IsSpace(r) }) {
+		v.add(path, "must be a single line (no line breaks or tabs)")
+	}
+	if RedactString(s) != s {
+		v.add(path, "holds a secret-looking value (API key, token): the exporter writes %s", Redacted)
+	}
+}
+
+// invalidUTF8At is the offset of the first byte that is not UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // truncation checks the examtui truncation extension: when present, the artifact must say it
@@ -272,25 +325,36 @@ func (v *validator) truncation(obj map[string]any, events []any, outcome, label 
 	if ok && dropped == 0 {
 		v.add("truncation.dropped_events", "must be positive: nothing was dropped")
 	}
+	for _, k := range slices.Sorted(maps.Keys(t)) {
+		if !slices.Contains(truncationFields, k) {
+			v.add("truncation."+k, "field not allowed (known: %s)", strings.Join(truncationFields, ", "))
+		}
+	}
 	if by, ok := t["dropped_by_type"].(map[string]any); !ok {
 		v.add("truncation.dropped_by_type", "must be an object, got %s", jsonKind(t["dropped_by_type"]))
 	} else {
+		// The exporter counts what it dropped by type: only types it dropped, each at least once.
 		var sum int64
-		for k, n := range by {
+		consistent := true
+		for _, k := range slices.Sorted(maps.Keys(by)) {
 			if _, known := eventFields[RunEventType(k)]; !known {
 				v.add("truncation.dropped_by_type."+k, "unknown event type")
 			}
-			if c, ok := n.(json.Number); ok {
-				i, _ := c.Int64()
-				sum += i
+			c, _ := by[k].(json.Number)
+			i, err := c.Int64()
+			if err != nil || i <= 0 {
+				v.add("truncation.dropped_by_type."+k, "must be a positive count, got %s", jsonText(by[k]))
+				consistent = false
+				continue
 			}
+			sum += i
 		}
-		if dropped > 0 && sum != dropped {
+		if consistent && dropped > 0 && sum != dropped {
 			v.add("truncation.dropped_by_type", "adds up to %d, not dropped_events %d", sum, dropped)
 		}
 	}
-	if s, ok := v.strAt(t, "exam_outcome", "truncation.exam_outcome", true); ok {
-		v.bounded("truncation.exam_outcome", s, MaxLabel, true)
+	if s, ok := v.strAt(t, "exam_outcome", "truncation.exam_outcome", true); ok && !slices.Contains(examOutcomes, s) {
+		v.add("truncation.exam_outcome", "must be one of %s (how the whole exam ended), got %q", strings.Join(examOutcomes, ", "), truncateRunes(s, 40))
 	}
 	if outcome != string(OutcomeFailed) || label != ErrorLabelTruncated {
 		v.add("outcome", "a truncated artifact must be failed with error_label %q: its end is not the exam's", ErrorLabelTruncated)
@@ -299,6 +363,8 @@ func (v *validator) truncation(obj map[string]any, events []any, outcome, label 
 		last, _ := events[len(events)-1].(map[string]any)
 		if last["type"] != string(RunEventFunctionCallOutput) || last["name"] != fnTruncated {
 			v.add(fmt.Sprintf("events[%d]", len(events)-1), "a truncated artifact must end with the %s marker", fnTruncated)
+		} else if want := truncatedStatus(dropped); dropped > 0 && last["status"] != want {
+			v.add(fmt.Sprintf("events[%d].status", len(events)-1), "must be %q: the marker says how many events were dropped, got %s", want, jsonText(last["status"]))
 		}
 	}
 }
@@ -309,17 +375,14 @@ func (v *validator) constant(obj map[string]any, key, want string) {
 	}
 }
 
-// bounded checks a short single-line value.
-func (v *validator) bounded(path, s string, maxRunes int, singleLine bool) {
+// bounded checks a short value (one line: texts checks that for every string).
+func (v *validator) bounded(path, s string, maxRunes int) {
 	if strings.TrimSpace(s) == "" {
 		v.add(path, "must not be empty")
 		return
 	}
 	if n := utf8.RuneCountInString(s); n > maxRunes {
 		v.add(path, "is %d characters, more than the bound of %d", n, maxRunes)
-	}
-	if singleLine && strings.ContainsAny(s, "\r\n") {
-		v.add(path, "must be a single line")
 	}
 }
 
@@ -363,41 +426,46 @@ func (v *validator) event(path string, raw any) {
 		}
 	case RunEventFunctionCall, RunEventFunctionCallOutput:
 		if name, ok := v.strAt(obj, "name", path+".name", false); ok {
-			v.bounded(path+".name", name, MaxLabel, true)
+			v.bounded(path+".name", name, MaxLabel)
 			if name != "" && !namePattern.MatchString(name) {
 				v.add(path+".name", "must be a function name, got %q", truncateRunes(name, 40))
 			}
 		}
 		if s, ok := v.strAt(obj, "arguments_ref", path+".arguments_ref", false); ok {
-			v.bounded(path+".arguments_ref", s, MaxRef, true)
+			v.bounded(path+".arguments_ref", s, MaxRef)
 		}
 		if s, ok := v.strAt(obj, "status", path+".status", false); ok {
-			v.bounded(path+".status", s, MaxStatus, true)
+			v.bounded(path+".status", s, MaxStatus)
 		}
 	case RunEventAgentHandoff:
 		if s, ok := v.strAt(obj, "new_agent", path+".new_agent", false); ok {
-			v.bounded(path+".new_agent", s, MaxLabel, true)
+			v.bounded(path+".new_agent", s, MaxLabel)
 		}
 	}
 }
 
 // content checks a message body: short, one utterance, no encoded payloads.
 func (v *validator) content(path, s string) {
-	v.safe(path, s)
 	if n := utf8.RuneCountInString(s); n > MaxContent {
 		v.add(path, "is %d characters, more than the bound of %d", n, MaxContent)
 	}
 	if strings.TrimSpace(s) == "" {
 		v.add(path, "must not be empty")
 	}
-	if len(speakerLine.FindAllStringIndex(s, 2)) >= 2 {
-		v.add(path, "looks like a multi-turn transcript dump (several speaker-labelled lines)")
-	} else if strings.Count(s, "\n") > 2 {
-		v.add(path, "has %d line breaks; one short utterance is expected", strings.Count(s, "\n"))
+	// A multi-turn dump needs line breaks, which texts refuses in every string. An encoded run
+	// is measured with the exporter's own pattern: it removes every run of that length.
+	if encodedRun.MatchString(s) {
+		v.add(path, "contains a long encoded run (base64 or hex of %d characters or more: audio, binary or a token)", encodedRunMin)
 	}
-	if encodedPayload.MatchString(s) {
-		v.add(path, "contains a long encoded run (audio or binary payloads are not allowed)")
+}
+
+// jsonText is a JSON value for a message, short.
+func jsonText(x any) string {
+	b, err := json.Marshal(x)
+	if err != nil {
+		return jsonKind(x)
 	}
+	return truncateRunes(string(b), 40)
 }
 
 func jsonKind(x any) string {

@@ -32,7 +32,7 @@ func TestValidateArtifactCorpus(t *testing.T) {
 		}},
 		{"malformed-dumps.livekit.json", []string{
 			"error_label: must be a short classifier label",
-			"events[0].content: looks like a multi-turn transcript dump",
+			"events[0].content: must be a single line",
 			"events[1].audio: field not allowed",
 			"events[1].content: contains a long encoded run",
 			"events[2].arguments: field not allowed",

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,9 +26,20 @@ const (
 	fnTruncated = "examtui.truncated"
 	// ErrorLabelTruncated is the error_label of an artifact cut at its event bound.
 	ErrorLabelTruncated = "artifact_truncated"
+	// The error labels of an exam that did not complete (also a truncation's exam_outcome).
+	errorLabelAborted     = "exam_aborted"
+	errorLabelExpired     = "exam_expired"
+	errorLabelInterrupted = "session_interrupted"
+	errorLabelIncomplete  = "session_incomplete"
 	// encodedRedaction replaces a long encoded run (base64, hex, a pasted token) in an excerpt.
 	encodedRedaction = "[encoded data removed]"
 )
+
+// examOutcomes are the values a truncation's exam_outcome can take: how a whole exam ends.
+var examOutcomes = []string{string(OutcomeCompleted), errorLabelAborted, errorLabelExpired, errorLabelInterrupted, errorLabelIncomplete}
+
+// truncatedStatus is the status of the marker that closes a truncated artifact.
+func truncatedStatus(dropped int64) string { return fmt.Sprintf("dropped_%d", dropped) }
 
 // Truncation describes what an artifact cut at its event bound left out. It is a top-level
 // extension field: consumers of the v1 shape ignore it, validate-artifact checks it.
@@ -117,7 +129,7 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 	var all []RunEvent
 	var omitted Omitted
 	ref := func(seq int64) string {
-		return boundedLine(fmt.Sprintf("examtui-session:%s#seq=%d", sess.ID, seq), MaxRef)
+		return cleanLine(fmt.Sprintf("examtui-session:%s#seq=%d", sess.ID, seq), MaxRef)
 	}
 	pair := func(name string, seq int64, status string) {
 		all = append(all,
@@ -183,13 +195,13 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 	case state == runtime.StateCompleted && (completed || !sess.EndedAt.IsZero()):
 		rr.Outcome = OutcomeCompleted
 	case state == runtime.StateAborted:
-		rr.Outcome, rr.ErrorLabel = OutcomeFailed, "exam_aborted"
+		rr.Outcome, rr.ErrorLabel = OutcomeFailed, errorLabelAborted
 	case state == runtime.StateExpired:
-		rr.Outcome, rr.ErrorLabel = OutcomeFailed, "exam_expired"
+		rr.Outcome, rr.ErrorLabel = OutcomeFailed, errorLabelExpired
 	case sess.Interrupted:
-		rr.Outcome, rr.ErrorLabel = OutcomeFailed, "session_interrupted"
+		rr.Outcome, rr.ErrorLabel = OutcomeFailed, errorLabelInterrupted
 	default:
-		rr.Outcome, rr.ErrorLabel = OutcomeFailed, "session_incomplete"
+		rr.Outcome, rr.ErrorLabel = OutcomeFailed, errorLabelIncomplete
 	}
 	if len(all) <= cfg.maxEvents {
 		rr.Events = all
@@ -204,7 +216,7 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 		tr.DroppedByType[string(e.Type)]++
 	}
 	rr.Events = append(all[:keep:keep], RunEvent{Type: RunEventFunctionCallOutput, Name: fnTruncated,
-		Status: boundedLine(fmt.Sprintf("dropped_%d", tr.DroppedEvents), MaxStatus)})
+		Status: truncatedStatus(int64(tr.DroppedEvents))})
 	rr.Outcome, rr.ErrorLabel, rr.Truncation = OutcomeFailed, ErrorLabelTruncated, tr
 	return rr, nil
 }
@@ -223,7 +235,11 @@ func taskLabel(sess *Session) string {
 // encodedRun is a run of base64/hex-like characters long enough not to be a word. The
 // exporter removes runs well below the validator's bound (200): an excerpt may have been cut
 // inside a longer token, and what is left of it is no more evidence than the whole.
-var encodedRun = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{40,}`)
+// The validator refuses such a run in a message's content with the same pattern.
+var encodedRun = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{` + strconv.Itoa(encodedRunMin) + `,}`)
+
+// encodedRunMin is the shortest run of base64/hex-like characters read as encoded data.
+const encodedRunMin = 40
 
 // excerpt is a candidate's words as the artifact may carry them: one cleaned line, secrets
 // masked, encoded runs removed, at most exportContentRunes.
@@ -261,7 +277,7 @@ func distinctLabel(s string, n int, def string) string {
 }
 
 // functionName keeps the characters a function name may hold (ASCII only, so it can be cut
-// by bytes).
+// by bytes); "" when what is left looks like a secret.
 func functionName(s string) string {
 	s = strings.Map(func(r rune) rune {
 		switch {
@@ -270,7 +286,13 @@ func functionName(s string) string {
 		}
 		return '_'
 	}, textsafe.Line(s))
-	return strings.Trim(s, "_.-")
+	s = strings.Trim(s, "_.-")
+	// A name that is or holds a secret (or becomes one once its spaces are underscores) is
+	// not a name worth keeping: the caller falls back to its generic one.
+	if RedactString(s) != s {
+		return ""
+	}
+	return s
 }
 
 // boundedLine folds whitespace (newlines included) to single spaces and cuts to n runes.

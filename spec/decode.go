@@ -247,7 +247,13 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 		}
 		out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, item := range n.Content {
-			d.decode(path+"["+strconv.Itoa(i)+"]", item, out.Index(i))
+			ip := path + "[" + strconv.Itoa(i) + "]"
+			d.decode(ip, item, out.Index(i))
+			// null reads as absent, but an absent list item is no item: the JSON Schema
+			// rejects it too, and a silent "" would stand in for it.
+			if d.src.null[ip] {
+				d.badValue(ip, d.src.val[ip], "remove the item or give it a value", "a list item must not be null")
+			}
 		}
 		v.Set(out)
 	case reflect.Map:

@@ -169,11 +169,24 @@ func TestSchemaCompilerParity(t *testing.T) {
 		{"transitions cover every reason", []string{"    next: bye\n", "    transitions:\n" + everyReason("bye")}, true, false},
 		{"transitions miss a reason", []string{"    next: bye\n", "    transitions:\n" + strings.Replace(everyReason("bye"), "      - {on: distress, to: bye}\n", "", 1)}, false, false},
 		{"blank beat message", []string{"nodes:\n", "beats: [{atSec: 10, message: \" \", scope: exam}]\nnodes:\n"}, false, false},
+		// Found by TestSchemaGeneratedParity: the compiler read these as absent or as 0.
+		{"beat without atSec", []string{"nodes:\n", "beats: [{message: m, scope: exam}]\nnodes:\n"}, false, false},
+		{"beat with null atSec", []string{"nodes:\n", "beats: [{atSec: ~, message: m, scope: exam}]\nnodes:\n"}, false, false},
+		{"empty silence prompt", []string{"nodes:\n", "policies: {silence: {prompt: \"\"}}\nnodes:\n"}, false, false},
+		{"blank silence prompt", []string{"nodes:\n", "policies: {silence: {prompt: \"  \"}}\nnodes:\n"}, false, false},
+		{"null silence prompt", []string{"nodes:\n", "policies: {silence: {prompt: ~}}\nnodes:\n"}, true, false},
+		{"null list item", []string{"    next: bye\n", "    next: bye\n    scenarioDomain: [rooms, ~]\n"}, false, false},
 		// The compiler's alone: references, uniqueness across items, reachability.
 		{"next names an unknown node", []string{"next: bye", "next: byee"}, false, true},
 		{"undefined signal", []string{"[sig_a]", "[sig_c]"}, false, true},
 		{"duplicate nodeId", []string{"nodeId: bye", "nodeId: start"}, false, true},
 		{"unknown persona", []string{"    next: bye\n", "    next: bye\n    persona: nobody\n"}, false, true},
+		// ... and rules across fields (docs/exam-format.md, "What only examtui check checks").
+		{"action allowed and forbidden", []string{"    next: bye\n", "    next: bye\n    allowedActions: [give_hints]\n    forbiddenActions: [give_hints]\n"}, false, true},
+		{"wrapup on a beat that is not the last", []string{"nodes:\n", "beats: [{atSec: 10, message: m, scope: exam, wrapup: true}, {atSec: 20, message: n, scope: exam}]\nnodes:\n"}, false, true},
+		{"check-in time 0 while enabled", []string{"nodes:\n", "policies: {silence: {checkInSec: 0}}\nnodes:\n"}, false, true},
+		{"check-in time 0 while disabled", []string{"nodes:\n", "policies: {silence: {enabled: false, checkInSec: 0}}\nnodes:\n"}, true, false},
+		{"turn-taking delays out of order", []string{"nodes:\n", "policies: {turnTaking: {minDelay: 2, maxDelay: 1}}\nnodes:\n"}, false, true},
 		{"beat scope names no node", []string{"nodes:\n", "beats: [{atSec: 10, message: m, scope: nowhere}]\nnodes:\n"}, false, true},
 	}
 	var instances []any

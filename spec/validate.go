@@ -196,6 +196,9 @@ func (c *checker) checkPolicies() {
 				c.errorf("policies.silence."+f.name, "", "silence %s must not be negative, got %g", f.name, *f.v)
 			}
 		}
+		if c.given("policies.silence.prompt") && strings.TrimSpace(sl.Prompt) == "" && !c.bad("policies.silence.prompt") {
+			c.errorf("policies.silence.prompt", "leave the field out to use the default prompt", "silence prompt must not be empty")
+		}
 		if sl.CheckInSec != nil && *sl.CheckInSec == 0 && (sl.Enabled == nil || *sl.Enabled) {
 			c.errorf("policies.silence.checkInSec", "use enabled: false to switch check-ins off", "silence checkInSec must be positive")
 		}
@@ -513,7 +516,16 @@ func (c *checker) checkBeats(nodeIDs idSet) {
 	lastExam := -1 // index of the exam-scope beat with the greatest atSec
 	for i, b := range c.s.Beats {
 		path := at("beats", i)
-		if b.AtSec < 0 {
+		switch {
+		case c.bad(path + ".atSec"):
+		case !c.given(path + ".atSec"):
+			// 0 is a time of its own (the start), so a missing atSec is not read as 0.
+			what := "missing required field atSec of beat"
+			if c.present(path + ".atSec") {
+				what = "atSec of beat must be a number of seconds, not null"
+			}
+			c.errorf(path+".atSec", "write atSec: 0 to fire at the start", "%s", what)
+		case b.AtSec < 0:
 			c.errorf(path+".atSec", "", "beat atSec must not be negative, got %d", b.AtSec)
 		}
 		c.required(path+".message", b.Message, "message of beat")
