@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
@@ -96,3 +98,83 @@ func workerPath() parityPath {
 	}}
 }
 
+// audioPath is `examtui test --audio`: each say step synthesised by espeak-ng and heard
+// through the real voice path (VAD, endpointing, pocketsphinx on the script's turns), still on
+// the virtual clock, so waits, silences and confidences play as in the reference.
+func audioPath() parityPath {
+	return parityPath{name: "test --audio", slow: true, exclude: func(*parityScript) string { return "" }, start: func(t *testing.T) func(*testing.T, *parityScript) []string {
+		t.Setenv("OPENAI_BASE_URL", "")
+		t.Setenv("OPENAI_API_KEY", "")
+		return func(t *testing.T, ps *parityScript) []string {
+			dir := t.TempDir()
+			out, errOut, err := runCmd(t, "", "--data-dir", dir, "--log-file", filepath.Join(dir, "log.txt"), "test", "--audio", "--audio-stt", "sphinx", ps.path)
+			if code := exitCode(err); code != 0 && code != 1 {
+				t.Fatalf("examtui test --audio %s: %v\n%s%s", ps.name, err, out, errOut)
+			}
+			return storedTrace(t, dir, "")
+		}
+	}}
+}
+
+// roomWallLimit is the most wall-clock waiting (waits and silences) a room run of a script
+// may take: beyond it the script is left to the virtual-clock paths.
+const roomWallLimit = 10 * time.Second
+
+// The room paths run at speech pace (the candidate waits for each reply's audio to end: about
+// 3–10 s a turn), so they take the scripts whose decisions the other paths' scripts do not
+// reach through a room: the examiner participant's instructions and controls (admin.yaml),
+// the recogniser's confidence (low-confidence.yaml), a refused command then evidence
+// (skip-refused.yaml); the voice path the rehearsal (every node, a repeat) and the
+// confidence gate.
+var (
+	roomTypedScripts = []string{"admin.yaml", "low-confidence.yaml", "skip-refused.yaml"}
+	roomVoiceScripts = []string{"hotel-rehearsal.yaml", "low-confidence.yaml"}
+)
+
+// roomPath is `examtui test --room-url`: the exam bot (app's room bot on the wall clock) and
+// a simulated candidate meet in a fresh room of a real LiveKit server (internal/roomtest);
+// the candidate types (exam-candidate-input packets, with the step's confidence) or, spoken,
+// is synthesised by espeak-ng and heard by the bot through pocketsphinx. An examiner
+// participant sends the script's instructions and controls.
+func roomPath(spoken bool) parityPath {
+	name, split := "room (typed)", roomTypedScripts
+	if spoken {
+		name, split = "room (voice)", roomVoiceScripts
+	}
+	return parityPath{name: name, slow: true,
+		exclude: func(ps *parityScript) string {
+			if !slices.Contains(split, filepath.Base(ps.name)) {
+				return "a room runs at speech pace (a whole suite takes ~8 min here); the split runs " + strings.Join(split, ", ")
+			}
+			var wall float64
+			for _, st := range ps.s.Turns {
+				for _, d := range []*float64{st.Wait, st.Silence} {
+					if d != nil {
+						wall += *d
+					}
+				}
+			}
+			if d := time.Duration(wall * float64(time.Second)); d > roomWallLimit {
+				return fmt.Sprintf("its waits and silences take %s on the wall clock (more than %s)", d, roomWallLimit)
+			}
+			return ""
+		},
+		start: func(t *testing.T) func(*testing.T, *parityScript) []string {
+			srv := lktest.Start(t)
+			t.Setenv("OPENAI_BASE_URL", "")
+			t.Setenv("OPENAI_API_KEY", "")
+			return func(t *testing.T, ps *parityScript) []string {
+				dir := t.TempDir()
+				args := []string{"--data-dir", dir, "--log-file", filepath.Join(dir, "log.txt"), "test", "--room-url", srv.URL,
+					"--api-key", srv.APIKey, "--api-secret", srv.Secret}
+				if spoken {
+					args = append(args, "--audio", "--audio-stt", "sphinx")
+				}
+				out, errOut, err := runCmd(t, "", append(args, ps.path)...)
+				if code := exitCode(err); code != 0 && code != 1 {
+					t.Fatalf("examtui test --room-url %s: %v\n%s%s", ps.name, err, out, errOut)
+				}
+				return storedTrace(t, dir, "")
+			}
+		}}
+}

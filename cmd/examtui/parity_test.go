@@ -279,7 +279,7 @@ func TestParity(t *testing.T) {
 			t.Fatalf("%s: the reference made no decisions", ps.name)
 		}
 	}
-	paths := []parityPath{headlessPath(), consolePath(), workerPath()}
+	paths := []parityPath{headlessPath(), audioPath(), consolePath(), roomPath(false), roomPath(true), workerPath()}
 	type tally struct {
 		scripts, decisions int
 		excluded           []string
