@@ -131,7 +131,8 @@ var (
 	roomVoiceScripts = []string{"hotel-rehearsal.yaml", "low-confidence.yaml"}
 )
 
-// roomPath is `examtui test --room-url`: the exam bot (app's room bot on the wall clock) and
+// roomPath is `examtui test --room-url`: the exam bot (livekit.Bot with its room voice, on the
+// wall clock; the worker path covers internal/app's room bot) and
 // a simulated candidate meet in a fresh room of a real LiveKit server (internal/roomtest);
 // the candidate types (exam-candidate-input packets, with the step's confidence) or, spoken,
 // is synthesised by espeak-ng and heard by the bot through pocketsphinx. An examiner
