@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/operator"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
@@ -17,13 +20,15 @@ import (
 // The parity suite's slow paths: the real binary in a terminal, and a worker job in a LiveKit
 // room. Both run on the wall clock at a person's pace (each line after the previous reply).
 
-// consolePath is `examtui run SPEC` (the console) in a real terminal (tmux), the script's
-// answers typed as key presses, as TestConsoleInTmux does.
+// consolePath is `examtui run SPEC` (the console) in a real terminal (tmux), as
+// TestConsoleInTmux does: answers typed as key presses, instructions through the instruction
+// box (ctrl+o, tab for queued), controls by their keys (ctrl+p pause and resume, ctrl+n
+// advance, ctrl+s skip, ctrl+x then y to end).
 func consolePath() parityPath {
-	return parityPath{name: "console", slow: true, exclude: wallClockExclusion(false), start: func(t *testing.T) func(*testing.T, *parityScript) []string {
+	return parityPath{name: "console", slow: true, exclude: wallClockExclusion, start: func(t *testing.T) func(*testing.T, *parityScript) []string {
 		bin := examtuiBinary(t)
 		return func(t *testing.T, ps *parityScript) []string {
-			lines, _ := typedLines(ps.s, false)
+			lines, _ := typedLines(ps.s)
 			spec, err := filepath.Abs(ps.s.SpecPath())
 			if err != nil {
 				t.Fatal(err)
@@ -31,18 +36,53 @@ func consolePath() parityPath {
 			dataDir := filepath.Join(t.TempDir(), "data")
 			tt, stderrPath, rcPath := startInTmux(t, bin, dataDir, "run", spec, "--examiner", "offline", "--candidate", "parity")
 			tt.waitScreen("start", "answer>")
+			answers := 0
 			for i, l := range lines {
-				tt.typeLine(l)
-				testutil.Eventually(t, 30*time.Second, func() bool {
-					evs, ended := tryEvents(dataDir, "")
-					return ended || turnAnswered(evs, i+1)
-				}, "console answer %d stored", i+1)
+				in, err := operator.Parse(l, operator.Answers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in.Kind == operator.KindAnswer {
+					answers++
+					tt.typeLine(in.Text)
+					testutil.Eventually(t, 30*time.Second, func() bool {
+						evs, ended := tryEvents(dataDir, "")
+						return ended || turnAnswered(evs, answers)
+					}, "console answer %d stored", answers)
+					continue
+				}
+				before := instructions(dataDir)
+				switch {
+				case in.Kind == operator.KindAdmin:
+					// The box opens in the mode last used; tab switches it.
+					tt.keys("C-o")
+					want := "Examiner instruction [" + in.Mode.String() + "]"
+					if !strings.Contains(tt.waitScreen("instruction box", "instruction>"), want) {
+						tt.keys("Tab")
+						tt.waitScreen("instruction mode", want)
+					}
+					tt.typeLine(in.Text)
+				case in.Action == runtime.ControlPause || in.Action == runtime.ControlResume:
+					tt.keys("C-p")
+				case in.Action == runtime.ControlAdvance:
+					tt.keys("C-n")
+				case in.Action == runtime.ControlSkip:
+					tt.keys("C-s")
+				case in.Action == runtime.ControlEnd:
+					tt.keys("C-x")
+					tt.waitScreen("end asks", "End the exam now?")
+					tt.keys("y")
+				default:
+					t.Fatalf("step %d: the console has no key for %q", i+1, l)
+				}
+				// Instructions and controls are both stored as admin_instruction.
+				testutil.Eventually(t, 30*time.Second, func() bool { return instructions(dataDir) > before }, "console step %d (%s) stored", i+1, l)
 			}
 			waitDecisions(ps.want, func() ([]string, bool) { return tryTrace(dataDir, "") })
 			_, ended := tryEvents(dataDir, "")
 			tt.keys("C-c")
 			if !ended { // a running exam asks before quitting
-				tt.waitScreen("quit confirmation", "y")
+				tt.waitScreen("quit confirmation", "Quit while the exam is running?")
 				tt.keys("y")
 			}
 			waitExitOK(t, rcPath, stderrPath)
@@ -51,11 +91,23 @@ func consolePath() parityPath {
 	}}
 }
 
+// instructions counts the admin_instruction events stored for a session.
+func instructions(target string) int {
+	evs, _ := tryEvents(target, "")
+	n := 0
+	for _, ev := range evs {
+		if ev.Event == runtime.EventAdminInstruction {
+			n++
+		}
+	}
+	return n
+}
+
 // workerPath is a worker job: `examtui dispatch` of the script's spec to an `examtui worker`
 // process (internal/worker) whose room bot takes the candidate's typed answers as
 // exam-candidate-input packets in a real LiveKit room; the worker stores the session.
 func workerPath() parityPath {
-	return parityPath{name: "worker room (typed)", slow: true, exclude: wallClockExclusion(false), start: func(t *testing.T) func(*testing.T, *parityScript) []string {
+	return parityPath{name: "worker room (typed)", slow: true, exclude: wallClockExclusion, start: func(t *testing.T) func(*testing.T, *parityScript) []string {
 		p := newPool(t)
 		for _, glob := range []string{"../../examples/*.yaml", "../../runtime/headless/testdata/*.yaml"} {
 			files, _ := filepath.Glob(glob)
@@ -75,7 +127,7 @@ func workerPath() parityPath {
 		p.startWorker("parity", "--max-exams", "40")
 		n := 0
 		return func(t *testing.T, ps *parityScript) []string {
-			lines, _ := typedLines(ps.s, false)
+			lines, _ := typedLines(ps.s)
 			n++
 			room := fmt.Sprintf("parity-%02d", n)
 			p.dispatchExam(room, strings.TrimSuffix(filepath.Base(ps.s.SpecPath()), filepath.Ext(ps.s.SpecPath())), room)
@@ -84,9 +136,40 @@ func workerPath() parityPath {
 			if _, err := cd.waitEvent(0, runtime.EventSpoken, "", 60*time.Second); err != nil {
 				t.Fatal(err)
 			}
-			for _, l := range lines {
-				if err := cd.answer(l, 60*time.Second); err != nil {
+			var exr *livekit.Client // the examiner, for the script's instructions and controls
+			for i, l := range lines {
+				in, err := operator.Parse(l, operator.Answers)
+				if err != nil {
 					t.Fatal(err)
+				}
+				if in.Kind == operator.KindAnswer {
+					if err := cd.answer(in.Text, 60*time.Second); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					if exr == nil {
+						dctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+						exr, err = livekit.Dial(dctx, p.srv.URL, p.srv.RoomToken(room, "examiner-"+room, livekit.RoleExaminer))
+						cancel()
+						if err != nil {
+							t.Fatalf("examiner %s: %v", room, err)
+						}
+						defer exr.Close()
+					}
+					before := cd.maxSeq()
+					ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+					if in.Kind == operator.KindAdmin {
+						err = exr.SendAdmin(ctx, in.Mode, in.Text)
+					} else {
+						err = exr.SendControl(ctx, in.Action)
+					}
+					cancel()
+					if err != nil {
+						t.Fatalf("step %d (%s): %v", i+1, l, err)
+					}
+					if _, err := cd.waitEvent(before, runtime.EventAdminInstruction, "", 30*time.Second); err != nil {
+						t.Fatalf("step %d (%s): %v", i+1, l, err)
+					}
 				}
 				if _, ended := tryEvents(p.storeTarget(), room); ended {
 					break
@@ -172,7 +255,11 @@ func roomPath(spoken bool) parityPath {
 					args = append(args, "--audio", "--audio-stt", "sphinx")
 				}
 				out, errOut, err := runCmd(t, "", append(args, ps.path)...)
-				if code := exitCode(err); code != 0 && code != 1 {
+				switch code := exitCode(err); code {
+				case 0:
+				case 1: // an expectation failed: the report says why (a reply timeout on a loaded machine reads here)
+					t.Logf("examtui test --room-url %s:\n%s", ps.name, out)
+				default:
 					t.Fatalf("examtui test --room-url %s: %v\n%s%s", ps.name, err, out, errOut)
 				}
 				return storedTrace(t, dir, "")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -131,9 +132,9 @@ func storedEventsOf(t *testing.T, target, candidate string) []runtime.Event {
 }
 
 // typedLines is the script as lines typed at `run --headless` (internal/operator's grammar):
-// answers, "/now" and "/queue" instructions, controls. ok is false with the reason when the
-// script has a step that has no typed form on the wall clock.
-func typedLines(s *headless.Script, controls bool) (lines []string, why string) {
+// answers, "/now" and "/queue" instructions, controls; the console and the worker path read
+// them back with the same grammar. why says which step has no typed form on the wall clock.
+func typedLines(s *headless.Script) (lines []string, why string) {
 	for i, st := range s.Turns {
 		switch {
 		case st.Confidence != nil:
@@ -152,8 +153,6 @@ func typedLines(s *headless.Script, controls bool) (lines []string, why string) 
 				text = "/" + text
 			}
 			lines = append(lines, text)
-		case !controls:
-			return nil, fmt.Sprintf("step %d is an examiner's %s; this path types answers only", i+1, st.Kind())
 		case st.Admin != nil:
 			mode := "/now "
 			if st.Admin.Mode == string(runtime.AdminQueued) {
@@ -169,11 +168,9 @@ func typedLines(s *headless.Script, controls bool) (lines []string, why string) 
 
 // wallClockExclusion is why a script cannot run on a wall-clock path that types what the
 // operator grammar can say.
-func wallClockExclusion(controls bool) func(*parityScript) string {
-	return func(ps *parityScript) string {
-		_, why := typedLines(ps.s, controls)
-		return why
-	}
+func wallClockExclusion(ps *parityScript) string {
+	_, why := typedLines(ps.s)
+	return why
 }
 
 // waitDecisions waits until the stored trace holds the reference's number of decisions or
@@ -246,28 +243,47 @@ func turnAnswered(evs []runtime.Event, n int) bool {
 // headlessPath is `examtui run SPEC --headless` with the script's lines on stdin
 // (internal/app RunHeadless), in-process on the wall clock.
 func headlessPath() parityPath {
-	return parityPath{name: "run --headless", exclude: wallClockExclusion(true), start: func(*testing.T) func(*testing.T, *parityScript) []string {
+	return parityPath{name: "run --headless", exclude: wallClockExclusion, start: func(*testing.T) func(*testing.T, *parityScript) []string {
 		return func(t *testing.T, ps *parityScript) []string {
-			lines, _ := typedLines(ps.s, true)
+			lines, _ := typedLines(ps.s)
 			dir := t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan error, 1)
+			out := &firstWrite{printed: make(chan struct{})}
+			var errOut bytes.Buffer
 			go func() {
-				_, _, err := runCmdContext(ctx, strings.Join(lines, "\n")+"\n", "--data-dir", dir, "--log-file", filepath.Join(dir, "log.txt"),
+				done <- execRoot(ctx, strings.NewReader(strings.Join(lines, "\n")+"\n"), out, &errOut, "--data-dir", dir, "--log-file", filepath.Join(dir, "log.txt"),
 					"run", ps.s.SpecPath(), "--headless", "--examiner", "offline", "--candidate", "parity")
-				done <- err
 			}()
+			// The store is read only once the run has opened it (its first event is printed):
+			// a reader opening the file at the same moment could make the run's open busy.
+			select {
+			case <-out.printed:
+			case err := <-done:
+				t.Fatalf("run --headless ended before printing: %v\n%s", err, errOut.String())
+			}
 			// At the end of stdin the run waits for the exam to end; one the script leaves
 			// running is interrupted once its decisions are stored.
 			waitDecisions(ps.want, func() ([]string, bool) { return tryTrace(dir, "") })
 			cancel()
 			if err := testutil.Recv(t, done, 30*time.Second, "run --headless to end"); err != nil && exitCode(err) != 130 && exitCode(err) != 2 {
-				t.Fatalf("run --headless: %v", err)
+				t.Fatalf("run --headless: %v\n%s", err, errOut.String())
 			}
 			return storedTrace(t, dir, "")
 		}
 	}}
+}
+
+// firstWrite is a run's stdout that says when the first line was printed.
+type firstWrite struct {
+	once    sync.Once
+	printed chan struct{}
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.printed) })
+	return len(p), nil
 }
 
 // TestParity runs every candidate script through every path and compares the decisions.
