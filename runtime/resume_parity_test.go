@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -409,4 +411,91 @@ func TestResumeAfterFailover(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestResumeDecisionTrace is the resume path of the parity suite (cmd/examtui's TestParity
+// runs the others): every candidate script, killed and resumed from its log after every step
+// (parityRun.restart, as a new process would), makes the same decisions as the same script
+// run without a break (runtime.DecisionTrace, compared line by line).
+func TestResumeDecisionTrace(t *testing.T) {
+	var scripts []*headless.Script
+	names, err := fs.Glob(examples.FS, "*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if n == examples.DemoSpecName {
+			continue
+		}
+		s, err := headless.LoadScriptFS(examples.FS, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts = append(scripts, s)
+	}
+	files, err := filepath.Glob("headless/testdata/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), "\nturns:") {
+			continue // a spec
+		}
+		s, err := headless.LoadScript(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts = append(scripts, s)
+	}
+	decisions, resumes := 0, 0
+	for _, s := range scripts {
+		t.Run(filepath.Base(s.Name()), func(t *testing.T) {
+			exam, err := s.CompileSpec()
+			if err != nil {
+				t.Fatal(err)
+			}
+			trace := func(resumeAfter []int) ([]string, int) {
+				r := newParityRun(t, exam, false)
+				r.resumeAfter = resumeAfter
+				r.play(s.Turns)
+				got, err := runtime.DecisionTrace(r.rec.Events())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got, r.resumes
+			}
+			want, _ := trace(nil)
+			// The unbroken run is the reference's (`examtui test`, headless.Run): the harness
+			// plays scripts as the product does.
+			res, err := headless.Run(t.Context(), s, headless.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := runtime.DecisionTrace(res.Log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := runtime.TraceDiff(ref, want); d != "" {
+				t.Fatalf("the unbroken run of %s differs from headless.Run:\n%s", s.Name(), d)
+			}
+			every := make([]int, len(s.Turns))
+			for i := range every {
+				every[i] = i + 1
+			}
+			got, n := trace(every)
+			if n == 0 {
+				t.Fatal("the exam was never resumed")
+			}
+			if d := runtime.TraceDiff(want, got); d != "" {
+				t.Fatalf("resumed after every step, %s decides differently:\n%s", s.Name(), d)
+			}
+			decisions += len(got)
+			resumes += n
+		})
+	}
+	t.Logf("parity: resume after every step %d scripts / %d decisions (%d resumes)", len(scripts), decisions, resumes)
 }

@@ -102,6 +102,7 @@ func (p *player) say(ctx context.Context, step int, t headless.TurnStep, nextInt
 			return p.failed(req, fmt.Errorf("%w: sending the candidate's line: %w (phase=transport)", ErrTransport, err)), nil
 		}
 	} else {
+		p.rt.heard.speaking(t)
 		start, pauses, err := p.speak(ctx, *t.Say, &req)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", step, err)
@@ -162,6 +163,7 @@ func (p *player) interrupt(ctx context.Context, step int, t headless.TurnStep) (
 	if err := runtime.Sleep(ctx, 400*time.Millisecond); err != nil { // well into the examiner's line
 		return nil, err
 	}
+	p.rt.heard.speaking(t)
 	pcm, _, err := p.rt.speech(ctx, *t.Interrupt)
 	if err != nil {
 		return nil, fmt.Errorf("step %d: %w", step, err)

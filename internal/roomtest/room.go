@@ -30,6 +30,7 @@ type room struct {
 	exr      *livekit.Client
 	listener *listener
 	mic      *micPump
+	heard    *stepRecognizer // spoken runs: the bot's recogniser, told which step is spoken
 	synth    audio.Synthesizer
 	closers  []func()
 	stop     context.CancelFunc
@@ -92,7 +93,8 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 			return rt, fmt.Errorf("recogniser: %w", err)
 		}
 		rt.closers = append(rt.closers, func() { sph.Close() })
-		recog = sph
+		rt.heard = &stepRecognizer{Recognizer: sph}
+		recog = rt.heard
 	}
 	rv, err := livekit.NewRoomVoice(lk, recog, synth, livekit.WithRoomVoiceLogger(log), livekit.WithSpeculation(ctrl.Speculate),
 		livekit.WithVoiceOptions(o.voiceOptions(tt)...),

@@ -194,9 +194,7 @@ func (s *Script) play(ctx context.Context, c *runtime.Controller, clock *runtime
 		c.UserActivity(true)
 		clock.Advance(turn.Duration)
 		turn.StartedAt = time.Time{} // on the virtual clock: now - Duration
-		if t.Confidence != nil {
-			turn.Confidence = min(turn.Confidence, *t.Confidence)
-		}
+		turn.Confidence = t.HeardConfidence(turn.Confidence)
 		return c.SubmitTurn(ctx, turn)
 	case t.Say != nil:
 		if err := advance(ctx, c, clock, gap); err != nil {

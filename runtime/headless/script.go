@@ -75,6 +75,18 @@ type TurnStep struct {
 	Control    *string    `yaml:"control"` // pause | resume | skip | advance | end
 }
 
+// HeardConfidence is the confidence a voice path hands the controller for this step's line:
+// what the recogniser heard, capped by the step's confidence (a script's confidence says the
+// line was heard with at most that much). It is the one rule for every path that speaks the
+// script (`examtui test --audio` on the virtual clock, a spoken candidate in a room), so a
+// low-confidence step meets the same confidence gate however it is heard.
+func (t TurnStep) HeardConfidence(heard float64) float64 {
+	if t.Confidence == nil {
+		return heard
+	}
+	return min(heard, *t.Confidence)
+}
+
 // AdminStep is an examiner's instruction in a script.
 type AdminStep struct {
 	Mode   string `yaml:"mode"`
