@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	lksdk "github.com/livekit/server-sdk-go/v2"
 	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
 )
 
 // IdentityInRoom asks the server (with the API key and secret) whether a participant with
