@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/internal/openaitest"
-	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 )
 
@@ -79,4 +78,3 @@ func TestDialectPlainTextIsNoCall(t *testing.T) {
 	}
 }
 
-var _ = runtime.ExaminerReply{}
