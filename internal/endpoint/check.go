@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/runtime/llm"
 )
 
 // DefaultCheckTimeout bounds one check when the stage sets no timeout of its own.
@@ -99,11 +100,18 @@ func client(ep Endpoint, hc *http.Client) *openai.Client {
 }
 
 func checkLLM(ctx context.Context, ep Endpoint, hc *http.Client) error {
-	resp, err := client(ep, hc).CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-		Model:     ep.Model,
-		Messages:  []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "Say OK."}},
-		MaxTokens: 1,
-	})
+	req := openai.ChatCompletionRequest{
+		Model:    ep.Model,
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "Say OK."}},
+	}
+	// max_tokens is what local servers document (Ollama, llama.cpp, vLLM); OpenAI's reasoning
+	// models accept only max_completion_tokens.
+	if llm.ReasoningModel(ep.Model) {
+		req.MaxCompletionTokens = 1
+	} else {
+		req.MaxTokens = 1 //lint:ignore SA1019 the field local servers read
+	}
+	resp, err := client(ep, hc).CreateChatCompletion(ctx, req)
 	if err != nil {
 		return err
 	}

@@ -111,3 +111,19 @@ func TestCheckNotConfigured(t *testing.T) {
 		}
 	}
 }
+
+// The LLM check asks for one token in the field the model accepts: max_tokens, which local
+// servers document, or max_completion_tokens for OpenAI's reasoning models.
+func TestCheckLLMTokenField(t *testing.T) {
+	for _, tc := range []struct {
+		model                      string
+		maxTokens, maxCompletionTk int
+	}{{"llama3.1", 1, 0}, {"o3-mini", 0, 1}} {
+		srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return openaitest.Content("OK") }))
+		r := endpoint.Check(context.Background(), endpoint.Endpoint{Stage: endpoint.StageLLM, BaseURL: srv.URL(), Model: tc.model, Configured: true}, srv.Client())
+		reqs := srv.ChatRequests()
+		if r.Status != endpoint.StatusOK || len(reqs) != 1 || reqs[0].MaxTokens != tc.maxTokens || reqs[0].MaxCompletionTokens != tc.maxCompletionTk {
+			t.Errorf("%s: %v %q, request %+v", tc.model, r.Status, r.Detail, reqs)
+		}
+	}
+}
