@@ -77,4 +77,3 @@ func TestDialectPlainTextIsNoCall(t *testing.T) {
 		}
 	}
 }
-
