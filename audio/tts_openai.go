@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -18,6 +19,9 @@ type OpenAISpeech struct {
 	model  string
 	voice  string
 	log    *slog.Logger
+	// timeout bounds one speech request (0: only the caller's context), so a stalled voice
+	// server cannot hold the examiner's line forever.
+	timeout time.Duration
 }
 
 // OpenAITTSOption configures NewOpenAISpeech.
@@ -31,6 +35,17 @@ func WithTTSModel(m string) OpenAITTSOption {
 // WithTTSVoice sets the default voice (default "alloy"); SpeakOptions.Voice overrides it.
 func WithTTSVoice(v string) OpenAITTSOption {
 	return func(s *OpenAISpeech) error { return setNonBlank(&s.voice, v, "TTS voice") }
+}
+
+// WithTTSTimeout bounds one speech request (EXAMTUI_TTS_TIMEOUT).
+func WithTTSTimeout(d time.Duration) OpenAITTSOption {
+	return func(s *OpenAISpeech) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: TTS timeout %v", ErrInvalidConfig, d)
+		}
+		s.timeout = d
+		return nil
+	}
 }
 
 // WithTTSLogger sets the logger.
@@ -60,6 +75,11 @@ func (s *OpenAISpeech) Synthesize(ctx context.Context, text string, opts SpeakOp
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Clip{Rate: SampleRate}, nil
+	}
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
 	}
 	voice := s.voice
 	if opts.Voice != "" && isOpenAIVoice(opts.Voice) {

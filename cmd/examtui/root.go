@@ -42,6 +42,7 @@ and typed answers.`,
 		newDispatchCmd(),
 		newMonitorCmd(),
 		newControllerCmd(),
+		newDoctorCmd(),
 	)
 	return root
 }

@@ -83,7 +83,7 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 		log.Warn("room: the candidate's speech is not recognised", "why", status)
 		speechNote = fmt.Sprintf("the candidate's speech will not be understood (%s): they can only type their answers", status)
 	}
-	synth, err = app.NewSynthesizer(v.tts, v.voice, globals.config.OpenAI.TTSModel, log)
+	synth, err = app.NewSynthesizer(v.tts, v.voice, v.ttsModel, log)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}

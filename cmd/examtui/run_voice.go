@@ -27,6 +27,7 @@ type voiceOptions struct {
 	bargeIn      bool
 	stt, tts     string
 	sttModel     string
+	ttsModel     string
 	voice        string
 	minDelay     time.Duration
 	maxDelay     time.Duration
@@ -43,13 +44,22 @@ func (v *voiceOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&v.outputDevice, "output-device", "", "with --mic: speaker index or name (see examtui devices; default: the system's)")
 	f.BoolVar(&v.bargeIn, "barge-in", false, "with --mic: let the candidate interrupt the examiner (use headphones); default is half duplex")
 	// --stt, --tts and --voice serve --room as well (run_room.go reads them through merged).
-	f.StringVar(&v.stt, "stt", "", "with --mic or --room: speech recognition: auto (OpenAI-compatible when OPENAI_BASE_URL or OPENAI_API_KEY is set, else none), openai, none: typed answers (default: config audio.stt, else auto)")
-	f.StringVar(&v.tts, "tts", "", "with --mic or --room: the examiner's voice: auto (openai when OPENAI_* is set, else espeak), espeak (espeak-ng, offline), openai, none (default: config audio.tts, else auto)")
+	f.StringVar(&v.stt, "stt", "", "with --mic or --room: speech recognition: auto (OpenAI-compatible when the stt stage has an endpoint: EXAMTUI_STT_* or OPENAI_*, else none), openai, none: typed answers (default: config audio.stt, else auto)")
+	f.StringVar(&v.tts, "tts", "", "with --mic or --room: the examiner's voice: auto (openai when the tts stage has an endpoint: EXAMTUI_TTS_* or OPENAI_*, else espeak), espeak (espeak-ng, offline), openai, none (default: config audio.tts, else auto)")
 	f.StringVar(&v.voice, "voice", "", "with --mic or --room: the examiner's voice when the persona names none: espeak-ng (en-us, en-gb...) or OpenAI (alloy...)")
-	f.StringVar(&v.sttModel, "stt-model", "", "transcription model of the OpenAI-compatible endpoint (default: config openai.sttModel or whisper-1)")
+	v.addModelFlags(cmd)
 	f.DurationVar(&v.minDelay, "min-endpointing-delay", def.MinEndpointingDelay, "with --mic or --room: silence that ends a spoken turn (when not given: config audio.minEndpointingDelay)")
 	f.DurationVar(&v.maxDelay, "max-endpointing-delay", def.MaxEndpointingDelay, "with --mic or --room: longest wait while a spoken turn looks unfinished (when not given: config audio.maxEndpointingDelay)")
 	f.BoolVar(&v.noRecord, "no-record", false, "with --mic: do not record the session audio")
+}
+
+// addModelFlags adds the speech stages' model flags; empty means the stage's model
+// (EXAMTUI_STT_MODEL / EXAMTUI_TTS_MODEL, the config file's stt.model / tts.model or
+// openai.sttModel / openai.ttsModel), then whisper-1 and tts-1.
+func (v *voiceOptions) addModelFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&v.sttModel, "stt-model", "", "transcription model of the stt endpoint (default $EXAMTUI_STT_MODEL, config stt.model or openai.sttModel, else whisper-1)")
+	f.StringVar(&v.ttsModel, "tts-model", "", "speech model of the tts endpoint (default $EXAMTUI_TTS_MODEL, config tts.model or openai.ttsModel, else tts-1)")
 }
 
 // merged applies the config file's audio section to every flag not given.
@@ -65,7 +75,6 @@ func (v voiceOptions) merged() voiceOptions {
 	str("output-device", &v.outputDevice, c.OutputDevice)
 	str("stt", &v.stt, c.STT)
 	str("tts", &v.tts, c.TTS)
-	str("stt-model", &v.sttModel, globals.config.OpenAI.STTModel)
 	str("voice", &v.voice, c.Voice)
 	if !given("barge-in") && c.BargeIn {
 		v.bargeIn = true
@@ -113,7 +122,7 @@ func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string
 	if err != nil {
 		return nil, err
 	}
-	synth, err := app.NewSynthesizer(v.tts, v.voice, globals.config.OpenAI.TTSModel, log)
+	synth, err := app.NewSynthesizer(v.tts, v.voice, v.ttsModel, log)
 	if err != nil {
 		return nil, err
 	}

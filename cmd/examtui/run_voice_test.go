@@ -144,22 +144,22 @@ func echoTranscriberCmd(text string) openaitest.Option {
 	})
 }
 
-// The config file's audio section fills every voice flag not given; given flags win.
+// The config file's audio section fills every voice flag not given; given flags win. (The
+// models come from the stage endpoints, endpoint.Resolve, where the config file's are too.)
 func TestVoiceOptionsMerged(t *testing.T) {
 	saved := globals.config
 	t.Cleanup(func() { globals.config = saved })
 	globals.config.Audio = config.Audio{InputDevice: "2", OutputDevice: "USB", MinEndpointingDelay: 0.8,
 		MaxEndpointingDelay: 2.5, STT: "none", TTS: "espeak", Voice: "en-gb", BargeIn: true}
-	globals.config.OpenAI.STTModel = "whisper-large"
 	cases := []struct {
 		args []string
 		want voiceOptions
 	}{
 		{nil, voiceOptions{inputDevice: "2", outputDevice: "USB", minDelay: 800 * time.Millisecond, maxDelay: 2500 * time.Millisecond,
-			stt: "none", tts: "espeak", voice: "en-gb", bargeIn: true, sttModel: "whisper-large"}},
+			stt: "none", tts: "espeak", voice: "en-gb", bargeIn: true}},
 		{[]string{"--input-device", "0", "--stt", "openai", "--min-endpointing-delay", "300ms", "--barge-in=false", "--voice", "alloy"},
 			voiceOptions{inputDevice: "0", outputDevice: "USB", minDelay: 300 * time.Millisecond, maxDelay: 2500 * time.Millisecond,
-				stt: "openai", tts: "espeak", voice: "alloy", bargeIn: false, sttModel: "whisper-large"}},
+				stt: "openai", tts: "espeak", voice: "alloy", bargeIn: false}},
 	}
 	for _, tc := range cases {
 		got := mergedFrom(t, tc.args)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/endpoint"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 )
@@ -37,7 +37,7 @@ func (a *testAudioOptions) addFlags(cmd *cobra.Command) {
 	a.flags = f
 	def := audio.DefaultEndpointConfig()
 	f.BoolVar(&a.enabled, "audio", false, "speak each scripted turn (espeak-ng) through VAD, endpointing and STT; the report shows what was heard")
-	f.StringVar(&a.stt, "audio-stt", app.SpeechAuto, "with --audio: recogniser: auto (openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else sphinx), openai, sphinx (pocketsphinx on a grammar of the script's turns, offline)")
+	f.StringVar(&a.stt, "audio-stt", app.SpeechAuto, "with --audio: recogniser: auto (openai when the stt stage has an endpoint: EXAMTUI_STT_* or OPENAI_*, else sphinx), openai, sphinx (pocketsphinx on a grammar of the script's turns, offline)")
 	f.Float64Var(&a.noiseDB, "noise-floor", defaultNoiseFloorDB, "with --audio: white noise under the speech, in dBFS (0: none)")
 	f.DurationVar(&a.minDelay, "min-endpointing-delay", def.MinEndpointingDelay, "with --audio: silence that ends a spoken turn (when not given: config audio.minEndpointingDelay)")
 	f.DurationVar(&a.maxDelay, "max-endpointing-delay", def.MaxEndpointingDelay, "with --audio: longest wait while a turn looks unfinished (when not given: config audio.maxEndpointingDelay)")
@@ -62,12 +62,16 @@ func (a testAudioOptions) apply(ctx context.Context, opts *headless.Options, log
 	sp := &scriptedSpeech{synth: synth, endpoint: ep, noiseDB: a.noiseDB, log: log, sphinx: map[*headless.Script]*audio.Sphinx{}}
 	switch a.stt {
 	case "", app.SpeechAuto:
-		if _, _, ok := app.OpenAIEndpoint(); !ok {
+		ep, err := app.StageEndpoint(endpoint.StageSTT)
+		if err != nil {
+			return nil, fmt.Errorf("--audio-stt: %w", err)
+		}
+		if !ep.Configured {
 			break
 		}
 		fallthrough
 	case app.SpeechOpenAI:
-		rec, _, err := app.NewRecognizer(app.SpeechOpenAI, strings.TrimSpace(globals.config.OpenAI.STTModel), "", log)
+		rec, _, err := app.NewRecognizer(app.SpeechOpenAI, "", "", log)
 		if err != nil {
 			return nil, fmt.Errorf("--audio-stt openai: %w", err)
 		}

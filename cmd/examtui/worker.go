@@ -91,7 +91,7 @@ func (v *voiceOptions) addRoomFlags(cmd *cobra.Command) {
 	f.StringVar(&v.stt, "stt", "", "speech recognition: auto, openai, none (default: config audio.stt, else auto)")
 	f.StringVar(&v.tts, "tts", "", "the examiner's voice: auto, espeak, openai, none (default: config audio.tts, else auto)")
 	f.StringVar(&v.voice, "voice", "", "the examiner's voice when the persona names none")
-	f.StringVar(&v.sttModel, "stt-model", "", "transcription model of the OpenAI-compatible endpoint")
+	v.addModelFlags(cmd)
 	f.DurationVar(&v.minDelay, "min-endpointing-delay", def.MinEndpointingDelay, "silence that ends a spoken turn")
 	f.DurationVar(&v.maxDelay, "max-endpointing-delay", def.MaxEndpointingDelay, "longest wait while a spoken turn looks unfinished")
 	f.BoolVar(&v.bargeIn, "barge-in", true, "let the candidate interrupt the examiner")

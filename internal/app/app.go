@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/internal/endpoint"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
-	"github.com/examtui/examtui/runtime/offline"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
@@ -44,40 +44,42 @@ func LoadSpec(path string) (*spec.Exam, spec.Diagnostics, error) {
 	return spec.CompileFile(path)
 }
 
-// NewExaminer builds the examiner of the given kind. "auto" picks the LLM when OPENAI_BASE_URL
-// or OPENAI_API_KEY is set, and the offline examiner otherwise.
+// NewExaminer builds the examiner of the given kind. "auto" picks the LLM when the llm stage
+// has an endpoint (EXAMTUI_LLM_BASE_URL/_API_KEY, else OPENAI_BASE_URL/OPENAI_API_KEY), and the
+// offline examiner otherwise.
 func NewExaminer(kind, model string, log *slog.Logger) (runtime.Examiner, error) {
-	switch kind {
-	case "", ExaminerAuto:
-		if _, err := llm.ConfigFromEnv(); errors.Is(err, llm.ErrNotConfigured) {
-			return offline.New()
-		}
-		return newLLM(model, log)
-	case ExaminerOffline:
-		return offline.New()
-	case ExaminerLLM:
-		return newLLM(model, log)
-	}
-	return nil, fmt.Errorf("unknown examiner %q (want auto, offline or llm)", kind)
-}
-
-func newLLM(model string, log *slog.Logger) (runtime.Examiner, error) {
-	return newLLMWithLimits(model, log, llm.Limits{})
+	return newExaminerWithLimits(kind, model, log, llm.Limits{})
 }
 
 func newLLMWithLimits(model string, log *slog.Logger, lim llm.Limits) (runtime.Examiner, error) {
-	cfg, err := llm.ConfigFromEnv()
+	ep, err := endpoint.Resolve(endpoint.StageLLM)
 	if err != nil {
-		return nil, fmt.Errorf("LLM examiner: %w (set OPENAI_BASE_URL and/or OPENAI_API_KEY, or use --examiner offline)", err)
+		return nil, fmt.Errorf("LLM examiner: %w", err)
 	}
-	opts := append(cfg.Options(), lim.Options()...)
+	if !ep.Configured {
+		return nil, fmt.Errorf("LLM examiner: %w (set EXAMTUI_LLM_BASE_URL or OPENAI_BASE_URL, and/or the key, or use --examiner offline)", llm.ErrNotConfigured)
+	}
+	opts := append(LLMOptions(ep), lim.Options()...)
 	if model != "" {
 		opts = append(opts, llm.WithModel(model))
 	}
 	if log != nil {
 		opts = append(opts, llm.WithLogger(log))
+		log.Info("llm endpoint", "endpoint", ep)
 	}
 	return llm.New(opts...)
+}
+
+// LLMOptions are the examiner options of the llm stage's endpoint (doctor checks the same).
+func LLMOptions(ep endpoint.Endpoint) []llm.Option {
+	opts := []llm.Option{llm.WithBaseURL(ep.BaseURL)}
+	if ep.APIKey != "" {
+		opts = append(opts, llm.WithAPIKey(ep.APIKey))
+	}
+	if ep.Model != "" {
+		opts = append(opts, llm.WithModel(ep.Model))
+	}
+	return opts
 }
 
 // Options describe the exam to run.

@@ -1,11 +1,11 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/examtui/examtui/internal/endpoint"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/runtime/offline"
@@ -69,14 +69,20 @@ func BuildExaminer(s ExaminerSetup, log *slog.Logger) (runtime.Examiner, []runti
 func newExaminerWithLimits(kind, model string, log *slog.Logger, lim llm.Limits) (runtime.Examiner, error) {
 	switch kind {
 	case "", ExaminerAuto:
-		if _, err := llm.ConfigFromEnv(); errors.Is(err, llm.ErrNotConfigured) {
+		ep, err := endpoint.Resolve(endpoint.StageLLM)
+		if err != nil {
+			return nil, fmt.Errorf("LLM examiner: %w", err)
+		}
+		if !ep.Configured {
 			return offline.New()
 		}
 		return newLLMWithLimits(model, log, lim)
 	case ExaminerLLM:
 		return newLLMWithLimits(model, log, lim)
+	case ExaminerOffline:
+		return offline.New()
 	}
-	return NewExaminer(kind, model, log)
+	return nil, fmt.Errorf("unknown examiner %q (want auto, offline or llm)", kind)
 }
 
 // failoverOptions give the controller the offline examiner to fall back on when ex is not the

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/runtime/llm"
+	"github.com/examtui/examtui/internal/endpoint"
 )
 
 // Speech provider choices (--stt, --tts) of the local voice path, rooms and workers.
@@ -39,33 +39,28 @@ func EndpointConfig(minDelay, maxDelay time.Duration) (audio.EndpointConfig, err
 	return cfg, nil
 }
 
-// OpenAIEndpoint returns the OpenAI-compatible endpoint from OPENAI_BASE_URL / OPENAI_API_KEY
-// (or the config file), and whether one is configured.
-func OpenAIEndpoint() (baseURL, key string, ok bool) {
-	c, err := llm.ConfigFromEnv()
-	if errors.Is(err, llm.ErrNotConfigured) {
-		return "", "", false
-	}
-	base := c.BaseURL
-	if base == "" {
-		base = llm.DefaultBaseURL
-	}
-	return base, c.APIKey, true
-}
+// StageEndpoint is the stage's endpoint (endpoint.Resolve), for callers that only ask whether
+// one is configured.
+func StageEndpoint(s endpoint.Stage) (endpoint.Endpoint, error) { return endpoint.Resolve(s) }
 
-// NewRecognizer builds the live speech recogniser. A nil recogniser with a reason means typed
-// answers: pocketsphinx is accurate only on a fixed phrase grammar (examtui test --audio), so
-// live speech needs an OpenAI-compatible transcription endpoint.
+// NewRecognizer builds the live speech recogniser on the stt stage's endpoint
+// (EXAMTUI_STT_*, else OPENAI_*); model "" is the stage's model, else whisper-1. A nil
+// recogniser with a reason means typed answers: pocketsphinx is accurate only on a fixed phrase
+// grammar (examtui test --audio), so live speech needs an OpenAI-compatible transcription
+// endpoint.
 func NewRecognizer(kind, model, language string, log *slog.Logger) (audio.Recognizer, string, error) {
-	base, key, configured := OpenAIEndpoint()
+	ep, err := endpoint.Resolve(endpoint.StageSTT)
+	if err != nil {
+		return nil, "", fmt.Errorf("--stt: %w", err)
+	}
 	switch kind {
 	case "", SpeechAuto:
-		if !configured {
+		if !ep.Configured {
 			return nil, "no STT: typing", nil
 		}
 	case SpeechOpenAI:
-		if !configured {
-			return nil, "", errors.New("--stt openai: set OPENAI_BASE_URL (an OpenAI-compatible server with /v1/audio/transcriptions) and/or OPENAI_API_KEY")
+		if !ep.Configured {
+			return nil, "", errors.New("--stt openai: set EXAMTUI_STT_BASE_URL or OPENAI_BASE_URL (an OpenAI-compatible server with /v1/audio/transcriptions) and/or the key")
 		}
 	case SpeechNone:
 		return nil, "STT off: typing", nil
@@ -73,26 +68,33 @@ func NewRecognizer(kind, model, language string, log *slog.Logger) (audio.Recogn
 		return nil, "", fmt.Errorf("--stt %q: want auto, openai or none (pocketsphinx only serves `examtui test --audio`)", kind)
 	}
 	opts := []audio.OpenAISTTOption{audio.WithSTTLogger(log)}
-	if model != "" {
-		opts = append(opts, audio.WithSTTModel(model))
+	if m := firstNonBlank(model, ep.Model); m != "" {
+		opts = append(opts, audio.WithSTTModel(m))
 	}
 	if language != "" {
 		opts = append(opts, audio.WithSTTLanguage(language))
 	}
-	r, err := audio.NewOpenAIRecognizer(base, key, nil, opts...)
+	if ep.Timeout > 0 {
+		opts = append(opts, audio.WithSTTTimeout(ep.Timeout))
+	}
+	r, err := audio.NewOpenAIRecognizer(ep.BaseURL, ep.APIKey, nil, opts...)
 	if err != nil {
 		return nil, "", err
 	}
+	log.Info("stt endpoint", "endpoint", ep)
 	return r, "", nil
 }
 
-// NewSynthesizer builds the examiner's voice (nil for --tts none); model is the OpenAI TTS
-// model (empty: the default).
+// NewSynthesizer builds the examiner's voice (nil for --tts none) on the tts stage's endpoint
+// (EXAMTUI_TTS_*, else OPENAI_*); model "" is the stage's model, else tts-1.
 func NewSynthesizer(kind, voice, model string, log *slog.Logger) (audio.Synthesizer, error) {
-	base, key, configured := OpenAIEndpoint()
+	ep, err := endpoint.Resolve(endpoint.StageTTS)
+	if err != nil {
+		return nil, fmt.Errorf("--tts: %w", err)
+	}
 	if kind == "" || kind == SpeechAuto {
 		kind = SpeechEspeak
-		if configured {
+		if ep.Configured {
 			kind = SpeechOpenAI
 		}
 	}
@@ -100,19 +102,32 @@ func NewSynthesizer(kind, voice, model string, log *slog.Logger) (audio.Synthesi
 	case SpeechEspeak:
 		return audio.NewEspeak(audio.WithEspeakLogger(log))
 	case SpeechOpenAI:
-		if !configured {
-			return nil, errors.New("--tts openai: set OPENAI_BASE_URL (an OpenAI-compatible server with /v1/audio/speech) and/or OPENAI_API_KEY")
+		if !ep.Configured {
+			return nil, errors.New("--tts openai: set EXAMTUI_TTS_BASE_URL or OPENAI_BASE_URL (an OpenAI-compatible server with /v1/audio/speech) and/or the key")
 		}
 		opts := []audio.OpenAITTSOption{audio.WithTTSLogger(log)}
-		if m := strings.TrimSpace(model); m != "" {
+		if m := firstNonBlank(model, ep.Model); m != "" {
 			opts = append(opts, audio.WithTTSModel(m))
 		}
 		if voice != "" {
 			opts = append(opts, audio.WithTTSVoice(voice))
 		}
-		return audio.NewOpenAISpeech(base, key, nil, opts...)
+		if ep.Timeout > 0 {
+			opts = append(opts, audio.WithTTSTimeout(ep.Timeout))
+		}
+		log.Info("tts endpoint", "endpoint", ep)
+		return audio.NewOpenAISpeech(ep.BaseURL, ep.APIKey, nil, opts...)
 	case SpeechNone:
 		return nil, nil
 	}
 	return nil, fmt.Errorf("--tts %q: want auto, espeak, openai or none", kind)
+}
+
+func firstNonBlank(vs ...string) string {
+	for _, v := range vs {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -17,7 +17,12 @@ const EnvConfigFile = "EXAMTUI_CONFIG"
 
 // File is the config file's shape (YAML).
 type File struct {
-	OpenAI  OpenAI  `yaml:"openai"`
+	OpenAI OpenAI `yaml:"openai"`
+	// LLM, STT and TTS give a stage its own server; an empty field falls back to openai:
+	// (docs/operations.md, "Examiners and providers").
+	LLM     Stage   `yaml:"llm"`
+	STT     Stage   `yaml:"stt"`
+	TTS     Stage   `yaml:"tts"`
 	LiveKit LiveKit `yaml:"livekit"`
 	Audio   Audio   `yaml:"audio"`
 	// DataDir overrides where sessions are stored.
@@ -42,6 +47,15 @@ type OpenAI struct {
 	FirstTokenTimeout string `yaml:"firstTokenTimeout"`
 	Timeout           string `yaml:"timeout"`
 	FailoverAfter     int    `yaml:"failoverAfter"`
+}
+
+// Stage is one stage's endpoint (the llm:, stt: and tts: sections). They set
+// EXAMTUI_<STAGE>_BASE_URL, _API_KEY, _MODEL and _TIMEOUT where the environment does not.
+type Stage struct {
+	BaseURL string `yaml:"baseURL"`
+	APIKey  string `yaml:"apiKey"`
+	Model   string `yaml:"model"`
+	Timeout string `yaml:"timeout"` // a Go duration ("10s"); for llm: the examiner's turn timeout
 }
 
 // LiveKit configures the LiveKit server.
@@ -117,6 +131,15 @@ func (f File) Env() {
 			_ = os.Setenv(k, v)
 		}
 	}
+	// The stages' own sections first: they are more specific than openai: for the same variable.
+	for name, st := range map[string]Stage{"LLM": f.LLM, "STT": f.STT, "TTS": f.TTS} {
+		set("EXAMTUI_"+name+"_BASE_URL", st.BaseURL)
+		set("EXAMTUI_"+name+"_API_KEY", st.APIKey)
+		set("EXAMTUI_"+name+"_MODEL", st.Model)
+		set("EXAMTUI_"+name+"_TIMEOUT", st.Timeout)
+	}
+	set("EXAMTUI_STT_MODEL", f.OpenAI.STTModel)
+	set("EXAMTUI_TTS_MODEL", f.OpenAI.TTSModel)
 	set("OPENAI_BASE_URL", f.OpenAI.BaseURL)
 	set("OPENAI_API_KEY", f.OpenAI.APIKey)
 	set("EXAMTUI_MODEL", f.OpenAI.Model)

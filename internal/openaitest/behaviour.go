@@ -71,6 +71,9 @@ type Behaviour struct {
 	StallAfter int           // >0: after this many pieces, stall until the client gives up
 	CutAfter   int           // >0: after this many pieces, drop the connection
 	FailAfter  int           // >0: after this many pieces, send an error event and end the stream
+
+	// Dialect shapes a chat reply as another server does (dialect.go); zero: OpenAI's.
+	Dialect Dialect
 }
 
 // ReplyOption refines a Behaviour.

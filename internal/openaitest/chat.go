@@ -31,6 +31,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = DefaultFunctionName
 	}
+	b = b.Dialect.asText(b, name)
 	reply := chatReply{
 		id:      s.newID("chatcmpl-"),
 		callID:  s.newID("call_"),
@@ -78,24 +79,31 @@ type chatReply struct {
 }
 
 func completion(b Behaviour, rp chatReply) wireCompletion {
+	d := b.Dialect
 	msg := wireMessage{Role: "assistant"}
-	finish := "stop"
-	if b.Content != "" {
-		msg.Content = &b.Content
+	if content := d.content(b.Content); content != "" {
+		msg.Content = &content
+	}
+	if d.ReasoningField != "" {
+		reasoning := d.Reasoning
+		d.setReasoning(&msg.ReasoningContent, &msg.Reasoning, &reasoning)
 	}
 	if b.Kind == KindToolCall {
-		finish = "tool_calls"
 		msg.ToolCalls = []wireToolCall{{
 			ID: rp.callID, Type: "function",
 			Function: wireFunction{Name: rp.name, Arguments: b.Arguments},
 		}}
 	}
-	return wireCompletion{
+	c := wireCompletion{
 		ID: rp.id, Object: "chat.completion", Created: rp.created, Model: rp.model,
-		Choices:           []wireChoice{{Index: 0, Message: msg, FinishReason: finish}},
-		Usage:             rp.usage,
+		Choices:           []wireChoice{{Index: 0, Message: msg, FinishReason: d.finish(b.Kind)}},
 		SystemFingerprint: "fp_openaitest",
 	}
+	if d.Usage != UsageNever {
+		u := rp.usage
+		c.Usage = &u
+	}
+	return c
 }
 
 // streamChat sends the reply as OpenAI does: a role chunk, content pieces, a tool-call header
@@ -115,6 +123,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *ChatReq
 		}
 		return c
 	}
+	d := b.Dialect
 	var events []wireChunk
 	empty := ""
 	events = append(events, chunk(wireDelta{Role: "assistant", Content: &empty}, nil))
@@ -122,23 +131,48 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *ChatReq
 	if size <= 0 {
 		size = defaultChunkBytes
 	}
-	for _, p := range SplitPieces(b.Content, size) {
-		events = append(events, chunk(wireDelta{Content: &p}, nil))
-	}
-	finish := "stop"
-	if b.Kind == KindToolCall {
-		finish = "tool_calls"
-		events = append(events, chunk(wireDelta{ToolCalls: []wireDeltaToolCall{{
-			Index: 0, ID: rp.callID, Type: "function", Function: wireDeltaFunction{Name: rp.name},
-		}}}, nil))
-		for _, p := range SplitPieces(b.Arguments, size) {
-			events = append(events, chunk(wireDelta{ToolCalls: []wireDeltaToolCall{{
-				Index: 0, Function: wireDeltaFunction{Arguments: p},
-			}}}, nil))
+	if d.ReasoningField != "" {
+		for _, p := range SplitPieces(d.Reasoning, size) {
+			var delta wireDelta
+			d.setReasoning(&delta.ReasoningContent, &delta.Reasoning, &p)
+			events = append(events, chunk(delta, nil))
 		}
 	}
-	events = append(events, chunk(wireDelta{}, &finish))
-	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+	for _, p := range SplitPieces(d.content(b.Content), size) {
+		events = append(events, chunk(wireDelta{Content: &p}, nil))
+	}
+	index := func() *int {
+		if d.NoToolIndex {
+			return nil
+		}
+		zero := 0
+		return &zero
+	}
+	if b.Kind == KindToolCall {
+		if d.WholeToolCall {
+			events = append(events, chunk(wireDelta{ToolCalls: []wireDeltaToolCall{{
+				Index: index(), ID: rp.callID, Type: "function", Function: wireDeltaFunction{Name: rp.name, Arguments: b.Arguments},
+			}}}, nil))
+		} else {
+			events = append(events, chunk(wireDelta{ToolCalls: []wireDeltaToolCall{{
+				Index: index(), ID: rp.callID, Type: "function", Function: wireDeltaFunction{Name: rp.name},
+			}}}, nil))
+			for _, p := range SplitPieces(b.Arguments, size) {
+				events = append(events, chunk(wireDelta{ToolCalls: []wireDeltaToolCall{{
+					Index: index(), Function: wireDeltaFunction{Arguments: p},
+				}}}, nil))
+			}
+		}
+	}
+	if finish := d.finish(b.Kind); finish != nil {
+		fc := chunk(wireDelta{}, finish)
+		if d.Usage == UsageInFinishChunk {
+			u := rp.usage
+			fc.Usage = &u
+		}
+		events = append(events, fc)
+	}
+	if d.Usage == UsageOpenAI && req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 		u := rp.usage
 		events = append(events, wireChunk{
 			ID: rp.id, Object: "chat.completion.chunk", Created: rp.created, Model: rp.model,
@@ -168,6 +202,9 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *ChatReq
 			writeErrorEvent(w, b)
 			return
 		}
+	}
+	if d.NoDone {
+		return
 	}
 	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil {
 		return

@@ -15,6 +15,7 @@ type config struct {
 	espeak      string
 	voice       string
 	models      []string
+	noAudio     bool
 	logger      *slog.Logger
 }
 
@@ -95,6 +96,13 @@ func WithModels(models ...string) Option {
 		c.models = append([]string(nil), models...)
 		return nil
 	}
+}
+
+// WithoutAudio serves chat and models only: /v1/audio/… answers 404 with a plain-text body,
+// as a chat-only server does (Ollama's, llama.cpp's and vLLM's OpenAI-compatible servers
+// serving a language model have no speech endpoints).
+func WithoutAudio() Option {
+	return func(c *config) error { c.noAudio = true; return nil }
 }
 
 // WithLogger logs each request at debug level.

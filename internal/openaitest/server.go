@@ -59,8 +59,12 @@ func Start(opts ...Option) (*Server, error) {
 	s := &Server{cfg: cfg, done: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
-	mux.HandleFunc("POST /v1/audio/transcriptions", s.handleTranscription)
-	mux.HandleFunc("POST /v1/audio/speech", s.handleSpeech)
+	if cfg.noAudio {
+		mux.HandleFunc("/v1/audio/", http.NotFound)
+	} else {
+		mux.HandleFunc("POST /v1/audio/transcriptions", s.handleTranscription)
+		mux.HandleFunc("POST /v1/audio/speech", s.handleSpeech)
+	}
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url",

@@ -34,7 +34,7 @@ type wireCompletion struct {
 	Created           int64        `json:"created"`
 	Model             string       `json:"model"`
 	Choices           []wireChoice `json:"choices"`
-	Usage             wireUsage    `json:"usage"`
+	Usage             *wireUsage   `json:"usage,omitempty"`
 	SystemFingerprint string       `json:"system_fingerprint"`
 }
 
@@ -42,7 +42,7 @@ type wireChoice struct {
 	Index        int         `json:"index"`
 	Message      wireMessage `json:"message"`
 	Logprobs     any         `json:"logprobs"`
-	FinishReason string      `json:"finish_reason"`
+	FinishReason *string     `json:"finish_reason"`
 }
 
 type wireMessage struct {
@@ -50,6 +50,9 @@ type wireMessage struct {
 	Content   *string        `json:"content"`
 	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
 	Refusal   *string        `json:"refusal"`
+	// Reasoning fields of servers that return the model's thinking (Dialect.ReasoningField).
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	Reasoning        *string `json:"reasoning,omitempty"`
 }
 
 type wireToolCall struct {
@@ -84,10 +87,13 @@ type wireDelta struct {
 	Role      string              `json:"role,omitempty"`
 	Content   *string             `json:"content,omitempty"`
 	ToolCalls []wireDeltaToolCall `json:"tool_calls,omitempty"`
+	// Reasoning fields of servers that stream the model's thinking (Dialect.ReasoningField).
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	Reasoning        *string `json:"reasoning,omitempty"`
 }
 
 type wireDeltaToolCall struct {
-	Index    int               `json:"index"`
+	Index    *int              `json:"index,omitempty"` // nil only for Dialect.NoToolIndex
 	ID       string            `json:"id,omitempty"`
 	Type     string            `json:"type,omitempty"`
 	Function wireDeltaFunction `json:"function"`

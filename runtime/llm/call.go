@@ -112,6 +112,10 @@ func (e *Examiner) reply(acc *accumulator, fn string, finish openai.FinishReason
 		r.Arguments = append(json.RawMessage{}, c.args...)
 	} else if len(acc.calls) > 0 {
 		e.cfg.logger.Warn("llm called other functions only", "want", fn, "got", fmt.Sprint(acc.names()))
+	} else if args := callFromText(r.Content, fn); args != nil {
+		// tool_choice was not enforced and the model wrote its call as text (textcall.go).
+		e.cfg.logger.Info("llm call taken from the reply's text", "function", fn, "bytes", len(args))
+		r.Arguments = args
 	}
 	if finish == openai.FinishReasonLength {
 		e.cfg.logger.Warn("llm reply cut at the token limit", "finish_reason", string(finish))

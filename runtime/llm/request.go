@@ -57,7 +57,7 @@ func (e *Examiner) buildRequest(req *runtime.ExaminerRequest) (openai.ChatComple
 	case ToolChoiceAuto:
 		out.ToolChoice = "auto"
 	}
-	if !reasoningModel(e.cfg.model) {
+	if !ReasoningModel(e.cfg.model) {
 		out.Temperature = e.cfg.temperature
 	}
 	if e.cfg.streaming {
@@ -67,9 +67,9 @@ func (e *Examiner) buildRequest(req *runtime.ExaminerRequest) (openai.ChatComple
 	return out, fn.Name, nil
 }
 
-// reasoningModel reports models that reject a sampling temperature (go-openai refuses the
-// request before sending it).
-func reasoningModel(model string) bool {
+// ReasoningModel reports models that reject a sampling temperature and max_tokens (go-openai
+// refuses such a request before sending it).
+func ReasoningModel(model string) bool {
 	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
 		if strings.HasPrefix(model, p) {
 			return true

@@ -1,0 +1,60 @@
+package endpoint
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Stage is one of the three places examtui calls a model server: the examiner LLM, speech
+// recognition and speech synthesis. Each has its own endpoint (base URL, key, model, timeout).
+type Stage int
+
+// Stages. The zero value is unknown.
+const (
+	StageUnknown Stage = iota
+	StageLLM
+	StageSTT
+	StageTTS
+)
+
+// Stages lists every stage in the order doctor checks them.
+var Stages = []Stage{StageLLM, StageSTT, StageTTS}
+
+func (s Stage) String() string {
+	switch s {
+	case StageLLM:
+		return "llm"
+	case StageSTT:
+		return "stt"
+	case StageTTS:
+		return "tts"
+	default:
+		return fmt.Sprintf("Stage(%d)", int(s))
+	}
+}
+
+// ParseStage parses "llm", "stt" or "tts" (any case).
+func ParseStage(s string) (Stage, error) {
+	for _, st := range Stages {
+		if strings.EqualFold(strings.TrimSpace(s), st.String()) {
+			return st, nil
+		}
+	}
+	return StageUnknown, fmt.Errorf("%w: %q (want llm, stt or tts)", ErrUnknownStage, s)
+}
+
+// envPrefix is the stage's part of its variables' names: EXAMTUI_LLM_, EXAMTUI_STT_, EXAMTUI_TTS_.
+func (s Stage) envPrefix() string { return "EXAMTUI_" + strings.ToUpper(s.String()) + "_" }
+
+// EnvBaseURL, EnvAPIKey, EnvModel and EnvTimeout name the stage's own variables.
+func (s Stage) EnvBaseURL() string { return s.envPrefix() + "BASE_URL" }
+
+// EnvAPIKey is EXAMTUI_<STAGE>_API_KEY.
+func (s Stage) EnvAPIKey() string { return s.envPrefix() + "API_KEY" }
+
+// EnvModel is EXAMTUI_<STAGE>_MODEL.
+func (s Stage) EnvModel() string { return s.envPrefix() + "MODEL" }
+
+// EnvTimeout is EXAMTUI_<STAGE>_TIMEOUT. For the LLM it is the same variable as the examiner's
+// turn timeout (llm.EnvTimeout), so the one setting bounds both.
+func (s Stage) EnvTimeout() string { return s.envPrefix() + "TIMEOUT" }

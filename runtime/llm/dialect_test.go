@@ -1,0 +1,79 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/runtime/llm"
+)
+
+// TestDialectMatrix: the examiner gets the same report_observation from every server dialect
+// it may be pointed at (openaitest.Dialects, each naming the server it imitates), streamed and
+// not: tool calls in pieces or whole, finish_reason variants or none, usage anywhere or nowhere,
+// reasoning before the answer, and the call written as text when tool_choice is not enforced.
+func TestDialectMatrix(t *testing.T) {
+	var want any
+	if err := json.Unmarshal([]byte(validArgs), &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range openaitest.Dialects {
+		for _, stream := range []bool{true, false} {
+			name := d.Name + "/complete"
+			if stream {
+				name = d.Name + "/stream"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Logf("imitates: %s", d.Imitates)
+				srv := openaitest.New(t, openaitest.WithAPIKey(testKey))
+				srv.Enqueue(openaitest.ToolCall(validArgs, openaitest.As(d), openaitest.Streamed(7, 0)))
+				e := newExaminer(t, srv, append(fast(), llm.WithStreaming(stream), llm.WithMaxRetries(0))...)
+				var streamed []byte
+				req := turn()
+				req.OnArguments = func(b []byte) { streamed = b }
+				reply, err := e.Observe(context.Background(), req)
+				if err != nil {
+					t.Fatalf("Observe: %v", err)
+				}
+				var got any
+				if err := json.Unmarshal(reply.Arguments, &got); err != nil {
+					t.Fatalf("arguments %q (content %q): %v", reply.Arguments, reply.Content, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("arguments %s, want %s", reply.Arguments, validArgs)
+				}
+				// Streamed pieces of a real tool call reach the controller as they come; a call
+				// recovered from text arrives whole at the end, never as a partial.
+				if stream && d.CallAsText == openaitest.TextCallNone && string(streamed) != string(reply.Arguments) {
+					t.Errorf("OnArguments last saw %q, want the whole arguments", streamed)
+				}
+				if d.CallAsText != openaitest.TextCallNone && streamed != nil {
+					t.Errorf("text call streamed as arguments: %q", streamed)
+				}
+			})
+		}
+	}
+}
+
+// Text that is not a call stays text: no arguments, so the controller reports no tool call.
+func TestDialectPlainTextIsNoCall(t *testing.T) {
+	for _, text := range []string{
+		"Thank you. What would the hybrid option cost per guest?",
+		`I think {"a": 1} is a fine answer`,
+		`{"name": "other_tool", "arguments": {"x": 1}}`,
+		`[1, 2, 3]`,
+	} {
+		srv := openaitest.New(t, openaitest.WithAPIKey(testKey))
+		srv.Enqueue(openaitest.Content(text))
+		e := newExaminer(t, srv, fast()...)
+		reply, err := e.Observe(context.Background(), turn())
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if reply.Arguments != nil || reply.Content != text {
+			t.Errorf("%q: arguments %q content %q", text, reply.Arguments, reply.Content)
+		}
+	}
+}
