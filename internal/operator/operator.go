@@ -135,7 +135,8 @@ func Parse(line string, in Input) (Command, error) {
 	switch n := utf8.RuneCountInString(arg); {
 	case c.arg == "" && arg != "":
 		return Command{}, fmt.Errorf("%w: %s takes no argument", ErrArgument, name)
-	case c.arg != "" && arg == "":
+	case c.arg != "" && !runtime.Printable(arg):
+		// Nothing readable (controls, bidi marks alone) is no text: the room refuses it too.
 		return Command{}, fmt.Errorf("%w: %s needs the instruction's text", ErrArgument, name)
 	case !utf8.ValidString(arg):
 		return Command{}, fmt.Errorf("%w: %s: the text is not UTF-8", ErrArgument, name)
