@@ -58,6 +58,7 @@ type Controller struct {
 	ttsSpeed     float64
 	pausedByExam bool // paused by an examiner control: only an examiner resumes
 	queued       []AdminInstruction
+	applying     []string // the instructions whose reply is being filtered and said (instruction_echo.go)
 	beats        []beatState
 
 	speakingUntil    time.Time
@@ -372,7 +373,7 @@ func (c *Controller) emitIntercepts(nodeID string, hits []filterHit) {
 // intercepted and says what is left, part by part, as source (an admin or a command reply; a
 // turn's reply goes through plan and apply instead).
 func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) {
-	_, parts, hits := c.filters[nodeID].runFilters(text)
+	_, parts, hits := c.outputFilters(c.filters[nodeID], text)
 	c.emitIntercepts(nodeID, hits)
 	for i, p := range parts {
 		c.speakPart(p, source, len(hits) > 0, i, false)

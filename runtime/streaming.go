@@ -71,7 +71,7 @@ func (c *Controller) onPartialArguments(st *streamState, partial []byte) {
 		return
 	}
 	for _, s := range sentences[len(st.emitted):] {
-		_, _, hits := nf.runFilters(s)
+		_, _, hits := c.outputFilters(nf, s)
 		n := utf8.RuneCountInString(s)
 		if len(hits) > 0 || st.chars+n > nf.maxChars {
 			st.stopped = true
