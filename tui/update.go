@@ -233,11 +233,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.confirm = confirmEnd
 		return nil
-	case key.Matches(msg, k.Instruct):
+	case key.Matches(msg, k.Instruct, k.Say):
 		if m.refuseControl("instruction") {
 			return nil
 		}
 		m.adminOpen = true
+		if key.Matches(msg, k.Say) {
+			m.adminMode = runtime.AdminSay
+		} else if m.adminMode == runtime.AdminSay {
+			m.adminMode = runtime.AdminImmediate // ctrl+o opens an instruction, never a line to say
+		}
 		m.input.Blur()
 		return m.adminInput.Focus()
 	}
@@ -376,11 +381,7 @@ func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.closeAdmin()
 		return nil
 	case key.Matches(msg, m.keys.InstructMode):
-		if m.adminMode == runtime.AdminImmediate {
-			m.adminMode = runtime.AdminQueued
-		} else {
-			m.adminMode = runtime.AdminImmediate
-		}
+		m.adminMode = nextAdminMode(m.adminMode)
 		return nil
 	case key.Matches(msg, m.keys.Send):
 		text := strings.TrimSpace(m.adminInput.Value())
@@ -397,6 +398,17 @@ func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.adminInput, cmd = m.adminInput.Update(msg)
 	return cmd
+}
+
+// nextAdminMode is the instruction box's next mode (tab): immediate, queued, say, round again.
+func nextAdminMode(mode runtime.AdminMode) runtime.AdminMode {
+	switch mode {
+	case runtime.AdminImmediate:
+		return runtime.AdminQueued
+	case runtime.AdminQueued:
+		return runtime.AdminSay
+	}
+	return runtime.AdminImmediate
 }
 
 func (m *Model) closeAdmin() {

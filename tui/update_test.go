@@ -145,8 +145,14 @@ func TestKeyBindings(t *testing.T) {
 			}},
 		{name: "instruction, tab switches to queued", msgs: keys("ctrl+o", "tab", "type:Ask about weekend cover", "enter"),
 			wantCalls: []string{"admin:queued:Ask about weekend cover"}},
-		{name: "instruction, tab twice is immediate again", msgs: keys("ctrl+o", "tab", "tab", "type:x", "enter"),
+		{name: "instruction, tab twice is a line to say", msgs: keys("ctrl+o", "tab", "tab", "type:x", "enter"),
+			wantCalls: []string{"admin:say:x"}},
+		{name: "instruction, tab three times is immediate again", msgs: keys("ctrl+o", "tab", "tab", "tab", "type:x", "enter"),
 			wantCalls: []string{"admin:immediate:x"}},
+		{name: "ctrl+l opens a line to say", msgs: keys("ctrl+l", "type:We have five minutes left.", "enter"),
+			wantCalls: []string{"admin:say:We have five minutes left."}},
+		{name: "ctrl+o after a line to say is an instruction again", msgs: keys("ctrl+l", "type:Hello.", "enter", "ctrl+o", "type:Ask about costs.", "enter"),
+			wantCalls: []string{"admin:say:Hello.", "admin:immediate:Ask about costs."}},
 		{name: "instruction, esc cancels", msgs: keys("ctrl+o", "type:never mind", "esc", "enter"),
 			check: func(t *testing.T, m *Model) {
 				if m.adminOpen || m.focus != PaneInput {
