@@ -239,7 +239,9 @@ func TestRoomExaminerControlsAndRefusals(t *testing.T) {
 		}, func() bool { return hasEvent(exEvents, runtime.EventAdminInstruction, `"sender":"examiner-1"`) }},
 		{"examiner says a line", exr, func(c *livekit.Client) error {
 			return c.SendAdmin(ctx, runtime.AdminSay, "We have five minutes left.")
-		}, func() bool { return hasEvent(exEvents, runtime.EventSpoken, `"text":"We have five minutes left.","source":"say"`) }},
+		}, func() bool {
+			return hasEvent(exEvents, runtime.EventSpoken, `"text":"We have five minutes left.","source":"say"`)
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
