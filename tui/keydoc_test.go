@@ -55,7 +55,7 @@ func TestKeyTableDoc(t *testing.T) {
 		{k.Say, "anywhere", "open the box as a line to say: spoken to the candidate word for word"},
 		{k.SwitchInput, "anywhere", "switch typed/spoken answers (only when the exam can; hidden otherwise)"},
 		{k.Promote, "anywhere", "run the oldest queued instruction now, as an immediate one"},
-		{k.InstructMode, "instruction box", "switch immediate/queued/say"},
+		{k.InstructMode, "instruction box", "switch immediate/queued (from a line to say: back to an instruction; only ctrl+l makes a line to say)"},
 		{k.Send, "instruction box", "send the instruction"},
 		{k.Back, "instruction box", "cancel"},
 		{k.Up, "a focused pane", ""},

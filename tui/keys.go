@@ -46,7 +46,7 @@ func DefaultKeyMap() KeyMap {
 		Advance:      key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "advance node")),
 		End:          key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "end exam")),
 		Instruct:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "examiner instruction")),
-		InstructMode: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "instruction: immediate/queued/say")),
+		InstructMode: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "instruction: immediate/queued")),
 		Say:          key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "say a line to the candidate")),
 		Promote:      key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "promote queued instruction")),
 		Debug:        key.NewBinding(key.WithKeys("ctrl+r", "f2"), key.WithHelp("ctrl+r/f2", "debug view")),

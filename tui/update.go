@@ -243,6 +243,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		} else if m.adminMode == runtime.AdminSay {
 			m.adminMode = runtime.AdminImmediate // ctrl+o opens an instruction, never a line to say
 		}
+		m.setAdminPrompt()
 		m.input.Blur()
 		return m.adminInput.Focus()
 	}
@@ -382,6 +383,7 @@ func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, m.keys.InstructMode):
 		m.adminMode = nextAdminMode(m.adminMode)
+		m.setAdminPrompt()
 		return nil
 	case key.Matches(msg, m.keys.Send):
 		text := strings.TrimSpace(m.adminInput.Value())
@@ -400,15 +402,22 @@ func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// nextAdminMode is the instruction box's next mode (tab): immediate, queued, say, round again.
+// nextAdminMode is the instruction box's next mode (tab): immediate and queued in turn, and
+// from a line to say back to an instruction. tab never makes a line to say: only ctrl+l does,
+// so text typed as an instruction cannot be spoken by a stray key.
 func nextAdminMode(mode runtime.AdminMode) runtime.AdminMode {
-	switch mode {
-	case runtime.AdminImmediate:
+	if mode == runtime.AdminImmediate {
 		return runtime.AdminQueued
-	case runtime.AdminQueued:
-		return runtime.AdminSay
 	}
 	return runtime.AdminImmediate
+}
+
+// setAdminPrompt names what the box will send, so a line to say never looks like an instruction.
+func (m *Model) setAdminPrompt() {
+	m.adminInput.Prompt = "instruction> "
+	if m.adminMode == runtime.AdminSay {
+		m.adminInput.Prompt = "say> "
+	}
 }
 
 func (m *Model) closeAdmin() {

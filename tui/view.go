@@ -184,10 +184,10 @@ func (m *Model) footerLine() string {
 		return fit(st.Warn.Render("End the exam now?")+st.Muted.Render("  y end exam · n cancel"), m.width)
 	case m.adminOpen && m.adminMode == runtime.AdminSay:
 		return fit(st.Key.Render("Say to the candidate, word for word ")+st.Current.Render("["+m.adminMode.String()+"]")+
-			st.Muted.Render("  tab: immediate/queued/say · enter: send · esc: cancel"), m.width)
+			st.Muted.Render("  tab: an instruction instead · enter: send · esc: cancel"), m.width)
 	case m.adminOpen:
 		return fit(st.Key.Render("Examiner instruction (never read out) ")+st.Current.Render("["+m.adminMode.String()+"]")+
-			st.Muted.Render("  tab: immediate/queued/say · enter: send · esc: cancel"), m.width)
+			st.Muted.Render("  tab: immediate/queued · enter: send · esc: cancel"), m.width)
 	}
 	hint := m.help.ShortHelpView(m.shortHelp())
 	if m.notice == "" {
