@@ -12,6 +12,9 @@ var (
 	askToPrefixes = []string{"please ask the candidate to ", "ask the candidate to ", "please ask them to ", "ask them to "}
 	// "Ask about weekend cover." → "Could you tell me about weekend cover?"
 	askAboutPrefixes = []string{"please ask the candidate about ", "ask the candidate about ", "ask them about ", "ask about "}
+	// "Ask how the plan fits the budget." → "Could you tell me how the plan fits the budget?"
+	askWhPrefixes = []string{"please ask the candidate ", "ask the candidate ", "please ask them ", "ask them ", "ask "}
+	questionWords = []string{"how ", "why ", "what ", "whether ", "if ", "when ", "where ", "which ", "who "}
 	// "Tell the candidate that we have five minutes left." → "We have five minutes left."
 	tellPrefixes = []string{"tell the candidate that ", "tell the candidate ", "tell them that ", "tell them "}
 )
@@ -42,6 +45,18 @@ func parseDirective(text string) (directive, bool) {
 			}
 		}
 	}
+	for _, p := range askWhPrefixes {
+		if !strings.HasPrefix(lower, p) {
+			continue
+		}
+		for _, w := range questionWords {
+			if strings.HasPrefix(lower[len(p):], w) {
+				if r := strings.TrimRight(rest(p), ".!? "); len(r) > len(w) {
+					return directive{line: "Could you tell me " + lowerFirst(r) + "?", payload: r}, true
+				}
+			}
+		}
+	}
 	for _, p := range tellPrefixes {
 		if strings.HasPrefix(lower, p) {
 			if r := rest(p); strings.Trim(r, ".!? ") != "" {
@@ -57,7 +72,7 @@ func parseDirective(text string) (directive, bool) {
 }
 
 // CandidateLine is the line to say for an instruction addressed to the candidate ("ask the
-// candidate to …", "ask about …", "tell the candidate …"), and false for any other
+// candidate to …", "ask about …", "ask how/why/what/whether … ", "tell the candidate …"), and false for any other
 // instruction, which is guidance and must not be spoken.
 func CandidateLine(instruction string) (string, bool) {
 	d, ok := parseDirective(instruction)

@@ -104,9 +104,10 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 
 // observe is the turn's observation and what it did with each admin instruction. The offline
 // examiner acts only on instructions addressed to the candidate (runtime.CandidateLine): it
-// says their lines, at once in an admin run, else ahead of its reply to a turn that is not a
-// command (a command's answer leaves them queued). Any other instruction is guidance it
-// cannot follow: it says nothing for it and reports it not actionable, never reading it out.
+// says their lines, at once in an admin run, else ahead of its reply to a turn that stays in
+// the node (a command's answer, or a reply that moves on, is not said or not followed, so they
+// stay queued). Any other instruction is guidance it cannot follow: it says nothing for it and
+// reports it not actionable, never reading it out.
 func (e *Examiner) observe(req *runtime.ExaminerRequest) (report, []runtime.AdminStatus) {
 	r := e.observeTurn(req)
 	results := make([]runtime.AdminStatus, len(req.AdminInstructions))
@@ -116,7 +117,7 @@ func (e *Examiner) observe(req *runtime.ExaminerRequest) (report, []runtime.Admi
 		switch {
 		case !ok:
 			results[i] = runtime.AdminNotActionable
-		case req.AdminOnly || r.CommandDetected == "":
+		case req.AdminOnly || r.CommandDetected == "" && !r.EvidenceSufficient:
 			results[i] = runtime.AdminConsumed
 			lines = append(lines, line)
 		}
