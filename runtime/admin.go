@@ -14,7 +14,10 @@ import (
 // Admin delivers an examiner's instruction. Queued instructions join the next turn's context
 // and are consumed in order; an immediate one interrupts speech, runs once in an admin context
 // (the node's context plus the instruction) and returns to the node with its remaining time
-// and counts. Both are recorded with their sender.
+// and counts; after it, the instructions still queued run the same way, in order, before the
+// exam returns to its flow (the chain). A line to say (AdminSay) interrupts speech and is said
+// as it is, through the output filters, with no examiner call. All are recorded with their
+// sender.
 //
 // Like SubmitTurn, it runs in locked steps (receiveAdmin, prepareAdminRun, finishAdmin), each
 // taking mu once and releasing it on return, its only unlock; the examiner call between the
@@ -23,21 +26,78 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 	if err := a.normalize(); err != nil {
 		return err
 	}
-	if immediate, err := c.receiveAdmin(a); !immediate {
+	if interrupts, err := c.receiveAdmin(a); !interrupts {
 		return err
 	}
 
-	// One examiner call at a time: an immediate instruction waits for a turn in flight.
+	// One examiner call at a time: an immediate instruction waits for a turn in flight, and a
+	// line to say waits for it too, so it is never spoken in the middle of a turn's reply.
 	c.turnMu.Lock()
 	defer c.turnMu.Unlock()
+	if a.Mode == AdminSay {
+		return c.sayLine(a)
+	}
+	done, err := c.runAdmin(ctx, a)
+	for done && err == nil {
+		next, ok, perr := c.promoteNext()
+		if !ok {
+			return perr
+		}
+		done, err = c.runAdmin(ctx, next)
+	}
+	return err
+}
+
+// runAdmin makes one immediate instruction's examiner call and settles it. done reports that
+// it completed (applied, or not actionable) rather than failed, so the chain may go on. The
+// caller holds turnMu.
+func (c *Controller) runAdmin(ctx context.Context, a AdminInstruction) (done bool, err error) {
 	run, err := c.prepareAdminRun(a)
 	if run.req == nil {
-		return err
+		return false, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
 	reply, err := c.ex.Observe(cctx, run.req)
 	cancel()
 	return c.finishAdmin(&run, reply, err)
+}
+
+// promoteNext takes the oldest queued instruction for the chain after an immediate one: it is
+// recorded as promoted (as PromoteQueued does, so a resume replays it the same way) and
+// returned as an immediate instruction. ok is false when none is queued or the controller is
+// no longer active. The caller holds turnMu.
+func (c *Controller) promoteNext() (AdminInstruction, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.active(); err != nil || len(c.queued) == 0 {
+		return AdminInstruction{}, false, err
+	}
+	a := c.queued[0]
+	c.queued = append([]AdminInstruction(nil), c.queued[1:]...)
+	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: AdminPromoted})
+	a.Mode = AdminImmediate
+	return a, true, c.sinkErr
+}
+
+// sayLine speaks a line to say (AdminSay): the examiner's own words, through the node's output
+// filters (the runtime's last line of defence; an interception is recorded and marks the
+// spoken event) but not the instruction echo guard, since these words were chosen to be said.
+// It is not an instruction to the examiner, so nothing is chained after it. The caller holds
+// turnMu.
+func (c *Controller) sayLine(a AdminInstruction) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.active(); err != nil {
+		return err
+	}
+	nodeID := c.node.NodeID
+	_, parts, hits := c.filters[nodeID].runFilters(a.Text)
+	c.emitIntercepts(nodeID, hits)
+	for i, p := range parts {
+		c.speakPart(p, SpokenSay, len(hits) > 0, i, false)
+	}
+	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: nodeID, Status: AdminApplied})
+	return c.sinkErr
 }
 
 // adminRun is an immediate instruction's examiner call: what prepareAdminRun prepared under mu
@@ -50,16 +110,16 @@ type adminRun struct {
 }
 
 // receiveAdmin is Admin's first locked step: it records the instruction as received and either
-// queues it for the next turn (immediate false; the error is Admin's result) or interrupts
-// whatever is being said for the admin run (immediate true).
-func (c *Controller) receiveAdmin(a AdminInstruction) (immediate bool, err error) {
+// queues it for the next turn (interrupts false; the error is Admin's result) or interrupts
+// whatever is being said for the admin run or the line to say (interrupts true).
+func (c *Controller) receiveAdmin(a AdminInstruction) (interrupts bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.active(); err != nil {
 		return false, err
 	}
 	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: AdminReceived})
-	if a.Mode == AdminQueued {
+	if !a.Mode.Interrupts() {
 		c.queued = append(c.queued, a)
 		return false, c.sinkErr
 	}
@@ -85,29 +145,38 @@ func (c *Controller) prepareAdminRun(a AdminInstruction) (adminRun, error) {
 	return adminRun{a: a, gen: c.nodeGen, node: node, req: req}, nil
 }
 
-// finishAdmin is Admin's last locked step: the run's reply is filtered and spoken in the node
-// it was asked in, or the instruction is recorded as failed.
-func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error) error {
+// finishAdmin is Admin's last locked step: the run's reply is filtered (the instruction echo
+// guard first) and spoken in the node it was asked in; an examiner that cannot act on the
+// instruction says nothing and it is recorded as not actionable; else it is recorded as
+// failed. done reports that the run completed (applied or not actionable).
+func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error) (done bool, _ error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inFlight = false
 	if err := c.usable(); err != nil {
-		return err
+		return false, err
 	}
 	a, node := run.a, run.node
+	moved := c.nodeGen != run.gen || c.state.Terminal()
+	if err == nil && !moved && reply.adminResult(0) == AdminNotActionable {
+		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminNotActionable})
+		return true, c.sinkErr
+	}
 	text, perr := adminSpokenText(reply, err)
-	if perr != nil || c.nodeGen != run.gen || c.state.Terminal() {
+	if perr != nil || moved {
 		if perr == nil {
 			perr = fmt.Errorf("node changed during the admin run")
 		}
 		c.emit(&SystemErrorPayload{Code: CodeAdminFailed, Message: perr.Error(), NodeID: node.NodeID})
 		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminFailed})
-		return c.sinkErr
+		return false, c.sinkErr
 	}
+	c.applying = []string{a.Text}
 	c.speakFiltered(node.NodeID, text, SpokenAdmin)
+	c.applying = nil
 	c.adminApplied(a.Text)
 	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminApplied})
-	return c.sinkErr
+	return true, c.sinkErr
 }
 
 // adminSpokenText takes spokenText from an admin run's reply. Signals and the rest are

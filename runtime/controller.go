@@ -58,6 +58,7 @@ type Controller struct {
 	ttsSpeed     float64
 	pausedByExam bool // paused by an examiner control: only an examiner resumes
 	queued       []AdminInstruction
+	applying     []string // the instructions whose reply is being filtered and said (instruction_echo.go)
 	beats        []beatState
 
 	speakingUntil    time.Time
@@ -369,15 +370,22 @@ func (c *Controller) emitIntercepts(nodeID string, hits []filterHit) {
 // says what is left, part by part, as source. Every line the candidate hears comes through here
 // (speak) or through plan and apply (a turn's reply, validated by the same runFilters).
 func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) {
-	c.sayFiltered(nodeID, text, source, false)
+	c.sayFiltered(nodeID, text, source, false, true)
 }
 
-func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted bool) {
+// sayFiltered filters text, records the interceptions and says what is left. guard adds the
+// instruction_echo guard (outputFilters): lines the examiner wrote may repeat an instruction,
+// the controller's own lines (speak) never do.
+func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted, guard bool) {
 	nf := c.filters[nodeID]
 	if nf == nil || strings.TrimSpace(text) == "" {
 		return
 	}
-	_, parts, hits := nf.runFilters(text)
+	filter := nf.runFilters
+	if guard {
+		filter = func(text string) (string, []string, []filterHit) { return c.outputFilters(nf, text) }
+	}
+	_, parts, hits := filter(text)
 	c.emitIntercepts(nodeID, hits)
 	for i, p := range parts {
 		c.speakPart(p, source, intercepted || len(hits) > 0, i, false)
@@ -391,7 +399,7 @@ func (c *Controller) speak(text string, source SpokenSource, intercepted bool) {
 	if c.node == nil {
 		return
 	}
-	c.sayFiltered(c.node.NodeID, text, source, intercepted)
+	c.sayFiltered(c.node.NodeID, text, source, intercepted, false)
 }
 
 func (c *Controller) speakPart(text string, source SpokenSource, intercepted bool, part int, streamed bool) {

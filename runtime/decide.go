@@ -144,7 +144,7 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 	node := c.node
 	p := &plan{obs: obs}
 	// 3. Output validation.
-	p.text, p.parts, p.hits = nf.runFilters(obs.SpokenText)
+	p.text, p.parts, p.hits = c.outputFilters(nf, obs.SpokenText)
 	p.trace = append(p.trace, DecisionStep{Rule: "output_filters", Fired: len(p.hits) > 0, Detail: filterNames(p.hits)})
 
 	// 4. Evidence: dedupe, STT provenance.

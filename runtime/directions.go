@@ -233,7 +233,8 @@ func (cm *contextManager) summarizeNow() {
 }
 
 // PromoteQueued runs the oldest queued admin instruction now, as an immediate one
-// (a queued instruction promoted to immediate). It fails with
+// (a queued instruction promoted to immediate); the ones still queued follow it, as after any
+// immediate instruction (Admin's chain). It fails with
 // ErrNothingQueued when none is waiting.
 func (c *Controller) PromoteQueued(ctx context.Context) error {
 	c.mu.Lock()

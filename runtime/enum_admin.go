@@ -16,30 +16,41 @@ const (
 	// AdminControl marks an admin_instruction event recording a control action (pause,
 	// resume, skip, advance, end; the action is its text). It is never an instruction's mode.
 	AdminControl AdminMode = "control"
+	// AdminSay speaks the examiner's own words to the candidate as they are (through the output
+	// filters, never through the examiner): the one way an examiner's text reaches the candidate
+	// word for word.
+	AdminSay AdminMode = "say"
 )
 
 // AdminModes lists every admin mode.
-var AdminModes = []AdminMode{AdminImmediate, AdminQueued, AdminControl}
+var AdminModes = []AdminMode{AdminImmediate, AdminQueued, AdminControl, AdminSay}
 
 func (m AdminMode) String() string { return string(m) }
 
 // Valid reports whether m is a known mode.
 func (m AdminMode) Valid() bool { return isKnown(m, AdminModes) }
 
-// Instruction reports whether m is a mode an instruction can be sent with: immediate or queued.
-func (m AdminMode) Instruction() bool { return m == AdminImmediate || m == AdminQueued }
+// Instruction reports whether m is a mode an instruction can be sent with: immediate, queued
+// or say.
+func (m AdminMode) Instruction() bool {
+	return m == AdminImmediate || m == AdminQueued || m == AdminSay
+}
 
-// ParseAdminMode parses "immediate", "queued" or "control".
+// Interrupts reports whether an instruction sent with m cuts off what is being said: an
+// immediate one and a line to say do, a queued one waits for the next turn.
+func (m AdminMode) Interrupts() bool { return m == AdminImmediate || m == AdminSay }
+
+// ParseAdminMode parses "immediate", "queued", "control" or "say".
 func ParseAdminMode(s string) (AdminMode, error) { return parseEnum("admin mode", s, AdminModes) }
 
-// ParseInstructionMode parses the mode of an instruction: "immediate" or "queued".
+// ParseInstructionMode parses the mode of an instruction: "immediate", "queued" or "say".
 func ParseInstructionMode(s string) (AdminMode, error) {
 	m, err := ParseAdminMode(s)
 	if err == nil && !m.Instruction() {
-		return AdminUnknown, fmt.Errorf("%w: admin mode %q (want immediate or queued)", ErrUnknownValue, s)
+		return AdminUnknown, fmt.Errorf("%w: admin mode %q (want immediate, queued or say)", ErrUnknownValue, s)
 	}
 	if err != nil {
-		return AdminUnknown, fmt.Errorf("%w (want immediate or queued)", err)
+		return AdminUnknown, fmt.Errorf("%w (want immediate, queued or say)", err)
 	}
 	return m, nil
 }
@@ -55,10 +66,14 @@ const (
 	AdminConsumed      AdminStatus = "consumed" // a queued instruction went into a turn's context
 	AdminPromoted      AdminStatus = "promoted" // a queued instruction was made immediate
 	AdminFailed        AdminStatus = "failed"   // an immediate instruction could not run
+	// AdminNotActionable: the examiner could not act on the instruction (the offline examiner
+	// only acts on lines addressed to the candidate); nothing was said for it and it left the
+	// queue, so the supervising examiner sees it rather than a silent "consumed".
+	AdminNotActionable AdminStatus = "not_actionable"
 )
 
 // AdminStatuses lists every admin status.
-var AdminStatuses = []AdminStatus{AdminReceived, AdminApplied, AdminConsumed, AdminPromoted, AdminFailed}
+var AdminStatuses = []AdminStatus{AdminReceived, AdminApplied, AdminConsumed, AdminPromoted, AdminFailed, AdminNotActionable}
 
 func (s AdminStatus) String() string { return string(s) }
 

@@ -38,11 +38,12 @@ const (
 	SpokenNotice   SpokenSource = "notice"   // a line outside the exam's flow (Controller.Notice)
 	SpokenSystem   SpokenSource = "system"   // the examiner-failure interruption line
 	SpokenHolding  SpokenSource = "holding"  // the holding line while a failing examiner is retried
+	SpokenSay      SpokenSource = "say"      // the supervising examiner's own words (admin mode say)
 )
 
 // SpokenSources lists every spoken source.
 var SpokenSources = []SpokenSource{SpokenIntro, SpokenPrompt, SpokenExaminer, SpokenFallback, SpokenCommand,
-	SpokenAdmin, SpokenSilence, SpokenResume, SpokenNotice, SpokenSystem, SpokenHolding}
+	SpokenAdmin, SpokenSilence, SpokenResume, SpokenNotice, SpokenSystem, SpokenHolding, SpokenSay}
 
 func (s SpokenSource) String() string { return string(s) }
 

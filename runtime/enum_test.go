@@ -83,7 +83,7 @@ func TestInstructionMode(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want runtime.AdminMode
-	}{{"immediate", runtime.AdminImmediate}, {"queued", runtime.AdminQueued}, {"control", ""}, {"", ""}, {"now", ""}} {
+	}{{"immediate", runtime.AdminImmediate}, {"queued", runtime.AdminQueued}, {"say", runtime.AdminSay}, {"control", ""}, {"", ""}, {"now", ""}} {
 		got, err := runtime.ParseInstructionMode(tc.in)
 		if got != tc.want || (err != nil) != (tc.want == "") {
 			t.Errorf("ParseInstructionMode(%q) = %q, %v", tc.in, got, err)

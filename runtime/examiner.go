@@ -59,4 +59,19 @@ type ExaminerReply struct {
 	FirstToken time.Duration // time to first streamed token, when streaming
 	Complete   time.Duration // time to the complete reply
 	Attempts   int
+	// AdminResults says, per entry of the request's AdminInstructions, what this reply did with
+	// it: AdminConsumed (acted on), AdminNotActionable (cannot be acted on: nothing is said
+	// for it and it leaves the queue) or AdminStatusUnknown (not acted on in this reply: a
+	// queued one stays queued). Nil or short means acted on: an LLM is given every instruction
+	// as guidance. The offline examiner, which only acts on lines addressed to the candidate,
+	// fills it in.
+	AdminResults []AdminStatus
+}
+
+// adminResult is what the reply did with the request's i-th admin instruction (AdminResults).
+func (r *ExaminerReply) adminResult(i int) AdminStatus {
+	if r == nil || i >= len(r.AdminResults) {
+		return AdminConsumed
+	}
+	return r.AdminResults[i]
 }

@@ -85,6 +85,13 @@ func ParityState(c *Controller, at time.Time) (map[string]any, error) {
 	}
 	out["beats.fired"] = fired
 	out["context"] = c.ctxm.contextParity()
+	// The admin queue: what a resume left queued (received, not yet consumed, promoted or
+	// found not actionable), in order, with nothing being applied between calls.
+	queued := make([]string, len(c.queued))
+	for i, a := range c.queued {
+		queued[i] = a.Mode.String() + " " + a.Text + " by " + a.Sender
+	}
+	out["admin"] = fmt.Sprintf("queued=%q applying=%q", queued, c.applying)
 	out["directions"] = fmt.Sprintf("pending=%q wrapUp=%q opening=%q calls=%d inCall=%q",
 		c.integ.directions, c.integ.wrapUp, c.integ.opening, c.integ.examinerCalls, c.integ.inCall)
 	return out, nil

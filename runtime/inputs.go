@@ -55,7 +55,7 @@ type AdminInstruction struct {
 
 func (a *AdminInstruction) normalize() error {
 	if !a.Mode.Instruction() {
-		return fmt.Errorf("%w: mode %q (want immediate or queued)", ErrInvalidAdmin, a.Mode)
+		return fmt.Errorf("%w: mode %q (want immediate, queued or say)", ErrInvalidAdmin, a.Mode)
 	}
 	a.Text = strings.TrimSpace(a.Text)
 	if a.Text == "" {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/examtui/examtui/spec"
@@ -163,11 +164,17 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		switch {
 		case p.Mode == AdminQueued && p.Status == AdminReceived:
 			c.queued = append(c.queued, AdminInstruction{Mode: AdminQueued, Text: p.Text, Sender: p.Sender})
-		case p.Mode == AdminQueued && (p.Status == AdminConsumed || p.Status == AdminPromoted) && len(c.queued) > 0:
-			if p.Status == AdminConsumed { // it was in the call's context, and stays in the examiner's
-				c.ctxm.record(adminMessage(c.queued[0], false))
+		case p.Mode == AdminQueued && (p.Status == AdminConsumed || p.Status == AdminPromoted || p.Status == AdminNotActionable):
+			// It leaves the queue where it stood: one the examiner could not act on yet stays
+			// queued ahead of it, so the first with the same text and sender is the one.
+			i := slices.IndexFunc(c.queued, func(q AdminInstruction) bool { return q.Text == p.Text && q.Sender == p.Sender })
+			if i < 0 {
+				break
 			}
-			c.queued = c.queued[1:]
+			if p.Status == AdminConsumed { // it was in the call's context, and stays in the examiner's
+				c.ctxm.record(adminMessage(c.queued[i], false))
+			}
+			c.queued = slices.Delete(slices.Clone(c.queued), i, i+1)
 		case p.Mode == AdminImmediate && p.Status == AdminApplied:
 			c.adminApplied(p.Text)
 		}

@@ -134,8 +134,9 @@ func contextVariant(demo *spec.Exam) *spec.Exam {
 	return &exam
 }
 
-// contextWalk is demoWalk with more to remember in every node: a barge-in, a queued and an
-// immediate admin instruction, a silent turn and long enough a wait for the node's beats.
+// contextWalk is demoWalk with more to remember in every node: a barge-in, queued
+// instructions (consumed by a turn, chained after an immediate one, not actionable), an
+// immediate one, a line to say, a silent turn and long enough a wait for the node's beats.
 func contextWalk(exam *spec.Exam) []headless.TurnStep {
 	say := func(s string) headless.TurnStep { return headless.TurnStep{Say: &s} }
 	interrupt := func(s string) headless.TurnStep { return headless.TurnStep{Interrupt: &s} }
@@ -147,8 +148,15 @@ func contextWalk(exam *spec.Exam) []headless.TurnStep {
 	for range exam.Nodes {
 		steps = append(steps, say("I think the guests in a hurry need a faster option."),
 			admin("queued", "Ask about the costs."), interrupt("Sorry, can I add that the staff matter too?"),
-			headless.TurnStep{Silence: &silence}, admin("immediate", "Ask the candidate to speak up."),
-			say("What do you mean?"), say("We would add a second coffee station by the door."),
+			headless.TurnStep{Silence: &silence},
+			// Queued behind the immediate one, which chains them: one the offline examiner
+			// cannot act on (not actionable, nothing said) and one it says.
+			admin("queued", "The candidate looks tired, keep the pace gentle."),
+			admin("queued", "Tell the candidate that the manager has approved overtime."),
+			admin("immediate", "Ask the candidate to speak up."),
+			say("What do you mean?"), admin("say", "We have a few minutes left for this part."),
+			admin("queued", "The candidate seems unsure about the budget."),
+			say("We would add a second coffee station by the door."),
 			headless.TurnStep{Wait: &wait}, say("And a grab-and-go table."), headless.TurnStep{Control: &advance})
 	}
 	return steps

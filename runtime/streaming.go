@@ -77,7 +77,7 @@ func (c *Controller) onPartialArguments(st *streamState, partial []byte) {
 	// the whole spokenText has arrived, which the filters then judged whole).
 	for k := len(st.emitted) + 1; k <= len(sentences); k++ {
 		said := strings.Join(sentences[:k], " ")
-		out, _, hits := nf.runFilters(said)
+		out, _, hits := c.outputFilters(nf, said)
 		if len(hits) > 0 || out != said || utf8.RuneCountInString(said) > nf.maxChars {
 			st.stopped = true
 			return

@@ -217,13 +217,25 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	if err := c.usable(); err != nil {
 		return err
 	}
-	// Queued instructions were in this call's context: consume them, in order.
-	consumed := min(call.queued, len(c.queued))
-	for _, a := range c.queued[:consumed] {
-		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: AdminConsumed})
-		c.ctxm.record(adminMessage(a, false))
+	// Queued instructions were in this call's context: settle them, in order, as the reply
+	// says (consumed, not actionable, or left queued). While the reply is filtered they are
+	// the instructions being applied, so it cannot read them out.
+	c.applying = call.req.AdminInstructions
+	defer func() { c.applying = nil }()
+	taken := min(call.queued, len(c.queued))
+	var left []AdminInstruction
+	for i, a := range c.queued[:taken] {
+		switch st := in.reply.adminResult(i); st {
+		case AdminConsumed, AdminNotActionable:
+			c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: st})
+			if st == AdminConsumed {
+				c.ctxm.record(adminMessage(a, false))
+			}
+		default:
+			left = append(left, a)
+		}
 	}
-	c.queued = append([]AdminInstruction(nil), c.queued[consumed:]...)
+	c.queued = append(left, c.queued[taken:]...)
 	if c.nodeGen != in.gen || c.state.Terminal() {
 		// The examiner moved on (advance, skip, end) while the examiner was thinking: the
 		// observation no longer applies to anything, but it is still recorded.

@@ -40,7 +40,7 @@ type CommandKind string
 // Command kinds.
 const (
 	CommandControl CommandKind = "control" // Action: pause | resume | skip | advance | end
-	CommandAdmin   CommandKind = "admin"   // Action: immediate | queued; Text: the instruction
+	CommandAdmin   CommandKind = "admin"   // Action: immediate | queued | say; Text: the instruction or the line to say
 )
 
 func (k CommandKind) String() string { return string(k) }
@@ -69,8 +69,8 @@ func (c *Command) validate() error {
 			return fmt.Errorf("%w: a control takes no text", ErrInvalidCommand)
 		}
 	case CommandAdmin:
-		if !runtime.AdminMode(c.Action).Valid() {
-			return fmt.Errorf("%w: instruction mode %q (want immediate or queued)", ErrInvalidCommand, c.Action)
+		if _, err := runtime.ParseInstructionMode(c.Action); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidCommand, err)
 		}
 		if strings.TrimSpace(c.Text) == "" {
 			return fmt.Errorf("%w: empty instruction", ErrInvalidCommand)

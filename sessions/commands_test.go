@@ -28,6 +28,8 @@ func testSendCommandValidates(t *testing.T, eng testEngine) {
 		{"control with text", Command{Kind: CommandControl, Action: "pause", Text: "x", Sender: "m"}, ErrInvalidCommand},
 		{"empty instruction", Command{Kind: CommandAdmin, Action: "immediate", Text: "  ", Sender: "m"}, ErrInvalidCommand},
 		{"bad mode", Command{Kind: CommandAdmin, Action: "later", Text: "x", Sender: "m"}, ErrInvalidCommand},
+		{"line to say", Command{Kind: CommandAdmin, Action: "say", Text: "We have five minutes left.", Sender: "m"}, nil},
+		{"control is no instruction mode", Command{Kind: CommandAdmin, Action: "control", Text: "x", Sender: "m"}, ErrInvalidCommand},
 		{"no sender", Command{Kind: CommandControl, Action: "pause"}, ErrInvalidCommand},
 		{"bad kind", Command{Kind: "speak", Action: "pause", Sender: "m"}, ErrInvalidCommand},
 		{"no session", Command{SessionID: "nope-1", Kind: CommandControl, Action: "pause", Sender: "m"}, ErrNotFound},

@@ -132,9 +132,19 @@ func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload) {
 		p.add(turn{kind: turnSystem, at: ev.Timestamp,
 			text: fmt.Sprintf("── %s (node %d of %d) ──", v.NodeID, v.Progress.CurrentNodeIndex, v.Progress.TotalNodes)}, width)
 	case *runtime.AdminInstructionPayload:
-		if v.Status == runtime.AdminReceived {
+		switch {
+		case v.Status == runtime.AdminReceived && v.Mode == runtime.AdminSay:
+			p.add(turn{kind: turnSystem, at: ev.Timestamp,
+				text: fmt.Sprintf("line to say (%s): %s", v.Sender, oneLine(v.Text))}, width)
+		case v.Status == runtime.AdminReceived:
 			p.add(turn{kind: turnSystem, at: ev.Timestamp,
 				text: fmt.Sprintf("examiner instruction (%s, %s): %s", v.Mode, v.Sender, oneLine(v.Text))}, width)
+		case v.Status == runtime.AdminNotActionable:
+			p.add(turn{kind: turnSystem, at: ev.Timestamp,
+				text: fmt.Sprintf("instruction not actionable, nothing said: %s", oneLine(v.Text))}, width)
+		case v.Status == runtime.AdminFailed:
+			p.add(turn{kind: turnSystem, at: ev.Timestamp,
+				text: fmt.Sprintf("instruction failed: %s", oneLine(v.Text))}, width)
 		}
 	case *runtime.ExamStatePayload:
 		switch v.State {

@@ -233,11 +233,17 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.confirm = confirmEnd
 		return nil
-	case key.Matches(msg, k.Instruct):
+	case key.Matches(msg, k.Instruct, k.Say):
 		if m.refuseControl("instruction") {
 			return nil
 		}
 		m.adminOpen = true
+		if key.Matches(msg, k.Say) {
+			m.adminMode = runtime.AdminSay
+		} else if m.adminMode == runtime.AdminSay {
+			m.adminMode = runtime.AdminImmediate // ctrl+o opens an instruction, never a line to say
+		}
+		m.setAdminPrompt()
 		m.input.Blur()
 		return m.adminInput.Focus()
 	}
@@ -376,11 +382,8 @@ func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.closeAdmin()
 		return nil
 	case key.Matches(msg, m.keys.InstructMode):
-		if m.adminMode == runtime.AdminImmediate {
-			m.adminMode = runtime.AdminQueued
-		} else {
-			m.adminMode = runtime.AdminImmediate
-		}
+		m.adminMode = nextAdminMode(m.adminMode)
+		m.setAdminPrompt()
 		return nil
 	case key.Matches(msg, m.keys.Send):
 		text := strings.TrimSpace(m.adminInput.Value())
@@ -397,6 +400,24 @@ func (m *Model) handleAdminKey(msg tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.adminInput, cmd = m.adminInput.Update(msg)
 	return cmd
+}
+
+// nextAdminMode is the instruction box's next mode (tab): immediate and queued in turn, and
+// from a line to say back to an instruction. tab never makes a line to say: only ctrl+l does,
+// so text typed as an instruction cannot be spoken by a stray key.
+func nextAdminMode(mode runtime.AdminMode) runtime.AdminMode {
+	if mode == runtime.AdminImmediate {
+		return runtime.AdminQueued
+	}
+	return runtime.AdminImmediate
+}
+
+// setAdminPrompt names what the box will send, so a line to say never looks like an instruction.
+func (m *Model) setAdminPrompt() {
+	m.adminInput.Prompt = "instruction> "
+	if m.adminMode == runtime.AdminSay {
+		m.adminInput.Prompt = "say> "
+	}
 }
 
 func (m *Model) closeAdmin() {

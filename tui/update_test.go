@@ -147,6 +147,25 @@ func TestKeyBindings(t *testing.T) {
 			wantCalls: []string{"admin:queued:Ask about weekend cover"}},
 		{name: "instruction, tab twice is immediate again", msgs: keys("ctrl+o", "tab", "tab", "type:x", "enter"),
 			wantCalls: []string{"admin:immediate:x"}},
+		// An instruction never becomes a line to say by tab, whatever mode the box last had.
+		{name: "instruction, reopened queued, tab is immediate", msgs: keys("ctrl+o", "tab", "type:a", "enter", "ctrl+o", "tab", "type:b", "enter"),
+			wantCalls: []string{"admin:queued:a", "admin:immediate:b"}},
+		{name: "ctrl+l opens a line to say", msgs: keys("ctrl+l", "type:We have five minutes left.", "enter"),
+			wantCalls: []string{"admin:say:We have five minutes left."}},
+		{name: "the box names a line to say", msgs: keys("ctrl+l", "type:Hello."),
+			check: func(t *testing.T, m *Model) {
+				if m.adminInput.Prompt != "say> " || !strings.Contains(m.footerLine(), "word for word") {
+					t.Errorf("prompt %q, footer %q", m.adminInput.Prompt, m.footerLine())
+				}
+			}},
+		{name: "tab from say names an instruction again", msgs: keys("ctrl+l", "tab"),
+			check: func(t *testing.T, m *Model) {
+				if m.adminMode != runtime.AdminImmediate || m.adminInput.Prompt != "instruction> " {
+					t.Errorf("mode %s prompt %q", m.adminMode, m.adminInput.Prompt)
+				}
+			}},
+		{name: "ctrl+o after a line to say is an instruction again", msgs: keys("ctrl+l", "type:Hello.", "enter", "ctrl+o", "type:Ask about costs.", "enter"),
+			wantCalls: []string{"admin:say:Hello.", "admin:immediate:Ask about costs."}},
 		{name: "instruction, esc cancels", msgs: keys("ctrl+o", "type:never mind", "esc", "enter"),
 			check: func(t *testing.T, m *Model) {
 				if m.adminOpen || m.focus != PaneInput {

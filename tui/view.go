@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/examtui/examtui/runtime"
 )
 
 // View renders the frame and declares the terminal features the console uses.
@@ -180,8 +182,11 @@ func (m *Model) footerLine() string {
 			st.Muted.Render("  y quit · n stay"), m.width)
 	case m.confirm == confirmEnd:
 		return fit(st.Warn.Render("End the exam now?")+st.Muted.Render("  y end exam · n cancel"), m.width)
+	case m.adminOpen && m.adminMode == runtime.AdminSay:
+		return fit(st.Key.Render("Say to the candidate, word for word ")+st.Current.Render("["+m.adminMode.String()+"]")+
+			st.Muted.Render("  tab: an instruction instead · enter: send · esc: cancel"), m.width)
 	case m.adminOpen:
-		return fit(st.Key.Render("Examiner instruction ")+st.Current.Render("["+m.adminMode.String()+"]")+
+		return fit(st.Key.Render("Examiner instruction (never read out) ")+st.Current.Render("["+m.adminMode.String()+"]")+
 			st.Muted.Render("  tab: immediate/queued · enter: send · esc: cancel"), m.width)
 	}
 	hint := m.help.ShortHelpView(m.shortHelp())

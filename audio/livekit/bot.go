@@ -140,8 +140,8 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 	var err error
 	switch c.Kind {
 	case CommandAdmin:
-		if c.Mode == runtime.AdminImmediate {
-			// An immediate instruction interrupts the examiner mid-sentence.
+		if c.Mode.Interrupts() {
+			// An immediate instruction or a line to say interrupts the examiner mid-sentence.
 			b.Interrupt()
 		}
 		err = b.ctrl.Admin(b.ctx, runtime.AdminInstruction{Mode: c.Mode, Text: c.Text, Sender: c.Sender})

@@ -69,7 +69,7 @@ func (k CommandKind) String() string {
 // ExaminerCommand is an admin instruction or a control received from an examiner.
 type ExaminerCommand struct {
 	Kind     CommandKind
-	Mode     runtime.AdminMode     // CommandAdmin: immediate or queued
+	Mode     runtime.AdminMode     // CommandAdmin: immediate, queued or say
 	Text     string                // CommandAdmin
 	Action   runtime.ControlAction // CommandControl
 	Sender   string                // the server-asserted identity of the sender
@@ -186,7 +186,7 @@ func EncodeCandidateText(text string, confidence float64) ([]byte, error) {
 // EncodeAdminInstruction builds an examiner-commands packet carrying an admin instruction.
 func EncodeAdminInstruction(mode runtime.AdminMode, text string) ([]byte, error) {
 	if !mode.Instruction() {
-		return nil, fmt.Errorf("%w: admin mode %q (want immediate or queued)", ErrInvalidMessage, mode)
+		return nil, fmt.Errorf("%w: admin mode %q (want immediate, queued or say)", ErrInvalidMessage, mode)
 	}
 	return json.Marshal(wireMessage{Type: msgAdminInstruction, Mode: mode.String(), Text: &text})
 }

@@ -61,6 +61,9 @@ func TestParseExaminerCommand(t *testing.T) {
 			livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminImmediate, Text: "Ask about costs."}, false},
 		{"queued", `{"type":"admin_instruction","mode":"queued","text":"Slow down."}`,
 			livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminQueued, Text: "Slow down."}, false},
+		{"say", `{"type":"admin_instruction","mode":"say","text":"We have five minutes left."}`,
+			livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminSay, Text: "We have five minutes left."}, false},
+		{"control is no instruction mode", `{"type":"admin_instruction","mode":"control","text":"pause"}`, livekit.ExaminerCommand{}, true},
 		{"pause", `{"type":"control","action":"pause"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlPause}, false},
 		{"resume", `{"type":"control","action":"resume"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlResume}, false},
 		{"skip", `{"type":"control","action":"skip"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlSkip}, false},
@@ -140,7 +143,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err != nil || text.Text != "a second buffet line" || text.Confidence != 0.7 {
 		t.Fatalf("candidate text round trip: %+v, %v", text, err)
 	}
-	for _, mode := range []runtime.AdminMode{runtime.AdminImmediate, runtime.AdminQueued} {
+	for _, mode := range []runtime.AdminMode{runtime.AdminImmediate, runtime.AdminQueued, runtime.AdminSay} {
 		data, err := livekit.EncodeAdminInstruction(mode, "Probe the budget.")
 		if err != nil {
 			t.Fatal(err)

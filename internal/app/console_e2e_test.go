@@ -358,12 +358,26 @@ func TestConsoleSkipAdvanceInstruct(t *testing.T) {
 	c.waitScreen("skip", "skip sent", "Timers node 3 of 4", "↷ scenario-hotel-breakfast (skipped)", "▶ scenario-staff-rota")
 
 	c.key(ctrl('o'))
-	c.waitScreen("instruction box", "Examiner instruction [immediate]", "instruction>")
+	c.waitScreen("instruction box", "Examiner instruction (never read out) [immediate]", "instruction>")
 	c.key(tea.KeyPressMsg{Code: tea.KeyTab})
-	c.waitScreen("queued", "Examiner instruction [queued]")
+	c.waitScreen("queued", "Examiner instruction (never read out) [queued]")
 	c.tm.Type("Ask about overtime")
 	c.key(enter)
 	c.waitScreen("instruction sent", "instruction (queued) sent", "answer>")
+
+	// An immediate instruction the offline examiner cannot act on is shown as such and never
+	// spoken; the queued one follows it (the chain); ctrl+l says a line word for word.
+	c.key(ctrl('o'))
+	c.key(tea.KeyPressMsg{Code: tea.KeyTab})
+	c.waitScreen("immediate again", "Examiner instruction (never read out) [immediate]")
+	c.tm.Type("The candidate looks tired, wrap up soon")
+	c.key(enter)
+	c.waitScreen("not actionable", "instruction not actionable, nothing said", "Examiner: Could you tell me about overtime?")
+	c.key(ctrl('l'))
+	c.waitScreen("say box", "Say to the candidate, word for word [say]", "say>")
+	c.tm.Type("We have five minutes left.")
+	c.key(enter)
+	c.waitScreen("said", "Examiner: We have five minutes left.")
 
 	c.key(ctrl('x'))
 	c.waitScreen("end asks", "End the exam now?")
@@ -389,8 +403,21 @@ func TestConsoleSkipAdvanceInstruct(t *testing.T) {
 		}
 		admin = append(admin, a.Mode.String()+":"+a.Text+":"+a.Status.String())
 	}
-	if !slices.Contains(admin, "queued:Ask about overtime:received") {
-		t.Errorf("admin instructions %q lack the queued one", admin)
+	for _, want := range []string{"queued:Ask about overtime:received", "queued:Ask about overtime:promoted",
+		"immediate:The candidate looks tired, wrap up soon:not_actionable", "say:We have five minutes left.:applied"} {
+		if !slices.Contains(admin, want) {
+			t.Errorf("admin instructions %q lack %q", admin, want)
+		}
+	}
+	var said []string
+	for _, sp := range decodeAll[*runtime.SpokenPayload](t, evs, runtime.EventSpoken) {
+		if strings.Contains(sp.Text, "tired") {
+			t.Errorf("the instruction was spoken: %+v", sp)
+		}
+		said = append(said, sp.Source.String()+": "+sp.Text)
+	}
+	if !slices.Contains(said, "say: We have five minutes left.") {
+		t.Errorf("the line to say was not spoken as typed: %q", said)
 	}
 }
 

@@ -51,6 +51,8 @@ func TestRunHeadless(t *testing.T) {
 		code     int    // 0: completed
 		stderr   []string
 		stdout   []string
+		// notStdout must appear in no spoken or transcript line ("spoken … admin: TEXT").
+		notStdout []string
 	}{
 		{name: "completed", lines: demoAnswers, stderr: []string{"completed ("}},
 		{name: "ended by the operator", lines: append(demoAnswers[:1:1], "/end"), code: app.ExitEnded, stderr: []string{"ended aborted"}},
@@ -61,6 +63,15 @@ func TestRunHeadless(t *testing.T) {
 		{name: "refusals go on", lines: append([]string{"/bogus", "/resume", "/promote", "/queue Ask about the budget.", "/promote"}, demoAnswers...),
 			stderr: []string{`unknown operator command: "/bogus"`, "/promote", "control refused", "no queued admin instruction to promote", "completed ("},
 			stdout: []string{`queued promoted "Ask about the budget."`, `immediate applied "Ask about the budget."`}},
+		// An instruction is guidance, never read out: one the offline examiner cannot act on is
+		// shown not actionable; only /say speaks the examiner's own words.
+		{name: "instructions are not read out", lines: append([]string{
+			"/now The candidate looks tired, wrap up the breakfast question soon.",
+			"/queue The candidate seems nervous.", "/say We will take it step by step."}, demoAnswers...),
+			stderr: []string{"completed ("},
+			stdout: []string{`immediate not_actionable "The candidate looks tired, wrap up the breakfast question soon." by `,
+				`queued not_actionable "The candidate seems nervous." by `, `spoken               say: "We will take it step by step."`},
+			notStdout: []string{`: "The candidate looks tired`, `: "The candidate seems nervous`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,6 +126,13 @@ func TestRunHeadless(t *testing.T) {
 			for _, want := range tc.stdout {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("stdout lacks %q:\n%s", want, out.String())
+				}
+			}
+			for _, l := range strings.Split(out.String(), "\n") {
+				for _, bad := range tc.notStdout {
+					if (strings.Contains(l, " spoken ") || strings.Contains(l, " transcript_segment ")) && strings.Contains(l, bad) {
+						t.Errorf("said to the candidate: %q", l)
+					}
 				}
 			}
 			// Everything stored was printed, in order, one readable line per event.

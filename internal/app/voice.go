@@ -465,8 +465,8 @@ func (vc *Voice) deliver(ev runtime.Event) {
 			vc.interrupt("paused")
 		}
 	case *runtime.AdminInstructionPayload:
-		if p.Mode == runtime.AdminImmediate && p.Status == runtime.AdminReceived {
-			vc.interrupt("immediate instruction")
+		if p.Mode.Interrupts() && p.Status == runtime.AdminReceived {
+			vc.interrupt(p.Mode.String() + " instruction")
 		}
 	}
 }

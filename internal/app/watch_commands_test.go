@@ -26,6 +26,7 @@ func TestWireCommand(t *testing.T) {
 		{"now Ask about the budget.", livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminImmediate, Text: "Ask about the budget."}},
 		{"/admin Ask.", livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminImmediate, Text: "Ask."}},
 		{"queue Slow down.", livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminQueued, Text: "Slow down."}},
+		{"say We have five minutes left.", livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminSay, Text: "We have five minutes left."}},
 	}
 	for _, tc := range cases {
 		c, err := operator.Parse(tc.line, operator.Commands)
@@ -44,7 +45,7 @@ func TestWireCommand(t *testing.T) {
 
 // FuzzWireCommand: whatever the grammar accepts from an examiner survives the room's wire.
 func FuzzWireCommand(f *testing.F) {
-	for _, s := range []string{"pause", "now hello", "/queue x", "", "end now", "\x00", "promote", "admin \u202e"} {
+	for _, s := range []string{"pause", "now hello", "/queue x", "say hi", "", "end now", "\x00", "promote", "admin \u202e"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {

@@ -30,7 +30,7 @@ func TestSendCommandLinesThroughRoom(t *testing.T) {
 	}
 	testutil.Eventually(t, 10*time.Second, func() bool { return apptest.HasParticipant(rb.Room, "examiner-typed") }, "the bot to see the examiner")
 	var errw lockedBuffer
-	app.SendCommandLines(ctx, strings.NewReader("/queue Ask about the budget.\nexplode\n\npromote\n"), exr, &errw)
+	app.SendCommandLines(ctx, strings.NewReader("/queue Ask about the budget.\nexplode\n\npromote\n/say We have five minutes left.\n"), exr, &errw)
 	if !strings.Contains(errw.String(), `unknown operator command: "explode"`) || !strings.Contains(errw.String(), "/promote") {
 		t.Errorf("the bad line was not reported with the help:\n%s", errw.String())
 	}
@@ -50,4 +50,16 @@ func TestSendCommandLinesThroughRoom(t *testing.T) {
 	if n := x.Controller.Snapshot().QueuedAdmin; n != 0 {
 		t.Errorf("%d instructions still queued after promote", n)
 	}
+	// A typed /say reaches the room as a line to say and is spoken word for word.
+	said := func() bool {
+		for _, ev := range exEvents.events() {
+			var p struct{ Source, Text string }
+			if ev.Event == runtime.EventSpoken && json.Unmarshal(ev.Payload, &p) == nil &&
+				p.Source == runtime.SpokenSay.String() && p.Text == "We have five minutes left." {
+				return true
+			}
+		}
+		return false
+	}
+	testutil.Eventually(t, 20*time.Second, said, "the line to say to be spoken")
 }

@@ -105,7 +105,11 @@ func Describe(ev runtime.Event) string {
 	case *runtime.RecoveryPayload:
 		return strings.TrimSpace(fmt.Sprintf("%s %s %s", p.Kind, p.SignalType, p.Detail))
 	case *runtime.AdminInstructionPayload:
-		return fmt.Sprintf("%s %s %s by %s", p.Mode, p.Status, quote(p.Text), p.Sender)
+		s := fmt.Sprintf("%s %s %s by %s", p.Mode, p.Status, quote(p.Text), p.Sender)
+		if p.Status == runtime.AdminNotActionable {
+			s += " (the examiner cannot act on it; nothing was said)"
+		}
+		return s
 	case *runtime.BeatFiredPayload:
 		return fmt.Sprintf("%s at %ds: %s", p.Scope, p.AtSec, quote(p.Message))
 	case *runtime.SpokenPayload:

@@ -21,7 +21,7 @@ const (
 	KindNone    Kind = iota // a blank line: nothing to do
 	KindAnswer              // the candidate's answer (headless stdin only)
 	KindControl             // pause, resume, skip, advance, end, promote
-	KindAdmin               // an immediate or queued examiner instruction
+	KindAdmin               // an examiner instruction (immediate or queued) or a line to say
 )
 
 func (k Kind) String() string {
@@ -91,6 +91,8 @@ var grammar = []command{
 		help: "immediate instruction: the examiner acts on it at once"},
 	{name: "queue", aliases: []string{"queued"}, arg: "TEXT", kind: KindAdmin, mode: runtime.AdminQueued,
 		help: "queued instruction, used at the next turn"},
+	{name: "say", arg: "TEXT", kind: KindAdmin, mode: runtime.AdminSay,
+		help: "say TEXT to the candidate word for word (instructions are never read out)"},
 	{name: "promote", kind: KindControl, action: runtime.ControlPromote, help: "run the oldest queued instruction now, as an immediate one"},
 }
 

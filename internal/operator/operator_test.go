@@ -47,6 +47,8 @@ func TestParse(t *testing.T) {
 		{A, "/immediate Ask about costs.", admin(runtime.AdminImmediate, "Ask about costs."), nil},
 		{A, "/queue   Mention the budget. ", admin(runtime.AdminQueued, "Mention the budget."), nil},
 		{A, "/queued Mention the budget.", admin(runtime.AdminQueued, "Mention the budget."), nil},
+		{A, "/say  We have five minutes left. ", admin(runtime.AdminSay, "We have five minutes left."), nil},
+		{A, "/SAY", operator.Command{}, operator.ErrArgument},
 		{A, "/promote", promote, nil},
 		{A, "/promote now", operator.Command{}, operator.ErrArgument},
 		{A, "/admin", operator.Command{}, operator.ErrArgument},
@@ -63,6 +65,7 @@ func TestParse(t *testing.T) {
 		{C, "now Ask about the budget.", admin(runtime.AdminImmediate, "Ask about the budget."), nil},
 		{C, "/admin Ask about the budget.", admin(runtime.AdminImmediate, "Ask about the budget."), nil},
 		{C, "/queue   Slow down a little. ", admin(runtime.AdminQueued, "Slow down a little."), nil},
+		{C, "say Take your time.", admin(runtime.AdminSay, "Take your time."), nil},
 		{C, "promote", promote, nil},
 		{C, "/", operator.Command{}, operator.ErrUnknown},
 		{C, "now", operator.Command{}, operator.ErrArgument},
@@ -140,10 +143,10 @@ func TestHelpFromGrammar(t *testing.T) {
 				}
 			}
 		}
-		if seen != 8 {
-			t.Errorf("help shows %d commands, want 8:\n%s", seen, help)
+		if seen != 9 {
+			t.Errorf("help shows %d commands, want 9:\n%s", seen, help)
 		}
-		for _, want := range []string{"/pause", "/resume", "/skip", "/advance", "/end", "/now TEXT", "/admin", "/queue TEXT", "/promote"} {
+		for _, want := range []string{"/pause", "/resume", "/skip", "/advance", "/end", "/now TEXT", "/admin", "/queue TEXT", "/say TEXT", "/promote"} {
 			if !strings.Contains(help, want) {
 				t.Errorf("help lacks %q:\n%s", want, help)
 			}

@@ -287,7 +287,7 @@ func (s *Script) validate() []string {
 		}
 		if t.Admin != nil {
 			if _, err := runtime.ParseInstructionMode(t.Admin.Mode); err != nil {
-				add(s.pos(fmt.Sprintf("$.turns[%d].admin", i)), "turn %d: admin mode %q: want immediate or queued", i+1, t.Admin.Mode)
+				add(s.pos(fmt.Sprintf("$.turns[%d].admin", i)), "turn %d: admin mode %q: want immediate, queued or say", i+1, t.Admin.Mode)
 			}
 			if strings.TrimSpace(t.Admin.Text) == "" {
 				add(s.pos(fmt.Sprintf("$.turns[%d].admin", i)), "turn %d: admin text is required", i+1)

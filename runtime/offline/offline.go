@@ -79,7 +79,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		return nil, fmt.Errorf("offline: request without exam or node")
 	}
 	start := time.Now()
-	r := e.observe(req)
+	r, results := e.observe(req)
 	args, err := json.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("offline: encode observation: %w", err)
@@ -99,15 +99,38 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 			}
 		}
 	}
-	return &runtime.ExaminerReply{Arguments: args, FirstToken: first, Complete: time.Since(start), Attempts: 1}, nil
+	return &runtime.ExaminerReply{Arguments: args, FirstToken: first, Complete: time.Since(start), Attempts: 1, AdminResults: results}, nil
 }
 
-func (e *Examiner) observe(req *runtime.ExaminerRequest) report {
+// observe is the turn's observation and what it did with each admin instruction. The offline
+// examiner acts only on instructions addressed to the candidate (runtime.CandidateLine): it
+// says their lines, at once in an admin run, else ahead of its reply to a turn that stays in
+// the node (a command's answer, or a reply that moves on, is not said or not followed, so they
+// stay queued). Any other instruction is guidance it cannot follow: it says nothing for it and
+// reports it not actionable, never reading it out.
+func (e *Examiner) observe(req *runtime.ExaminerRequest) (report, []runtime.AdminStatus) {
 	r := e.observeTurn(req)
-	if !req.AdminOnly && r.CommandDetected == "" {
-		r.SpokenText = withQueued(req.AdminInstructions, r.SpokenText)
+	results := make([]runtime.AdminStatus, len(req.AdminInstructions))
+	var lines []string
+	for i, in := range req.AdminInstructions {
+		line, ok := runtime.CandidateLine(in)
+		switch {
+		case !ok:
+			results[i] = runtime.AdminNotActionable
+		case req.AdminOnly || r.CommandDetected == "" && !r.EvidenceSufficient:
+			results[i] = runtime.AdminConsumed
+			lines = append(lines, line)
+		}
 	}
-	return r
+	switch {
+	case req.AdminOnly && len(req.AdminInstructions) == 0:
+		r.SpokenText = "Let's continue."
+	case req.AdminOnly:
+		r.SpokenText = strings.Join(lines, " ")
+	case len(lines) > 0:
+		r.SpokenText = strings.Join(append(lines, r.SpokenText), " ")
+	}
+	return r, results
 }
 
 func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
@@ -115,8 +138,7 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
 	question := lastQuestion(req)
 	r := report{Signals: []runtime.Signal{}, RapportMove: "none", DialogueMove: "none"}
 	if req.AdminOnly {
-		r.AnswerQuality = runtime.QualityUnclear.String()
-		r.SpokenText = adminLine(req.AdminInstructions)
+		r.AnswerQuality = runtime.QualityUnclear.String() // spokenText is observe's
 		return r
 	}
 	text := strings.TrimSpace(req.Candidate.Text)
@@ -261,53 +283,4 @@ func commandLine(cmd runtime.Command, node *spec.CompiledNode, question string) 
 		return "Take your time."
 	}
 	return question
-}
-
-// adminLine turns an examiner's instruction into what the examiner bot says: "Ask the
-// candidate to speak up." becomes "Could you speak up, please?".
-func adminLine(instructions []string) string {
-	if len(instructions) == 0 {
-		return "Let's continue."
-	}
-	text := strings.TrimSpace(instructions[len(instructions)-1])
-	if line, ok := adminDirective(text); ok {
-		return line
-	}
-	return text
-}
-
-// adminDirective renders an instruction addressed at the candidate ("ask the candidate to…",
-// "tell the candidate…") as the line to say; other instructions are guidance, not speech.
-func adminDirective(text string) (string, bool) {
-	lower := strings.ToLower(text)
-	for _, p := range []string{"ask the candidate to ", "ask them to ", "please ask the candidate to "} {
-		if strings.HasPrefix(lower, p) {
-			rest := strings.TrimRight(text[len(p):], ".!? ")
-			return "Could you " + rest + ", please?", true
-		}
-	}
-	for _, p := range []string{"tell the candidate that ", "tell the candidate ", "tell them that ", "tell them ", "say "} {
-		if strings.HasPrefix(lower, p) {
-			rest := strings.TrimSpace(text[len(p):])
-			if rest == "" {
-				break
-			}
-			return strings.ToUpper(rest[:1]) + rest[1:], true
-		}
-	}
-	return "", false
-}
-
-// withQueued prefixes spoken text with the queued instructions meant to be said to the candidate.
-func withQueued(instructions []string, spoken string) string {
-	var lines []string
-	for _, in := range instructions {
-		if line, ok := adminDirective(strings.TrimSpace(in)); ok {
-			lines = append(lines, line)
-		}
-	}
-	if len(lines) == 0 {
-		return spoken
-	}
-	return strings.Join(append(lines, spoken), " ")
 }

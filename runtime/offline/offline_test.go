@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,22 +136,40 @@ func TestOfflineDeterministicAndOrdered(t *testing.T) {
 	}
 }
 
+// TestOfflineAdminLine: the offline examiner says a line only for an instruction addressed to
+// the candidate; any other instruction is reported not actionable and nothing of it is said
+// (it used to read "The candidate looks tired, …" out word for word).
 func TestOfflineAdminLine(t *testing.T) {
 	exam := runtimetest.DemoExam(t, nil)
 	ex := newExaminer(t)
-	for in, want := range map[string]string{
-		"Ask the candidate to speak up.":            "Could you speak up, please?",
-		"Tell the candidate they have two minutes.": "They have two minutes.",
-		"Please remind them to answer in full.":     "Please remind them to answer in full.",
+	for _, tc := range []struct {
+		in, want string
+		result   runtime.AdminStatus
+	}{
+		{"Ask the candidate to speak up.", "Could you speak up, please?", runtime.AdminConsumed},
+		{"ask them to give an example", "Could you give an example, please?", runtime.AdminConsumed},
+		{"Ask about weekend cover.", "Could you tell me about weekend cover?", runtime.AdminConsumed},
+		{"Ask how the plan fits the budget.", "Could you tell me how the plan fits the budget?", runtime.AdminConsumed},
+		{"ask the candidate why they chose a buffet", "Could you tell me why they chose a buffet?", runtime.AdminConsumed},
+		{"Ask who", "", runtime.AdminNotActionable},
+		{"Tell the candidate they have two minutes.", "They have two minutes.", runtime.AdminConsumed},
+		{"tell them that the room is booked until noon", "The room is booked until noon.", runtime.AdminConsumed},
+		{"Please remind them to answer in full.", "", runtime.AdminNotActionable},
+		{"The candidate looks tired, wrap up the breakfast question soon.", "", runtime.AdminNotActionable},
+		{"Say hello.", "", runtime.AdminNotActionable}, // the examiner's own words go through mode say
+		{"Ask the candidate to", "", runtime.AdminNotActionable},
 	} {
-		req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("welcome"), AdminOnly: true, AdminInstructions: []string{in}}
+		req := &runtime.ExaminerRequest{Exam: exam, Node: exam.Node("welcome"), AdminOnly: true, AdminInstructions: []string{tc.in}}
 		reply, err := ex.Observe(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var v struct{ SpokenText string }
-		if err := json.Unmarshal(reply.Arguments, &v); err != nil || v.SpokenText != want {
-			t.Errorf("%q → %q (%v), want %q", in, v.SpokenText, err, want)
+		if err := json.Unmarshal(reply.Arguments, &v); err != nil || v.SpokenText != tc.want {
+			t.Errorf("%q → %q (%v), want %q", tc.in, v.SpokenText, err, tc.want)
+		}
+		if len(reply.AdminResults) != 1 || reply.AdminResults[0] != tc.result {
+			t.Errorf("%q → results %v, want [%s]", tc.in, reply.AdminResults, tc.result)
 		}
 	}
 }
@@ -204,5 +223,16 @@ func TestOfflineQueuedInstructions(t *testing.T) {
 	}
 	if v.SpokenText != "Could you give an example, please? Who are the guests having breakfast at that time?" {
 		t.Fatalf("spoken %q", v.SpokenText)
+	}
+	if want := []runtime.AdminStatus{runtime.AdminConsumed, runtime.AdminNotActionable}; !slices.Equal(reply.AdminResults, want) {
+		t.Fatalf("results %v, want %v", reply.AdminResults, want)
+	}
+	// A command's answer does not carry the line: the instruction stays queued (unknown).
+	req.Candidate.Text = "Could you repeat the question?"
+	if reply, err = ex.Observe(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if want := []runtime.AdminStatus{runtime.AdminStatusUnknown, runtime.AdminNotActionable}; !slices.Equal(reply.AdminResults, want) {
+		t.Fatalf("results on a command %v, want %v", reply.AdminResults, want)
 	}
 }
