@@ -36,9 +36,9 @@ type candidateTurn struct {
 // excludedFromParity are the scripts whose steps a Pipecat bot cannot express, with why.
 func excludedFromParity(s *headless.Script) string {
 	for _, st := range s.Turns {
-		if st.Admin != nil && st.Admin.Mode == runtime.AdminImmediate.String() {
-			return "an immediate admin instruction asks the examiner for a reply outside any candidate turn; " +
-				"a Pipecat bot's LLM is called only on a candidate turn, so there is no observation to relay"
+		if st.Admin != nil && st.Admin.Mode == runtime.AdminQueued.String() {
+			return "a queued instruction is given to the examiner with the next turn, and a Pipecat bot's model " +
+				"never sees instructions: it stays queued until an immediate one chains it (TestRelayInstructions)"
 		}
 	}
 	return ""

@@ -207,7 +207,10 @@ func (s *Server) open(ctx context.Context, req CreateRequest) (*session, error) 
 	if closed {
 		return nil, ErrClosed
 	}
-	rl := newRelay(req.Model)
+	rl, err := newRelay(req.Model)
+	if err != nil {
+		return nil, err
+	}
 	o := s.base
 	o.SharedStore, o.ExaminerOverride, o.Candidate = s.store, rl, req.Candidate
 	o.Input = runtime.SourceRoom
