@@ -2,6 +2,9 @@ package textsafe_test
 
 import (
 	"encoding/json"
+	"regexp"
+
+	tea "charm.land/bubbletea/v2"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/tui"
 )
 
 // writers renders text s, placed in every text field a person reads, through each human-readable
@@ -66,15 +70,50 @@ func writers(t *testing.T, s string) map[string]string {
 		t.Fatal(err)
 	}
 	return map[string]string{
-		"printed event (run --headless, watch --plain)": string(printed),
-		"printed JSON event (--json)":                   string(printedJSON),
-		"jsonl export":                                  jsonl.String(),
-		"markdown export":                               md,
-		"sessions show":                                 show,
-		"show on a terminal (mdterm)":                   mdterm.Render(show, 80),
-		"test report":                                   report.String(),
+		"console (run, watch, replay, monitor's exam view)": consoleFrame(t, s, at),
+		"printed event (run --headless, watch --plain)":     string(printed),
+		"printed JSON event (--json)":                       string(printedJSON),
+		"jsonl export":                                      jsonl.String(),
+		"markdown export":                                   md,
+		"sessions show":                                     show,
+		"show on a terminal (mdterm)":                       mdterm.Render(show, 80),
+		"test report":                                       report.String(),
 	}
 }
+
+// consoleFrame is the console's frame after events carrying s in every text field a pane shows.
+func consoleFrame(t *testing.T, s string, at time.Time) string {
+	t.Helper()
+	payloads := []runtime.Payload{
+		&runtime.ExamStatePayload{State: runtime.StateInProgress, Previous: runtime.StateReady, Nodes: []string{s}, Reason: s},
+		&runtime.NodeEnteredPayload{NodeID: s, Kind: s, Progress: runtime.Progress{CurrentNodeIndex: 1, TotalNodes: 1}, MaxFollowUps: 2, RequiredEvidenceCount: 1},
+		&runtime.SpokenPayload{NodeID: s, Text: s, Source: runtime.SpokenExaminer},
+		&runtime.TranscriptSegmentPayload{SegmentID: s, NodeID: s, Speaker: runtime.SpeakerCandidate, Text: s, Confidence: 1, IsFinal: true},
+		&runtime.EvidenceUpdatePayload{NodeID: s, SignalType: s, RubricLevel: s, Excerpt: s, Accepted: 1, Required: 1,
+			Misconception: &runtime.Misconception{Concept: s, Misconception: s, Correction: s}},
+		&runtime.GuardrailTriggeredPayload{Guardrail: s, NodeID: s, Action: runtime.GuardrailAction(s), OriginalText: s, ReplacementText: s, Detail: s},
+		&runtime.CommandAcknowledgedPayload{Command: s, NodeID: s, Accepted: true, Detail: s},
+		&runtime.AdminInstructionPayload{Mode: runtime.AdminImmediate, Text: s, Sender: s, NodeID: s, Status: runtime.AdminNotActionable},
+		&runtime.RecoveryPayload{Kind: runtime.RecoveryLowConfidence, NodeID: s, SignalType: s, Detail: s},
+		&runtime.SystemErrorPayload{Code: runtime.ErrorCode(s), Message: s, NodeID: s},
+	}
+	m, err := tui.New(tui.Info{Title: s, Examiner: s, SessionID: s, ReadOnly: true}, nil, tui.WithNoColor(true), tui.WithEventClock(), tui.WithTickInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range payloads {
+		ev, err := runtime.NewEvent("s1", int64(i+1), at, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Apply(ev)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	// The console's own styling (colours and attributes) is the one escape it writes.
+	return consoleSGR.ReplaceAllString(m.Render(), "")
+}
+
+var consoleSGR = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
 
 // unsafeIn returns the first thing in out a terminal would obey: a control character other
 // than a line break or tab, a carriage return, a bidirectional control or invalid UTF-8.
