@@ -59,4 +59,7 @@ type ExaminerReply struct {
 	FirstToken time.Duration // time to first streamed token, when streaming
 	Complete   time.Duration // time to the complete reply
 	Attempts   int
+	// Usage is what the call consumed, for a model-backed examiner; nil for one that uses no
+	// model. It goes into the turn's observation event.
+	Usage *TurnUsage
 }
