@@ -220,11 +220,11 @@ const listColumns = `id, exam_id, title, candidate, examiner, input, started_ns,
 
 func scanSession(r scanner, extra ...any) (*Session, error) {
 	var (
-		ss                        Session
+		ss                            Session
 		input, state, recs, usageText string
-		startedNs          int64
-		endedNs, lastNs    sql.NullInt64
-		interrupted        int
+		startedNs                     int64
+		endedNs, lastNs               sql.NullInt64
+		interrupted                   int
 	)
 	dest := []any{&ss.ID, &ss.ExamID, &ss.Title, &ss.Candidate, &ss.Examiner, &input, &startedNs, &endedNs,
 		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage, &usageText}

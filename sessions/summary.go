@@ -29,7 +29,7 @@ type Summary struct {
 	Invalid     int // observations that failed validation
 	Transcript  []TranscriptLine
 	Latency     LatencyStats
-	Usage       usage.Totals // the examiner calls' tokens, per model, from the observations
+	Usage       usage.Totals                  // the examiner calls' tokens, per model, from the observations
 	Completed   *runtime.ExamCompletedPayload // nil when the exam did not complete
 	FinalState  runtime.ExamState
 	StartedAt   time.Time // first event
