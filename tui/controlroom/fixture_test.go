@@ -10,8 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/internal/usage"
+	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
