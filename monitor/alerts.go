@@ -3,6 +3,8 @@ package monitor
 import (
 	"fmt"
 	"time"
+
+	"github.com/examtui/examtui/internal/usage"
 )
 
 // AlertKind names a reason an exam needs a human.
@@ -20,11 +22,12 @@ const (
 	AlertOutputFilter                   // an output filter intercepted what the examiner said
 	AlertLowConfidence                  // evidence rejected for low STT confidence, repeatedly
 	AlertSilent                         // the candidate has not answered for a while
+	AlertCost                           // the exam's cost passed the budget per exam
 )
 
 // AlertKinds lists every kind in urgency order.
 var AlertKinds = []AlertKind{AlertDistress, AlertInterrupted, AlertAway, AlertStalled, AlertExaminerError, AlertOverBudget,
-	AlertAnxiety, AlertOutputFilter, AlertLowConfidence, AlertSilent}
+	AlertAnxiety, AlertOutputFilter, AlertLowConfidence, AlertSilent, AlertCost}
 
 func (k AlertKind) String() string {
 	switch k {
@@ -48,6 +51,8 @@ func (k AlertKind) String() string {
 		return "low_confidence"
 	case AlertSilent:
 		return "silent"
+	case AlertCost:
+		return "cost"
 	}
 	return fmt.Sprintf("AlertKind(%d)", int(k))
 }
@@ -75,6 +80,8 @@ func (k AlertKind) Badge() string {
 		return "STT"
 	case AlertSilent:
 		return "SILENT"
+	case AlertCost:
+		return "COST"
 	}
 	return "?"
 }
@@ -102,6 +109,8 @@ func (k AlertKind) Explain() string {
 		return "evidence was rejected repeatedly because speech recognition was unsure"
 	case AlertSilent:
 		return "the candidate has not answered for a while"
+	case AlertCost:
+		return "what the exam's examiner calls cost has passed the budget per exam (budget.costPerExam)"
 	}
 	return ""
 }
@@ -130,6 +139,10 @@ type Thresholds struct {
 	ExaminerErrors int
 	// OverBudgetGrace: how long past the node's deadline before it counts as over budget.
 	OverBudgetGrace time.Duration
+	// Prices price each exam's usage (the config file's prices:); CostPerExam raises the cost
+	// alert when a known cost passes it (0: no cost alert).
+	Prices      usage.Prices
+	CostPerExam float64
 }
 
 // DefaultThresholds are used for every zero field.
@@ -141,7 +154,7 @@ func DefaultThresholds() Thresholds {
 // withDefaults fills zero fields and rejects negative ones.
 func (t Thresholds) withDefaults() (Thresholds, error) {
 	d := DefaultThresholds()
-	if t.Silent < 0 || t.Stalled < 0 || t.LowConfidence < 0 || t.ExaminerErrors < 0 || t.OverBudgetGrace < 0 {
+	if t.Silent < 0 || t.Stalled < 0 || t.LowConfidence < 0 || t.ExaminerErrors < 0 || t.OverBudgetGrace < 0 || t.CostPerExam < 0 {
 		return t, fmt.Errorf("%w: negative value in %+v", ErrInvalidThreshold, t)
 	}
 	if t.Silent == 0 {

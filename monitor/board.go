@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
@@ -73,6 +74,9 @@ func (b *Board) Upsert(s *sessions.Session) []Alert {
 	b.clear(r, AlertInterrupted)
 	return nil
 }
+
+// Cost prices a row's usage from the board's price table.
+func (b *Board) Cost(r *Row) usage.Cost { return r.Usage.Cost(b.th.Prices) }
 
 // RoomInfo is what a LiveKit room says about the exam it runs.
 type RoomInfo struct {
@@ -180,6 +184,13 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 	case *runtime.ObservationPayload:
 		if p.Decision.Reason == "fallback" && p.Valid {
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, "fallback line used"))...)
+		}
+		if p.Usage != nil {
+			r.Usage.AddTurn(p.Usage)
+			if c := b.Cost(r); c.Over(b.th.CostPerExam) {
+				out = append(out, b.raise(r, alert(AlertCost, p.NodeID,
+					fmt.Sprintf("cost %s is over the budget of %.4f per exam", c.Short(), b.th.CostPerExam)))...)
+			}
 		}
 	case *runtime.SystemErrorPayload:
 		if p.Code.Examiner() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -84,6 +85,9 @@ type Row struct {
 
 	lowConf   int
 	llmErrors int
+
+	// Usage is what the exam's examiner calls consumed so far (Board.Cost prices it).
+	Usage usage.Totals
 
 	// Alerts are the alerts standing on this exam, one per kind, most urgent first.
 	Alerts []Alert

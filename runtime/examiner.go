@@ -59,6 +59,9 @@ type ExaminerReply struct {
 	FirstToken time.Duration // time to first streamed token, when streaming
 	Complete   time.Duration // time to the complete reply
 	Attempts   int
+	// Usage is what the call consumed, for a model-backed examiner; nil for one that uses no
+	// model. It goes into the turn's observation event.
+	Usage *TurnUsage
 	// AdminResults says, per entry of the request's AdminInstructions, what this reply did with
 	// it: AdminConsumed (acted on), AdminNotActionable (cannot be acted on: nothing is said
 	// for it and it leaves the queue) or AdminStatusUnknown (not acted on in this reply: a

@@ -109,6 +109,9 @@ type ObservationPayload struct {
 	Problems []string        `json:"problems,omitempty"`
 	Decision Decision        `json:"decision"`
 	Latency  Latency         `json:"latency"`
+	// Usage is the examiner call's token usage; absent for an examiner that uses no model
+	// (offline) and when no reply came.
+	Usage *TurnUsage `json:"usage,omitempty"`
 }
 
 // STTSummary summarises the STT confidence of the segments behind a signal.

@@ -241,7 +241,7 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 		// observation no longer applies to anything, but it is still recorded.
 		op := &ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(in.reply), Valid: false,
 			Problems: []string{"node changed during the examiner call"},
-			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}}
+			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}, Usage: replyUsage(in.reply)}
 		c.emit(op)
 		c.settleObservation(op)
 		return c.sinkErr
@@ -252,6 +252,14 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 
 // maxNodeSegments bounds the transcript segments kept for STT provenance within one node.
 const maxNodeSegments = 64
+
+// replyUsage is the reply's usage for the observation event: a discarded reply was paid for too.
+func replyUsage(r *ExaminerReply) *TurnUsage {
+	if r == nil {
+		return nil
+	}
+	return r.Usage
+}
 
 func replyArgs(r *ExaminerReply) []byte {
 	if r == nil {

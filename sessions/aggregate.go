@@ -1,6 +1,9 @@
 package sessions
 
 import (
+	"encoding/json"
+
+	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 )
@@ -18,6 +21,9 @@ type aggregate struct {
 	// evidence targets, over which overall coverage is averaged.
 	nodeCoverage map[string]float64
 	targets      []string
+	// usage adds up the observations' usage, so listing sessions prices them without
+	// reading their events.
+	usage usage.Totals
 }
 
 func newAggregate(exam *spec.Exam, state runtime.ExamState) *aggregate {
@@ -57,6 +63,8 @@ func (a *aggregate) apply(ev runtime.Event) {
 		u := p.(*runtime.EvidenceUpdatePayload)
 		a.evidenceCount++
 		a.nodeCoverage[u.NodeID] = u.Coverage
+	case runtime.EventObservation:
+		a.usage.AddEvent(ev)
 	case runtime.EventExamCompleted:
 		a.completed = true
 		p, err := ev.Decode()
@@ -100,5 +108,30 @@ func (a *aggregate) clone() *aggregate {
 	for k, v := range a.nodeCoverage {
 		c.nodeCoverage[k] = v
 	}
+	c.usage = a.usage.Clone()
 	return &c
+}
+
+// usageJSON is the usage column's value.
+func (a *aggregate) usageJSON() string {
+	return marshalUsage(a.usage)
+}
+
+func marshalUsage(t usage.Totals) string {
+	b, err := json.Marshal(t)
+	if err != nil { // a map of plain numbers always marshals
+		return "{}"
+	}
+	return string(b)
+}
+
+// unmarshalUsage reads the usage column; "{}" (a session with no model calls, or from before
+// the column existed and not yet backfilled) is the zero Totals.
+func unmarshalUsage(s string) (usage.Totals, error) {
+	var t usage.Totals
+	if s == "" || s == "{}" {
+		return t, nil
+	}
+	err := json.Unmarshal([]byte(s), &t)
+	return t, err
 }

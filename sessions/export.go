@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -44,6 +45,8 @@ func ParseFormat(s string) (Format, error) {
 // ExportOptions tune exports.
 type ExportOptions struct {
 	Version string // examtui version, recorded in the runresult artifact
+	// Prices is the config file's price table, for the cost in the Markdown export.
+	Prices usage.Prices
 }
 
 // Export writes session id in format f to w. jsonl streams; the others read the whole session.
@@ -73,7 +76,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, id string, f Format, op
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, RenderMarkdown(sum, MarkdownOptions{Transcript: true}))
+	_, err = io.WriteString(w, RenderMarkdown(sum, MarkdownOptions{Transcript: true, Prices: opts.Prices}))
 	return err
 }
 

@@ -459,7 +459,7 @@ const insertEventSQL = `INSERT INTO events (session_id, seq, type, ts_ns, payloa
 
 // updateAggregateSQL writes a session's aggregates; aggregateArgs gives its arguments.
 const updateAggregateSQL = `UPDATE sessions SET state = ?, ended_ns = ?, event_count = ?,
-	last_event_ns = ?, evidence_count = ?, coverage = ?, summarized = ? WHERE id = ?`
+	last_event_ns = ?, evidence_count = ?, coverage = ?, summarized = ?, usage = ? WHERE id = ?`
 
 func aggregateArgs(agg *aggregate, id string) []any {
 	summarized := 0
@@ -467,5 +467,5 @@ func aggregateArgs(agg *aggregate, id string) []any {
 		summarized = 1
 	}
 	return []any{string(agg.state), nullNs(agg.endedNs), agg.eventCount, nullNs(agg.lastEventNs),
-		agg.evidenceCount, agg.coverage(), summarized, id}
+		agg.evidenceCount, agg.coverage(), summarized, agg.usageJSON(), id}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/usage"
 )
 
 // ListRow is one session as `examtui sessions list --json` prints it.
@@ -28,15 +29,17 @@ type ListRow struct {
 	Events      int64     `json:"events"`
 	Evidence    int       `json:"evidence"`
 	Coverage    float64   `json:"coverage"`
+	Usage       ListUsage `json:"usage"`
 }
 
-// WriteListJSON writes list as an indented JSON array of ListRow.
-func WriteListJSON(w io.Writer, list []*Session) error {
+// WriteListJSON writes list as an indented JSON array of ListRow, costs priced from prices.
+func WriteListJSON(w io.Writer, list []*Session, prices usage.Prices) error {
 	rows := make([]ListRow, 0, len(list))
 	for _, s := range list {
 		r := ListRow{ID: s.ID, ExamID: s.ExamID, Title: s.Title, Candidate: s.Candidate, Examiner: s.Examiner,
 			Input: s.Input.String(), StartedAt: s.StartedAt, DurationSec: s.Duration().Seconds(), Status: s.Status().String(),
-			State: s.State.String(), Interrupted: s.Interrupted, Events: s.EventCount, Evidence: s.EvidenceCount, Coverage: s.Coverage}
+			State: s.State.String(), Interrupted: s.Interrupted, Events: s.EventCount, Evidence: s.EvidenceCount, Coverage: s.Coverage,
+			Usage: listUsage(s.Usage, prices)}
 		if !s.EndedAt.IsZero() {
 			r.EndedAt = s.EndedAt.Format(time.RFC3339Nano)
 		}
@@ -47,17 +50,18 @@ func WriteListJSON(w io.Writer, list []*Session) error {
 	return enc.Encode(rows)
 }
 
-// WriteListTable writes list as aligned columns for a person (`examtui sessions list`).
-func WriteListTable(w io.Writer, list []*Session) error {
+// WriteListTable writes list as aligned columns for a person (`examtui sessions list`); COST
+// is "?" when unknown (sessions show says why).
+func WriteListTable(w io.Writer, list []*Session, prices usage.Prices) error {
 	if len(list) == 0 {
 		_, err := fmt.Fprintln(w, "No sessions recorded yet.")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tEXAM\tSTARTED\tDURATION\tSTATE\tCANDIDATE\tEVIDENCE")
+	fmt.Fprintln(tw, "ID\tEXAM\tSTARTED\tDURATION\tSTATE\tCANDIDATE\tEVIDENCE\tCOST")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d (%.0f%%)\n", s.ID, OneLine(s.ExamID), s.StartedAt.Local().Format("2006-01-02 15:04"),
-			s.Duration().Round(time.Second), s.Status(), OneLine(s.Candidate), s.EvidenceCount, s.Coverage*100)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d (%.0f%%)\t%s\n", s.ID, OneLine(s.ExamID), s.StartedAt.Local().Format("2006-01-02 15:04"),
+			s.Duration().Round(time.Second), s.Status(), OneLine(s.Candidate), s.EvidenceCount, s.Coverage*100, s.Usage.Cost(prices).Short())
 	}
 	return tw.Flush()
 }

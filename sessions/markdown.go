@@ -6,12 +6,15 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 )
 
 // MarkdownOptions tune RenderMarkdown.
 type MarkdownOptions struct {
 	Transcript bool // include the full transcript (the examiner's record); `show` leaves it out
+	// Prices is the config file's price table, for the cost; without it the cost is unknown.
+	Prices usage.Prices
 }
 
 // RenderMarkdown renders a summary as the examiner's record of the exam.
@@ -46,6 +49,8 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 	row("Evidence", fmt.Sprintf("%d signals, coverage %s", sum.EvidenceTotal(), pct(s.Coverage)))
 	row("Turns", fmt.Sprintf("%d observed (%d invalid)", sum.Turns, sum.Invalid))
 	row("Events", fmt.Sprint(s.EventCount))
+	row("Usage", mdText(UsageLine(sum.Usage)))
+	row("Cost", mdText(CostLine(sum.Usage, opts.Prices)))
 	if s.SpecPath != "" {
 		row("Spec", "`"+s.SpecPath+"`")
 	}

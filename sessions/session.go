@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 )
@@ -52,6 +53,8 @@ type Session struct {
 	LastEventAt   time.Time // zero before the first event
 	EvidenceCount int
 	Coverage      float64 // mean evidence coverage over nodes with targets, 0..1
+	// Usage is what the exam's examiner calls consumed, per model (priced by Usage.Cost).
+	Usage usage.Totals
 	// ExamJSON is the compiled exam as it was when the session started; filled by Get only.
 	ExamJSON json.RawMessage
 }
@@ -213,18 +216,18 @@ func (s *Store) insertSession(ctx context.Context, m Meta, examJSON, recJSON []b
 }
 
 const listColumns = `id, exam_id, title, candidate, examiner, input, started_ns, ended_ns, state, interrupted,
-	spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage`
+	spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, usage`
 
 func scanSession(r scanner, extra ...any) (*Session, error) {
 	var (
-		ss                 Session
-		input, state, recs string
-		startedNs          int64
-		endedNs, lastNs    sql.NullInt64
-		interrupted        int
+		ss                            Session
+		input, state, recs, usageText string
+		startedNs                     int64
+		endedNs, lastNs               sql.NullInt64
+		interrupted                   int
 	)
 	dest := []any{&ss.ID, &ss.ExamID, &ss.Title, &ss.Candidate, &ss.Examiner, &input, &startedNs, &endedNs,
-		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage}
+		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage, &usageText}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -238,6 +241,11 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 	if lastNs.Valid {
 		ss.LastEventAt = time.Unix(0, lastNs.Int64).UTC()
 	}
+	u, err := unmarshalUsage(usageText)
+	if err != nil {
+		return nil, fmt.Errorf("session %s: usage: %w", ss.ID, err)
+	}
+	ss.Usage = u
 	if recs == "[]" { // most sessions: skip the decoder when listing thousands
 		ss.Recordings = []string{}
 	} else if err := json.Unmarshal([]byte(recs), &ss.Recordings); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -28,6 +29,7 @@ type Summary struct {
 	Invalid     int // observations that failed validation
 	Transcript  []TranscriptLine
 	Latency     LatencyStats
+	Usage       usage.Totals                  // the examiner calls' tokens, per model, from the observations
 	Completed   *runtime.ExamCompletedPayload // nil when the exam did not complete
 	FinalState  runtime.ExamState
 	StartedAt   time.Time // first event
@@ -186,6 +188,7 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 					NodeID: p.NodeID, Text: p.Text})
 			}
 		case *runtime.ObservationPayload:
+			sum.Usage.AddTurn(p.Usage)
 			sum.Turns++
 			if !p.Valid {
 				sum.Invalid++

@@ -51,7 +51,9 @@ skip, advance, end and instructions sent to the process running the exam through
 esc returns to the list. --read-only opens consoles without controls, for observers.
 
 With --json no console opens: each alert is printed as one JSON line as it is raised.
-Thresholds come from the config file's monitor section (see docs/monitor.md).`,
+Thresholds come from the config file's monitor section (see docs/monitor.md); the COST
+column prices each exam from the config file's prices:, and budget: {costPerExam: …} raises
+a cost alert on an exam that passes it.`,
 		Example: `  examtui monitor
   examtui monitor --read-only
   examtui monitor --store postgres://examtui@db.example/exams
@@ -78,9 +80,10 @@ func openMonitorStore(ctx context.Context, dataDir string, log *slog.Logger) (*s
 	return s, s.Target(), nil
 }
 
-// monitorThresholds reads the config file's monitor section.
-func monitorThresholds(c config.Monitor) (monitor.Thresholds, error) {
-	var th monitor.Thresholds
+// monitorThresholds reads the config file's monitor section, its prices and its budget.
+func monitorThresholds(f config.File) (monitor.Thresholds, error) {
+	c := f.Monitor
+	th := monitor.Thresholds{Prices: f.Prices, CostPerExam: f.Budget.CostPerExam}
 	for _, d := range []struct {
 		name string
 		val  string
@@ -111,7 +114,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		return err
 	}
 	defer closeLog()
-	th, err := monitorThresholds(globals.config.Monitor)
+	th, err := monitorThresholds(globals.config)
 	if err != nil {
 		return err
 	}

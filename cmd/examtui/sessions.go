@@ -77,9 +77,9 @@ func runSessionsList(cmd *cobra.Command, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return sessions.WriteListJSON(cmd.OutOrStdout(), list)
+		return sessions.WriteListJSON(cmd.OutOrStdout(), list, globals.config.Prices)
 	}
-	return sessions.WriteListTable(cmd.OutOrStdout(), list)
+	return sessions.WriteListTable(cmd.OutOrStdout(), list, globals.config.Prices)
 }
 
 func newSessionsShowCmd() *cobra.Command {
@@ -94,7 +94,7 @@ func newSessionsShowCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				md := sessions.RenderMarkdown(sum, sessions.MarkdownOptions{})
+				md := sessions.RenderMarkdown(sum, sessions.MarkdownOptions{Prices: globals.config.Prices})
 				out := cmd.OutOrStdout()
 				if f, ok := out.(*os.File); ok && !plain && term.IsTerminal(f.Fd()) {
 					width := 100
@@ -166,7 +166,7 @@ func newSessionsExportCmd() *cobra.Command {
 				return err
 			}
 			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
-				opts := sessions.ExportOptions{Version: version}
+				opts := sessions.ExportOptions{Version: version, Prices: globals.config.Prices}
 				// mode 0600: exam records are personal data
 				return writeOutput(cmd, output, 0o600, func(w io.Writer) error { return st.Export(cmd.Context(), w, id, f, opts) })
 			})

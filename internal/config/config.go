@@ -5,11 +5,14 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/examtui/examtui/internal/usage"
 )
 
 // EnvConfigFile overrides the config file location.
@@ -32,6 +35,16 @@ type File struct {
 	Store string `yaml:"store"`
 	// Monitor tunes the control room's alert thresholds (examtui monitor).
 	Monitor Monitor `yaml:"monitor"`
+	// Prices is the price table per model name, for the cost of each exam (sessions show and
+	// list, the exports, the control room).
+	Prices usage.Prices `yaml:"prices"`
+	// Budget is what one exam may cost before the control room raises its cost alert.
+	Budget Budget `yaml:"budget"`
+}
+
+// Budget is the cost budget (budget:), in the price table's currency.
+type Budget struct {
+	CostPerExam float64 `yaml:"costPerExam"` // 0: no cost alert
 }
 
 // OpenAI configures the OpenAI-compatible endpoint for the examiner, STT and TTS.
@@ -116,6 +129,12 @@ func Load() (File, error) {
 	}
 	if err := yaml.UnmarshalWithOptions(src, &f, yaml.Strict()); err != nil {
 		return f, fmt.Errorf("config %s: %s", p, yaml.FormatError(err, false, true))
+	}
+	if err := f.Prices.Validate(); err != nil {
+		return f, fmt.Errorf("config %s: %w", p, err)
+	}
+	if c := f.Budget.CostPerExam; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		return f, fmt.Errorf("config %s: budget.costPerExam is %v, want a cost of 0 or more", p, c)
 	}
 	return f, nil
 }

@@ -72,6 +72,9 @@ type Behaviour struct {
 	CutAfter   int           // >0: after this many pieces, drop the connection
 	FailAfter  int           // >0: after this many pieces, send an error event and end the stream
 
+	// Tokens, when set, is the usage a chat reply reports instead of the estimate (TokenUsage).
+	Tokens *[2]int
+
 	// Dialect shapes a chat reply as another server does (dialect.go); zero: OpenAI's.
 	Dialect Dialect
 }
@@ -146,6 +149,12 @@ func CutAfter(n int) ReplyOption { return func(b *Behaviour) { b.CutAfter = n } 
 // reply fails server-side after it started. The event carries the ErrorBody (default: a
 // server_error).
 func FailAfter(n int) ReplyOption { return func(b *Behaviour) { b.FailAfter = n } }
+
+// TokenUsage makes a chat reply report these prompt and completion tokens (wherever its dialect
+// puts usage, if anywhere), so a test knows the exact sums an exam should record.
+func TokenUsage(prompt, completion int) ReplyOption {
+	return func(b *Behaviour) { b.Tokens = &[2]int{prompt, completion} }
+}
 
 // FunctionName names the function in a ToolCall.
 func FunctionName(name string) ReplyOption { return func(b *Behaviour) { b.FunctionName = name } }

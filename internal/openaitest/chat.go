@@ -266,8 +266,11 @@ func SplitPieces(s string, n int) []string {
 	return out
 }
 
-// usageFor estimates token counts at about four bytes a token: enough for code that reads usage.
+// usageFor is the reply's TokenUsage, else an estimate at about four bytes a token.
 func usageFor(req *ChatRequest, b Behaviour) wireUsage {
+	if b.Tokens != nil {
+		return wireUsage{PromptTokens: b.Tokens[0], CompletionTokens: b.Tokens[1], TotalTokens: b.Tokens[0] + b.Tokens[1]}
+	}
 	prompt := 0
 	for _, m := range req.Messages {
 		prompt += 4 + len(m.Content)/4

@@ -33,7 +33,14 @@ func (e *Examiner) complete(ctx context.Context, creq openai.ChatCompletionReque
 	}
 	acc.content = []byte(msg.Content)
 	e.cfg.logger.Debug("llm usage", "prompt_tokens", resp.Usage.PromptTokens, "completion_tokens", resp.Usage.CompletionTokens)
-	return e.reply(acc, fn, resp.Choices[0].FinishReason), nil
+	r := e.reply(acc, fn, resp.Choices[0].FinishReason)
+	// go-openai decodes an absent usage as zeros; no real request has zero prompt tokens.
+	var u *openai.Usage
+	if resp.Usage.PromptTokens != 0 || resp.Usage.CompletionTokens != 0 {
+		u = &resp.Usage
+	}
+	r.Usage = e.usage(u)
+	return r, nil
 }
 
 // stream runs one streaming attempt. partial reports that onArgs was called before a failure.
@@ -56,6 +63,7 @@ func (e *Examiner) stream(ctx context.Context, creq openai.ChatCompletionRequest
 	acc := newAccumulator()
 	var first time.Duration
 	var finish openai.FinishReason
+	var usage *openai.Usage
 	delivered, chunks := 0, 0
 	for {
 		chunk, err := s.Recv()
@@ -68,6 +76,7 @@ func (e *Examiner) stream(ctx context.Context, creq openai.ChatCompletionRequest
 		watch.seen()
 		chunks++
 		if chunk.Usage != nil {
+			usage = chunk.Usage
 			e.cfg.logger.Debug("llm usage", "prompt_tokens", chunk.Usage.PromptTokens, "completion_tokens", chunk.Usage.CompletionTokens)
 		}
 		for _, ch := range chunk.Choices {
@@ -102,7 +111,19 @@ func (e *Examiner) stream(ctx context.Context, creq openai.ChatCompletionRequest
 	}
 	r := e.reply(acc, fn, finish)
 	r.FirstToken = first
+	r.Usage = e.usage(usage)
 	return r, false, nil
+}
+
+// usage is the turn's usage from what the server sent (nil: it sent none, so the counts stay
+// unknown rather than 0).
+func (e *Examiner) usage(u *openai.Usage) *runtime.TurnUsage {
+	out := &runtime.TurnUsage{Model: e.cfg.model}
+	if u != nil {
+		p, c := int64(u.PromptTokens), int64(u.CompletionTokens)
+		out.PromptTokens, out.CompletionTokens = &p, &c
+	}
+	return out
 }
 
 // reply builds the raw reply from what was accumulated.

@@ -28,7 +28,7 @@ func TestDialectMatrix(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Logf("imitates: %s", d.Imitates)
 				srv := openaitest.New(t, openaitest.WithAPIKey(testKey))
-				srv.Enqueue(openaitest.ToolCall(validArgs, openaitest.As(d), openaitest.Streamed(7, 0)))
+				srv.Enqueue(openaitest.ToolCall(validArgs, openaitest.As(d), openaitest.Streamed(7, 0), openaitest.TokenUsage(321, 45)))
 				e := newExaminer(t, srv, append(fast(), llm.WithStreaming(stream), llm.WithMaxRetries(0))...)
 				var streamed []byte
 				req := turn()
@@ -51,6 +51,17 @@ func TestDialectMatrix(t *testing.T) {
 				}
 				if d.CallAsText != openaitest.TextCallNone && streamed != nil {
 					t.Errorf("text call streamed as arguments: %q", streamed)
+				}
+				// Usage is taken wherever the dialect sends it; a server that sends none leaves
+				// it unknown, never 0.
+				u := reply.Usage
+				switch {
+				case u == nil || u.Model != e.Name():
+					t.Errorf("usage %+v, want one for model %s", u, e.Name())
+				case d.Usage == openaitest.UsageNever && (u.PromptTokens != nil || u.CompletionTokens != nil):
+					t.Errorf("usage %d/%d from a server that sent none, want unknown", *u.PromptTokens, *u.CompletionTokens)
+				case d.Usage != openaitest.UsageNever && (!u.Known() || *u.PromptTokens != 321 || *u.CompletionTokens != 45):
+					t.Errorf("usage %+v, want 321 prompt and 45 completion tokens", u)
 				}
 			})
 		}

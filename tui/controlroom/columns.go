@@ -24,6 +24,7 @@ const (
 	colExamTime
 	colInput
 	colExaminer
+	colCost
 	colState
 	colAlerts
 	colLast
@@ -37,21 +38,21 @@ type column struct {
 
 // columnWidths are the fixed widths; the last candidate line takes what is left.
 var columnWidths = map[colID]int{colMark: 2, colCandidate: 16, colExam: 16, colNode: 16, colNodeTime: 11,
-	colExamTime: 11, colInput: 5, colExaminer: 10, colState: 11, colAlerts: 16}
+	colExamTime: 11, colInput: 5, colExaminer: 10, colCost: 7, colState: 11, colAlerts: 16}
 
 var columnTitles = map[colID]string{colMark: "", colCandidate: "CANDIDATE", colExam: "EXAM", colNode: "NODE",
-	colNodeTime: "IN NODE", colExamTime: "IN EXAM", colInput: "INPUT", colExaminer: "EXAMINER", colState: "STATE",
+	colNodeTime: "IN NODE", colExamTime: "IN EXAM", colInput: "INPUT", colExaminer: "EXAMINER", colCost: "COST", colState: "STATE",
 	colAlerts: "ALERTS", colLast: "LAST CANDIDATE LINE"}
 
 // dropOrder is which columns give way first on a narrow screen.
-var dropOrder = []colID{colExaminer, colInput, colLast, colExam, colExamTime, colNodeTime, colNode}
+var dropOrder = []colID{colExaminer, colInput, colCost, colLast, colExam, colExamTime, colNodeTime, colNode}
 
 const minLastWidth = 12
 
 // layoutColumns picks the columns that fit width: fixed ones, then the last line if room.
 func layoutColumns(width int) []column {
 	ids := []colID{colMark, colCandidate, colExam, colNode, colNodeTime, colExamTime, colInput, colExaminer,
-		colState, colAlerts, colLast}
+		colCost, colState, colAlerts, colLast}
 	total := func(ids []colID) int {
 		n := 0
 		for _, id := range ids {
@@ -164,6 +165,10 @@ func (m *Model) rowLine(cols []column, r *monitor.Row, now time.Time, selected b
 			}
 		case colExaminer:
 			cell = r.Examiner
+		case colCost:
+			// "?" when unknown (a model without a price, or calls with no usage): the detail
+			// below says why.
+			cell = m.board.Cost(r).Short()
 		case colState:
 			cell = m.stateCell(r.State)
 		case colAlerts:

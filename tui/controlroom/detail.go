@@ -37,6 +37,7 @@ func (m *Model) detailLines(now time.Time, height int) []string {
 				clockText(r.NodeClock(now)), clockText(r.ExamClock(now)))
 		}
 		out = append(out, where)
+		out = append(out, " usage "+usageText(r)+" · cost "+m.board.Cost(r).String())
 		if len(r.Alerts) == 0 {
 			out = append(out, st.Good.Render(" no alert"))
 		}
@@ -74,4 +75,17 @@ func clockText(c monitor.Clock) string {
 		return fmtDur(c.Elapsed)
 	}
 	return fmtDur(c.Elapsed) + "/" + fmtDur(c.Budget)
+}
+
+// usageText is a row's token counts for the detail.
+func usageText(r *monitor.Row) string {
+	u := r.Usage
+	if u.Empty() {
+		return "no model calls"
+	}
+	s := fmt.Sprintf("%d prompt + %d completion tokens", u.PromptTokens(), u.CompletionTokens())
+	if n := u.UnknownTurns(); n > 0 {
+		s += fmt.Sprintf(" (%d calls sent no usage)", n)
+	}
+	return s
 }

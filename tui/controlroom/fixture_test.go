@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
@@ -46,7 +47,9 @@ var candidates = []string{"Alice Martin", "Bob Okafor", "Chen Wei", "Dara Singh"
 // fixtureBoard is a board of n exams (n ≥ 12) covering every alert kind and every state, as
 // read at fixtureNow.
 func fixtureBoard(t testing.TB, n int) *monitor.Board {
-	b, err := monitor.NewBoard(monitor.Thresholds{})
+	price := func(v float64) *float64 { return &v }
+	b, err := monitor.NewBoard(monitor.Thresholds{CostPerExam: 0.5,
+		Prices: usage.Prices{"gpt-4o-mini": {PromptPerMTok: price(0.15), CompletionPerMTok: price(0.6)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +133,20 @@ func fixtureBoard(t testing.TB, n int) *monitor.Board {
 			say("Thank you, that is all.")
 			e.add(t, step(time.Second), &runtime.ExamCompletedPayload{State: runtime.StateCompleted, DurationMs: 900000})
 			s.EndedAt, s.State = at, runtime.StateCompleted
+		}
+		if s.Examiner == "gpt-4o-mini" {
+			// What the examiner's calls cost: a usual turn; none reported (the cost is unknown);
+			// a long exam over the budget of 0.50.
+			tokens := func(n int64) *int64 { return &n }
+			u := &runtime.TurnUsage{Model: s.Examiner, PromptTokens: tokens(12000), CompletionTokens: tokens(800)}
+			switch i % 12 {
+			case 7:
+				u.PromptTokens, u.CompletionTokens = nil, nil
+			case 10:
+				u.PromptTokens, u.CompletionTokens = tokens(3_000_000), tokens(100_000)
+			}
+			e.add(t, latestTime(e.evs), &runtime.ObservationPayload{NodeID: node, Turn: 3, Examiner: s.Examiner, Valid: true,
+				Decision: runtime.Decision{Action: runtime.DecisionContinue}, Usage: u})
 		}
 		at = latestTime(e.evs)
 		if i%12 != 4 && i%12 != 5 {

@@ -59,7 +59,7 @@ func TestEveryAlertKindShown(t *testing.T) {
 		"Alice Martin": monitor.AlertDistress, "Bob Okafor": monitor.AlertAnxiety, "Chen Wei": monitor.AlertOutputFilter,
 		"Dara Singh": monitor.AlertLowConfidence, "Eve Laurent": monitor.AlertSilent, "Farid Haddad": monitor.AlertStalled,
 		"Grace Kim": monitor.AlertExaminerError, "Hugo Silva": monitor.AlertInterrupted, "Ines Duarte": monitor.AlertOverBudget,
-		"Jonas Berg": monitor.AlertAway,
+		"Jonas Berg": monitor.AlertAway, "Kemi Adeyemi": monitor.AlertCost,
 	}
 	live, finished := b.Rows(fixtureNow.Add(-10 * 3600e9))
 	seen := map[monitor.AlertKind]bool{}

@@ -1,0 +1,91 @@
+package usage_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/examtui/examtui/internal/usage"
+	"github.com/examtui/examtui/runtime"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// TestReplayedTotals adds up a stored stream (the one the runtime's round-trip test reads):
+// known counts are summed, a call with no usage is counted as unknown, a reported 0 is a 0.
+func TestReplayedTotals(t *testing.T) {
+	f, err := os.Open("../../runtime/testdata/stored/usage.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var events []runtime.Event
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var ev runtime.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, ev)
+	}
+	got := usage.Of(events)
+	if m := got.LLM["gpt-4o-mini"]; m == nil || *m != (usage.LLM{Turns: 2, PromptTokens: 1200, CompletionTokens: 40}) {
+		t.Errorf("gpt-4o-mini %+v", m)
+	}
+	if m := got.LLM["llama3"]; m == nil || *m != (usage.LLM{Turns: 1, UnknownTurns: 1}) {
+		t.Errorf("llama3 %+v", m)
+	}
+	if got.PromptTokens() != 1200 || got.CompletionTokens() != 40 || got.UnknownTurns() != 1 {
+		t.Errorf("totals %d/%d, unknown %d", got.PromptTokens(), got.CompletionTokens(), got.UnknownTurns())
+	}
+}
+
+func TestCost(t *testing.T) {
+	mini := usage.Price{PromptPerMTok: ptr(0.15), CompletionPerMTok: ptr(0.6)}
+	tests := []struct {
+		name    string
+		totals  usage.Totals
+		prices  usage.Prices
+		want    string
+		wantAmt float64
+	}{
+		{"no model calls", usage.Totals{}, nil, "0.0000", 0},
+		{"priced", usage.Totals{LLM: map[string]*usage.LLM{"gpt-4o-mini": {Turns: 10, PromptTokens: 2_000_000, CompletionTokens: 100_000}}},
+			usage.Prices{"gpt-4o-mini": mini}, "0.3600", 0.36},
+		{"no price", usage.Totals{LLM: map[string]*usage.LLM{"llama3": {Turns: 1, PromptTokens: 10}}},
+			usage.Prices{"gpt-4o-mini": mini}, "unknown (no price for llama3)", 0},
+		{"token price missing", usage.Totals{LLM: map[string]*usage.LLM{"gpt-4o-mini": {Turns: 1, PromptTokens: 10}}},
+			usage.Prices{"gpt-4o-mini": {PromptPerMTok: ptr(0.15)}}, "unknown (gpt-4o-mini has no promptPerMTok or completionPerMTok price)", 0},
+		{"calls without usage", usage.Totals{LLM: map[string]*usage.LLM{"gpt-4o-mini": {Turns: 3, UnknownTurns: 1, PromptTokens: 10}}},
+			usage.Prices{"gpt-4o-mini": mini}, "unknown (gpt-4o-mini sent no usage for 1 of 3 calls)", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.totals.Cost(tt.prices)
+			if c.String() != tt.want || (c.Known && c.Amount != tt.wantAmt) {
+				t.Errorf("cost %+v (%s), want %s", c, c, tt.want)
+			}
+			if c.Known == (c.Short() == "?") {
+				t.Errorf("short %q for known=%v", c.Short(), c.Known)
+			}
+		})
+	}
+	over := usage.Cost{Amount: 0.6, Known: true}
+	if !over.Over(0.5) || over.Over(0) || (usage.Cost{Amount: 9}).Over(0.5) {
+		t.Error("Over: a known cost above a set budget only")
+	}
+}
+
+func TestPricesValidate(t *testing.T) {
+	for _, v := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if err := (usage.Prices{"m": {PerMinute: ptr(v)}}).Validate(); !errors.Is(err, usage.ErrInvalidPrice) {
+			t.Errorf("%v: %v", v, err)
+		}
+	}
+	if err := (usage.Prices{"m": {PromptPerMTok: ptr(0.0), CompletionPerMTok: ptr(1.0)}}).Validate(); err != nil {
+		t.Error(err)
+	}
+}
