@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -427,37 +426,8 @@ func TestResumeAfterFailover(t *testing.T) {
 // run without a break (runtime.DecisionTrace, compared line by line).
 func TestResumeDecisionTrace(t *testing.T) {
 	var scripts []*headless.Script
-	names, err := fs.Glob(examples.FS, "*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
-		if n == examples.DemoSpecName {
-			continue
-		}
-		s, err := headless.LoadScriptFS(examples.FS, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scripts = append(scripts, s)
-	}
-	files, err := filepath.Glob("headless/testdata/*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(src), "\nturns:") {
-			continue // a spec
-		}
-		s, err := headless.LoadScript(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scripts = append(scripts, s)
+	for _, cs := range runtimetest.CandidateScripts(t, "..") {
+		scripts = append(scripts, cs.Script)
 	}
 	decisions, resumes := 0, 0
 	for _, s := range scripts {

@@ -9,26 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/examtui/examtui/internal/endpoint"
+	"github.com/examtui/examtui/internal/endpoint/endpointtest"
 	"github.com/examtui/examtui/internal/openaitest"
 )
-
-// stageEnv clears every endpoint variable (restored after the test) and sets env: each test
-// sees only the endpoints it names, and the config file's values can fill the unset ones.
-func stageEnv(t *testing.T, env map[string]string) {
-	t.Helper()
-	vars := []string{endpoint.EnvSharedBaseURL, endpoint.EnvSharedAPIKey, endpoint.EnvSharedModel}
-	for _, st := range endpoint.Stages {
-		vars = append(vars, st.EnvBaseURL(), st.EnvAPIKey(), st.EnvModel(), st.EnvTimeout())
-	}
-	for _, k := range vars {
-		t.Setenv(k, "")
-		_ = os.Unsetenv(k)
-	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-}
 
 // examtui doctor checks the three stages on three servers: a working LLM, a chat-only server
 // given as the recogniser (404 on /audio/transcriptions), a voice from the config file where
@@ -49,7 +32,7 @@ func TestDoctorCommand(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("tts:\n  baseURL: "+refused+"\n  apiKey: sk-tts-config-5e6f\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stageEnv(t, map[string]string{
+	endpointtest.Isolate(t, map[string]string{
 		"EXAMTUI_CONFIG":       cfg,
 		"EXAMTUI_LLM_BASE_URL": llmSrv.URL(), "EXAMTUI_LLM_API_KEY": llmKey, "EXAMTUI_LLM_MODEL": "llama3.1",
 		"EXAMTUI_STT_BASE_URL": chatOnly.URL(), "EXAMTUI_STT_API_KEY": sttKey,
@@ -104,7 +87,7 @@ func TestDoctorCommand(t *testing.T) {
 
 // With no endpoint at all every stage is not configured, which is no failure.
 func TestDoctorNothingConfigured(t *testing.T) {
-	stageEnv(t, map[string]string{"EXAMTUI_CONFIG": filepath.Join(t.TempDir(), "none.yaml")})
+	endpointtest.Isolate(t, map[string]string{"EXAMTUI_CONFIG": filepath.Join(t.TempDir(), "none.yaml")})
 	out, _, err := runCmd(t, "", "doctor")
 	if err != nil || strings.Count(out, "not_configured") != 3 || !strings.Contains(out, "offline examiner") {
 		t.Errorf("doctor: %v\n%s", err, out)

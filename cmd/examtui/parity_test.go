@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -49,32 +49,9 @@ type parityPath struct {
 // others are specs) and runs each through the reference path.
 func parityScripts(t *testing.T) []*parityScript {
 	t.Helper()
-	var files []string
-	for _, glob := range []string{"../../examples/*.yaml", "../../runtime/headless/testdata/*.yaml"} {
-		m, err := filepath.Glob(glob)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
 	var out []*parityScript
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(src), "\nturns:") {
-			continue // a spec
-		}
-		s, err := headless.LoadScript(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := strings.TrimPrefix(f, "../../")
-		out = append(out, &parityScript{name: name, path: f, s: s})
-	}
-	if len(out) < 20 {
-		t.Fatalf("only %d candidate scripts found", len(out))
+	for _, cs := range runtimetest.CandidateScripts(t, "../..") {
+		out = append(out, &parityScript{name: cs.Rel, path: cs.Path, s: cs.Script})
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,27 +11,12 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/endpoint"
+	"github.com/examtui/examtui/internal/endpoint/endpointtest"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/runtimetest"
 )
-
-// setStageEnv clears every endpoint variable (restored after the test), then sets env.
-func setStageEnv(t *testing.T, env map[string]string) {
-	t.Helper()
-	vars := []string{endpoint.EnvSharedBaseURL, endpoint.EnvSharedAPIKey, endpoint.EnvSharedModel}
-	for _, st := range endpoint.Stages {
-		vars = append(vars, st.EnvBaseURL(), st.EnvAPIKey(), st.EnvModel(), st.EnvTimeout())
-	}
-	for _, k := range vars {
-		t.Setenv(k, "")
-		_ = os.Unsetenv(k)
-	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-}
 
 // TestThreeStageEndpoints: an exam whose LLM, recogniser and voice are three servers, each
 // with its own key and model, and a shared OPENAI_* server set as well. The examiner's opening
@@ -52,7 +36,7 @@ func TestThreeStageEndpoints(t *testing.T) {
 		}))
 	ttsSrv := openaitest.New(t, openaitest.WithAPIKey("sk-tts-3c"))
 	shared := openaitest.New(t, openaitest.WithAPIKey("sk-shared-3d"))
-	setStageEnv(t, map[string]string{
+	endpointtest.Isolate(t, map[string]string{
 		"OPENAI_BASE_URL": shared.URL(), "OPENAI_API_KEY": "sk-shared-3d",
 		"EXAMTUI_LLM_BASE_URL": llmSrv.URL(), "EXAMTUI_LLM_API_KEY": "sk-llm-3a", "EXAMTUI_LLM_MODEL": "llama3.1:8b",
 		"EXAMTUI_STT_BASE_URL": sttSrv.URL(), "EXAMTUI_STT_API_KEY": "sk-stt-3b", "EXAMTUI_STT_MODEL": "Systran/faster-whisper-small",
@@ -125,7 +109,7 @@ func TestThreeStageEndpoints(t *testing.T) {
 // alone, still gives the LLM, the recogniser and the voice one server.
 func TestSharedEndpointStillServesAll(t *testing.T) {
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-old-env"))
-	setStageEnv(t, map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-old-env", "EXAMTUI_MODEL": "qwen2.5"})
+	endpointtest.Isolate(t, map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-old-env", "EXAMTUI_MODEL": "qwen2.5"})
 	log := slog.New(slog.DiscardHandler)
 	ex, err := app.NewExaminer(app.ExaminerAuto, "", log)
 	if err != nil || ex.Name() != "qwen2.5" {

@@ -19,6 +19,7 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
@@ -51,20 +52,9 @@ func excludedFromParity(s *headless.Script) string {
 // headless run did. The two sessions' decision traces must be equal.
 func TestPipecatParity(t *testing.T) {
 	py := python3(t)
-	var paths []string
-	for _, g := range []string{"../../examples/*.yaml", "../../runtime/headless/testdata/*.yaml"} {
-		m, err := filepath.Glob(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, m...)
-	}
 	compared := 0
-	for _, p := range paths {
-		s, err := headless.LoadScript(p)
-		if err != nil || len(s.Turns) == 0 {
-			continue // a spec, not a script
-		}
+	for _, cs := range runtimetest.CandidateScripts(t, "../..") {
+		p, s := cs.Path, cs.Script
 		if why := excludedFromParity(s); why != "" {
 			t.Logf("%s: excluded: %s", p, why)
 			continue
