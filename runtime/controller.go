@@ -373,15 +373,15 @@ func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) {
 	c.sayFiltered(nodeID, text, source, false, true)
 }
 
-// sayFiltered filters text, records the interceptions and says what is left. guard adds the
-// instruction_echo guard (outputFilters): lines the examiner wrote may repeat an instruction,
-// the controller's own lines (speak) never do.
+// sayFiltered filters text, records the interceptions and says what is left. guard marks a line
+// the examiner model wrote: it gets the whole pipeline and the instruction_echo guard
+// (outputFilters); the controller's own lines (speak) get runOwnFilters.
 func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted, guard bool) {
 	nf := c.filters[nodeID]
 	if nf == nil || strings.TrimSpace(text) == "" {
 		return
 	}
-	filter := nf.runFilters
+	filter := nf.runOwnFilters
 	if guard {
 		filter = func(text string) (string, []string, []filterHit) { return c.outputFilters(nf, text) }
 	}

@@ -184,9 +184,23 @@ const maxFilterPasses = 4
 // pass reports only the filters that changed the text again. If the passes do not settle, the
 // neutral follow-up is said instead (it passes every filter).
 func (nf *nodeFilters) runFilters(text string) (string, []string, []filterHit) {
+	return nf.run(text, true)
+}
+
+// runOwnFilters is runFilters for a line the examiner model did not write: the controller's
+// own (an author's intro or prompt, a canned line, a notice) or one the supervising examiner
+// chose to say (/say). topic_containment judges the model's drift from the scenario, so it is
+// left out: a node's own text is its topic, and a procedural line ("Sorry, the examiner lost
+// the connection for a moment and is back now.") must not become a redirect. Every other
+// filter applies.
+func (nf *nodeFilters) runOwnFilters(text string) (string, []string, []filterHit) {
+	return nf.run(text, false)
+}
+
+func (nf *nodeFilters) run(text string, topic bool) (string, []string, []filterHit) {
 	var hits []filterHit
 	for pass := 0; pass < maxFilterPasses; pass++ {
-		out, parts, h := nf.filterPass(text)
+		out, parts, h := nf.filterPass(text, topic)
 		if pass == 0 {
 			hits = h
 		} else {
@@ -208,7 +222,7 @@ func (nf *nodeFilters) runFilters(text string) (string, []string, []filterHit) {
 
 // filterPass passes text once through the output filters in pipeline order and returns the
 // validated text (split into parts when the length filter splits) and every interception.
-func (nf *nodeFilters) filterPass(text string) (string, []string, []filterHit) {
+func (nf *nodeFilters) filterPass(text string, topic bool) (string, []string, []filterHit) {
 	var hits []filterHit
 	// Every filter matches on the normalized text; it is computed again only when a filter
 	// rewrote the text, not once per filter.
@@ -234,7 +248,9 @@ func (nf *nodeFilters) filterPass(text string) (string, []string, []filterHit) {
 	apply(spec.FilterPersonaBreak, "replace", nf.personaBreakFilter)
 	apply(spec.FilterRubricLeak, "intercept", nf.rubricLeakFilter)
 	nf.runIntegrityFilters(apply)
-	apply(spec.FilterTopicContainment, "redirect", nf.topicFilter)
+	if topic {
+		apply(spec.FilterTopicContainment, "redirect", nf.topicFilter)
+	}
 	var parts []string
 	if nf.enabled[spec.FilterLength] {
 		action := nf.action[spec.FilterLength]

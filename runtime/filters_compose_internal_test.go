@@ -245,3 +245,30 @@ func TestCannedLinesPassEveryFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnLinesKeepTheirTopic: a procedural line the program says for itself (a worker's notice
+// after a takeover) or one the examiner chose to say passes every filter but the topic check,
+// which judges the model's drift: it was replaced by a topic redirect, so the candidate of a
+// taken-over exam never heard that the examiner was back.
+func TestOwnLinesKeepTheirTopic(t *testing.T) {
+	const notice = "Sorry, the examiner lost the connection for a moment and is back now."
+	exam := demoExam(t)
+	filters := buildFilters(exam)
+	redirected := 0
+	for i := range exam.Nodes {
+		nf := filters[exam.Nodes[i].NodeID]
+		if out, _, hits := nf.runOwnFilters(notice); out != notice || len(hits) > 0 {
+			t.Errorf("%s: %q → %q (%v)", exam.Nodes[i].NodeID, notice, out, filterNames(hits))
+		}
+		if out, _, _ := nf.runFilters(notice); out != notice {
+			redirected++
+		}
+		// Every other filter still applies to such a line.
+		if out, _, hits := nf.runOwnFilters("As an AI, I think you pass this part."); len(hits) == 0 || strings.Contains(out, "AI") {
+			t.Errorf("%s: an own line skipped the other filters: %q", exam.Nodes[i].NodeID, out)
+		}
+	}
+	if redirected == 0 {
+		t.Fatal("the model's path no longer judges the topic of this line: the test proves nothing")
+	}
+}
