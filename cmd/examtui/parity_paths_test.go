@@ -53,10 +53,14 @@ func consolePath() parityPath {
 				}
 				before := instructions(dataDir, "")
 				switch {
+				case in.Kind == operator.KindAdmin && in.Mode == runtime.AdminSay:
+					tt.keys("C-l")
+					tt.waitScreen("line to say", "say>")
+					tt.typeLine(in.Text)
 				case in.Kind == operator.KindAdmin:
-					// The box opens in the mode last used; tab switches it.
+					// The box opens in the mode last used; tab switches between the two.
 					tt.keys("C-o")
-					want := "Examiner instruction [" + in.Mode.String() + "]"
+					want := "[" + in.Mode.String() + "]"
 					if !strings.Contains(tt.waitScreen("instruction box", "instruction>"), want) {
 						tt.keys("Tab")
 						tt.waitScreen("instruction mode", want)
