@@ -71,9 +71,35 @@ func buildFilters(exam *spec.Exam) map[string]*nodeFilters {
 	vocab := buildExamVocab(exam)
 	out := make(map[string]*nodeFilters, len(exam.Nodes))
 	for i := range exam.Nodes {
-		out[exam.Nodes[i].NodeID] = buildNodeFiltersWith(exam, &exam.Nodes[i], vocab)
+		n := &exam.Nodes[i]
+		out[filterKey(n.NodeID, "")] = buildNodeFiltersWith(exam, n, vocab)
+		// Each variant has its own topic words and opening: the filters of the drawn one run.
+		for _, id := range n.VariantIDs() {
+			view, _ := n.WithVariant(id)
+			out[filterKey(n.NodeID, id)] = buildNodeFiltersWith(exam, view, vocab)
+		}
 	}
 	return out
+}
+
+// filterKey names a node's filters, per drawn variant.
+func filterKey(nodeID, variant string) string {
+	if variant == "" {
+		return nodeID
+	}
+	return nodeID + "\x00" + variant
+}
+
+// filtersFor returns the filters of node nodeID as the exam is in it: the drawn variant's when
+// it is the current node. Caller holds mu.
+func (c *Controller) filtersFor(nodeID string) *nodeFilters {
+	if c.node != nil && c.node.NodeID == nodeID {
+		// A live reload may have dropped the variant: the node's own filters still run.
+		if nf := c.filters[filterKey(nodeID, c.node.Variant)]; nf != nil {
+			return nf
+		}
+	}
+	return c.filters[filterKey(nodeID, "")]
 }
 
 // buildNodeFilters builds one node's filters on its own (tests); the controller uses
