@@ -119,7 +119,7 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 		prompt:     node.Controller.ConversationPrompt,
 	}
 	personaPatterns, leadingPatterns := defaultPersonaBreakPatterns, defaultLeadingPatterns
-	for _, name := range IntegrityFilters {
+	for _, name := range append(IntegrityFilters, FilterOneQuestion) {
 		nf.enabled[name] = true // always on: forbidden actions are never up to the author
 	}
 	for _, name := range spec.FilterNames {
@@ -261,6 +261,7 @@ func (nf *nodeFilters) filterPass(text string) (string, []string, []filterHit) {
 	apply(spec.FilterRubricLeak, "intercept", nf.rubricLeakFilter)
 	nf.runIntegrityFilters(apply)
 	apply(spec.FilterTopicContainment, "redirect", nf.topicFilter)
+	apply(FilterOneQuestion, "keep_first", oneQuestionFilter)
 	var parts []string
 	if nf.enabled[spec.FilterLength] {
 		action := nf.action[spec.FilterLength]
