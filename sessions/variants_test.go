@@ -193,3 +193,42 @@ func TestConcurrentDrawsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionRecordsVariant: a stored session's summary, its Markdown (what `sessions show`
+// prints) and its JSONL export name the variant the candidate got.
+func TestSessionRecordsVariant(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, t.TempDir())
+	t.Cleanup(func() { _ = st.Close() })
+	s, err := headless.LoadScript("../runtime/headless/testdata/variants.yaml") // pinned to spa
+	if err != nil {
+		t.Fatal(err)
+	}
+	exam, err := s.CompileSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := createSession(t, st, Meta{Exam: exam, Examiner: "offline", Input: runtime.SourceTyped, StartedAt: headless.DefaultStart})
+	j := openJournal(t, st, sess.ID)
+	if _, err := headless.Run(ctx, s, headless.Options{Sink: j, SessionID: sess.ID, Start: headless.DefaultStart}); err != nil {
+		t.Fatal(err)
+	}
+	closeJournal(t, j)
+	sum, err := Summarize(getSession(t, st, sess.ID), loadEvents(t, st, sess.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Nodes) == 0 || sum.Nodes[0].Variant != "spa" {
+		t.Fatalf("summary nodes %+v", sum.Nodes)
+	}
+	if md := RenderMarkdown(sum, MarkdownOptions{}); !strings.Contains(md, "| 1 | case (variant spa) | assessment |") {
+		t.Errorf("markdown lacks the variant:\n%s", md)
+	}
+	var b strings.Builder
+	if err := st.Export(ctx, &b, sess.ID, FormatJSONL, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"variant":"spa","variantDraw":"pinned"`) {
+		t.Errorf("the JSONL export lacks the variant")
+	}
+}

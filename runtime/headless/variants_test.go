@@ -93,3 +93,29 @@ func scriptFromTestdata(t *testing.T) []byte {
 	}
 	return []byte(strings.Replace(string(src), "spec: variants-exam.yaml", "spec: testdata/variants-exam.yaml", 1))
 }
+
+// TestCoverVariants: --cover counts each variant a script met and lists the ones never
+// exercised, with where the spec defines them.
+func TestCoverVariants(t *testing.T) {
+	set := coverRun(t, "testdata/variants.yaml")
+	c := set.Specs()[0]
+	kc := c.Kind(headless.CoverVariants)
+	if kc == nil || kc.Total != 3 || kc.Covered != 1 {
+		t.Fatalf("variants coverage %+v", kc)
+	}
+	var never []string
+	for _, it := range c.Uncovered(headless.CoverVariants) {
+		never = append(never, it.Name+" "+it.Where)
+	}
+	want := []string{"case: breakfast testdata/variants-exam.yaml:27:13", "case: parking testdata/variants-exam.yaml:37:13"}
+	if strings.Join(never, "|") != strings.Join(want, "|") {
+		t.Errorf("never exercised: %q, want %q", never, want)
+	}
+	var b strings.Builder
+	if err := headless.WriteCoverageText(&b, set.Specs()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "variants      1/3    33.3%\n      - case: breakfast  testdata/variants-exam.yaml:27:13") {
+		t.Errorf("report:\n%s", b.String())
+	}
+}
