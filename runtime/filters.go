@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/examtui/examtui/spec"
@@ -188,6 +189,26 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 		}
 	}
 	return nf
+}
+
+// withInstructionTopic is nf with the words of the supervising examiner's instructions being
+// applied counted as the node's topic: a question they asked for ("Ask how the plan fits the
+// budget.") is on topic because they asked for it. Without it, one_question leaving that
+// question alone in a line made topic_containment replace it with a redirect.
+func (nf *nodeFilters) withInstructionTopic(instructions []string) *nodeFilters {
+	if len(instructions) == 0 || len(nf.domain) == 0 {
+		return nf
+	}
+	cp := *nf
+	cp.topicWords = maps.Clone(nf.topicWords)
+	for _, in := range instructions {
+		for _, w := range strings.Fields(normalizeWords(in)) {
+			if len(w) >= 4 && !stopwords[w] {
+				cp.topicWords[stem(w)] = true
+			}
+		}
+	}
+	return &cp
 }
 
 // stem is a deliberately crude plural stripper: topic overlap only needs "queues" ≈ "queue".
