@@ -134,6 +134,7 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		}
 	case *runtime.NodeEnteredPayload:
 		r.NodeID = textsafe.Line(p.NodeID)
+		r.Variant = textsafe.Line(p.Variant)
 		r.NodeIndex, r.NodeTotal = p.Progress.CurrentNodeIndex, p.Progress.TotalNodes
 		r.nodeEnteredAt = at
 		r.nodeBudget = time.Duration(p.TimeBudgetSec) * time.Second

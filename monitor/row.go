@@ -67,6 +67,8 @@ type Row struct {
 	NodeID    string
 	NodeIndex int
 	NodeTotal int
+	// Variant is the version of the current node's question the candidate got ("" without).
+	Variant string
 
 	nodeEnteredAt time.Time
 	nodeBudget    time.Duration

@@ -91,7 +91,7 @@ func (c *Controller) sayLine(a AdminInstruction) error {
 		return err
 	}
 	nodeID := c.node.NodeID
-	_, parts, hits := c.filters[nodeID].runOwnFilters(a.Text)
+	_, parts, hits := c.filtersFor(nodeID).runOwnFilters(a.Text)
 	c.emitIntercepts(nodeID, hits)
 	for i, p := range parts {
 		c.speakPart(p, SpokenSay, len(hits) > 0, i, false)

@@ -37,11 +37,16 @@ type Controller struct {
 	resumed bool // restored from an event log and not yet restarted
 	// cutExit is the stored node_exit of a transition the log ends in the middle of (no
 	// node_entered followed it): a resumed Start completes it.
-	cutExit  *NodeExitPayload
-	sinkErr  error
-	seq      int64
-	state    ExamState
-	filters  map[string]*nodeFilters
+	cutExit *NodeExitPayload
+	sinkErr error
+	seq     int64
+	state   ExamState
+	filters map[string]*nodeFilters
+	// variants draws balanced variants across the store; pins and seed make draws
+	// reproducible (variant.go).
+	variants VariantCounter
+	pins     map[string]string
+	seed     uint64
 	ctxm     *contextManager
 	ledger   Ledger
 	inFlight bool
@@ -156,10 +161,17 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 	if o.sessionID == "" {
 		o.sessionID = fmt.Sprintf("sess-%s-%d", exam.ID, o.clock.Now().UnixNano())
 	}
+	if err := checkPins(exam, o.pins); err != nil {
+		return nil, err
+	}
+	if !o.seedSet {
+		o.seed = seedFor(o.sessionID)
+	}
 	c := &Controller{
 		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
 		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
 		filters: buildFilters(exam), ctxm: newContextManager(), ttsSpeed: 1,
+		variants: o.variants, pins: o.pins, seed: o.seed,
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
 	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter}
@@ -377,7 +389,7 @@ func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) {
 // the examiner model wrote: it gets the whole pipeline and the instruction_echo guard
 // (outputFilters); the controller's own lines (speak) get runOwnFilters.
 func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted, guard bool) {
-	nf := c.filters[nodeID]
+	nf := c.filtersFor(nodeID)
 	if nf == nil || strings.TrimSpace(text) == "" {
 		return
 	}
@@ -462,10 +474,13 @@ func lastQuestionIn(text string) string {
 // end node completes the exam.
 func (c *Controller) enterNode(id, from, reason string) {
 	c.applyStaged(id)
-	node := c.exam.Node(id)
+	base := c.exam.Node(id)
+	variant, draw := c.drawVariant(base)
+	node, _ := base.WithVariant(variant) // drawn from base's own variants
 	c.resetNode(node, c.clock.Now())
 	targets := node.Controller.EvidenceSignals
 	c.emit(&NodeEnteredPayload{
+		Variant: variant, VariantDraw: draw,
 		NodeID: id, Kind: node.Kind.String(), Persona: node.Controller.Persona, Scenario: node.Controller.Scenario,
 		EvidenceTargets: targets, MaxFollowUps: node.Controller.MaxFollowUps, TimeBudgetSec: node.Controller.TimeBudgetSec,
 		Progress: Progress{CurrentNodeIndex: node.Index + 1, TotalNodes: len(c.exam.Nodes)},

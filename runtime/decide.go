@@ -15,7 +15,7 @@ import (
 // transcript → observation → its consequences.
 func (c *Controller) decide(in *turnInput) {
 	node := c.node
-	nf := c.filters[node.NodeID]
+	nf := c.filtersFor(node.NodeID)
 	planStart := time.Now()
 	var (
 		obs      Observation
@@ -262,7 +262,7 @@ func (c *Controller) speakValidated(st *streamState, text string, parts []string
 	if rest != "" {
 		// The length limit holds in streaming as in batch: within what is left of maxChars when
 		// summarizing (keeping the closing question), and in parts of at most maxChars.
-		nf := c.filters[c.node.NodeID]
+		nf := c.filtersFor(c.node.NodeID)
 		if nf.enabled[spec.FilterLength] && nf.lengthAction() == "summarize" {
 			budget := max(nf.maxChars-st.chars, utf8.RuneCountInString(lastQuestionIn(rest)))
 			if utf8.RuneCountInString(rest) > budget {

@@ -52,6 +52,7 @@ func TestEnumsParseAndUnknown(t *testing.T) {
 		stringEnum("ExitReason", runtime.ExitReasons, runtime.ParseExitReason),
 		stringEnum("WarningScope", runtime.WarningScopes, runtime.ParseWarningScope),
 		stringEnum("GuardrailAction", runtime.GuardrailActions, runtime.ParseGuardrailAction),
+		stringEnum("VariantDraw", runtime.VariantDraws, runtime.ParseVariantDraw),
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/examtui/examtui/spec"
@@ -71,9 +72,35 @@ func buildFilters(exam *spec.Exam) map[string]*nodeFilters {
 	vocab := buildExamVocab(exam)
 	out := make(map[string]*nodeFilters, len(exam.Nodes))
 	for i := range exam.Nodes {
-		out[exam.Nodes[i].NodeID] = buildNodeFiltersWith(exam, &exam.Nodes[i], vocab)
+		n := &exam.Nodes[i]
+		out[filterKey(n.NodeID, "")] = buildNodeFiltersWith(exam, n, vocab)
+		// Each variant has its own topic words and opening: the filters of the drawn one run.
+		for _, id := range n.VariantIDs() {
+			view, _ := n.WithVariant(id)
+			out[filterKey(n.NodeID, id)] = buildNodeFiltersWith(exam, view, vocab)
+		}
 	}
 	return out
+}
+
+// filterKey names a node's filters, per drawn variant.
+func filterKey(nodeID, variant string) string {
+	if variant == "" {
+		return nodeID
+	}
+	return nodeID + "\x00" + variant
+}
+
+// filtersFor returns the filters of node nodeID as the exam is in it: the drawn variant's when
+// it is the current node. Caller holds mu.
+func (c *Controller) filtersFor(nodeID string) *nodeFilters {
+	if c.node != nil && c.node.NodeID == nodeID {
+		// A live reload may have dropped the variant: the node's own filters still run.
+		if nf := c.filters[filterKey(nodeID, c.node.Variant)]; nf != nil {
+			return nf
+		}
+	}
+	return c.filters[filterKey(nodeID, "")]
 }
 
 // buildNodeFilters builds one node's filters on its own (tests); the controller uses
@@ -93,7 +120,7 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 		prompt:     node.Controller.ConversationPrompt,
 	}
 	personaPatterns, leadingPatterns := defaultPersonaBreakPatterns, defaultLeadingPatterns
-	for _, name := range IntegrityFilters {
+	for _, name := range append(IntegrityFilters, FilterOneQuestion) {
 		nf.enabled[name] = true // always on: forbidden actions are never up to the author
 	}
 	for _, name := range spec.FilterNames {
@@ -162,6 +189,26 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 		}
 	}
 	return nf
+}
+
+// withInstructionTopic is nf with the words of the supervising examiner's instructions being
+// applied counted as the node's topic: a question they asked for ("Ask how the plan fits the
+// budget.") is on topic because they asked for it. Without it, one_question leaving that
+// question alone in a line made topic_containment replace it with a redirect.
+func (nf *nodeFilters) withInstructionTopic(instructions []string) *nodeFilters {
+	if len(instructions) == 0 || len(nf.domain) == 0 {
+		return nf
+	}
+	cp := *nf
+	cp.topicWords = maps.Clone(nf.topicWords)
+	for _, in := range instructions {
+		for _, w := range strings.Fields(normalizeWords(in)) {
+			if len(w) >= 4 && !stopwords[w] {
+				cp.topicWords[stem(w)] = true
+			}
+		}
+	}
+	return &cp
 }
 
 // stem is a deliberately crude plural stripper: topic overlap only needs "queues" ≈ "queue".
@@ -251,6 +298,7 @@ func (nf *nodeFilters) filterPass(text string, topic bool) (string, []string, []
 	if topic {
 		apply(spec.FilterTopicContainment, "redirect", nf.topicFilter)
 	}
+	apply(FilterOneQuestion, "keep_first", oneQuestionFilter)
 	var parts []string
 	if nf.enabled[spec.FilterLength] {
 		action := nf.action[spec.FilterLength]

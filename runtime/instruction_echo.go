@@ -33,7 +33,7 @@ const echoRunWords = 4
 // holds mu.
 func (c *Controller) outputFilters(nf *nodeFilters, text string) (string, []string, []filterHit) {
 	text, echo := instructionEcho(text, c.guardedInstructions())
-	out, parts, hits := nf.runFilters(text)
+	out, parts, hits := nf.withInstructionTopic(c.applying).runFilters(text)
 	if echo != nil {
 		hits = append([]filterHit{*echo}, hits...)
 	}

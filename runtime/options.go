@@ -26,6 +26,11 @@ type options struct {
 	holdAfter     time.Duration
 	// gateOverrides are BOT_* rehearsal overrides of the spec's gates (botenv.go).
 	gateOverrides *GateOverrides
+	// variant.go
+	variants VariantCounter
+	pins     map[string]string
+	seed     uint64
+	seedSet  bool
 }
 
 // Option configures a Controller.

@@ -48,6 +48,11 @@ type NodeEnteredPayload struct {
 	RequiredEvidenceCount int `json:"requiredEvidenceCount,omitempty"`
 	MaxOffTopicRedirects  int `json:"maxOffTopicRedirects,omitempty"`
 	MaxClarifications     int `json:"maxClarifications,omitempty"`
+	// Variant is the version of the node's question the runtime drew (docs/exam-format.md,
+	// "Variants and draws"), VariantDraw how; both empty for a node without variants. A resume
+	// and a replay take the variant from here. Withheld from the candidate.
+	Variant     string      `json:"variant,omitempty"`
+	VariantDraw VariantDraw `json:"variantDraw,omitempty"`
 }
 
 // NodeExitPayload reports leaving a node.

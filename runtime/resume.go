@@ -105,9 +105,13 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		c.cutExit = p
 	case *NodeEnteredPayload:
 		c.cutExit = nil
-		node := c.exam.Node(p.NodeID)
-		if node == nil {
+		base := c.exam.Node(p.NodeID)
+		if base == nil {
 			return fmt.Errorf("node %q is not in this exam", p.NodeID)
+		}
+		node, ok := base.WithVariant(p.Variant)
+		if !ok {
+			return fmt.Errorf("node %q has no variant %q in this exam", p.NodeID, p.Variant)
 		}
 		c.resetNode(node, ts)
 	case *TranscriptSegmentPayload:

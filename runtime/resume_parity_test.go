@@ -437,7 +437,7 @@ func TestResumeDecisionTrace(t *testing.T) {
 				t.Fatal(err)
 			}
 			trace := func(resumeAfter []int) ([]string, int) {
-				r := newParityRun(t, exam, false)
+				r := newParityRun(t, exam, false, s.ControllerOptions()...)
 				r.resumeAfter = resumeAfter
 				r.play(s.Turns)
 				got, err := runtime.DecisionTrace(r.rec.Events())

@@ -4,9 +4,11 @@ import "time"
 
 // Snapshot is the controller's state for views.
 type Snapshot struct {
-	SessionID      string               `json:"sessionId"`
-	State          ExamState            `json:"state"`
-	NodeID         string               `json:"nodeId,omitempty"`
+	SessionID string    `json:"sessionId"`
+	State     ExamState `json:"state"`
+	NodeID    string    `json:"nodeId,omitempty"`
+	// Variant is the drawn variant of the current node ("" without variants).
+	Variant        string               `json:"variant,omitempty"`
 	NodeKind       string               `json:"nodeKind,omitempty"`
 	NodeIndex      int                  `json:"nodeIndex"` // 1-based; 0 before the exam starts
 	TotalNodes     int                  `json:"totalNodes"`
@@ -49,6 +51,7 @@ func (c *Controller) Snapshot() Snapshot {
 	if n := c.node; n != nil {
 		nc := n.Controller
 		s.NodeID, s.NodeKind, s.NodeIndex = n.NodeID, n.Kind.String(), n.Index+1
+		s.Variant = n.Variant
 		s.MaxFollowUps, s.MaxOffTopic, s.Required = nc.MaxFollowUps, nc.MaxOffTopicRedirects, nc.RequiredEvidenceCount
 		s.Evidence = len(c.ledger.Covered(n.NodeID, nc.EvidenceSignals))
 		s.Coverage = c.ledger.Coverage(n.NodeID, nc.EvidenceSignals)

@@ -63,7 +63,7 @@ func (c *Controller) onPartialArguments(st *streamState, partial []byte) {
 			return
 		}
 	}
-	nf := c.filters[c.node.NodeID]
+	nf := c.filtersFor(c.node.NodeID)
 	sentences := completeSentences(spoken)
 	if closed { // the closing quote makes every sentence final
 		sentences = SplitSentences(spoken)

@@ -27,3 +27,6 @@ var ErrInvalidEvent = errors.New("invalid event")
 // ErrStoreUnreachable reports a store that cannot be reached (PostgreSQL down, wrong address,
 // refused credentials); the message names the store with its password masked.
 var ErrStoreUnreachable = errors.New("session store unreachable")
+
+// ErrInvalidDraw is returned for a balanced variant draw with nothing to draw from.
+var ErrInvalidDraw = errors.New("invalid variant draw")

@@ -82,7 +82,11 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 			if v.Required > 0 || v.Coverage > 0 {
 				cov = pct(v.Coverage)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %d | %d | %s |\n", i+1, mdCell(v.NodeID), mdCell(v.Kind),
+			node := v.NodeID
+			if v.Variant != "" {
+				node += " (variant " + v.Variant + ")"
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %d | %d | %s |\n", i+1, mdCell(node), mdCell(v.Kind),
 				offset(sum.StartedAt, v.EnteredAt), fmtDuration(elapsed), mdCell(exit), v.FollowUps, len(v.Evidence), cov)
 		}
 	}

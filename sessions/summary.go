@@ -40,6 +40,7 @@ type Summary struct {
 type NodeVisit struct {
 	NodeID    string
 	Kind      string
+	Variant   string // the drawn variant of a node with variants
 	EnteredAt time.Time
 	ExitedAt  time.Time // zero if the session stopped inside the node
 	Reason    runtime.ExitReason
@@ -171,7 +172,7 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 		case *runtime.ExamStatePayload:
 			sum.FinalState = p.State
 		case *runtime.NodeEnteredPayload:
-			cur = &NodeVisit{NodeID: p.NodeID, Kind: p.Kind, EnteredAt: ev.Timestamp}
+			cur = &NodeVisit{NodeID: p.NodeID, Kind: p.Kind, Variant: p.Variant, EnteredAt: ev.Timestamp}
 			sum.Nodes = append(sum.Nodes, cur)
 		case *runtime.NodeExitPayload:
 			if v := visit(sum, cur, p.NodeID, ev.Timestamp); v != nil {

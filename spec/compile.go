@@ -229,6 +229,12 @@ func compileNode(i int, n *Node, def Persona, personas map[string]Persona, vocab
 			ctl.FollowUpProbes[k] = cloneStrings(v)
 		}
 	}
+	if len(n.Variants) > 0 {
+		ctl.Draw, ctl.FixedVariant = n.Draw, n.FixedVariant
+		if ctl.Draw == "" {
+			ctl.Draw = DrawRandom
+		}
+	}
 	if len(n.Transitions) > 0 {
 		ctl.Transitions = make(map[Reason]string, len(n.Transitions))
 		for _, t := range n.Transitions {
@@ -246,6 +252,7 @@ func compileNode(i int, n *Node, def Persona, personas map[string]Persona, vocab
 			ContextStrategy: strategy,
 		},
 		Controller: ctl,
+		Variants:   compileVariants(n, vocab, maxFU),
 	}
 }
 

@@ -103,6 +103,10 @@ type CompiledNode struct {
 	Kind       NodeKind       `json:"kind"`
 	LLM        NodeLLM        `json:"llm"`
 	Controller NodeController `json:"controller"`
+	// Variants are the node's versions of its question (variant.go); Variant is set only on
+	// the copy WithVariant returns, naming the one drawn.
+	Variants []CompiledVariant `json:"variants,omitempty"`
+	Variant  string            `json:"variant,omitempty"`
 }
 
 // NodeLLM is everything the examiner LLM is given for a node. Transition conditions never
@@ -147,7 +151,12 @@ type NodeController struct {
 	ForbiddenActions      []string            `json:"forbiddenActions,omitempty"`
 	FollowUpProbes        map[string][]string `json:"followUpProbes,omitempty"`
 	CarrySummary          bool                `json:"carrySummary,omitempty"`
-	Next                  string              `json:"next,omitempty"`
+	// Draw is how a node with variants picks one (random when the spec names none);
+	// FixedVariant is the variant draw fixed names. Cues are the drawn variant's extra cues.
+	Draw         DrawKind            `json:"draw,omitempty"`
+	FixedVariant string              `json:"fixedVariant,omitempty"`
+	Cues         map[string][]string `json:"cues,omitempty"`
+	Next         string              `json:"next,omitempty"`
 	// Transitions maps every reason the author named to its successor; a reason not listed
 	// uses Next. encoding/json sorts map keys, which keeps output deterministic.
 	Transitions map[Reason]string `json:"transitions,omitempty"`

@@ -54,6 +54,17 @@ type PipecatNode struct {
 	// returns the node it names as its next node.
 	Transitions map[Reason]string   `json:"transitions"`
 	Metadata    PipecatNodeMetadata `json:"metadata"`
+	// Variants are the node's versions of its question by id: the controller draws one when
+	// the node is entered and names it in its answer ("variant"); the bot's model then gets
+	// that variant's task_messages instead of the node's.
+	Variants map[string]PipecatVariant `json:"variants,omitempty"`
+}
+
+// PipecatVariant is what a drawn variant changes in a node: the model's task messages, and
+// (in metadata, for the controller's side only) the variant's texts.
+type PipecatVariant struct {
+	TaskMessages []Message       `json:"task_messages"`
+	Metadata     CompiledVariant `json:"metadata"`
 }
 
 // PipecatFunction is a FlowsFunctionSchema without its handler.
@@ -176,6 +187,14 @@ func pipecatNode(n CompiledNode) PipecatNode {
 	}
 	if n.Kind == KindEnd {
 		pn.PreActions = append(pn.PreActions, PipecatAction{Type: "end_conversation"})
+	}
+	if len(n.Variants) > 0 {
+		pn.Variants = make(map[string]PipecatVariant, len(n.Variants))
+		for _, v := range n.Variants {
+			meta := v
+			meta.TaskMessages = nil
+			pn.Variants[v.ID] = PipecatVariant{TaskMessages: v.TaskMessages, Metadata: meta}
+		}
 	}
 	return pn
 }

@@ -22,6 +22,7 @@ var compilerOnlyRules = []struct{ name, diagnostic string }{
 	{"check-in time 0 while check-ins are enabled", "silence checkInSec must be positive"},
 	{"wrapup on a beat that is not the last exam beat", "only the last exam beat may have wrapup"},
 	{"turn-taking delays out of order", "are out of order"},
+	{"a variant's probes or cues name a signal the node does not listen for", "is not a signal of this node"},
 }
 
 // parityExtras adds to the example every optional field it leaves out, so that the walk over
@@ -51,6 +52,18 @@ nodes:
     scenario: "A warm-up."
     scenarioIntro: "A warm-up question."
     conversationPrompt: "How are you today?"
+    transversalSkills: [communicates_clearly]
+    draw: fixed
+    fixedVariant: b
+    variants:
+      - id: a
+        scenario: "A warm-up at a desk."
+        scenarioDomain: [desk]
+        scenarioIntro: "A warm-up at a desk."
+        conversationPrompt: "What is on your desk?"
+        followUpProbes: {communicates_clearly: ["Could you say more?"]}
+        cues: {communicates_clearly: ["first of all"]}
+      - {id: b, conversationPrompt: "How was your journey here?"}
     transitions:
       - {on: evidence_sufficient, to: welcome}
       - {on: followups_exhausted, to: welcome}

@@ -106,6 +106,10 @@ type Node struct {
 	CarrySummary         bool                `json:"carrySummary,omitempty" yaml:"carrySummary,omitempty"`
 	Next                 string              `json:"next,omitempty" yaml:"next,omitempty"`
 	Transitions          []Transition        `json:"transitions,omitempty" yaml:"transitions,omitempty"`
+	// Variants are versions of the node's question the runtime draws from (variant.go).
+	Variants     []Variant `json:"variants,omitempty" yaml:"variants,omitempty"`
+	Draw         DrawKind  `json:"draw,omitempty" yaml:"draw,omitempty"`
+	FixedVariant string    `json:"fixedVariant,omitempty" yaml:"fixedVariant,omitempty"`
 }
 
 // CompletionPolicy says when a node has gathered enough evidence.

@@ -303,8 +303,12 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 
 	switch n.Kind {
 	case KindAssessment:
-		c.required(path+".scenario", n.Scenario, "scenario in assessment "+label)
-		c.required(path+".conversationPrompt", n.ConversationPrompt, "conversationPrompt in assessment "+label)
+		// With variants, each variant must read as a whole question (checkVariants): the
+		// node's own texts are only what the variants share.
+		if len(n.Variants) == 0 {
+			c.required(path+".scenario", n.Scenario, "scenario in assessment "+label)
+			c.required(path+".conversationPrompt", n.ConversationPrompt, "conversationPrompt in assessment "+label)
+		}
 		if len(n.EvidenceSignals) == 0 && !c.bad(path+".evidenceSignals") {
 			c.errorf(path+".evidenceSignals", "", "assessment %s needs evidenceSignals", label)
 		}
@@ -388,6 +392,9 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 		}
 		c.uniqueStrings(kp, n.FollowUpProbes[k], "probe")
 	}
+
+	c.checkSpokenTexts(path, label, n.ScenarioIntro, n.ConversationPrompt, n.FollowUpProbes, signals)
+	c.checkVariants(path, label, n, listened, nodeSignals, signals)
 
 	c.notEmpty(path+".contextStrategy", string(n.ContextStrategy), label+": contextStrategy", useDefault)
 	if n.ContextStrategy != "" && !n.ContextStrategy.Valid() {

@@ -129,8 +129,12 @@ func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload) {
 		}
 		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: text}, width)
 	case *runtime.NodeEnteredPayload:
+		variant := ""
+		if v.Variant != "" { // examiners see which version of the question the candidate got
+			variant = ", variant " + v.Variant
+		}
 		p.add(turn{kind: turnSystem, at: ev.Timestamp,
-			text: fmt.Sprintf("── %s (node %d of %d) ──", v.NodeID, v.Progress.CurrentNodeIndex, v.Progress.TotalNodes)}, width)
+			text: fmt.Sprintf("── %s (node %d of %d%s) ──", v.NodeID, v.Progress.CurrentNodeIndex, v.Progress.TotalNodes, variant)}, width)
 	case *runtime.AdminInstructionPayload:
 		switch {
 		case v.Status == runtime.AdminReceived && v.Mode == runtime.AdminSay:

@@ -82,6 +82,8 @@ var candidateWithheld = map[string]string{
 	"node_entered.requiredEvidenceCount": "a node limit",
 	"node_entered.maxOffTopicRedirects":  "a node limit",
 	"node_entered.maxClarifications":     "a limit",
+	"node_entered.variant":               "which version of the question was drawn: candidates comparing notes would learn the variants exist and which one each got",
+	"node_entered.variantDraw":           "how the variant was drawn (balanced across the cohort, pinned by a test)",
 	"command_acknowledged.source":        "how the command was detected (examiner or safety net)",
 	"command_acknowledged.detail":        "names limits (\"1 of 2\", \"maxClarifications 2 reached\") and settings",
 	"spoken.source":                      "why the line was said: tells a guardrail or a fallback apart",

@@ -35,7 +35,7 @@ func TestHeadlessReadable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("headless run: %v\nstderr:\n%s", err, errOut)
 	}
-	for _, want := range []string{`unknown operator command: "/bogus"`, "control refused", "completed (61 events)"} {
+	for _, want := range []string{`unknown operator command: "/bogus"`, "control refused", "completed (62 events)"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -54,7 +54,7 @@ func TestHeadlessReadable(t *testing.T) {
 
 	// The session is stored, completed, with the candidate's name.
 	list, err := apptest.OpenStore(t, dir).List(context.Background())
-	if err != nil || len(list) != 1 || list[0].Status() != sessions.StatusCompleted || list[0].Candidate != "Priya" || list[0].EventCount != 61 {
+	if err != nil || len(list) != 1 || list[0].Status() != sessions.StatusCompleted || list[0].Candidate != "Priya" || list[0].EventCount != 62 {
 		t.Fatalf("stored sessions %+v, %v", list, err)
 	}
 }

@@ -203,6 +203,8 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 		}
 		defer j.Close()
 		opts.Sink, opts.SessionID = j, sess.ID
+		// A stored run draws balanced variants as a live exam on this store would.
+		opts.ControllerOptions = append(opts.ControllerOptions, runtime.WithVariantCounter(env.store))
 	}
 	cleanup, err := env.o.audio.apply(ctx, &opts, env.log)
 	if err != nil {

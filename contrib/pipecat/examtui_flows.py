@@ -165,14 +165,20 @@ class ExamFlow:
             state["examtui"] = {"session": self.session_id, "node": self.node_id, "history": list(self.history)}
         return result, next_node
 
-    def node(self, node_id: str, *, say: Optional[List[str]] = None, previous: Optional[Tuple[str, str]] = None, stay: bool = False, ended: bool = False) -> Dict[str, Any]:
+    def node(self, node_id: str, *, say: Optional[List[str]] = None, previous: Optional[Tuple[str, str]] = None, stay: bool = False, ended: bool = False, variant: str = "") -> Dict[str, Any]:
         """The NodeConfig of node_id that says the lines say. previous is the (node, reason) the
         exam comes from, summarised for a reset_with_summary node; stay keeps the context (the
-        exam goes on in the same node)."""
+        exam goes on in the same node); variant is the version of the node's question the
+        controller drew: the model gets its task messages, never another variant's."""
         if node_id not in self.nodes:
             raise ExamFlowError(f"unknown node {node_id!r}")
         src = self.nodes[node_id]
         task_messages = copy.deepcopy(src["task_messages"])
+        if variant:
+            variants = src.get("variants") or {}
+            if variant not in variants:
+                raise ExamFlowError(f"node {node_id!r} has no variant {variant!r} in this export: export the exam the controller runs")
+            task_messages = copy.deepcopy(variants[variant]["task_messages"])
         strategy = (src.get("context_strategy") or {}).get("strategy", "reset")
         if strategy == "reset_with_summary":
             # reset_with_summary is deprecated in pipecat-flows 1.x: reset, and carry a short
@@ -206,7 +212,7 @@ class ExamFlow:
         stay = update["node"] == self.node_id and not transitions
         self.node_id = update["node"]
         self.ended = bool(update["ended"])
-        return self.node(update["node"], say=[line["text"] for line in update["say"]], previous=previous, stay=stay, ended=self.ended)
+        return self.node(update["node"], say=[line["text"] for line in update["say"]], previous=previous, stay=stay, ended=self.ended, variant=update.get("variant") or "")
 
     def _function(self, fn: Dict[str, Any]) -> Any:
         handler = self.report_observation if fn["name"] == REPORT_OBSERVATION else None

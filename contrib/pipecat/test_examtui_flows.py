@@ -80,6 +80,27 @@ class NodeConfigShape(unittest.TestCase):
         cfg = self.flow.node(self.doc["metadata"]["nodeOrder"][-1], say=["Goodbye."], ended=True)
         self.assertEqual(cfg["pre_actions"], [{"type": "tts_say", "text": "Goodbye."}, {"type": "end_conversation"}])
 
+    def test_the_drawn_variant_gives_the_task_messages(self):
+        path = os.environ.get("EXAMTUI_FLOWS_VARIANTS_JSON")
+        if not path:
+            self.fail("EXAMTUI_FLOWS_VARIANTS_JSON is not set: run through TestPipecatFlowsPythonModule")
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        flow = new_flow(doc)
+        variants = doc["nodes"]["case"]["variants"]
+        self.assertEqual(sorted(variants), ["breakfast", "parking", "spa"])
+        for drawn, v in variants.items():
+            with self.subTest(variant=drawn):
+                # As the controller answers when it entered the node and drew the variant.
+                cfg = flow._apply({"node": "case", "variant": drawn, "say": [{"text": v["metadata"]["conversationPrompt"]}], "transitions": [], "ended": False})
+                self.assertEqual(cfg["task_messages"], v["task_messages"])
+                text = " ".join(m["content"] for m in cfg["task_messages"])
+                for other, ov in variants.items():
+                    self.assertEqual(ov["metadata"]["conversationPrompt"] in text, other == drawn)
+                flow.node_id = None
+        with self.assertRaises(examtui_flows.ExamFlowError):
+            flow.node("case", variant="sauna")
+
     def test_staying_keeps_the_context(self):
         cfg = self.flow.node(self.doc["initial_node"], say=["Go on."], stay=True)
         self.assertEqual(cfg["context_strategy"].strategy, ContextStrategy.APPEND)

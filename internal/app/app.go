@@ -196,6 +196,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 	x.Examiner = ex.Name()
 
 	var sink runtime.Sink
+	var drawOpts []runtime.Option
 	if x.Store != nil {
 		if x.SessionID == "" {
 			specPath := o.SpecPath
@@ -215,6 +216,8 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 			return x, err
 		}
 		sink = x.Journal
+		// Balanced variant draws count this store's sessions (every path wires an exam here).
+		drawOpts = []runtime.Option{runtime.WithVariantCounter(x.Store)}
 	} else {
 		x.SessionID = "ephemeral-" + time.Now().UTC().Format("20060102-150405")
 		x.fanout = runtime.NewFanout(x.queue)
@@ -228,6 +231,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 	if resumeEvents != nil {
 		opts = append(opts, runtime.WithResume(resumeEvents))
 	}
+	opts = append(opts, drawOpts...)
 	opts = append(opts, exOpts...)
 	if gateOpt, err := rehearsalGates(o.Input, log); err != nil {
 		return x, err

@@ -52,6 +52,9 @@ type Update struct {
 	SessionID string `json:"sessionId"`
 	// Node is the node now current; the bot's flow moves to it.
 	Node string `json:"node"`
+	// Variant is the version of the node's question the controller drew (none for a node
+	// without variants): the bot's model gets that variant's task_messages from the export.
+	Variant string `json:"variant,omitempty"`
 	// State is the exam's state (created, in_progress, paused, completed, …).
 	State string `json:"state"`
 	// Say are the lines the candidate must hear, in order: validated and filtered by the

@@ -103,7 +103,7 @@ func parityOne(t *testing.T, py string, s *headless.Script) int {
 	t.Cleanup(func() { store.Close() })
 	vc := runtime.NewVirtualClock(start)
 	srv, err := controlhttp.New(store, app.Options{SpecPath: s.SpecPath(), ManualTicks: true,
-		ControllerOptions: []runtime.Option{runtime.WithClock(vc)}}, controlhttp.WithToken(parityToken))
+		ControllerOptions: append([]runtime.Option{runtime.WithClock(vc)}, s.ControllerOptions()...)}, controlhttp.WithToken(parityToken))
 	if err != nil {
 		t.Fatal(err)
 	}

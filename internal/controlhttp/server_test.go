@@ -3,6 +3,7 @@ package controlhttp_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -50,10 +51,22 @@ func TestPipecatFlowsPythonModule(t *testing.T) {
 	if err := os.WriteFile(doc, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	vexam, _, err := spec.CompileFile("../../runtime/headless/testdata/variants-exam.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, err := spec.ExportPipecatFlows(vexam)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vdoc := filepath.Join(t.TempDir(), "variants.flows.json")
+	if err := os.WriteFile(vdoc, vb, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, hs := newServer(t, controlhttp.WithToken(parityToken))
 	cmd := exec.Command(py, "-m", "unittest", "-v", "test_examtui_flows")
 	cmd.Dir = filepath.Join("..", "..", "contrib", "pipecat")
-	cmd.Env = append(os.Environ(), "EXAMTUI_FLOWS_JSON="+doc, "EXAMTUI_CONTROLLER_URL="+hs.URL,
+	cmd.Env = append(os.Environ(), "EXAMTUI_FLOWS_JSON="+doc, "EXAMTUI_FLOWS_VARIANTS_JSON="+vdoc, "EXAMTUI_CONTROLLER_URL="+hs.URL,
 		"EXAMTUI_CONTROLLER_TOKEN="+parityToken, "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -111,5 +124,47 @@ func TestCheckListen(t *testing.T) {
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, controlhttp.ErrNoToken)) {
 			t.Errorf("CheckListen(%q, %q) = %v", tc.addr, tc.token, err)
 		}
+	}
+}
+
+// TestUpdateNamesVariant: entering a node with variants, the controller's answer names the
+// variant it drew and says that variant's opening, for the bot to give its model.
+func TestUpdateNamesVariant(t *testing.T) {
+	store, err := app.OpenStore(context.Background(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	srv, err := controlhttp.New(store, app.Options{SpecPath: "../../runtime/headless/testdata/variants-exam.yaml"}, controlhttp.WithToken(parityToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() { srv.Close() })
+	req, err := http.NewRequest("POST", hs.URL+"/v1/sessions", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+parityToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var u controlhttp.Update
+	if err := json.NewDecoder(resp.Body).Decode(&u); err != nil {
+		t.Fatal(err)
+	}
+	exam, _, err := spec.CompileFile("../../runtime/headless/testdata/variants-exam.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, ok := exam.Node("case").WithVariant(u.Variant)
+	if u.Node != "case" || u.Variant == "" || !ok {
+		t.Fatalf("answer node %q variant %q", u.Node, u.Variant)
+	}
+	if len(u.Say) == 0 || u.Say[len(u.Say)-1].Text != view.Controller.ConversationPrompt {
+		t.Errorf("said %+v, want the %s opening %q", u.Say, u.Variant, view.Controller.ConversationPrompt)
 	}
 }

@@ -60,7 +60,7 @@ func (s *session) updateLocked(ctx context.Context) (*Update, error) {
 		return nil, err
 	}
 	snap := s.exam.Controller.Snapshot()
-	u := &Update{SessionID: s.exam.SessionID, Node: snap.NodeID, State: snap.State.String(),
+	u := &Update{SessionID: s.exam.SessionID, Node: snap.NodeID, Variant: snap.Variant, State: snap.State.String(),
 		Say: []Line{}, Transitions: []Transition{}, Ended: snap.State.Terminal()}
 	for s.lastSeq < target {
 		var ev runtime.Event

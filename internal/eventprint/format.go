@@ -61,6 +61,9 @@ func Describe(ev runtime.Event) string {
 		return p.Summary()
 	case *runtime.NodeEnteredPayload:
 		s := fmt.Sprintf("%s [%s] %d/%d", p.NodeID, p.Kind, p.Progress.CurrentNodeIndex, p.Progress.TotalNodes)
+		if p.Variant != "" {
+			s += " variant " + p.Variant + " (" + p.VariantDraw.String() + ")"
+		}
 		if p.Reason != "" {
 			s += " after " + p.Reason
 		}

@@ -55,6 +55,7 @@ func samples(t *testing.T) []runtime.Event {
 		{runtime.EventBeatFired, `{"message":"Half way.","scope":"exam","atSec":600}`},
 		{runtime.EventSpoken, `{"nodeId":"welcome","text":"Welcome.","source":"intro"}`},
 		{runtime.EventSystemError, `{"code":"examiner_failed","message":"timeout after 30s"}`},
+		{runtime.EventNodeEntered, `{"nodeId":"case","kind":"assessment","maxFollowUps":1,"progress":{"currentNodeIndex":1,"totalNodes":2},"variant":"spa","variantDraw":"balanced"}`},
 		{runtime.EventExamCompleted, `{"state":"completed","durationMs":24400,"nodesVisited":["welcome","wrapup"],"evidence":{},"coverage":{}}`},
 		{runtime.EventExaminerSwitched, `{"from":"llm","to":"offline","failures":3}`},
 	}
@@ -117,7 +118,7 @@ func FuzzReadable(f *testing.F) {
 // hostileFields lists, per event type, the text fields a readable line may show.
 var hostileFields = map[runtime.EventType][]string{
 	runtime.EventExamState:           {"state", "previous", "reason"},
-	runtime.EventNodeEntered:         {"nodeId", "kind", "reason"},
+	runtime.EventNodeEntered:         {"nodeId", "kind", "reason", "variant", "variantDraw"},
 	runtime.EventNodeExit:            {"nodeId", "reason", "next"},
 	runtime.EventTranscriptSegment:   {"speaker", "text"},
 	runtime.EventEvidenceUpdate:      {"nodeId", "signalType", "rubricLevel", "excerpt"},

@@ -26,10 +26,11 @@ const (
 	CoverGuardrails                       // transition and safety guardrails that fired
 	CoverFilters                          // enabled output filters that fired
 	CoverCommands                         // candidate commands used
+	CoverVariants                         // (node, variant) versions of a question a script met
 )
 
 // CoverKinds lists the kinds in report order.
-var CoverKinds = []CoverKind{CoverNodes, CoverTransitions, CoverSignals, CoverRubric, CoverGuardrails, CoverFilters, CoverCommands}
+var CoverKinds = []CoverKind{CoverNodes, CoverTransitions, CoverSignals, CoverRubric, CoverGuardrails, CoverFilters, CoverCommands, CoverVariants}
 
 func (k CoverKind) String() string {
 	switch k {
@@ -47,6 +48,8 @@ func (k CoverKind) String() string {
 		return "filters"
 	case CoverCommands:
 		return "commands"
+	case CoverVariants:
+		return "variants"
 	}
 	return fmt.Sprintf("CoverKind(%d)", int(k))
 }
@@ -114,6 +117,9 @@ func (s *Script) readSpec() ([]byte, error) {
 	return src, nil
 }
 
+// VariantName names a variant item: "node: variant".
+func VariantName(nodeID, variant string) string { return nodeID + ": " + variant }
+
 // TransitionName names a transition item: "from → to on reason".
 func TransitionName(from string, reason spec.Reason, to string) string {
 	return from + " → " + to + " on " + reason.String()
@@ -155,6 +161,9 @@ func newCoverage(specPath string, exam *spec.Exam, doc *spec.Spec) (*Coverage, e
 		}
 		for k, sig := range n.Controller.TransversalSkills {
 			add(CoverSignals, n.NodeID+": "+sig, where(fmt.Sprintf("%s.transversalSkills[%d]", np, k)))
+		}
+		for k, v := range n.VariantIDs() {
+			add(CoverVariants, VariantName(n.NodeID, v), where(fmt.Sprintf("%s.variants[%d].id", np, k)))
 		}
 	}
 	for _, gn := range g.Nodes {
@@ -241,6 +250,9 @@ func (c *Coverage) Add(r *Result) error {
 			}
 		case *runtime.NodeEnteredPayload:
 			hit(CoverNodes, p.NodeID)
+			if p.Variant != "" {
+				hit(CoverVariants, VariantName(p.NodeID, p.Variant))
+			}
 		case *runtime.NodeExitPayload:
 			if p.Next != "" {
 				hit(CoverTransitions, TransitionName(p.NodeID, p.Reason.Transition(), p.Next))

@@ -12,13 +12,15 @@ import (
 
 // Result is the outcome of one scripted run.
 type Result struct {
-	Script           string                `json:"script"`
-	Spec             string                `json:"spec"`
-	Examiner         string                `json:"examiner"`
-	SessionID        string                `json:"sessionId"`
-	Passed           bool                  `json:"passed"`
-	State            runtime.ExamState     `json:"state"`
-	Visits           []string              `json:"visits"`
+	Script    string            `json:"script"`
+	Spec      string            `json:"spec"`
+	Examiner  string            `json:"examiner"`
+	SessionID string            `json:"sessionId"`
+	Passed    bool              `json:"passed"`
+	State     runtime.ExamState `json:"state"`
+	Visits    []string          `json:"visits"`
+	// Variants is the variant each node with variants got, when last entered.
+	Variants         map[string]string     `json:"variants,omitempty"`
 	Evidence         map[string]int        `json:"evidence"`
 	Guardrails       map[string]int        `json:"guardrails"`
 	Commands         map[string]int        `json:"commands"`
@@ -62,6 +64,7 @@ func (r *Result) collect(events []runtime.Event, snap runtime.Snapshot) {
 	r.State = snap.State
 	r.Ledger = snap.Ledger
 	r.Evidence, r.Guardrails, r.Commands, r.Events = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	r.Variants = map[string]string{}
 	said := map[string]string{}
 	for _, ev := range events {
 		r.Events[ev.Event.String()]++
@@ -72,6 +75,9 @@ func (r *Result) collect(events []runtime.Event, snap runtime.Snapshot) {
 		switch p := p.(type) {
 		case *runtime.NodeEnteredPayload:
 			r.Visits = append(r.Visits, p.NodeID)
+			if p.Variant != "" {
+				r.Variants[p.NodeID] = p.Variant
+			}
 		case *runtime.EvidenceUpdatePayload:
 			if p.Misconception == nil {
 				r.Evidence[p.SignalType]++
@@ -119,6 +125,11 @@ func (r *Result) check(e Expect) {
 			if want[k] != got[k] {
 				fail(name+"."+k, want[k], got[k])
 			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.Variants)) {
+		if e.Variants[k] != r.Variants[k] {
+			fail("variants."+k, e.Variants[k], r.Variants[k])
 		}
 	}
 	counts("evidence", e.Evidence, r.Evidence)

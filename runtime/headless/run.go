@@ -144,6 +144,7 @@ func Run(ctx context.Context, s *Script, opts Options) (*Result, error) {
 	}
 	copts := append([]runtime.Option{runtime.WithClock(clock), runtime.WithSink(fan), runtime.WithSessionID(sid),
 		runtime.WithLogger(logger)}, append(exOpts, opts.ControllerOptions...)...)
+	copts = append(copts, s.ControllerOptions()...)
 	c, err := runtime.NewController(exam, ex, copts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
@@ -272,6 +273,20 @@ func (s *Script) checkAgainst(exam *spec.Exam) []string {
 		for i, v := range *s.Expect.Visits {
 			if exam.Node(v) == nil {
 				probs = append(probs, fmt.Sprintf("%s: expect.visits: %q is not a node of exam %s", s.pos(fmt.Sprintf("$.expect.visits[%d]", i)), v, exam.ID))
+			}
+		}
+	}
+	for _, field := range []struct {
+		name string
+		m    map[string]string
+	}{{"variants", s.Variants}, {"expect.variants", s.Expect.Variants}} {
+		for _, k := range slices.Sorted(maps.Keys(field.m)) {
+			at := s.pos("$." + field.name + "." + k)
+			switch n := exam.Node(k); {
+			case n == nil:
+				probs = append(probs, fmt.Sprintf("%s: %s: %q is not a node of exam %s", at, field.name, k, exam.ID))
+			case !slices.Contains(n.VariantIDs(), field.m[k]):
+				probs = append(probs, fmt.Sprintf("%s: %s: node %q has no variant %q (it has %v)", at, field.name, k, field.m[k], n.VariantIDs()))
 			}
 		}
 	}

@@ -49,6 +49,10 @@ type Script struct {
 	// the run.
 	Start string `yaml:"start"`
 
+	// Variants pins the variant of a node by node id ({nodeId: variantId}), whatever its
+	// draw, so a script meets the question it was written for (docs/testing.md).
+	Variants map[string]string `yaml:"variants"`
+
 	name     string // as given, for messages
 	specPath string // resolved against the script's directory
 	fsys     fs.FS  // nil: the operating system's files
@@ -125,6 +129,17 @@ type Expect struct {
 	Events           map[string]int `yaml:"events"`
 	// Decisions is the controller's decision on each turn, in order (script_decisions.go).
 	Decisions *[]string `yaml:"decisions"`
+	// Variants is the variant each listed node got when it was last entered.
+	Variants map[string]string `yaml:"variants"`
+}
+
+// ControllerOptions are the controller options the script itself asks for (its variant
+// pins): every path that plays a script passes them on, so it meets the same questions.
+func (s *Script) ControllerOptions() []runtime.Option {
+	if len(s.Variants) == 0 {
+		return nil
+	}
+	return []runtime.Option{runtime.WithVariantPins(s.Variants)}
 }
 
 // Name returns the script's name as it was loaded.

@@ -40,7 +40,12 @@ func ScriptFromEvents(events []runtime.Event, o ExportOptions) ([]byte, error) {
 			b.WriteString("# " + l + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "spec: %s\nexaminer: %s\nturns:\n", yamlString(o.Spec), yamlString(o.Examiner))
+	fmt.Fprintf(&b, "spec: %s\nexaminer: %s\n", yamlString(o.Spec), yamlString(o.Examiner))
+	if pins := drawnVariants(events); len(pins) > 0 {
+		// The session's draws, pinned: a replay meets the questions the candidate met.
+		b.WriteString("variants: " + flowMap(pins) + "\n")
+	}
+	b.WriteString("turns:\n")
 
 	start := events[0].Timestamp
 	sim := time.Duration(0) // where a scripted run's virtual clock would be
@@ -114,6 +119,32 @@ func ScriptFromEvents(events []runtime.Event, o ExportOptions) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
+// drawnVariants is the variant each node with variants was first entered in.
+func drawnVariants(events []runtime.Event) map[string]string {
+	out := map[string]string{}
+	for _, ev := range events {
+		if ev.Event != runtime.EventNodeEntered {
+			continue
+		}
+		if p, err := ev.Decode(); err == nil {
+			if ne := p.(*runtime.NodeEnteredPayload); ne.Variant != "" && out[ne.NodeID] == "" {
+				out[ne.NodeID] = ne.Variant
+			}
+		}
+	}
+	return out
+}
+
+// flowMap writes a string map as a YAML flow mapping, keys sorted.
+func flowMap(m map[string]string) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = yamlString(k) + ": " + yamlString(m[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
 // ExpectFrom builds the expectations a run meets: its final state, visits, counts and every
 // decision. Keys the old expectations name are kept (with their new counts), so an author's
 // "persona_break: 0" survives an update; events and maxTurnLatencyMs are kept only when named.
@@ -135,6 +166,9 @@ func ExpectFrom(r *Result, old Expect) Expect {
 		Completed: &completed, State: &state, Visits: &visits,
 		Evidence: merge(r.Evidence, old.Evidence), Guardrails: merge(r.Guardrails, old.Guardrails),
 		Commands: merge(r.Commands, old.Commands), MaxTurnLatencyMs: old.MaxTurnLatencyMs,
+	}
+	if len(r.Variants) > 0 {
+		e.Variants = maps.Clone(r.Variants)
 	}
 	if old.Events != nil {
 		e.Events = map[string]int{}
@@ -167,6 +201,9 @@ func ExpectYAML(e Expect) string {
 			q[i] = yamlString(v)
 		}
 		fmt.Fprintf(&b, "  visits: [%s]\n", strings.Join(q, ", "))
+	}
+	if len(e.Variants) > 0 {
+		fmt.Fprintf(&b, "  variants: %s\n", flowMap(e.Variants))
 	}
 	for _, m := range []struct {
 		key string

@@ -22,8 +22,8 @@ func directedTarget(req *runtime.ExaminerRequest, covered map[string]bool) strin
 			vocab = append(vocab, strings.ReplaceAll(t, "_", " "))
 			if def := req.Exam.Signal(t); def != nil {
 				vocab = append(vocab, def.Description)
-				vocab = append(vocab, def.Cues...)
 			}
+			vocab = append(vocab, req.Exam.CuesFor(req.Node, t)...)
 			for _, w := range wordsOf(strings.Join(vocab, " ")) {
 				if dir[w] {
 					return t

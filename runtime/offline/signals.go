@@ -22,12 +22,13 @@ func detectSignals(exam *spec.Exam, node *spec.CompiledNode, text string) []runt
 	targets := append(append([]string{}, node.Controller.EvidenceSignals...), node.Controller.TransversalSkills...)
 	for _, st := range targets {
 		def := exam.Signal(st)
-		if def == nil || len(def.Cues) == 0 {
+		cues := exam.CuesFor(node, st) // the signal's cues and the drawn variant's
+		if def == nil || len(cues) == 0 {
 			continue
 		}
 		matched := 0
 		excerpt := ""
-		for _, cue := range def.Cues {
+		for _, cue := range cues {
 			if !runtime.MatchPhrase(text, cue) {
 				continue
 			}
@@ -81,7 +82,7 @@ func onTopic(exam *spec.Exam, node *spec.CompiledNode, text string) bool {
 		return true
 	}
 	for _, st := range append(append([]string{}, nc.EvidenceSignals...), nc.TransversalSkills...) {
-		if def := exam.Signal(st); def != nil && matchAny(text, def.Cues) {
+		if matchAny(text, exam.CuesFor(node, st)) {
 			return true
 		}
 	}

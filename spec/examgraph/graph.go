@@ -69,7 +69,10 @@ type Node struct {
 	Signals       []string `json:"signals,omitempty"`
 	Required      int      `json:"required,omitempty"`
 	TimeBudgetSec int      `json:"timeBudgetSec,omitempty"`
-	Edges         []Edge   `json:"edges,omitempty"`
+	// Variants are the node's versions of its question and Draw how the runtime picks one.
+	Variants []string      `json:"variants,omitempty"`
+	Draw     spec.DrawKind `json:"draw,omitempty"`
+	Edges    []Edge        `json:"edges,omitempty"`
 }
 
 // Graph is a compiled exam as nodes and transitions.
@@ -94,6 +97,9 @@ func New(e *spec.Exam) (*Graph, error) {
 		if cn.Kind == spec.KindAssessment {
 			n.Signals = append([]string(nil), cn.Controller.EvidenceSignals...)
 			n.Required = cn.Controller.RequiredEvidenceCount
+		}
+		if len(cn.Variants) > 0 {
+			n.Variants, n.Draw = cn.VariantIDs(), cn.Controller.Draw
 		}
 		if cn.Kind != spec.KindEnd {
 			n.Edges = edges(e, cn)

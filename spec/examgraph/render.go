@@ -71,6 +71,10 @@ func (n *Node) summary() string {
 	if n.Kind == spec.KindAssessment && len(n.Signals) > 0 {
 		parts = append(parts, fmt.Sprintf("needs %d of %d signals", n.Required, len(n.Signals)))
 	}
+	if len(n.Variants) > 0 {
+		// The draw is the runtime's: the graph says which versions a candidate may get.
+		parts = append(parts, fmt.Sprintf("%s draw of %s", n.Draw, strings.Join(n.Variants, ", ")))
+	}
 	return strings.Join(parts, " · ")
 }
 

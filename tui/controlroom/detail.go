@@ -33,7 +33,11 @@ func (m *Model) detailLines(now time.Time, height int) []string {
 		where := fmt.Sprintf(" %s · examiner %s · input %s · started %s", r.State, r.Examiner, r.Input,
 			r.StartedAt.Local().Format("15:04:05"))
 		if r.NodeID != "" {
-			where += fmt.Sprintf(" · node %s (%d/%d) %s · exam %s", r.NodeID, r.NodeIndex, r.NodeTotal,
+			node := r.NodeID
+			if r.Variant != "" {
+				node += " variant " + r.Variant
+			}
+			where += fmt.Sprintf(" · node %s (%d/%d) %s · exam %s", node, r.NodeIndex, r.NodeTotal,
 				clockText(r.NodeClock(now)), clockText(r.ExamClock(now)))
 		}
 		out = append(out, where)
