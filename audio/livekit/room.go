@@ -229,9 +229,10 @@ func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
 }
 
 // attributesChanged logs a change of the role attribute, which never changes a role: roles are
-// fixed when a participant is first seen.
+// fixed when a participant is first seen. The SDK reports a participant's first attributes
+// (the bot's own among them) as a change too; the attribute saying the role it has is none.
 func (r *Room) attributesChanged(changed map[string]string, p lksdk.Participant) {
-	if v, ok := changed[RoleAttribute]; ok && p != nil {
+	if v, ok := changed[RoleAttribute]; ok && p != nil && v != r.roles.Role(p).String() {
 		r.log.Warn("role attribute change ignored", "identity", p.Identity(), "new", v, "role", r.roles.Role(p).String())
 	}
 }
