@@ -214,6 +214,9 @@ func (s *Store) recoverRunning(ctx context.Context) error {
 	if s.engine == EnginePostgres {
 		return s.recoverRunningPG(ctx) // one statement with transaction-scoped try-locks
 	}
+	if err := s.sweepEndedLocks(ctx); err != nil {
+		return err
+	}
 	ids, err := s.ownerlessRunning(ctx)
 	if err != nil {
 		return err
