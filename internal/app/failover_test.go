@@ -71,9 +71,10 @@ func TestFailoverBoundsTheWait(t *testing.T) {
 		{"hang, a command between the answers", openaitest.Hang(), []string{"Hello, I'm Priya.", repeat, "Hello again."}, 3},
 		{"stall after the first token", openaitest.ToolCall(`{"spokenText":"Thank you."}`, openaitest.Streamed(16, 0), openaitest.StallAfter(2)),
 			[]string{"Hello, I'm Priya.", "Hello again.", "Still here."}, 3},
-		// Each attempt fails after 250 ms and is retried: a turn takes about a second, so
-		// three would keep the candidate waiting past the limit.
-		{"slow errors, retried", openaitest.Status(500, openaitest.Delay(250*time.Millisecond)),
+		// Each attempt fails after 700 ms (within this case's first-token timeout) and is
+		// retried: a turn takes well over half the limit, so three would keep the candidate
+		// waiting past it.
+		{"slow errors, retried", openaitest.Status(500, openaitest.Delay(700*time.Millisecond)),
 			[]string{"Hello, I'm Priya.", "Hello again.", "Still here."}, 0},
 	}
 	const limit = 2 * time.Second
@@ -82,7 +83,11 @@ func TestFailoverBoundsTheWait(t *testing.T) {
 			srv := openaitest.New(t, openaitest.WithDefault(func(*openaitest.ChatRequest) openaitest.Behaviour { return tt.b }))
 			t.Setenv("OPENAI_BASE_URL", srv.URL())
 			t.Setenv("OPENAI_API_KEY", "")
-			t.Setenv(llm.EnvFirstTokenTimeout, "300ms")
+			firstToken := "300ms"
+			if tt.wantTurns == 0 {
+				firstToken = "1s" // the slow errors are answers, not hangs
+			}
+			t.Setenv(llm.EnvFirstTokenTimeout, firstToken)
 			t.Setenv(llm.EnvTimeout, limit.String())
 			t.Setenv(llm.EnvFailoverAfter, "3")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
