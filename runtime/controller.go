@@ -174,7 +174,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		variants: o.variants, pins: o.pins, seed: o.seed,
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
-	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter}
+	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter, wait: o.failoverWait}
 	c.beats = make([]beatState, len(exam.Beats))
 	c.integ.init(exam, o.gateOverrides)
 	if o.resumeSet {

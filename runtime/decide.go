@@ -80,8 +80,9 @@ func (c *Controller) decide(in *turnInput) {
 	}
 	c.settleObservation(op)
 	// A reply the controller had to reject whole (malformed arguments) fails the turn as surely
-	// as an error or a missing call: each ends in the canned line, and the exam would not move.
-	if cmd == "" && c.examinerGaveUp(!valid, perr) {
+	// as an error or a missing call: each ends in the canned line (or the command the candidate
+	// asked for), and the exam would not move.
+	if c.examinerGaveUp(!valid, in.callDur, perr) {
 		return
 	}
 	switch {

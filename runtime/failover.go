@@ -36,6 +36,22 @@ func WithExaminerFailover(fallback Examiner, after int) Option {
 	}
 }
 
+// WithFailoverWait bounds the time failed examiner turns in a row may keep the candidate
+// waiting in all: once their calls have taken d together the failover acts at the end of that
+// turn, however few they were, and each call after a failed one is cut to the time left. So a
+// failing examiner costs the candidate at most d of waiting (plus the fallback lines), whether
+// it fails fast (a hang cut at the first-token timeout) or slowly (errors retried until the
+// turn deadline). 0 (the default) leaves only the count.
+func WithFailoverWait(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("%w: failover wait %v", ErrInvalidOption, d)
+		}
+		o.failoverWait = d
+		return nil
+	}
+}
+
 // WithHoldingLine makes the controller say HoldingLine once per turn when the examiner has not
 // answered (or started to speak) within after; 0 turns it off (the default).
 func WithHoldingLine(after time.Duration) Option {
@@ -53,21 +69,38 @@ type failover struct {
 	fallback Examiner
 	after    int
 	hold     time.Duration
-	failures int  // failed examiner turns in a row
-	switched bool // the fallback runs the exam
+	wait     time.Duration // WithFailoverWait; 0: no bound
+	failures int           // failed examiner turns in a row
+	waited   time.Duration // what their calls took together
+	switched bool          // the fallback runs the exam
 }
 
-// examinerGaveUp counts a turn's examiner result and, when the failures reach the limit, applies
-// the spec's policy: switch to the fallback (false: the turn goes on to its fallback line) or
-// end the exam (true: the turn is over). Caller holds mu.
-func (c *Controller) examinerGaveUp(failed bool, err error) bool {
+// callTimeout is how long the next examiner call may take: the turn timeout, cut after a
+// failed turn to what is left of the failover wait. Caller holds mu.
+func (c *Controller) callTimeout() time.Duration {
+	f := &c.failover
+	if f.wait <= 0 || f.failures == 0 || f.switched {
+		return c.turnTimeout
+	}
+	return min(c.turnTimeout, max(f.wait-f.waited, time.Millisecond))
+}
+
+// examinerGaveUp counts a turn's examiner result (took: how long its call kept the candidate
+// waiting) and, when the failures in a row reach the limit or their calls the failover wait,
+// applies the spec's policy: switch to the fallback (false: the turn goes on to its fallback
+// line or its command) or end the exam (true: the turn is over). Every turn whose call fails
+// counts, a command's too ("repeat" while the endpoint hangs): the candidate waited on it all
+// the same. Caller holds mu.
+func (c *Controller) examinerGaveUp(failed bool, took time.Duration, err error) bool {
 	f := &c.failover
 	if !failed {
-		f.failures = 0
+		f.failures, f.waited = 0, 0
 		return false
 	}
 	f.failures++
-	if f.failures < f.after || f.after == 0 || c.state.Terminal() {
+	f.waited += took
+	waitedOut := f.wait > 0 && f.waited >= f.wait
+	if (f.failures < f.after && !waitedOut) || f.after == 0 || c.state.Terminal() {
 		return false
 	}
 	policy := c.exam.Policies.OnExaminerFailure()
@@ -95,7 +128,7 @@ func (c *Controller) examinerGaveUp(failed bool, err error) bool {
 // useFallback makes the fallback examiner run the rest of the exam: a live failover, or its
 // replay on resume.
 func (c *Controller) useFallback() {
-	c.ex, c.failover.switched, c.failover.failures = c.failover.fallback, true, 0
+	c.ex, c.failover.switched, c.failover.failures, c.failover.waited = c.failover.fallback, true, 0, 0
 }
 
 // replayFailover repeats a stored switch on resume, so a resumed exam stays on the fallback.

@@ -23,6 +23,7 @@ type options struct {
 	// failover.go
 	fallback      Examiner
 	failoverAfter int
+	failoverWait  time.Duration
 	holdAfter     time.Duration
 	// gateOverrides are BOT_* rehearsal overrides of the spec's gates (botenv.go).
 	gateOverrides *GateOverrides

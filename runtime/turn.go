@@ -61,6 +61,8 @@ type examinerCall struct {
 	req    *ExaminerRequest
 	queued int     // queued admin instructions in the request's context, consumed after the call
 	gate   float64 // the speak gate to wait first (seconds)
+	// timeout bounds the call: the turn timeout, less after a failed turn (callTimeout).
+	timeout time.Duration
 }
 
 // takeTurn is SubmitTurn's first locked step. It checks that the controller takes the turn,
@@ -161,7 +163,7 @@ func (c *Controller) prepareCall(t Turn, text string, segPayload TranscriptSegme
 	in.stream = &streamState{gen: c.nodeGen, safety: in.safety, wallStart: wallStart}
 	req.OnArguments = func(partial []byte) { c.onPartialArguments(in.stream, partial) }
 	c.inFlight = true
-	return examinerCall{in: in, req: req, queued: queued, gate: gate}
+	return examinerCall{in: in, req: req, queued: queued, gate: gate, timeout: c.callTimeout()}
 }
 
 // examinerRequest builds the request for the candidate's turn from the context cm: the node's
@@ -192,7 +194,7 @@ func (c *Controller) examinerRequest(cm *contextManager, t Turn, text string, se
 func (c *Controller) observe(ctx context.Context, call *examinerCall) {
 	in := call.in
 	callStart := time.Now()
-	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
+	cctx, cancel := context.WithTimeout(ctx, call.timeout)
 	stopHold := c.holdWhileSlow(in)
 	reply, callErr := c.examinerReply(cctx, call.req) // a matching speculation's reply, or the call (speculate.go)
 	stopHold()

@@ -204,8 +204,13 @@ func ValidateArtifact(data []byte) []Problem {
 		for i, e := range evs {
 			path := fmt.Sprintf("events[%d]", i)
 			v.event(path, e)
-			if m, _ := e.(map[string]any); m["name"] == fnTruncated && (!isTruncated || i != len(evs)-1) {
+			m, _ := e.(map[string]any)
+			if m["name"] == fnTruncated && (!isTruncated || i != len(evs)-1) {
 				v.add(path+".name", "the %s marker only closes a truncated artifact", fnTruncated)
+			}
+			if m["name"] == fnNoTurns && (len(evs) != 1 || m["type"] != string(RunEventFunctionCallOutput) || m["status"] != statusNoTurns) {
+				v.add(path+".name", "the %s marker is the whole of an artifact with nothing to list: one %s event with status %q",
+					fnNoTurns, RunEventFunctionCallOutput, statusNoTurns)
 			}
 		}
 	}

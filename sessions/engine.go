@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Engine is the database behind a Store.
@@ -125,6 +126,9 @@ func MaskTarget(target string) string {
 type sqlDB struct {
 	*sql.DB
 	pg bool
+	// writeWait bounds how long a SQLite write waits its turn for the write lock (writeturn.go);
+	// zero on PostgreSQL, whose row locks queue.
+	writeWait time.Duration
 }
 
 func bind(pg bool, q string) string {
@@ -146,12 +150,13 @@ func bind(pg bool, q string) string {
 	return b.String()
 }
 
+// ExecContext runs one statement; on SQLite a write waits its turn (writeTurn).
 func (d *sqlDB) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return d.DB.ExecContext(ctx, bind(d.pg, q), args...)
+	return writeTurn(ctx, d.writeWait, func() (sql.Result, error) { return d.DB.ExecContext(ctx, bind(d.pg, q), args...) })
 }
 
 func (d *sqlDB) Exec(q string, args ...any) (sql.Result, error) {
-	return d.DB.Exec(bind(d.pg, q), args...)
+	return d.ExecContext(context.Background(), q, args...)
 }
 
 func (d *sqlDB) QueryRow(q string, args ...any) *sql.Row {
@@ -170,8 +175,10 @@ func (d *sqlDB) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error)
 	return d.DB.PrepareContext(ctx, bind(d.pg, q))
 }
 
+// BeginTx begins a transaction; on SQLite every one is BEGIN IMMEDIATE (it takes the write
+// lock at once, so it cannot fail later for want of it), and it waits its turn (writeTurn).
 func (d *sqlDB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sqlTx, error) {
-	tx, err := d.DB.BeginTx(ctx, opts)
+	tx, err := writeTurn(ctx, d.writeWait, func() (*sql.Tx, error) { return d.DB.BeginTx(ctx, opts) })
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,11 @@ const (
 	fnGuardrail  = "examtui.guardrail"
 	// fnTruncated names the marker event that closes a truncated artifact.
 	fnTruncated = "examtui.truncated"
+	// fnNoTurns names the one event of the artifact of a session that stopped before anything
+	// it could list (a process killed before the candidate's first turn).
+	fnNoTurns = "examtui.no_turns"
+	// statusNoTurns is that marker's status.
+	statusNoTurns = "nothing_to_list"
 	// ErrorLabelTruncated is the error_label of an artifact cut at its event bound.
 	ErrorLabelTruncated = "artifact_truncated"
 	// The error labels of an exam that did not complete (also a truncation's exam_outcome).
@@ -106,7 +111,8 @@ func WithMaxEvents(n int) RunResultOption {
 // error_label (exam_aborted, exam_expired, session_interrupted, session_incomplete). Past the
 // event bound the artifact keeps the first events, ends with an examtui.truncated marker,
 // says what it dropped in Truncation and is failed with artifact_truncated: its end is not
-// the exam's. A session with nothing to map gives ErrNothingToExport.
+// the exam's. A session with nothing to map (killed before the candidate's first turn) gives
+// an artifact whose one event is an examtui.no_turns marker, failed unless it completed.
 func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOption) (*RunResult, error) {
 	cfg := runResultConfig{maxEvents: MaxArtifactEvents}
 	for _, o := range opts {
@@ -188,8 +194,9 @@ func BuildRunResult(sess *Session, events []runtime.Event, opts ...RunResultOpti
 	}
 	rr.Omitted = &omitted
 	if len(all) == 0 {
-		// The artifact needs at least one observed event, and inventing one would not be honest.
-		return nil, fmt.Errorf("runresult %s: %w", sess.ID, ErrNothingToExport)
+		// The artifact needs at least one event, and inventing an observation would not be
+		// honest: its one event is a marker that says there was nothing to list.
+		all = []RunEvent{{Type: RunEventFunctionCallOutput, Name: fnNoTurns, Status: statusNoTurns}}
 	}
 	switch {
 	case state == runtime.StateCompleted && (completed || !sess.EndedAt.IsZero()):

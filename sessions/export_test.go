@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -98,6 +97,8 @@ func testRunResultOutcomes(t *testing.T, eng testEngine) {
 	}
 }
 
+// TestRunResultNothingToExport: a session stopped before anything the artifact lists (a run
+// killed before the candidate's first turn) exports an artifact that says so and validates.
 func TestRunResultNothingToExport(t *testing.T) { forEachEngine(t, testRunResultNothingToExport) }
 
 func testRunResultNothingToExport(t *testing.T, eng testEngine) {
@@ -106,9 +107,18 @@ func testRunResultNothingToExport(t *testing.T, eng testEngine) {
 		return examEvents(t, id, fixtureStart)[:2] // state changes only: no turn, no node change
 	})
 	var buf bytes.Buffer
-	err := st.Export(context.Background(), &buf, sess.ID, FormatRunResult, ExportOptions{})
-	if !errors.Is(err, ErrNothingToExport) {
-		t.Fatalf("export of a session without turns = %v, want ErrNothingToExport", err)
+	if err := st.Export(context.Background(), &buf, sess.ID, FormatRunResult, ExportOptions{}); err != nil {
+		t.Fatalf("export of a session without turns: %v", err)
+	}
+	if problems := ValidateArtifact(buf.Bytes()); len(problems) != 0 {
+		t.Fatalf("the artifact of a session without turns is invalid: %v\n%s", problems, buf.Bytes())
+	}
+	var rr RunResult
+	if err := json.Unmarshal(buf.Bytes(), &rr); err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Events) != 1 || rr.Events[0].Name != fnNoTurns || rr.Outcome != OutcomeFailed {
+		t.Errorf("artifact = %s, want failed with the one %s marker", buf.Bytes(), fnNoTurns)
 	}
 }
 

@@ -32,6 +32,7 @@ type Option func(*storeConfig) error
 type storeConfig struct {
 	logger      *slog.Logger
 	busyTimeout time.Duration
+	writeWait   time.Duration // SQLite: a write's whole wait for the write lock (writeturn.go)
 	sync        Synchronous
 	recover     bool
 	now         func() time.Time
@@ -42,6 +43,7 @@ func newStoreConfig(opts []Option) (storeConfig, error) {
 	cfg := storeConfig{
 		logger:      slog.New(slog.DiscardHandler),
 		busyTimeout: 5 * time.Second,
+		writeWait:   DefaultWriteWait,
 		sync:        SyncFull,
 		recover:     true,
 		now:         time.Now,
@@ -72,6 +74,18 @@ func WithBusyTimeout(d time.Duration) Option {
 			return fmt.Errorf("%w: negative busy timeout %v", ErrInvalidOption, d)
 		}
 		c.busyTimeout = d
+		return nil
+	}
+}
+
+// WithWriteWait sets how long, in all, a write on a SQLite store waits its turn for the write
+// lock (default DefaultWriteWait): past one busy timeout it is tried again until then.
+func WithWriteWait(d time.Duration) Option {
+	return func(c *storeConfig) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative write wait %v", ErrInvalidOption, d)
+		}
+		c.writeWait = d
 		return nil
 	}
 }

@@ -78,8 +78,11 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	}
 	raw.SetMaxOpenConns(4)
 	raw.SetMaxIdleConns(4)
-	db := &sqlDB{DB: raw}
-	if err := db.PingContext(ctx); err != nil {
+	db := &sqlDB{DB: raw, writeWait: cfg.writeWait}
+	// The first connection sets WAL mode, which needs the file to itself while it is still a
+	// new rollback-journal file: another process creating it at the same moment makes that
+	// fail at once, past any busy timeout, so the open waits its turn like a write.
+	if _, err := writeTurn(ctx, cfg.writeWait, func() (struct{}, error) { return struct{}{}, db.PingContext(ctx) }); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -210,6 +213,9 @@ func (s *Store) recoverInterrupted(ctx context.Context) error {
 func (s *Store) recoverRunning(ctx context.Context) error {
 	if s.engine == EnginePostgres {
 		return s.recoverRunningPG(ctx) // one statement with transaction-scoped try-locks
+	}
+	if err := s.sweepEndedLocks(ctx); err != nil {
+		return err
 	}
 	ids, err := s.ownerlessRunning(ctx)
 	if err != nil {

@@ -85,6 +85,14 @@ type InputSwitcher interface {
 	SwitchInput() (runtime.InputSource, error)
 }
 
+// Historian may be implemented by a Backend whose exam did not start empty: a session resumed
+// after its process died. New applies History before any event of the live stream, which
+// carries only what happens after the resume, so the console opens on the stored exam (node,
+// clocks and budgets, evidence, transcript) instead of an empty one.
+type Historian interface {
+	History() []runtime.Event
+}
+
 // InputSwitchChecker may be implemented by an InputSwitcher whose ability to switch depends on
 // how it was started (a local exam run without a microphone path implements SwitchInput but
 // can only refuse). New asks once: CanSwitchInput false disables the switch-input key and hides

@@ -139,6 +139,9 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 	}
 	m.keys.Graph.SetEnabled(m.graph != nil)
 
+	if h, ok := backend.(Historian); ok {
+		m.Apply(h.History()...)
+	}
 	m.syncReplay()
 	if info.ReadOnly {
 		m.focus = PaneTranscript

@@ -19,11 +19,15 @@ type Rejection struct {
 }
 
 func (r Rejection) String() string {
-	who := r.Sender
-	if who == "" {
-		who = "an unidentified participant"
+	return fmt.Sprintf("rejected %s message from %s (role %s): %v", r.Topic, r.who(), r.Role, r.Err)
+}
+
+// who names the sender as the examiners read it.
+func (r Rejection) who() string {
+	if r.Sender == "" {
+		return "an unidentified participant"
 	}
-	return fmt.Sprintf("rejected %s message from %s (role %s): %v", r.Topic, who, r.Role, r.Err)
+	return r.Sender
 }
 
 // code is the system_error code examiners see for the rejection.

@@ -46,6 +46,8 @@ type Room struct {
 	presence presenceTracker
 
 	stats roomStats
+
+	rejects *rejectLimiter // the rate of rejection reports per sender (reject_limit.go)
 }
 
 type sentMark struct {
@@ -115,6 +117,7 @@ func Join(ctx context.Context, cfg Config, opts ...Option) (*Room, error) {
 		close(r.handlersSet)
 	}
 	r.roles = NewRoleBook(r.untrusted)
+	r.rejects = newRejectLimiter(rejectBurst, rejectWindow, r.reportHeldRejections)
 	r.presence.init()
 	r.server = newServerView(cfg)
 	r.voice = newVoice(o.speechRate, "examiner-voice", r.log)
@@ -226,9 +229,10 @@ func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
 }
 
 // attributesChanged logs a change of the role attribute, which never changes a role: roles are
-// fixed when a participant is first seen.
+// fixed when a participant is first seen. The SDK reports a participant's first attributes
+// (the bot's own among them) as a change too; the attribute saying the role it has is none.
 func (r *Room) attributesChanged(changed map[string]string, p lksdk.Participant) {
-	if v, ok := changed[RoleAttribute]; ok && p != nil {
+	if v, ok := changed[RoleAttribute]; ok && p != nil && v != r.roles.Role(p).String() {
 		r.log.Warn("role attribute change ignored", "identity", p.Identity(), "new", v, "role", r.roles.Role(p).String())
 	}
 }
@@ -372,8 +376,6 @@ func (r *Room) handleLoop(ctx context.Context) {
 			}
 		case msg.reject != nil:
 			r.stats.rejected.Add(1)
-			r.log.Warn("inbound message rejected", "topic", msg.reject.Topic, "from", msg.reject.Sender,
-				"role", msg.reject.Role.String(), "err", msg.reject.Err)
 			if h.Rejection != nil {
 				h.Rejection(*msg.reject)
 			} else {
@@ -411,7 +413,21 @@ func (r *Room) warnLateExaminer(lk *lksdk.Room, examiner string) {
 	}
 }
 
-func (r *Room) reportRejection(rej Rejection) { r.ReportError(rej.code(), rej.String()) }
+// reportRejection logs a refused message and tells the examiners, within the sender's rate
+// (rejectLimiter): beyond it the message is only counted, for the aggregate report.
+func (r *Room) reportRejection(rej Rejection) {
+	if !r.rejects.allow(rej, time.Now()) {
+		return
+	}
+	r.log.Warn("inbound message rejected", "topic", rej.Topic, "from", rej.Sender, "role", rej.Role.String(), "err", rej.Err)
+	r.ReportError(rej.code(), rej.String())
+}
+
+// reportHeldRejections is the aggregate of the refused messages reportRejection only counted.
+func (r *Room) reportHeldRejections(last Rejection, text string) {
+	r.log.Warn("inbound messages rejected", "summary", text, "topic", last.Topic, "role", last.Role.String(), "err", last.Err)
+	r.ReportError(last.code(), fmt.Sprintf("%s (the last on %s, role %s: %v)", text, last.Topic, last.Role, last.Err))
+}
 
 // ReportError tells the examiners about a problem out of band: a system_error event with seq
 // 0, because it is not part of the session's journal, which only the controller numbers.
@@ -525,6 +541,7 @@ func (r *Room) WaitCandidate(ctx context.Context) (string, error) {
 // goroutine. It is safe to call more than once.
 func (r *Room) Close() error {
 	r.closeOnce.Do(func() {
+		r.rejects.close()
 		r.flush(flushTimeout)
 		r.cancel()
 		r.conn.close()

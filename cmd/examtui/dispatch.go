@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -37,13 +36,19 @@ func newDispatchCmd() *cobra.Command {
 		room      string
 		spec      string
 		candidate string
+		wait      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "dispatch --room R --spec NAME [--candidate NAME]",
 		Short: "Ask the workers for an exam in a room (LiveKit agent dispatch)",
 		Long: `Create an agent dispatch on the LiveKit server: a worker (examtui worker) takes it and its
 examiner bot joins the room and waits for the candidate. NAME is a spec in the worker's --specs
-directory (or "demo"). The dispatch id goes to stdout.
+directory (or "demo"). The dispatch id goes to stdout once a worker has taken the job.
+
+A worker takes a job only while it has room (--max-exams), is not draining and knows the spec.
+When none has taken it after --wait (a worker needs a few seconds), dispatch withdraws it and
+exits with status 1, saying so: no exam is left dispatched that would never start. --wait 0
+creates the dispatch and returns at once.
 
 To start the exam when the candidate joins instead, put the dispatch into the candidate's
 token: examtui token --role candidate --dispatch-spec NAME.`,
@@ -61,15 +66,21 @@ token: examtui token --role candidate --dispatch-spec NAME.`,
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
-			defer cancel()
-			client := lksdk.NewAgentDispatchServiceClient(httpURL(creds.url), creds.key, creds.secret)
-			ad, err := client.CreateDispatch(ctx, &lkproto.CreateAgentDispatchRequest{AgentName: d.agentName, Room: room, Metadata: md})
-			if err != nil {
-				return fmt.Errorf("create dispatch: %w", err)
+			if wait < 0 {
+				return fmt.Errorf("--wait %v: want 0 or more", wait)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), ad.GetId())
-			fmt.Fprintf(cmd.ErrOrStderr(), "dispatched %q to room %q (agent %q)\n", spec, room, d.agentName)
+			client := lksdk.NewAgentDispatchServiceClient(httpURL(creds.url), creds.key, creds.secret)
+			req := &lkproto.CreateAgentDispatchRequest{AgentName: d.agentName, Room: room, Metadata: md}
+			id, err := dispatchUntilTaken(cmd.Context(), client, req, wait)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), id)
+			taken := "taken by a worker"
+			if wait == 0 {
+				taken = "not waiting for a worker to take it"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "dispatched %q to room %q (agent %q), %s\n", spec, room, d.agentName, taken)
 			return nil
 		},
 	}
@@ -79,6 +90,7 @@ token: examtui token --role candidate --dispatch-spec NAME.`,
 	f.StringVar(&room, "room", "", "room name (required)")
 	f.StringVar(&spec, "spec", app.DemoSpec, "exam spec name in the workers' --specs directory")
 	f.StringVar(&candidate, "candidate", "", "candidate's name, recorded with the session")
+	f.DurationVar(&wait, "wait", defaultDispatchWait, "how long to wait for a worker to take the exam before withdrawing it (0: do not wait)")
 	_ = cmd.MarkFlagRequired("room")
 	return cmd
 }

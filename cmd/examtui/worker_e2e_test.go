@@ -174,14 +174,20 @@ func (w *workerProc) exited() bool {
 	}
 }
 
-// dispatchExam runs `examtui dispatch` in-process.
-func (p *pool) dispatchExam(room, spec, candidate string) {
+// dispatchExam runs `examtui dispatch` in-process (extra: more flags, such as --wait 0 for a
+// dispatch no worker is expected to take).
+func (p *pool) dispatchExam(room, spec, candidate string, extra ...string) {
 	p.t.Helper()
-	out, errOut, err := runCmdContext(context.Background(), "", "dispatch", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
-		"--agent-name", e2eAgent, "--room", room, "--spec", spec, "--candidate", candidate)
-	if err != nil || !strings.HasPrefix(out, "AD_") {
+	if out, errOut, err := p.tryDispatch(room, spec, candidate, extra...); err != nil || !strings.HasPrefix(out, "AD_") {
 		p.t.Fatalf("dispatch %s: %v\n%s%s", room, err, out, errOut)
 	}
+}
+
+// tryDispatch runs `examtui dispatch` in-process and returns what it printed and its error.
+func (p *pool) tryDispatch(room, spec, candidate string, extra ...string) (out, errOut string, err error) {
+	args := append([]string{"dispatch", "--url", p.srv.URL, "--api-key", p.srv.APIKey, "--api-secret", p.srv.Secret,
+		"--agent-name", e2eAgent, "--room", room, "--spec", spec, "--candidate", candidate}, extra...)
+	return runCmdContext(context.Background(), "", args...)
 }
 
 // candidate is a typed-answer candidate in a room.
@@ -514,7 +520,7 @@ func TestWorkerRejectsUnknownSpecAndDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p.dispatchExam("bad", "no-such-exam", "bad")
+	p.dispatchExam("bad", "no-such-exam", "bad", "--wait", "0") // rejected: no worker takes it
 	testutil.Eventually(t, 20*time.Second, func() bool { return w.count("job rejected", "room", "bad") == 1 }, "the rejection")
 	if r := w.find("job rejected")[0]; !strings.Contains(fmt.Sprint(r["reason"]), `"no-such-exam" is not in the worker's spec directory`) {
 		t.Errorf("rejection reason = %v", r["reason"])
@@ -537,7 +543,7 @@ func TestWorkerRejectsUnknownSpecAndDrains(t *testing.T) {
 		s := p.session("nobody-yet")
 		return s != nil && s.Status() == sessions.StatusInterrupted
 	}, "the waiting exam to stop at once")
-	p.dispatchExam("late", "hotel", "late") // a draining worker takes nothing
+	p.dispatchExam("late", "hotel", "late", "--wait", "0") // a draining worker takes nothing
 	for _, l := range lines[1:] {
 		if err := cd.answer(l, 30*time.Second); err != nil {
 			t.Fatal(err)

@@ -131,8 +131,9 @@ type Exam struct {
 	wg     sync.WaitGroup
 	closed sync.Once
 
-	sharedStore bool // Store belongs to the caller (Options.SharedStore)
-	manualTicks bool // Options.ManualTicks: Start runs no ticker
+	sharedStore bool            // Store belongs to the caller (Options.SharedStore)
+	manualTicks bool            // Options.ManualTicks: Start runs no ticker
+	history     []runtime.Event // a resumed session's stored events (History)
 }
 
 // Open compiles the spec (or loads the session to resume), opens the store and journal, and
@@ -177,6 +178,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 			return x, err
 		}
 		x.SessionID = id
+		x.history = resumeEvents
 	} else {
 		var diags spec.Diagnostics
 		x.Spec, diags, err = LoadSpec(o.SpecPath)
@@ -253,6 +255,11 @@ func (x *Exam) Subscribe(s runtime.Subscriber) {
 		x.fanout.Subscribe(s)
 	}
 }
+
+// History is what a resumed session had stored before this process: the console applies it
+// before Events (tui.Historian), so it opens on the stored node, clocks, evidence and
+// transcript. Events carries only what happens from now on. Nil for a new session.
+func (x *Exam) History() []runtime.Event { return x.history }
 
 // Events is the stream the console reads: every event, after it is stored.
 func (x *Exam) Events() <-chan runtime.Event { return x.queue.C }

@@ -96,5 +96,8 @@ func failoverOptions(ex runtime.Examiner, lim llm.Limits) ([]runtime.Option, err
 	if err != nil {
 		return nil, fmt.Errorf("offline fallback examiner: %w", err)
 	}
-	return append(opts, runtime.WithExaminerFailover(fallback, lim.FailoverAfter), runtime.WithHoldingLine(HoldAfter)), nil
+	// The failed turns in a row together may keep the candidate waiting at most one turn
+	// limit: the same bound as one turn (docs/security.md, "When the examiner fails").
+	return append(opts, runtime.WithExaminerFailover(fallback, lim.FailoverAfter), runtime.WithFailoverWait(lim.Timeout),
+		runtime.WithHoldingLine(HoldAfter)), nil
 }

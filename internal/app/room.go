@@ -55,7 +55,12 @@ func (x *Exam) JoinRoom(ctx context.Context, o RoomOptions) (*RoomBot, error) {
 	if x.Controller == nil {
 		return nil, errors.New("join room: the exam is not open")
 	}
-	log := x.log.With("room", o.Config.Room)
+	// A bot joined by token alone (a worker's job, whose log names the room already) has no
+	// Config.Room: adding it would log the room twice, the second time empty.
+	log := x.log
+	if o.Config.Room != "" {
+		log = log.With("room", o.Config.Room)
+	}
 	// The bot's track runs at Opus's own 48 kHz so the SDK does not resample the examiner's
 	// speech again on its way out: about 10 ms less to the first packet (BenchmarkBotAddedLatency).
 	opts := []livekit.Option{livekit.WithLogger(log), livekit.WithSpeechSampleRate(BotSpeechRate)}

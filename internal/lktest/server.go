@@ -125,7 +125,8 @@ func (s *Server) pickPorts() error {
 }
 
 // config is the server's YAML configuration: loopback only, one UDP and one TCP port for media,
-// no external IP discovery (there is no network), and our own key.
+// no external IP discovery (there is no network), and our own key. node_ip and bind_addresses
+// leave the UDP media port on every interface: interfaces.includes keeps it on lo.
 func (s *Server) config() string {
 	return fmt.Sprintf(`port: %d
 bind_addresses: [127.0.0.1]
@@ -135,6 +136,8 @@ rtc:
   use_external_ip: false
   node_ip: 127.0.0.1
   enable_loopback_candidate: true
+  interfaces:
+    includes: [lo]
 keys:
   %s: %s
 logging:

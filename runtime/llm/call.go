@@ -48,9 +48,9 @@ func (e *Examiner) stream(ctx context.Context, creq openai.ChatCompletionRequest
 	onArgs func([]byte), start time.Time) (_ *runtime.ExaminerReply, partial bool, _ error) {
 	ttCtx, watch, stopWatch := watchFirstToken(ctx, e.cfg.firstToken)
 	defer stopWatch()
-	// firstTokenErr names a hang: the watch cancelled the attempt before anything came.
+	// firstTokenErr names a hang or a stall: the watch cancelled the attempt.
 	firstTokenErr := func(err error) error {
-		if cause := context.Cause(ttCtx); errors.Is(cause, ErrFirstToken) && ctx.Err() == nil {
+		if cause := context.Cause(ttCtx); (errors.Is(cause, ErrFirstToken) || errors.Is(cause, ErrStalled)) && ctx.Err() == nil {
 			return cause
 		}
 		return err

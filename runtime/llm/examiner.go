@@ -103,8 +103,11 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 			log.Warn("llm reply over the size cap", "attempt", attempts, "cap", e.cfg.maxReplyBytes)
 			return nil, fmt.Errorf("%w (over %d bytes)", ErrTooLarge, e.cfg.maxReplyBytes)
 		}
-		if errors.Is(err, ErrFirstToken) && !partial {
-			log.Warn("llm sent no first token in time", "attempt", attempts, "timeout", e.cfg.firstToken)
+		if errors.Is(err, ErrFirstToken) || errors.Is(err, ErrStalled) {
+			log.Warn("llm stream silent too long", "attempt", attempts, "timeout", e.cfg.firstToken, "err", err)
+			if partial {
+				return nil, fmt.Errorf("%w: %w", ErrInterrupted, err)
+			}
 			return nil, err
 		}
 		classified, retry := e.classify(err, meta, attemptErr != nil, turnCtx)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,9 @@ var (
 	// ErrFirstToken is an attempt whose stream sent nothing within the first-token timeout. It
 	// is not retried: an endpoint that hangs once usually hangs again.
 	ErrFirstToken = errors.New("llm: no first token in time")
+	// ErrStalled is an attempt whose stream went silent for the first-token timeout after its
+	// first chunk. Like a hang it is not retried: the candidate has waited already.
+	ErrStalled = errors.New("llm: stream stalled")
 	// ErrTooLarge is a response body over the cap. It is not retried.
 	ErrTooLarge = errors.New("llm: response too large")
 )
@@ -95,15 +99,31 @@ func withCap(ctx context.Context, n int64) context.Context {
 	return context.WithValue(ctx, capKey{}, n)
 }
 
-// firstTokenWatch cancels ctx with ErrFirstToken unless seen is called within d.
+// firstTokenWatch cancels ctx unless seen is called within d, and again within d of each
+// call: with ErrFirstToken before the first chunk, with ErrStalled after it. One rule bounds
+// every silence of a stream, so a stream that stalls after its first token fails as quickly
+// as one that never starts, instead of holding the candidate until the request timeout.
 type firstTokenWatch struct {
-	timer *time.Timer
+	d       time.Duration
+	timer   *time.Timer
+	started atomic.Bool
 }
 
 func watchFirstToken(ctx context.Context, d time.Duration) (context.Context, *firstTokenWatch, context.CancelFunc) {
 	cctx, cancel := context.WithCancelCause(ctx)
-	w := &firstTokenWatch{timer: time.AfterFunc(d, func() { cancel(fmt.Errorf("%w (%v)", ErrFirstToken, d)) })}
+	w := &firstTokenWatch{d: d}
+	w.timer = time.AfterFunc(d, func() {
+		if w.started.Load() {
+			cancel(fmt.Errorf("%w: nothing for %v", ErrStalled, d))
+			return
+		}
+		cancel(fmt.Errorf("%w (%v)", ErrFirstToken, d))
+	})
 	return cctx, w, func() { w.timer.Stop(); cancel(nil) }
 }
 
-func (w *firstTokenWatch) seen() { w.timer.Stop() }
+// seen records a chunk: the next one is due within d.
+func (w *firstTokenWatch) seen() {
+	w.started.Store(true)
+	w.timer.Reset(w.d)
+}

@@ -14,8 +14,9 @@ import (
 // hugeArgs is a 5 MB tool-call argument string: an endpoint gone wrong.
 var hugeArgs = `{"spokenText":"` + strings.Repeat("a", 5<<20) + `"}`
 
-// TestLimits: a hang is cut at the first-token timeout and a huge body at the cap, both without
-// retries and quickly; a reply just slower than the timeout to start but then steady succeeds.
+// TestLimits: a hang is cut at the first-token timeout, a stream that stalls after its first
+// token at the same timeout, and a huge body at the cap, all without retries and quickly; a
+// reply just slower than the timeout to start but then steady succeeds.
 func TestLimits(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -34,6 +35,8 @@ func TestLimits(t *testing.T) {
 			wantErr: llm.ErrTooLarge, maxWall: 4 * time.Second, requests: 1},
 		{name: "5 MB in one body", b: openaitest.ToolCall(hugeArgs), opts: []llm.Option{llm.WithStreaming(false)},
 			wantErr: llm.ErrTooLarge, maxWall: 4 * time.Second, requests: 1},
+		{name: "stall after the first token", b: openaitest.ToolCall(validArgs, openaitest.Streamed(16, 0), openaitest.StallAfter(3)),
+			opts: []llm.Option{llm.WithFirstTokenTimeout(300 * time.Millisecond)}, wantErr: llm.ErrStalled, maxWall: 1500 * time.Millisecond, requests: 1},
 		{name: "steady stream after a pause within the timeout", b: openaitest.ToolCall(validArgs, openaitest.Delay(100*time.Millisecond), openaitest.Streamed(16, 20*time.Millisecond)),
 			opts: []llm.Option{llm.WithFirstTokenTimeout(time.Second)}, requests: 1},
 	}

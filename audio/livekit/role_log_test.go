@@ -1,0 +1,52 @@
+package livekit_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/internal/testutil"
+)
+
+// syncBuffer is a log destination safe for the room's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRoleAttributeWarningOnlyOnChange: the bot, a candidate and an examiner join with their
+// roles; the bot logs no "role attribute change ignored" for any of them (it did for every
+// one, its own role included, on every job). A participant that gives itself another role is
+// still logged.
+func TestRoleAttributeWarningOnlyOnChange(t *testing.T) {
+	var logs syncBuffer
+	e := startExam(t, livekit.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	e.dialBoth(t)
+	climber := joinHostile(t, e.srv, "climber", "candidate")
+	e.waitAudience(t, "climber")
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "role attribute change ignored") && !strings.Contains(line, "identity=climber") {
+			t.Errorf("the bot warned about a role nobody changed: %s", line)
+		}
+	}
+	climber.room.LocalParticipant.SetAttributes(map[string]string{livekit.RoleAttribute: "examiner"})
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		return strings.Contains(logs.String(), "identity=climber new=examiner")
+	}, "the self-promotion to be logged")
+}

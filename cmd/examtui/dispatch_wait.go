@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+)
+
+// A dispatch no worker takes (every one full, draining, or refusing the spec; or none running)
+// stays on the server and never runs: the candidate who joins that room gets nothing. So
+// dispatch watches its dispatch until the server records a job for it (a worker accepted it;
+// that takes a few seconds), and when none comes by its deadline it withdraws the dispatch and
+// fails, saying so.
+const (
+	defaultDispatchWait = 30 * time.Second
+	dispatchPoll        = 250 * time.Millisecond
+	// dispatchCall bounds one request to the server.
+	dispatchCall = 10 * time.Second
+)
+
+// errNotTaken is a dispatch no worker took before the deadline.
+var errNotTaken = errors.New("no worker took the exam")
+
+// dispatchUntilTaken creates the dispatch and returns its id once a worker holds a job for it.
+// With wait 0 it returns as soon as the dispatch exists.
+func dispatchUntilTaken(ctx context.Context, client *lksdk.AgentDispatchClient, req *lkproto.CreateAgentDispatchRequest, wait time.Duration) (string, error) {
+	deadline := time.Now().Add(wait)
+	cctx, cancel := context.WithTimeout(ctx, dispatchCall)
+	ad, err := client.CreateDispatch(cctx, req)
+	cancel()
+	if err != nil {
+		return "", fmt.Errorf("create dispatch: %w", err)
+	}
+	id := ad.GetId()
+	if wait == 0 {
+		return id, nil
+	}
+	for time.Now().Before(deadline) {
+		taken, err := dispatchTaken(ctx, client, req.Room, id)
+		if err != nil {
+			return "", err
+		}
+		if taken {
+			return id, nil
+		}
+		t := time.NewTimer(dispatchPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			withdraw(client, req.Room, id)
+			return "", ctx.Err()
+		case <-t.C:
+		}
+	}
+	withdraw(client, req.Room, id)
+	// A job assigned while the dispatch was being withdrawn is not lost: the worker holds it.
+	if taken, err := dispatchTaken(ctx, client, req.Room, id); err == nil && taken {
+		return id, nil
+	}
+	return "", fmt.Errorf("%w in room %q within %v (agent %q): every worker is full, draining or does not have "+
+		"the spec, or none is running; the dispatch was withdrawn", errNotTaken, req.Room, wait, req.AgentName)
+}
+
+// dispatchTaken reports whether the server records a job for dispatch id in room.
+func dispatchTaken(ctx context.Context, client *lksdk.AgentDispatchClient, room, id string) (bool, error) {
+	cctx, cancel := context.WithTimeout(ctx, dispatchCall)
+	defer cancel()
+	res, err := client.ListDispatch(cctx, &lkproto.ListAgentDispatchRequest{Room: room, DispatchId: id})
+	if err != nil {
+		return false, fmt.Errorf("read dispatch %s: %w", id, err)
+	}
+	for _, d := range res.GetAgentDispatches() {
+		if d.GetId() == id && len(d.GetState().GetJobs()) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// withdraw deletes a dispatch nobody took, so that it cannot start an exam nobody waits for.
+func withdraw(client *lksdk.AgentDispatchClient, room, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), dispatchCall)
+	defer cancel()
+	_, _ = client.DeleteDispatch(ctx, &lkproto.DeleteAgentDispatchRequest{Room: room, DispatchId: id})
+}
