@@ -254,8 +254,9 @@ func TestErrorsPrintedMasked(t *testing.T) {
 	}
 }
 
-// TestWatchIdentityTaken: a second watch with an identity already in the room fails saying
-// so (it failed after a join timeout with "could not connect after timeout").
+// TestWatchIdentityTaken: a second watch with an identity already in the room is refused at once
+// in plain words (it fought the first for the identity and failed with "could not connect after
+// timeout", or won and cut the first watch off).
 func TestWatchIdentityTaken(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

@@ -63,14 +63,20 @@ func dialWatch(ctx context.Context, o watchOptions, log *slog.Logger) (*livekit.
 	if err != nil {
 		return nil, err
 	}
+	// LiveKit gives an identity to one participant at a time: two clients holding one take it
+	// from each other until one gives up with "could not connect after timeout". With the API
+	// key the server is asked first, so a taken identity is refused at once, in plain words.
+	if o.creds.key != "" && o.creds.secret != "" {
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		in, qerr := livekit.IdentityInRoom(qctx, o.creds.url, o.creds.key, o.creds.secret, info.Room, info.Identity)
+		cancel()
+		if qerr == nil && in {
+			return nil, fmt.Errorf("join room: the identity %q is already in room %q (another watch?): pass another --identity, or leave it out for a fresh one",
+				info.Identity, info.Room)
+		}
+	}
 	c, err := livekit.Dial(ctx, o.creds.url, tok, livekit.WithClientLogger(log))
 	if err != nil {
-		qctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if in, qerr := livekit.IdentityInRoom(qctx, o.creds.url, o.creds.key, o.creds.secret, info.Room, info.Identity); qerr == nil && in {
-			return nil, fmt.Errorf("join room: the identity %q is already in room %q (another watch?): pass another --identity, or leave it out for a fresh one: %w",
-				info.Identity, info.Room, err)
-		}
 		return nil, fmt.Errorf("join room: %w", err)
 	}
 	return c, nil
