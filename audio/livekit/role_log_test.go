@@ -1,10 +1,8 @@
 package livekit_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,30 +10,12 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 )
 
-// syncBuffer is a log destination safe for the room's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRoleAttributeWarningOnlyOnChange: the bot, a candidate and an examiner join with their
 // roles; the bot logs no "role attribute change ignored" for any of them (it did for every
 // one, its own role included, on every job). A participant that gives itself another role is
 // still logged.
 func TestRoleAttributeWarningOnlyOnChange(t *testing.T) {
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	e := startExam(t, livekit.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	e.dialBoth(t)
 	climber := joinHostile(t, e.srv, "climber", "candidate")

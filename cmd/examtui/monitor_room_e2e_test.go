@@ -18,6 +18,7 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/tui"
@@ -89,7 +90,7 @@ func TestMonitorRoomExam(t *testing.T) {
 	waitHeard("the examiner speak", func(ev runtime.Event) bool { return ev.Event == runtime.EventSpoken })
 
 	// A real monitor --json on another store, LiveKit configured through the environment.
-	var monErr syncBuffer
+	var monErr testutil.SyncBuffer
 	out := startMonitor(t, bin, &monErr, "--data-dir", filepath.Join(dir, "monitor"), "--log-file", filepath.Join(dir, "monitor.log"), "monitor", "--json")
 	alerts := make(chan alertLine, 16)
 	scanAlerts(t, out, func(a alertLine) { alerts <- a })

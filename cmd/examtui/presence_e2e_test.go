@@ -15,6 +15,7 @@ import (
 	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
@@ -37,7 +38,7 @@ func startLineProc(t *testing.T, ctx context.Context, args ...string) *lineProc 
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncBuffer{}
+	stderr := &testutil.SyncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

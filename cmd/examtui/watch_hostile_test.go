@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,24 +18,6 @@ import (
 	"github.com/examtui/examtui/runtime"
 )
 
-// syncBuffer is a bytes.Buffer safe to read while the command writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestWatchIgnoresSelfDeclaredBot: a participant whose token lets it change its own attributes
 // names itself the bot and publishes an invented evidence_update and exam_completed. `watch
 // --json` prints neither, keeps running while the real exam goes on, reports a security warning,
@@ -47,7 +28,7 @@ func TestWatchIgnoresSelfDeclaredBot(t *testing.T) {
 	defer cancel()
 	x, rb := apptest.StartDemoBot(ctx, t, srv)
 
-	out := &syncBuffer{}
+	out := &testutil.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- execRoot(ctx, nil, out, &bytes.Buffer{}, "watch", "--json", "--room", srv.Room, "--url", srv.URL,

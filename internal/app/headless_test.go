@@ -5,12 +5,12 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -21,24 +21,6 @@ var demoAnswers = []string{
 	"Most guests at that time are business travellers who are in a hurry.",
 	"I would add two extra people on each lunch shift and adjust the rota.",
 	"That raises the labour cost, but the conference revenue pays for it.",
-}
-
-// lockedBuffer is a strings.Builder safe to read while the run writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestRunHeadless drives the demo exam through RunHeadless and checks the finish of each way a
@@ -91,7 +73,7 @@ func TestRunHeadless(t *testing.T) {
 				}
 			}()
 			defer stdinW.Close()
-			out, errw := &lockedBuffer{}, &lockedBuffer{}
+			out, errw := &testutil.SyncBuffer{}, &testutil.SyncBuffer{}
 			runCtx, stopRun := context.WithCancel(ctx)
 			defer stopRun()
 			if tc.cancelAt != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestRoomLogNamesTheRoomOnce(t *testing.T) {
 	srv := lktest.Start(t)
 	ctx := context.Background()
-	var logs lockedBuffer
+	var logs testutil.SyncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil)).With("job", "AJ_test", "room", srv.Room)
 	x := apptest.OpenExam(ctx, t, app.Options{DataDir: t.TempDir(), Input: runtime.SourceRoom, Logger: log})
 	rb, err := x.JoinRoom(ctx, app.RoomOptions{Config: livekit.Config{URL: srv.URL, Token: srv.Token("examtui-bot", livekit.RoleBot)}})

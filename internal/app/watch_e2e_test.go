@@ -29,7 +29,7 @@ func TestSendCommandLinesThroughRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Eventually(t, 10*time.Second, func() bool { return apptest.HasParticipant(rb.Room, "examiner-typed") }, "the bot to see the examiner")
-	var errw lockedBuffer
+	var errw testutil.SyncBuffer
 	app.SendCommandLines(ctx, strings.NewReader("/queue Ask about the budget.\nexplode\n\npromote\n/say We have five minutes left.\n"), exr, &errw)
 	if !strings.Contains(errw.String(), `unknown operator command: "explode"`) || !strings.Contains(errw.String(), "/promote") {
 		t.Errorf("the bad line was not reported with the help:\n%s", errw.String())
