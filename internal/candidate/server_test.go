@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -114,23 +115,32 @@ type answer struct {
 
 func postJoin(t *testing.T, c *http.Client, base, body string) answer {
 	t.Helper()
-	resp, err := c.Post(base+"/api/join", "application/json", strings.NewReader(body))
+	a, err := tryJoin(c, base, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return a
+}
+
+// tryJoin is postJoin for goroutines other than the test's: it returns what went wrong.
+func tryJoin(c *http.Client, base, body string) (answer, error) {
+	resp, err := c.Post(base+"/api/join", "application/json", strings.NewReader(body))
+	if err != nil {
+		return answer{}, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return answer{}, err
 	}
 	a := answer{status: resp.StatusCode, resp: resp}
 	if err := json.Unmarshal(raw, &a.body); err != nil {
-		t.Fatalf("POST /api/join %s: %d, not JSON: %q", body, resp.StatusCode, raw)
+		return a, fmt.Errorf("POST /api/join %s: %d, not JSON: %q", body, resp.StatusCode, raw)
 	}
-	if resp.Header.Get("Cache-Control") != "no-store" {
-		t.Errorf("POST /api/join: Cache-Control %q", resp.Header.Get("Cache-Control"))
+	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+		return a, fmt.Errorf("POST /api/join: Cache-Control %q", cc)
 	}
-	return a
+	return a, nil
 }
 
 func codeBody(code string) string { return `{"code":"` + code + `"}` }
