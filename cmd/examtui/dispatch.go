@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/internal/app"
+	candsrv "github.com/examtui/examtui/internal/candidate"
 	"github.com/examtui/examtui/internal/worker"
 )
 
@@ -36,7 +37,9 @@ func newDispatchCmd() *cobra.Command {
 		room      string
 		spec      string
 		candidate string
+		identity  string
 		wait      time.Duration
+		link      linkFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "dispatch --room R --spec NAME [--candidate NAME]",
@@ -51,7 +54,11 @@ exits with status 1, saying so: no exam is left dispatched that would never star
 creates the dispatch and returns at once.
 
 To start the exam when the candidate joins instead, put the dispatch into the candidate's
-token: examtui token --role candidate --dispatch-spec NAME.`,
+token: examtui token --role candidate --dispatch-spec NAME.
+
+When a candidate server is configured (--serve-url, $EXAMTUI_SERVE_URL or serve.url in the config
+file), dispatch also makes the candidate's one-time join link (as examtui token --link does) and
+prints it on stderr: "candidate's join link: https://…/join/<code>".`,
 		Example: `  examtui dispatch --room exam-42 --spec oral-b2 --candidate "Ada Lovelace"`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -69,6 +76,17 @@ token: examtui token --role candidate --dispatch-spec NAME.`,
 			if wait < 0 {
 				return fmt.Errorf("--wait %v: want 0 or more", wait)
 			}
+			// The link first: a store that cannot take it fails the command before any exam
+			// is dispatched that the candidate would have no way into.
+			var joinLink string
+			if _, err := resolveDataDir(); err != nil { // the config file's serve.url counts
+				return err
+			}
+			if candsrv.ServeURL(link.serveURL) != "" {
+				if joinLink, err = link.create(cmd, candsrv.Invite{Room: room, Identity: identity, Name: candidate}); err != nil {
+					return fmt.Errorf("candidate's join link: %w", err)
+				}
+			}
 			client := lksdk.NewAgentDispatchServiceClient(httpURL(creds.url), creds.key, creds.secret)
 			req := &lkproto.CreateAgentDispatchRequest{AgentName: d.agentName, Room: room, Metadata: md}
 			id, err := dispatchUntilTaken(cmd.Context(), client, req, wait)
@@ -81,6 +99,9 @@ token: examtui token --role candidate --dispatch-spec NAME.`,
 				taken = "not waiting for a worker to take it"
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "dispatched %q to room %q (agent %q), %s\n", spec, room, d.agentName, taken)
+			if joinLink != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "candidate's join link: %s\n", joinLink)
+			}
 			return nil
 		},
 	}
@@ -90,6 +111,8 @@ token: examtui token --role candidate --dispatch-spec NAME.`,
 	f.StringVar(&room, "room", "", "room name (required)")
 	f.StringVar(&spec, "spec", app.DemoSpec, "exam spec name in the workers' --specs directory")
 	f.StringVar(&candidate, "candidate", "", "candidate's name, recorded with the session")
+	f.StringVar(&identity, "candidate-identity", "candidate", "the candidate's identity in the room, for the join link")
+	link.addFlags(cmd, false)
 	f.DurationVar(&wait, "wait", defaultDispatchWait, "how long to wait for a worker to take the exam before withdrawing it (0: do not wait)")
 	_ = cmd.MarkFlagRequired("room")
 	return cmd

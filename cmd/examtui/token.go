@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio/livekit"
+	candsrv "github.com/examtui/examtui/internal/candidate"
 )
 
 // livekitCreds are the flags every LiveKit command shares.
@@ -53,6 +54,7 @@ func newTokenCmd() *cobra.Command {
 		ttl      time.Duration
 		dispatch dispatchFlags
 		spec     string
+		link     linkFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "token --room R --identity ID --role candidate|examiner|bot",
@@ -65,13 +67,35 @@ attribute the examiner bot trusts:
   bot        publish audio and data, subscribe
 
 The JWT goes to stdout (so TOKEN=$(examtui token ...) works); a join hint goes to stderr.
-Credentials come from --api-key/--api-secret or LIVEKIT_API_KEY/LIVEKIT_API_SECRET.`,
+Credentials come from --api-key/--api-secret or LIVEKIT_API_KEY/LIVEKIT_API_SECRET.
+
+With --link (candidates only) no token is minted here: a one-time join link for the candidate's
+browser goes to stdout instead, http(s)://HOST:PORT/join/<code> on the candidate server
+(examtui serve) at --serve-url, $EXAMTUI_SERVE_URL or the config file's serve.url. The code is
+kept (hashed) in the session store, which examtui serve must share; the server mints the token
+when the candidate presses Join, and the first browser to use the link keeps it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			creds.resolve()
 			r, err := livekit.ParseRole(role)
 			if err != nil {
 				return err
+			}
+			if link.on {
+				if r != livekit.RoleCandidate {
+					return fmt.Errorf("--link is for candidates (--role candidate), not %s", r)
+				}
+				if spec != "" {
+					return errors.New("--link with --dispatch-spec: a join link carries no dispatch; dispatch the exam with examtui dispatch, which prints the link too")
+				}
+				l, err := link.create(cmd, candsrv.Invite{Room: room, Identity: identity, Name: name})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), l)
+				fmt.Fprintf(cmd.ErrOrStderr(), "one-time join link for candidate %q in room %q: first use within %s, then only from the browser that used it\n",
+					identity, room, link.ttl)
+				return nil
 			}
 			if creds.key == "" || creds.secret == "" {
 				return errors.New("no API key/secret: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET or pass --api-key and --api-secret")
@@ -105,6 +129,7 @@ Credentials come from --api-key/--api-secret or LIVEKIT_API_KEY/LIVEKIT_API_SECR
 	f.DurationVar(&ttl, "ttl", time.Hour, "how long the token admits its holder (rejoins need a valid token)")
 	f.StringVar(&spec, "dispatch-spec", "", "put an exam dispatch for this spec into the token: joining the room starts it on a worker (examtui worker); --name is the candidate")
 	dispatch.addFlags(cmd)
+	link.addFlags(cmd, true)
 	for _, req := range []string{"room", "identity", "role"} {
 		_ = cmd.MarkFlagRequired(req)
 	}
@@ -122,7 +147,8 @@ func joinHint(serverURL, room, identity string, role livekit.Role, ttl time.Dura
 		return hint + fmt.Sprintf("\nwatch the exam:  examtui watch --url %s --room %s --token <token>", serverURL, room)
 	case livekit.RoleCandidate:
 		meet := "https://meet.livekit.io/custom?liveKitUrl=" + url.QueryEscape(serverURL) + "&token=<token>"
-		return hint + "\njoin from a browser: " + meet
+		return hint + "\njoin from a browser: " + meet +
+			"\nor give the candidate a one-time link to examtui serve's page: examtui token --link (docs/candidate.md)"
 	default:
 		return hint + fmt.Sprintf("\nrun the bot:  examtui run <exam.yaml> --url %s --room %s --token <token>", serverURL, room)
 	}

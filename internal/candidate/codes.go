@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -100,3 +101,29 @@ func hashSecret(s string) string {
 
 // digest is how a log names a code: enough to tell codes apart, useless to redeem one.
 func digest(code string) string { return hashSecret(code)[:8] }
+
+// EnvServeURL names the environment variable holding the candidate server's address for links
+// (the config file's serve.url sets it too).
+const EnvServeURL = "EXAMTUI_SERVE_URL"
+
+// ServeURL is the base of join links: the flag's value, else $EXAMTUI_SERVE_URL (where the
+// config file's serve.url lands); "" when neither is set.
+func ServeURL(flagValue string) string {
+	if v := strings.TrimSpace(flagValue); v != "" {
+		return v
+	}
+	return strings.TrimSpace(os.Getenv(EnvServeURL))
+}
+
+// NewLink creates a join code for inv and returns its link on the server at base: the one
+// function every command and the control room give links with.
+func NewLink(ctx context.Context, st *sessions.Store, base string, inv Invite, now time.Time) (string, error) {
+	if err := CheckBaseURL(base); err != nil {
+		return "", err
+	}
+	code, err := NewCode(ctx, st, inv, now)
+	if err != nil {
+		return "", err
+	}
+	return Link(base, code)
+}

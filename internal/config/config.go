@@ -40,6 +40,15 @@ type File struct {
 	Prices usage.Prices `yaml:"prices"`
 	// Budget is what one exam may cost before the control room raises its cost alert.
 	Budget Budget `yaml:"budget"`
+	// Serve is the candidate server (examtui serve) as the links point at it.
+	Serve Serve `yaml:"serve"`
+}
+
+// Serve configures candidate join links (serve:).
+type Serve struct {
+	// URL is the candidate server's address in links (http(s)://HOST:PORT, or a reverse
+	// proxy's public URL); sets EXAMTUI_SERVE_URL when the environment does not.
+	URL string `yaml:"url"`
 }
 
 // Budget is the cost budget (budget:), in the price table's currency.
@@ -172,4 +181,5 @@ func (f File) Env() {
 	set("LIVEKIT_API_SECRET", f.LiveKit.APISecret)
 	set("EXAMTUI_DATA_DIR", f.DataDir)
 	set("EXAMTUI_STORE", f.Store)
+	set("EXAMTUI_SERVE_URL", f.Serve.URL)
 }

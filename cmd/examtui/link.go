@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/internal/app"
+	candsrv "github.com/examtui/examtui/internal/candidate"
+)
+
+// linkFlags are the flags of the commands that give candidates join links (token --link,
+// dispatch).
+type linkFlags struct {
+	on       bool
+	serveURL string
+	ttl      time.Duration
+}
+
+func (l *linkFlags) addFlags(cmd *cobra.Command, withSwitch bool) {
+	f := cmd.Flags()
+	if withSwitch {
+		f.BoolVar(&l.on, "link", false, "print a one-time join link for the candidate's browser (examtui serve) instead of a token")
+	}
+	f.StringVar(&l.serveURL, "serve-url", "", "the candidate server's address in links (default $"+candsrv.EnvServeURL+" or serve.url in the config file)")
+	f.DurationVar(&l.ttl, "link-ttl", candsrv.DefaultLinkTTL, "how long a join link can be used for the first time")
+}
+
+// errNoServeURL is the answer for a link asked for with nowhere to point it.
+var errNoServeURL = errors.New("no candidate server for the link: pass --serve-url, set " + candsrv.EnvServeURL + " or serve.url in the config file (the address examtui serve is reached at)")
+
+// create stores a join code for inv in the command's session store and returns its link.
+func (l linkFlags) create(cmd *cobra.Command, inv candsrv.Invite) (string, error) {
+	dataDir, log, closeLog, err := setup() // loads the config file, so serve.url counts
+	if err != nil {
+		return "", err
+	}
+	defer closeLog()
+	base := candsrv.ServeURL(l.serveURL)
+	if base == "" {
+		return "", errNoServeURL
+	}
+	if err := candsrv.CheckBaseURL(base); err != nil {
+		return "", err
+	}
+	st, err := app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dataDir), log)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	inv.TTL = l.ttl
+	return candsrv.NewLink(cmd.Context(), st, base, inv, time.Now())
+}
