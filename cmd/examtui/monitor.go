@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/internal/app"
+	candsrv "github.com/examtui/examtui/internal/candidate"
 	"github.com/examtui/examtui/internal/config"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
@@ -167,6 +168,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 			}
 			return app.StoreBackend(ctx, store, r.SessionID, "monitor:"+defaultExaminerIdentity()), nil
 		}),
+		controlroom.WithCandidateLink(monitorLinks(store)),
 		controlroom.WithReadOnly(o.readOnly), controlroom.WithQuiet(o.quiet),
 		controlroom.WithStoreLabel(label), controlroom.WithLogger(log),
 		controlroom.WithConsoleOptions(tui.WithLogger(log)))
@@ -238,5 +240,18 @@ func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monit
 				return err
 			}
 		}
+	}
+}
+
+// monitorLinks is how the control room's link key makes a candidate's join link: on the
+// candidate server the config names (serve.url, $EXAMTUI_SERVE_URL), in the store the control
+// room follows, which examtui serve must share; nil when no server is configured.
+func monitorLinks(store *sessions.Store) controlroom.LinkFunc {
+	base := candsrv.ServeURL("")
+	if base == "" {
+		return nil
+	}
+	return func(ctx context.Context, r *monitor.Row) (string, error) {
+		return candsrv.RoomLink(ctx, store, base, r.Room, r.Candidate, candsrv.DefaultLinkTTL, time.Now())
 	}
 }

@@ -127,3 +127,22 @@ func NewLink(ctx context.Context, st *sessions.Store, base string, inv Invite, n
 	}
 	return Link(base, code)
 }
+
+// DefaultIdentity is the candidate's identity in a room when nothing names one.
+const DefaultIdentity = "candidate"
+
+// RoomLink makes a new link for the candidate of a room (the control room's link key): it admits
+// the identity and name of the room's latest link, so a candidate given a second link (a lost
+// one, a device changed) comes back as the same participant — LiveKit drops the older connection
+// of an identity when a newer one joins — or DefaultIdentity under name for a room that had none.
+func RoomLink(ctx context.Context, st *sessions.Store, base, room, name string, ttl time.Duration, now time.Time) (string, error) {
+	inv := Invite{Room: room, Identity: DefaultIdentity, Name: name, TTL: ttl}
+	prev, err := st.JoinCodes(ctx, room)
+	if err != nil {
+		return "", err
+	}
+	if len(prev) > 0 {
+		inv.Identity, inv.Name = prev[0].Identity, prev[0].DisplayName
+	}
+	return NewLink(ctx, st, base, inv, now)
+}

@@ -53,7 +53,8 @@ type Model struct {
 	filtering bool
 	showHelp  bool
 	notice    string
-	bells     int // alerts that rang (or would have, with --quiet): for the status line
+	link      string // the last candidate link made, shown on the footer until the next key
+	bells     int    // alerts that rang (or would have, with --quiet): for the status line
 
 	console    *tui.Model
 	consoleID  string
@@ -145,6 +146,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case loadedMsg:
 		return m, m.loaded(msg)
+	case linkMsg:
+		return m, m.linked(msg)
 	case tea.KeyPressMsg:
 		if m.console != nil {
 			return m, m.consoleKey(msg)
@@ -294,6 +297,7 @@ func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	page := max(m.listHeight()-1, 1)
+	m.link = ""
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
@@ -319,6 +323,8 @@ func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.keepCursor()
 	case key.Matches(msg, k.Open):
 		return m.openSelected()
+	case key.Matches(msg, k.Link):
+		return m.makeLink()
 	}
 	return nil
 }

@@ -25,6 +25,10 @@ type BackendFunc func(row *monitor.Row) (tui.Backend, error)
 // LoadFunc reads an exam's events so far, to fill its console when it opens.
 type LoadFunc func(ctx context.Context, sessionID string) ([]runtime.Event, error)
 
+// LinkFunc makes a one-time join link for the candidate of an exam that runs in a LiveKit room
+// (examtui serve's page); it runs outside Update.
+type LinkFunc func(ctx context.Context, row *monitor.Row) (string, error)
+
 // Option configures the control room.
 type Option func(*options) error
 
@@ -39,6 +43,7 @@ type options struct {
 	tick      time.Duration
 	since     time.Time
 	label     string
+	link      LinkFunc
 	logger    *slog.Logger
 	consoleOp []tui.Option
 }
@@ -117,3 +122,7 @@ func WithLogger(l *slog.Logger) Option {
 func WithConsoleOptions(opts ...tui.Option) Option {
 	return func(o *options) error { o.consoleOp = append(o.consoleOp, opts...); return nil }
 }
+
+// WithCandidateLink sets how the link key makes a candidate's join link; without it the key
+// says how to configure one.
+func WithCandidateLink(f LinkFunc) Option { return func(o *options) error { o.link = f; return nil } }

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/monitor"
 )
 
@@ -119,6 +120,8 @@ func (m *Model) footerLine() string {
 		return m.filter.View()
 	case m.notice != "":
 		return m.styles.Error.Render(" " + m.notice)
+	case m.link != "":
+		return textsafe.Line(m.link)
 	}
 	h := m.help.ShortHelpView(m.keys.ShortHelp())
 	if q := m.filter.Value(); q != "" {

@@ -1,0 +1,71 @@
+package controlroom
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/examtui/examtui/internal/candidate"
+	"github.com/examtui/examtui/monitor"
+	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/tui"
+)
+
+// pressLink presses the link key and runs what it asks for (the store write) as the program
+// would, handing the answer back; it returns the screen.
+func pressLink(t *testing.T, m *Model) string {
+	t.Helper()
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'l', Text: "l"})
+	if cmd != nil {
+		if _, clip := m.Update(cmd()); clip == nil && m.link != "" {
+			t.Error("a link made without asking for the clipboard")
+		}
+	}
+	return tui.Plain(m.Render())
+}
+
+// TestCandidateLinkKey: l gives the selected room exam's candidate a new one-time link (the URL
+// first on the footer, whole), made in a real store with the identity of the room's last link;
+// exams without a room, and a control room without a candidate server, say why there is none.
+func TestCandidateLinkKey(t *testing.T) {
+	st, err := sessions.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const base = "https://exam.example.org"
+	links := func(_ context.Context, r *monitor.Row) (string, error) {
+		return candidate.RoomLink(context.Background(), st, base, r.Room, r.Candidate, time.Hour, time.Now())
+	}
+
+	if screen := pressLink(t, fixtureModel(t, 12, 160, 40, true)); !strings.Contains(screen, "no candidate server for links") {
+		t.Errorf("without a candidate server:\n%s", screen)
+	}
+	m := fixtureModel(t, 12, 160, 40, true, WithCandidateLink(links))
+	if screen := pressLink(t, m); !strings.Contains(screen, "does not run in a LiveKit room") {
+		t.Errorf("an exam without a room:\n%s", screen)
+	}
+	row := m.Board().Row(m.Selected())
+	m.Board().SetRoom(row.SessionID, monitor.RoomInfo{Room: "exam-room-1"})
+	if _, err := candidate.NewLink(context.Background(), st, base, candidate.Invite{Room: "exam-room-1", Identity: "ada", Name: "Ada"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	screen := pressLink(t, m)
+	lines := strings.Split(screen, "\n")
+	footer := lines[len(lines)-1]
+	code, ok := strings.CutPrefix(strings.Fields(footer)[0], base+"/join/")
+	if !ok || len(code) != 22 || !strings.HasPrefix(footer, base) {
+		t.Fatalf("footer %q: want the link first", footer)
+	}
+	codes, err := st.JoinCodes(context.Background(), "exam-room-1")
+	if err != nil || len(codes) != 2 || codes[0].Identity != "ada" || codes[0].DisplayName != "Ada" {
+		t.Fatalf("stored %+v %v: want a second link for ada", codes, err)
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	if strings.Contains(tui.Plain(m.Render()), base) {
+		t.Error("the link stayed on the footer after the next key")
+	}
+}
