@@ -294,3 +294,31 @@ func TestDispatchLink(t *testing.T) {
 		t.Fatalf("stored codes %+v %v (want one: the bad serve URL stored none)", codes, err)
 	}
 }
+
+// TestServeRefuses: serve says what is missing before it listens.
+func TestServeRefuses(t *testing.T) {
+	for _, k := range []string{"LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET"} {
+		t.Setenv(k, "")
+	}
+	certFile, _, _ := selfSigned(t)
+	creds := []string{"--url", "ws://127.0.0.1:7880", "--api-key", "devkey", "--api-secret", "0123456789abcdef0123456789abcdef"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no LiveKit URL", []string{"--api-key", "k", "--api-secret", "s"}, "no LiveKit URL"},
+		{"no secret", []string{"--url", "ws://127.0.0.1:7880"}, "no API key/secret"},
+		{"a certificate without its key", append([]string{"--tls-cert", certFile}, creds...), "--tls-cert and --tls-key go together"},
+		{"a key that is not one", append([]string{"--tls-cert", certFile, "--tls-key", certFile}, creds...), "--tls-cert/--tls-key"},
+		{"a public URL that is not one", append([]string{"--public-url", "exam.example.org"}, creds...), "invalid serve URL"},
+		{"an address that is not one", append([]string{"--addr", "256.0.0.1:1"}, creds...), "listen"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := runCmd(t, "", append([]string{"--data-dir", t.TempDir(), "serve"}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+}

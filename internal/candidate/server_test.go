@@ -343,3 +343,18 @@ func TestNewRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSecureCookieBehindProxy: a server whose public URL is HTTPS (TLS ends at a proxy) marks
+// the seat cookie Secure although its own requests are plain HTTP.
+func TestSecureCookieBehindProxy(t *testing.T) {
+	f := newFixture(t, t.TempDir(), builtPage(t), func(c *Config) { c.SecureCookies = true })
+	a := postJoin(t, browser(t), f.srv.URL, codeBody(f.code(t, Invite{Room: "r", Identity: "ada"})))
+	if a.status != http.StatusOK {
+		t.Fatalf("%d %v", a.status, a.body)
+	}
+	for _, c := range a.resp.Cookies() {
+		if c.Name == SeatCookie && !c.Secure {
+			t.Fatalf("seat cookie %+v: want Secure", c)
+		}
+	}
+}
