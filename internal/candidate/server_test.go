@@ -29,7 +29,7 @@ const (
 )
 
 // builtPage writes a page as `make web` leaves it (index.html and an asset) into a directory.
-func builtPage(t *testing.T) string {
+func builtPage(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "assets"), 0o755); err != nil {
@@ -68,7 +68,7 @@ func (f *fixture) advance(d time.Duration) {
 
 // newFixture serves a candidate server over real HTTP on a real store (target: a data directory
 // or a postgres:// URL).
-func newFixture(t *testing.T, target string, page string, tweak ...func(*Config)) *fixture {
+func newFixture(t testing.TB, target string, page string, tweak ...func(*Config)) *fixture {
 	t.Helper()
 	st, err := sessions.OpenURL(context.Background(), target)
 	if err != nil {
@@ -89,7 +89,7 @@ func newFixture(t *testing.T, target string, page string, tweak ...func(*Config)
 	return f
 }
 
-func (f *fixture) code(t *testing.T, inv Invite) string {
+func (f *fixture) code(t testing.TB, inv Invite) string {
 	t.Helper()
 	code, err := NewCode(context.Background(), f.st, inv, f.clock())
 	if err != nil {
