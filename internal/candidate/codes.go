@@ -63,7 +63,8 @@ func Link(base, code string) (string, error) {
 }
 
 // CheckBaseURL reports whether base can carry join links: an http or https URL with a host and
-// nothing after its path.
+// nothing else. The page asks for /assets/ and /api/join from the root of its host, so a proxy
+// must give the server a host of its own rather than a path under another site.
 func CheckBaseURL(base string) error {
 	u, err := url.Parse(base)
 	switch {
@@ -75,6 +76,8 @@ func CheckBaseURL(base string) error {
 		return fmt.Errorf("%w %q: no host", ErrInvalidBaseURL, base)
 	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
 		return fmt.Errorf("%w %q: want no query, fragment or user", ErrInvalidBaseURL, base)
+	case u.Path != "" && u.Path != "/":
+		return fmt.Errorf("%w %q: want the root of a host (the page's files and API are at /assets/ and /api/), not a path", ErrInvalidBaseURL, base)
 	}
 	return nil
 }

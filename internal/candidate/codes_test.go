@@ -16,7 +16,7 @@ func TestLink(t *testing.T) {
 	}{
 		{"http://127.0.0.1:8780", "http://127.0.0.1:8780/join/C", true},
 		{"https://exam.example.org/", "https://exam.example.org/join/C", true},
-		{"https://example.org/exams", "https://example.org/exams/join/C", true},
+		{"https://example.org/exams", "", false},
 		{"127.0.0.1:8780", "", false},
 		{"ftp://example.org", "", false},
 		{"https://", "", false},
