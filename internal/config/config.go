@@ -26,6 +26,10 @@ type File struct {
 	LLM     Stage   `yaml:"llm"`
 	STT     Stage   `yaml:"stt"`
 	TTS     Stage   `yaml:"tts"`
+	// Mark is the model panel's endpoint (marks propose --panel), with the same fallback.
+	Mark Stage `yaml:"mark"`
+	// Panel lists the panel's members; empty: three members on the mark stage's endpoint.
+	Panel Panel `yaml:"panel"`
 	LiveKit LiveKit `yaml:"livekit"`
 	Audio   Audio   `yaml:"audio"`
 	// DataDir overrides where sessions are stored.
@@ -151,7 +155,7 @@ func (f File) Env() {
 		}
 	}
 	// The stages' own sections first: they are more specific than openai: for the same variable.
-	for name, st := range map[string]Stage{"LLM": f.LLM, "STT": f.STT, "TTS": f.TTS} {
+	for name, st := range map[string]Stage{"LLM": f.LLM, "STT": f.STT, "TTS": f.TTS, "MARK": f.Mark} {
 		set("EXAMTUI_"+name+"_BASE_URL", st.BaseURL)
 		set("EXAMTUI_"+name+"_API_KEY", st.APIKey)
 		set("EXAMTUI_"+name+"_MODEL", st.Model)
