@@ -13,3 +13,7 @@ var (
 	// ErrBadArguments is a report_marks call whose arguments are not the schema's JSON.
 	ErrBadArguments = errors.New("panel: report_marks arguments are not valid")
 )
+
+// ErrNotConfigured is a panel with no model to ask: no members in the config file and no mark
+// stage endpoint.
+var ErrNotConfigured = errors.New("panel: not configured")
