@@ -30,3 +30,9 @@ var ErrStoreUnreachable = errors.New("session store unreachable")
 
 // ErrInvalidDraw is returned for a balanced variant draw with nothing to draw from.
 var ErrInvalidDraw = errors.New("invalid variant draw")
+
+// Marking errors (marks.go).
+var (
+	ErrInvalidMark = errors.New("invalid mark")
+	ErrMarksLocked = errors.New("marking is locked")
+)
