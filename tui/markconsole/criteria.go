@@ -23,7 +23,7 @@ type criterionRow struct {
 
 func (p *criteriaPane) View(rows []criterionRow) []string {
 	st := p.st
-	out := make([]string, 0, len(rows)*2)
+	out := make([]string, 0, len(rows)*3)
 	for _, r := range rows {
 		mark := "  "
 		if r.selected {
@@ -34,7 +34,7 @@ func (p *criteriaPane) View(rows []criterionRow) []string {
 			title = st.Current.Render(r.title)
 		}
 		out = append(out, mark+title)
-		line := "    " + st.Muted.Render("rule ") + st.Level.Render(orDash(r.rule))
+		line := "    " + st.Muted.Render("rule  ") + st.Level.Render(orDash(r.rule))
 		if r.panel != "" {
 			pv := st.Level.Render(r.panel)
 			if r.flagged {
@@ -49,7 +49,7 @@ func (p *criteriaPane) View(rows []criterionRow) []string {
 		case r.yours != "":
 			yours = st.Warn.Render(r.yours + " (unsaved)")
 		}
-		out = append(out, line+st.Muted.Render(" · you ")+yours)
+		out = append(out, line, "    "+st.Muted.Render("you   ")+yours)
 	}
 	return out
 }

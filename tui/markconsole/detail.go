@@ -34,12 +34,15 @@ type detailData struct {
 	saved    bool
 }
 
-func (p *detailPane) View(d detailData) []string {
+// View is every line of the criterion's detail and the line of the selected evidence (-1:
+// none); the root sizes the pane to them, within bounds, and scrolls to keep that line in view.
+func (p *detailPane) View(d detailData) (_ []string, selLine int) {
+	selLine = -1
 	st := p.st
 	w := max(p.width, 10)
 	var out []string
 	add := func(first, rest string, text string) {
-		lines := strings.Split(ansi.Wrap(text, max(w-ansi.StringWidth(rest), 10), " -"), "\n")
+		lines := strings.Split(ansi.Wrap(text, max(w-max(ansi.StringWidth(first), ansi.StringWidth(rest)), 10), " -"), "\n")
 		for i, l := range lines {
 			if i == 0 {
 				out = append(out, first+l)
@@ -66,17 +69,18 @@ func (p *detailPane) View(d detailData) []string {
 			mark := "  "
 			if i == d.selected {
 				mark = st.Key.Render("▸ ")
+				selLine = len(out)
 			}
 			head := mark + st.Muted.Render(padRight(e.SegmentID, 8)+" ") + st.Signal.Render(e.Signal) + " " +
-				st.Level.Render(orDash(e.Level)) + st.Muted.Render(fmt.Sprintf(" %.2f ", e.Confidence))
-			note := ""
+				st.Level.Render(orDash(e.Level)) + st.Muted.Render(fmt.Sprintf(" %.2f", e.Confidence))
 			switch {
 			case !e.Counted:
-				note = st.Rejected.Render(" not counted: " + textsafe.Line(e.Note))
+				head += st.Rejected.Render(" not counted: " + textsafe.Line(e.Note))
 			case e.Note != "":
-				note = st.Warn.Render(" " + textsafe.Line(e.Note))
+				head += st.Warn.Render(" " + textsafe.Line(e.Note))
 			}
-			add(head, "        ", "“"+textsafe.Line(e.Quote)+"”"+note)
+			out = append(out, head)
+			add("    ", "    ", "“"+textsafe.Line(e.Quote)+"”")
 		}
 		if len(r.Evidence) == 0 {
 			out = append(out, st.Muted.Render("  no evidence"))
@@ -88,6 +92,7 @@ func (p *detailPane) View(d detailData) []string {
 			mark := "  "
 			if len(r.Evidence)+i == d.selected {
 				mark = st.Key.Render("▸ ")
+				selLine = len(out)
 			}
 			add(mark+st.Muted.Render(padRight(mc.SegmentID, 8)+" ")+st.Misconception.Render("misconception "), "        ",
 				textsafe.Line(mc.Concept+": "+mc.Misconception))
@@ -124,8 +129,5 @@ func (p *detailPane) View(d detailData) []string {
 	default:
 		out = append(out, yours+st.Warn.Render(d.level+" (unsaved)")+st.Muted.Render(": enter to justify and save"))
 	}
-	if len(out) > p.height {
-		out = out[:p.height]
-	}
-	return out
+	return out, selLine
 }

@@ -8,7 +8,7 @@ import (
 // ref is one thing of a criterion that points into the transcript: a piece of the rule's
 // evidence or a misconception.
 type ref struct {
-	segment string
+	segment  string
 	evidence *marking.Evidence
 	miscon   *marking.Misconception
 }

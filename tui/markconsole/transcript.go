@@ -25,9 +25,9 @@ type transcriptPane struct {
 
 // trow is one wrapped row: the head (id, time, speaker) only on a line's first row.
 type trow struct {
-	line             int
-	id, at, speaker  string
-	body             string
+	line            int
+	id, at, speaker string
+	body            string
 }
 
 func (p *transcriptPane) setLines(s *Sheet) {

@@ -32,7 +32,7 @@ func (m *Model) layout() {
 
 func (m *Model) leftWidth() int { return min(max(m.width*3/10, 24), 44) }
 
-func (m *Model) detailHeight(body int) int { return max(body*11/20, 6) }
+func (m *Model) detailHeight(body int) int { return max(body*6/10, 6) }
 
 // Render draws the frame as exactly height lines of width cells.
 func (m *Model) Render() string {
@@ -61,9 +61,17 @@ func (m *Model) Render() string {
 	default:
 		left := m.leftWidth()
 		right := m.width - left
-		dh := m.detailHeight(body)
+		detLines, sel := m.detail.View(m.detailData())
+		// The detail takes what it needs, up to its share; the transcript the rest.
+		dh := min(max(len(detLines)+2, 6), m.detailHeight(body))
+		if inner := dh - 2; sel >= inner-1 && len(detLines) > inner {
+			from := min(sel-1, len(detLines)-inner)
+			detLines = detLines[from:]
+		}
+		m.transcript.SetSize(max(right-2, 0), max(body-dh-2, 0))
+		m.transcript.clamp()
 		crit := tui.Box(&m.styles, "Criteria", m.progress(), !m.editing, left, body, m.criteria.View(m.criterionRows()))
-		det := tui.Box(&m.styles, "Evidence & proposals", "", false, right, dh, m.detail.View(m.detailData()))
+		det := tui.Box(&m.styles, "Evidence & proposals", "", false, right, dh, detLines)
 		tr := tui.Box(&m.styles, "Transcript", m.transcript.badge(), false, right, body-dh, m.transcript.View())
 		rightCol := append(det, tr...)
 		for i := 0; i < body && i < len(crit); i++ {
@@ -153,4 +161,3 @@ func (m *Model) footerLine() string {
 	}
 	return " " + m.help.ShortHelpView(m.keys.ShortHelp())
 }
-
