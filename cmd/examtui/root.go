@@ -43,6 +43,7 @@ and typed answers.`,
 		newMonitorCmd(),
 		newControllerCmd(),
 		newDoctorCmd(),
+		newMarkCmd(),
 	)
 	return root
 }
