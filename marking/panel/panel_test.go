@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +137,14 @@ func TestPanel(t *testing.T) {
 			t.Errorf("%s: got proposed %q agreement %v spread %d flagged %v (%s) members %q\nwant %+v",
 				w.criterion, got.Proposed, deref(got.Agreement), got.Spread, got.Flagged, got.Why, strings.Join(ms, " "), w)
 		}
+	}
+
+	// Krippendorff's α (ordinal) over the three criteria, by hand from the coincidence matrix:
+	// units {1,1,1} {0,0,2} {2,1}; o11=3, o00=1, o02=o20=1, o12=o21=1; n0=2, n1=4, n2=2, n=8;
+	// δ²01 = 3² = 9, δ²02 = (8−2)² = 36, δ²12 = 3² = 9; observed Σ o·δ² = 90, expected
+	// Σ n_c·n_k·δ² = 2·(72+144+72) = 576; α = 1 − 7·90/576 = −3/32.
+	if res.Alpha == nil || math.Abs(*res.Alpha-(-3.0/32)) > 1e-12 {
+		t.Errorf("alpha %v (%s), want -0.09375", deref(res.Alpha), res.AlphaNote)
 	}
 
 	byName := map[string]panel.MemberResult{}

@@ -7,6 +7,11 @@ type Result struct {
 	SessionID string            `json:"sessionId"`
 	Members   []MemberResult    `json:"members"`
 	Criteria  []CriterionResult `json:"criteria"`
+	// Alpha is Krippendorff's α (ordinal) between the members' final levels over the criteria,
+	// the figure published panels report; nil when undefined (every level the same, or fewer
+	// than two members marked any criterion), with AlphaNote saying why.
+	Alpha     *float64 `json:"alpha"`
+	AlphaNote string   `json:"alphaNote,omitempty"`
 	// Usage is the tokens every member's calls consumed, per model, added up as the examiner's are.
 	Usage usage.Totals `json:"usage"`
 }

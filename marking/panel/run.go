@@ -8,6 +8,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/examtui/examtui/marking"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 )
@@ -87,8 +88,10 @@ func (p *Panel) Run(ctx context.Context, in Input) (*Result, error) {
 		})
 	}
 
+	var units [][]int
 	for _, c := range in.Criteria {
 		var levels []MemberLevel
+		var ranks []int
 		for _, m := range res.Members {
 			f, ok := find(m.Final, c.ID)
 			if !ok {
@@ -96,8 +99,15 @@ func (p *Panel) Run(ctx context.Context, in Input) (*Result, error) {
 			}
 			first, _ := find(m.First, c.ID)
 			levels = append(levels, MemberLevel{Member: m.Name, Level: f.Level, FirstLevel: first.Level, Rationale: f.Rationale, Segments: f.Segments})
+			ranks = append(ranks, c.levelIndex(f.Level))
 		}
+		units = append(units, ranks)
 		res.Criteria = append(res.Criteria, judge(c, levels, p.flagSpread))
+	}
+	if a, err := marking.KrippendorffAlpha(units, marking.MetricOrdinal); err == nil {
+		res.Alpha = &a
+	} else {
+		res.AlphaNote = err.Error()
 	}
 	for _, m := range res.Members {
 		if !m.Failed() {

@@ -43,27 +43,20 @@ func NewStoreBackend(store *sessions.Store, marker, examID string, run PanelFunc
 	return &StoreBackend{store: store, marker: marker, examID: examID, panel: run, player: player}, nil
 }
 
-// Load builds a session's sheet with this marker's marks only (marking is blind).
+// Load builds a session's sheet with this marker's marks only (marking is blind): the
+// session through marking.Load, the rule's proposal through marking.Propose.
 func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	id, err := b.store.Resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := b.store.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	exam, err := sess.Exam()
-	if err != nil {
-		return nil, err
-	}
-	events, err := b.store.LoadEvents(ctx, id)
+	sess, err := marking.Load(ctx, b.store, id)
 	if err != nil {
 		return nil, err
 	}
 	s := &Sheet{SessionID: id, ExamID: sess.ExamID, Candidate: sess.Candidate, StartedAt: sess.StartedAt,
-		Marking: exam.Marking, Marker: b.marker, Marks: map[string]Entry{}, RecordingStart: sess.StartedAt}
-	for _, ev := range events {
+		Marking: sess.Exam.Marking, Marker: b.marker, Marks: map[string]Entry{}, RecordingStart: sess.StartedAt}
+	for _, ev := range sess.Events {
 		if ev.Event != runtime.EventTranscriptSegment {
 			continue
 		}
@@ -77,10 +70,7 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 				Text: ts.Text, At: time.UnixMilli(ts.TimestampMs)})
 		}
 	}
-	if exam.Marking == nil {
-		return s, nil
-	}
-	if s.Proposal, err = marking.Propose(exam, events); err != nil {
+	if s.Proposal, err = marking.Propose(sess.Exam, sess.Events); err != nil {
 		return nil, err
 	}
 	marks, err := b.store.Marks(ctx, id)
@@ -107,108 +97,51 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Total = len(q.all)
-		s.Position = slices.Index(q.all, id) + 1
+		s.Total = len(q)
+		if i := slices.Index(q, id); i >= 0 {
+			s.Position = i + 1
+		}
 	}
 	return s, nil
 }
 
-// Save records the marker's level (with the marks it earns) on a criterion.
+// Save records the marker's level on a criterion through marking.SetMark, which checks it
+// against the scheme and requires the justification.
 func (b *StoreBackend) Save(ctx context.Context, id, criterion string, e Entry) error {
-	sess, err := b.store.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	exam, err := sess.Exam()
-	if err != nil {
-		return err
-	}
-	if exam.Marking == nil {
-		return marking.ErrNoScheme
-	}
-	c := exam.Marking.Criterion(criterion)
-	if c == nil || c.Rank(e.Level) < 0 {
-		return fmt.Errorf("%s: no level %q", criterion, e.Level)
-	}
-	return b.store.SetMark(ctx, sessions.Mark{SessionID: id, Criterion: criterion, Marker: b.marker, Level: e.Level,
-		Marks: c.Marks(e.Level), Justification: e.Justification, At: time.Now()})
+	_, err := marking.SetMark(ctx, b.store, marking.Entry{SessionID: id, Criterion: criterion, Level: e.Level,
+		Marker: b.marker, Justification: e.Justification}, time.Now())
+	return err
 }
 
-// queueState is the exam's finished sessions in the order they started, and those this marker
-// still has to mark (not locked, some criterion without this marker's mark).
-type queueState struct {
-	all     []string
-	pending map[string]bool
+// queue is the exam's sessions this marker has criteria left to mark in (marking.Queue's
+// unmarked ones, oldest first).
+func (b *StoreBackend) queue(ctx context.Context) ([]string, error) {
+	items, err := marking.Queue(ctx, b.store, b.examID, b.marker)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, it := range items {
+		if it.Reason == marking.QueueUnmarked {
+			out = append(out, it.SessionID)
+		}
+	}
+	return out, nil
 }
 
-func (b *StoreBackend) queue(ctx context.Context) (queueState, error) {
-	q := queueState{pending: map[string]bool{}}
-	list, err := b.store.List(ctx)
-	if err != nil {
-		return q, err
-	}
-	locked, err := b.store.LockedSessions(ctx, b.examID)
-	if err != nil {
-		return q, err
-	}
-	slices.SortStableFunc(list, func(a, c *sessions.Session) int { return a.StartedAt.Compare(c.StartedAt) })
-	for _, s := range list {
-		if s.ExamID != b.examID || s.EndedAt.IsZero() {
-			continue
-		}
-		full, err := b.store.Get(ctx, s.ID)
-		if err != nil {
-			return q, err
-		}
-		exam, err := full.Exam()
-		if err != nil || exam.Marking == nil {
-			continue
-		}
-		q.all = append(q.all, s.ID)
-		if locked[s.ID] {
-			continue
-		}
-		marks, err := b.store.Marks(ctx, s.ID)
-		if err != nil {
-			return q, err
-		}
-		mine := map[string]bool{}
-		for _, mk := range marks {
-			if mk.Marker == b.marker {
-				mine[mk.Criterion] = true
-			}
-		}
-		for _, c := range exam.Marking.Criteria {
-			if !mine[c.ID] {
-				q.pending[s.ID] = true
-				break
-			}
-		}
-	}
-	return q, nil
-}
-
-// Next is the first session after the given one (in start order, wrapping round) that this
-// marker still has to mark; "" when none is left.
+// Next is the session after the given one in the queue (oldest first, wrapping round), so a
+// marker who leaves one half marked moves on and comes back to it; the first of the queue when
+// the given one is done (or ""), "" when the queue is empty.
 func (b *StoreBackend) Next(ctx context.Context, after string) (string, error) {
 	if b.examID == "" {
 		return "", nil
 	}
 	q, err := b.queue(ctx)
-	if err != nil {
+	if err != nil || len(q) == 0 {
 		return "", err
 	}
-	start := slices.Index(q.all, after) + 1
-	for i := range q.all {
-		id := q.all[(start+i)%len(q.all)]
-		if q.pending[id] && id != after {
-			return id, nil
-		}
-	}
-	if q.pending[after] {
-		return after, nil
-	}
-	return "", nil
+	i := slices.Index(q, after)
+	return q[(i+1)%len(q)], nil
 }
 
 // Panel runs the model panel on the sheet's transcript and criteria.
