@@ -2,6 +2,7 @@ package markconsole
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/examtui/examtui/tui"
 )
@@ -40,7 +41,7 @@ func (p *criteriaPane) View(rows []criterionRow) []string {
 			if r.flagged {
 				pv = st.Warn.Render(r.panel + " ⚑")
 			}
-			line += st.Muted.Render(" · panel ") + pv
+			line += "\n    " + st.Muted.Render("panel ") + pv
 		}
 		yours := st.Muted.Render("—")
 		switch {
@@ -49,7 +50,8 @@ func (p *criteriaPane) View(rows []criterionRow) []string {
 		case r.yours != "":
 			yours = st.Warn.Render(r.yours + " (unsaved)")
 		}
-		out = append(out, line, "    "+st.Muted.Render("you   ")+yours)
+		out = append(out, strings.Split(line, "\n")...)
+		out = append(out, "    "+st.Muted.Render("you   ")+yours)
 	}
 	return out
 }

@@ -181,7 +181,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case msg.err != nil:
 			m.say(msg.err)
 		case msg.id == "":
-			m.done = true
+			m.done, m.sheet = true, nil
 			m.say(nil, "the queue is done: no session left to mark")
 		default:
 			return m, m.load(msg.id)
