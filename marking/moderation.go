@@ -289,7 +289,10 @@ func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]Qu
 		if a.Reason != b.Reason {
 			return int(a.Reason - b.Reason)
 		}
-		return a.EndedAt.Compare(b.EndedAt)
+		if c := a.EndedAt.Compare(b.EndedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.SessionID, b.SessionID)
 	})
 	return out, nil
 }

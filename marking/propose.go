@@ -1,6 +1,7 @@
 package marking
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -109,11 +110,16 @@ func readLedger(events []runtime.Event) (ledger, error) {
 	for _, ev := range events {
 		switch ev.Event {
 		case runtime.EventTranscriptSegment:
-			p, err := ev.Decode()
-			if err != nil {
-				return l, fmt.Errorf("seq %d: %w", ev.Seq, err)
+			// Only who spoke and the segment id matter here; the text is never decoded, which
+			// keeps a long session's proposal quick.
+			var ts struct {
+				SegmentID string          `json:"segmentId"`
+				Speaker   runtime.Speaker `json:"speaker"`
+				IsFinal   bool            `json:"isFinal"`
 			}
-			ts := p.(*runtime.TranscriptSegmentPayload)
+			if err := json.Unmarshal(ev.Payload, &ts); err != nil {
+				return l, fmt.Errorf("seq %d: decode transcript_segment: %w", ev.Seq, err)
+			}
 			if ts.Speaker == runtime.SpeakerCandidate && ts.IsFinal {
 				last = segment{id: ts.SegmentID, seq: ev.Seq}
 			}
