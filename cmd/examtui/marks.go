@@ -34,7 +34,7 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func newMarksProposeCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, withPanel bool
 	cmd := &cobra.Command{
 		Use:   "propose ID",
 		Short: "The rule's proposed level per criterion, with the evidence it rests on",
@@ -49,6 +49,9 @@ func newMarksProposeCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if withPanel {
+					return proposeWithPanel(cmd, s, p, asJSON)
+				}
 				if asJSON {
 					return writeJSON(cmd.OutOrStdout(), p)
 				}
@@ -57,6 +60,7 @@ func newMarksProposeCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&withPanel, "panel", false, "also ask the model panel (the config file's panel:, on the mark endpoint; docs/marking.md)")
 	return cmd
 }
 
