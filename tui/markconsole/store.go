@@ -85,11 +85,14 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	if _, s.Locked, err = b.store.MarkLock(ctx, id); err != nil {
 		return nil, err
 	}
+	// The first take's candidate track: its timeline starts with the session. (A resumed
+	// session's later takes start at the resume, which the sheet does not know.)
 	for _, r := range sess.Recordings {
 		if filepath.Base(r) == "candidate.wav" {
 			if _, err := os.Stat(r); err == nil {
 				s.Recording = r
 			}
+			break
 		}
 	}
 	if b.examID != "" {
