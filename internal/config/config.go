@@ -26,10 +26,6 @@ type File struct {
 	LLM     Stage   `yaml:"llm"`
 	STT     Stage   `yaml:"stt"`
 	TTS     Stage   `yaml:"tts"`
-	// Mark is the model panel's endpoint (marks propose --panel), with the same fallback.
-	Mark Stage `yaml:"mark"`
-	// Panel lists the panel's members; empty: three members on the mark stage's endpoint.
-	Panel Panel `yaml:"panel"`
 	LiveKit LiveKit `yaml:"livekit"`
 	Audio   Audio   `yaml:"audio"`
 	// DataDir overrides where sessions are stored.
@@ -44,6 +40,10 @@ type File struct {
 	Prices usage.Prices `yaml:"prices"`
 	// Budget is what one exam may cost before the control room raises its cost alert.
 	Budget Budget `yaml:"budget"`
+	// Mark is the model panel's endpoint (marks propose --panel), with the stages' fallback.
+	Mark Stage `yaml:"mark"`
+	// Panel lists the panel's members; empty: three members on the mark stage's endpoint.
+	Panel Panel `yaml:"panel"`
 }
 
 // Budget is the cost budget (budget:), in the price table's currency.
