@@ -12,6 +12,7 @@ import (
 
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/marking"
 	"github.com/examtui/examtui/marking/panel"
 	"github.com/examtui/examtui/tui"
 	"github.com/examtui/examtui/tui/markconsole"
@@ -141,5 +142,30 @@ func TestQueue(t *testing.T) {
 	press(t, m, "n")
 	if f := tui.Plain(m.Render()); !strings.Contains(f, "the queue is done") || !strings.Contains(f, "nothing left to mark") {
 		t.Errorf("an empty queue:\n%s", f)
+	}
+}
+
+// A locked session opens read-only: the marker's marks show, no level can be chosen or saved.
+func TestLockedSession(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	recordRehearsal(t, st, fixtureID, fixtureStart)
+	for _, c := range []string{"options", "clientele", "resources", "communication"} {
+		if _, err := marking.SetMark(ctx, st, marking.Entry{SessionID: fixtureID, Criterion: c, Level: "description", Marker: "ana", Justification: "seen"}, fixtureStart); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := marking.Lock(ctx, st, fixtureID, "ana", fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	m := console(t, st, "ana", nil, 120, 40, true)
+	press(t, m, "2")
+	f := tui.Plain(m.Render())
+	if !strings.Contains(f, "locked") || !strings.Contains(f, "the marks of this session are locked") || !strings.Contains(f, "Criteria 4/4 marked") {
+		t.Errorf("a locked session:\n%s", f)
+	}
+	press(t, m, "enter")
+	if f := tui.Plain(m.Render()); strings.Contains(f, "justification>") {
+		t.Errorf("a locked session asks for a justification:\n%s", f)
 	}
 }
