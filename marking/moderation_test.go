@@ -162,6 +162,15 @@ func testModeration(t *testing.T, eng engine) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	// A session still running cannot be marked.
+	_, demo := runtimetest.Rehearsal(t)
+	running, err := st.Create(ctx, sessions.Meta{Exam: demo, Candidate: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetMark(ctx, st, Entry{SessionID: running.ID, Criterion: "options", Level: "analysis", Marker: "alice", Justification: "j"}, at); !errors.Is(err, ErrSessionRunning) {
+		t.Errorf("mark of a running session: %v", err)
+	}
 	lock, err := Lock(ctx, st, a, "carol", at)
 	if err != nil {
 		t.Fatal(err)
