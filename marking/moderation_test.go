@@ -197,6 +197,13 @@ func testModeration(t *testing.T, eng engine) {
 	if ag.Overall.Items != 4 || *ag.Overall.Exact != 0.75 || strings.Join(ag.Markers, ",") != "alice,bob" {
 		t.Errorf("agreement %+v", ag.Overall)
 	}
+	var crits []string
+	for _, c := range ag.Criteria {
+		crits = append(crits, c.Criterion)
+	}
+	if strings.Join(crits, ",") != "options,clientele,resources,communication" {
+		t.Errorf("agreement criteria in the order %v, want the scheme's", crits)
+	}
 
 	// Export: a locked, complete row and an unlocked one.
 	rows, scheme, err := Gradebook(ctx, st, exam)
