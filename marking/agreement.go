@@ -85,6 +85,11 @@ func ExamAgreement(ctx context.Context, st *sessions.Store, examID string) (*Agr
 		}
 		i = j
 	}
+	// Criteria in the scheme's order (the marks come by name): the first marked session's.
+	if len(marks) > 0 {
+		m := schemes[marks[0].SessionID]
+		slices.SortStableFunc(order, func(x, y string) int { return schemeIndex(m, x) - schemeIndex(m, y) })
+	}
 	a := &Agreement{ExamID: examID, Metric: MetricOrdinal, Criteria: []CriterionFigures{}}
 	a.Overall = figures(items)
 	for _, c := range order {
@@ -141,4 +146,13 @@ func figures(items []item) AgreementFigures {
 		note(err)
 	}
 	return f
+}
+
+func schemeIndex(m *spec.CompiledMarking, id string) int {
+	for i, c := range m.Criteria {
+		if c.ID == id {
+			return i
+		}
+	}
+	return len(m.Criteria)
 }

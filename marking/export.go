@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/examtui/examtui/sessions"
@@ -163,7 +164,7 @@ func WriteGradebook(w io.Writer, f ExportFormat, rows []GradeRow, m *spec.Compil
 			return err
 		}
 		for _, r := range rows {
-			rec := []string{r.Candidate, r.ExamID, r.SessionID}
+			rec := []string{cell(r.Candidate), r.ExamID, r.SessionID}
 			for _, c := range r.Criteria {
 				rec = append(rec, c.Level, strconv.Itoa(c.Marks))
 			}
@@ -180,7 +181,7 @@ func WriteGradebook(w io.Writer, f ExportFormat, rows []GradeRow, m *spec.Compil
 			if r.LockedAt != nil {
 				locked = r.LockedAt.Format(time.RFC3339)
 			}
-			rec = append(rec, strconv.Itoa(r.Total), strconv.Itoa(r.MaxTotal), result, r.Grade, joinMarkers(r.Markers), locked, r.LockedBy)
+			rec = append(rec, strconv.Itoa(r.Total), strconv.Itoa(r.MaxTotal), result, r.Grade, cell(joinMarkers(r.Markers)), locked, cell(r.LockedBy))
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -189,6 +190,16 @@ func WriteGradebook(w io.Writer, f ExportFormat, rows []GradeRow, m *spec.Compil
 		return cw.Error()
 	}
 	return fmt.Errorf("gradebook: %v", f)
+}
+
+// cell keeps a name from running as a formula when the gradebook is opened in a spreadsheet:
+// a candidate's name comes from whoever joined the exam, and "=HYPERLINK(…)" is a name too.
+// A leading quote is what spreadsheets read as "text"; the rest of the name is kept.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 func joinMarkers(ms []string) string {

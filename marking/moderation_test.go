@@ -162,6 +162,15 @@ func testModeration(t *testing.T, eng engine) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	// A session still running cannot be marked.
+	_, demo := runtimetest.Rehearsal(t)
+	running, err := st.Create(ctx, sessions.Meta{Exam: demo, Candidate: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetMark(ctx, st, Entry{SessionID: running.ID, Criterion: "options", Level: "analysis", Marker: "alice", Justification: "j"}, at); !errors.Is(err, ErrSessionRunning) {
+		t.Errorf("mark of a running session: %v", err)
+	}
 	lock, err := Lock(ctx, st, a, "carol", at)
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +196,13 @@ func testModeration(t *testing.T, eng engine) {
 	}
 	if ag.Overall.Items != 4 || *ag.Overall.Exact != 0.75 || strings.Join(ag.Markers, ",") != "alice,bob" {
 		t.Errorf("agreement %+v", ag.Overall)
+	}
+	var crits []string
+	for _, c := range ag.Criteria {
+		crits = append(crits, c.Criterion)
+	}
+	if strings.Join(crits, ",") != "options,clientele,resources,communication" {
+		t.Errorf("agreement criteria in the order %v, want the scheme's", crits)
 	}
 
 	// Export: a locked, complete row and an unlocked one.

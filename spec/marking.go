@@ -57,11 +57,11 @@ type Grade struct {
 
 // Marking rule defaults (docs/marking.md, "The rule").
 const (
-	DefaultMarkingMinConfidence   = 0.5
-	DefaultMarkingMinSignals      = 1
-	DefaultScaffoldingFromIntense = 2
-	DefaultScaffoldingDemote      = 1
-	maxScaffoldingIntensity       = 3
+	DefaultMarkingMinConfidence     = 0.5
+	DefaultMarkingMinSignals        = 1
+	DefaultScaffoldingFromIntensity = 2
+	DefaultScaffoldingDemote        = 1
+	maxScaffoldingIntensity         = 3
 )
 
 // NoLevel is the level of a criterion with no evidence at or above its lowest level: it earns
@@ -179,7 +179,7 @@ func compileMarking(m *Marking) *CompiledMarking {
 		}
 		out.Rule.MinSignals = intOr(r.MinSignals, DefaultMarkingMinSignals)
 		if s := r.Scaffolding; s != nil {
-			out.Rule.ScaffoldingFrom = intOr(s.FromIntensity, DefaultScaffoldingFromIntense)
+			out.Rule.ScaffoldingFrom = intOr(s.FromIntensity, DefaultScaffoldingFromIntensity)
 			out.Rule.ScaffoldingDemote = intOr(s.Demote, DefaultScaffoldingDemote)
 		}
 	}

@@ -140,7 +140,7 @@ func newMarksSetCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s = %s (%d marks)\n", id, m.Marker, m.Criterion, m.Level, m.Marks)
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s = %s (%d marks)\n", id, sessions.OneLine(m.Marker), m.Criterion, m.Level, m.Marks)
 				return err
 			})
 		},
@@ -162,7 +162,7 @@ func newMarksAdjudicateCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: final %s = %s (%d marks), adjudicated by %s\n", id, m.Criterion, m.Level, m.Marks, m.Marker)
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: final %s = %s (%d marks), adjudicated by %s\n", id, m.Criterion, m.Level, m.Marks, sessions.OneLine(m.Marker))
 				return err
 			})
 		},
@@ -283,7 +283,7 @@ func newMarksLockCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: locked by %s at %s, digest sha256:%s\n", id, l.Marker, l.At.Format(time.RFC3339), l.Digest)
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: locked by %s at %s, digest sha256:%s\n", id, sessions.OneLine(l.Marker), l.At.Format(time.RFC3339), l.Digest)
 				return err
 			})
 		},
