@@ -25,6 +25,8 @@ const (
 type Board struct {
 	th   Thresholds
 	rows map[string]*Row
+	// awaitingMarks is the last count of finished exams waiting to be marked, -1 unknown.
+	awaitingMarks int
 }
 
 // NewBoard returns an empty board; zero thresholds take the defaults.
@@ -33,11 +35,15 @@ func NewBoard(th Thresholds) (*Board, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Board{th: th, rows: map[string]*Row{}}, nil
+	return &Board{th: th, rows: map[string]*Row{}, awaitingMarks: -1}, nil
 }
 
 // Thresholds are the board's thresholds, defaults filled in.
 func (b *Board) Thresholds() Thresholds { return b.th }
+
+// AwaitingMarks is how many finished exams wait to be marked (docs/marking.md), and false
+// before the store has said.
+func (b *Board) AwaitingMarks() (int, bool) { return b.awaitingMarks, b.awaitingMarks >= 0 }
 
 // Len is how many exams the board holds.
 func (b *Board) Len() int { return len(b.rows) }
@@ -402,6 +408,9 @@ func quoteDetail(text, detail string) string {
 // ApplyUpdate applies one poll of the store (metadata first, then events) and returns the
 // alerts it newly raised.
 func (b *Board) ApplyUpdate(u Update) []Alert {
+	if u.AwaitingMarks != nil {
+		b.awaitingMarks = *u.AwaitingMarks
+	}
 	var out []Alert
 	for _, s := range u.Sessions {
 		out = append(out, b.Upsert(s)...)

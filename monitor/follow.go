@@ -25,6 +25,15 @@ type Update struct {
 	Err      error // a failed poll; the next one retries
 	// First marks the first update, which carries the history: alerts it raises are old news.
 	First bool
+	// AwaitingMarks is how many finished exams wait to be marked, when this poll read it
+	// (nil: unchanged or not read).
+	AwaitingMarks *int
+}
+
+// MarksCounter is what a Source that holds marks offers: the count of finished exams whose
+// marking is not locked (sessions.Store.AwaitingMarks).
+type MarksCounter interface {
+	AwaitingMarks(ctx context.Context) (int, error)
 }
 
 // FollowOptions tune Follow; zero fields take the defaults.
@@ -63,13 +72,25 @@ func Follow(ctx context.Context, src Source, o FollowOptions, out chan<- Update)
 	defer t.Stop()
 	lastOwners := time.Now()
 	first := true
+	countMarks := true
 	for {
 		u := f.poll(ctx)
 		u.First = first
+		// Marks are set and locked by other processes: the count is read at the first poll,
+		// when an exam ends, and with the owners check.
+		for _, s := range u.Sessions {
+			countMarks = countMarks || !s.EndedAt.IsZero()
+		}
+		if countMarks {
+			countMarks = false
+			if n, changed := f.countMarks(ctx, o.Logger); changed {
+				u.AwaitingMarks = &n
+			}
+		}
 		if u.Err != nil && ctx.Err() == nil {
 			o.Logger.Warn("monitor: poll the session store", "err", u.Err)
 		}
-		if first || len(u.Sessions) > 0 || len(u.Events) > 0 || u.Err != nil {
+		if first || len(u.Sessions) > 0 || len(u.Events) > 0 || u.Err != nil || u.AwaitingMarks != nil {
 			select {
 			case out <- u:
 			case <-ctx.Done():
@@ -84,6 +105,7 @@ func Follow(ctx context.Context, src Source, o FollowOptions, out chan<- Update)
 		}
 		if time.Since(lastOwners) >= o.OwnersEvery {
 			lastOwners = time.Now()
+			countMarks = true
 			if err := src.CheckOwners(ctx); err != nil && ctx.Err() == nil {
 				o.Logger.Warn("monitor: check exam owners", "err", err)
 			}
@@ -100,6 +122,7 @@ type metaKey struct {
 
 type follower struct {
 	src   Source
+	marks *int // the last count of exams awaiting marks sent
 	since time.Time
 	seen  map[string]int64 // session → highest seq read
 	meta  map[string]metaKey
@@ -131,4 +154,25 @@ func (f *follower) poll(ctx context.Context) Update {
 		}
 	}
 	return u
+}
+
+// countMarks reads the count of exams awaiting marks and reports whether it differs from the
+// last one sent.
+func (f *follower) countMarks(ctx context.Context, log *slog.Logger) (int, bool) {
+	mc, ok := f.src.(MarksCounter)
+	if !ok {
+		return 0, false
+	}
+	n, err := mc.AwaitingMarks(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn("monitor: count exams awaiting marks", "err", err)
+		}
+		return 0, false
+	}
+	if f.marks != nil && *f.marks == n {
+		return n, false
+	}
+	f.marks = &n
+	return n, true
 }

@@ -39,3 +39,9 @@ var (
 	ErrJoinCodeUsed     = errors.New("join code already used on another device")
 	ErrInvalidJoinCode  = errors.New("invalid join code")
 )
+
+// Marking errors (marks.go).
+var (
+	ErrInvalidMark = errors.New("invalid mark")
+	ErrMarksLocked = errors.New("marking is locked")
+)

@@ -83,6 +83,7 @@ func compile(s *Spec) *Exam {
 		Filters:            resolveFilters(s.OutputValidation),
 		Beats:              append([]Beat(nil), s.Beats...),
 		EntryNode:          s.Nodes[0].NodeID,
+		Marking:            compileMarking(s.Marking),
 	}
 	if e.Language == "" {
 		e.Language = DefaultLanguage

@@ -25,6 +25,9 @@ type Exam struct {
 	Beats              []Beat           `json:"beats,omitempty"`
 	EntryNode          string           `json:"entryNode"`
 	Nodes              []CompiledNode   `json:"nodes"`
+	// Marking is set only when the spec has a marking scheme, so exams without one compile
+	// as before.
+	Marking *CompiledMarking `json:"marking,omitempty"`
 }
 
 // ResolvedPolicies are the exam policies with defaults applied.

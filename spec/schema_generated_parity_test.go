@@ -23,6 +23,8 @@ var compilerOnlyRules = []struct{ name, diagnostic string }{
 	{"wrapup on a beat that is not the last exam beat", "only the last exam beat may have wrapup"},
 	{"turn-taking delays out of order", "are out of order"},
 	{"a variant's probes or cues name a signal the node does not listen for", "is not a signal of this node"},
+	{"marking: a criterion's level marks not increasing", "level marks are not increasing"},
+	{"marking: two grades starting at the same total", "both start at"},
 }
 
 // parityExtras adds to the example every optional field it leaves out, so that the walk over

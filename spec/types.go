@@ -18,6 +18,8 @@ type Spec struct {
 	OutputValidation   *OutputValidation `json:"outputValidation,omitempty" yaml:"outputValidation,omitempty"`
 	Nodes              []Node            `json:"nodes" yaml:"nodes"`
 	Beats              []Beat            `json:"beats,omitempty" yaml:"beats,omitempty"`
+	// Marking is the marking scheme (spec/marking.go, docs/marking.md); absent: not markable.
+	Marking *Marking `json:"marking,omitempty" yaml:"marking,omitempty"`
 
 	// src is where each value came from; nil for a spec built in code.
 	src *source

@@ -70,6 +70,7 @@ func (c *checker) validate() {
 	}
 	c.checkFilters()
 	c.checkBeats(nodeIDs)
+	c.checkMarking(signals)
 	c.checkGraph()
 }
 

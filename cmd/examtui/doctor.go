@@ -38,7 +38,7 @@ config file's llm:, stt:, tts: sections), else the shared OPENAI_BASE_URL / OPEN
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.jsonOut, "json", false, "print the results as JSON")
-	f.StringSliceVar(&o.stages, "stage", nil, "check only these stages (llm, stt, tts; default all)")
+	f.StringSliceVar(&o.stages, "stage", nil, "check only these stages (llm, stt, tts, mark; default all)")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound each check (default the stage's EXAMTUI_<STAGE>_TIMEOUT, else 10s)")
 	return cmd
 }

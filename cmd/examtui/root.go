@@ -32,6 +32,7 @@ and typed answers.`,
 		newTestCmd(),
 		newRunCmd(),
 		newSessionsCmd(),
+		newMarksCmd(),
 		newReplayCmd(),
 		newValidateArtifactCmd(),
 		newDevicesCmd(),
@@ -44,6 +45,7 @@ and typed answers.`,
 		newControllerCmd(),
 		newServeCmd(),
 		newDoctorCmd(),
+		newMarkCmd(),
 	)
 	return root
 }

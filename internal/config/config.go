@@ -40,6 +40,10 @@ type File struct {
 	Prices usage.Prices `yaml:"prices"`
 	// Budget is what one exam may cost before the control room raises its cost alert.
 	Budget Budget `yaml:"budget"`
+	// Mark is the model panel's endpoint (marks propose --panel), with the stages' fallback.
+	Mark Stage `yaml:"mark"`
+	// Panel lists the panel's members; empty: three members on the mark stage's endpoint.
+	Panel Panel `yaml:"panel"`
 	// Serve is the candidate server (examtui serve) as the links point at it.
 	Serve Serve `yaml:"serve"`
 }
@@ -160,7 +164,7 @@ func (f File) Env() {
 		}
 	}
 	// The stages' own sections first: they are more specific than openai: for the same variable.
-	for name, st := range map[string]Stage{"LLM": f.LLM, "STT": f.STT, "TTS": f.TTS} {
+	for name, st := range map[string]Stage{"LLM": f.LLM, "STT": f.STT, "TTS": f.TTS, "MARK": f.Mark} {
 		set("EXAMTUI_"+name+"_BASE_URL", st.BaseURL)
 		set("EXAMTUI_"+name+"_API_KEY", st.APIKey)
 		set("EXAMTUI_"+name+"_MODEL", st.Model)

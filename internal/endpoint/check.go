@@ -54,7 +54,7 @@ func Check(ctx context.Context, ep Endpoint, hc *http.Client) Result {
 	start := time.Now()
 	var err error
 	switch ep.Stage {
-	case StageLLM:
+	case StageLLM, StageMark:
 		err = checkLLM(ctx, ep, hc)
 	case StageSTT:
 		err = checkSTT(ctx, ep, hc)
@@ -79,15 +79,17 @@ func Check(ctx context.Context, ep Endpoint, hc *http.Client) Result {
 }
 
 var notConfigured = map[Stage]string{
-	StageLLM: "not configured: exams use the offline examiner (set EXAMTUI_LLM_BASE_URL or OPENAI_BASE_URL)",
-	StageSTT: "not configured: spoken answers are not recognised, candidates type (set EXAMTUI_STT_BASE_URL or OPENAI_BASE_URL)",
-	StageTTS: "not configured: the examiner speaks with espeak-ng (set EXAMTUI_TTS_BASE_URL or OPENAI_BASE_URL)",
+	StageLLM:  "not configured: exams use the offline examiner (set EXAMTUI_LLM_BASE_URL or OPENAI_BASE_URL)",
+	StageSTT:  "not configured: spoken answers are not recognised, candidates type (set EXAMTUI_STT_BASE_URL or OPENAI_BASE_URL)",
+	StageTTS:  "not configured: the examiner speaks with espeak-ng (set EXAMTUI_TTS_BASE_URL or OPENAI_BASE_URL)",
+	StageMark: "not configured: marks propose --panel has no model unless the config file lists panel members (set EXAMTUI_MARK_BASE_URL or OPENAI_BASE_URL)",
 }
 
 var works = map[Stage]string{
-	StageLLM: "works: answered a 1-token chat completion",
-	StageSTT: "works: transcribed half a second of silence",
-	StageTTS: "works: spoke one word",
+	StageLLM:  "works: answered a 1-token chat completion",
+	StageSTT:  "works: transcribed half a second of silence",
+	StageTTS:  "works: spoke one word",
+	StageMark: "works: answered a 1-token chat completion",
 }
 
 func client(ep Endpoint, hc *http.Client) *openai.Client {
@@ -157,7 +159,7 @@ var errBadReply = errors.New("unexpected answer")
 
 // explain turns a failed check's error into a reason and a plain sentence.
 func explain(ep Endpoint, err error, timeout time.Duration) (Reason, string) {
-	path := map[Stage]string{StageLLM: "/chat/completions", StageSTT: "/audio/transcriptions", StageTTS: "/audio/speech"}[ep.Stage]
+	path := map[Stage]string{StageLLM: "/chat/completions", StageMark: "/chat/completions", StageSTT: "/audio/transcriptions", StageTTS: "/audio/speech"}[ep.Stage]
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	status, msg := 0, ""
@@ -183,7 +185,7 @@ func explain(ep Endpoint, err error, timeout time.Duration) (Reason, string) {
 		return ReasonUnauthorized, fmt.Sprintf("unauthorized (HTTP %d): %s", status, key)
 	case status == http.StatusNotFound && strings.Contains(strings.ToLower(msg), "model"):
 		return ReasonNoSuchModel, fmt.Sprintf("no such model %q (HTTP 404: %s)", ep.Model, msg)
-	case status == http.StatusNotFound && ep.Stage != StageLLM:
+	case status == http.StatusNotFound && ep.Stage != StageLLM && ep.Stage != StageMark:
 		return ReasonNoAudioEndpoint, fmt.Sprintf("no audio endpoint: the server answered 404 to %s%s; it serves chat only? point %s at a speech server", redactURL(ep.BaseURL), path, ep.Stage.EnvBaseURL())
 	case status == http.StatusNotFound:
 		return ReasonNoChatEndpoint, fmt.Sprintf("no chat endpoint: the server answered 404 to %s%s (does the base URL end in /v1?)", redactURL(ep.BaseURL), path)

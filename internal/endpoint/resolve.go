@@ -47,7 +47,7 @@ func Resolve(s Stage) (Endpoint, error) { return ResolveLookup(s, os.LookupEnv) 
 // is the exception: a stage with its own base URL uses only its own key, so the shared key
 // (often a hosted provider's) is never sent to a different server.
 func ResolveLookup(s Stage, lookup func(string) (string, bool)) (Endpoint, error) {
-	if s != StageLLM && s != StageSTT && s != StageTTS {
+	if s != StageLLM && s != StageSTT && s != StageTTS && s != StageMark {
 		return Endpoint{}, fmt.Errorf("%w: %v", ErrUnknownStage, s)
 	}
 	get := func(k string) string {
@@ -64,7 +64,8 @@ func ResolveLookup(s Stage, lookup func(string) (string, bool)) (Endpoint, error
 		e.BaseURL, e.APIKey = get(EnvSharedBaseURL), get(EnvSharedAPIKey)
 		e.Shared = e.BaseURL != "" || e.APIKey != ""
 	}
-	if s == StageLLM && e.Model == "" {
+	// The panel marks with the examiner's model unless told otherwise: both are chat models.
+	if (s == StageLLM || s == StageMark) && e.Model == "" {
 		if e.Model = get(EnvSharedModel); e.Model == "" {
 			e.Model = llm.DefaultModel
 		}

@@ -41,6 +41,9 @@ func TestResolveLookup(t *testing.T) {
 		{"own key only: OpenAI's URL", three, endpoint.StageTTS, endpoint.Endpoint{Stage: endpoint.StageTTS, BaseURL: llm.DefaultBaseURL, APIKey: "sk-tts", Model: "tts-1-hd", Configured: true}},
 		{"own key on the shared URL", map[string]string{"OPENAI_BASE_URL": "http://shared/v1", "EXAMTUI_TTS_API_KEY": "sk-tts"}, endpoint.StageTTS,
 			endpoint.Endpoint{Stage: endpoint.StageTTS, BaseURL: "http://shared/v1", APIKey: "sk-tts", Configured: true, Shared: true}},
+		{"old env: mark takes the examiner's model", shared, endpoint.StageMark, endpoint.Endpoint{Stage: endpoint.StageMark, BaseURL: "http://shared:8080/v1", APIKey: "sk-shared", Model: "qwen2.5", Configured: true, Shared: true}},
+		{"mark on its own server, the shared key stays home", map[string]string{"OPENAI_API_KEY": "sk-shared", "EXAMTUI_MARK_BASE_URL": "http://vllm:8000/v1", "EXAMTUI_MARK_MODEL": "qwen2.5-72b", "EXAMTUI_MARK_TIMEOUT": "90s"}, endpoint.StageMark,
+			endpoint.Endpoint{Stage: endpoint.StageMark, BaseURL: "http://vllm:8000/v1", Model: "qwen2.5-72b", Timeout: 90 * time.Second, Configured: true}},
 		{"EXAMTUI_LLM_MODEL beats EXAMTUI_MODEL", map[string]string{"EXAMTUI_MODEL": "old", "EXAMTUI_LLM_MODEL": "new", "OPENAI_API_KEY": "k"}, endpoint.StageLLM,
 			endpoint.Endpoint{Stage: endpoint.StageLLM, BaseURL: llm.DefaultBaseURL, APIKey: "k", Model: "new", Configured: true, Shared: true}},
 	}

@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// Stage is one of the three places examtui calls a model server: the examiner LLM, speech
-// recognition and speech synthesis. Each has its own endpoint (base URL, key, model, timeout).
+// Stage is one of the places examtui calls a model server: the examiner LLM, speech
+// recognition, speech synthesis and the marking panel. Each has its own endpoint (base URL,
+// key, model, timeout).
 type Stage int
 
 // Stages. The zero value is unknown.
@@ -15,10 +16,12 @@ const (
 	StageLLM
 	StageSTT
 	StageTTS
+	// StageMark is the model panel that proposes marks after an exam (marking/panel).
+	StageMark
 )
 
 // Stages lists every stage in the order doctor checks them.
-var Stages = []Stage{StageLLM, StageSTT, StageTTS}
+var Stages = []Stage{StageLLM, StageSTT, StageTTS, StageMark}
 
 func (s Stage) String() string {
 	switch s {
@@ -28,19 +31,21 @@ func (s Stage) String() string {
 		return "stt"
 	case StageTTS:
 		return "tts"
+	case StageMark:
+		return "mark"
 	default:
 		return fmt.Sprintf("Stage(%d)", int(s))
 	}
 }
 
-// ParseStage parses "llm", "stt" or "tts" (any case).
+// ParseStage parses "llm", "stt", "tts" or "mark" (any case).
 func ParseStage(s string) (Stage, error) {
 	for _, st := range Stages {
 		if strings.EqualFold(strings.TrimSpace(s), st.String()) {
 			return st, nil
 		}
 	}
-	return StageUnknown, fmt.Errorf("%w: %q (want llm, stt or tts)", ErrUnknownStage, s)
+	return StageUnknown, fmt.Errorf("%w: %q (want llm, stt, tts or mark)", ErrUnknownStage, s)
 }
 
 // envPrefix is the stage's part of its variables' names: EXAMTUI_LLM_, EXAMTUI_STT_, EXAMTUI_TTS_.

@@ -91,6 +91,9 @@ func (m *Model) statusLine(now time.Time) string {
 	parts := []string{st.Status.Render(" examtui monitor"),
 		st.StatusKey.Render("live ") + st.StatusValue.Render(fmt.Sprint(len(live))),
 		st.StatusKey.Render("finished today ") + st.StatusValue.Render(fmt.Sprint(len(finished)))}
+	if n, ok := m.board.AwaitingMarks(); ok && n > 0 {
+		parts = append(parts, st.StatusKey.Render("to mark ")+st.StatusValue.Render(fmt.Sprint(n)))
+	}
 	if alerts > 0 {
 		word := "alerts"
 		if alerts == 1 {

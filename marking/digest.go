@@ -1,0 +1,161 @@
+package marking
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/sessions"
+)
+
+// The lock digest (docs/marking.md, "Locking"). A manifest lists, one line each, every event
+// of the session in seq order, then every marker's mark by criterion and marker, then every
+// final mark by criterion, each with the SHA-256 of its canonical encoding; the digest is the
+// SHA-256 of the manifest. The lock keeps both, so verification can name each item that
+// changed, was added or went missing, not only say that something did.
+
+// Manifest builds the manifest of a session's events and marks.
+func Manifest(events []runtime.Event, marks, finals []sessions.Mark) (string, error) {
+	var b strings.Builder
+	evs := slices.Clone(events)
+	slices.SortFunc(evs, func(a, b runtime.Event) int { return int(a.Seq - b.Seq) })
+	for _, ev := range evs {
+		h, err := eventHash(ev)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "event %d %s %s\n", ev.Seq, ev.Event, h)
+	}
+	ms := slices.Clone(marks)
+	slices.SortFunc(ms, func(a, b sessions.Mark) int {
+		return strings.Compare(a.Criterion+"\x00"+a.Marker, b.Criterion+"\x00"+b.Marker)
+	})
+	for _, m := range ms {
+		fmt.Fprintf(&b, "mark %s %s %s\n", strconv.Quote(m.Criterion), strconv.Quote(m.Marker), markHash(m))
+	}
+	fs := slices.Clone(finals)
+	slices.SortFunc(fs, func(a, b sessions.Mark) int { return strings.Compare(a.Criterion, b.Criterion) })
+	for _, m := range fs {
+		fmt.Fprintf(&b, "final %s %s\n", strconv.Quote(m.Criterion), markHash(m))
+	}
+	return b.String(), nil
+}
+
+// Digest is the SHA-256 of a manifest, in hex.
+func Digest(manifest string) string {
+	h := sha256.Sum256([]byte(manifest))
+	return hex.EncodeToString(h[:])
+}
+
+// eventHash hashes an event's seq, type, time (UTC, nanoseconds) and compacted payload.
+func eventHash(ev runtime.Event) (string, error) {
+	var payload bytes.Buffer
+	if err := json.Compact(&payload, ev.Payload); err != nil {
+		return "", fmt.Errorf("event seq %d: payload: %w", ev.Seq, err)
+	}
+	enc, _ := json.Marshal(struct {
+		Seq       int64           `json:"seq"`
+		Event     string          `json:"event"`
+		Timestamp string          `json:"timestamp"`
+		Payload   json.RawMessage `json:"payload"`
+	}{ev.Seq, string(ev.Event), ev.Timestamp.UTC().Format(time.RFC3339Nano), payload.Bytes()})
+	h := sha256.Sum256(enc)
+	return hex.EncodeToString(h[:]), nil
+}
+
+func markHash(m sessions.Mark) string {
+	enc, _ := json.Marshal(struct {
+		Criterion     string `json:"criterion"`
+		Marker        string `json:"marker"`
+		Level         string `json:"level"`
+		Marks         int    `json:"marks"`
+		Justification string `json:"justification"`
+		At            string `json:"at"`
+	}{m.Criterion, m.Marker, m.Level, m.Marks, m.Justification, m.At.UTC().Format(time.RFC3339Nano)})
+	h := sha256.Sum256(enc)
+	return hex.EncodeToString(h[:])
+}
+
+// manifestItem is one line of a manifest: what it is (for people) and its hash.
+type manifestItem struct {
+	what, hash string
+}
+
+// parseManifest maps each line's key (everything but the hash) to the item.
+func parseManifest(m string) (keys []string, items map[string]manifestItem) {
+	items = map[string]manifestItem{}
+	for _, line := range strings.Split(strings.TrimSuffix(m, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		key, hash := line[:i], line[i+1:]
+		what := describe(key)
+		if f := strings.Fields(key); f[0] == "event" && len(f) == 3 {
+			// An event is itself by its seq: a changed type is a change, not a new event.
+			hash = f[2] + " " + hash
+			key = f[0] + " " + f[1]
+		}
+		keys = append(keys, key)
+		items[key] = manifestItem{what: what, hash: hash}
+	}
+	return keys, items
+}
+
+// describe turns a manifest key into words: "event seq 12 (evidence_update)", "mark of
+// alice for options", "final mark for options".
+func describe(key string) string {
+	f := strings.SplitN(key, " ", 2)
+	switch f[0] {
+	case "event":
+		seq, typ, _ := strings.Cut(f[1], " ")
+		return "event seq " + seq + " (" + typ + ")"
+	case "mark":
+		crit, rest := unquoteFirst(f[1])
+		marker, _ := unquoteFirst(rest)
+		return "mark of " + marker + " for " + crit
+	case "final":
+		crit, _ := unquoteFirst(f[1])
+		return "final mark for " + crit
+	}
+	return key
+}
+
+func unquoteFirst(s string) (string, string) {
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return s, ""
+	}
+	u, _ := strconv.Unquote(q)
+	return u, strings.TrimPrefix(s[len(q):], " ")
+}
+
+// diffManifests names what differs between the locked manifest and the current one, in the
+// locked order, then what was added: "event seq 12 (evidence_update) changed".
+func diffManifests(locked, current string) []string {
+	lk, li := parseManifest(locked)
+	ck, ci := parseManifest(current)
+	var out []string
+	for _, k := range lk {
+		c, ok := ci[k]
+		switch {
+		case !ok:
+			out = append(out, li[k].what+" removed")
+		case c.hash != li[k].hash:
+			out = append(out, li[k].what+" changed")
+		}
+	}
+	for _, k := range ck {
+		if _, ok := li[k]; !ok {
+			out = append(out, ci[k].what+" added")
+		}
+	}
+	return out
+}

@@ -1,0 +1,18 @@
+package marking
+
+import "errors"
+
+// Named errors.
+var (
+	ErrNoScheme       = errors.New("the exam has no marking scheme")
+	ErrUnknownCrit    = errors.New("unknown criterion")
+	ErrUnknownLevel   = errors.New("unknown level")
+	ErrNoFinalLevel   = errors.New("criterion has no final level")
+	ErrNotLocked      = errors.New("marking is not locked")
+	ErrTampered       = errors.New("events or marks changed since the lock")
+	ErrNoVariation    = errors.New("agreement undefined: no variation in the levels given")
+	ErrTooFewRatings  = errors.New("agreement undefined: too few paired ratings")
+	ErrUnequalRatings = errors.New("the two markers' ratings differ in number")
+	ErrSessionRunning = errors.New("session has not finished")
+	ErrNoJustify      = errors.New("a justification is required")
+)

@@ -1,0 +1,46 @@
+package panel
+
+import (
+	"strings"
+
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
+)
+
+// CriteriaFrom is the scheme's criteria as the members see them: each with spec.NoLevel below
+// its levels, since a marker may find no evidence at all.
+func CriteriaFrom(m *spec.CompiledMarking) []Criterion {
+	if m == nil {
+		return nil
+	}
+	out := make([]Criterion, 0, len(m.Criteria))
+	for _, c := range m.Criteria {
+		levels := []string{spec.NoLevel}
+		for _, l := range c.Levels {
+			levels = append(levels, l.Name)
+		}
+		out = append(out, Criterion{ID: c.ID, Name: c.Title, Description: "evidence signals: " + strings.Join(c.Signals, ", "), Levels: levels})
+	}
+	return out
+}
+
+// SegmentsFrom is the session's final transcript segments, in order: what members may cite.
+// Partial (interim) segments are left out; they are superseded by the final one.
+func SegmentsFrom(events []runtime.Event) []Segment {
+	var out []Segment
+	for _, ev := range events {
+		if ev.Event != runtime.EventTranscriptSegment {
+			continue
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			continue
+		}
+		s := p.(*runtime.TranscriptSegmentPayload)
+		if !s.IsFinal {
+			continue
+		}
+		out = append(out, Segment{ID: s.SegmentID, NodeID: s.NodeID, Speaker: s.Speaker.String(), Text: s.Text})
+	}
+	return out
+}
