@@ -188,11 +188,11 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		}
 		if p.Usage != nil {
 			r.Usage.AddTurn(p.Usage)
-			if c := b.Cost(r); c.Over(b.th.CostPerExam) {
-				out = append(out, b.raise(r, alert(AlertCost, p.NodeID,
-					fmt.Sprintf("cost %s is over the budget of %.4f per exam", c.Short(), b.th.CostPerExam)))...)
-			}
+			out = append(out, b.checkBudget(r, alert(AlertCost, p.NodeID, ""))...)
 		}
+	case *runtime.SpeechUsagePayload:
+		r.Usage.AddSpeech(p)
+		out = append(out, b.checkBudget(r, alert(AlertCost, p.NodeID, ""))...)
 	case *runtime.SystemErrorPayload:
 		if p.Code.Examiner() {
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, p.Code.String()+": "+p.Message))...)
@@ -320,6 +320,17 @@ func (b *Board) Tick(now time.Time) []Alert {
 }
 
 // raise stands a on r; it is returned (new) only if no alert of its kind stood already.
+// checkBudget raises the cost alert a (its detail filled in here) once what the row's exam used so far (every stage) costs
+// more than the budget per exam.
+func (b *Board) checkBudget(r *Row, a Alert) []Alert {
+	c := b.Cost(r)
+	if !c.Over(b.th.CostPerExam) {
+		return nil
+	}
+	a.Detail = fmt.Sprintf("cost %s is over the budget of %.4f per exam", c.Short(), b.th.CostPerExam)
+	return b.raise(r, a)
+}
+
 func (b *Board) raise(r *Row, a Alert) []Alert {
 	a.SessionID, a.Candidate, a.Title = r.SessionID, r.Candidate, r.Title
 	for i, cur := range r.Alerts {

@@ -53,6 +53,7 @@ func TestEnumsParseAndUnknown(t *testing.T) {
 		stringEnum("WarningScope", runtime.WarningScopes, runtime.ParseWarningScope),
 		stringEnum("GuardrailAction", runtime.GuardrailActions, runtime.ParseGuardrailAction),
 		stringEnum("VariantDraw", runtime.VariantDraws, runtime.ParseVariantDraw),
+		stringEnum("SpeechStage", runtime.SpeechStages, runtime.ParseSpeechStage),
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,7 +21,7 @@ type aggregate struct {
 	// evidence targets, over which overall coverage is averaged.
 	nodeCoverage map[string]float64
 	targets      []string
-	// usage adds up the observations' usage, so listing sessions prices them without
+	// usage adds up the observations' and speech_usage events' usage, so listing sessions prices them without
 	// reading their events.
 	usage usage.Totals
 }
@@ -63,7 +63,7 @@ func (a *aggregate) apply(ev runtime.Event) {
 		u := p.(*runtime.EvidenceUpdatePayload)
 		a.evidenceCount++
 		a.nodeCoverage[u.NodeID] = u.Coverage
-	case runtime.EventObservation:
+	case runtime.EventObservation, runtime.EventSpeechUsage:
 		a.usage.AddEvent(ev)
 	case runtime.EventExamCompleted:
 		a.completed = true

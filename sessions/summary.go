@@ -188,6 +188,8 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 				sum.Transcript = append(sum.Transcript, TranscriptLine{Seq: ev.Seq, At: ev.Timestamp, Speaker: runtime.SpeakerExaminer,
 					NodeID: p.NodeID, Text: p.Text})
 			}
+		case *runtime.SpeechUsagePayload:
+			sum.Usage.AddSpeech(p)
 		case *runtime.ObservationPayload:
 			sum.Usage.AddTurn(p.Usage)
 			sum.Turns++
