@@ -6,6 +6,7 @@ package eventprint
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,6 +120,11 @@ func Describe(ev runtime.Event) string {
 		return fmt.Sprintf("%s: %s", p.Source, quote(p.Text))
 	case *runtime.SystemErrorPayload:
 		return fmt.Sprintf("%s: %s", p.Code, p.Message)
+	case *runtime.SpeechUsagePayload:
+		if p.Stage == runtime.SpeechSTT {
+			return fmt.Sprintf("stt %s: %s s of audio", p.Model, strconv.FormatFloat(p.Seconds, 'f', -1, 64))
+		}
+		return fmt.Sprintf("%s %s: %d characters", p.Stage, p.Model, p.Characters)
 	case *runtime.ExamCompletedPayload:
 		return fmt.Sprintf("%s after %s, visited %s", p.State, millis(p.DurationMs).Round(time.Second),
 			strings.Join(p.NodesVisited, ", "))
