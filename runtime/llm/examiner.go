@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -20,6 +21,8 @@ type Examiner struct {
 	cfg    config
 	http   *http.Client
 	client *openai.Client
+	// choice is the ToolChoice requests use: cfg.toolChoice until a server refuses it.
+	choice atomic.Int32
 }
 
 // New builds an examiner. With neither WithBaseURL nor WithAPIKey it returns ErrNotConfigured;
@@ -41,7 +44,9 @@ func New(opts ...Option) (*Examiner, error) {
 	oc := openai.DefaultConfig(cfg.apiKey)
 	oc.BaseURL = cfg.baseURL
 	oc.HTTPClient = hc
-	return &Examiner{cfg: cfg, http: hc, client: openai.NewClientWithConfig(oc)}, nil
+	e := &Examiner{cfg: cfg, http: hc, client: openai.NewClientWithConfig(oc)}
+	e.choice.Store(int32(cfg.toolChoice))
+	return e, nil
 }
 
 // Name is the model name.
@@ -113,6 +118,17 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		classified, retry := e.classify(err, meta, attemptErr != nil, turnCtx)
 		if classified == nil { // the turn ended
 			break
+		}
+		if refused := toolChoiceOf(creq.ToolChoice); refusesToolChoice(err) {
+			// The server does not take this form of tool_choice: ask again at once with the next
+			// weaker one, which this examiner keeps for the rest of the session. The refused
+			// attempt is not counted against the retries.
+			if next, ok := e.downgradeToolChoice(refused); ok {
+				log.Warn("llm server refused tool_choice: asking with a weaker one from now on", "refused", refused, "now", next, "err", classified)
+				creq.ToolChoice = toolChoiceValue(next, fn)
+				attempts--
+				continue
+			}
 		}
 		if partial {
 			// The controller may have acted on the partial arguments: a retry would contradict it.
