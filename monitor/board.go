@@ -120,6 +120,9 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		return Alert{Kind: k, NodeID: textsafe.Line(node), At: at, Seq: ev.Seq, Detail: textsafe.Line(detail)}
 	}
 	var out []Alert
+	if r.Usage.AddPayload(pl) {
+		out = append(out, b.checkBudget(r, alert(AlertCost, usageNode(pl), ""))...)
+	}
 	switch p := pl.(type) {
 	case *runtime.ExamStatePayload:
 		b.applyState(r, p, at)
@@ -186,13 +189,7 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		if p.Decision.Reason == "fallback" && p.Valid {
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, "fallback line used"))...)
 		}
-		if p.Usage != nil {
-			r.Usage.AddTurn(p.Usage)
-			out = append(out, b.checkBudget(r, alert(AlertCost, p.NodeID, ""))...)
-		}
-	case *runtime.SpeechUsagePayload:
-		r.Usage.AddSpeech(p)
-		out = append(out, b.checkBudget(r, alert(AlertCost, p.NodeID, ""))...)
+
 	case *runtime.SystemErrorPayload:
 		if p.Code.Examiner() {
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, p.Code.String()+": "+p.Message))...)
@@ -421,4 +418,17 @@ func (b *Board) ApplyUpdate(u Update) []Alert {
 		out = append(out, b.Apply(ev)...)
 	}
 	return out
+}
+
+// usageNode is the node a usage-carrying payload names, for the cost alert.
+func usageNode(p runtime.Payload) string {
+	switch p := p.(type) {
+	case *runtime.ObservationPayload:
+		return p.NodeID
+	case *runtime.AdminInstructionPayload:
+		return p.NodeID
+	case *runtime.SpeechUsagePayload:
+		return p.NodeID
+	}
+	return ""
 }

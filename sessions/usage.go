@@ -52,7 +52,8 @@ func migrateV5(ctx context.Context, tx *sqlTx) error {
 }
 
 // ListUsage is a session's usage as `sessions list --json` prints it. Token counts add up the
-// calls whose server reported usage; CallsWithoutUsage counts the others. STTSeconds is the
+// calls whose server reported usage; CallsWithoutUsage counts the others, FailedAttempts the
+// requests that failed before a call's answer (retries, a refused tool_choice). STTSeconds is the
 // audio sent to paid recognisers and TTSCharacters the text sent to paid voices (0 when the
 // exam used none, or local engines only). Cost is null when it is unknown, and CostUnknown
 // says why.
@@ -65,6 +66,7 @@ type ListUsage struct {
 	CostUnknown       string   `json:"costUnknown,omitempty"`
 	Calls             int64    `json:"calls"`
 	CallsWithoutUsage int64    `json:"callsWithoutUsage,omitempty"`
+	FailedAttempts    int64    `json:"failedAttempts,omitempty"`
 	Models            []string `json:"models,omitempty"`
 	STTModels         []string `json:"sttModels,omitempty"`
 	TTSModels         []string `json:"ttsModels,omitempty"`
@@ -73,7 +75,7 @@ type ListUsage struct {
 func listUsage(t usage.Totals, p usage.Prices) ListUsage {
 	u := ListUsage{PromptTokens: t.PromptTokens(), CompletionTokens: t.CompletionTokens(),
 		STTSeconds: usage.RoundSeconds(t.STTSeconds()), TTSCharacters: t.TTSCharacters(),
-		CallsWithoutUsage: t.UnknownTurns(), Models: t.Models(), STTModels: t.STTModels(), TTSModels: t.TTSModels()}
+		CallsWithoutUsage: t.UnknownTurns(), FailedAttempts: t.FailedAttempts(), Models: t.Models(), STTModels: t.STTModels(), TTSModels: t.TTSModels()}
 	for _, m := range t.LLM {
 		u.Calls += m.Turns
 	}
@@ -97,6 +99,9 @@ func UsageLine(t usage.Totals) string {
 		s := fmt.Sprintf("%s: %d prompt + %d completion tokens in %d calls", OneLine(model), m.PromptTokens, m.CompletionTokens, m.Turns)
 		if m.UnknownTurns > 0 {
 			s += fmt.Sprintf(" (%d sent no usage: not counted)", m.UnknownTurns)
+		}
+		if m.FailedAttempts > 0 {
+			s += fmt.Sprintf(" (+%d failed requests, not priced)", m.FailedAttempts)
 		}
 		parts = append(parts, s)
 	}

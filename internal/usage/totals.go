@@ -38,7 +38,9 @@ type Speech struct {
 type LLM struct {
 	Turns int64 `json:"turns"`
 	// UnknownTurns are calls whose server sent no usage: their tokens are not in the counts.
-	UnknownTurns     int64 `json:"unknownTurns,omitempty"`
+	UnknownTurns int64 `json:"unknownTurns,omitempty"`
+	// FailedAttempts are requests that failed before a call's answer (no usage: not priced).
+	FailedAttempts   int64 `json:"failedAttempts,omitempty"`
 	PromptTokens     int64 `json:"promptTokens"`
 	CompletionTokens int64 `json:"completionTokens"`
 }
@@ -57,6 +59,7 @@ func (t *Totals) AddTurn(u *runtime.TurnUsage) {
 		t.LLM[u.Model] = m
 	}
 	m.Turns++
+	m.FailedAttempts += u.FailedAttempts
 	if !u.Known() {
 		m.UnknownTurns++
 		return
@@ -89,19 +92,33 @@ func (t *Totals) AddSpeech(p *runtime.SpeechUsagePayload) {
 	m.Characters += p.Characters
 }
 
-// AddEvent folds in the usage an event carries (an observation's, a speech_usage's); other
-// events add nothing. It reports whether the event carried usage. Every reader of the stream
-// (the store's aggregate, summaries, the control room) adds up through it.
+// Carries reports whether events of type t may carry usage: an observation (the examiner's
+// turn), an admin_instruction (an immediate instruction's examiner call) and a speech_usage.
+func Carries(t runtime.EventType) bool {
+	return t == runtime.EventObservation || t == runtime.EventAdminInstruction || t == runtime.EventSpeechUsage
+}
+
+// AddEvent folds in the usage an event carries; other events add nothing. It reports whether
+// the event carried usage. Every reader of the stream (the store's aggregate, summaries, the
+// control room) adds up through it, so each counts the same calls.
 func (t *Totals) AddEvent(ev runtime.Event) bool {
-	if ev.Event != runtime.EventObservation && ev.Event != runtime.EventSpeechUsage {
+	if !Carries(ev.Event) {
 		return false
 	}
 	p, err := ev.Decode()
 	if err != nil {
 		return false
 	}
+	return t.AddPayload(p)
+}
+
+// AddPayload is AddEvent for a payload already decoded.
+func (t *Totals) AddPayload(p runtime.Payload) bool {
 	switch p := p.(type) {
 	case *runtime.ObservationPayload:
+		t.AddTurn(p.Usage)
+		return p.Usage != nil
+	case *runtime.AdminInstructionPayload:
 		t.AddTurn(p.Usage)
 		return p.Usage != nil
 	case *runtime.SpeechUsagePayload:
@@ -155,6 +172,15 @@ func (t Totals) CompletionTokens() int64 {
 	var n int64
 	for _, m := range t.LLM {
 		n += m.CompletionTokens
+	}
+	return n
+}
+
+// FailedAttempts is how many requests failed before a call's answer, over every model.
+func (t Totals) FailedAttempts() int64 {
+	var n int64
+	for _, m := range t.LLM {
+		n += m.FailedAttempts
 	}
 	return n
 }

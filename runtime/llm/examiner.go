@@ -83,6 +83,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 
 	var last error
 	attempts := 0
+	failed := 0 // requests that failed and were followed by another: counted in the reply's usage
 	for attempts < e.cfg.maxRetries+1 {
 		attempts++
 		meta := &respMeta{}
@@ -98,6 +99,9 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		attemptErr := attemptCtx.Err()
 		cancelAttempt()
 		if err == nil {
+			if reply.Usage != nil {
+				reply.Usage.FailedAttempts = int64(failed)
+			}
 			reply.Attempts = attempts
 			reply.Complete = time.Since(start)
 			log.Debug("llm reply", "attempts", attempts, "complete", reply.Complete, "first_token", reply.FirstToken,
@@ -127,6 +131,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 				log.Warn("llm server refused tool_choice: asking with a weaker one from now on", "refused", refused, "now", next, "err", classified)
 				creq.ToolChoice = toolChoiceValue(next, fn)
 				attempts--
+				failed++
 				continue
 			}
 		}
@@ -142,6 +147,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		if attempts > e.cfg.maxRetries {
 			break
 		}
+		failed++
 		wait := e.backoff(attempts, meta.retryAfter)
 		if dl, ok := turnCtx.Deadline(); ok && time.Until(dl) < wait {
 			// Waiting would outlive the turn: fail now rather than sleep into the deadline.

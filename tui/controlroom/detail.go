@@ -94,6 +94,9 @@ func usageText(r *monitor.Row) string {
 		if n := u.UnknownTurns(); n > 0 {
 			s += fmt.Sprintf(" (%d calls sent no usage)", n)
 		}
+		if n := u.FailedAttempts(); n > 0 {
+			s += fmt.Sprintf(" (+%d failed requests)", n)
+		}
 		parts = append(parts, s)
 	}
 	for _, s := range u.SpeechLines() {
