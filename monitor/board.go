@@ -429,6 +429,8 @@ func usageNode(p runtime.Payload) string {
 		return p.NodeID
 	case *runtime.SpeechUsagePayload:
 		return p.NodeID
+	case *runtime.CallUsagePayload:
+		return p.NodeID
 	}
 	return ""
 }

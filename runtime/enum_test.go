@@ -54,6 +54,7 @@ func TestEnumsParseAndUnknown(t *testing.T) {
 		stringEnum("GuardrailAction", runtime.GuardrailActions, runtime.ParseGuardrailAction),
 		stringEnum("VariantDraw", runtime.VariantDraws, runtime.ParseVariantDraw),
 		stringEnum("SpeechStage", runtime.SpeechStages, runtime.ParseSpeechStage),
+		stringEnum("CallKind", runtime.CallKinds, runtime.ParseCallKind),
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,3 +24,24 @@ func (s SpeechStage) Valid() bool { return isKnown(s, SpeechStages) }
 func ParseSpeechStage(s string) (SpeechStage, error) {
 	return parseEnum("speech stage", s, SpeechStages)
 }
+
+// CallKind says which examiner call a call_usage event counts.
+type CallKind string
+
+// Call kinds.
+const (
+	CallUnknown CallKind = ""
+	// CallSpeculation is a speculative call (Controller.Speculate) whose reply was not used.
+	CallSpeculation CallKind = "speculation"
+)
+
+// CallKinds lists every call kind.
+var CallKinds = []CallKind{CallSpeculation}
+
+func (k CallKind) String() string { return string(k) }
+
+// Valid reports whether k is a known call kind.
+func (k CallKind) Valid() bool { return isKnown(k, CallKinds) }
+
+// ParseCallKind parses "speculation".
+func ParseCallKind(s string) (CallKind, error) { return parseEnum("call kind", s, CallKinds) }

@@ -107,6 +107,8 @@ func (e Event) Decode() (Payload, error) {
 		p = &CandidatePresencePayload{}
 	case EventSpeechUsage:
 		p = &SpeechUsagePayload{}
+	case EventCallUsage:
+		p = &CallUsagePayload{}
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e.Event)
 	}

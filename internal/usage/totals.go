@@ -50,14 +50,7 @@ func (t *Totals) AddTurn(u *runtime.TurnUsage) {
 	if u == nil {
 		return
 	}
-	if t.LLM == nil {
-		t.LLM = map[string]*LLM{}
-	}
-	m := t.LLM[u.Model]
-	if m == nil {
-		m = &LLM{}
-		t.LLM[u.Model] = m
-	}
+	m := t.model(u.Model)
 	m.Turns++
 	m.FailedAttempts += u.FailedAttempts
 	if !u.Known() {
@@ -66,6 +59,19 @@ func (t *Totals) AddTurn(u *runtime.TurnUsage) {
 	}
 	m.PromptTokens += *u.PromptTokens
 	m.CompletionTokens += *u.CompletionTokens
+}
+
+// model is the model's entry, made on first use.
+func (t *Totals) model(name string) *LLM {
+	if t.LLM == nil {
+		t.LLM = map[string]*LLM{}
+	}
+	m := t.LLM[name]
+	if m == nil {
+		m = &LLM{}
+		t.LLM[name] = m
+	}
+	return m
 }
 
 // AddSpeech folds one speech request in.
@@ -93,9 +99,11 @@ func (t *Totals) AddSpeech(p *runtime.SpeechUsagePayload) {
 }
 
 // Carries reports whether events of type t may carry usage: an observation (the examiner's
-// turn), an admin_instruction (an immediate instruction's examiner call) and a speech_usage.
+// turn), an admin_instruction (an immediate instruction's examiner call), a call_usage (an
+// unused speculative call) and a speech_usage.
 func Carries(t runtime.EventType) bool {
-	return t == runtime.EventObservation || t == runtime.EventAdminInstruction || t == runtime.EventSpeechUsage
+	return t == runtime.EventObservation || t == runtime.EventAdminInstruction || t == runtime.EventSpeechUsage ||
+		t == runtime.EventCallUsage
 }
 
 // AddEvent folds in the usage an event carries; other events add nothing. It reports whether
@@ -119,6 +127,13 @@ func (t *Totals) AddPayload(p runtime.Payload) bool {
 		t.AddTurn(p.Usage)
 		return p.Usage != nil
 	case *runtime.AdminInstructionPayload:
+		t.AddTurn(p.Usage)
+		return p.Usage != nil
+	case *runtime.CallUsagePayload:
+		if p.Usage != nil && p.Failed {
+			t.model(p.Usage.Model).FailedAttempts++
+			return true
+		}
 		t.AddTurn(p.Usage)
 		return p.Usage != nil
 	case *runtime.SpeechUsagePayload:

@@ -64,3 +64,7 @@ func toolChoiceOf(v any) ToolChoice {
 	}
 	return ToolChoiceFunction
 }
+
+// ReportsUsage implements runtime.UsageReporter: this examiner calls a paid model, so a call of
+// its that failed or was cancelled counts as a failed request.
+func (e *Examiner) ReportsUsage() bool { return true }
