@@ -60,6 +60,8 @@ func samples(t *testing.T) []runtime.Event {
 		{runtime.EventExaminerSwitched, `{"from":"llm","to":"offline","failures":3}`},
 		{runtime.EventSpeechUsage, `{"stage":"stt","model":"whisper-1","seconds":3.92,"nodeId":"welcome"}`},
 		{runtime.EventSpeechUsage, `{"stage":"tts","model":"tts-1","characters":118,"nodeId":"welcome"}`},
+		{runtime.EventCallUsage, `{"call":"speculation","nodeId":"welcome","usage":{"model":"gpt-4o-mini","promptTokens":600,"completionTokens":12}}`},
+		{runtime.EventCallUsage, `{"call":"speculation","nodeId":"welcome","usage":{"model":"gpt-4o-mini"},"failed":true}`},
 	}
 	var evs []runtime.Event
 	for i, p := range payloads {
@@ -276,7 +278,7 @@ func TestPrint(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := strings.Count(out.String(), "\n")
-		want := len(evs) - 4 // stops at exam_completed, before the examiner_switched, the two speech_usage and the seq-0 report
+		want := len(evs) - 6 // stops at exam_completed, before the examiner_switched, the usage events and the seq-0 report
 		if keepOpen {
 			want = len(evs)
 		}
