@@ -87,6 +87,9 @@ func (x *Exam) speechMeter() *speechMeter {
 }
 
 func (m *speechMeter) add(u runtime.SpeechUsage) {
+	if m == nil {
+		return // the exam was closed before its speech path started: nothing to record on
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
