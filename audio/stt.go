@@ -87,3 +87,10 @@ func (t *Transcript) summarize() {
 	}
 	t.Confidence = sum / weight
 }
+
+// Billed is a speech provider whose server bills per use (a recogniser per minute of audio, a
+// voice per character): BilledModel is the model its requests name, the price table's key.
+// Local engines (espeak-ng, pocketsphinx) do not implement it: they cost nothing.
+type Billed interface {
+	BilledModel() string
+}

@@ -143,3 +143,6 @@ func (r *OpenAIRecognizer) Transcribe(ctx context.Context, u Utterance) (Transcr
 	r.log.Debug("transcribed", "model", r.model, "chars", len(t.Text), "confidence", t.Confidence, "ms", time.Since(start).Milliseconds())
 	return t, nil
 }
+
+// BilledModel implements Billed: the model each transcription request names.
+func (r *OpenAIRecognizer) BilledModel() string { return r.model }

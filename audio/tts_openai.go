@@ -104,3 +104,6 @@ func (s *OpenAISpeech) Synthesize(ctx context.Context, text string, opts SpeakOp
 	s.log.Debug("speech synthesised", "model", s.model, "voice", voice, "duration", clip.Duration())
 	return clip, nil
 }
+
+// BilledModel implements Billed: the model each speech request names.
+func (s *OpenAISpeech) BilledModel() string { return s.model }

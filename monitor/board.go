@@ -126,6 +126,9 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		return Alert{Kind: k, NodeID: textsafe.Line(node), At: at, Seq: ev.Seq, Detail: textsafe.Line(detail)}
 	}
 	var out []Alert
+	if r.Usage.AddPayload(pl) {
+		out = append(out, b.checkBudget(r, alert(AlertCost, usageNode(pl), ""))...)
+	}
 	switch p := pl.(type) {
 	case *runtime.ExamStatePayload:
 		b.applyState(r, p, at)
@@ -192,13 +195,7 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		if p.Decision.Reason == "fallback" && p.Valid {
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, "fallback line used"))...)
 		}
-		if p.Usage != nil {
-			r.Usage.AddTurn(p.Usage)
-			if c := b.Cost(r); c.Over(b.th.CostPerExam) {
-				out = append(out, b.raise(r, alert(AlertCost, p.NodeID,
-					fmt.Sprintf("cost %s is over the budget of %.4f per exam", c.Short(), b.th.CostPerExam)))...)
-			}
-		}
+
 	case *runtime.SystemErrorPayload:
 		if p.Code.Examiner() {
 			out = append(out, b.examinerError(r, alert(AlertExaminerError, p.NodeID, p.Code.String()+": "+p.Message))...)
@@ -326,6 +323,17 @@ func (b *Board) Tick(now time.Time) []Alert {
 }
 
 // raise stands a on r; it is returned (new) only if no alert of its kind stood already.
+// checkBudget raises the cost alert a (its detail filled in here) once what the row's exam used so far (every stage) costs
+// more than the budget per exam.
+func (b *Board) checkBudget(r *Row, a Alert) []Alert {
+	c := b.Cost(r)
+	if !c.Over(b.th.CostPerExam) {
+		return nil
+	}
+	a.Detail = fmt.Sprintf("cost %s is over the budget of %.4f per exam", c.Short(), b.th.CostPerExam)
+	return b.raise(r, a)
+}
+
 func (b *Board) raise(r *Row, a Alert) []Alert {
 	a.SessionID, a.Candidate, a.Title = r.SessionID, r.Candidate, r.Title
 	for i, cur := range r.Alerts {
@@ -419,4 +427,19 @@ func (b *Board) ApplyUpdate(u Update) []Alert {
 		out = append(out, b.Apply(ev)...)
 	}
 	return out
+}
+
+// usageNode is the node a usage-carrying payload names, for the cost alert.
+func usageNode(p runtime.Payload) string {
+	switch p := p.(type) {
+	case *runtime.ObservationPayload:
+		return p.NodeID
+	case *runtime.AdminInstructionPayload:
+		return p.NodeID
+	case *runtime.SpeechUsagePayload:
+		return p.NodeID
+	case *runtime.CallUsagePayload:
+		return p.NodeID
+	}
+	return ""
 }

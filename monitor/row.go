@@ -88,7 +88,7 @@ type Row struct {
 	lowConf   int
 	llmErrors int
 
-	// Usage is what the exam's examiner calls consumed so far (Board.Cost prices it).
+	// Usage is what the exam's examiner calls and speech requests consumed so far (Board.Cost prices it).
 	Usage usage.Totals
 
 	// Alerts are the alerts standing on this exam, one per kind, most urgent first.

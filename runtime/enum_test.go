@@ -53,6 +53,8 @@ func TestEnumsParseAndUnknown(t *testing.T) {
 		stringEnum("WarningScope", runtime.WarningScopes, runtime.ParseWarningScope),
 		stringEnum("GuardrailAction", runtime.GuardrailActions, runtime.ParseGuardrailAction),
 		stringEnum("VariantDraw", runtime.VariantDraws, runtime.ParseVariantDraw),
+		stringEnum("SpeechStage", runtime.SpeechStages, runtime.ParseSpeechStage),
+		stringEnum("CallKind", runtime.CallKinds, runtime.ParseCallKind),
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -105,6 +105,10 @@ func (e Event) Decode() (Payload, error) {
 		p = &SpecReloadPayload{}
 	case EventCandidatePresence:
 		p = &CandidatePresencePayload{}
+	case EventSpeechUsage:
+		p = &SpeechUsagePayload{}
+	case EventCallUsage:
+		p = &CallUsagePayload{}
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e.Event)
 	}

@@ -195,6 +195,9 @@ type AdminInstructionPayload struct {
 	Sender string      `json:"sender"`
 	NodeID string      `json:"nodeId,omitempty"`
 	Status AdminStatus `json:"status"` // received | applied | consumed | promoted | failed
+	// Usage is what the examiner call of an immediate instruction consumed, on the event that
+	// settles it (applied, not_actionable or failed); nil when no model was called.
+	Usage *TurnUsage `json:"usage,omitempty"`
 }
 
 // BeatFiredPayload reports a pacing beat.

@@ -8,6 +8,10 @@ type TurnUsage struct {
 	Model            string `json:"model"`
 	PromptTokens     *int64 `json:"promptTokens,omitempty"`
 	CompletionTokens *int64 `json:"completionTokens,omitempty"`
+	// FailedAttempts are the requests of this call that failed before the one that answered
+	// (retried errors, a refused tool_choice): servers send no usage with an error, so they are
+	// counted, not priced.
+	FailedAttempts int64 `json:"failedAttempts,omitempty"`
 }
 
 // Known reports whether the server sent the turn's token counts.

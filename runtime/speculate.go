@@ -14,7 +14,7 @@ import (
 
 // Speculative examiner work: while the voice path waits out the end of a turn, the words so
 // far are usually the final words. Speculate runs the examiner on them then, without emitting
-// or changing anything; SubmitTurn reuses that reply only when the request it would send now is
+// or changing anything (an unused call's usage is recorded when it ends: call_usage); SubmitTurn reuses that reply only when the request it would send now is
 // the same request (the same text, and the same controller state as far as the examiner sees
 // it: context, status, node, instructions, directions, covered evidence, examiner). Otherwise
 // the speculation is discarded and the examiner called as usual, so a speculation can save
@@ -39,6 +39,12 @@ type speculation struct {
 	reply    *ExaminerReply
 	err      error
 	partials [][]byte
+	began    bool // the examiner was called (it was not replaced before it began)
+
+	// Guarded by Controller.mu: an unused speculation's usage is recorded once both its call
+	// has finished and it is known to be unused (settleSpeculation).
+	nodeID                    string
+	finished, unused, settled bool
 }
 
 // specSlot is the controller's one pending speculation (guarded by Controller.mu).
@@ -62,8 +68,8 @@ func (c *Controller) Speculate(ctx context.Context, t Turn) error {
 	if err := c.active(); err != nil {
 		return err
 	}
+	c.dropSpeculation()
 	sl := &c.speculation
-	sl.drop()
 	if text == "" || c.state == StatePaused || c.pendingFinish || c.inFlight {
 		return nil
 	}
@@ -73,16 +79,23 @@ func (c *Controller) Speculate(ctx context.Context, t Turn) error {
 		return err
 	}
 	sctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
-	s := &speculation{key: key, ex: c.ex, exam: c.exam, cancel: cancel, done: make(chan struct{})}
+	s := &speculation{key: key, ex: c.ex, exam: c.exam, cancel: cancel, done: make(chan struct{}), nodeID: c.node.NodeID}
 	sl.s = s
 	sl.stats.Started++
 	req.OnArguments = func(p []byte) { s.partials = append(s.partials, bytes.Clone(p)) }
 	go func(ex Examiner) {
+		defer func() {
+			c.mu.Lock()
+			s.finished = true
+			c.settleSpeculation(s)
+			c.mu.Unlock()
+		}()
 		defer close(s.done)
 		defer cancel()
 		if s.err = sctx.Err(); s.err != nil {
 			return // replaced before it began
 		}
+		s.began = true
 		s.reply, s.err = ex.Observe(sctx, req)
 	}(c.ex)
 	return nil
@@ -92,7 +105,7 @@ func (c *Controller) Speculate(ctx context.Context, t Turn) error {
 func (c *Controller) CancelSpeculation() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.speculation.drop()
+	c.dropSpeculation()
 }
 
 // Speculations returns the speculation counts so far.
@@ -102,12 +115,15 @@ func (c *Controller) Speculations() SpeculationStats {
 	return c.speculation.stats
 }
 
-// drop cancels the pending speculation. Caller holds c.mu.
-func (sl *specSlot) drop() {
-	if sl.s != nil {
-		sl.s.cancel()
+// dropSpeculation cancels the pending speculation; its call's usage is recorded when it ends.
+// Caller holds c.mu.
+func (c *Controller) dropSpeculation() {
+	sl := &c.speculation
+	if s := sl.s; s != nil {
+		s.cancel()
 		sl.s = nil
 		sl.stats.Discarded++
+		c.unusedSpeculation(s)
 	}
 }
 
@@ -173,6 +189,7 @@ func (c *Controller) examinerReply(ctx context.Context, req *ExaminerRequest) (*
 		if err != nil || key != s.key || s.ex != ex || s.exam != c.exam {
 			s.cancel()
 			sl.stats.Discarded++
+			c.unusedSpeculation(s)
 			c.log.Debug("speculation discarded: the turn or the state changed", "turn", req.Turn)
 			s = nil
 		}
@@ -183,11 +200,11 @@ func (c *Controller) examinerReply(ctx context.Context, req *ExaminerRequest) (*
 		case <-s.done:
 		case <-ctx.Done():
 			s.cancel()
-			c.countSpeculation(false)
+			c.countSpeculation(false, s)
 			return nil, ctx.Err()
 		}
 		if s.err == nil && s.reply != nil {
-			c.countSpeculation(true)
+			c.countSpeculation(true, s)
 			if req.OnArguments != nil {
 				for _, p := range s.partials { // what a streaming call would have shown on the way
 					req.OnArguments(p)
@@ -196,12 +213,13 @@ func (c *Controller) examinerReply(ctx context.Context, req *ExaminerRequest) (*
 			r := *s.reply
 			return &r, nil
 		}
-		c.countSpeculation(false)
+		c.countSpeculation(false, s)
 	}
 	return ex.Observe(ctx, req)
 }
 
-func (c *Controller) countSpeculation(reused bool) {
+// countSpeculation counts s reused or discarded; a discarded one's usage is recorded.
+func (c *Controller) countSpeculation(reused bool, s *speculation) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sl := &c.speculation
@@ -209,5 +227,6 @@ func (c *Controller) countSpeculation(reused bool) {
 		sl.stats.Reused++
 	} else {
 		sl.stats.Discarded++
+		c.unusedSpeculation(s)
 	}
 }

@@ -21,7 +21,7 @@ type aggregate struct {
 	// evidence targets, over which overall coverage is averaged.
 	nodeCoverage map[string]float64
 	targets      []string
-	// usage adds up the observations' usage, so listing sessions prices them without
+	// usage adds up the usage the events carry (usage.AddEvent), so listing sessions prices them without
 	// reading their events.
 	usage usage.Totals
 }
@@ -44,6 +44,7 @@ func (a *aggregate) apply(ev runtime.Event) {
 	a.eventCount = ev.Seq
 	ns := ev.Timestamp.UnixNano()
 	a.lastEventNs = ns
+	a.usage.AddEvent(ev)
 	switch ev.Event {
 	case runtime.EventExamState:
 		p, err := ev.Decode()
@@ -63,8 +64,6 @@ func (a *aggregate) apply(ev runtime.Event) {
 		u := p.(*runtime.EvidenceUpdatePayload)
 		a.evidenceCount++
 		a.nodeCoverage[u.NodeID] = u.Coverage
-	case runtime.EventObservation:
-		a.usage.AddEvent(ev)
 	case runtime.EventExamCompleted:
 		a.completed = true
 		p, err := ev.Decode()

@@ -168,6 +168,7 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 		if r, ok := presenceRecord(ev, p); ok {
 			sum.Presence = append(sum.Presence, r)
 		}
+		sum.Usage.AddPayload(p)
 		switch p := p.(type) {
 		case *runtime.ExamStatePayload:
 			sum.FinalState = p.State
@@ -189,7 +190,6 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 					NodeID: p.NodeID, Text: p.Text})
 			}
 		case *runtime.ObservationPayload:
-			sum.Usage.AddTurn(p.Usage)
 			sum.Turns++
 			if !p.Valid {
 				sum.Invalid++

@@ -52,24 +52,30 @@ func migrateV5(ctx context.Context, tx *sqlTx) error {
 }
 
 // ListUsage is a session's usage as `sessions list --json` prints it. Token counts add up the
-// calls whose server reported usage; CallsWithoutUsage counts the others. STTSeconds and
-// TTSCharacters are null: this version does not record the speech stages' usage yet. Cost is
-// null when it is unknown, and CostUnknown says why.
+// calls whose server reported usage; CallsWithoutUsage counts the others, FailedAttempts the
+// requests that failed before a call's answer (retries, a refused tool_choice). STTSeconds is the
+// audio sent to paid recognisers and TTSCharacters the text sent to paid voices (0 when the
+// exam used none, or local engines only). Cost is null when it is unknown, and CostUnknown
+// says why.
 type ListUsage struct {
 	PromptTokens      int64    `json:"promptTokens"`
 	CompletionTokens  int64    `json:"completionTokens"`
-	STTSeconds        *float64 `json:"sttSeconds"`
-	TTSCharacters     *int64   `json:"ttsCharacters"`
+	STTSeconds        float64  `json:"sttSeconds"`
+	TTSCharacters     int64    `json:"ttsCharacters"`
 	Cost              *float64 `json:"cost"`
 	CostUnknown       string   `json:"costUnknown,omitempty"`
 	Calls             int64    `json:"calls"`
 	CallsWithoutUsage int64    `json:"callsWithoutUsage,omitempty"`
+	FailedAttempts    int64    `json:"failedAttempts,omitempty"`
 	Models            []string `json:"models,omitempty"`
+	STTModels         []string `json:"sttModels,omitempty"`
+	TTSModels         []string `json:"ttsModels,omitempty"`
 }
 
 func listUsage(t usage.Totals, p usage.Prices) ListUsage {
 	u := ListUsage{PromptTokens: t.PromptTokens(), CompletionTokens: t.CompletionTokens(),
-		CallsWithoutUsage: t.UnknownTurns(), Models: t.Models()}
+		STTSeconds: usage.RoundSeconds(t.STTSeconds()), TTSCharacters: t.TTSCharacters(),
+		CallsWithoutUsage: t.UnknownTurns(), FailedAttempts: t.FailedAttempts(), Models: t.Models(), STTModels: t.STTModels(), TTSModels: t.TTSModels()}
 	for _, m := range t.LLM {
 		u.Calls += m.Turns
 	}
@@ -81,10 +87,11 @@ func listUsage(t usage.Totals, p usage.Prices) ListUsage {
 	return u
 }
 
-// UsageLine is a session's usage in words, for sessions show and its Markdown export.
+// UsageLine is a session's usage in words, for sessions show and its Markdown export: the
+// examiner's tokens per model, then the speech stages'.
 func UsageLine(t usage.Totals) string {
 	if t.Empty() {
-		return "no model calls (the offline examiner costs nothing)"
+		return "no model calls (the offline examiner and local speech cost nothing)"
 	}
 	var parts []string
 	for _, model := range t.Models() {
@@ -93,7 +100,13 @@ func UsageLine(t usage.Totals) string {
 		if m.UnknownTurns > 0 {
 			s += fmt.Sprintf(" (%d sent no usage: not counted)", m.UnknownTurns)
 		}
+		if m.FailedAttempts > 0 {
+			s += fmt.Sprintf(" (+%d failed requests, not priced)", m.FailedAttempts)
+		}
 		parts = append(parts, s)
+	}
+	for _, s := range t.SpeechLines() {
+		parts = append(parts, OneLine(s))
 	}
 	return strings.Join(parts, "; ")
 }

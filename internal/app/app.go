@@ -134,6 +134,9 @@ type Exam struct {
 	sharedStore bool            // Store belongs to the caller (Options.SharedStore)
 	manualTicks bool            // Options.ManualTicks: Start runs no ticker
 	history     []runtime.Event // a resumed session's stored events (History)
+
+	meterOnce sync.Once
+	meter     *speechMeter // the paid speech stages' usage, when a path uses one (speech_usage.go)
 }
 
 // Open compiles the spec (or loads the session to resume), opens the store and journal, and
@@ -316,6 +319,10 @@ func (x *Exam) Close() error {
 			x.cancel()
 		}
 		x.wg.Wait()
+		x.meterOnce.Do(func() {}) // orders the read of x.meter after a meter's start
+		if x.meter != nil {
+			x.meter.close() // before the controller closes, so the last requests are recorded
+		}
 		if x.Controller != nil {
 			errs = append(errs, x.Controller.Close())
 		}

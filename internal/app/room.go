@@ -106,7 +106,8 @@ func (x *Exam) JoinRoom(ctx context.Context, o RoomOptions) (*RoomBot, error) {
 				}
 			}),
 		}, o.VoiceOptions...)
-		rv, err := livekit.NewRoomVoice(room, o.Recognizer, o.Synthesizer, vopts...)
+		rec, synth := x.meterSpeech(o.Recognizer, o.Synthesizer)
+		rv, err := livekit.NewRoomVoice(room, rec, synth, vopts...)
 		if err != nil {
 			room.Close()
 			return nil, err

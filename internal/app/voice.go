@@ -216,7 +216,8 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 		vc.rec = rec
 		vopts = append(vopts, audio.WithRecorder(rec))
 	}
-	v, err := audio.NewVoice(parts.Source, parts.Recognizer, parts.Synthesizer, parts.Sink, vopts...)
+	rec, synth := x.meterSpeech(parts.Recognizer, parts.Synthesizer)
+	v, err := audio.NewVoice(parts.Source, rec, synth, parts.Sink, vopts...)
 	if err != nil {
 		closeParts(parts)
 		if vc.rec != nil {

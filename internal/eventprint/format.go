@@ -6,6 +6,7 @@ package eventprint
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,6 +120,21 @@ func Describe(ev runtime.Event) string {
 		return fmt.Sprintf("%s: %s", p.Source, quote(p.Text))
 	case *runtime.SystemErrorPayload:
 		return fmt.Sprintf("%s: %s", p.Code, p.Message)
+	case *runtime.SpeechUsagePayload:
+		if p.Stage == runtime.SpeechSTT {
+			return fmt.Sprintf("stt %s: %s s of audio", p.Model, strconv.FormatFloat(p.Seconds, 'f', -1, 64))
+		}
+		return fmt.Sprintf("%s %s: %d characters", p.Stage, p.Model, p.Characters)
+	case *runtime.CallUsagePayload:
+		switch {
+		case p.Usage == nil:
+			return fmt.Sprintf("%s: no usage", p.Call)
+		case p.Failed:
+			return fmt.Sprintf("%s %s: failed or cancelled (a failed request)", p.Call, p.Usage.Model)
+		case !p.Usage.Known():
+			return fmt.Sprintf("%s %s: unused, no usage sent", p.Call, p.Usage.Model)
+		}
+		return fmt.Sprintf("%s %s: unused, %d prompt + %d completion tokens", p.Call, p.Usage.Model, *p.Usage.PromptTokens, *p.Usage.CompletionTokens)
 	case *runtime.ExamCompletedPayload:
 		return fmt.Sprintf("%s after %s, visited %s", p.State, millis(p.DurationMs).Round(time.Second),
 			strings.Join(p.NodesVisited, ", "))

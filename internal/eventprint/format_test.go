@@ -58,6 +58,10 @@ func samples(t *testing.T) []runtime.Event {
 		{runtime.EventNodeEntered, `{"nodeId":"case","kind":"assessment","maxFollowUps":1,"progress":{"currentNodeIndex":1,"totalNodes":2},"variant":"spa","variantDraw":"balanced"}`},
 		{runtime.EventExamCompleted, `{"state":"completed","durationMs":24400,"nodesVisited":["welcome","wrapup"],"evidence":{},"coverage":{}}`},
 		{runtime.EventExaminerSwitched, `{"from":"llm","to":"offline","failures":3}`},
+		{runtime.EventSpeechUsage, `{"stage":"stt","model":"whisper-1","seconds":3.92,"nodeId":"welcome"}`},
+		{runtime.EventSpeechUsage, `{"stage":"tts","model":"tts-1","characters":118,"nodeId":"welcome"}`},
+		{runtime.EventCallUsage, `{"call":"speculation","nodeId":"welcome","usage":{"model":"gpt-4o-mini","promptTokens":600,"completionTokens":12}}`},
+		{runtime.EventCallUsage, `{"call":"speculation","nodeId":"welcome","usage":{"model":"gpt-4o-mini"},"failed":true}`},
 	}
 	var evs []runtime.Event
 	for i, p := range payloads {
@@ -274,7 +278,7 @@ func TestPrint(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := strings.Count(out.String(), "\n")
-		want := len(evs) - 2 // stops at exam_completed, before the examiner_switched and the seq-0 report
+		want := len(evs) - 6 // stops at exam_completed, before the examiner_switched, the usage events and the seq-0 report
 		if keepOpen {
 			want = len(evs)
 		}

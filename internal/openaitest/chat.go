@@ -19,6 +19,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, msg)
 		return
 	}
+	if msg := s.refusedChoice(&req); msg != "" {
+		s.update(r, func(rec *Request) { rec.Chat = &req; rec.Behaviour = KindStatus })
+		writeParamError(w, http.StatusBadRequest, "invalid_request_error", "tool_choice", msg)
+		return
+	}
 	b := s.next(&s.chatQ, func() Behaviour { return s.cfg.chatDefault(&req) })
 	s.update(r, func(rec *Request) { rec.Chat = &req; rec.Behaviour = b.Kind })
 	if !s.ready(w, r, b, endpointChat, KindToolCall, KindContent) {
@@ -280,4 +285,15 @@ func usageFor(req *ChatRequest, b Behaviour) wireUsage {
 	}
 	completion := 1 + (len(b.Content)+len(b.Arguments))/4
 	return wireUsage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
+}
+
+// refusedChoice is the 400's message when the reply queued next speaks a dialect that refuses
+// the request's tool_choice (Dialect.AutoToolChoiceOnly); the reply stays queued.
+func (s *Server) refusedChoice(req *ChatRequest) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.chatQ) == 0 {
+		return ""
+	}
+	return s.chatQ[0].Dialect.rejectsChoice(req)
 }

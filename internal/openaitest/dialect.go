@@ -34,6 +34,21 @@ type Dialect struct {
 	Reasoning      string
 	// NoDone ends the stream without data: [DONE] (the connection just closes).
 	NoDone bool
+	// AutoToolChoiceOnly answers HTTP 400 (param tool_choice) to a request whose tool_choice is
+	// anything but "auto" or absent: a named function, "required" or "none". The reply stays
+	// queued for the client's next request.
+	AutoToolChoiceOnly bool
+}
+
+// autoOnlyMessage is the 400's message, in the words the imitated API uses.
+const autoOnlyMessage = `only "auto" is supported for tool_choice. "none", "required", and named function choices are not currently supported`
+
+// rejectsChoice returns the 400's message when the dialect refuses req's tool_choice, else "".
+func (d Dialect) rejectsChoice(req *ChatRequest) string {
+	if !d.AutoToolChoiceOnly || req.ToolChoice == nil || req.ToolChoice == "auto" {
+		return ""
+	}
+	return autoOnlyMessage
 }
 
 // TextCall is how a tool call written as text looks.
@@ -86,6 +101,7 @@ var Dialects = []Dialect{
 	{Name: "text-call-bare", CallAsText: TextCallBare, Imitates: "a model asked for JSON that ignores the unenforced tool_choice and writes the arguments object alone"},
 	{Name: "text-call-tagged", CallAsText: TextCallTagged, Imitates: "Hermes/Qwen templates on a server with no tool parser (vLLM without --enable-auto-tool-choice): <tool_call>{…}</tool_call> in content"},
 	{Name: "text-call-fenced", CallAsText: TextCallFenced, Imitates: "chat models that wrap JSON in a ```json fence when tool_choice is ignored"},
+	{Name: "llama-api-auto-only", AutoToolChoiceOnly: true, Imitates: "Meta's Llama API (OpenAI-compatible endpoint): a named function or \"required\" tool_choice is refused with HTTP 400 `" + autoOnlyMessage + "` (the API's error as quoted in justrach/codegraff#751); \"auto\" is served"},
 }
 
 // asText turns a tool call into the text a model writes when the call is not enforced

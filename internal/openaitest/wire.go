@@ -118,6 +118,11 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // writeError writes OpenAI's error body. A positive retryAfter sets Retry-After in whole seconds
 // (rounded up, as the header allows no fraction) and retry-after-ms exactly, as OpenAI does.
 // badRequest answers a malformed request as the API does: 400 with an invalid_request_error.
+// writeParamError is an error naming the request parameter at fault, as OpenAI's body does.
+func writeParamError(w http.ResponseWriter, code int, typ, param, message string) {
+	writeJSON(w, code, wireError{Error: wireErrorBody{Message: message, Type: typ, Param: &param}})
+}
+
 func badRequest(w http.ResponseWriter, message string) {
 	writeError(w, http.StatusBadRequest, "invalid_request_error", "", message, 0)
 }

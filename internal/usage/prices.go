@@ -7,9 +7,8 @@ import (
 )
 
 // Price is one model's price, in the price table's currency (OpenAI's list prices are US
-// dollars). A language model is priced per million prompt and completion tokens; the fields
-// for speech (PerMinute of recognised audio, PerMChars of synthesised text) are read and
-// checked so a price table can list them, and apply once those stages record their usage.
+// dollars). A language model is priced per million prompt and completion tokens, a recognition
+// model per minute of audio sent to it, a voice per million characters sent to it.
 type Price struct {
 	PromptPerMTok     *float64 `yaml:"promptPerMTok" json:"promptPerMTok,omitempty"`
 	CompletionPerMTok *float64 `yaml:"completionPerMTok" json:"completionPerMTok,omitempty"`
@@ -44,7 +43,7 @@ type Cost struct {
 
 // Cost prices the totals. An exam that used no model costs 0 (known). A model with no price,
 // or a price without the field a count needs, or calls whose server sent no usage, make the
-// cost unknown.
+// cost unknown: one rule for the three stages.
 func (t Totals) Cost(p Prices) Cost {
 	var sum float64
 	var why []string
@@ -64,6 +63,28 @@ func (t Totals) Cost(p Prices) Cost {
 			continue
 		}
 		sum += float64(m.PromptTokens)**pr.PromptPerMTok/1e6 + float64(m.CompletionTokens)**pr.CompletionPerMTok/1e6
+	}
+	for _, model := range t.STTModels() {
+		pr, ok := p[model]
+		switch {
+		case !ok:
+			why = append(why, fmt.Sprintf("no price for %s", model))
+		case pr.PerMinute == nil:
+			why = append(why, fmt.Sprintf("%s has no perMinute price", model))
+		default:
+			sum += t.STT[model].Seconds / 60 * *pr.PerMinute
+		}
+	}
+	for _, model := range t.TTSModels() {
+		pr, ok := p[model]
+		switch {
+		case !ok:
+			why = append(why, fmt.Sprintf("no price for %s", model))
+		case pr.PerMChars == nil:
+			why = append(why, fmt.Sprintf("%s has no perMChars price", model))
+		default:
+			sum += float64(t.TTS[model].Characters) * *pr.PerMChars / 1e6
+		}
 	}
 	if len(why) > 0 {
 		return Cost{Unknown: strings.Join(why, "; ")}

@@ -32,14 +32,27 @@ func TestReplayedTotals(t *testing.T) {
 		events = append(events, ev)
 	}
 	got := usage.Of(events)
-	if m := got.LLM["gpt-4o-mini"]; m == nil || *m != (usage.LLM{Turns: 2, PromptTokens: 1200, CompletionTokens: 40}) {
+	// Two turns, and an unused speculative call that answered (600/12) and one that never did
+	// (a failed request, no tokens).
+	if m := got.LLM["gpt-4o-mini"]; m == nil || *m != (usage.LLM{Turns: 3, FailedAttempts: 1, PromptTokens: 1800, CompletionTokens: 52}) {
 		t.Errorf("gpt-4o-mini %+v", m)
 	}
 	if m := got.LLM["llama3"]; m == nil || *m != (usage.LLM{Turns: 1, UnknownTurns: 1}) {
 		t.Errorf("llama3 %+v", m)
 	}
-	if got.PromptTokens() != 1200 || got.CompletionTokens() != 40 || got.UnknownTurns() != 1 {
+	if got.PromptTokens() != 1800 || got.CompletionTokens() != 52 || got.UnknownTurns() != 1 || got.FailedAttempts() != 1 {
 		t.Errorf("totals %d/%d, unknown %d", got.PromptTokens(), got.CompletionTokens(), got.UnknownTurns())
+	}
+	if m := got.STT["whisper-1"]; m == nil || *m != (usage.Speech{Requests: 2, Seconds: 3.75}) || got.STTSeconds() != 3.75 {
+		t.Errorf("stt %+v (%v s)", m, got.STTSeconds())
+	}
+	if m := got.TTS["tts-1"]; m == nil || *m != (usage.Speech{Requests: 1, Characters: 42}) || got.TTSCharacters() != 42 {
+		t.Errorf("tts %+v (%d characters)", m, got.TTSCharacters())
+	}
+	c := got.Clone()
+	c.STT["whisper-1"].Seconds, c.TTS["tts-1"].Characters = 0, 0
+	if got.STTSeconds() != 3.75 || got.TTSCharacters() != 42 {
+		t.Error("Clone shares the speech counts")
 	}
 }
 
@@ -59,6 +72,13 @@ func TestCost(t *testing.T) {
 			usage.Prices{"gpt-4o-mini": mini}, "unknown (no price for llama3)", 0},
 		{"token price missing", usage.Totals{LLM: map[string]*usage.LLM{"gpt-4o-mini": {Turns: 1, PromptTokens: 10}}},
 			usage.Prices{"gpt-4o-mini": {PromptPerMTok: ptr(0.15)}}, "unknown (gpt-4o-mini has no promptPerMTok or completionPerMTok price)", 0},
+		{"speech priced", usage.Totals{STT: map[string]*usage.Speech{"whisper-1": {Requests: 4, Seconds: 90}},
+			TTS: map[string]*usage.Speech{"tts-1": {Requests: 3, Characters: 500_000}}},
+			usage.Prices{"whisper-1": {PerMinute: ptr(0.006)}, "tts-1": {PerMChars: ptr(15.0)}}, "7.5090", 7.509},
+		{"speech with a token price only", usage.Totals{STT: map[string]*usage.Speech{"whisper-1": {Requests: 1, Seconds: 3}}},
+			usage.Prices{"whisper-1": mini}, "unknown (whisper-1 has no perMinute price)", 0},
+		{"voice without a price", usage.Totals{TTS: map[string]*usage.Speech{"kokoro": {Requests: 1, Characters: 30}}},
+			usage.Prices{"whisper-1": {PerMinute: ptr(0.006)}}, "unknown (no price for kokoro)", 0},
 		{"calls without usage", usage.Totals{LLM: map[string]*usage.LLM{"gpt-4o-mini": {Turns: 3, UnknownTurns: 1, PromptTokens: 10}}},
 			usage.Prices{"gpt-4o-mini": mini}, "unknown (gpt-4o-mini sent no usage for 1 of 3 calls)", 0},
 	}

@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -85,6 +86,50 @@ func TestDialectPlainTextIsNoCall(t *testing.T) {
 		}
 		if reply.Arguments != nil || reply.Content != text {
 			t.Errorf("%q: arguments %q content %q", text, reply.Arguments, reply.Content)
+		}
+	}
+}
+
+// TestRefusedToolChoiceRemembered: a server that refuses a named tool_choice, and "required",
+// with a 400 (llama-api-auto-only) is asked again at once with the next weaker form, within the
+// same turn and without using up a retry; the examiner keeps the form the server took, so the
+// next turn's first request already uses it. Before, every turn failed with the 400.
+func TestRefusedToolChoiceRemembered(t *testing.T) {
+	var d openaitest.Dialect
+	for _, x := range openaitest.Dialects {
+		if x.AutoToolChoiceOnly {
+			d = x
+		}
+	}
+	if !d.AutoToolChoiceOnly {
+		t.Fatal("no dialect refuses tool_choice")
+	}
+	for _, stream := range []bool{true, false} {
+		srv := openaitest.New(t, openaitest.WithAPIKey(testKey))
+		for range 2 {
+			srv.Enqueue(openaitest.ToolCall(validArgs, openaitest.As(d), openaitest.TokenUsage(100, 10)))
+		}
+		e := newExaminer(t, srv, append(fast(), llm.WithStreaming(stream), llm.WithMaxRetries(0))...)
+		for i := range 2 {
+			reply, err := e.Observe(context.Background(), turn())
+			if err != nil {
+				t.Fatalf("stream=%v turn %d: %v", stream, i+1, err)
+			}
+			if string(reply.Arguments) == "" || reply.Attempts != 1 {
+				t.Errorf("stream=%v turn %d: arguments %q after %d attempts", stream, i+1, reply.Arguments, reply.Attempts)
+			}
+		}
+		var forms []string
+		for _, r := range srv.ChatRequests() {
+			switch v := r.ToolChoice.(type) {
+			case string:
+				forms = append(forms, v)
+			default:
+				forms = append(forms, "function:"+r.ForcedFunction())
+			}
+		}
+		if got, want := fmt.Sprint(forms), "[function:report_observation required auto auto]"; got != want {
+			t.Errorf("stream=%v: tool_choice sent %s, want %s", stream, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -20,6 +21,8 @@ type Examiner struct {
 	cfg    config
 	http   *http.Client
 	client *openai.Client
+	// choice is the ToolChoice requests use: cfg.toolChoice until a server refuses it.
+	choice atomic.Int32
 }
 
 // New builds an examiner. With neither WithBaseURL nor WithAPIKey it returns ErrNotConfigured;
@@ -41,7 +44,9 @@ func New(opts ...Option) (*Examiner, error) {
 	oc := openai.DefaultConfig(cfg.apiKey)
 	oc.BaseURL = cfg.baseURL
 	oc.HTTPClient = hc
-	return &Examiner{cfg: cfg, http: hc, client: openai.NewClientWithConfig(oc)}, nil
+	e := &Examiner{cfg: cfg, http: hc, client: openai.NewClientWithConfig(oc)}
+	e.choice.Store(int32(cfg.toolChoice))
+	return e, nil
 }
 
 // Name is the model name.
@@ -78,6 +83,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 
 	var last error
 	attempts := 0
+	failed := 0 // requests that failed and were followed by another: counted in the reply's usage
 	for attempts < e.cfg.maxRetries+1 {
 		attempts++
 		meta := &respMeta{}
@@ -93,6 +99,9 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		attemptErr := attemptCtx.Err()
 		cancelAttempt()
 		if err == nil {
+			if reply.Usage != nil {
+				reply.Usage.FailedAttempts = int64(failed)
+			}
 			reply.Attempts = attempts
 			reply.Complete = time.Since(start)
 			log.Debug("llm reply", "attempts", attempts, "complete", reply.Complete, "first_token", reply.FirstToken,
@@ -114,6 +123,18 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		if classified == nil { // the turn ended
 			break
 		}
+		if refused := toolChoiceOf(creq.ToolChoice); refusesToolChoice(err) {
+			// The server does not take this form of tool_choice: ask again at once with the next
+			// weaker one, which this examiner keeps for the rest of the session. The refused
+			// attempt is not counted against the retries.
+			if next, ok := e.downgradeToolChoice(refused); ok {
+				log.Warn("llm server refused tool_choice: asking with a weaker one from now on", "refused", refused, "now", next, "err", classified)
+				creq.ToolChoice = toolChoiceValue(next, fn)
+				attempts--
+				failed++
+				continue
+			}
+		}
 		if partial {
 			// The controller may have acted on the partial arguments: a retry would contradict it.
 			return nil, fmt.Errorf("%w: %w", ErrInterrupted, classified)
@@ -126,6 +147,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		if attempts > e.cfg.maxRetries {
 			break
 		}
+		failed++
 		wait := e.backoff(attempts, meta.retryAfter)
 		if dl, ok := turnCtx.Deadline(); ok && time.Until(dl) < wait {
 			// Waiting would outlive the turn: fail now rather than sleep into the deadline.

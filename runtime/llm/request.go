@@ -49,14 +49,7 @@ func (e *Examiner) buildRequest(req *runtime.ExaminerRequest) (openai.ChatComple
 			Name: fn.Name, Description: fn.Description, Parameters: params,
 		}}},
 	}
-	switch e.cfg.toolChoice {
-	case ToolChoiceFunction:
-		out.ToolChoice = openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: fn.Name}}
-	case ToolChoiceRequired:
-		out.ToolChoice = "required"
-	case ToolChoiceAuto:
-		out.ToolChoice = "auto"
-	}
+	out.ToolChoice = toolChoiceValue(e.toolChoice(), fn.Name)
 	if !ReasoningModel(e.cfg.model) {
 		out.Temperature = e.cfg.temperature
 	}
@@ -76,4 +69,15 @@ func ReasoningModel(model string) bool {
 		}
 	}
 	return false
+}
+
+// toolChoiceValue is tc on the wire, naming fn when it forces the function.
+func toolChoiceValue(tc ToolChoice, fn string) any {
+	switch tc {
+	case ToolChoiceRequired:
+		return "required"
+	case ToolChoiceAuto:
+		return "auto"
+	}
+	return openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: fn}}
 }

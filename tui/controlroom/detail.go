@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/monitor"
 )
 
@@ -81,15 +82,25 @@ func clockText(c monitor.Clock) string {
 	return fmtDur(c.Elapsed) + "/" + fmtDur(c.Budget)
 }
 
-// usageText is a row's token counts for the detail.
+// usageText is a row's usage for the detail: the examiner's tokens, then the speech stages'.
 func usageText(r *monitor.Row) string {
 	u := r.Usage
 	if u.Empty() {
 		return "no model calls"
 	}
-	s := fmt.Sprintf("%d prompt + %d completion tokens", u.PromptTokens(), u.CompletionTokens())
-	if n := u.UnknownTurns(); n > 0 {
-		s += fmt.Sprintf(" (%d calls sent no usage)", n)
+	var parts []string
+	if len(u.LLM) > 0 {
+		s := fmt.Sprintf("%d prompt + %d completion tokens", u.PromptTokens(), u.CompletionTokens())
+		if n := u.UnknownTurns(); n > 0 {
+			s += fmt.Sprintf(" (%d calls sent no usage)", n)
+		}
+		if n := u.FailedAttempts(); n > 0 {
+			s += fmt.Sprintf(" (+%d failed requests)", n)
+		}
+		parts = append(parts, s)
 	}
-	return s
+	for _, s := range u.SpeechLines() {
+		parts = append(parts, textsafe.Line(s))
+	}
+	return strings.Join(parts, "; ")
 }
