@@ -1,0 +1,161 @@
+package web_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/internal/browsertest"
+	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/runtime"
+)
+
+// waitExam bounds a wait for the exam to move on (an examiner's line spoken at 260 wpm, a turn).
+const waitExam = 45 * time.Second
+
+// room is one exam with its site and a browser whose fake microphone plays mic.
+type room struct {
+	lk      *lktest.Server
+	site    *site
+	exam    *exam
+	answers *answers
+	browser *browsertest.Browser
+	mic     string // the WAV Chromium's fake microphone plays
+}
+
+func newRoom(t *testing.T) *room {
+	t.Helper()
+	lk := lktest.Start(t)
+	r := &room{lk: lk, site: startSite(t, lk)}
+	r.answers = newAnswers(t, apptest.Rehearsal(t).Said())
+	r.exam = startExam(t, lk, r.answers)
+	r.mic = filepath.Join(t.TempDir(), "mic.wav")
+	silence(t, r.mic) // until the first answer
+	r.browser = browsertest.Start(t, browsertest.WithFakeAudio(r.mic))
+	return r
+}
+
+// join opens the candidate's link and joins with the keyboard alone: Tab to Join, Enter.
+func (r *room) join(t *testing.T, link string) *browsertest.Page {
+	t.Helper()
+	p := r.browser.Open(t, link)
+	p.WaitTrue(`!document.querySelector("#join").disabled`, waitExam, "the Join button to be enabled (microphone open)")
+	p.Focus("#join")
+	p.Press(kb.Enter)
+	return p
+}
+
+// say makes the fake microphone play answer i: the file is replaced and the page's capture
+// restarted through its microphone menu (Chromium reads the file again when capture starts).
+func (r *room) say(t *testing.T, p *browsertest.Page, i int) {
+	t.Helper()
+	b, err := os.ReadFile(r.answers.files[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := r.mic + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, r.mic); err != nil {
+		t.Fatal(err)
+	}
+	p.Do(`(async () => { const s = document.querySelector("#mic"); s.dispatchEvent(new Event("change")); })()`)
+}
+
+// spokenTexts is what the exam said, as the candidate view's spoken events carry it.
+func (e *exam) spokenTexts(t *testing.T) []string {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, ev := range e.events {
+		if ev.Event != runtime.EventSpoken {
+			continue
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p.(*runtime.SpokenPayload).Text)
+	}
+	return out
+}
+
+// TestPageTypedAnswers takes the demo exam by typing every answer in the page's answer box with
+// the keyboard: the candidate sees each examiner line as a caption, question i of 4, the time
+// left, and the end.
+func TestPageTypedAnswers(t *testing.T) {
+	r := newRoom(t)
+	p := r.join(t, r.site.link(r.site.code("cand-typed")))
+	p.WaitText("#state", "in progress", waitExam)
+	p.WaitText("#progress", "1 of 4", waitExam)
+	if got := p.Text("#time-left"); !strings.Contains(got, ":") {
+		t.Errorf("time left shows %q, want m:ss", got)
+	}
+	for i, line := range r.answers.said {
+		testutil.Eventually(t, waitExam, func() bool { return r.exam.count(runtime.EventObservation) == i }, "turn %d", i)
+		p.Type("#answer", line)
+		p.WaitText("#answer-note", "Sent: "+line, waitExam)
+	}
+	p.WaitText("#ended", "The exam has ended", waitExam)
+	if r.exam.state() != runtime.StateCompleted {
+		t.Fatalf("exam %s", r.exam.state())
+	}
+	want := strings.Join(r.exam.spokenTexts(t), " ")
+	got := strings.Join(strings.Fields(p.Text("#captions")), " ")
+	if got != strings.Join(strings.Fields(want), " ") {
+		t.Errorf("captions:\n%s\nwant the examiner's lines:\n%s", got, want)
+	}
+}
+
+// quiet waits until the examiner has said something after the first `after` spoken events and
+// has been silent (nothing queued on its track) for 600 ms: sentences follow each other closely.
+func (e *exam) quiet(t *testing.T, after int) {
+	t.Helper()
+	testutil.Eventually(t, waitExam, func() bool { return e.count(runtime.EventSpoken) > after }, "an examiner line after %d", after)
+	var since time.Time
+	testutil.Eventually(t, waitExam, func() bool {
+		if e.rb.Room.Voice().Queued() > 0 {
+			since = time.Time{}
+			return false
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		return time.Since(since) >= 600*time.Millisecond
+	}, "the examiner to finish speaking")
+}
+
+// TestPageVoiceExam takes the demo exam by voice through the page: each answer plays on
+// Chromium's fake microphone once the examiner has finished, goes through livekit-client's
+// default publishing (Opus, DTX, RED) to the bot, is cut by its endpointing and recognised on
+// the OpenAI-compatible wire. The exam hears every answer and completes; the page shows each
+// line the examiner said.
+func TestPageVoiceExam(t *testing.T) {
+	r := newRoom(t)
+	p := r.join(t, r.site.link(r.site.code("cand-voice")))
+	p.WaitText("#state", "in progress", waitExam)
+	for i := range r.answers.said {
+		r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
+		if got := r.exam.count(runtime.EventObservation); got != i {
+			t.Fatalf("before answer %d the exam took %d turns; the recogniser heard:\n  %s", i+1, got, r.answers)
+		}
+		r.say(t, p, i)
+		testutil.Eventually(t, waitExam, func() bool { return r.exam.count(runtime.EventObservation) == i+1 }, "answer %d to be taken; the recogniser heard:\n  %s", i+1, r.answers)
+	}
+	p.WaitText("#ended", "The exam has ended", waitExam)
+	if got, want := strings.Join(r.exam.candidateSaid(t), "|"), strings.Join(r.answers.said, "|"); got != want {
+		t.Errorf("the exam heard\n%s\nwant\n%s\nthe recogniser heard:\n  %s", got, want, r.answers)
+	}
+	want := strings.Join(strings.Fields(strings.Join(r.exam.spokenTexts(t), " ")), " ")
+	if got := strings.Join(strings.Fields(p.Text("#captions")), " "); got != want {
+		t.Errorf("captions:\n%s\nwant the examiner's lines:\n%s", got, want)
+	}
+}
