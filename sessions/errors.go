@@ -30,3 +30,12 @@ var ErrStoreUnreachable = errors.New("session store unreachable")
 
 // ErrInvalidDraw is returned for a balanced variant draw with nothing to draw from.
 var ErrInvalidDraw = errors.New("invalid variant draw")
+
+// Join code errors (RedeemJoinCode, CreateJoinCode): the candidate server answers each with its
+// own status.
+var (
+	ErrJoinCodeNotFound = errors.New("join code not found")
+	ErrJoinCodeExpired  = errors.New("join code expired")
+	ErrJoinCodeUsed     = errors.New("join code already used on another device")
+	ErrInvalidJoinCode  = errors.New("invalid join code")
+)

@@ -16,7 +16,7 @@ import (
 // SchemaVersion is the store layout this examtui writes, on both engines. Stores written by
 // older versions are migrated forward on Open; a store from a newer version is refused rather
 // than misread.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // migration is one schema step, written once per engine. Both engines share the version
 // numbers, so "schema version N" means the same layout whichever database holds it.
@@ -37,6 +37,7 @@ var migrations = []migration{
 	{4, "commands table (the control room's channel)", migrateV4, migrateV4},
 	{5, "usage column (tokens per model)", migrateV5, migrateV5},
 	{6, "variant_draws table (balanced variant draws)", migrateV6, migrateV6},
+	{7, "join_codes table (candidate join links)", migrateV7, migrateV7},
 }
 
 // migrateV3 adds the flag recovery uses to find ended sessions whose exam_completed (their

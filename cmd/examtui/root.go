@@ -42,6 +42,7 @@ and typed answers.`,
 		newDispatchCmd(),
 		newMonitorCmd(),
 		newControllerCmd(),
+		newServeCmd(),
 		newDoctorCmd(),
 	)
 	return root

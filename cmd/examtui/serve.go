@@ -1,0 +1,139 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/internal/app"
+	candsrv "github.com/examtui/examtui/internal/candidate"
+	"github.com/examtui/examtui/internal/candidate/web"
+)
+
+// defaultServeAddr is where `examtui serve` listens unless told otherwise.
+const defaultServeAddr = "127.0.0.1:8780"
+
+type serveOptions struct {
+	creds     livekitCreds
+	addr      string
+	tlsCert   string
+	tlsKey    string
+	publicURL string
+	tokenTTL  time.Duration
+	seatTTL   time.Duration
+}
+
+func newServeCmd() *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT] [--tls-cert F --tls-key F] [--public-url URL]",
+		Short: "Serve the candidates' join page and redeem their join links",
+		Long: `Serve the page candidates join their exam room from, in a browser: a link
+http://HOST:PORT/join/<code> from "examtui token --role candidate --link", "examtui dispatch" or the
+control room opens the page; its Join button exchanges the one-time code for a short-lived
+candidate token, minted here (the API secret never leaves this process). The first browser to
+use a code keeps it: reloads from that browser work, any other browser is refused.
+
+Codes live in the session store (--store, --data-dir), so the commands that create links must
+use the same store. --url is the LiveKit server as the candidates' browsers reach it.
+
+Browsers give the microphone only to secure pages: serve over HTTPS (--tls-cert/--tls-key) or
+behind a reverse proxy that does, and pass --public-url with the address candidates use
+(docs/candidate.md). SIGINT or SIGTERM stops it.`,
+		Example: `  examtui serve --addr 127.0.0.1:8780
+  examtui serve --addr 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem --url wss://lk.example.org
+  examtui serve --public-url https://exam.example.org --url wss://exam.example.org`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, o) },
+	}
+	o.creds.addFlags(cmd, true)
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", defaultServeAddr, "address to listen on (HOST:PORT)")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate (PEM) to serve HTTPS with; needs --tls-key")
+	f.StringVar(&o.tlsKey, "tls-key", "", "TLS private key (PEM) of --tls-cert")
+	f.StringVar(&o.publicURL, "public-url", "", "the address candidates open, when a reverse proxy stands in front (https://… marks the seat cookie Secure)")
+	f.DurationVar(&o.tokenTTL, "token-ttl", candsrv.DefaultTokenTTL, "how long a minted candidate token admits its holder (the page gets a new one on every reload)")
+	f.DurationVar(&o.seatTTL, "seat-ttl", candsrv.DefaultSeatTTL, "how long after its first use the same browser can use a link again")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, o serveOptions) error {
+	o.creds.resolve()
+	switch {
+	case o.creds.url == "":
+		return errors.New("no LiveKit URL: pass --url or set LIVEKIT_URL (the address candidates' browsers reach LiveKit at)")
+	case o.creds.key == "" || o.creds.secret == "":
+		return errors.New("no API key/secret: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET or pass --api-key and --api-secret")
+	case (o.tlsCert == "") != (o.tlsKey == ""):
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if o.publicURL != "" {
+		if err := candsrv.CheckBaseURL(o.publicURL); err != nil {
+			return fmt.Errorf("--public-url: %w", err)
+		}
+	}
+	var tlsConf *tls.Config
+	if o.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	dataDir, log, closeLog, err := setup()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	ctx := cmd.Context()
+	st, err := app.OpenStore(ctx, app.StoreTarget(globals.store, dataDir), log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv, err := candsrv.New(candsrv.Config{
+		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
+		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log,
+		SecureCookies: strings.HasPrefix(o.publicURL, "https://"),
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	scheme := "http"
+	if tlsConf != nil {
+		ln = tls.NewListener(ln, tlsConf)
+		scheme = "https"
+	}
+	base := o.publicURL
+	if base == "" {
+		base = scheme + "://" + ln.Addr().String()
+	}
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	fmt.Fprintf(out, "examtui serve: candidates join at %s/join/<code> (listening on %s://%s, store %s)\n",
+		strings.TrimRight(base, "/"), scheme, ln.Addr(), st.Target())
+	fmt.Fprintf(out, "links: EXAMTUI_SERVE_URL=%s examtui token --role candidate --link --room R --identity ID\n", strings.TrimRight(base, "/"))
+	if !web.Built() {
+		fmt.Fprintln(errOut, "examtui serve: the candidate page is not built into this binary (run make build); join links answer 503")
+	}
+	if !strings.HasPrefix(base, "https://") && !loopbackAddr(ln.Addr()) {
+		fmt.Fprintln(errOut, "examtui serve: plain HTTP off this machine: browsers will refuse the microphone; use --tls-cert/--tls-key or an HTTPS reverse proxy (--public-url)")
+	}
+	log.Info("candidate server serving", "addr", ln.Addr().String(), "tls", tlsConf != nil, "public", base, "page built", web.Built())
+	return srv.Serve(ctx, ln)
+}
+
+// loopbackAddr reports whether a listener is reachable from this machine only (where browsers
+// treat http:// as secure).
+func loopbackAddr(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}

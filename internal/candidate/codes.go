@@ -1,0 +1,102 @@
+package candidate
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/examtui/examtui/sessions"
+)
+
+// DefaultLinkTTL is how long a new join link can be used for the first time.
+const DefaultLinkTTL = 24 * time.Hour
+
+// secretBytes is the size of a join code and of a seat cookie: 128 random bits.
+const secretBytes = 16
+
+// Invite says whom a join code admits: the candidate's identity and display name in a room.
+type Invite struct {
+	Room     string
+	Identity string
+	Name     string // display name; empty: the identity
+	// TTL is how long the code can be used for the first time (0: DefaultLinkTTL).
+	TTL time.Duration
+}
+
+// NewCode creates a one-time join code for inv in the store and returns it. The code is shown
+// once (in the link); the store keeps its SHA-256 only.
+func NewCode(ctx context.Context, st *sessions.Store, inv Invite, now time.Time) (string, error) {
+	if inv.Room == "" || inv.Identity == "" {
+		return "", fmt.Errorf("%w: a join code needs a room and an identity", ErrInvalidConfig)
+	}
+	if inv.TTL < 0 {
+		return "", fmt.Errorf("%w: link TTL %v, want more than 0", ErrInvalidConfig, inv.TTL)
+	}
+	if inv.TTL == 0 {
+		inv.TTL = DefaultLinkTTL
+	}
+	code := newSecret()
+	err := st.CreateJoinCode(ctx, sessions.JoinCode{
+		CodeHash: hashSecret(code), Room: inv.Room, Identity: inv.Identity, DisplayName: inv.Name,
+		Created: now, Expires: now.Add(inv.TTL),
+	})
+	if err != nil {
+		return "", err
+	}
+	return code, nil
+}
+
+// Link is the candidate's join link for code on the server at base (http(s)://HOST:PORT, or
+// the public URL of a reverse proxy).
+func Link(base, code string) (string, error) {
+	if err := CheckBaseURL(base); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(base, "/") + "/join/" + code, nil
+}
+
+// CheckBaseURL reports whether base can carry join links: an http or https URL with a host and
+// nothing after its path.
+func CheckBaseURL(base string) error {
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w %q: %w", ErrInvalidBaseURL, base, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%w %q: want http:// or https://", ErrInvalidBaseURL, base)
+	case u.Host == "":
+		return fmt.Errorf("%w %q: no host", ErrInvalidBaseURL, base)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return fmt.Errorf("%w %q: want no query, fragment or user", ErrInvalidBaseURL, base)
+	}
+	return nil
+}
+
+// newSecret returns 128 random bits, URL-safe.
+func newSecret() string {
+	b := make([]byte, secretBytes)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (it panics if the OS cannot give randomness)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// wellFormed reports whether s looks like a code or seat newSecret made, so garbage is refused
+// before it reaches the store.
+func wellFormed(s string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == secretBytes
+}
+
+// hashSecret is what the store keeps of a code or a seat cookie.
+func hashSecret(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// digest is how a log names a code: enough to tell codes apart, useless to redeem one.
+func digest(code string) string { return hashSecret(code)[:8] }

@@ -1,0 +1,54 @@
+package candidate
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// notBuilt is the answer for the page in a binary built without it (`go build` without `make web`).
+const notBuilt = "the candidate page is not built into this binary: run make build"
+
+// contentSecurityPolicy allows the page its own files and, for connections, the LiveKit server
+// the browser joins: its WebSocket URL and the same host over HTTP(S), which livekit-client
+// asks when a connection fails (/rtc/validate).
+func contentSecurityPolicy(lk *url.URL) string {
+	ws, web := lk.Scheme, lk.Scheme
+	switch lk.Scheme {
+	case "ws", "http":
+		ws, web = "ws", "http"
+	case "wss", "https":
+		ws, web = "wss", "https"
+	}
+	connect := strings.Join([]string{"'self'", ws + "://" + lk.Host, web + "://" + lk.Host}, " ")
+	return strings.Join([]string{
+		"default-src 'none'",
+		"script-src 'self'",
+		"style-src 'self'",
+		"img-src 'self' data:",
+		"font-src 'self'",
+		"media-src 'self' blob: mediastream:",
+		"worker-src 'self' blob:",
+		"connect-src " + connect,
+		"base-uri 'none'",
+		"form-action 'none'",
+		"frame-ancestors 'none'",
+	}, "; ")
+}
+
+// setPageHeaders sets what every page response carries: never cached (a join link's page must
+// not outlive its code in a shared browser), no referrer (the code is in the URL's path), the
+// CSP, no MIME sniffing.
+func (s *Server) setPageHeaders(h http.Header) {
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", s.csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+func (s *Server) pageHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.setPageHeaders(w.Header())
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,167 @@
+package sessions
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Join codes (docs/candidate.md): the one-time links `examtui serve` turns into a candidate's
+// LiveKit token. The store keeps only hashes: the code's and the seat cookie's that the browser
+// which redeemed it holds, so a copy of the database admits nobody.
+const joinCodesSchema = `CREATE TABLE IF NOT EXISTS join_codes (
+	code_hash    TEXT PRIMARY KEY,
+	room         TEXT NOT NULL,
+	identity     TEXT NOT NULL,
+	display_name TEXT NOT NULL DEFAULT '',
+	created_ns   BIGINT NOT NULL,
+	expires_ns   BIGINT NOT NULL,
+	redeemed_ns  BIGINT,
+	seat_hash    TEXT
+)`
+
+// migrateV7 adds the join_codes table (same SQL on both engines).
+func migrateV7(ctx context.Context, tx *sqlTx) error {
+	_, err := tx.ExecContext(ctx, joinCodesSchema)
+	return err
+}
+
+// JoinCode is one stored join code: who it admits to which room, and until when.
+type JoinCode struct {
+	// CodeHash is the hex SHA-256 of the code; the code itself is never stored.
+	CodeHash    string
+	Room        string
+	Identity    string
+	DisplayName string
+	Created     time.Time
+	Expires     time.Time
+	// Redeemed is when a browser first used the code (zero while unused); SeatHash is the hash
+	// of the seat cookie that browser got.
+	Redeemed time.Time
+	SeatHash string
+}
+
+// validate reports what makes c unstorable.
+func (c JoinCode) validate() error {
+	switch {
+	case len(c.CodeHash) != 64:
+		return fmt.Errorf("%w: code hash must be a hex SHA-256", ErrInvalidJoinCode)
+	case c.Room == "":
+		return fmt.Errorf("%w: no room", ErrInvalidJoinCode)
+	case c.Identity == "":
+		return fmt.Errorf("%w: no identity", ErrInvalidJoinCode)
+	case !c.Expires.After(c.Created):
+		return fmt.Errorf("%w: expires %s, not after its creation %s", ErrInvalidJoinCode, c.Expires.Format(time.RFC3339), c.Created.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// CreateJoinCode stores a new, unused join code.
+func (s *Store) CreateJoinCode(ctx context.Context, c JoinCode) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := c.validate(); err != nil {
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO join_codes (code_hash, room, identity, display_name, created_ns, expires_ns)
+		VALUES (?, ?, ?, ?, ?, ?)`, c.CodeHash, c.Room, c.Identity, c.DisplayName, c.Created.UnixNano(), c.Expires.UnixNano())
+	if err != nil {
+		return fmt.Errorf("store a join code for room %q: %w", c.Room, err)
+	}
+	return nil
+}
+
+// RedeemJoinCode seats a browser on a code: the first caller on an unexpired, unused code
+// records seatHash and wins; a later call with the same seatHash (a reload of that browser) is
+// admitted again while the seat is younger than seatTTL; any other call is refused with
+// ErrJoinCodeUsed. Unknown codes give ErrJoinCodeNotFound, codes never used before they
+// expired ErrJoinCodeExpired.
+//
+// The claim is one conditional UPDATE, so two browsers racing with one code cannot both win on
+// either engine: SQLite serialises writers, and PostgreSQL re-checks the WHERE clause of the
+// second update against the first one's committed row.
+func (s *Store) RedeemJoinCode(ctx context.Context, codeHash, seatHash string, now time.Time, seatTTL time.Duration) (JoinCode, error) {
+	if err := s.checkOpen(); err != nil {
+		return JoinCode{}, err
+	}
+	if seatHash == "" {
+		return JoinCode{}, fmt.Errorf("%w: no seat hash", ErrInvalidJoinCode)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE join_codes SET redeemed_ns = ?, seat_hash = ?
+		WHERE code_hash = ? AND redeemed_ns IS NULL AND expires_ns > ?`, now.UnixNano(), seatHash, codeHash, now.UnixNano())
+	if err != nil {
+		return JoinCode{}, fmt.Errorf("redeem a join code: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return JoinCode{}, fmt.Errorf("redeem a join code: %w", err)
+	}
+	c, err := s.joinCode(ctx, codeHash)
+	if err != nil {
+		return JoinCode{}, err
+	}
+	switch {
+	case n == 1:
+		return c, nil
+	case c.Redeemed.IsZero():
+		return JoinCode{}, ErrJoinCodeExpired
+	case c.SeatHash != seatHash:
+		return JoinCode{}, ErrJoinCodeUsed
+	case !now.Before(c.Redeemed.Add(seatTTL)):
+		return JoinCode{}, ErrJoinCodeExpired
+	}
+	return c, nil
+}
+
+// JoinCodes returns the join codes of a room, newest first (what `sessions` tooling and tests
+// look at; hashes only).
+func (s *Store) JoinCodes(ctx context.Context, room string) ([]JoinCode, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+joinCodeColumns+` FROM join_codes WHERE room = ? ORDER BY created_ns DESC, code_hash`, room)
+	if err != nil {
+		return nil, fmt.Errorf("join codes of room %q: %w", room, err)
+	}
+	defer rows.Close()
+	var out []JoinCode
+	for rows.Next() {
+		c, err := scanJoinCode(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+const joinCodeColumns = `code_hash, room, identity, display_name, created_ns, expires_ns, redeemed_ns, seat_hash`
+
+func (s *Store) joinCode(ctx context.Context, codeHash string) (JoinCode, error) {
+	c, err := scanJoinCode(s.db.QueryRowContext(ctx, `SELECT `+joinCodeColumns+` FROM join_codes WHERE code_hash = ?`, codeHash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return JoinCode{}, ErrJoinCodeNotFound
+	}
+	return c, err
+}
+
+func scanJoinCode(r scanner) (JoinCode, error) {
+	var (
+		c                JoinCode
+		created, expires int64
+		redeemed         sql.NullInt64
+		seat             sql.NullString
+	)
+	if err := r.Scan(&c.CodeHash, &c.Room, &c.Identity, &c.DisplayName, &created, &expires, &redeemed, &seat); err != nil {
+		return JoinCode{}, fmt.Errorf("read a join code: %w", err)
+	}
+	c.Created, c.Expires = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()
+	if redeemed.Valid {
+		c.Redeemed = time.Unix(0, redeemed.Int64).UTC()
+	}
+	c.SeatHash = seat.String
+	return c, nil
+}

@@ -1,0 +1,126 @@
+package sessions
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+func testHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// TestJoinCodes: a code's life in the store on both engines: stored as given, redeemed by one
+// seat, redeemed again by that seat only while the seat is young, refused otherwise with the
+// error that says why.
+func TestJoinCodes(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, eng testEngine) {
+		ctx := context.Background()
+		st := eng.open(t)
+		now := time.Unix(1_800_000_000, 0).UTC()
+		code := JoinCode{CodeHash: testHash("code"), Room: "exam-42", Identity: "ada", DisplayName: "Ada", Created: now, Expires: now.Add(time.Hour)}
+		if err := st.CreateJoinCode(ctx, code); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CreateJoinCode(ctx, code); err == nil {
+			t.Fatal("the same code stored twice")
+		}
+		for name, bad := range map[string]JoinCode{
+			"short hash":       {CodeHash: "abc", Room: "r", Identity: "i", Created: now, Expires: now.Add(time.Hour)},
+			"no room":          {CodeHash: testHash("x"), Identity: "i", Created: now, Expires: now.Add(time.Hour)},
+			"no identity":      {CodeHash: testHash("x"), Room: "r", Created: now, Expires: now.Add(time.Hour)},
+			"expires at birth": {CodeHash: testHash("x"), Room: "r", Identity: "i", Created: now, Expires: now},
+		} {
+			if err := st.CreateJoinCode(ctx, bad); !errors.Is(err, ErrInvalidJoinCode) {
+				t.Errorf("%s: %v, want ErrInvalidJoinCode", name, err)
+			}
+		}
+		const seatTTL = 2 * time.Hour
+		redeem := func(hash, seat string, at time.Duration) (JoinCode, error) {
+			return st.RedeemJoinCode(ctx, hash, seat, now.Add(at), seatTTL)
+		}
+		got, err := redeem(code.CodeHash, testHash("seat-a"), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Room != "exam-42" || got.Identity != "ada" || got.DisplayName != "Ada" || !got.Redeemed.Equal(now.Add(time.Minute)) || got.SeatHash != testHash("seat-a") {
+			t.Fatalf("redeemed %+v", got)
+		}
+		for _, tc := range []struct {
+			name string
+			hash string
+			seat string
+			at   time.Duration
+			want error
+		}{
+			{"the same seat again", code.CodeHash, testHash("seat-a"), 30 * time.Minute, nil},
+			{"the same seat after the link's expiry", code.CodeHash, testHash("seat-a"), 90 * time.Minute, nil},
+			{"another seat", code.CodeHash, testHash("seat-b"), 2 * time.Minute, ErrJoinCodeUsed},
+			{"the same seat grown old", code.CodeHash, testHash("seat-a"), time.Minute + seatTTL, ErrJoinCodeExpired},
+			{"unknown", testHash("nope"), testHash("seat-a"), time.Minute, ErrJoinCodeNotFound},
+		} {
+			if _, err := redeem(tc.hash, tc.seat, tc.at); !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+			}
+		}
+		late := JoinCode{CodeHash: testHash("late"), Room: "exam-42", Identity: "bob", Created: now, Expires: now.Add(time.Hour)}
+		if err := st.CreateJoinCode(ctx, late); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := redeem(late.CodeHash, testHash("seat-c"), time.Hour); !errors.Is(err, ErrJoinCodeExpired) {
+			t.Errorf("first use at expiry: %v, want ErrJoinCodeExpired", err)
+		}
+		all, err := st.JoinCodes(ctx, "exam-42")
+		if err != nil || len(all) != 2 || !all[1].Redeemed.IsZero() && all[1].CodeHash == late.CodeHash {
+			t.Fatalf("JoinCodes: %+v %v", all, err)
+		}
+	})
+}
+
+// TestJoinCodeRace: browsers racing to redeem one code: on either engine exactly one wins and
+// every other is told the code is used.
+func TestJoinCodeRace(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, eng testEngine) {
+		ctx := context.Background()
+		st := eng.open(t)
+		now := time.Now()
+		const codes, racers = 10, 8
+		for c := range codes {
+			hash := testHash(fmt.Sprint("race-", c))
+			if err := st.CreateJoinCode(ctx, JoinCode{CodeHash: hash, Room: "r", Identity: "i", Created: now, Expires: now.Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				wg    sync.WaitGroup
+				start = make(chan struct{})
+				errs  = make([]error, racers)
+			)
+			for r := range racers {
+				wg.Go(func() {
+					<-start
+					_, errs[r] = st.RedeemJoinCode(ctx, hash, testHash(fmt.Sprint("seat-", r)), now, time.Hour)
+				})
+			}
+			close(start)
+			wg.Wait()
+			wins := 0
+			for r, err := range errs {
+				switch {
+				case err == nil:
+					wins++
+				case !errors.Is(err, ErrJoinCodeUsed):
+					t.Errorf("code %d racer %d: %v", c, r, err)
+				}
+			}
+			if wins != 1 {
+				t.Fatalf("code %d: %d winners of %d racers, want 1", c, wins, racers)
+			}
+		}
+	})
+}
