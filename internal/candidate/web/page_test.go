@@ -93,7 +93,7 @@ func (e *exam) spokenTexts(t *testing.T) []string {
 // left, and the end.
 func TestPageTypedAnswers(t *testing.T) {
 	r := newRoom(t)
-	p := r.join(t, r.site.link(r.site.code("cand-typed")))
+	p := r.join(t, r.site.link(r.site.code(t, "cand-typed")))
 	p.WaitText("#state", "in progress", waitExam)
 	p.WaitText("#progress", "1 of 4", waitExam)
 	if got := p.Text("#time-left"); !strings.Contains(got, ":") {
@@ -140,7 +140,7 @@ func (e *exam) quiet(t *testing.T, after int) {
 // line the examiner said.
 func TestPageVoiceExam(t *testing.T) {
 	r := newRoom(t)
-	p := r.join(t, r.site.link(r.site.code("cand-voice")))
+	p := r.join(t, r.site.link(r.site.code(t, "cand-voice")))
 	p.WaitText("#state", "in progress", waitExam)
 	for i := range r.answers.said {
 		r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
