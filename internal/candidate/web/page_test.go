@@ -159,3 +159,116 @@ func TestPageVoiceExam(t *testing.T) {
 		t.Errorf("captions:\n%s\nwant the examiner's lines:\n%s", got, want)
 	}
 }
+
+// stateEvents lists the exam's exam_state changes as "state (reason)".
+func (e *exam) stateEvents(t *testing.T) []string {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, ev := range e.events {
+		if ev.Event != runtime.EventExamState {
+			continue
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := p.(*runtime.ExamStatePayload)
+		out = append(out, string(s.State)+" ("+s.Reason+")")
+	}
+	return out
+}
+
+// TestPageShowsPause: an examiner's pause reaches the page as "paused" with its reason and a
+// stopped clock; the resume clears it and the examiner's "Let's continue" is a caption.
+func TestPageShowsPause(t *testing.T) {
+	r := newRoom(t)
+	p := r.join(t, r.site.link(r.site.code(t, "cand-pause")))
+	p.WaitText("#progress", "1 of 4", waitExam)
+	r.exam.quiet(t, 0)
+	if err := r.exam.x.Controller.Control(t.Context(), runtime.ControlPause, "examiner"); err != nil {
+		t.Fatal(err)
+	}
+	p.WaitText("#paused", "The exam is paused: paused by examiner", waitExam)
+	p.WaitText("#state", "paused", waitExam)
+	frozen := p.Text("#time-left")
+	ticks := browsertest.Eval[string](p, `document.querySelector("#time-left").dataset.ticks`)
+	p.WaitTrue(`+document.querySelector("#time-left").dataset.ticks >= `+ticks+` + 2`, waitExam, "the page's clock to be drawn twice more")
+	if got := p.Text("#time-left"); got != frozen {
+		t.Errorf("the clock moved while paused: %s → %s", frozen, got)
+	}
+	if err := r.exam.x.Controller.Control(t.Context(), runtime.ControlResume, "examiner"); err != nil {
+		t.Fatal(err)
+	}
+	p.WaitText("#captions", "Let's continue.", waitExam)
+	p.WaitText("#state", "in progress", waitExam)
+	if p.Visible("#paused") {
+		t.Errorf("still shows %q after the resume", p.Text("#paused"))
+	}
+}
+
+// TestPageReloadMidExam: a candidate who reloads the page mid-exam leaves the room (the exam
+// pauses: "candidate left"), joins again with the same link (the seat cookie), and the exam
+// resumes where it was ("candidate rejoined", the question asked again). The reloaded page shows
+// the history once, the same question number, and the examiner's welcome back.
+func TestPageReloadMidExam(t *testing.T) {
+	r := newRoom(t)
+	link := r.site.link(r.site.code(t, "cand-reload"))
+	p := r.join(t, link)
+	p.WaitText("#progress", "1 of 4", waitExam)
+	r.exam.quiet(t, 0)
+	p.Type("#answer", r.answers.said[0])
+	p.WaitText("#progress", "2 of 4", waitExam)
+	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
+	before := r.exam.spokenTexts(t)
+
+	p.Reload()
+	testutil.Eventually(t, waitExam, func() bool { return r.exam.state() == runtime.StatePaused }, "the exam to pause when the page went away")
+	p.WaitTrue(`!document.querySelector("#join").disabled`, waitExam, "the reloaded page's Join button")
+	p.Click("#join")
+	p.WaitText("#captions", "Welcome back.", waitExam)
+	p.WaitText("#state", "in progress", waitExam)
+	p.WaitText("#progress", "2 of 4", waitExam)
+	states := strings.Join(r.exam.stateEvents(t), ", ")
+	if !strings.Contains(states, "paused (candidate left), in_progress (candidate rejoined)") {
+		t.Errorf("exam states %s: want a pause for the candidate leaving and a resume on their return", states)
+	}
+	captions := browsertest.Eval[[]string](p, `[...document.querySelectorAll("#captions p")].map((e) => e.innerText)`)
+	for _, line := range before {
+		if n := countOf(captions, line); n != 1 {
+			t.Errorf("the reloaded page shows %q %d times, want once (the history, deduplicated by seq)", line, n)
+		}
+	}
+}
+
+// TestPageJoinCodeUsedTwice: a join link opened in a second browser (its own profile, so no
+// seat cookie) is refused, and that page says why; the first candidate's exam goes on.
+func TestPageJoinCodeUsedTwice(t *testing.T) {
+	r := newRoom(t)
+	link := r.site.link(r.site.code(t, "cand-once"))
+	p := r.join(t, link)
+	p.WaitText("#progress", "1 of 4", waitExam)
+
+	other := browsertest.Start(t, browsertest.WithFakeAudio(r.mic))
+	q := other.Open(t, link)
+	q.WaitTrue(`!document.querySelector("#join").disabled`, waitExam, "the second page's Join button")
+	q.Click("#join")
+	q.WaitText("#join-error", "You cannot join: this join link was already used on another device; ask your examiner for a new one", waitExam)
+	if q.Visible("#exam") {
+		t.Error("the refused page shows the exam")
+	}
+	r.exam.quiet(t, 0)
+	p.Type("#answer", r.answers.said[0])
+	p.WaitText("#progress", "2 of 4", waitExam)
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if strings.TrimSpace(x) == strings.TrimSpace(s) {
+			n++
+		}
+	}
+	return n
+}

@@ -360,7 +360,10 @@ function secondsLeft() {
   return deadline ? Math.max(0, Math.round((deadline.getTime() - Date.now()) / 1000)) : frozenLeft;
 }
 
+let clockTicks = 0;
+
 function drawClock() {
+  ui.timeLeft.dataset.ticks = String(++clockTicks); // how often it was drawn, for the tests
   const s = secondsLeft();
   if (s === null || s === undefined) { ui.timeLeft.textContent = '–'; return; }
   ui.timeLeft.textContent = Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
