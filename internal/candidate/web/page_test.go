@@ -272,3 +272,24 @@ func countOf(list []string, s string) int {
 	}
 	return n
 }
+
+// TestPageNetworkDrop: the candidate's network goes (DevTools' offline emulation: WebSocket,
+// WebRTC and requests all cut) and comes back. The page says it is reconnecting, then that it
+// reconnected, and the exam goes on from where it was: the next typed answer is taken.
+func TestPageNetworkDrop(t *testing.T) {
+	r := newRoom(t)
+	p := r.join(t, r.site.link(r.site.code(t, "cand-net")))
+	p.WaitText("#progress", "1 of 4", waitExam)
+	r.exam.quiet(t, 0)
+
+	// livekit-client says so on the console while its retries fail.
+	p.ExpectConsoleError("Failed to fetch")
+	p.Offline(true)
+	p.WaitTrue(`/Reconnecting|Disconnected|Rejoining|Still disconnected/.test(document.querySelector("#connection").innerText)`, waitExam, "the page to say the connection is lost")
+	t.Logf("offline: %q", p.Text("#connection"))
+	p.Offline(false)
+	p.WaitText("#connection", "Reconnected.", 90*time.Second)
+	p.Type("#answer", r.answers.said[0])
+	p.WaitText("#progress", "2 of 4", waitExam)
+	t.Logf("exam states: %s", strings.Join(r.exam.stateEvents(t), ", "))
+}

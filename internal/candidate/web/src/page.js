@@ -191,6 +191,8 @@ async function connect(creds) {
     if (measure) measure.setBot(track.mediaStreamTrack, context());
   });
   r.on(RoomEvent.TrackUnsubscribed, (track) => track.detach().forEach((el) => el.remove()));
+  // A lost signalling connection alone (media may still flow) reads the same to the candidate.
+  r.on(RoomEvent.SignalReconnecting, () => setConnection('Connection lost. Reconnecting…', 'bad'));
   r.on(RoomEvent.Reconnecting, () => setConnection('Connection lost. Reconnecting…', 'bad'));
   r.on(RoomEvent.Reconnected, () => setConnection('Reconnected.', 'good'));
   r.on(RoomEvent.Disconnected, (reason) => {
