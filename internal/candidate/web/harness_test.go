@@ -38,7 +38,7 @@ type exam struct {
 
 // startExam opens the demo exam (offline examiner, a store so a rejoining page gets the
 // history) and joins its bot to lk's room; the exam starts when the candidate is in the room.
-func startExam(t *testing.T, lk *lktest.Server, answers *answers) *exam {
+func startExam(t testing.TB, lk *lktest.Server, answers *answers) *exam {
 	t.Helper()
 	ctx := context.Background()
 	e := &exam{lk: lk}
@@ -90,7 +90,7 @@ func (e *exam) count(typ runtime.EventType) int {
 }
 
 // candidateSaid lists the candidate's transcript segments, in order.
-func (e *exam) candidateSaid(t *testing.T) []string {
+func (e *exam) candidateSaid(t testing.TB) []string {
 	t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()

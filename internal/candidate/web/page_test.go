@@ -29,7 +29,7 @@ type room struct {
 	mic     string // the WAV Chromium's fake microphone plays
 }
 
-func newRoom(t *testing.T) *room {
+func newRoom(t testing.TB) *room {
 	t.Helper()
 	lk := lktest.Start(t)
 	r := &room{lk: lk, site: startSite(t, lk)}
@@ -42,7 +42,7 @@ func newRoom(t *testing.T) *room {
 }
 
 // join opens the candidate's link and joins with the keyboard alone: Tab to Join, Enter.
-func (r *room) join(t *testing.T, link string) *browsertest.Page {
+func (r *room) join(t testing.TB, link string) *browsertest.Page {
 	t.Helper()
 	p := r.browser.Open(t, link)
 	p.WaitTrue(`!document.querySelector("#join").disabled`, waitExam, "the Join button to be enabled (microphone open)")
@@ -53,7 +53,7 @@ func (r *room) join(t *testing.T, link string) *browsertest.Page {
 
 // say makes the fake microphone play answer i: the file is replaced and the page's capture
 // restarted through its microphone menu (Chromium reads the file again when capture starts).
-func (r *room) say(t *testing.T, p *browsertest.Page, i int) {
+func (r *room) say(t testing.TB, p *browsertest.Page, i int) {
 	t.Helper()
 	b, err := os.ReadFile(r.answers.files[i])
 	if err != nil {
@@ -70,7 +70,7 @@ func (r *room) say(t *testing.T, p *browsertest.Page, i int) {
 }
 
 // spokenTexts is what the exam said, as the candidate view's spoken events carry it.
-func (e *exam) spokenTexts(t *testing.T) []string {
+func (e *exam) spokenTexts(t testing.TB) []string {
 	t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -117,7 +117,7 @@ func TestPageTypedAnswers(t *testing.T) {
 
 // quiet waits until the examiner has said something after the first `after` spoken events and
 // has been silent (nothing queued on its track) for 600 ms: sentences follow each other closely.
-func (e *exam) quiet(t *testing.T, after int) {
+func (e *exam) quiet(t testing.TB, after int) {
 	t.Helper()
 	testutil.Eventually(t, waitExam, func() bool { return e.count(runtime.EventSpoken) > after }, "an examiner line after %d", after)
 	var since time.Time
@@ -140,7 +140,21 @@ func (e *exam) quiet(t *testing.T, after int) {
 // line the examiner said.
 func TestPageVoiceExam(t *testing.T) {
 	r := newRoom(t)
-	p := r.join(t, r.site.link(r.site.code(t, "cand-voice")))
+	p := r.join(t, r.site.link(r.site.code(t, "cand-voice"))+"?measure")
+	r.speakAll(t, p)
+	// The examiner's closing words come after exam_completed: the page stays to hear them (it
+	// used to leave the room at once, and the candidate never heard the goodbye).
+	p.WaitTrue(`window.examtuiMeasure.turns.length >= 6`, waitExam, "the examiner's voice after each of the 6 answers, the closing line included")
+	want := strings.Join(strings.Fields(strings.Join(r.exam.spokenTexts(t), " ")), " ")
+	if got := strings.Join(strings.Fields(p.Text("#captions")), " "); got != want {
+		t.Errorf("captions:\n%s\nwant the examiner's lines:\n%s", got, want)
+	}
+}
+
+// speakAll answers the whole exam by voice, each answer once the examiner has finished, and
+// checks that the exam heard every answer and completed.
+func (r *room) speakAll(t testing.TB, p *browsertest.Page) {
+	t.Helper()
 	p.WaitText("#state", "in progress", waitExam)
 	for i := range r.answers.said {
 		r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
@@ -154,14 +168,10 @@ func TestPageVoiceExam(t *testing.T) {
 	if got, want := strings.Join(r.exam.candidateSaid(t), "|"), strings.Join(r.answers.said, "|"); got != want {
 		t.Errorf("the exam heard\n%s\nwant\n%s\nthe recogniser heard:\n  %s", got, want, r.answers)
 	}
-	want := strings.Join(strings.Fields(strings.Join(r.exam.spokenTexts(t), " ")), " ")
-	if got := strings.Join(strings.Fields(p.Text("#captions")), " "); got != want {
-		t.Errorf("captions:\n%s\nwant the examiner's lines:\n%s", got, want)
-	}
 }
 
 // stateEvents lists the exam's exam_state changes as "state (reason)".
-func (e *exam) stateEvents(t *testing.T) []string {
+func (e *exam) stateEvents(t testing.TB) []string {
 	t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()

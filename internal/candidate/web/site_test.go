@@ -21,7 +21,7 @@ type site struct {
 	st  *sessions.Store
 }
 
-func startSite(t *testing.T, lk *lktest.Server) *site {
+func startSite(t testing.TB, lk *lktest.Server) *site {
 	t.Helper()
 	if !web.Built() {
 		t.Fatal("the candidate page is not built into this test binary: run make web (make test does)")
@@ -37,7 +37,7 @@ func startSite(t *testing.T, lk *lktest.Server) *site {
 }
 
 // code makes a one-time join code for identity in lk's room.
-func (s *site) code(t *testing.T, identity string) string {
+func (s *site) code(t testing.TB, identity string) string {
 	t.Helper()
 	c, err := candidate.NewCode(context.Background(), s.st, candidate.Invite{Room: s.lk.Room, Identity: identity}, time.Now())
 	if err != nil {

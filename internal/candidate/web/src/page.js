@@ -9,6 +9,7 @@ const TOPIC_EVENTS = 'exam-runtime-events';
 const TOPIC_INPUT = 'exam-candidate-input';
 const ROLE_ATTRIBUTE = 'examtui.role';
 const REJOIN_EVERY_MS = 3000;
+const LEAVE_AFTER_END_MS = 60000;
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -190,6 +191,9 @@ async function connect(creds) {
     document.body.appendChild(el);
     if (measure) measure.setBot(track.mediaStreamTrack, context());
   });
+  r.on(RoomEvent.ParticipantDisconnected, (participant) => {
+    if (ended && isBot(participant)) r.disconnect().catch(() => {});
+  });
   r.on(RoomEvent.TrackUnsubscribed, (track) => track.detach().forEach((el) => el.remove()));
   // A lost signalling connection alone (media may still flow) reads the same to the candidate.
   r.on(RoomEvent.SignalReconnecting, () => setConnection('Connection lost. Reconnecting…', 'bad'));
@@ -355,7 +359,10 @@ function showEnded(p) {
     : 'Thank you. You can close this page.';
   setConnection('');
   ui.endedTitle.focus();
-  if (room) room.disconnect().catch(() => {});
+  // The examiner's closing words are still being spoken: leave when the examiner does, or a
+  // minute after the end at the latest.
+  const r = room;
+  if (r) setTimeout(() => r.disconnect().catch(() => {}), LEAVE_AFTER_END_MS);
 }
 
 function secondsLeft() {
