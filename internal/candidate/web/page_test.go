@@ -303,3 +303,32 @@ func TestPageNetworkDrop(t *testing.T) {
 	p.WaitText("#progress", "2 of 4", waitExam)
 	t.Logf("exam states: %s", strings.Join(r.exam.stateEvents(t), ", "))
 }
+
+// TestPageNarrowScreen: at 320 CSS pixels wide the page needs no sideways scrolling and shows
+// the question number, the time, the captions and the answer box. With -update it also writes
+// the screenshot in docs/candidate.md (docs/candidate.png, during question 2).
+func TestPageNarrowScreen(t *testing.T) {
+	r := newRoom(t)
+	p := r.join(t, r.site.link(r.site.code(t, "cand-narrow")))
+	p.SetViewport(320, 640)
+	p.WaitText("#progress", "1 of 4", waitExam)
+	r.exam.quiet(t, 0)
+	p.Type("#answer", r.answers.said[0])
+	p.WaitText("#progress", "2 of 4", waitExam)
+	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
+	if w := browsertest.Eval[int](p, `document.documentElement.scrollWidth`); w > 320 {
+		t.Errorf("the page is %d px wide at a 320 px screen: it scrolls sideways", w)
+	}
+	for _, sel := range []string{"#progress", "#time-left", "#captions", "#answer", "#send"} {
+		if !p.Visible(sel) {
+			t.Errorf("%s is not shown at 320 px", sel)
+		}
+		if right := browsertest.Eval[float64](p, `document.querySelector("`+sel+`").getBoundingClientRect().right`); right > 320 {
+			t.Errorf("%s reaches %.0f px, past the 320 px screen", sel, right)
+		}
+	}
+	if testutil.Updating() {
+		p.SetViewport(480, 800)
+		p.Screenshot(filepath.Join("..", "..", "..", "docs", "candidate.png"))
+	}
+}

@@ -214,7 +214,7 @@ async function connect(creds) {
   await r.startAudio().catch(() => {});
   r.remoteParticipants.forEach((p) => p.trackPublications.forEach((pub) => subscribeIfBot(pub, p)));
   if (micTrack) await r.localParticipant.publishTrack(micTrack);
-  setConnection('Connected. The examiner will speak shortly.', 'good');
+  setConnection('Connected.', 'good');
   ui.rejoinRow.hidden = true;
 }
 
