@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -241,6 +242,19 @@ func (p *Page) Screenshot(path string) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		p.t.Fatal(err)
 	}
+}
+
+// Crash kills the tab's renderer process (DevTools' Page.crash), as when a browser is killed:
+// the page does not leave the room, its connections just drop.
+func (p *Page) Crash() {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, actionTimeout)
+	defer cancel()
+	// The call never gets its answer: the renderer that would send it is gone.
+	_ = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.Crash, cdp.Empty{})
+		return err
+	}))
 }
 
 // Close closes the tab.

@@ -32,8 +32,9 @@ type exam struct {
 	rb  *app.RoomBot
 	stt *openaitest.Server
 
-	mu     sync.Mutex
-	events []runtime.Event
+	mu       sync.Mutex
+	events   []runtime.Event
+	bargeIns int // the bot stopped its line because it heard the candidate
 }
 
 // startExam opens the demo exam (offline examiner, a store so a rejoining page gets the
@@ -61,6 +62,16 @@ func startExam(t testing.TB, lk *lktest.Server, answers *answers) *exam {
 		Config:      livekit.Config{URL: lk.URL, Token: lk.Token("examtui-bot", livekit.RoleBot)},
 		Recognizer:  rec,
 		Synthesizer: synth,
+		// Barge-in on, as examtui run --room has it (the candidate's browser cancels its own
+		// echo); the fixed endpointing delay, so the recogniser hears whole answers only.
+		VoiceOptions: []livekit.RoomVoiceOption{livekit.WithVoiceOptions(audio.WithBargeIn(true))},
+		OnVoiceEvent: func(ev audio.Event) {
+			if ev.Kind == audio.EventBargeIn {
+				e.mu.Lock()
+				e.bargeIns++
+				e.mu.Unlock()
+			}
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,14 @@ func (r *room) join(t testing.TB, link string) *browsertest.Page {
 // restarted through its microphone menu (Chromium reads the file again when capture starts).
 func (r *room) say(t testing.TB, p *browsertest.Page, i int) {
 	t.Helper()
-	b, err := os.ReadFile(r.answers.files[i])
+	r.play(t, p, r.answers.files[i])
+}
+
+// play makes the fake microphone play the WAV at path from its start: the page captures again
+// (getUserMedia), as when the candidate picks a microphone.
+func (r *room) play(t testing.TB, p *browsertest.Page, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
