@@ -13,25 +13,36 @@ STATICCHECK_VER := v0.8.2
 # ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
 AJV_VER      := 8.17.1
 AJV          := $(BIN)/npm/node_modules/ajv/package.json
+# The candidate's join page (internal/candidate/web): livekit-client and esbuild pinned in
+# src/package-lock.json, bundled into dist/, which the binary embeds.
+WEB_SRC      := internal/candidate/web/src
+WEB_DIST     := internal/candidate/web/dist/index.html
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
 APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us
 # What the tests need beyond that: postgresql (the tests start throw-away servers of their own,
 # internal/pgtest; its binaries are under /usr/lib/postgresql/<version>/bin, which pgtest finds),
 # graphviz (examtui graph's DOT output is rendered), libxml2-utils (xmllint checks JUnit reports),
-# nodejs/npm (ajv and the Mermaid parser) and python3 (the Pipecat module's stdlib tests).
-TEST_APT_PACKAGES := postgresql graphviz libxml2-utils nodejs python3
+# nodejs/npm (ajv and the Mermaid parser), python3 (the Pipecat module's stdlib tests) and
+# chromium (the candidate page's tests drive it headless, internal/browsertest).
+TEST_APT_PACKAGES := postgresql graphviz libxml2-utils nodejs python3 chromium
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build test test-short lint bench deps test-deps apt tools livekit-server staticcheck ajv mermaid clean
+.PHONY: all run build web test test-short lint bench deps test-deps apt tools livekit-server staticcheck ajv mermaid clean
 
 all: build
 
 run: deps build
 	$(EXAMTUI)
 
-build: deps
+build: deps web
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(EXAMTUI) ./cmd/examtui
+
+# The candidate page: npm ci (Node and npm from Debian when missing), then esbuild bundles it.
+web: $(WEB_DIST)
+$(WEB_DIST): $(WEB_SRC)/package.json $(WEB_SRC)/package-lock.json $(WEB_SRC)/build.mjs $(WEB_SRC)/index.html $(WEB_SRC)/page.js $(WEB_SRC)/page.css
+	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	cd $(WEB_SRC) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 
 # The ALSA null device gives PortAudio a working default device on machines without a sound
 # card, so the real capture path runs in tests.

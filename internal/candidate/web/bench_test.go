@@ -1,0 +1,42 @@
+package web_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/examtui/examtui/internal/browsertest"
+)
+
+// BenchmarkBrowserLatency measures the reply latency a candidate's browser experiences: the
+// page (?measure) reads an AnalyserNode on its microphone track and one on the examiner's
+// remote track in one AudioContext, and per turn takes the candidate's last voiced window → the
+// examiner's first voiced window. Each iteration is the demo exam answered by voice (6 turns);
+// -benchtime 2x gives 12. Reported: p50-ms and p95-ms over every turn.
+func BenchmarkBrowserLatency(b *testing.B) {
+	var turns []float64
+	for i := 0; b.Loop(); i++ {
+		r := newRoom(b)
+		p := r.join(b, r.site.link(r.site.code(b, "cand-latency"))+"?measure")
+		r.speakAll(b, p)
+		// The examiner's closing line follows the last answer.
+		p.WaitTrue(`window.examtuiMeasure.turns.length >= 6`, waitExam, "a reply to each of the 6 answers")
+		got := browsertest.Eval[[]float64](p, `window.examtuiMeasure.turns`)
+		b.Logf("exam %d: %v ms", i+1, got)
+		turns = append(turns, got...)
+		p.Close()
+		r.browser.Close()
+	}
+	if len(turns) < 6 {
+		b.Fatalf("%d turns measured, want at least 6 per exam", len(turns))
+	}
+	slices.Sort(turns)
+	b.ReportMetric(percentile(turns, 50), "p50-ms")
+	b.ReportMetric(percentile(turns, 95), "p95-ms")
+	b.ReportMetric(float64(len(turns)), "turns")
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []float64, p float64) float64 {
+	i := int(float64(len(sorted))*p/100+0.999999) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}

@@ -1,0 +1,449 @@
+// The candidate's join page. It shows only what the candidate view of the exam carries
+// (topic exam-runtime-events: exam_state, node_entered, time_warning, command_acknowledged,
+// spoken, exam_completed), subscribes only to the examiner bot's voice, and sends typed answers
+// on exam-candidate-input. Join credentials come from POST /api/join: nothing secret is in the URL
+// but the one-time join code, which the server binds to this browser on first use.
+import { Room, RoomEvent, Track, createLocalAudioTrack, DisconnectReason } from 'livekit-client';
+
+const TOPIC_EVENTS = 'exam-runtime-events';
+const TOPIC_INPUT = 'exam-candidate-input';
+const ROLE_ATTRIBUTE = 'examtui.role';
+const REJOIN_EVERY_MS = 3000;
+const LEAVE_AFTER_END_MS = 60000;
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  main: $('main'), connection: $('connection'),
+  micPanel: $('mic-panel'), mic: $('mic'), level: $('level'), micNote: $('mic-note'),
+  setup: $('setup'), join: $('join'), joinError: $('join-error'),
+  exam: $('exam'), progress: $('progress'), timeLeft: $('time-left'), state: $('state'),
+  paused: $('paused'), warning: $('warning'), captions: $('captions'),
+  answerForm: $('answer-form'), answer: $('answer'), answerNote: $('answer-note'),
+  rejoinRow: $('rejoin-row'), rejoin: $('rejoin'),
+  ended: $('ended'), endedTitle: $('ended-title'), endedText: $('ended-text'),
+};
+
+const code = joinCode();
+let audioCtx = null;
+let micTrack = null; // the LiveKit LocalAudioTrack: checked before joining, then published
+let micAnalyser = null;
+let micSource = null;
+let room = null;
+let joined = false; // the candidate pressed Join (a rejoin after a drop keeps this)
+let ended = false;
+let rejoinTimer = null;
+let deadline = null; // Date of the exam's deadline while it runs
+let frozenLeft = null; // seconds left when the exam paused
+let examState = '';
+const seen = new Set(); // sessionId/seq of events shown: the join replay repeats live ones
+let lastCaption = null;
+
+// ?measure turns on the latency probe (BenchmarkBrowserLatency): it costs a timer every 10 ms.
+const measure = new URLSearchParams(location.search).has('measure') ? newLatencyProbe() : null;
+
+function joinCode() {
+  const parts = location.pathname.split('/').filter(Boolean);
+  if (parts.length === 2 && parts[0] === 'join') {
+    try { return decodeURIComponent(parts[1]); } catch { return ''; }
+  }
+  return '';
+}
+
+function setConnection(text, kind) {
+  ui.connection.textContent = text;
+  ui.connection.className = 'connection' + (kind ? ' ' + kind : '');
+}
+
+// ---- the microphone check -------------------------------------------------------------------
+
+function context() {
+  if (!audioCtx) audioCtx = new AudioContext();
+  return audioCtx;
+}
+
+// Browsers start an AudioContext suspended until the page is used: the meter runs after the
+// first click or key press (choosing a microphone, or Join).
+function resumeAudio() {
+  if (audioCtx && audioCtx.state === 'suspended') audioCtx.resume().catch(() => {});
+  if (audioCtx && audioCtx.state !== 'running' && !joined) {
+    ui.micNote.textContent = 'Press any key or click to start the level meter.';
+  }
+}
+
+function meterSource() {
+  if (micSource) micSource.disconnect();
+  const ctx = context();
+  micSource = ctx.createMediaStreamSource(new MediaStream([micTrack.mediaStreamTrack]));
+  if (!micAnalyser) {
+    micAnalyser = ctx.createAnalyser();
+    micAnalyser.fftSize = 1024;
+  }
+  micSource.connect(micAnalyser);
+  if (measure) measure.setMic(micAnalyser);
+}
+
+async function openMic(deviceId) {
+  try {
+    if (micTrack) {
+      await micTrack.restartTrack(deviceId ? { deviceId } : {});
+    } else {
+      micTrack = await createLocalAudioTrack(deviceId ? { deviceId } : {});
+    }
+    meterSource();
+    ui.micNote.textContent = '';
+    await listMics();
+    ui.join.disabled = !code || ended || joined;
+    resumeAudio();
+  } catch (err) {
+    ui.micNote.textContent = 'The microphone could not be opened (' + (err && err.name ? err.name : err) +
+      '). Allow this page to use it, or type your answers after joining.';
+    ui.join.disabled = !code;
+  }
+}
+
+async function listMics() {
+  const devices = (await navigator.mediaDevices.enumerateDevices()).filter((d) => d.kind === 'audioinput');
+  const current = micTrack ? micTrack.mediaStreamTrack.getSettings().deviceId : '';
+  ui.mic.replaceChildren(...devices.map((d, i) => {
+    const o = document.createElement('option');
+    o.value = d.deviceId;
+    o.textContent = d.label || 'Microphone ' + (i + 1);
+    o.selected = d.deviceId === current;
+    return o;
+  }));
+}
+
+function drawLevel() {
+  if (micAnalyser) ui.level.value = Math.min(1, rms(micAnalyser) * 4);
+  requestAnimationFrame(drawLevel);
+}
+
+function rms(analyser) {
+  const buf = new Float32Array(analyser.fftSize);
+  analyser.getFloatTimeDomainData(buf);
+  let sum = 0;
+  for (const v of buf) sum += v * v;
+  return Math.sqrt(sum / buf.length);
+}
+
+// ---- joining --------------------------------------------------------------------------------
+
+async function fetchJoin() {
+  const res = await fetch('/api/join', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ code }), credentials: 'same-origin', cache: 'no-store',
+  });
+  let body = {};
+  try { body = await res.json(); } catch { /* a proxy's error page: the status says enough */ }
+  if (!res.ok) {
+    const err = new Error(body.error || 'the exam server answered ' + res.status);
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
+
+async function join() {
+  ui.join.disabled = true;
+  ui.joinError.textContent = '';
+  resumeAudio();
+  setConnection('Joining…');
+  let creds;
+  try {
+    creds = await fetchJoin();
+  } catch (err) {
+    ui.joinError.textContent = 'You cannot join: ' + err.message;
+    setConnection('');
+    ui.join.disabled = false;
+    return;
+  }
+  joined = true;
+  ui.setup.hidden = true;
+  ui.exam.hidden = false;
+  ui.main.appendChild(ui.micPanel); // below the exam now: the question comes first
+  try {
+    await connect(creds);
+  } catch (err) {
+    setConnection('Could not connect to the exam: ' + err.message + '. Trying again…', 'bad');
+    scheduleRejoin();
+    return;
+  }
+  ui.captions.focus();
+}
+
+async function connect(creds) {
+  const r = new Room({ adaptiveStream: false, dynacast: false });
+  room = r;
+  r.on(RoomEvent.DataReceived, (payload, participant, _kind, topic) => {
+    if (topic !== TOPIC_EVENTS || !isBot(participant)) return;
+    let ev;
+    try { ev = JSON.parse(new TextDecoder().decode(payload)); } catch { return; }
+    showEvent(ev);
+  });
+  r.on(RoomEvent.TrackPublished, (pub, participant) => subscribeIfBot(pub, participant));
+  r.on(RoomEvent.ParticipantAttributesChanged, (_changed, participant) => {
+    if (participant !== r.localParticipant) participant.trackPublications.forEach((pub) => subscribeIfBot(pub, participant));
+  });
+  r.on(RoomEvent.TrackSubscribed, (track, _pub, participant) => {
+    if (track.kind !== Track.Kind.Audio || !isBot(participant)) return;
+    const el = track.attach();
+    el.hidden = true;
+    document.body.appendChild(el);
+    if (measure) measure.setBot(track.mediaStreamTrack, context());
+  });
+  r.on(RoomEvent.ParticipantDisconnected, (participant) => {
+    if (ended && isBot(participant)) r.disconnect().catch(() => {});
+  });
+  r.on(RoomEvent.TrackUnsubscribed, (track) => track.detach().forEach((el) => el.remove()));
+  // A lost signalling connection alone (media may still flow) reads the same to the candidate.
+  r.on(RoomEvent.SignalReconnecting, () => setConnection('Connection lost. Reconnecting…', 'bad'));
+  r.on(RoomEvent.Reconnecting, () => setConnection('Connection lost. Reconnecting…', 'bad'));
+  r.on(RoomEvent.Reconnected, () => setConnection('Reconnected.', 'good'));
+  r.on(RoomEvent.Disconnected, (reason) => {
+    if (r !== room) return;
+    if (ended) return;
+    if (reason === DisconnectReason.DUPLICATE_IDENTITY) {
+      setConnection('This exam was opened in another window or tab; continue there.', 'bad');
+      showRejoin();
+      return;
+    }
+    setConnection('Disconnected. Rejoining…', 'bad');
+    scheduleRejoin();
+  });
+  await r.connect(creds.url, creds.token, { autoSubscribe: false });
+  await r.startAudio().catch(() => {});
+  r.remoteParticipants.forEach((p) => p.trackPublications.forEach((pub) => subscribeIfBot(pub, p)));
+  if (micTrack) await r.localParticipant.publishTrack(micTrack);
+  setConnection('Connected.', 'good');
+  ui.rejoinRow.hidden = true;
+}
+
+function isBot(participant) {
+  return !!participant && participant.attributes && participant.attributes[ROLE_ATTRIBUTE] === 'bot';
+}
+
+// Only the examiner's voice is heard: another participant's audio (an observer, a second
+// device) is never subscribed.
+function subscribeIfBot(pub, participant) {
+  if (isBot(participant) && pub.kind === Track.Kind.Audio && !pub.isSubscribed) pub.setSubscribed(true);
+}
+
+function showRejoin() {
+  ui.rejoinRow.hidden = false;
+}
+
+function scheduleRejoin() {
+  showRejoin();
+  if (rejoinTimer || ended) return;
+  rejoinTimer = setTimeout(rejoin, REJOIN_EVERY_MS);
+}
+
+async function rejoin() {
+  clearTimeout(rejoinTimer);
+  rejoinTimer = null;
+  if (ended) return;
+  const old = room;
+  room = null;
+  if (old) await old.disconnect().catch(() => {});
+  if (micTrack) {
+    // A dropped room stops the track it published: capture afresh from the same device.
+    micTrack.stop();
+    micTrack = null;
+    await openMic(ui.mic.value || undefined);
+  }
+  try {
+    setConnection('Rejoining…', 'bad');
+    await connect(await fetchJoin());
+    setConnection('Reconnected.', 'good');
+  } catch (err) {
+    if (err.status === 409 || err.status === 404 || err.status === 410) {
+      setConnection('You cannot rejoin: ' + err.message, 'bad');
+      return;
+    }
+    setConnection('Still disconnected (' + err.message + '). Trying again…', 'bad');
+    scheduleRejoin();
+  }
+}
+
+// ---- what the exam says ---------------------------------------------------------------------
+
+function showEvent(ev) {
+  if (!ev || typeof ev.event !== 'string' || typeof ev.seq !== 'number') return;
+  const key = (ev.sessionId || '') + '/' + ev.seq;
+  if (seen.has(key)) return;
+  seen.add(key);
+  const p = ev.payload || {};
+  switch (ev.event) {
+    case 'exam_state': return showState(p);
+    case 'node_entered': return showProgress(p.progress);
+    case 'time_warning': return showWarning(p);
+    case 'spoken': return showCaption(p);
+    case 'command_acknowledged': return showCommand(p);
+    case 'exam_completed': return showEnded(p);
+    default: // an event this page does not know: ignored, as the contract asks
+  }
+}
+
+const STATE_WORDS = {
+  created: 'about to start', scaffolding: 'about to start', ready: 'about to start',
+  in_progress: 'in progress', paused: 'paused', completed: 'finished', aborted: 'stopped',
+};
+
+function showState(p) {
+  examState = p.state || '';
+  ui.state.textContent = STATE_WORDS[examState] || examState;
+  if (p.totalTimeBudgetSec && !deadline && frozenLeft === null) frozenLeft = p.totalTimeBudgetSec;
+  if (examState === 'paused') {
+    if (deadline) frozenLeft = secondsLeft();
+    deadline = null;
+    ui.paused.textContent = 'The exam is paused' + (p.reason ? ': ' + p.reason : '') + '. The clock is stopped.';
+    ui.paused.hidden = false;
+  } else {
+    ui.paused.hidden = true;
+    if (p.examDeadlineAt) {
+      const d = new Date(p.examDeadlineAt);
+      if (!isNaN(d)) { deadline = d; frozenLeft = null; }
+    }
+  }
+  if (examState === 'completed' || examState === 'aborted') showEnded({ state: examState, reason: p.reason });
+  drawClock();
+}
+
+function showProgress(progress) {
+  if (!progress || !progress.totalNodes) return;
+  ui.progress.textContent = progress.currentNodeIndex + ' of ' + progress.totalNodes;
+  ui.progress.setAttribute('aria-label', 'question ' + progress.currentNodeIndex + ' of ' + progress.totalNodes);
+  ui.warning.hidden = true;
+}
+
+function showWarning(p) {
+  const mins = Math.max(1, Math.round((p.remainingSec || 0) / 60));
+  const what = p.scope === 'exam' ? 'the exam' : 'this question';
+  ui.warning.textContent = 'About ' + mins + (mins === 1 ? ' minute' : ' minutes') + ' left for ' + what + '.';
+  ui.warning.hidden = false;
+}
+
+function showCaption(p) {
+  if (!p.text) return;
+  const span = document.createElement('span');
+  if (p.part > 0 && lastCaption) {
+    span.textContent = ' ' + p.text;
+    lastCaption.appendChild(span);
+  } else {
+    lastCaption = document.createElement('p');
+    span.textContent = p.text;
+    lastCaption.appendChild(span);
+    ui.captions.appendChild(lastCaption);
+  }
+  ui.captions.scrollTop = ui.captions.scrollHeight;
+}
+
+function showCommand(p) {
+  if (!p.accepted) return;
+  ui.answerNote.textContent = 'The examiner took your request (' + String(p.command || '').replace(/_/g, ' ') + ').';
+}
+
+function showEnded(p) {
+  if (ended) return;
+  ended = true;
+  deadline = null;
+  clearTimeout(rejoinTimer);
+  ui.state.textContent = STATE_WORDS[p.state] || 'finished';
+  ui.ended.hidden = false;
+  ui.answerForm.hidden = true;
+  ui.rejoinRow.hidden = true;
+  ui.paused.hidden = true;
+  ui.micPanel.hidden = true;
+  ui.endedText.textContent = p.state === 'aborted'
+    ? 'The exam was stopped' + (p.reason ? ' (' + p.reason + ')' : '') + '. You can close this page.'
+    : 'Thank you. You can close this page.';
+  setConnection('');
+  ui.endedTitle.focus();
+  // The examiner's closing words are still being spoken: leave when the examiner does, or a
+  // minute after the end at the latest.
+  const r = room;
+  if (r) setTimeout(() => r.disconnect().catch(() => {}), LEAVE_AFTER_END_MS);
+}
+
+function secondsLeft() {
+  return deadline ? Math.max(0, Math.round((deadline.getTime() - Date.now()) / 1000)) : frozenLeft;
+}
+
+let clockTicks = 0;
+
+function drawClock() {
+  ui.timeLeft.dataset.ticks = String(++clockTicks); // how often it was drawn, for the tests
+  const s = secondsLeft();
+  if (s === null || s === undefined) { ui.timeLeft.textContent = '–'; return; }
+  ui.timeLeft.textContent = Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+}
+
+// ---- typed answers --------------------------------------------------------------------------
+
+async function sendAnswer(e) {
+  e.preventDefault();
+  const text = ui.answer.value.trim();
+  if (!text) return;
+  if (!room) { ui.answerNote.textContent = 'Not connected: your answer was not sent. Try again when reconnected.'; return; }
+  try {
+    await room.localParticipant.publishData(new TextEncoder().encode(JSON.stringify({ type: 'candidate_text', text })),
+      { reliable: true, topic: TOPIC_INPUT });
+    ui.answer.value = '';
+    ui.answerNote.textContent = 'Sent: ' + text;
+  } catch (err) {
+    ui.answerNote.textContent = 'Your answer was not sent (' + err.message + '). Try again.';
+  }
+}
+
+// ---- the latency probe (?measure) -----------------------------------------------------------
+
+// Per turn: the candidate's last voiced window before the examiner's voice starts again → the
+// examiner's first voiced window, both read from analysers in one AudioContext.
+function newLatencyProbe() {
+  const VOICED = 0.003; // about -50 dBFS RMS
+  const GAP_MS = 300; // quiet this long ends a stretch of the examiner's speech
+  let mic = null;
+  let bot = null;
+  let lastCand = 0;
+  let candSinceBot = false;
+  let botOn = false;
+  let lastBot = 0;
+  const probe = { turns: [] };
+  window.examtuiMeasure = probe;
+  setInterval(() => {
+    const now = performance.now();
+    if (mic && rms(mic) > VOICED) { lastCand = now; candSinceBot = true; }
+    if (!bot) return;
+    if (rms(bot) > VOICED) {
+      if (!botOn && candSinceBot) { probe.turns.push(Math.round(now - lastCand)); candSinceBot = false; }
+      botOn = true;
+      lastBot = now;
+    } else if (botOn && now - lastBot > GAP_MS) {
+      botOn = false;
+    }
+  }, 10);
+  return {
+    setMic(a) { mic = a; },
+    setBot(mst, ctx) {
+      const a = ctx.createAnalyser();
+      a.fftSize = 1024;
+      ctx.createMediaStreamSource(new MediaStream([mst])).connect(a);
+      bot = a;
+    },
+  };
+}
+
+// ---- start ----------------------------------------------------------------------------------
+
+ui.join.addEventListener('click', join);
+ui.rejoin.addEventListener('click', rejoin);
+ui.answerForm.addEventListener('submit', sendAnswer);
+ui.mic.addEventListener('change', () => openMic(ui.mic.value));
+document.addEventListener('pointerdown', resumeAudio);
+document.addEventListener('keydown', resumeAudio);
+setInterval(drawClock, 1000);
+requestAnimationFrame(drawLevel);
+if (!code) {
+  ui.joinError.textContent = 'This page needs the join link your examiner gave you (…/join/YOUR-CODE).';
+}
+openMic();
