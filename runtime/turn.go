@@ -158,8 +158,8 @@ func (c *Controller) prepareCall(t Turn, text string, segPayload TranscriptSegme
 	if cmd, ok := ClassifyCommand(text); ok {
 		in.safety = cmd
 	}
+	gate := c.callGate()
 	req, queued := c.examinerRequest(c.ctxm, t, text, segPayload, c.takeCall)
-	gate := c.integ.gates.SpeakGate
 	in.stream = &streamState{gen: c.nodeGen, safety: in.safety, wallStart: wallStart}
 	req.OnArguments = func(partial []byte) { c.onPartialArguments(in.stream, partial) }
 	c.inFlight = true

@@ -127,7 +127,7 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 		TimeWarningSec:    DefaultTimeWarningSec,
 		ConfirmFinish:     true,
 		Gates: ResolvedGates{
-			FirstSpeak: DefaultFirstSpeak, PostSpeakBuffer: DefaultPostSpeakBuffer,
+			FirstSpeak: DefaultFirstSpeak, BeatHold: DefaultBeatHold, PostSpeakBuffer: DefaultPostSpeakBuffer,
 			UserIdle: DefaultUserIdle, UserIdleTimeout: DefaultUserIdleTimeout,
 		},
 		Silence: ResolvedSilence{Enabled: true, CheckInSec: DefaultSilenceCheckInSec, RepeatSec: DefaultSilenceRepeatSec,
@@ -162,6 +162,9 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 	r.TurnTaking = resolveTurnTaking(p.TurnTaking)
 	if g := p.Gates; g != nil {
 		setF(&r.Gates.FirstSpeak, g.FirstSpeak)
+		// A spec written before beatHold existed held beats with firstSpeak: it still does.
+		setF(&r.Gates.BeatHold, g.FirstSpeak)
+		setF(&r.Gates.BeatHold, g.BeatHold)
 		setF(&r.Gates.PostSpeakBuffer, g.PostSpeakBuffer)
 		setF(&r.Gates.UserIdle, g.UserIdle)
 		setF(&r.Gates.UserIdleTimeout, g.UserIdleTimeout)

@@ -55,7 +55,13 @@ type ResolvedSilence struct {
 
 // ResolvedGates are the pacing gates in seconds with defaults applied.
 type ResolvedGates struct {
-	FirstSpeak      float64 `json:"firstSpeak"`
+	// FirstSpeak is the delay before the very first examiner call after the greeting
+	// (BOT_FIRST_SPEAK_GATE_SECS); later calls wait SpeakGate.
+	FirstSpeak float64 `json:"firstSpeak"`
+	// BeatHold keeps every beat back for this long from the exam's start (BOT_BEAT_HOLD_SECS).
+	// Before it had its own name firstSpeak did this, so a spec without beatHold keeps its
+	// firstSpeak as the hold.
+	BeatHold        float64 `json:"beatHold"`
 	PostSpeakBuffer float64 `json:"postSpeakBuffer"`
 	UserIdle        float64 `json:"userIdle"`
 	UserIdleTimeout float64 `json:"userIdleTimeout"`
@@ -73,7 +79,8 @@ const (
 	DefaultMaxOffTopicRedirects  = 2
 	DefaultRequiredEvidenceCount = 1
 	DefaultMaxChars              = 500
-	DefaultFirstSpeak            = 0.2
+	DefaultFirstSpeak            = 0.0
+	DefaultBeatHold              = 0.2
 	DefaultPostSpeakBuffer       = 1.0
 	DefaultUserIdle              = 1.5
 	DefaultUserIdleTimeout       = 8.0

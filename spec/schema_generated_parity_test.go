@@ -34,7 +34,7 @@ personas:
 policies:
   confirmFinish: true
   onExaminerFailure: offline
-  gates: {firstSpeak: 0.2, postSpeakBuffer: 1.0, userIdle: 1.5, userIdleTimeout: 8.0, speakGate: 0}
+  gates: {firstSpeak: 0.2, beatHold: 0.2, postSpeakBuffer: 1.0, userIdle: 1.5, userIdleTimeout: 8.0, speakGate: 0}
   silence: {enabled: true, checkInSec: 20, repeatSec: 20, timeoutSec: 5, prompt: "Take your time."}
   turnTaking: {completeDelay: 0.25, minDelay: 0.5, maxDelay: 3.0}
 outputValidation:

@@ -70,6 +70,7 @@ type Silence struct {
 // Gates are pacing gates in seconds (docs/exam-format.md, "Gates").
 type Gates struct {
 	FirstSpeak      *float64 `json:"firstSpeak,omitempty" yaml:"firstSpeak,omitempty"`
+	BeatHold        *float64 `json:"beatHold,omitempty" yaml:"beatHold,omitempty"`
 	PostSpeakBuffer *float64 `json:"postSpeakBuffer,omitempty" yaml:"postSpeakBuffer,omitempty"`
 	UserIdle        *float64 `json:"userIdle,omitempty" yaml:"userIdle,omitempty"`
 	UserIdleTimeout *float64 `json:"userIdleTimeout,omitempty" yaml:"userIdleTimeout,omitempty"`

@@ -171,7 +171,7 @@ func (c *checker) checkPolicies() {
 		for _, f := range []struct {
 			name string
 			v    *float64
-		}{{"firstSpeak", g.FirstSpeak}, {"postSpeakBuffer", g.PostSpeakBuffer}, {"userIdle", g.UserIdle}, {"userIdleTimeout", g.UserIdleTimeout}, {"speakGate", g.SpeakGate}} {
+		}{{"firstSpeak", g.FirstSpeak}, {"beatHold", g.BeatHold}, {"postSpeakBuffer", g.PostSpeakBuffer}, {"userIdle", g.UserIdle}, {"userIdleTimeout", g.UserIdleTimeout}, {"speakGate", g.SpeakGate}} {
 			if f.v != nil && *f.v < 0 {
 				c.errorf("policies.gates."+f.name, "", "gate %s must not be negative, got %g", f.name, *f.v)
 			}
