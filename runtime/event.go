@@ -105,6 +105,8 @@ func (e Event) Decode() (Payload, error) {
 		p = &SpecReloadPayload{}
 	case EventCandidatePresence:
 		p = &CandidatePresencePayload{}
+	case EventContextSummary:
+		p = &ContextSummaryPayload{}
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e.Event)
 	}

@@ -50,7 +50,11 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	if gateErr == nil {
 		c.observe(ctx, &call)
 	}
-	return c.finishTurn(&call, gateErr)
+	if err := c.finishTurn(&call, gateErr); err != nil {
+		return err
+	}
+	// After the turn, so the reply is not held back by it (summary.go).
+	return c.summariseOlderTurns(ctx)
 }
 
 // examinerCall is a turn that goes to the examiner: what takeTurn prepared under mu for the

@@ -82,10 +82,14 @@ func compile(s *Spec) *Exam {
 		Policies:           resolvePolicies(s.Policies),
 		Filters:            resolveFilters(s.OutputValidation),
 		Beats:              append([]Beat(nil), s.Beats...),
+		Context:            ResolvedContext{SummaryTokens: DefaultSummaryTokens},
 		EntryNode:          s.Nodes[0].NodeID,
 	}
 	if e.Language == "" {
 		e.Language = DefaultLanguage
+	}
+	if s.Context != nil && s.Context.SummaryTokens != nil {
+		e.Context.SummaryTokens = *s.Context.SummaryTokens
 	}
 	e.Personas = append([]Persona{s.Persona}, s.Personas...)
 	vocab := map[string]*EvidenceDef{}

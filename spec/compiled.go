@@ -23,9 +23,33 @@ type Exam struct {
 	Evidence           []EvidenceDef    `json:"evidence"`
 	Filters            []ResolvedFilter `json:"outputValidationFilters"` // all five, pipeline order
 	Beats              []Beat           `json:"beats,omitempty"`
+	Context            ResolvedContext  `json:"context"`
 	EntryNode          string           `json:"entryNode"`
 	Nodes              []CompiledNode   `json:"nodes"`
 }
+
+// ResolvedContext is the examiner's context settings with defaults applied.
+type ResolvedContext struct {
+	// SummaryTokens bounds the model's summary of older turns in a node (the summary call's
+	// max_tokens and the text kept). An exam compiled before it existed reads 0: use
+	// SummaryTokensOrDefault.
+	SummaryTokens int `json:"summaryTokens"`
+}
+
+// SummaryTokensOrDefault is SummaryTokens, or the default for an exam compiled without it.
+func (c ResolvedContext) SummaryTokensOrDefault() int {
+	if c.SummaryTokens <= 0 {
+		return DefaultSummaryTokens
+	}
+	return c.SummaryTokens
+}
+
+// Limits of context.summaryTokens.
+const (
+	DefaultSummaryTokens = 2000
+	MinSummaryTokens     = 100
+	MaxSummaryTokens     = 16000
+)
 
 // ResolvedPolicies are the exam policies with defaults applied.
 type ResolvedPolicies struct {

@@ -28,6 +28,7 @@ var compilerOnlyRules = []struct{ name, diagnostic string }{
 // parityExtras adds to the example every optional field it leaves out, so that the walk over
 // the schema reaches every property with a value to break.
 const parityExtras = `
+context: {summaryTokens: 2000}
 persona: {voice: alloy, ttsSpeed: 1.0}
 personas:
   - {id: host, roleMessage: "You host.", voice: verse, ttsSpeed: 1.25}

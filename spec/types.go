@@ -18,9 +18,16 @@ type Spec struct {
 	OutputValidation   *OutputValidation `json:"outputValidation,omitempty" yaml:"outputValidation,omitempty"`
 	Nodes              []Node            `json:"nodes" yaml:"nodes"`
 	Beats              []Beat            `json:"beats,omitempty" yaml:"beats,omitempty"`
+	Context            *Context          `json:"context,omitempty" yaml:"context,omitempty"`
 
 	// src is where each value came from; nil for a spec built in code.
 	src *source
+}
+
+// Context tunes the examiner's context (docs/exam-format.md, "Context strategies").
+type Context struct {
+	// SummaryTokens is the budget of a model-written summary of older turns in a node.
+	SummaryTokens *int `json:"summaryTokens,omitempty" yaml:"summaryTokens,omitempty"`
 }
 
 // Persona is a voice the examiner speaks with.

@@ -71,6 +71,12 @@ func (c *checker) validate() {
 	c.checkFilters()
 	c.checkBeats(nodeIDs)
 	c.checkGraph()
+	if s.Context != nil && s.Context.SummaryTokens != nil {
+		if n := *s.Context.SummaryTokens; n < MinSummaryTokens || n > MaxSummaryTokens {
+			c.errorf("context.summaryTokens", fmt.Sprintf("allowed: %d to %d", MinSummaryTokens, MaxSummaryTokens),
+				"summaryTokens %d is out of range", n)
+		}
+	}
 }
 
 // idSet is a list of ids in file order with constant-time lookup (exams can be large).
