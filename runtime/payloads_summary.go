@@ -16,7 +16,7 @@ type ContextSummaryPayload struct {
 	// before it.
 	Messages int    `json:"messages"`
 	Summary  string `json:"summary"`
-	// Usage is what the summary call consumed; it counts in the exam's usage like a turn's.
+	// Usage is what the summary call consumed, as the server reported it.
 	Usage *TurnUsage `json:"usage,omitempty"`
 }
 
