@@ -119,6 +119,8 @@ func Describe(ev runtime.Event) string {
 		return fmt.Sprintf("%s: %s", p.Source, quote(p.Text))
 	case *runtime.SystemErrorPayload:
 		return fmt.Sprintf("%s: %s", p.Code, p.Message)
+	case *runtime.ContextSummaryPayload:
+		return fmt.Sprintf("%s: %d older messages summarised by the model: %s", p.NodeID, p.Messages, quote(p.Summary))
 	case *runtime.ExamCompletedPayload:
 		return fmt.Sprintf("%s after %s, visited %s", p.State, millis(p.DurationMs).Round(time.Second),
 			strings.Join(p.NodesVisited, ", "))
