@@ -22,7 +22,7 @@ const summaryInstruction = "You keep notes for an oral examiner. Summarise the c
 	"most %d tokens."
 
 // Summarise asks the model for a summary of older turns (runtime.Summariser): one call, no
-// tools, no stream, no retry, bounded by max_tokens (the spec's context.summaryTokens), the
+// tools, no stream, no retry, bounded by max_completion_tokens (the spec's context.summaryTokens), the
 // per-request timeout and the reply size cap. An error wraps ErrSummary and says why.
 func (e *Examiner) Summarise(ctx context.Context, req *runtime.SummaryRequest) (*runtime.SummaryReply, error) {
 	if req == nil || len(req.Messages) == 0 || req.MaxTokens <= 0 {
@@ -49,11 +49,11 @@ func (e *Examiner) Summarise(ctx context.Context, req *runtime.SummaryRequest) (
 			{Role: openai.ChatMessageRoleSystem, Content: fmt.Sprintf(summaryInstruction, req.MaxTokens)},
 			{Role: openai.ChatMessageRoleUser, Content: b.String()},
 		},
+		// max_completion_tokens (max_tokens is deprecated, and refused by reasoning models); a
+		// server that ignores it is still held to the budget by the controller's cut.
+		MaxCompletionTokens: req.MaxTokens,
 	}
-	if ReasoningModel(e.cfg.model) {
-		creq.MaxCompletionTokens = req.MaxTokens
-	} else {
-		creq.MaxTokens = req.MaxTokens
+	if !ReasoningModel(e.cfg.model) {
 		creq.Temperature = e.cfg.temperature
 	}
 	meta := &respMeta{}

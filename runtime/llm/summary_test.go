@@ -12,7 +12,7 @@ import (
 )
 
 // TestModelSummary: with the LLM examiner, the older turns of a node are summarised by the
-// model in a separate call (no tools, max_tokens the spec's context.summaryTokens), recorded
+// model in a separate call (no tools, max_completion_tokens the spec's context.summaryTokens), recorded
 // as a context_summary event, never spoken, and the examiner's next request carries the
 // model's summary instead of the extractive one. A failing summary call leaves the extractive
 // summary in place with a summary_failed system_error; an over-long one is cut to the budget.
@@ -52,8 +52,8 @@ func TestModelSummary(t *testing.T) {
 			if len(plain) == 0 {
 				t.Fatal("no summary call was made")
 			}
-			if r := plain[0]; r.MaxTokens != 150 || r.Stream || !strings.Contains(dump(r.Messages), "Candidate: We could run a hybrid buffet.") {
-				t.Errorf("summary call: max_tokens %d stream %v\n%s", r.MaxTokens, r.Stream, dump(r.Messages))
+			if r := plain[0]; r.MaxCompletionTokens != 150 || r.Stream || !strings.Contains(dump(r.Messages), "Candidate: We could run a hybrid buffet.") {
+				t.Errorf("summary call: max_completion_tokens %d stream %v\n%s", r.MaxCompletionTokens, r.Stream, dump(r.Messages))
 			}
 			sums := evs.payloads(t, runtime.EventContextSummary)
 			var failed []runtime.Payload
