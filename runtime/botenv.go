@@ -20,7 +20,8 @@ type BotEnvVar struct {
 // BotEnvVars lists the BOT_* variables examtui honours, in the order `examtui run --help`
 // lists them. The exam spec's value stands unless one of these is set for a rehearsal run.
 var BotEnvVars = []BotEnvVar{
-	{"BOT_FIRST_SPEAK_GATE_SECS", "policies.gates.firstSpeak", "no beat before this many seconds of the exam"},
+	{"BOT_FIRST_SPEAK_GATE_SECS", "policies.gates.firstSpeak", "delay before the very first examiner call after the greeting"},
+	{"BOT_BEAT_HOLD_SECS", "policies.gates.beatHold", "no beat before this many seconds of the exam"},
 	{"BOT_BEAT_POST_SPEAK_BUFFER_SECS", "policies.gates.postSpeakBuffer", "quiet time after the examiner speaks before a beat"},
 	{"BOT_BEAT_USER_IDLE_SECS", "policies.gates.userIdle", "candidate idle time before a beat"},
 	{"BOT_BEAT_USER_IDLE_TIMEOUT_SECS", "policies.gates.userIdleTimeout", "a due beat waits at most this long for the candidate to go idle"},
@@ -30,7 +31,7 @@ var BotEnvVars = []BotEnvVar{
 
 // GateOverrides are rehearsal overrides of the spec's gates (nil: the spec's value).
 type GateOverrides struct {
-	FirstSpeak, PostSpeakBuffer, UserIdle, UserIdleTimeout, SpeakGate, WrapupAfter *float64
+	FirstSpeak, BeatHold, PostSpeakBuffer, UserIdle, UserIdleTimeout, SpeakGate, WrapupAfter *float64
 	// Set lists the variables that were set, for the log.
 	Set []string
 }
@@ -39,7 +40,7 @@ func (o *GateOverrides) apply(g *spec.ResolvedGates) {
 	for _, f := range []struct {
 		dst *float64
 		v   *float64
-	}{{&g.FirstSpeak, o.FirstSpeak}, {&g.PostSpeakBuffer, o.PostSpeakBuffer}, {&g.UserIdle, o.UserIdle},
+	}{{&g.FirstSpeak, o.FirstSpeak}, {&g.BeatHold, o.BeatHold}, {&g.PostSpeakBuffer, o.PostSpeakBuffer}, {&g.UserIdle, o.UserIdle},
 		{&g.UserIdleTimeout, o.UserIdleTimeout}, {&g.SpeakGate, o.SpeakGate}} {
 		if f.v != nil {
 			*f.dst = *f.v
@@ -52,7 +53,7 @@ func (o *GateOverrides) apply(g *spec.ResolvedGates) {
 func GateOverridesFromEnv(lookup func(string) (string, bool)) (*GateOverrides, error) {
 	o := &GateOverrides{}
 	dst := map[string]**float64{
-		"BOT_FIRST_SPEAK_GATE_SECS": &o.FirstSpeak, "BOT_BEAT_POST_SPEAK_BUFFER_SECS": &o.PostSpeakBuffer,
+		"BOT_FIRST_SPEAK_GATE_SECS": &o.FirstSpeak, "BOT_BEAT_HOLD_SECS": &o.BeatHold, "BOT_BEAT_POST_SPEAK_BUFFER_SECS": &o.PostSpeakBuffer,
 		"BOT_BEAT_USER_IDLE_SECS": &o.UserIdle, "BOT_BEAT_USER_IDLE_TIMEOUT_SECS": &o.UserIdleTimeout,
 		"BOT_SPEAK_GATE_DELAY_SECS": &o.SpeakGate, "BOT_WRAPUP_AFTER_SECS": &o.WrapupAfter,
 	}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/examtui/examtui/spec"
@@ -28,7 +29,9 @@ type contextManager struct {
 	examSummary  []string       // one bounded line per node left
 	priorSummary string         // reset_with_summary: what came before this node
 	prior        []spec.Message // append: history carried over from earlier nodes
-	summary      []string       // in-node summary items of compressed messages
+	summary      []string       // in-node summary items of compressed messages (since the model's summary)
+	modelSummary string         // the model's summary of the node's older turns (summary.go)
+	pending      *pendingSummary
 	history      []spec.Message // in-node messages since the last compression
 	compressions int
 
@@ -54,8 +57,8 @@ func (cm *contextManager) enterNode(node *spec.CompiledNode, prevID string) {
 	}
 	switch node.LLM.ContextStrategy {
 	case spec.ContextAppend:
-		if len(cm.summary) > 0 {
-			cm.prior = append(cm.prior, spec.Message{Role: "developer", Content: "Earlier: " + strings.Join(cm.summary, " ")})
+		if s := cm.summaryText(); s != "" {
+			cm.prior = append(cm.prior, spec.Message{Role: "developer", Content: "Earlier: " + s})
 		}
 		cm.prior = append(cm.prior, cm.history...)
 		cm.priorSummary = ""
@@ -74,6 +77,8 @@ func (cm *contextManager) enterNode(node *spec.CompiledNode, prevID string) {
 		cm.priorSummary = ""
 	}
 	cm.summary = nil
+	cm.modelSummary = ""
+	cm.pending = nil
 	cm.history = nil
 	cm.notes = nil
 }
@@ -90,6 +95,13 @@ func (cm *contextManager) nodeSummary(nodeID string) string {
 		if m.Role == "user" && !strings.HasPrefix(m.Content, "[") {
 			said = append(said, firstSentence(m.Content, summaryItemRunes))
 		}
+	}
+	if cm.modelSummary != "" {
+		line := fmt.Sprintf("In %s: %s", nodeID, cm.modelSummary)
+		if len(said) > 0 {
+			line += " Then the candidate said: " + strings.Join(said, " / ")
+		}
+		return TruncateRunes(line, nodeSummaryCapRunes)
 	}
 	if len(said) == 0 {
 		return ""
@@ -117,8 +129,8 @@ func (cm *contextManager) messages(node *spec.CompiledNode, extra []spec.Message
 		out = append(out, spec.Message{Role: "developer", Content: "Summary of the conversation so far: " + cm.priorSummary})
 	}
 	out = append(out, cm.prior...)
-	if len(cm.summary) > 0 {
-		out = append(out, spec.Message{Role: "developer", Content: "Summary of earlier turns on this topic: " + strings.Join(cm.summary, " ")})
+	if s := cm.summaryText(); s != "" {
+		out = append(out, spec.Message{Role: "developer", Content: "Summary of earlier turns on this topic: " + s})
 	}
 	out = cm.withNotes(out)
 	out = append(out, extra...)
@@ -153,12 +165,16 @@ func (cm *contextManager) append(msgs ...spec.Message) {
 		return
 	}
 	cut := len(cm.history) - keepRecentMessages
+	// What a model may summarise instead (summary.go): these turns, after the summary so far.
+	pending := &pendingSummary{previous: cm.summaryText(), messages: slices.Clone(cm.history[:cut])}
 	for _, it := range extractItems(cm.history[:cut]) {
 		cm.summary = appendBounded(cm.summary, it, summaryCapRunes)
 	}
 	// Copy the tail so the old backing array (and its strings) can be collected.
 	cm.history = append(make([]spec.Message, 0, cm.maxMessages+2), cm.history[cut:]...)
 	cm.compressions++
+	pending.compression = cm.compressions
+	cm.pending = pending
 	cm.shiftNotes(cut)
 }
 
@@ -173,7 +189,7 @@ func (cm *contextManager) shiftNotes(cut int) {
 // size is the number of messages and estimated tokens held, for tests of boundedness.
 func (cm *contextManager) size() (msgs, toks int) {
 	all := append(append([]spec.Message{}, cm.prior...), cm.history...)
-	n := len(cm.priorSummary) + len(cm.carried)
+	n := len(cm.priorSummary) + len(cm.carried) + len(cm.modelSummary)
 	for _, s := range cm.summary {
 		n += len(s)
 	}

@@ -225,8 +225,11 @@ func (cm *contextManager) contextParity() string {
 	cp.flush()
 	cm = &cp
 	var b strings.Builder
-	fmt.Fprintf(&b, "carried=%q\nexamSummary=%q\npriorSummary=%q\nprior=%q\nsummary=%q\nhistory=%q\ncompressions=%d\nnotes=%+v\n",
-		cm.carried, cm.examSummary, cm.priorSummary, cm.prior, cm.summary, cm.history, cm.compressions, cm.notes)
+	fmt.Fprintf(&b, "carried=%q\nexamSummary=%q\npriorSummary=%q\nprior=%q\nsummary=%q\nmodelSummary=%q\nhistory=%q\ncompressions=%d\nnotes=%+v\n",
+		cm.carried, cm.examSummary, cm.priorSummary, cm.prior, cm.summary, cm.modelSummary, cm.history, cm.compressions, cm.notes)
+	if p := cm.pending; p != nil {
+		fmt.Fprintf(&b, "pending=%d %q %q\n", p.compression, p.previous, p.messages)
+	}
 	if cm.turn != nil {
 		fmt.Fprintf(&b, "turn=%q\n", *cm.turn)
 	}

@@ -147,6 +147,17 @@ func (c *Controller) statusMessage() spec.Message {
 	return spec.Message{Role: "developer", Content: b.String()}
 }
 
+// callGate is the delay before the next examiner call, in seconds: the first-speak gate before
+// the very first call of the exam (the first run after the greeting, which should come quickly,
+// without the longer gates), the speak gate before every later one. Caller holds mu, before
+// takeCall counts the call.
+func (c *Controller) callGate() float64 {
+	if c.integ.examinerCalls == 0 {
+		return c.integ.gates.FirstSpeak
+	}
+	return c.integ.gates.SpeakGate
+}
+
 // speakGate waits the speak gate before an examiner call (BOT_SPEAK_GATE_DELAY_SECS), on the
 // controller's clock: a virtual clock advances instead of sleeping.
 func (c *Controller) speakGate(ctx context.Context, gate float64) error {

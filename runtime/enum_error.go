@@ -24,12 +24,16 @@ const (
 	CodeUntrustedParticipant  ErrorCode = "security_untrusted_participant"
 	CodeForgedEvent           ErrorCode = "security_forged_event"
 	CodeEventGap              ErrorCode = "security_event_gap"
+
+	// CodeSummaryFailed: the model's summary of older turns failed; the extractive one stands.
+	CodeSummaryFailed ErrorCode = "summary_failed"
 )
 
 // ErrorCodes lists every error code.
 var ErrorCodes = []ErrorCode{CodeObservationInvalid, CodeExaminerFailed, CodeAdminFailed, CodeWorkerJobFailed,
 	CodeCandidateInputFailed, CodeExaminerCommandFailed, CodeAudioPipelineFailed, CodeSpeechFailed,
-	CodeUnauthorizedMessage, CodeInvalidMessage, CodeUntrustedParticipant, CodeForgedEvent, CodeEventGap}
+	CodeUnauthorizedMessage, CodeInvalidMessage, CodeUntrustedParticipant, CodeForgedEvent, CodeEventGap,
+	CodeSummaryFailed}
 
 func (c ErrorCode) String() string { return string(c) }
 

@@ -27,6 +27,7 @@ var (
 	ErrNothingQueued      = errors.New("runtime: no queued admin instruction to promote")
 	ErrInvalidEnv         = errors.New("runtime: invalid environment setting")
 	ErrUnknownValue       = errors.New("runtime: unknown value")
+	ErrEmptySummary       = errors.New("runtime: the summary is empty")
 )
 
 // ErrInvalidPresence is returned for a presence change without a candidate identity.

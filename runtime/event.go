@@ -109,6 +109,8 @@ func (e Event) Decode() (Payload, error) {
 		p = &SpeechUsagePayload{}
 	case EventCallUsage:
 		p = &CallUsagePayload{}
+	case EventContextSummary:
+		p = &ContextSummaryPayload{}
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e.Event)
 	}

@@ -182,6 +182,12 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		case p.Mode == AdminImmediate && p.Status == AdminApplied:
 			c.adminApplied(p.Text)
 		}
+	case *ContextSummaryPayload:
+		c.ctxm.applySummary(p)
+	case *SystemErrorPayload:
+		if p.Code == CodeSummaryFailed {
+			c.ctxm.summaryFailed()
+		}
 	case *RecoveryPayload:
 		if heard, ok := heardFromDetail(p.Detail); ok && p.Kind == RecoveryBargeIn {
 			c.ctxm.interrupted(heard)

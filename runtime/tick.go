@@ -67,8 +67,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 }
 
 // fireBeats delivers due beats as directions to the examiner (fireBeat) once their gates are
-// open: never while the candidate speaks or a turn is being decided, not before the first-speak
-// gate, not within the post-speak buffer, and only once the candidate has been idle for
+// open: never while the candidate speaks or a turn is being decided, not before the beat hold, not within the post-speak buffer, and only once the candidate has been idle for
 // userIdle (or the beat has waited userIdleTimeout). A beat is never spoken.
 func (c *Controller) fireBeats(now time.Time) {
 	g := c.integ.gates
@@ -96,7 +95,7 @@ func (c *Controller) fireBeats(now time.Time) {
 		if c.userSpeaking || c.inFlight {
 			continue
 		}
-		if c.examClock.elapsed(now) < secs(g.FirstSpeak) || now.Before(c.speakingUntil.Add(secs(g.PostSpeakBuffer))) {
+		if c.examClock.elapsed(now) < secs(g.BeatHold) || now.Before(c.speakingUntil.Add(secs(g.PostSpeakBuffer))) {
 			continue
 		}
 		if now.Sub(c.lastUserActivity) < secs(g.UserIdle) && now.Sub(st.dueAt) < secs(g.UserIdleTimeout) {

@@ -50,7 +50,11 @@ func (c *Controller) SubmitTurn(ctx context.Context, t Turn) error {
 	if gateErr == nil {
 		c.observe(ctx, &call)
 	}
-	return c.finishTurn(&call, gateErr)
+	if err := c.finishTurn(&call, gateErr); err != nil {
+		return err
+	}
+	// After the turn, so the reply is not held back by it (summary.go).
+	return c.summariseOlderTurns(ctx)
 }
 
 // examinerCall is a turn that goes to the examiner: what takeTurn prepared under mu for the
@@ -158,8 +162,8 @@ func (c *Controller) prepareCall(t Turn, text string, segPayload TranscriptSegme
 	if cmd, ok := ClassifyCommand(text); ok {
 		in.safety = cmd
 	}
+	gate := c.callGate()
 	req, queued := c.examinerRequest(c.ctxm, t, text, segPayload, c.takeCall)
-	gate := c.integ.gates.SpeakGate
 	in.stream = &streamState{gen: c.nodeGen, safety: in.safety, wallStart: wallStart}
 	req.OnArguments = func(partial []byte) { c.onPartialArguments(in.stream, partial) }
 	c.inFlight = true

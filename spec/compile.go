@@ -82,11 +82,15 @@ func compile(s *Spec) *Exam {
 		Policies:           resolvePolicies(s.Policies),
 		Filters:            resolveFilters(s.OutputValidation),
 		Beats:              append([]Beat(nil), s.Beats...),
+		Context:            ResolvedContext{SummaryTokens: DefaultSummaryTokens},
 		EntryNode:          s.Nodes[0].NodeID,
 		Marking:            compileMarking(s.Marking),
 	}
 	if e.Language == "" {
 		e.Language = DefaultLanguage
+	}
+	if s.Context != nil && s.Context.SummaryTokens != nil {
+		e.Context.SummaryTokens = *s.Context.SummaryTokens
 	}
 	e.Personas = append([]Persona{s.Persona}, s.Personas...)
 	vocab := map[string]*EvidenceDef{}
@@ -128,7 +132,7 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 		TimeWarningSec:    DefaultTimeWarningSec,
 		ConfirmFinish:     true,
 		Gates: ResolvedGates{
-			FirstSpeak: DefaultFirstSpeak, PostSpeakBuffer: DefaultPostSpeakBuffer,
+			FirstSpeak: DefaultFirstSpeak, BeatHold: DefaultBeatHold, PostSpeakBuffer: DefaultPostSpeakBuffer,
 			UserIdle: DefaultUserIdle, UserIdleTimeout: DefaultUserIdleTimeout,
 		},
 		Silence: ResolvedSilence{Enabled: true, CheckInSec: DefaultSilenceCheckInSec, RepeatSec: DefaultSilenceRepeatSec,
@@ -163,6 +167,9 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 	r.TurnTaking = resolveTurnTaking(p.TurnTaking)
 	if g := p.Gates; g != nil {
 		setF(&r.Gates.FirstSpeak, g.FirstSpeak)
+		// A spec written before beatHold existed held beats with firstSpeak: it still does.
+		setF(&r.Gates.BeatHold, g.FirstSpeak)
+		setF(&r.Gates.BeatHold, g.BeatHold)
 		setF(&r.Gates.PostSpeakBuffer, g.PostSpeakBuffer)
 		setF(&r.Gates.UserIdle, g.UserIdle)
 		setF(&r.Gates.UserIdleTimeout, g.UserIdleTimeout)

@@ -5,7 +5,7 @@ const IRVersion = "examtui-ir/1"
 
 // AdapterVersion identifies the report_observation schema, the task message template and the
 // node compilation rules (docs/outputs.md).
-const AdapterVersion = "examtui-pipecat-adapter/0.2"
+const AdapterVersion = "examtui-pipecat-adapter/0.3"
 
 // Exam is a compiled exam: everything the runtime executes, with every default resolved.
 // Compile is deterministic, so the JSON encoding of an Exam is byte-identical for the same input.
@@ -23,12 +23,36 @@ type Exam struct {
 	Evidence           []EvidenceDef    `json:"evidence"`
 	Filters            []ResolvedFilter `json:"outputValidationFilters"` // all five, pipeline order
 	Beats              []Beat           `json:"beats,omitempty"`
+	Context            ResolvedContext  `json:"context"`
 	EntryNode          string           `json:"entryNode"`
 	Nodes              []CompiledNode   `json:"nodes"`
 	// Marking is set only when the spec has a marking scheme, so exams without one compile
 	// as before.
 	Marking *CompiledMarking `json:"marking,omitempty"`
 }
+
+// ResolvedContext is the examiner's context settings with defaults applied.
+type ResolvedContext struct {
+	// SummaryTokens bounds the model's summary of older turns in a node (the summary call's
+	// max_tokens and the text kept). An exam compiled before it existed reads 0: use
+	// SummaryTokensOrDefault.
+	SummaryTokens int `json:"summaryTokens"`
+}
+
+// SummaryTokensOrDefault is SummaryTokens, or the default for an exam compiled without it.
+func (c ResolvedContext) SummaryTokensOrDefault() int {
+	if c.SummaryTokens <= 0 {
+		return DefaultSummaryTokens
+	}
+	return c.SummaryTokens
+}
+
+// Limits of context.summaryTokens.
+const (
+	DefaultSummaryTokens = 2000
+	MinSummaryTokens     = 100
+	MaxSummaryTokens     = 16000
+)
 
 // ResolvedPolicies are the exam policies with defaults applied.
 type ResolvedPolicies struct {
@@ -58,7 +82,13 @@ type ResolvedSilence struct {
 
 // ResolvedGates are the pacing gates in seconds with defaults applied.
 type ResolvedGates struct {
-	FirstSpeak      float64 `json:"firstSpeak"`
+	// FirstSpeak is the delay before the very first examiner call after the greeting
+	// (BOT_FIRST_SPEAK_GATE_SECS); later calls wait SpeakGate.
+	FirstSpeak float64 `json:"firstSpeak"`
+	// BeatHold keeps every beat back for this long from the exam's start (BOT_BEAT_HOLD_SECS).
+	// Before it had its own name firstSpeak did this, so a spec without beatHold keeps its
+	// firstSpeak as the hold.
+	BeatHold        float64 `json:"beatHold"`
 	PostSpeakBuffer float64 `json:"postSpeakBuffer"`
 	UserIdle        float64 `json:"userIdle"`
 	UserIdleTimeout float64 `json:"userIdleTimeout"`
@@ -76,7 +106,8 @@ const (
 	DefaultMaxOffTopicRedirects  = 2
 	DefaultRequiredEvidenceCount = 1
 	DefaultMaxChars              = 500
-	DefaultFirstSpeak            = 0.2
+	DefaultFirstSpeak            = 0.0
+	DefaultBeatHold              = 0.2
 	DefaultPostSpeakBuffer       = 1.0
 	DefaultUserIdle              = 1.5
 	DefaultUserIdleTimeout       = 8.0

@@ -47,6 +47,7 @@ type PipecatNode struct {
 	TaskMessages       []Message         `json:"task_messages"`
 	Functions          []PipecatFunction `json:"functions"`
 	PreActions         []PipecatAction   `json:"pre_actions,omitempty"`
+	PostActions        []PipecatAction   `json:"post_actions,omitempty"`
 	RespondImmediately bool              `json:"respond_immediately"`
 	ContextStrategy    PipecatContext    `json:"context_strategy"`
 	// Transitions is the successor for every transition reason, resolved (an author's
@@ -75,11 +76,23 @@ type PipecatFunction struct {
 	Required    []string       `json:"required"`
 }
 
-// PipecatAction is a Pipecat Flows action (tts_say, end_conversation).
+// PipecatAction is a Pipecat Flows action config: tts_say, end_conversation, or a function
+// action whose Handler names one of contrib/pipecat/examtui_flows.py's handlers (JSON cannot
+// hold the callable; the module puts its own in place of the name).
 type PipecatAction struct {
-	Type string `json:"type"`
-	Text string `json:"text,omitempty"`
+	Type    string `json:"type"`
+	Text    string `json:"text,omitempty"`
+	Handler string `json:"handler,omitempty"`
 }
+
+// The node actions' handlers (docs/outputs.md, "Node actions"): node_entered runs first when
+// the bot enters a node; finalize_node when the exam leaves it (the module puts a node's
+// post_actions on the node config that leaves it, or before end_conversation at the end).
+const (
+	PipecatActionFunction    = "function"
+	PipecatHandlerNodeEnter  = "examtui.node_entered"
+	PipecatHandlerNodeFinish = "examtui.finalize_node"
+)
 
 // PipecatContext is a ContextStrategyConfig.
 type PipecatContext struct {
@@ -179,6 +192,8 @@ func pipecatNode(n CompiledNode) PipecatNode {
 		}
 		pn.Functions = append(pn.Functions, pf)
 	}
+	pn.PreActions = append(pn.PreActions, PipecatAction{Type: PipecatActionFunction, Handler: PipecatHandlerNodeEnter})
+	pn.PostActions = append(pn.PostActions, PipecatAction{Type: PipecatActionFunction, Handler: PipecatHandlerNodeFinish})
 	if t := n.Controller.ScenarioIntro; t != "" {
 		pn.PreActions = append(pn.PreActions, PipecatAction{Type: "tts_say", Text: t})
 	}

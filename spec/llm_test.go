@@ -223,7 +223,7 @@ nodes:
 `)
 	e, _ := mustCompile(t, "min.yaml", src)
 	wantPol := ResolvedPolicies{MaxClarifications: 2, STTMinConfidence: 0.5, TimeWarningSec: 60, ConfirmFinish: true,
-		Gates:   ResolvedGates{FirstSpeak: 0.2, PostSpeakBuffer: 1.0, UserIdle: 1.5, UserIdleTimeout: 8.0},
+		Gates:   ResolvedGates{FirstSpeak: 0, BeatHold: 0.2, PostSpeakBuffer: 1.0, UserIdle: 1.5, UserIdleTimeout: 8.0},
 		Silence: ResolvedSilence{Enabled: true, CheckInSec: 20, RepeatSec: 20, Prompt: DefaultSilencePrompt}}
 	if e.Policies != wantPol {
 		t.Errorf("policies %+v", e.Policies)

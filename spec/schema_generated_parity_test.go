@@ -30,13 +30,14 @@ var compilerOnlyRules = []struct{ name, diagnostic string }{
 // parityExtras adds to the example every optional field it leaves out, so that the walk over
 // the schema reaches every property with a value to break.
 const parityExtras = `
+context: {summaryTokens: 2000}
 persona: {voice: alloy, ttsSpeed: 1.0}
 personas:
   - {id: host, roleMessage: "You host.", voice: verse, ttsSpeed: 1.25}
 policies:
   confirmFinish: true
   onExaminerFailure: offline
-  gates: {firstSpeak: 0.2, postSpeakBuffer: 1.0, userIdle: 1.5, userIdleTimeout: 8.0, speakGate: 0}
+  gates: {firstSpeak: 0.2, beatHold: 0.2, postSpeakBuffer: 1.0, userIdle: 1.5, userIdleTimeout: 8.0, speakGate: 0}
   silence: {enabled: true, checkInSec: 20, repeatSec: 20, timeoutSec: 5, prompt: "Take your time."}
   turnTaking: {completeDelay: 0.25, minDelay: 0.5, maxDelay: 3.0}
 outputValidation:

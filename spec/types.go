@@ -18,11 +18,18 @@ type Spec struct {
 	OutputValidation   *OutputValidation `json:"outputValidation,omitempty" yaml:"outputValidation,omitempty"`
 	Nodes              []Node            `json:"nodes" yaml:"nodes"`
 	Beats              []Beat            `json:"beats,omitempty" yaml:"beats,omitempty"`
+	Context            *Context          `json:"context,omitempty" yaml:"context,omitempty"`
 	// Marking is the marking scheme (spec/marking.go, docs/marking.md); absent: not markable.
 	Marking *Marking `json:"marking,omitempty" yaml:"marking,omitempty"`
 
 	// src is where each value came from; nil for a spec built in code.
 	src *source
+}
+
+// Context tunes the examiner's context (docs/exam-format.md, "Context strategies").
+type Context struct {
+	// SummaryTokens is the budget of a model-written summary of older turns in a node.
+	SummaryTokens *int `json:"summaryTokens,omitempty" yaml:"summaryTokens,omitempty"`
 }
 
 // Persona is a voice the examiner speaks with.
@@ -72,6 +79,7 @@ type Silence struct {
 // Gates are pacing gates in seconds (docs/exam-format.md, "Gates").
 type Gates struct {
 	FirstSpeak      *float64 `json:"firstSpeak,omitempty" yaml:"firstSpeak,omitempty"`
+	BeatHold        *float64 `json:"beatHold,omitempty" yaml:"beatHold,omitempty"`
 	PostSpeakBuffer *float64 `json:"postSpeakBuffer,omitempty" yaml:"postSpeakBuffer,omitempty"`
 	UserIdle        *float64 `json:"userIdle,omitempty" yaml:"userIdle,omitempty"`
 	UserIdleTimeout *float64 `json:"userIdleTimeout,omitempty" yaml:"userIdleTimeout,omitempty"`

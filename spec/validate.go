@@ -72,6 +72,12 @@ func (c *checker) validate() {
 	c.checkBeats(nodeIDs)
 	c.checkMarking(signals)
 	c.checkGraph()
+	if s.Context != nil && s.Context.SummaryTokens != nil {
+		if n := *s.Context.SummaryTokens; n < MinSummaryTokens || n > MaxSummaryTokens {
+			c.errorf("context.summaryTokens", fmt.Sprintf("allowed: %d to %d", MinSummaryTokens, MaxSummaryTokens),
+				"summaryTokens %d is out of range", n)
+		}
+	}
 }
 
 // idSet is a list of ids in file order with constant-time lookup (exams can be large).
@@ -172,7 +178,7 @@ func (c *checker) checkPolicies() {
 		for _, f := range []struct {
 			name string
 			v    *float64
-		}{{"firstSpeak", g.FirstSpeak}, {"postSpeakBuffer", g.PostSpeakBuffer}, {"userIdle", g.UserIdle}, {"userIdleTimeout", g.UserIdleTimeout}, {"speakGate", g.SpeakGate}} {
+		}{{"firstSpeak", g.FirstSpeak}, {"beatHold", g.BeatHold}, {"postSpeakBuffer", g.PostSpeakBuffer}, {"userIdle", g.UserIdle}, {"userIdleTimeout", g.UserIdleTimeout}, {"speakGate", g.SpeakGate}} {
 			if f.v != nil && *f.v < 0 {
 				c.errorf("policies.gates."+f.name, "", "gate %s must not be negative, got %g", f.name, *f.v)
 			}

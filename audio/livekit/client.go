@@ -2,7 +2,6 @@ package livekit
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -198,8 +197,8 @@ func (c *Client) handleEvent(rp *lksdk.RemoteParticipant, who string, payload []
 			"events from %q were dropped: it is not the exam bot the server vouches for", who))
 		return
 	}
-	var ev runtime.Event
-	if err := json.Unmarshal(payload, &ev); err != nil {
+	ev, _, err := DecodeRoomEvent(payload)
+	if err != nil {
 		c.log.Warn("malformed event dropped", "err", err)
 		return
 	}

@@ -2,7 +2,6 @@ package livekit
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -201,7 +200,7 @@ func (r *Room) send(lk *lksdk.Room, it outItem) error {
 }
 
 func (r *Room) sendEnvelope(lk *lksdk.Room, ev runtime.Event, to []string) error {
-	data, err := json.Marshal(ev)
+	data, err := encodeRoomEvent(ev)
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", ev.Event, err)
 	}

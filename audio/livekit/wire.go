@@ -22,6 +22,41 @@ const (
 	TopicExaminerCommands = "exam-examiner-commands"
 )
 
+// WireVersion is the schema version every message on the data topics carries, as
+// "schemaVersion" beside its other fields: the event envelope the bot sends and the messages of
+// the input topics. A new version only adds fields, so readers stay forward compatible: they
+// ignore fields they do not know and accept a newer version (its known fields mean what they
+// meant); a message without the field is from a sender older than versions and reads as it
+// did. A change that would alter what a field means needs a new topic, not a new version.
+// docs/architecture.md ("The room wire") says the same for other tools.
+const WireVersion = 1
+
+// roomEvent is the event envelope as it travels on TopicEvents: the stored envelope's fields,
+// unchanged, plus the wire's schema version.
+type roomEvent struct {
+	runtime.Event
+	SchemaVersion int `json:"schemaVersion"`
+}
+
+// encodeRoomEvent is the one encoding of an event for the room.
+func encodeRoomEvent(ev runtime.Event) ([]byte, error) {
+	return json.Marshal(roomEvent{Event: ev, SchemaVersion: WireVersion})
+}
+
+// DecodeRoomEvent reads an event packet of TopicEvents: it returns the envelope and the
+// sender's schema version (0 from a bot older than versions). A newer version is accepted
+// (forward compatible, WireVersion); only a version that is not a version is refused.
+func DecodeRoomEvent(data []byte) (runtime.Event, int, error) {
+	var re roomEvent
+	if err := json.Unmarshal(data, &re); err != nil {
+		return runtime.Event{}, 0, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+	}
+	if re.SchemaVersion < 0 {
+		return runtime.Event{}, 0, fmt.Errorf("%w: schemaVersion %d", ErrInvalidMessage, re.SchemaVersion)
+	}
+	return re.Event, re.SchemaVersion, nil
+}
+
 // Limits on inbound messages; a packet over them is rejected, not truncated, so nothing is
 // silently lost.
 const (
@@ -78,11 +113,14 @@ type ExaminerCommand struct {
 
 // wireMessage is the union of the input topics' JSON fields.
 type wireMessage struct {
-	Type       string   `json:"type"`
-	Text       *string  `json:"text,omitempty"`
-	Confidence *float64 `json:"confidence,omitempty"`
-	Mode       string   `json:"mode,omitempty"`
-	Action     string   `json:"action,omitempty"`
+	// SchemaVersion is WireVersion when examtui sends; read, any version is accepted (0:
+	// a sender older than versions), a negative one is refused.
+	SchemaVersion int      `json:"schemaVersion"`
+	Type          string   `json:"type"`
+	Text          *string  `json:"text,omitempty"`
+	Confidence    *float64 `json:"confidence,omitempty"`
+	Mode          string   `json:"mode,omitempty"`
+	Action        string   `json:"action,omitempty"`
 }
 
 func decodeWire(data []byte) (wireMessage, error) {
@@ -99,6 +137,9 @@ func decodeWire(data []byte) (wireMessage, error) {
 	}
 	if dec.More() {
 		return m, fmt.Errorf("%w: more than one JSON value in the packet", ErrInvalidMessage)
+	}
+	if m.SchemaVersion < 0 {
+		return m, fmt.Errorf("%w: schemaVersion %d", ErrInvalidMessage, m.SchemaVersion)
 	}
 	// type, mode and action are words from a short list, and errors quote them to examiners:
 	// a long one is refused by its length, never quoted (it could carry a page of fake notice).
@@ -180,7 +221,7 @@ func ParseExaminerCommand(data []byte) (ExaminerCommand, error) {
 
 // EncodeCandidateText builds a candidate-input packet.
 func EncodeCandidateText(text string, confidence float64) ([]byte, error) {
-	return json.Marshal(wireMessage{Type: msgCandidateText, Text: &text, Confidence: &confidence})
+	return json.Marshal(wireMessage{SchemaVersion: WireVersion, Type: msgCandidateText, Text: &text, Confidence: &confidence})
 }
 
 // EncodeAdminInstruction builds an examiner-commands packet carrying an admin instruction.
@@ -188,7 +229,7 @@ func EncodeAdminInstruction(mode runtime.AdminMode, text string) ([]byte, error)
 	if !mode.Instruction() {
 		return nil, fmt.Errorf("%w: admin mode %q (want immediate, queued or say)", ErrInvalidMessage, mode)
 	}
-	return json.Marshal(wireMessage{Type: msgAdminInstruction, Mode: mode.String(), Text: &text})
+	return json.Marshal(wireMessage{SchemaVersion: WireVersion, Type: msgAdminInstruction, Mode: mode.String(), Text: &text})
 }
 
 // EncodeControl builds an examiner-commands packet carrying a control action.
@@ -196,5 +237,5 @@ func EncodeControl(action runtime.ControlAction) ([]byte, error) {
 	if !action.Valid() {
 		return nil, fmt.Errorf("%w: control action %v", ErrInvalidMessage, action)
 	}
-	return json.Marshal(wireMessage{Type: msgControl, Action: action.String()})
+	return json.Marshal(wireMessage{SchemaVersion: WireVersion, Type: msgControl, Action: action.String()})
 }

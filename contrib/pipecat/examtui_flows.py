@@ -30,6 +30,17 @@ bot says exactly the controller's lines and nothing the model wrote itself. A tu
 answers without calling report_observation can be reported with `await exam.no_tool_call()`:
 the controller then takes its malformed-reply path (a canned line, a system_error).
 
+Node actions: every NodeConfig that enters a node starts with a function action whose handler
+(ExamFlow.node_entered) emits node_entered, and the NodeConfig that leaves a node carries, as
+post_actions, a function action whose handler (ExamFlow.finalize_node) finalises the node left.
+pipecat-flows runs post_actions of a node that does not respond immediately once the bot's turn
+is over, so the node is finalised after the transition's lines are said; at the end of the exam
+the finalisations run before end_conversation, after which pipecat-flows runs nothing. Each
+handler records the event in flow_manager.state["examtui"]["events"] and passes it to on_event
+(a callable, sync or async, given to ExamFlow) for the bot to forward, e.g. on its data channel.
+The export names the handlers ("examtui.node_entered", "examtui.finalize_node"); an export
+naming a handler this module does not have is refused.
+
 HTTP runs in a worker thread (urllib), so the event loop never blocks; every call has a timeout
 and a failure raises ControllerError naming the status and the controller's message.
 
@@ -44,7 +55,7 @@ import copy
 import json
 import urllib.error
 import urllib.request
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 try:  # pipecat-ai-flows 1.x
     from pipecat_flows import (
@@ -63,6 +74,11 @@ FORMAT = "examtui-pipecat-flows"
 FORMAT_VERSIONS = (1,)
 REPORT_OBSERVATION = "report_observation"
 DEFAULT_TIMEOUT = 30.0
+
+# The handlers the export's function actions name (spec.PipecatHandlerNodeEnter/NodeFinish).
+HANDLER_NODE_ENTERED = "examtui.node_entered"
+HANDLER_FINALIZE_NODE = "examtui.finalize_node"
+HANDLERS = (HANDLER_NODE_ENTERED, HANDLER_FINALIZE_NODE)
 
 # The keys a pipecat-flows 1.x NodeConfig may carry; the exported "metadata" and
 # "transitions" are for this module only and never reach the FlowManager.
@@ -99,7 +115,7 @@ class ExamFlow:
     is its bearer token (EXAMTUI_CONTROLLER_TOKEN), or None on loopback without one.
     """
 
-    def __init__(self, doc: Dict[str, Any], *, controller_url: str, token: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, doc: Dict[str, Any], *, controller_url: str, token: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT, on_event: Optional[Callable[[Dict[str, Any]], Any]] = None):
         _check(doc)
         if not controller_url:
             raise ExamFlowError("controller_url is required (start one with: examtui controller EXAM)")
@@ -113,6 +129,8 @@ class ExamFlow:
         self.ended = False
         self.history: List[Dict[str, str]] = []
         self._said: Optional[Dict[str, Any]] = None
+        self.on_event = on_event
+        self._handlers = {HANDLER_NODE_ENTERED: self.node_entered, HANDLER_FINALIZE_NODE: self.finalize_node}
 
     @classmethod
     def from_file(cls, path: str, **kwargs: Any) -> "ExamFlow":
@@ -162,14 +180,15 @@ class ExamFlow:
         }
         state = getattr(flow_manager, "state", None)
         if isinstance(state, dict):
-            state["examtui"] = {"session": self.session_id, "node": self.node_id, "history": list(self.history)}
+            state.setdefault("examtui", {}).update({"session": self.session_id, "node": self.node_id, "history": list(self.history)})
         return result, next_node
 
-    def node(self, node_id: str, *, say: Optional[List[str]] = None, previous: Optional[Tuple[str, str]] = None, stay: bool = False, ended: bool = False, variant: str = "") -> Dict[str, Any]:
+    def node(self, node_id: str, *, say: Optional[List[str]] = None, previous: Optional[Tuple[str, str]] = None, stay: bool = False, ended: bool = False, variant: str = "", left: Optional[List[Dict[str, str]]] = None) -> Dict[str, Any]:
         """The NodeConfig of node_id that says the lines say. previous is the (node, reason) the
         exam comes from, summarised for a reset_with_summary node; stay keeps the context (the
         exam goes on in the same node); variant is the version of the node's question the
-        controller drew: the model gets its task messages, never another variant's."""
+        controller drew: the model gets its task messages, never another variant's; left are
+        the transitions ({from, reason, to}) the exam just made, whose nodes it finalises."""
         if node_id not in self.nodes:
             raise ExamFlowError(f"unknown node {node_id!r}")
         src = self.nodes[node_id]
@@ -190,10 +209,17 @@ class ExamFlow:
             # The node goes on: keep its context and tell the model what the candidate heard.
             strategy = "append"
             task_messages = [{"role": "developer", "content": _heard(say or [])}]
-        actions: List[Dict[str, Any]] = [{"type": "tts_say", "text": line} for line in (say or [])]
+        actions: List[Dict[str, Any]] = [] if stay else self._actions(node_id, "pre_actions")
+        actions += [{"type": "tts_say", "text": line} for line in (say or [])]
+        post: List[Dict[str, Any]] = []
+        for t in left or []:
+            post += self._actions(t["from"], "post_actions", reason=t["reason"], next=t["to"])
         if ended:
+            # pipecat-flows runs nothing after end_conversation: finalise first, the last node too.
+            actions += post + self._actions(node_id, "post_actions", reason="ended", next="")
+            post = []
             actions.append({"type": "end_conversation"})
-        return {
+        cfg = {
             "name": src["name"],
             "role_message": src["role_message"],
             "task_messages": task_messages,
@@ -202,6 +228,37 @@ class ExamFlow:
             "context_strategy": ContextStrategyConfig(strategy=_strategy(strategy)),
             "respond_immediately": False,
         }
+        if post:
+            cfg["post_actions"] = post
+        return cfg
+
+    def _actions(self, node_id: str, key: str, **fields: str) -> List[Dict[str, Any]]:
+        """The export's function actions of node_id under key, as pipecat-flows 1.x action
+        configs with this module's handler in place of the handler's name."""
+        return [
+            {"type": "function", "handler": self._handlers[a["handler"]], "node": node_id, **fields}
+            for a in self.nodes[node_id].get(key) or []
+            if a.get("type") == "function"
+        ]
+
+    async def node_entered(self, action: Dict[str, Any], flow_manager: Any = None) -> None:
+        """The pre-action handler that emits node_entered as the bot enters a node."""
+        await self._emit({"event": "node_entered", "sessionId": self.session_id, "nodeId": action["node"]}, flow_manager)
+
+    async def finalize_node(self, action: Dict[str, Any], flow_manager: Any = None) -> None:
+        """The post-action handler that finalises a node the exam has left (reason: the
+        transition's, or "ended"; next: the node it went to, "" at the end)."""
+        await self._emit({"event": "node_finalized", "sessionId": self.session_id, "nodeId": action["node"],
+                          "reason": action.get("reason", ""), "next": action.get("next", "")}, flow_manager)
+
+    async def _emit(self, event: Dict[str, Any], flow_manager: Any) -> None:
+        state = getattr(flow_manager, "state", None)
+        if isinstance(state, dict):
+            state.setdefault("examtui", {}).setdefault("events", []).append(event)
+        if self.on_event is not None:
+            result = self.on_event(event)
+            if asyncio.iscoroutine(result):
+                await result
 
     def _apply(self, update: Dict[str, Any]) -> Dict[str, Any]:
         """Follows the controller's answer: the NodeConfig of the node it names."""
@@ -212,7 +269,8 @@ class ExamFlow:
         stay = update["node"] == self.node_id and not transitions
         self.node_id = update["node"]
         self.ended = bool(update["ended"])
-        return self.node(update["node"], say=[line["text"] for line in update["say"]], previous=previous, stay=stay, ended=self.ended, variant=update.get("variant") or "")
+        return self.node(update["node"], say=[line["text"] for line in update["say"]], previous=previous, stay=stay, ended=self.ended,
+                         variant=update.get("variant") or "", left=transitions)
 
     def _function(self, fn: Dict[str, Any]) -> Any:
         handler = self.report_observation if fn["name"] == REPORT_OBSERVATION else None
@@ -261,6 +319,10 @@ def _check(doc: Any) -> None:
         for reason, to in node["transitions"].items():
             if to not in nodes:
                 raise ExamFlowError(f"node {node_id!r}: {reason} leads to unknown node {to!r}")
+        for key in ("pre_actions", "post_actions"):
+            for a in node.get(key) or []:
+                if a.get("type") == "function" and a.get("handler") not in HANDLERS:
+                    raise ExamFlowError(f"node {node_id!r}: {key} names handler {a.get('handler')!r}, which this module does not have (it has {HANDLERS})")
 
 
 def _strategy(name: str) -> Any:

@@ -69,7 +69,10 @@ class NodeConfigShape(unittest.TestCase):
                 self.assertIn(cfg["context_strategy"].strategy, (ContextStrategy.APPEND, ContextStrategy.RESET))
                 # The bot says the controller's lines and nothing of the model's own.
                 self.assertFalse(cfg["respond_immediately"])
-                self.assertEqual(cfg["pre_actions"], [{"type": "tts_say", "text": "Hello."}])
+                entered, line = cfg["pre_actions"]
+                self.assertEqual((entered["type"], entered["node"], entered["handler"]), ("function", node_id, self.flow.node_entered))
+                self.assertEqual(line, {"type": "tts_say", "text": "Hello."})
+                self.assertNotIn("post_actions", cfg)  # nothing was left
                 fn = cfg["functions"][0]
                 self.assertIsInstance(fn, FlowsFunctionSchema)
                 self.assertEqual(fn.name, "report_observation")
@@ -77,8 +80,11 @@ class NodeConfigShape(unittest.TestCase):
                 self.assertLessEqual(set(fn.required), set(fn.properties))
 
     def test_an_ended_exam_ends_the_conversation(self):
-        cfg = self.flow.node(self.doc["metadata"]["nodeOrder"][-1], say=["Goodbye."], ended=True)
-        self.assertEqual(cfg["pre_actions"], [{"type": "tts_say", "text": "Goodbye."}, {"type": "end_conversation"}])
+        last = self.doc["metadata"]["nodeOrder"][-1]
+        cfg = self.flow.node(last, say=["Goodbye."], ended=True)
+        self.assertEqual([a["type"] for a in cfg["pre_actions"]], ["function", "tts_say", "function", "end_conversation"])
+        self.assertEqual(cfg["pre_actions"][1], {"type": "tts_say", "text": "Goodbye."})
+        self.assertEqual(cfg["pre_actions"][2]["handler"], self.flow.finalize_node)
 
     def test_the_drawn_variant_gives_the_task_messages(self):
         path = os.environ.get("EXAMTUI_FLOWS_VARIANTS_JSON")
@@ -118,6 +124,81 @@ class NodeConfigShape(unittest.TestCase):
             self.assertFalse(hasattr(examtui_flows.ExamFlow, name) or hasattr(examtui_flows, name), name)
 
 
+class NodeActionsThroughTheActionManager(unittest.TestCase):
+    """The node actions run through pipecat-flows' action semantics (the stand-in's
+    ActionManager, see pipecat_flows_standin): node_entered first as the bot enters a node,
+    the node left finalised once the transition's lines are said, and at the end before
+    end_conversation."""
+
+    def setUp(self):
+        self.doc = load_doc()
+        self.events = []
+        self.flow = new_flow(self.doc, on_event=self.events.append)
+        self.fm = pipecat_flows_standin.NodeActions()
+
+    def test_the_export_declares_the_actions(self):
+        for node_id, node in self.doc["nodes"].items():
+            with self.subTest(node=node_id):
+                self.assertEqual(node["pre_actions"][0], {"type": "function", "handler": examtui_flows.HANDLER_NODE_ENTERED})
+                self.assertEqual(node["post_actions"], [{"type": "function", "handler": examtui_flows.HANDLER_FINALIZE_NODE}])
+
+    def test_a_transition_enters_and_then_finalises(self):
+        first, second = self.doc["metadata"]["nodeOrder"][:2]
+        run(self.fm.set_node(self.flow.node(first, say=["Welcome."])))
+        self.assertEqual(self.events, [{"event": "node_entered", "sessionId": None, "nodeId": first}])
+        # As the controller answers a turn that moved the exam on.
+        self.flow.node_id = first
+        cfg = self.flow._apply({"node": second, "say": [{"text": "Thank you."}, {"text": "Next question?"}],
+                                "transitions": [{"from": first, "reason": "evidence_sufficient", "to": second}], "ended": False})
+        run(self.fm.set_node(cfg))
+        self.assertEqual(self.fm.actions.trace[-3:], ["function:" + second, "tts_say:Thank you.", "tts_say:Next question?"])
+        self.assertEqual(self.events[-1], {"event": "node_entered", "sessionId": None, "nodeId": second})
+        # Not finalised while the bot still speaks: pipecat-flows defers the post_actions.
+        self.assertNotIn("node_finalized", [e["event"] for e in self.events])
+        run(self.fm.bot_stopped_speaking())
+        self.assertEqual(self.events[-1], {"event": "node_finalized", "sessionId": None, "nodeId": first,
+                                           "reason": "evidence_sufficient", "next": second})
+        self.assertEqual([e["event"] for e in self.fm.state["examtui"]["events"]], ["node_entered", "node_entered", "node_finalized"])
+        # Staying in the node enters nothing and finalises nothing.
+        n = len(self.events)
+        run(self.fm.set_node(self.flow._apply({"node": second, "say": [{"text": "Go on."}], "transitions": [], "ended": False})))
+        run(self.fm.bot_stopped_speaking())
+        self.assertEqual(len(self.events), n)
+
+    def test_the_end_finalises_before_end_conversation(self):
+        first, last = self.doc["metadata"]["nodeOrder"][0], self.doc["metadata"]["nodeOrder"][-1]
+        self.flow.node_id = first
+        cfg = self.flow._apply({"node": last, "say": [{"text": "Goodbye."}],
+                                "transitions": [{"from": first, "reason": "admin_advance", "to": last}], "ended": True})
+        run(self.fm.set_node(cfg))
+        self.assertEqual(self.fm.actions.trace, ["function:" + last, "tts_say:Goodbye.", "function:" + first, "function:" + last, "end_conversation"])
+        self.assertEqual([(e["event"], e["nodeId"]) for e in self.events],
+                         [("node_entered", last), ("node_finalized", first), ("node_finalized", last)])
+        self.assertEqual(self.events[-1]["reason"], "ended")
+        run(self.fm.bot_stopped_speaking())  # nothing runs after end_conversation
+        self.assertEqual(len(self.events), 3)
+
+    def test_an_async_on_event_is_awaited(self):
+        got = []
+
+        async def forward(event):
+            await asyncio.sleep(0)
+            got.append(event["event"])
+
+        flow = new_flow(self.doc, on_event=forward)
+        run(self.fm.set_node(flow.node(self.doc["initial_node"], say=["Hi."])))
+        self.assertEqual(got, ["node_entered"])
+
+    def test_the_action_manager_refuses_what_pipecat_flows_refuses(self):
+        for actions, msg in [
+            ([{"text": "no type"}], "missing required 'type'"),
+            ([{"type": "examtui_custom"}], "not registered"),
+        ]:
+            with self.subTest(msg=msg):
+                with self.assertRaisesRegex(Exception, msg):
+                    run(self.fm.set_node({"pre_actions": actions}))
+
+
 class AgainstTheController(unittest.TestCase):
     def setUp(self):
         self.doc = load_doc()
@@ -132,6 +213,10 @@ class AgainstTheController(unittest.TestCase):
         self.assertTrue(self.flow.session_id)
         self.assertEqual(cfg["name"], self.doc["initial_node"])
         self.assertTrue(said(cfg))
+        fm = pipecat_flows_standin.NodeActions()
+        run(fm.set_node(cfg))
+        self.assertEqual(fm.state["examtui"]["events"], [{"event": "node_entered", "sessionId": self.flow.session_id, "nodeId": cfg["name"]}])
+        self.assertEqual(fm.actions.spoken, said(cfg))
 
     def test_a_turn_follows_the_controller(self):
         cfg = run(self.flow.start())
@@ -183,6 +268,7 @@ class DocumentChecks(unittest.TestCase):
             (lambda d: d.update(formatVersion=2), "formatVersion 2 is not supported"),
             (lambda d: d.update(initial_node="nowhere"), "initial_node"),
             (lambda d: d["nodes"]["welcome"]["transitions"].update(distress="nowhere"), "unknown node 'nowhere'"),
+            (lambda d: d["nodes"]["welcome"]["post_actions"].append({"type": "function", "handler": "examtui.grade"}), "handler 'examtui.grade'"),
         ]:
             bad = copy.deepcopy(doc)
             mutate(bad)

@@ -135,6 +135,8 @@ func Describe(ev runtime.Event) string {
 			return fmt.Sprintf("%s %s: unused, no usage sent", p.Call, p.Usage.Model)
 		}
 		return fmt.Sprintf("%s %s: unused, %d prompt + %d completion tokens", p.Call, p.Usage.Model, *p.Usage.PromptTokens, *p.Usage.CompletionTokens)
+	case *runtime.ContextSummaryPayload:
+		return fmt.Sprintf("%s: %d older messages summarised by the model: %s", p.NodeID, p.Messages, quote(p.Summary))
 	case *runtime.ExamCompletedPayload:
 		return fmt.Sprintf("%s after %s, visited %s", p.State, millis(p.DurationMs).Round(time.Second),
 			strings.Join(p.NodesVisited, ", "))

@@ -24,7 +24,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeParamError(w, http.StatusBadRequest, "invalid_request_error", "tool_choice", msg)
 		return
 	}
-	b := s.next(&s.chatQ, func() Behaviour { return s.cfg.chatDefault(&req) })
+	var b Behaviour
+	if s.cfg.plainChat != nil && len(req.Tools) == 0 {
+		b = s.cfg.plainChat(&req)
+	} else {
+		b = s.next(&s.chatQ, func() Behaviour { return s.cfg.chatDefault(&req) })
+	}
 	s.update(r, func(rec *Request) { rec.Chat = &req; rec.Behaviour = b.Kind })
 	if !s.ready(w, r, b, endpointChat, KindToolCall, KindContent) {
 		return

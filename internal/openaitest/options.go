@@ -11,6 +11,7 @@ type Option func(*config) error
 type config struct {
 	apiKey      string
 	chatDefault func(*ChatRequest) Behaviour
+	plainChat   func(*ChatRequest) Behaviour
 	sttDefault  func(*TranscriptionRequest) Behaviour
 	espeak      string
 	voice       string
@@ -53,6 +54,19 @@ func WithDefault(f func(*ChatRequest) Behaviour) Option {
 			return fmt.Errorf("%w: nil chat default", ErrInvalidOption)
 		}
 		c.chatDefault = f
+		return nil
+	}
+}
+
+// WithPlainChat answers the chat requests that offer no tools (an examiner's summary call)
+// with f, ahead of the queue: the queued behaviours stay for the requests with tools (the
+// examiner's turns), so a test scripts the two apart.
+func WithPlainChat(f func(*ChatRequest) Behaviour) Option {
+	return func(c *config) error {
+		if f == nil {
+			return fmt.Errorf("%w: nil plain chat behaviour", ErrInvalidOption)
+		}
+		c.plainChat = f
 		return nil
 	}
 }

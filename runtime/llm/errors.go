@@ -19,6 +19,8 @@ var (
 	ErrTransport   = errors.New("llm: transport error")
 	ErrBadResponse = errors.New("llm: malformed response")
 	ErrEmpty       = errors.New("llm: response has no choices")
+	// ErrSummary wraps why a summary call (Summarise) failed.
+	ErrSummary = errors.New("llm: summary call failed")
 	// ErrInterrupted is a stream that failed after partial arguments were handed to OnArguments.
 	ErrInterrupted = errors.New("llm: stream interrupted after partial arguments")
 	// ErrTimeout is one attempt exceeding the per-request timeout.

@@ -82,7 +82,7 @@ func (e *events) Deliver(ev runtime.Event) {
 	e.evs = append(e.evs, ev)
 }
 
-func (e *events) payloads(t *testing.T, typ runtime.EventType) []runtime.Payload {
+func (e *events) payloads(t testing.TB, typ runtime.EventType) []runtime.Payload {
 	t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,12 +84,12 @@ func TestResumedExaminerContext(t *testing.T) {
 	budget := runtime.WithContextBudget(5, 4000)
 
 	// The exam without a stop.
-	srvA := openaitest.New(t)
+	srvA := openaitest.New(t, summaries())
 	replies(srvA)
 	clockA := runtime.NewVirtualClock(start)
 	a, _ := startController(t, exam, newExaminer(t, srvA, fast()...), runtime.WithClock(clockA), runtime.WithSessionID("a"), budget)
 	run(t, a, clockA, 0, len(steps))
-	want := srvA.ChatRequests()
+	want := examinerCalls(srvA)
 	// One call per step but the queued instruction: the turns and the immediate admin run.
 	calls := func(steps []resumeStep) int {
 		n := 0
@@ -102,13 +103,13 @@ func TestResumedExaminerContext(t *testing.T) {
 	if len(want) != calls(steps) {
 		t.Fatalf("%d examiner calls for %d steps", len(want), len(steps))
 	}
-	if last := dump(want[len(want)-1].Messages); !strings.Contains(last, "Summary of earlier turns on this topic: ") {
-		t.Fatalf("the budget did not summarise the history:\n%s", last)
+	if last := dump(want[len(want)-1].Messages); !strings.Contains(last, "Summary of earlier turns on this topic: Model summary") {
+		t.Fatalf("the budget did not summarise the history with the model:\n%s", last)
 	}
 
 	for stop := 1; stop < len(steps); stop++ {
 		t.Run(fmt.Sprintf("stop-after-step-%d", stop), func(t *testing.T) {
-			srv := openaitest.New(t)
+			srv := openaitest.New(t, summaries())
 			replies(srv)
 			clock := runtime.NewVirtualClock(start)
 			rec := &runtime.Recorder{}
@@ -129,7 +130,7 @@ func TestResumedExaminerContext(t *testing.T) {
 				runtime.WithResume(rec.Events()), budget)
 			run(t, resumed, clock, stop, len(steps))
 
-			got := srv.ChatRequests()
+			got := examinerCalls(srv)
 			if len(got) != len(want) {
 				t.Fatalf("%d examiner calls, want %d", len(got), len(want))
 			}
@@ -150,6 +151,30 @@ func TestResumedExaminerContext(t *testing.T) {
 			}
 		})
 	}
+}
+
+// summaries answers the summary calls with numbered summaries: a resumed controller that
+// asked again instead of replaying the recorded one would send a different number.
+func summaries() openaitest.Option {
+	var mu sync.Mutex
+	n := 0
+	return openaitest.WithPlainChat(func(*openaitest.ChatRequest) openaitest.Behaviour {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return openaitest.Content(fmt.Sprintf("Model summary %d: the candidate proposed changes to the breakfast service.", n))
+	})
+}
+
+// examinerCalls are the server's requests with tools: the examiner's turns, not its summaries.
+func examinerCalls(srv *openaitest.Server) []*openaitest.ChatRequest {
+	var out []*openaitest.ChatRequest
+	for _, r := range srv.ChatRequests() {
+		if len(r.Tools) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // withoutResumeNote drops the resume notes from msgs and counts them. The note carries the
