@@ -224,6 +224,11 @@ func sampleEvents(t testing.TB) []runtime.Event {
 			Errors: []string{"exam.yaml:12:3: evidence signal \"proposes_options\" is not defined"}},
 		&runtime.CandidatePresencePayload{Status: runtime.PresenceLeft, Identity: "candidate-1", Reason: "connection lost",
 			NodeID: "scenario-hotel-breakfast"},
+		&runtime.SpeechUsagePayload{Stage: runtime.SpeechTTS, Model: "tts-1", Characters: 42, NodeID: "scenario-hotel-breakfast"},
+		&runtime.CallUsagePayload{Call: runtime.CallSpeculation, NodeID: "scenario-hotel-breakfast",
+			Usage: &runtime.TurnUsage{Model: "gpt-4o-mini"}, Failed: true},
+		&runtime.ContextSummaryPayload{NodeID: "scenario-hotel-breakfast", Compression: 1, Messages: 6,
+			Summary: "The candidate proposed a second buffet line."},
 	}
 	evs := make([]runtime.Event, len(payloads))
 	for i, p := range payloads {

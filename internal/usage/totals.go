@@ -100,10 +100,11 @@ func (t *Totals) AddSpeech(p *runtime.SpeechUsagePayload) {
 
 // Carries reports whether events of type t may carry usage: an observation (the examiner's
 // turn), an admin_instruction (an immediate instruction's examiner call), a call_usage (an
-// unused speculative call) and a speech_usage.
+// unused speculative call), a context_summary (the model's summary of older turns) and a
+// speech_usage.
 func Carries(t runtime.EventType) bool {
 	return t == runtime.EventObservation || t == runtime.EventAdminInstruction || t == runtime.EventSpeechUsage ||
-		t == runtime.EventCallUsage
+		t == runtime.EventCallUsage || t == runtime.EventContextSummary
 }
 
 // AddEvent folds in the usage an event carries; other events add nothing. It reports whether
@@ -134,6 +135,9 @@ func (t *Totals) AddPayload(p runtime.Payload) bool {
 			t.model(p.Usage.Model).FailedAttempts++
 			return true
 		}
+		t.AddTurn(p.Usage)
+		return p.Usage != nil
+	case *runtime.ContextSummaryPayload:
 		t.AddTurn(p.Usage)
 		return p.Usage != nil
 	case *runtime.SpeechUsagePayload:

@@ -32,15 +32,15 @@ func TestReplayedTotals(t *testing.T) {
 		events = append(events, ev)
 	}
 	got := usage.Of(events)
-	// Two turns, and an unused speculative call that answered (600/12) and one that never did
-	// (a failed request, no tokens).
-	if m := got.LLM["gpt-4o-mini"]; m == nil || *m != (usage.LLM{Turns: 3, FailedAttempts: 1, PromptTokens: 1800, CompletionTokens: 52}) {
+	// Two turns, an unused speculative call that answered (600/12), one that never did (a
+	// failed request, no tokens) and the model's summary of older turns (500/40).
+	if m := got.LLM["gpt-4o-mini"]; m == nil || *m != (usage.LLM{Turns: 4, FailedAttempts: 1, PromptTokens: 2300, CompletionTokens: 92}) {
 		t.Errorf("gpt-4o-mini %+v", m)
 	}
 	if m := got.LLM["llama3"]; m == nil || *m != (usage.LLM{Turns: 1, UnknownTurns: 1}) {
 		t.Errorf("llama3 %+v", m)
 	}
-	if got.PromptTokens() != 1800 || got.CompletionTokens() != 52 || got.UnknownTurns() != 1 || got.FailedAttempts() != 1 {
+	if got.PromptTokens() != 2300 || got.CompletionTokens() != 92 || got.UnknownTurns() != 1 || got.FailedAttempts() != 1 {
 		t.Errorf("totals %d/%d, unknown %d", got.PromptTokens(), got.CompletionTokens(), got.UnknownTurns())
 	}
 	if m := got.STT["whisper-1"]; m == nil || *m != (usage.Speech{Requests: 2, Seconds: 3.75}) || got.STTSeconds() != 3.75 {
