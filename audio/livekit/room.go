@@ -46,6 +46,7 @@ type Room struct {
 	presence presenceTracker
 
 	stats roomStats
+	sent  sentLedger // which seqs each connection was sent (sent_ledger.go)
 
 	rejects *rejectLimiter // the rate of rejection reports per sender (reject_limit.go)
 }
@@ -178,11 +179,16 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 		},
 		OnParticipantDisconnected: func(rp *lksdk.RemoteParticipant) {
 			r.forgetEarly(rp.Identity())
+			r.sent.forget(rp.SID())
 			r.log.Info("participant left", "identity", rp.Identity(), "role", r.roles.Role(rp).String())
 			r.presence.left(rp, r.conn.State() == StateConnected && r.roles.Role(rp) == RoleCandidate)
 			r.notifyChanged()
 		},
+		OnReconnecting: func() {
+			r.presence.interrupted()
+		},
 		OnReconnected: func() {
+			r.presence.interrupted()
 			r.resendRecent()
 		},
 		ParticipantCallback: lksdk.ParticipantCallback{
@@ -489,6 +495,7 @@ func (r *Room) Candidate() string {
 type Participant struct {
 	Identity string
 	Role     Role
+	SID      string // the server's participant id of this connection
 }
 
 // Participants lists the remote participants the bot can see.
@@ -499,7 +506,7 @@ func (r *Room) Participants() []Participant {
 	}
 	var ps []Participant
 	for _, rp := range lk.GetRemoteParticipants() {
-		ps = append(ps, Participant{Identity: rp.Identity(), Role: r.roles.Role(rp)})
+		ps = append(ps, Participant{Identity: rp.Identity(), Role: r.roles.Role(rp), SID: rp.SID()})
 	}
 	return append(ps, r.earlyParticipants(lk)...)
 }

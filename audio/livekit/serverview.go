@@ -208,7 +208,7 @@ func (r *Room) earlyParticipants(lk *lksdk.Room) []Participant {
 		if lk != nil && lk.GetParticipantByIdentity(p.GetIdentity()) != nil {
 			continue // announced meanwhile
 		}
-		out = append(out, Participant{Identity: p.GetIdentity(), Role: r.roles.Role(serverParticipant{p})})
+		out = append(out, Participant{Identity: p.GetIdentity(), Role: r.roles.Role(serverParticipant{p}), SID: p.GetSid()})
 	}
 	return out
 }
