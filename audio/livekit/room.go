@@ -47,6 +47,9 @@ type Room struct {
 
 	stats roomStats
 	sent  sentLedger // which seqs each connection was sent (sent_ledger.go)
+	// listeners are the identities last allowed to subscribe to the bot's tracks (subscribers.go).
+	listeners     []string
+	listenersSent bool
 
 	rejects *rejectLimiter // the rate of rejection reports per sender (reject_limit.go)
 }
@@ -152,6 +155,10 @@ func (r *Room) setup(_ context.Context, lk *lksdk.Room, gen uint64) error {
 	if role, _ := VouchedRole(lk.LocalParticipant.Attributes(), lk.LocalParticipant.Permissions()); role != RoleBot {
 		return fmt.Errorf("%w: the bot's token carries role %s, want bot", ErrInvalidConfig, role)
 	}
+	r.mu.Lock()
+	r.listenersSent = false // a new connection: the server knows nothing yet
+	r.mu.Unlock()
+	r.allowListeners(lk)
 	if err := r.voice.publish(lk); err != nil {
 		return err
 	}
@@ -182,6 +189,7 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 			r.sent.forget(rp.SID())
 			r.log.Info("participant left", "identity", rp.Identity(), "role", r.roles.Role(rp).String())
 			r.presence.left(rp, r.conn.State() == StateConnected && r.roles.Role(rp) == RoleCandidate)
+			r.allowListeners(r.conn.room())
 			r.notifyChanged()
 		},
 		OnReconnecting: func() {
@@ -226,6 +234,7 @@ func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
 		}
 	}
 	if role == RoleCandidate || role == RoleExaminer {
+		r.allowListeners(lk)
 		r.replayTo(rp.Identity(), 1)
 	}
 	if role == RoleExaminer {

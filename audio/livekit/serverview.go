@@ -173,6 +173,9 @@ func (r *Room) takeServerList(lk *lksdk.Room, ps []*lkproto.ParticipantInfo, com
 		}
 	}
 	v.mu.Unlock()
+	if len(fresh) > 0 {
+		r.allowListeners(lk)
+	}
 	for _, p := range fresh {
 		role := r.roles.Role(serverParticipant{p})
 		r.log.Info("participant present", "identity", p.GetIdentity(), "role", role.String(), "via", "server query")
