@@ -36,13 +36,13 @@ const presenceGrace = 10 * time.Second
 // presenceTracker compares the vouched candidates in the room with those last reported, and
 // queues the differences for the handler goroutine (in order with the candidate's messages).
 type presenceTracker struct {
-	mu      sync.Mutex
-	known   map[string]string // identity → participant id of candidates reported present
-	seenOn  map[string]uint64 // identity → the epoch in which that participant id was seen
+	mu     sync.Mutex
+	known  map[string]string // identity → participant id of candidates reported present
+	seenOn map[string]uint64 // identity → the epoch in which that participant id was seen
 	// epoch counts the bot's own connection interruptions (a new connection, the SDK's
 	// reconnection inside one): a candidate's new participant id within one epoch is their
 	// client rejoining; across epochs it may be everyone reconnecting after a server restart.
-	epoch uint64
+	epoch   uint64
 	reasons map[string]string // participant id → why it left, from the disconnect callback
 	kick    chan struct{}
 	gen     uint64    // the bot's connection seen up at the last reconciliation; 0 if it was not up
