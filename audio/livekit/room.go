@@ -192,6 +192,9 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 			r.allowListeners(r.conn.room())
 			r.notifyChanged()
 		},
+		OnLocalTrackSubscribed: func(*lksdk.LocalTrackPublication, *lksdk.LocalParticipant) {
+			r.voice.markHeard()
+		},
 		OnReconnecting: func() {
 			r.presence.interrupted()
 		},
