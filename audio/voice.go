@@ -77,9 +77,13 @@ type Voice struct {
 	cfg   voiceConfig
 	ep    *Endpointer
 
-	state       atomic.Int32
-	playing     atomic.Bool
-	bargedIn    atomic.Bool
+	state    atomic.Int32
+	playing  atomic.Bool
+	bargedIn atomic.Bool
+	// bargeVoiced is the voiced audio of the current turn heard over the examiner's line, while
+	// it is not yet enough for a barge-in (-1: no such turn). Capture loop only.
+	bargeVoiced time.Duration
+	bargeAtMs   int64
 	ignoreUntil atomic.Int64 // unix nanos: mic frames before this are ignored (half duplex tail)
 	muted       atomic.Bool  // SetListening(false): the candidate answers by typing
 	turn        atomic.Uint64
@@ -141,6 +145,7 @@ type speculation struct {
 type voiceConfig struct {
 	endpoint     EndpointConfig
 	bargeIn      bool
+	bargeInMin   time.Duration
 	tail         time.Duration
 	onEvent      func(Event)
 	onTranscript func(FinalTranscript)
@@ -174,6 +179,26 @@ func WithVoiceEndpointing(c EndpointConfig) VoiceOption {
 // WithBargeIn lets candidate speech interrupt examiner playback (default off: half duplex).
 func WithBargeIn(on bool) VoiceOption {
 	return func(v *voiceConfig) error { v.bargeIn = on; return nil }
+}
+
+// DefaultBargeInSpeech is how much voiced audio a candidate's turn needs before it cuts the
+// examiner short. The VAD starts a turn after 60 ms above the noise floor, which a burst also
+// passes: when a browser's capture starts during the examiner's line (a rejoin, a microphone
+// restart), Chromium's echo canceller emits a burst of up to about -46 dBFS out of digital
+// silence, for a moment. Speech keeps going; a burst does not.
+const DefaultBargeInSpeech = 200 * time.Millisecond
+
+// WithBargeInSpeech sets how much voiced audio (frames the VAD counts as speech, in the turn)
+// a candidate must produce over the examiner's line before it is cut (default
+// DefaultBargeInSpeech).
+func WithBargeInSpeech(d time.Duration) VoiceOption {
+	return func(v *voiceConfig) error {
+		if d < FrameDuration || d > 5*time.Second {
+			return fmt.Errorf("%w: barge-in speech %v", ErrInvalidConfig, d)
+		}
+		v.bargeInMin = d
+		return nil
+	}
 }
 
 // WithHalfDuplexTail sets how long after playback mic frames are still ignored (default
@@ -247,7 +272,7 @@ func NewVoice(src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...
 	if src == nil && synth == nil {
 		return nil, fmt.Errorf("%w: a voice needs a source and a recognizer, a synthesizer and a sink, or both", ErrInvalidConfig)
 	}
-	cfg := voiceConfig{endpoint: DefaultEndpointConfig(), tail: 300 * time.Millisecond, log: slog.New(slog.DiscardHandler)}
+	cfg := voiceConfig{endpoint: DefaultEndpointConfig(), bargeInMin: DefaultBargeInSpeech, tail: 300 * time.Millisecond, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
@@ -257,7 +282,7 @@ func NewVoice(src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...
 	if err != nil {
 		return nil, err
 	}
-	return &Voice{src: src, rec: rec, synth: synth, sink: sink, cfg: cfg, ep: ep,
+	return &Voice{bargeVoiced: -1, src: src, rec: rec, synth: synth, sink: sink, cfg: cfg, ep: ep,
 		holdCh: make(chan holdReq, 4), sttCh: make(chan sttJob, 8)}, nil
 }
 
@@ -399,13 +424,14 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	if r.TurnStarted {
 		v.turn.Add(1)
 		v.emit(Event{Kind: EventSpeechStarted, AtMs: r.TurnStartMs})
+		v.bargeVoiced, v.bargeAtMs = -1, r.TurnStartMs
 		if playing && v.cfg.bargeIn {
-			v.bargedIn.Store(true)
-			v.sink.Stop()
-			v.emit(Event{Kind: EventBargeIn, AtMs: r.TurnStartMs})
+			// The VAD's onset run counts already; the rest must follow (bargeInCheck).
+			v.bargeVoiced = v.cfg.endpoint.VAD.MinSpeech
 		}
 		v.setState(StateSpeaking)
 	}
+	v.bargeInCheck(r, playing)
 	if r.Resumed {
 		v.setState(StateSpeaking)
 	}
@@ -425,6 +451,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 		}
 	}
 	if r.Utterance != nil {
+		v.bargeVoiced = -1
 		v.emit(Event{Kind: EventSpeechEnded, Utterance: r.Utterance, AtMs: r.Utterance.EndMs})
 		v.setState(StateThinking)
 		select {
@@ -779,4 +806,27 @@ var unfinishedWords = map[string]bool{
 	"with": true, "by": true, "from": true, "about": true, "like": true, "um": true, "uh": true, "er": true,
 	"erm": true, "hmm": true, "my": true, "your": true, "is": true, "was": true, "are": true, "would": true,
 	"could": true, "should": true, "will": true, "can": true, "i": true, "we": true, "then": true, "which": true,
+}
+
+// bargeInCheck cuts the examiner short once the candidate's turn over the examiner's line has
+// DefaultBargeInSpeech (WithBargeInSpeech) of voiced audio: evidence of speech, not a level
+// (see DefaultBargeInSpeech). The barge-in is placed where the turn began. Capture loop only.
+func (v *Voice) bargeInCheck(r EndpointResult, playing bool) {
+	if v.bargeVoiced < 0 || !v.cfg.bargeIn {
+		return
+	}
+	if !playing {
+		v.bargeVoiced = -1 // the examiner finished first: nothing to cut
+		return
+	}
+	if !r.TurnStarted && r.VAD.Voiced {
+		v.bargeVoiced += FrameDuration
+	}
+	if v.bargeVoiced < v.cfg.bargeInMin {
+		return
+	}
+	v.bargeVoiced = -1
+	v.bargedIn.Store(true)
+	v.sink.Stop()
+	v.emit(Event{Kind: EventBargeIn, AtMs: v.bargeAtMs})
 }

@@ -203,10 +203,18 @@ func (b *Bot) runSpeech(ctx context.Context) {
 		return
 	}
 	voice := b.room.Voice()
+	waited := false
 	for {
 		p, ok := b.spoken.pop(ctx)
 		if !ok {
 			return
+		}
+		// The first line (the opening) waits, bounded, until someone can hear it.
+		if !waited {
+			waited = true
+			if !voice.WaitListener(ctx, ListenerWait) && ctx.Err() == nil {
+				b.log.Warn("nobody subscribed to the examiner's voice; speaking anyway", "waited", ListenerWait)
+			}
 		}
 		if err := b.speaker(ctx, p, voice); err != nil {
 			b.pending.Add(-1)

@@ -146,18 +146,22 @@ func (r *Room) sendLoop(ctx context.Context) {
 	}
 }
 
-// audiences returns the identities that get the whole event and those that get the
+// recipient is one participant an event is addressed to: its identity (the data packet's
+// destination) and its connection's participant id (the sent ledger's key).
+type recipient struct{ identity, sid string }
+
+// audiences returns the participants that get the whole event and those that get the
 // candidate's view.
-func audiences(lk *lksdk.Room, book *RoleBook, only string) (examiners, candidates []string) {
+func audiences(lk *lksdk.Room, book *RoleBook, only string) (examiners, candidates []recipient) {
 	for _, rp := range lk.GetRemoteParticipants() {
 		if only != "" && rp.Identity() != only {
 			continue
 		}
 		switch book.Role(rp) {
 		case RoleExaminer:
-			examiners = append(examiners, rp.Identity())
+			examiners = append(examiners, recipient{rp.Identity(), rp.SID()})
 		case RoleCandidate:
-			candidates = append(candidates, rp.Identity())
+			candidates = append(candidates, recipient{rp.Identity(), rp.SID()})
 		}
 	}
 	return examiners, candidates
@@ -171,32 +175,65 @@ func (r *Room) send(lk *lksdk.Room, it outItem) error {
 		}
 		switch p.Role {
 		case RoleExaminer:
-			examiners = append(examiners, p.Identity)
+			examiners = append(examiners, recipient{p.Identity, p.SID})
 		case RoleCandidate:
-			candidates = append(candidates, p.Identity)
+			candidates = append(candidates, recipient{p.Identity, p.SID})
 		}
 	}
 	ev := it.ev
 	if ev.Seq == 0 {
 		candidates = nil // out-of-band reports are for examiners only
 	}
+	if it.replay && it.to != "" {
+		// A join replay sends each connection only what it has not been sent (sentLedger).
+		examiners, candidates = r.unsent(ev.Seq, examiners), r.unsent(ev.Seq, candidates)
+	}
 	if len(examiners) > 0 {
-		if err := r.sendEnvelope(lk, ev, examiners); err != nil {
+		if err := r.sendEnvelope(lk, ev, identities(examiners)); err != nil {
 			return err
 		}
 	}
 	if len(candidates) > 0 {
 		if view, ok := CandidateView(ev); ok {
-			if err := r.sendEnvelope(lk, view, candidates); err != nil {
+			if err := r.sendEnvelope(lk, view, identities(candidates)); err != nil {
 				return err
 			}
 		}
 	}
+	r.sent.mark(ev.Seq, sids(examiners))
+	r.sent.mark(ev.Seq, sids(candidates))
 	r.stats.eventsSent.Add(1)
 	if !it.replay {
 		r.markSent(ev.Seq)
 	}
 	return nil
+}
+
+// unsent keeps the recipients whose connection has not been sent seq.
+func (r *Room) unsent(seq int64, to []recipient) []recipient {
+	out := to[:0]
+	for _, p := range to {
+		if !r.sent.has(p.sid, seq) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func identities(to []recipient) []string {
+	out := make([]string, len(to))
+	for i, p := range to {
+		out[i] = p.identity
+	}
+	return out
+}
+
+func sids(to []recipient) []string {
+	out := make([]string, len(to))
+	for i, p := range to {
+		out[i] = p.sid
+	}
+	return out
 }
 
 func (r *Room) sendEnvelope(lk *lksdk.Room, ev runtime.Event, to []string) error {

@@ -36,8 +36,13 @@ const presenceGrace = 10 * time.Second
 // presenceTracker compares the vouched candidates in the room with those last reported, and
 // queues the differences for the handler goroutine (in order with the candidate's messages).
 type presenceTracker struct {
-	mu      sync.Mutex
-	known   map[string]string // identity → participant id of candidates reported present
+	mu     sync.Mutex
+	known  map[string]string // identity → participant id of candidates reported present
+	seenOn map[string]uint64 // identity → the epoch in which that participant id was seen
+	// epoch counts the bot's own connection interruptions (a new connection, the SDK's
+	// reconnection inside one): a candidate's new participant id within one epoch is their
+	// client rejoining; across epochs it may be everyone reconnecting after a server restart.
+	epoch   uint64
 	reasons map[string]string // participant id → why it left, from the disconnect callback
 	kick    chan struct{}
 	gen     uint64    // the bot's connection seen up at the last reconciliation; 0 if it was not up
@@ -46,6 +51,7 @@ type presenceTracker struct {
 
 func (t *presenceTracker) init() {
 	t.known = map[string]string{}
+	t.seenOn = map[string]uint64{}
 	t.reasons = map[string]string{}
 	t.kick = make(chan struct{}, 1)
 }
@@ -61,6 +67,14 @@ func (t *presenceTracker) expect(ids []string) {
 			t.known[id] = ""
 		}
 	}
+	t.poke()
+}
+
+// interrupted records that the bot's own connection was interrupted (a new epoch).
+func (t *presenceTracker) interrupted() {
+	t.mu.Lock()
+	t.epoch++
+	t.mu.Unlock()
 	t.poke()
 }
 
@@ -140,9 +154,12 @@ func (r *Room) reconcilePresence() {
 	defer t.mu.Unlock()
 	if t.gen != gen { // a new connection, or the same one back from a restart
 		t.gen, t.since = gen, time.Now()
+		t.epoch++
 	}
+	epoch := t.epoch
 	settled := time.Since(t.since) >= presenceGrace
 	var changes []CandidatePresence
+	var rejoined []string
 	for _, id := range sortedKeys(t.known) {
 		sid := t.known[id]
 		now, ok := current[id]
@@ -151,12 +168,26 @@ func (r *Room) reconcilePresence() {
 		}
 		reason, announced := t.reasons[sid]
 		switch {
+		case ok && !announced && sid != "" && t.seenOn[id] == epoch:
+			// A new participant id while the bot stayed connected: the candidate's
+			// client died and joined again before the server noticed (it replaces the old
+			// participant without announcing a leave). That is a leave and a return, so the
+			// exam pauses and resumes, the question is asked again, and the new connection
+			// gets the history.
+			r.log.Info("candidate rejoined under a new participant id", "identity", id, "sid", now, "previous", sid)
+			delete(t.reasons, sid)
+			t.known[id], t.seenOn[id] = now, epoch
+			changes = append(changes,
+				CandidatePresence{Identity: id, SID: sid, Reason: leaveReason(lkproto.DisconnectReason_DUPLICATE_IDENTITY)},
+				CandidatePresence{Identity: id, SID: now, Present: true})
+			rejoined = append(rejoined, id)
+			continue
 		case ok && !announced:
-			// Back under a new participant id without the bot seeing a leave (a server
-			// restart, the bot's own reconnection), or found where a resumed session's log
+			// Back under a new participant id after the bot's own connection was interrupted
+			// (a server restart, the bot's reconnection), or found where a resumed session's log
 			// left them: the same stay in the room.
 			r.log.Info("candidate back under a new participant id", "identity", id, "sid", now, "previous", sid)
-			t.known[id] = now
+			t.known[id], t.seenOn[id] = now, epoch
 			continue
 		case !announced && !settled:
 			continue // the bot has just (re)connected: give them presenceGrace to show up
@@ -167,6 +198,7 @@ func (r *Room) reconcilePresence() {
 		}
 		delete(t.reasons, sid)
 		delete(t.known, id)
+		delete(t.seenOn, id)
 		changes = append(changes, CandidatePresence{Identity: id, SID: sid, Reason: reason})
 	}
 	for _, id := range sortedKeys(current) {
@@ -174,9 +206,12 @@ func (r *Room) reconcilePresence() {
 			continue
 		}
 		sid := current[id]
-		t.known[id] = sid
+		t.known[id], t.seenOn[id] = sid, epoch
 		delete(t.reasons, sid)
 		changes = append(changes, CandidatePresence{Identity: id, SID: sid, Present: true})
+	}
+	for _, id := range rejoined {
+		r.replayTo(id, 1) // the SDK announces no arrival for a replaced participant (arrived)
 	}
 	for i := range changes {
 		c := changes[i]

@@ -157,16 +157,13 @@ func runCandidateProcess() int {
 	return 0
 }
 
-// TestCandidateConnectionDropped kills a candidate's process: no leave reaches the server, which
-// notices the lost connection itself; the examiner sees the candidate leave for that reason and
-// the exam pause.
-func TestCandidateConnectionDropped(t *testing.T) {
-	e, ctrl, _ := roomExam(t, "presence-2")
-	ctx := context.Background()
-	exr := e.dial(t, "examiner-ana", livekit.RoleExaminer)
+// startCandidateProcess runs a candidate in a process of its own (runCandidateProcess) and
+// waits until it knows the bot, so a test can kill it the hard way: no leave reaches the server.
+func startCandidateProcess(t *testing.T, e *exam, identity string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), candidateProcessEnv+"=1", "EXAMTUI_TEST_URL="+e.srv.URL,
-		"EXAMTUI_TEST_TOKEN="+e.srv.Token("candidate-9", livekit.RoleCandidate))
+		"EXAMTUI_TEST_TOKEN="+e.srv.Token(identity, livekit.RoleCandidate))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -189,6 +186,17 @@ func TestCandidateConnectionDropped(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the candidate process did not join in 30 s")
 	}
+	return cmd
+}
+
+// TestCandidateConnectionDropped kills a candidate's process: no leave reaches the server, which
+// notices the lost connection itself; the examiner sees the candidate leave for that reason and
+// the exam pause.
+func TestCandidateConnectionDropped(t *testing.T) {
+	e, ctrl, _ := roomExam(t, "presence-2")
+	ctx := context.Background()
+	exr := e.dial(t, "examiner-ana", livekit.RoleExaminer)
+	cmd := startCandidateProcess(t, e, "candidate-9")
 	e.waitAudience(t, "candidate-9")
 	if err := ctrl.Start(ctx); err != nil {
 		t.Fatal(err)

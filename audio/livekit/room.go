@@ -46,6 +46,10 @@ type Room struct {
 	presence presenceTracker
 
 	stats roomStats
+	sent  sentLedger // which seqs each connection was sent (sent_ledger.go)
+	// listeners are the identities last allowed to subscribe to the bot's tracks (subscribers.go).
+	listeners     []string
+	listenersSent bool
 
 	rejects *rejectLimiter // the rate of rejection reports per sender (reject_limit.go)
 }
@@ -151,6 +155,10 @@ func (r *Room) setup(_ context.Context, lk *lksdk.Room, gen uint64) error {
 	if role, _ := VouchedRole(lk.LocalParticipant.Attributes(), lk.LocalParticipant.Permissions()); role != RoleBot {
 		return fmt.Errorf("%w: the bot's token carries role %s, want bot", ErrInvalidConfig, role)
 	}
+	r.mu.Lock()
+	r.listenersSent = false // a new connection: the server knows nothing yet
+	r.mu.Unlock()
+	r.allowListeners(lk)
 	if err := r.voice.publish(lk); err != nil {
 		return err
 	}
@@ -178,11 +186,20 @@ func (r *Room) callbacks(gen uint64) *lksdk.RoomCallback {
 		},
 		OnParticipantDisconnected: func(rp *lksdk.RemoteParticipant) {
 			r.forgetEarly(rp.Identity())
+			r.sent.forget(rp.SID())
 			r.log.Info("participant left", "identity", rp.Identity(), "role", r.roles.Role(rp).String())
 			r.presence.left(rp, r.conn.State() == StateConnected && r.roles.Role(rp) == RoleCandidate)
+			r.allowListeners(r.conn.room())
 			r.notifyChanged()
 		},
+		OnLocalTrackSubscribed: func(*lksdk.LocalTrackPublication, *lksdk.LocalParticipant) {
+			r.voice.markHeard()
+		},
+		OnReconnecting: func() {
+			r.presence.interrupted()
+		},
 		OnReconnected: func() {
+			r.presence.interrupted()
 			r.resendRecent()
 		},
 		ParticipantCallback: lksdk.ParticipantCallback{
@@ -220,6 +237,7 @@ func (r *Room) arrived(lk *lksdk.Room, rp *lksdk.RemoteParticipant) {
 		}
 	}
 	if role == RoleCandidate || role == RoleExaminer {
+		r.allowListeners(lk)
 		r.replayTo(rp.Identity(), 1)
 	}
 	if role == RoleExaminer {
@@ -489,6 +507,7 @@ func (r *Room) Candidate() string {
 type Participant struct {
 	Identity string
 	Role     Role
+	SID      string // the server's participant id of this connection
 }
 
 // Participants lists the remote participants the bot can see.
@@ -499,7 +518,7 @@ func (r *Room) Participants() []Participant {
 	}
 	var ps []Participant
 	for _, rp := range lk.GetRemoteParticipants() {
-		ps = append(ps, Participant{Identity: rp.Identity(), Role: r.roles.Role(rp)})
+		ps = append(ps, Participant{Identity: rp.Identity(), Role: r.roles.Role(rp), SID: rp.SID()})
 	}
 	return append(ps, r.earlyParticipants(lk)...)
 }

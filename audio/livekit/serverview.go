@@ -173,6 +173,9 @@ func (r *Room) takeServerList(lk *lksdk.Room, ps []*lkproto.ParticipantInfo, com
 		}
 	}
 	v.mu.Unlock()
+	if len(fresh) > 0 {
+		r.allowListeners(lk)
+	}
 	for _, p := range fresh {
 		role := r.roles.Role(serverParticipant{p})
 		r.log.Info("participant present", "identity", p.GetIdentity(), "role", role.String(), "via", "server query")
@@ -208,7 +211,7 @@ func (r *Room) earlyParticipants(lk *lksdk.Room) []Participant {
 		if lk != nil && lk.GetParticipantByIdentity(p.GetIdentity()) != nil {
 			continue // announced meanwhile
 		}
-		out = append(out, Participant{Identity: p.GetIdentity(), Role: r.roles.Role(serverParticipant{p})})
+		out = append(out, Participant{Identity: p.GetIdentity(), Role: r.roles.Role(serverParticipant{p}), SID: p.GetSid()})
 	}
 	return out
 }

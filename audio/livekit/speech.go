@@ -24,10 +24,13 @@ type Voice struct {
 	track     *dtxTrack
 	playoutAt time.Time     // when what has been queued finishes playing
 	cleared   chan struct{} // closed (and replaced) by Clear, so waiting players stop at once
+
+	heard     chan struct{} // closed once someone subscribed to the track (speech_listener.go)
+	heardOnce sync.Once
 }
 
 func newVoice(rate int, name string, log *slog.Logger) *Voice {
-	return &Voice{rate: rate, name: name, log: log, cleared: make(chan struct{})}
+	return &Voice{rate: rate, name: name, log: log, cleared: make(chan struct{}), heard: make(chan struct{})}
 }
 
 // clearedCh is closed by the next Clear.

@@ -49,7 +49,9 @@ examiner bot joins the room and waits for the candidate. NAME is a spec in the w
 directory (or "demo"). The dispatch id goes to stdout once a worker has taken the job.
 
 A worker takes a job only while it has room (--max-exams), is not draining and knows the spec.
-When none has taken it after --wait (a worker needs a few seconds), dispatch withdraws it and
+While it waits, dispatch makes the dispatch again every 10 s (the server may drop a job no
+worker took), so a worker that frees a place or starts meanwhile takes it. When none has taken
+it after --wait (a worker needs a few seconds), dispatch withdraws it and
 exits with status 1, saying so: no exam is left dispatched that would never start. --wait 0
 creates the dispatch and returns at once.
 

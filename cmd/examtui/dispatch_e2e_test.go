@@ -10,6 +10,7 @@ import (
 	lkproto "github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
+	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
@@ -46,4 +47,61 @@ func TestDispatchBeyondCapacity(t *testing.T) {
 		}
 	}
 
+}
+
+// TestDispatchTakenWhenAPlaceFrees: the only worker is full when the exam is dispatched; its
+// exam ends seconds later, and the dispatch is taken then: dispatch succeeds within its --wait
+// and the exam starts for the candidate. The LiveKit server sometimes keeps offering the job
+// until a place frees and sometimes drops it; dispatch makes it again (dispatchRetry).
+func TestDispatchTakenWhenAPlaceFrees(t *testing.T) {
+	p := newPool(t)
+	w := p.startWorker("w1", "--max-exams", "1")
+	p.dispatchExam("first", "hotel", "first")
+	cd := p.join("first", "cand-first")
+	testutil.Eventually(t, 30*time.Second, func() bool { return cd.has(0, runtime.EventSpoken, "") }, "the first exam's opening")
+
+	type result struct {
+		out, errOut string
+		err         error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, errOut, err := p.tryDispatch("second", "hotel", "second", "--wait", "60s")
+		done <- result{out, errOut, err}
+	}()
+	// The second dispatch is on the server and the full worker cannot take it; some seconds
+	// later (past the server's one offer of it) the examiner ends the first exam.
+	client := lksdk.NewAgentDispatchServiceClient(httpURL(p.srv.URL), p.srv.APIKey, p.srv.Secret)
+	testutil.Eventually(t, 30*time.Second, func() bool {
+		res, err := client.ListDispatch(context.Background(), &lkproto.ListAgentDispatchRequest{Room: "second"})
+		return err == nil && len(res.GetAgentDispatches()) > 0
+	}, "the second dispatch on the server")
+	time.Sleep(10 * time.Second) // the scenario: the worker stays full for a while
+	if w.count("job assigned", "room", "second") != 0 {
+		t.Fatal("the full worker took the second exam")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	exr, err := livekit.Dial(ctx, p.srv.URL, p.srv.RoomToken("first", "examiner-first", livekit.RoleExaminer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exr.Close()
+	if err := exr.WaitBot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := exr.SendControl(ctx, runtime.ControlEnd); err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("dispatch did not return within 60 s")
+	}
+	if r.err != nil || !strings.HasPrefix(r.out, "AD_") {
+		t.Fatalf("dispatch while the only worker was full, which freed its place during --wait: out %q err %v (stderr %q)", r.out, r.err, r.errOut)
+	}
+	second := p.join("second", "cand-second")
+	testutil.Eventually(t, 30*time.Second, func() bool { return second.has(0, runtime.EventSpoken, "") }, "the second exam's opening")
 }

@@ -25,44 +25,64 @@ const (
 // errNotTaken is a dispatch no worker took before the deadline.
 var errNotTaken = errors.New("no worker took the exam")
 
-// dispatchUntilTaken creates the dispatch and returns its id once a worker holds a job for it.
-// With wait 0 it returns as soon as the dispatch exists.
+// dispatchRetry is how long one dispatch is given before it is withdrawn and made again. The
+// server offers a dispatch's job to the registered workers for a while and then, some of the
+// time, drops it: a dispatch made while every worker was full then never ran, even after a
+// place freed up within --wait. Made again, it is offered again, until the deadline. 10 s
+// leaves a busy server the few seconds a job takes to be assigned (5 s was too short: jobs
+// being assigned were withdrawn).
+const dispatchRetry = 10 * time.Second
+
+// dispatchUntilTaken creates the dispatch and returns its id once a worker holds a job for it,
+// making it again every dispatchRetry while none has, until wait has passed. With wait 0 it
+// returns as soon as the dispatch exists.
 func dispatchUntilTaken(ctx context.Context, client *lksdk.AgentDispatchClient, req *lkproto.CreateAgentDispatchRequest, wait time.Duration) (string, error) {
 	deadline := time.Now().Add(wait)
-	cctx, cancel := context.WithTimeout(ctx, dispatchCall)
-	ad, err := client.CreateDispatch(cctx, req)
-	cancel()
-	if err != nil {
-		return "", fmt.Errorf("create dispatch: %w", err)
-	}
-	id := ad.GetId()
-	if wait == 0 {
-		return id, nil
-	}
-	for time.Now().Before(deadline) {
-		taken, err := dispatchTaken(ctx, client, req.Room, id)
+	tries := 0
+	for {
+		tries++
+		cctx, cancel := context.WithTimeout(ctx, dispatchCall)
+		ad, err := client.CreateDispatch(cctx, req)
+		cancel()
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("create dispatch: %w", err)
 		}
-		if taken {
+		id := ad.GetId()
+		if wait == 0 {
 			return id, nil
 		}
-		t := time.NewTimer(dispatchPoll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			withdraw(client, req.Room, id)
-			return "", ctx.Err()
-		case <-t.C:
+		retryAt := time.Now().Add(dispatchRetry)
+		if retryAt.After(deadline) {
+			retryAt = deadline
+		}
+		for time.Now().Before(retryAt) {
+			taken, err := dispatchTaken(ctx, client, req.Room, id)
+			if err != nil {
+				withdraw(client, req.Room, id)
+				return "", err
+			}
+			if taken {
+				return id, nil
+			}
+			t := time.NewTimer(dispatchPoll)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				withdraw(client, req.Room, id)
+				return "", ctx.Err()
+			case <-t.C:
+			}
+		}
+		withdraw(client, req.Room, id)
+		// A job assigned while the dispatch was being withdrawn is not lost: the worker holds it.
+		if taken, err := dispatchTaken(ctx, client, req.Room, id); err == nil && taken {
+			return id, nil
+		}
+		if !time.Now().Before(deadline) {
+			return "", fmt.Errorf("%w in room %q within %v (agent %q, %d dispatches): every worker is full, draining or does not have "+
+				"the spec, or none is running; the dispatch was withdrawn", errNotTaken, req.Room, wait, req.AgentName, tries)
 		}
 	}
-	withdraw(client, req.Room, id)
-	// A job assigned while the dispatch was being withdrawn is not lost: the worker holds it.
-	if taken, err := dispatchTaken(ctx, client, req.Room, id); err == nil && taken {
-		return id, nil
-	}
-	return "", fmt.Errorf("%w in room %q within %v (agent %q): every worker is full, draining or does not have "+
-		"the spec, or none is running; the dispatch was withdrawn", errNotTaken, req.Room, wait, req.AgentName)
 }
 
 // dispatchTaken reports whether the server records a job for dispatch id in room.

@@ -30,8 +30,10 @@ const (
 	DefaultTailSilence  = 600 * time.Millisecond
 	DefaultMaxReply     = 30 * time.Second
 	DefaultReplyTimeout = 60 * time.Second
-	// BargeInLimit is how soon the examiner must fall silent once the candidate speaks over it.
-	BargeInLimit = 300 * time.Millisecond
+	// BargeInLimit is how soon the examiner must fall silent once the candidate speaks over it:
+	// the barge-in needs audio.DefaultBargeInSpeech of voiced speech first (evidence of speech,
+	// not a level), and the rest is the room's way there and back.
+	BargeInLimit = 400 * time.Millisecond
 	// stepSettle bounds how long a control or an instruction may take to show in the events.
 	stepSettle = 10 * time.Second
 	// transportGrace is how long the candidate's connection may be down (reconnecting) before

@@ -170,7 +170,7 @@ func TestRunSpokenPauseAndBargeIn(t *testing.T) {
 		}
 	}
 	b := v.Replies[2].BargeIn
-	if b == nil || b.LimitMs != 300 || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 {
+	if b == nil || b.LimitMs != float64(roomtest.BargeInLimit.Milliseconds()) || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 {
 		t.Errorf("barge-in %+v", b)
 	}
 	pause := v.Replies[3]
