@@ -2,6 +2,7 @@ package livekit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -28,6 +29,11 @@ type presenceRecorder interface {
 // looked: a resumed session's candidates (runtime.Controller.PresentCandidates).
 type presenceKeeper interface{ PresentCandidates() []string }
 
+// speechInterrupter is implemented by controllers that want to know the candidate cut the
+// examiner short and what was heard (runtime.Controller.SpeechInterrupted): the examiner's
+// context then keeps only what the candidate heard.
+type speechInterrupter interface{ SpeechInterrupted(heard string) error }
+
 // speechDoner is implemented by controllers that want to know when the examiner's speech has
 // finished playing (runtime.Controller.SpeechDone).
 type speechDoner interface{ SpeechDone() }
@@ -37,7 +43,8 @@ type speechDoner interface{ SpeechDone() }
 type AudioTurns func(ctx context.Context, audio <-chan AudioFrame, submit func(context.Context, runtime.Turn) error) error
 
 // Speaker says one spoken event's text through the bot's voice (TTS, then Voice.Write). It may
-// return before the audio has played; the bot waits for playout before the next line.
+// return before the audio has played; the bot waits for playout before the next line. A line
+// cut short (a barge-in, a stop) returns a *SpeechInterruptedError saying what was heard.
 type Speaker func(ctx context.Context, spoken runtime.SpokenPayload, voice *Voice) error
 
 // BotOption configures NewBot.
@@ -67,10 +74,12 @@ type Bot struct {
 	speaker    Speaker
 	spoken     *queue[runtime.SpokenPayload]
 	pending    atomic.Int64 // lines queued or being said
-	ctx        context.Context
-	cancel     context.CancelFunc
-	wg         sync.WaitGroup
-	once       sync.Once
+	// candidateCut: the line being said was cut by the candidate (CandidateInterrupt).
+	candidateCut atomic.Bool
+	ctx          context.Context
+	cancel       context.CancelFunc
+	wg           sync.WaitGroup
+	once         sync.Once
 }
 
 // NewBot wires ctrl to room and starts the audio and speech goroutines; Close stops them (it
@@ -119,11 +128,23 @@ func (b *Bot) Deliver(ev runtime.Event) {
 }
 
 func (b *Bot) onText(m CandidateText) {
+	if m.Stop {
+		b.onStop(m)
+		return
+	}
 	err := b.ctrl.SubmitTurn(b.ctx, runtime.Turn{Text: m.Text, Confidence: m.Confidence, Source: runtime.SourceTyped})
 	if err != nil {
 		b.log.Warn("typed answer not accepted", "from", m.Sender, "err", err)
 		b.room.ReportError(runtime.CodeCandidateInputFailed, fmt.Sprintf("typed answer from %s not accepted: %v", m.Sender, err))
 	}
+}
+
+// onStop honours the candidate's native interrupt: the current line is cut and the lines not
+// yet said are dropped, as when the candidate barges in. The speaker then reports what was
+// heard, and the controller decides what that means for the exam (runSpeech).
+func (b *Bot) onStop(m CandidateText) {
+	b.log.Info("candidate asked the examiner to stop", "from", m.Sender, "speaking", b.pending.Load() > 0)
+	b.CandidateInterrupt()
 }
 
 func (b *Bot) onPresence(p CandidatePresence) {
@@ -163,9 +184,18 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 	}
 }
 
+// CandidateInterrupt is Interrupt caused by the candidate (barging in: RoomVoice.OnBargeIn, or
+// a stop message): the line cut short is reported to the controller with what was heard, which
+// a cut made by an examiner's command is not (the controller knows of those already).
+func (b *Bot) CandidateInterrupt() {
+	if b.pending.Load() > 0 {
+		b.candidateCut.Store(true)
+	}
+	b.Interrupt()
+}
+
 // Interrupt drops what the examiner has not said yet and clears the audio queued on the track:
-// an immediate instruction or a control cuts the examiner short, and so does the candidate
-// barging in (RoomVoice.OnBargeIn).
+// an immediate instruction or a control cuts the examiner short.
 func (b *Bot) Interrupt() {
 	for b.spoken.len() > 0 {
 		if _, ok := b.spoken.pop(b.ctx); !ok {
@@ -208,7 +238,17 @@ func (b *Bot) runSpeech(ctx context.Context) {
 		if !ok {
 			return
 		}
-		if err := b.speaker(ctx, p, voice); err != nil {
+		err := b.speaker(ctx, p, voice)
+		var cut *SpeechInterruptedError
+		if errors.As(err, &cut) {
+			if b.candidateCut.Swap(false) {
+				b.interrupted(cut.Heard)
+			}
+			err = nil
+		} else if err == nil {
+			b.candidateCut.Store(false)
+		}
+		if err != nil {
 			b.pending.Add(-1)
 			if ctx.Err() != nil {
 				return
@@ -217,7 +257,7 @@ func (b *Bot) runSpeech(ctx context.Context) {
 			b.room.ReportError(runtime.CodeSpeechFailed, fmt.Sprintf("could not say %q: %v", p.Text, err))
 			continue
 		}
-		err := voice.WaitPlayout(ctx)
+		err = voice.WaitPlayout(ctx)
 		b.pending.Add(-1)
 		if err != nil {
 			return
@@ -225,6 +265,17 @@ func (b *Bot) runSpeech(ctx context.Context) {
 		if d, ok := b.ctrl.(speechDoner); ok && b.spoken.len() == 0 {
 			d.SpeechDone()
 		}
+	}
+}
+
+// interrupted tells the controller a line was cut short after heard.
+func (b *Bot) interrupted(heard string) {
+	si, ok := b.ctrl.(speechInterrupter)
+	if !ok {
+		return
+	}
+	if err := si.SpeechInterrupted(heard); err != nil {
+		b.log.Warn("interruption not recorded", "err", err)
 	}
 }
 

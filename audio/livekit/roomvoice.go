@@ -20,7 +20,7 @@ import (
 //
 //	rv, _ := livekit.NewRoomVoice(room, recognizer, synthesizer)
 //	bot, _ := livekit.NewBot(room, ctrl, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
-//	rv.OnBargeIn(bot.Interrupt)
+//	rv.OnBargeIn(bot.CandidateInterrupt)
 type RoomVoice struct {
 	src   *roomSource
 	sink  *trackSink
@@ -116,7 +116,7 @@ func NewRoomVoice(room *Room, rec audio.Recognizer, synth audio.Synthesizer, opt
 }
 
 // OnBargeIn sets what happens when the candidate speaks over the examiner, after playback has
-// been cut (a Bot's Interrupt drops the lines not yet said).
+// been cut (a Bot's CandidateInterrupt drops the lines not yet said and reports the cut).
 func (rv *RoomVoice) OnBargeIn(fn func()) {
 	rv.mu.Lock()
 	rv.onBargeIn = fn
@@ -223,6 +223,9 @@ func (rv *RoomVoice) Say(ctx context.Context, p runtime.SpokenPayload, _ *Voice)
 	}
 	rv.log.Info("said", "node", p.NodeID, "firstAudioMs", res.FirstAudioMs, "played", res.Played.Round(time.Millisecond),
 		"interrupted", res.Interrupted)
+	if res.Interrupted {
+		return &SpeechInterruptedError{Heard: res.PlayedText}
+	}
 	return nil
 }
 
