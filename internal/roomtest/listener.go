@@ -105,9 +105,9 @@ func (l *listener) slice(from, to time.Time) ([]int16, int) {
 	return out, rate
 }
 
-// silentAfter waits until the examiner has been quiet for runGap (or until deadline) and
+// silentAfter waits until the examiner has been quiet for quiet (or until deadline) and
 // returns the end of its last voiced frame after since (zero: none).
-func (l *listener) silentAfter(ctx context.Context, since, deadline time.Time) (time.Time, error) {
+func (l *listener) silentAfter(ctx context.Context, since, deadline time.Time, quiet time.Duration) (time.Time, error) {
 	for {
 		now := time.Now()
 		l.mu.Lock()
@@ -115,10 +115,10 @@ func (l *listener) silentAfter(ctx context.Context, since, deadline time.Time) (
 		if n := len(l.voiced); n > 0 && l.voiced[n-1].After(since) {
 			last = l.voiced[n-1].Add(frameLen)
 		}
-		quiet := len(l.voiced) == 0 || now.Sub(l.voiced[len(l.voiced)-1]) >= runGap
+		silent := len(l.voiced) == 0 || now.Sub(l.voiced[len(l.voiced)-1]) >= quiet
 		ch := l.changed
 		l.mu.Unlock()
-		if quiet || now.After(deadline) {
+		if silent || now.After(deadline) {
 			return last, nil
 		}
 		if err := waitChange(ctx, ch, min(runGap, time.Until(deadline))); err != nil {

@@ -230,8 +230,13 @@ func (p *player) interrupt(ctx context.Context, step int, t headless.TurnStep) (
 // the examiner with.
 const noTypedTiming = "a timing-based barge-in needs a spoken candidate (--audio); a typed run interrupts only with the transport's native interrupt (--interrupt native)"
 
-// stopWait bounds the wait for the examiner to fall silent after a stop message.
-const stopWait = 10 * time.Second
+// stopWait bounds the wait for the examiner to fall silent after a stop message; stopQuiet is
+// the silence that counts as stopped: longer than the gap between two of its sentences, so an
+// examiner that ignores the stop is not taken as stopped at the end of a sentence.
+const (
+	stopWait  = 10 * time.Second
+	stopQuiet = time.Second
+)
 
 // stop sends the native interrupt and waits for the examiner to fall silent, measuring how long
 // it went on; a stop that could not be sent is returned as the failed reply.
@@ -247,7 +252,7 @@ func (p *player) stop(ctx context.Context, req *measureReq, b *headless.BargeIn)
 		return p.failed(*req, fmt.Errorf("%w: sending the stop message: %w (phase=transport)", ErrTransport, err)), nil
 	}
 	p.events.emit(stopAt, VoiceEvent{Event: EventInterruptSent, Step: req.step, Kind: req.kind})
-	last, err := p.rt.listener.silentAfter(ctx, stopAt, stopAt.Add(stopWait))
+	last, err := p.rt.listener.silentAfter(ctx, stopAt, stopAt.Add(stopWait), stopQuiet)
 	if err != nil {
 		return nil, err
 	}

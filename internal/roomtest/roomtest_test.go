@@ -111,7 +111,8 @@ func (f *failAfter) Publish(ev runtime.Event) error {
 }
 
 // TestRunServerDiesMidRun kills the LiveKit server after the candidate's first line: the
-// reply never comes, and the harness reports a transport timeout within the reply timeout.
+// reply never comes, and the harness reports a first-chunk timeout within the reply timeout
+// whose cause is the transport's failure (the candidate's connection down), in the report.
 func TestRunServerDiesMidRun(t *testing.T) {
 	srv := lktest.Start(t)
 	s := script(t, "turns:\n  - say: \"Hello, I'm Priya and I'm on the hospitality management course.\"\n  - say: \"Sorry, could you repeat the question?\"\n")
@@ -130,10 +131,14 @@ func TestRunServerDiesMidRun(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	last := v.Replies[len(v.Replies)-1]
-	if last.Timeout == nil || last.Timeout.Phase != headless.PhaseTransport || last.Timeout.AfterMs > float64((timeout+2*time.Second).Milliseconds()) {
-		t.Fatalf("last reply %+v (timeout %+v), want a transport timeout within %v", last, last.Timeout, timeout)
+	if last.Timeout == nil || last.Timeout.Phase != headless.PhaseFirstChunk || last.Timeout.AfterMs > float64((timeout+2*time.Second).Milliseconds()) ||
+		!strings.Contains(last.Timeout.Cause, "connection") || !strings.Contains(last.Error, "cause: "+last.Timeout.Cause) {
+		t.Fatalf("last reply %+v (timeout %+v), want a first-chunk timeout within %v caused by the transport", last, last.Timeout, timeout)
 	}
-	t.Logf("reply %d: %s after %.0f ms", last.Step, last.Timeout.Phase, last.Timeout.AfterMs)
+	if text := reportText(t, res); !strings.Contains(text, "cause: "+last.Timeout.Cause) {
+		t.Errorf("the report does not show the cause:\n%s", text)
+	}
+	t.Logf("reply %d: %s after %.0f ms, cause %s", last.Step, last.Timeout.Phase, last.Timeout.AfterMs, last.Timeout.Cause)
 }
 
 // TestRunSpokenPauseAndBargeIn speaks through a real room: a line with a two-second pause
@@ -203,4 +208,14 @@ func testLog(t *testing.T) *slog.Logger {
 		}
 	})
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// reportText is the run's text report.
+func reportText(t *testing.T, res *headless.Result) string {
+	t.Helper()
+	var b strings.Builder
+	if err := headless.WriteText(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
