@@ -175,8 +175,22 @@ func TestRunSpokenPauseAndBargeIn(t *testing.T) {
 		}
 	}
 	b := v.Replies[2].BargeIn
-	if b == nil || b.LimitMs != 300 || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 {
+	if b == nil || b.LimitMs != 300 || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 || b.Method != headless.InterruptTiming {
 		t.Errorf("barge-in %+v", b)
+	}
+	// Each spoken line is its own WAV: the line's voiced part as it was sent. On the clock its
+	// span can be longer than its audio: a loaded machine's track sends slower than real time.
+	for _, rp := range v.Replies {
+		c := rp.Candidate
+		if c == nil || c.WAV == "" || c.Transcript != headless.SpokenText(rp.Said) {
+			t.Errorf("step %d: candidate clip %+v", rp.Step, c)
+			continue
+		}
+		length, rms := soxLength(t, c.WAV)
+		t.Logf("step %d: candidate clip %.0f–%.0f ms, %.2f s rms %.3f", rp.Step, c.StartMs, c.EndMs, length, rms)
+		if d := (c.EndMs - c.StartMs) / 1000; length < 0.75*d || length > d+0.05 || rms < 0.02 {
+			t.Errorf("step %d: candidate clip %.2f s rms %.3f for a %.2f s span", rp.Step, length, rms, d)
+		}
 	}
 	pause := v.Replies[3]
 	if len(pause.CutOffs) == 0 || v.CutOffs == 0 {
