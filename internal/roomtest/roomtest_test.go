@@ -155,7 +155,10 @@ func TestRunSpokenPauseAndBargeIn(t *testing.T) {
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := roomtest.Run(ctx, s, hopts(), roomtest.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
+	o := hopts()
+	sink := &eventSink{}
+	o.Sink = sink
+	res, err := roomtest.Run(ctx, s, o, roomtest.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
 		RecordDir: t.TempDir(), Spoken: true, ReplyTimeout: 20 * time.Second, Logger: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +180,12 @@ func TestRunSpokenPauseAndBargeIn(t *testing.T) {
 	b := v.Replies[2].BargeIn
 	if b == nil || b.LimitMs != 300 || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 || b.Method != headless.InterruptTiming {
 		t.Errorf("barge-in %+v", b)
+	}
+	// The bot told the controller of the barge-in, with what the candidate heard of the line.
+	if cuts := sink.recoveries(runtime.RecoveryBargeIn); len(cuts) == 0 {
+		t.Error("no barge_in recovery: the controller was not told the candidate cut the examiner short")
+	} else {
+		t.Logf("barge_in recovery: %s", cuts[0].Detail)
 	}
 	// Each spoken line is its own WAV: the line's voiced part as it was sent. On the clock its
 	// span can be longer than its audio: a loaded machine's track sends slower than real time.

@@ -145,9 +145,6 @@ func (v *VoiceReport) writeText(b *strings.Builder) {
 		}
 		if r.Error != "" {
 			fmt.Fprintf(b, "    %2d %-44q ERROR %s\n", r.Step, clip(said, 42), r.Error)
-			if r.Timeout != nil && r.Timeout.Cause != "" {
-				fmt.Fprintf(b, "       cause: %s\n", r.Timeout.Cause)
-			}
 			writeClips(b, r)
 			continue
 		}
