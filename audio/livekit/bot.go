@@ -74,12 +74,14 @@ type Bot struct {
 	speaker    Speaker
 	spoken     *queue[runtime.SpokenPayload]
 	pending    atomic.Int64 // lines queued or being said
-	// candidateCut: the line being said was cut by the candidate (CandidateInterrupt).
-	candidateCut atomic.Bool
-	ctx          context.Context
-	cancel       context.CancelFunc
-	wg           sync.WaitGroup
-	once         sync.Once
+	// commandCut: the line being said was cut by an examiner's command, which the controller
+	// knows of already; any other cut is the candidate's and is reported to it. It is set
+	// before the cut, so the speech goroutine sees it when the line returns.
+	commandCut atomic.Bool
+	ctx        context.Context
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+	once       sync.Once
 }
 
 // NewBot wires ctrl to room and starts the audio and speech goroutines; Close stops them (it
@@ -144,7 +146,7 @@ func (b *Bot) onText(m CandidateText) {
 // heard, and the controller decides what that means for the exam (runSpeech).
 func (b *Bot) onStop(m CandidateText) {
 	b.log.Info("candidate asked the examiner to stop", "from", m.Sender, "speaking", b.pending.Load() > 0)
-	b.CandidateInterrupt()
+	b.Interrupt()
 }
 
 func (b *Bot) onPresence(p CandidatePresence) {
@@ -171,7 +173,7 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 		action, err = runtime.ParseControlAction(c.Action.String())
 		if err == nil {
 			if c.Action == runtime.ControlPause || c.Action == runtime.ControlEnd || c.Action == runtime.ControlSkip || c.Action == runtime.ControlAdvance || c.Action == runtime.ControlPromote {
-				b.Interrupt()
+				b.commandInterrupt()
 			}
 			err = b.ctrl.Control(b.ctx, action, c.Sender)
 		}
@@ -184,18 +186,17 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 	}
 }
 
-// CandidateInterrupt is Interrupt caused by the candidate (barging in: RoomVoice.OnBargeIn, or
-// a stop message): the line cut short is reported to the controller with what was heard, which
-// a cut made by an examiner's command is not (the controller knows of those already).
-func (b *Bot) CandidateInterrupt() {
+// commandInterrupt is Interrupt for an examiner's command: the cut is not the candidate's.
+func (b *Bot) commandInterrupt() {
 	if b.pending.Load() > 0 {
-		b.candidateCut.Store(true)
+		b.commandCut.Store(true)
 	}
 	b.Interrupt()
 }
 
 // Interrupt drops what the examiner has not said yet and clears the audio queued on the track:
-// an immediate instruction or a control cuts the examiner short.
+// the candidate barging in (RoomVoice.OnBargeIn) or asking to stop cuts the examiner short, and
+// the line cut is reported to the controller with what the candidate heard (runSpeech).
 func (b *Bot) Interrupt() {
 	for b.spoken.len() > 0 {
 		if _, ok := b.spoken.pop(b.ctx); !ok {
@@ -241,12 +242,12 @@ func (b *Bot) runSpeech(ctx context.Context) {
 		err := b.speaker(ctx, p, voice)
 		var cut *SpeechInterruptedError
 		if errors.As(err, &cut) {
-			if b.candidateCut.Swap(false) {
+			if !b.commandCut.Swap(false) {
 				b.interrupted(cut.Heard)
 			}
 			err = nil
 		} else if err == nil {
-			b.candidateCut.Store(false)
+			b.commandCut.Store(false)
 		}
 		if err != nil {
 			b.pending.Add(-1)

@@ -20,7 +20,7 @@ import (
 //
 //	rv, _ := livekit.NewRoomVoice(room, recognizer, synthesizer)
 //	bot, _ := livekit.NewBot(room, ctrl, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
-//	rv.OnBargeIn(bot.CandidateInterrupt)
+//	rv.OnBargeIn(bot.Interrupt)
 type RoomVoice struct {
 	src   *roomSource
 	sink  *trackSink
@@ -116,7 +116,7 @@ func NewRoomVoice(room *Room, rec audio.Recognizer, synth audio.Synthesizer, opt
 }
 
 // OnBargeIn sets what happens when the candidate speaks over the examiner, after playback has
-// been cut (a Bot's CandidateInterrupt drops the lines not yet said and reports the cut).
+// been cut (a Bot's Interrupt drops the lines not yet said and reports the cut).
 func (rv *RoomVoice) OnBargeIn(fn func()) {
 	rv.mu.Lock()
 	rv.onBargeIn = fn

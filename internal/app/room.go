@@ -127,7 +127,7 @@ func (x *Exam) JoinRoom(ctx context.Context, o RoomOptions) (*RoomBot, error) {
 	}
 	rb.Bot = bot
 	if rb.Voice != nil {
-		rb.Voice.OnBargeIn(bot.CandidateInterrupt)
+		rb.Voice.OnBargeIn(bot.Interrupt)
 	}
 	x.Subscribe(bot)
 	return rb, nil

@@ -119,7 +119,7 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 		return rt, err
 	}
 	rt.bot = bot
-	rv.OnBargeIn(bot.CandidateInterrupt)
+	rv.OnBargeIn(bot.Interrupt)
 	fan.Subscribe(bot)
 
 	candTok, err := livekit.NewToken(o.APIKey, o.APISecret, name, "candidate", livekit.RoleCandidate)
