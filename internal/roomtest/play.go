@@ -210,13 +210,14 @@ func (p *player) interrupt(ctx context.Context, step int, t headless.TurnStep) (
 		}
 		first, _, _ := voicedBounds(pcm)
 		onset := start.Add(first)
+		silentAt := onset
 		for _, r := range p.rt.listener.runs(onset, onset) {
+			silentAt = r.end
 			b.StoppedAfterMs = ms(r.end.Sub(onset))
 			b.Stopped = r.end.Sub(onset) <= BargeInLimit
 		}
 		stopped := b.Stopped
-		p.events.emit(onset.Add(time.Duration(b.StoppedAfterMs*float64(time.Millisecond))), VoiceEvent{Event: EventBargeIn, Step: step,
-			Kind: req.kind, LatencyMs: b.StoppedAfterMs, Stopped: &stopped})
+		p.events.emit(silentAt, VoiceEvent{Event: EventBargeIn, Step: step, Kind: req.kind, LatencyMs: b.StoppedAfterMs, Stopped: &stopped})
 	}
 	rp, err := p.measure(ctx, req)
 	if err != nil {
@@ -256,13 +257,14 @@ func (p *player) stop(ctx context.Context, req *measureReq, b *headless.BargeIn)
 	if err != nil {
 		return nil, err
 	}
+	silentAt := stopAt // no examiner audio after the stop: it had fallen silent already
 	if !last.IsZero() {
+		silentAt = last
 		b.StoppedAfterMs = ms(last.Sub(stopAt))
 		b.Stopped = last.Sub(stopAt) <= BargeInLimit
 	}
 	stopped := b.Stopped
-	p.events.emit(stopAt.Add(last.Sub(stopAt)), VoiceEvent{Event: EventBargeIn, Step: req.step, Kind: req.kind,
-		LatencyMs: b.StoppedAfterMs, Stopped: &stopped})
+	p.events.emit(silentAt, VoiceEvent{Event: EventBargeIn, Step: req.step, Kind: req.kind, LatencyMs: b.StoppedAfterMs, Stopped: &stopped})
 	return nil, nil
 }
 
