@@ -78,6 +78,8 @@ type Bot struct {
 	// knows of already; any other cut is the candidate's and is reported to it. It is set
 	// before the cut, so the speech goroutine sees it when the line returns.
 	commandCut atomic.Bool
+	lineMu     sync.Mutex
+	cutLine    context.CancelFunc // cancels the context of the line being said
 	ctx        context.Context
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
@@ -197,6 +199,10 @@ func (b *Bot) commandInterrupt() {
 // Interrupt drops what the examiner has not said yet and clears the audio queued on the track:
 // the candidate barging in (RoomVoice.OnBargeIn) or asking to stop cuts the examiner short, and
 // the line cut is reported to the controller with what the candidate heard (runSpeech).
+//
+// Clearing the track alone missed a line between two of its sentences (the next one was being
+// synthesised, so nothing was queued to clear) or just taken off the queue: it then played on.
+// The line's context is cancelled too, wherever the speaker is in it.
 func (b *Bot) Interrupt() {
 	for b.spoken.len() > 0 {
 		if _, ok := b.spoken.pop(b.ctx); !ok {
@@ -204,7 +210,21 @@ func (b *Bot) Interrupt() {
 		}
 		b.pending.Add(-1)
 	}
+	if b.pending.Load() > 0 { // a line is being said (pending counts it until it has played)
+		b.lineMu.Lock()
+		if b.cutLine != nil {
+			b.cutLine()
+		}
+		b.lineMu.Unlock()
+	}
 	b.room.Voice().Clear()
+}
+
+// setLine installs the cancel of the next line's context (nil: none).
+func (b *Bot) setLine(cancel context.CancelFunc) {
+	b.lineMu.Lock()
+	b.cutLine = cancel
+	b.lineMu.Unlock()
 }
 
 func (b *Bot) runAudio(ctx context.Context) {
@@ -235,13 +255,24 @@ func (b *Bot) runSpeech(ctx context.Context) {
 	}
 	voice := b.room.Voice()
 	for {
+		// The line's context exists before the line is taken, so an interruption that comes
+		// as it is taken still reaches it.
+		lctx, cancel := context.WithCancel(ctx)
+		b.setLine(cancel)
 		p, ok := b.spoken.pop(ctx)
 		if !ok {
+			cancel()
 			return
 		}
-		err := b.speaker(ctx, p, voice)
+		err := b.speaker(lctx, p, voice)
+		wasCut := lctx.Err() != nil && ctx.Err() == nil
+		b.setLine(nil)
+		cancel()
 		var cut *SpeechInterruptedError
-		if errors.As(err, &cut) {
+		if !errors.As(err, &cut) && wasCut && err != nil {
+			cut = &SpeechInterruptedError{} // cut before any of it played
+		}
+		if cut != nil && ctx.Err() == nil {
 			if !b.commandCut.Swap(false) {
 				b.interrupted(cut.Heard)
 			}

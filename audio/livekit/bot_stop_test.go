@@ -92,3 +92,50 @@ func TestBotCutsTheLine(t *testing.T) {
 		})
 	}
 }
+
+// TestBotCutsALineNotYetPlaying cuts a line while its speaker is still preparing it (a
+// synthesis that takes long, as between two sentences of a line): clearing the track alone
+// found nothing queued and the line played on in full. The line's context is cancelled, so the
+// speaker stops at once, and the controller records that the candidate heard none of it.
+func TestBotCutsALineNotYetPlaying(t *testing.T) {
+	e := startExam(t)
+	rec := &runtime.Recorder{}
+	ctrl, fan := liveController(t, "cut-synth", rec)
+	entered := make(chan struct{}, 8)
+	slow := func(ctx context.Context, _ runtime.SpokenPayload, _ *livekit.Voice) error {
+		entered <- struct{}{}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(30 * time.Second): // a synthesis far longer than the test waits
+			return nil
+		}
+	}
+	bot := e.serve(t, ctrl, fan, livekit.WithSpeaker(slow))
+	cand, _ := e.dialBoth(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := ctrl.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Recv(t, entered, 10*time.Second, "the speaker to start on the opening")
+	cutAt := time.Now()
+	if err := cand.SendCandidateStop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.WaitIdle(ctx); err != nil {
+		t.Fatalf("the bot never went idle: the line was not cut (%v)", err)
+	}
+	var cuts []string
+	for _, ev := range rec.Events() {
+		if p, err := ev.Decode(); err == nil {
+			if r, ok := p.(*runtime.RecoveryPayload); ok && r.Kind == runtime.RecoveryBargeIn {
+				cuts = append(cuts, r.Detail)
+			}
+		}
+	}
+	if len(cuts) != 1 || cuts[0] != "candidate heard: nothing" {
+		t.Fatalf("barge_in recoveries %q, want one: the candidate heard nothing", cuts)
+	}
+	t.Logf("idle %s after the stop", time.Since(cutAt).Round(time.Millisecond))
+}

@@ -218,6 +218,11 @@ func (rv *RoomVoice) Turns(ctx context.Context, frames <-chan AudioFrame, submit
 // and returns when it has played or the candidate barged in.
 func (rv *RoomVoice) Say(ctx context.Context, p runtime.SpokenPayload, _ *Voice) error {
 	res, err := rv.voice.Speak(ctx, p.Text, audio.SpeakOptions{Speed: p.TTSSpeed, Voice: rv.cfg.voiceName, Language: rv.cfg.language})
+	if ctx.Err() != nil {
+		// The line was cut (the bot cancels its context): wherever it was, playing or being
+		// synthesised, what was heard is what had played.
+		return &SpeechInterruptedError{Heard: res.PlayedText}
+	}
 	if err != nil {
 		return err
 	}
