@@ -2,6 +2,7 @@ package livekit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -28,6 +29,11 @@ type presenceRecorder interface {
 // looked: a resumed session's candidates (runtime.Controller.PresentCandidates).
 type presenceKeeper interface{ PresentCandidates() []string }
 
+// speechInterrupter is implemented by controllers that want to know the candidate cut the
+// examiner short and what was heard (runtime.Controller.SpeechInterrupted): the examiner's
+// context then keeps only what the candidate heard.
+type speechInterrupter interface{ SpeechInterrupted(heard string) error }
+
 // speechDoner is implemented by controllers that want to know when the examiner's speech has
 // finished playing (runtime.Controller.SpeechDone).
 type speechDoner interface{ SpeechDone() }
@@ -37,7 +43,8 @@ type speechDoner interface{ SpeechDone() }
 type AudioTurns func(ctx context.Context, audio <-chan AudioFrame, submit func(context.Context, runtime.Turn) error) error
 
 // Speaker says one spoken event's text through the bot's voice (TTS, then Voice.Write). It may
-// return before the audio has played; the bot waits for playout before the next line.
+// return before the audio has played; the bot waits for playout before the next line. A line
+// cut short (a barge-in, a stop) returns a *SpeechInterruptedError saying what was heard.
 type Speaker func(ctx context.Context, spoken runtime.SpokenPayload, voice *Voice) error
 
 // BotOption configures NewBot.
@@ -67,6 +74,12 @@ type Bot struct {
 	speaker    Speaker
 	spoken     *queue[runtime.SpokenPayload]
 	pending    atomic.Int64 // lines queued or being said
+	// commandCut: the line being said was cut by an examiner's command, which the controller
+	// knows of already; any other cut is the candidate's and is reported to it. It is set
+	// before the cut, so the speech goroutine sees it when the line returns.
+	commandCut atomic.Bool
+	lineMu     sync.Mutex
+	cutLine    context.CancelFunc // cancels the context of the line being said
 	ctx        context.Context
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
@@ -119,11 +132,23 @@ func (b *Bot) Deliver(ev runtime.Event) {
 }
 
 func (b *Bot) onText(m CandidateText) {
+	if m.Stop {
+		b.onStop(m)
+		return
+	}
 	err := b.ctrl.SubmitTurn(b.ctx, runtime.Turn{Text: m.Text, Confidence: m.Confidence, Source: runtime.SourceTyped})
 	if err != nil {
 		b.log.Warn("typed answer not accepted", "from", m.Sender, "err", err)
 		b.room.ReportError(runtime.CodeCandidateInputFailed, fmt.Sprintf("typed answer from %s not accepted: %v", m.Sender, err))
 	}
+}
+
+// onStop honours the candidate's native interrupt: the current line is cut and the lines not
+// yet said are dropped, as when the candidate barges in. The speaker then reports what was
+// heard, and the controller decides what that means for the exam (runSpeech).
+func (b *Bot) onStop(m CandidateText) {
+	b.log.Info("candidate asked the examiner to stop", "from", m.Sender, "speaking", b.pending.Load() > 0)
+	b.Interrupt()
 }
 
 func (b *Bot) onPresence(p CandidatePresence) {
@@ -150,7 +175,7 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 		action, err = runtime.ParseControlAction(c.Action.String())
 		if err == nil {
 			if c.Action == runtime.ControlPause || c.Action == runtime.ControlEnd || c.Action == runtime.ControlSkip || c.Action == runtime.ControlAdvance || c.Action == runtime.ControlPromote {
-				b.Interrupt()
+				b.commandInterrupt()
 			}
 			err = b.ctrl.Control(b.ctx, action, c.Sender)
 		}
@@ -163,9 +188,21 @@ func (b *Bot) onCommand(c ExaminerCommand) {
 	}
 }
 
+// commandInterrupt is Interrupt for an examiner's command: the cut is not the candidate's.
+func (b *Bot) commandInterrupt() {
+	if b.pending.Load() > 0 {
+		b.commandCut.Store(true)
+	}
+	b.Interrupt()
+}
+
 // Interrupt drops what the examiner has not said yet and clears the audio queued on the track:
-// an immediate instruction or a control cuts the examiner short, and so does the candidate
-// barging in (RoomVoice.OnBargeIn).
+// the candidate barging in (RoomVoice.OnBargeIn) or asking to stop cuts the examiner short, and
+// the line cut is reported to the controller with what the candidate heard (runSpeech).
+//
+// Clearing the track alone missed a line between two of its sentences (the next one was being
+// synthesised, so nothing was queued to clear) or just taken off the queue: it then played on.
+// The line's context is cancelled too, wherever the speaker is in it.
 func (b *Bot) Interrupt() {
 	for b.spoken.len() > 0 {
 		if _, ok := b.spoken.pop(b.ctx); !ok {
@@ -173,7 +210,21 @@ func (b *Bot) Interrupt() {
 		}
 		b.pending.Add(-1)
 	}
+	if b.pending.Load() > 0 { // a line is being said (pending counts it until it has played)
+		b.lineMu.Lock()
+		if b.cutLine != nil {
+			b.cutLine()
+		}
+		b.lineMu.Unlock()
+	}
 	b.room.Voice().Clear()
+}
+
+// setLine installs the cancel of the next line's context (nil: none).
+func (b *Bot) setLine(cancel context.CancelFunc) {
+	b.lineMu.Lock()
+	b.cutLine = cancel
+	b.lineMu.Unlock()
 }
 
 func (b *Bot) runAudio(ctx context.Context) {
@@ -205,8 +256,13 @@ func (b *Bot) runSpeech(ctx context.Context) {
 	voice := b.room.Voice()
 	waited := false
 	for {
+		// The line's context exists before the line is taken, so an interruption that comes
+		// as it is taken still reaches it.
+		lctx, cancel := context.WithCancel(ctx)
+		b.setLine(cancel)
 		p, ok := b.spoken.pop(ctx)
 		if !ok {
+			cancel()
 			return
 		}
 		// The first line (the opening) waits, bounded, until someone can hear it.
@@ -216,7 +272,23 @@ func (b *Bot) runSpeech(ctx context.Context) {
 				b.log.Warn("nobody subscribed to the examiner's voice; speaking anyway", "waited", ListenerWait)
 			}
 		}
-		if err := b.speaker(ctx, p, voice); err != nil {
+		err := b.speaker(lctx, p, voice)
+		wasCut := lctx.Err() != nil && ctx.Err() == nil
+		b.setLine(nil)
+		cancel()
+		var cut *SpeechInterruptedError
+		if !errors.As(err, &cut) && wasCut && err != nil {
+			cut = &SpeechInterruptedError{} // cut before any of it played
+		}
+		if cut != nil && ctx.Err() == nil {
+			if !b.commandCut.Swap(false) {
+				b.interrupted(cut.Heard)
+			}
+			err = nil
+		} else if err == nil {
+			b.commandCut.Store(false)
+		}
+		if err != nil {
 			b.pending.Add(-1)
 			if ctx.Err() != nil {
 				return
@@ -225,7 +297,7 @@ func (b *Bot) runSpeech(ctx context.Context) {
 			b.room.ReportError(runtime.CodeSpeechFailed, fmt.Sprintf("could not say %q: %v", p.Text, err))
 			continue
 		}
-		err := voice.WaitPlayout(ctx)
+		err = voice.WaitPlayout(ctx)
 		b.pending.Add(-1)
 		if err != nil {
 			return
@@ -233,6 +305,17 @@ func (b *Bot) runSpeech(ctx context.Context) {
 		if d, ok := b.ctrl.(speechDoner); ok && b.spoken.len() == 0 {
 			d.SpeechDone()
 		}
+	}
+}
+
+// interrupted tells the controller a line was cut short after heard.
+func (b *Bot) interrupted(heard string) {
+	si, ok := b.ctrl.(speechInterrupter)
+	if !ok {
+		return
+	}
+	if err := si.SpeechInterrupted(heard); err != nil {
+		b.log.Warn("interruption not recorded", "err", err)
 	}
 }
 

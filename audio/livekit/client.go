@@ -314,6 +314,15 @@ func (c *Client) SendCandidateText(ctx context.Context, text string, confidence 
 	return c.sendToBot(ctx, TopicCandidateInput, data)
 }
 
+// SendCandidateStop asks the bot to stop the examiner's current line (the native interrupt).
+func (c *Client) SendCandidateStop(ctx context.Context) error {
+	data, err := EncodeCandidateStop()
+	if err != nil {
+		return err
+	}
+	return c.sendToBot(ctx, TopicCandidateInput, data)
+}
+
 // SendAdmin sends an admin instruction to the bot.
 func (c *Client) SendAdmin(ctx context.Context, mode runtime.AdminMode, text string) error {
 	data, err := EncodeAdminInstruction(mode, text)

@@ -1,6 +1,9 @@
 package livekit
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Named errors.
 var (
@@ -15,3 +18,11 @@ var (
 	ErrCandidateMissing = errors.New("no candidate in the room")
 	ErrNoSpeech         = errors.New("the bot was joined without speech (WithoutSpeech)")
 )
+
+// SpeechInterruptedError is a Speaker's line cut short (a barge-in, a stop, an examiner's
+// command): Heard is the part the candidate heard.
+type SpeechInterruptedError struct{ Heard string }
+
+func (e *SpeechInterruptedError) Error() string {
+	return fmt.Sprintf("speech interrupted after %q", e.Heard)
+}

@@ -116,7 +116,7 @@ func NewRoomVoice(room *Room, rec audio.Recognizer, synth audio.Synthesizer, opt
 }
 
 // OnBargeIn sets what happens when the candidate speaks over the examiner, after playback has
-// been cut (a Bot's Interrupt drops the lines not yet said).
+// been cut (a Bot's Interrupt drops the lines not yet said and reports the cut).
 func (rv *RoomVoice) OnBargeIn(fn func()) {
 	rv.mu.Lock()
 	rv.onBargeIn = fn
@@ -218,11 +218,19 @@ func (rv *RoomVoice) Turns(ctx context.Context, frames <-chan AudioFrame, submit
 // and returns when it has played or the candidate barged in.
 func (rv *RoomVoice) Say(ctx context.Context, p runtime.SpokenPayload, _ *Voice) error {
 	res, err := rv.voice.Speak(ctx, p.Text, audio.SpeakOptions{Speed: p.TTSSpeed, Voice: rv.cfg.voiceName, Language: rv.cfg.language})
+	if ctx.Err() != nil {
+		// The line was cut (the bot cancels its context): wherever it was, playing or being
+		// synthesised, what was heard is what had played.
+		return &SpeechInterruptedError{Heard: res.PlayedText}
+	}
 	if err != nil {
 		return err
 	}
 	rv.log.Info("said", "node", p.NodeID, "firstAudioMs", res.FirstAudioMs, "played", res.Played.Round(time.Millisecond),
 		"interrupted", res.Interrupted)
+	if res.Interrupted {
+		return &SpeechInterruptedError{Heard: res.PlayedText}
+	}
 	return nil
 }
 

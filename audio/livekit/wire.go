@@ -71,6 +71,10 @@ const (
 	msgCandidateText    = "candidate_text"
 	msgAdminInstruction = "admin_instruction"
 	msgControl          = "control"
+	// msgCandidateStop is the candidate's native interrupt: stop speaking now. What a stop
+	// means for the exam is the runtime's to decide (the bot cuts the line; the controller
+	// records it as a barge-in with what was heard).
+	msgCandidateStop = "stop"
 )
 
 // CandidateText is a typed answer received from the candidate.
@@ -79,6 +83,9 @@ type CandidateText struct {
 	Confidence float64   // 0..1; 1 when the sender gave none
 	Sender     string    // the server-asserted identity of the sender
 	Received   time.Time // when the packet reached the bot, for latency figures
+	// Stop is a {"type":"stop"} message: the candidate asks the examiner to stop speaking.
+	// Text is empty and Confidence 0.
+	Stop bool
 }
 
 // CommandKind says which of the examiner's messages a command is.
@@ -174,8 +181,11 @@ func ParseCandidateInput(data []byte) (CandidateText, error) {
 	if err != nil {
 		return CandidateText{}, err
 	}
+	if m.Type == msgCandidateStop {
+		return CandidateText{Stop: true}, nil
+	}
 	if m.Type != msgCandidateText {
-		return CandidateText{}, fmt.Errorf("%w: type %q on %s (want %s)", ErrInvalidMessage, m.Type, TopicCandidateInput, msgCandidateText)
+		return CandidateText{}, fmt.Errorf("%w: type %q on %s (want %s or %s)", ErrInvalidMessage, m.Type, TopicCandidateInput, msgCandidateText, msgCandidateStop)
 	}
 	text, err := checkText("text", m.Text, MaxCandidateTextLen)
 	if err != nil {
@@ -222,6 +232,11 @@ func ParseExaminerCommand(data []byte) (ExaminerCommand, error) {
 // EncodeCandidateText builds a candidate-input packet.
 func EncodeCandidateText(text string, confidence float64) ([]byte, error) {
 	return json.Marshal(wireMessage{SchemaVersion: WireVersion, Type: msgCandidateText, Text: &text, Confidence: &confidence})
+}
+
+// EncodeCandidateStop builds a candidate-input packet asking the examiner to stop speaking.
+func EncodeCandidateStop() ([]byte, error) {
+	return json.Marshal(wireMessage{Type: msgCandidateStop})
 }
 
 // EncodeAdminInstruction builds an examiner-commands packet carrying an admin instruction.

@@ -18,6 +18,9 @@ func TestParseCandidateInput(t *testing.T) {
 		wantConf float64
 		wantErr  bool
 	}{
+		// A stop (the native interrupt) carries nothing: its text, if any, is not an answer.
+		{"stop", `{"type":"stop"}`, "", 0, false},
+		{"stop ignores text", `{"type":"stop","text":"ignored"}`, "", 0, false},
 		{"plain", `{"type":"candidate_text","text":"We could open a second line."}`, "We could open a second line.", 1, false},
 		{"confidence", `{"type":"candidate_text","text":"yes","confidence":0.42}`, "yes", 0.42, false},
 		{"zero confidence", `{"type":"candidate_text","text":"yes","confidence":0}`, "yes", 0, false},
@@ -43,7 +46,7 @@ func TestParseCandidateInput(t *testing.T) {
 			if !ok {
 				return
 			}
-			if got.Text != tc.wantText || got.Confidence != tc.wantConf {
+			if got.Text != tc.wantText || got.Confidence != tc.wantConf || got.Stop != strings.HasPrefix(tc.name, "stop") {
 				t.Fatalf("got %+v, want text %q confidence %v", got, tc.wantText, tc.wantConf)
 			}
 		})
@@ -143,6 +146,12 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err != nil || text.Text != "a second buffet line" || text.Confidence != 0.7 {
 		t.Fatalf("candidate text round trip: %+v, %v", text, err)
 	}
+	if data, err = livekit.EncodeCandidateStop(); err != nil {
+		t.Fatal(err)
+	}
+	if stop, err := livekit.ParseCandidateInput(data); err != nil || !stop.Stop {
+		t.Fatalf("candidate stop round trip: %+v, %v", stop, err)
+	}
 	for _, mode := range []runtime.AdminMode{runtime.AdminImmediate, runtime.AdminQueued, runtime.AdminSay} {
 		data, err := livekit.EncodeAdminInstruction(mode, "Probe the budget.")
 		if err != nil {
@@ -209,13 +218,18 @@ func FuzzParseInbound(f *testing.F) {
 		`{"type":"admin_instruction","mode":"immediate","text":"x"}`,
 		`{"type":"control","action":"end"}`,
 		`{"type":"candidate_text","text":null}`,
+		`{"type":"stop"}`,
 		`{"type":"candidate_text","text":"hi","confidence":1e400}`,
 		`{}`, `null`, `"x"`, ``,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if msg, err := livekit.ParseCandidateInput(data); err == nil {
+		if msg, err := livekit.ParseCandidateInput(data); err == nil && msg.Stop {
+			if msg.Text != "" {
+				t.Fatalf("a stop carries text %q", msg.Text)
+			}
+		} else if err == nil {
 			if strings.TrimSpace(msg.Text) == "" || msg.Text != strings.TrimSpace(msg.Text) {
 				t.Fatalf("accepted blank or untrimmed text %q", msg.Text)
 			}

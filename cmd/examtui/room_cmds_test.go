@@ -19,6 +19,7 @@ import (
 	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/roomtest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
@@ -44,8 +45,9 @@ func TestTestCommandThroughRoom(t *testing.T) {
 			dir := t.TempDir()
 			// The typed case records where `test --help` says --record defaults to.
 			rec := filepath.Join(dir, "rec")
+			evPath := filepath.Join(dir, "events.jsonl")
 			args := []string{"test", "hotel-rehearsal.yaml", "--room-url", srv.URL, "--api-key", srv.APIKey,
-				"--api-secret", srv.Secret, "--data-dir", dir, "--log-file", filepath.Join(dir, "log"), "--json"}
+				"--api-secret", srv.Secret, "--data-dir", dir, "--log-file", filepath.Join(dir, "log"), "--json", "--events", evPath}
 			if tc.mode == "audio" {
 				args = append(args, "--record", rec)
 			}
@@ -106,6 +108,33 @@ func TestTestCommandThroughRoom(t *testing.T) {
 				if got := loudSeconds(clip); (got > 1) != c.voiced {
 					t.Errorf("%s: %.1f s of sound", c.path, got)
 				}
+			}
+			// Each reply's examiner audio is its own clip next to the recordings, and the voice
+			// events were written as JSON Lines, one reply_first_chunk per reply.
+			for _, rp := range v.Replies {
+				if rp.Examiner == nil || filepath.Dir(rp.Examiner.WAV) != filepath.Join(wantDir, "replies") || rp.Candidate == nil {
+					t.Errorf("step %d: clips %+v, %+v", rp.Step, rp.Candidate, rp.Examiner)
+				} else if _, err := os.Stat(rp.Examiner.WAV); err != nil {
+					t.Error(err)
+				}
+			}
+			evs, err := os.ReadFile(evPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(evs)), "\n")
+			firsts := 0
+			for _, l := range lines {
+				var ev roomtest.VoiceEvent
+				if err := json.Unmarshal([]byte(l), &ev); err != nil {
+					t.Fatalf("events line %q: %v", l, err)
+				}
+				if ev.Event == roomtest.EventReplyFirstChunk {
+					firsts++
+				}
+			}
+			if firsts != len(v.Replies)+1 || v.EventsWritten != len(lines) || v.Transport != "livekit" {
+				t.Errorf("%d first chunks in %d events (report: %d written), transport %q; want one per reply and the opening", firsts, len(lines), v.EventsWritten, v.Transport)
 			}
 			t.Logf("%s: p50 %.0f ms, p95 %.0f ms over %d replies", tc.name, v.P50Ms, v.P95Ms, len(v.Replies))
 		})

@@ -142,14 +142,23 @@ func newTestEnv(cmd *cobra.Command, o testOptions) (*testEnv, error) {
 		return nil, err
 	}
 	env := &testEnv{o: o, log: log, close: closeLog}
+	events, err := env.o.room.openEvents()
+	if err != nil {
+		closeLog()
+		return nil, err
+	}
+	if events != nil {
+		env.close = func() { events.Close(); closeLog() }
+	}
 	if !o.noStore {
 		st, err := app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dataDir), log)
 		if err != nil {
-			closeLog()
+			env.close()
 			return nil, err
 		}
 		env.store = st
-		env.close = func() { st.Close(); closeLog() }
+		prev := env.close
+		env.close = func() { st.Close(); prev() }
 	}
 	return env, nil
 }

@@ -219,3 +219,30 @@ func TestJUnitStrictSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestTestRoomFlagsRefused checks the voice harness's flags before any script runs: --events
+// needs a room, a file that cannot be created and an unknown --interrupt are refused.
+func TestTestRoomFlagsRefused(t *testing.T) {
+	room := []string{"--room-url", "ws://127.0.0.1:1", "--api-key", "k", "--api-secret", "s"}
+	never := filepath.Join(t.TempDir(), "never.jsonl")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"--events without a room", []string{"--events", never}, "--events needs --room-url"},
+		{"--events in no directory", append(room, "--events", "/nonexistent/dir/events.jsonl"), "--events: open /nonexistent/dir/events.jsonl"},
+		{"unknown --interrupt", append(room, "--interrupt", "shout"), `--interrupt "shout": want native or timing`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runCmd(t, "", append([]string{"test", "hotel-rehearsal.yaml", "--no-store"}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(out, "PASS") {
+				t.Fatalf("err %v, out %q; want %q before any script runs", err, out, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(never); err == nil {
+		t.Error("--events without a room created its file")
+	}
+}

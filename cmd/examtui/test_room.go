@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -26,6 +28,9 @@ type testRoomOptions struct {
 	replyTimeout time.Duration
 	tail         time.Duration
 	maxReply     time.Duration
+	interrupt    string
+	eventsPath   string
+	events       io.Writer   // the --events file, opened once for every script of the run
 	audioFlag    func() bool // reads --audio, which test_audio.go owns
 }
 
@@ -38,6 +43,8 @@ func (r *testRoomOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&r.replyTimeout, "reply-timeout", roomtest.DefaultReplyTimeout, "with --room-url, the longest wait for the first audio of an examiner reply (and for the server to answer)")
 	f.DurationVar(&r.tail, "tail-silence", roomtest.DefaultTailSilence, "with --room-url, the silence that ends an examiner reply")
 	f.DurationVar(&r.maxReply, "max-reply", roomtest.DefaultMaxReply, "with --room-url, the hard cap on one examiner reply")
+	f.StringVar(&r.interrupt, "interrupt", "", "with --room-url, how interrupt steps interrupt: native (a stop message, then the line; typed or spoken) or timing (the line spoken over the examiner; needs --audio); default native when typed, timing with --audio")
+	f.StringVar(&r.eventsPath, "events", "", "with --room-url, write the voice events (turns, first chunks, barge-ins, timeouts) to this file as JSON Lines while the run goes; a failing write is logged and the run goes on")
 	r.audioFlag = func() bool {
 		v, err := cmd.Flags().GetBool("audio")
 		return err == nil && v
@@ -46,11 +53,28 @@ func (r *testRoomOptions) addFlags(cmd *cobra.Command) {
 
 func (r testRoomOptions) enabled() bool { return r.url != "" }
 
+// openEvents opens the --events file for the whole run (nil without --events); a path that
+// cannot be created is a flag error, found before any script runs.
+func (r *testRoomOptions) openEvents() (io.Closer, error) {
+	if r.eventsPath == "" {
+		return nil, nil
+	}
+	if !r.enabled() {
+		return nil, fmt.Errorf("--events needs --room-url")
+	}
+	f, err := os.OpenFile(r.eventsPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--events: %w", err)
+	}
+	r.events = f
+	return f, nil
+}
+
 // options turns the flags into harness options, checked before any script runs.
 func (r testRoomOptions) options(log *slog.Logger) (roomtest.Options, error) {
 	o := roomtest.Options{URL: r.url, APIKey: r.key, APISecret: r.secret, RecordDir: r.record,
 		ReplyTimeout: r.replyTimeout, TailSilence: r.tail, MaxReply: r.maxReply,
-		Spoken: r.audioFlag != nil && r.audioFlag(), Logger: log}
+		Spoken: r.audioFlag != nil && r.audioFlag(), Logger: log, Interrupt: r.interrupt, Events: r.events}
 	if o.APIKey == "" {
 		o.APIKey = os.Getenv("LIVEKIT_API_KEY")
 	}

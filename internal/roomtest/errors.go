@@ -1,6 +1,10 @@
 package roomtest
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Named errors.
 var (
@@ -13,3 +17,26 @@ var (
 	// participant that lost the connection and did not get it back.
 	ErrTransport = errors.New("room transport failed")
 )
+
+// FirstChunkTimeoutError is a reply whose first audio did not come within the reply timeout.
+// It is ErrFirstChunkTimeout (errors.Is) and unwraps to its cause: the transport error that was
+// current when the wait ran out (the candidate's connection down), nil when the room was up and
+// the examiner simply said nothing.
+type FirstChunkTimeoutError struct {
+	Timeout time.Duration
+	Cause   error
+}
+
+func (e *FirstChunkTimeoutError) Error() string {
+	msg := fmt.Sprintf("%s: the examiner did not send its first audio within %s (phase=first-chunk)", ErrFirstChunkTimeout, e.Timeout)
+	if e.Cause != nil {
+		msg += "; cause: " + e.Cause.Error()
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, ErrFirstChunkTimeout) true.
+func (e *FirstChunkTimeoutError) Is(target error) bool { return target == ErrFirstChunkTimeout }
+
+// Unwrap is the cause, so errors.Is(err, ErrTransport) and errors.As reach it.
+func (e *FirstChunkTimeoutError) Unwrap() error { return e.Cause }

@@ -2,7 +2,6 @@ package roomtest
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -28,7 +27,17 @@ type listener struct {
 	recorder *audio.SessionRecorder
 	frames   int
 	voiced   []time.Time // receive times of voiced frames, in order
-	changed  chan struct{}
+	// heard keeps the received audio since the current step began (forget), so each reply's
+	// audio can be written as its own clip.
+	heard   []heardFrame
+	rate    int
+	changed chan struct{}
+}
+
+// heardFrame is one received frame and when it arrived.
+type heardFrame struct {
+	at      time.Time
+	samples []int16
 }
 
 func newListener() *listener { return &listener{changed: make(chan struct{})} }
@@ -40,7 +49,14 @@ func (l *listener) setRecorder(r *audio.SessionRecorder) {
 }
 
 func (l *listener) run(ctx context.Context, frames <-chan livekit.AudioFrame) {
-	receive(ctx, frames, func(f livekit.AudioFrame) { l.add(f.Samples, f.Received) })
+	receive(ctx, frames, func(f livekit.AudioFrame) {
+		l.mu.Lock()
+		if l.rate == 0 && f.SampleRate > 0 {
+			l.rate = f.SampleRate
+		}
+		l.mu.Unlock()
+		l.add(f.Samples, f.Received)
+	})
 }
 
 // add notes one received frame.
@@ -50,12 +66,64 @@ func (l *listener) add(samples []int16, at time.Time) {
 	if audio.RMS(samples) > voicedRMS {
 		l.voiced = append(l.voiced, at)
 	}
+	l.heard = append(l.heard, heardFrame{at: at, samples: samples})
 	rec := l.recorder
 	close(l.changed)
 	l.changed = make(chan struct{})
 	l.mu.Unlock()
 	if rec != nil {
 		_ = rec.Write(audio.TrackExaminer, samples)
+	}
+}
+
+// forget drops the audio received before t: a step's clips need only its own audio, and a
+// long run must not hold all of it.
+func (l *listener) forget(t time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := 0
+	for i < len(l.heard) && l.heard[i].at.Before(t) {
+		i++
+	}
+	l.heard = append([]heardFrame(nil), l.heard[i:]...)
+}
+
+// slice returns the audio received in [from, to] and its sample rate.
+func (l *listener) slice(from, to time.Time) ([]int16, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []int16
+	for _, f := range l.heard {
+		if !f.at.Before(from) && !f.at.After(to) {
+			out = append(out, f.samples...)
+		}
+	}
+	rate := l.rate
+	if rate == 0 {
+		rate = audio.SampleRate
+	}
+	return out, rate
+}
+
+// silentAfter waits until the examiner has been quiet for quiet (or until deadline) and
+// returns the end of its last voiced frame after since (zero: none).
+func (l *listener) silentAfter(ctx context.Context, since, deadline time.Time, quiet time.Duration) (time.Time, error) {
+	for {
+		now := time.Now()
+		l.mu.Lock()
+		var last time.Time
+		if n := len(l.voiced); n > 0 && l.voiced[n-1].After(since) {
+			last = l.voiced[n-1].Add(frameLen)
+		}
+		silent := len(l.voiced) == 0 || now.Sub(l.voiced[len(l.voiced)-1]) >= quiet
+		ch := l.changed
+		l.mu.Unlock()
+		if silent || now.After(deadline) {
+			return last, nil
+		}
+		if err := waitChange(ctx, ch, min(runGap, time.Until(deadline))); err != nil {
+			return last, err
+		}
 	}
 }
 
@@ -104,6 +172,7 @@ type waitOpts struct {
 	firstTimeout, tail, maxReply time.Duration
 	onlyFirst                    bool                            // return at the first audio (an interrupt step follows)
 	alive                        func(grace time.Duration) error // non-nil: the connection has been down longer than grace
+	onFirst                      func(first time.Time)           // told of the first audio as soon as it is heard
 }
 
 // awaitReply waits for the first voiced audio after since (at most firstTimeout), then for the
@@ -139,17 +208,19 @@ func (l *listener) awaitReply(ctx context.Context, since time.Time, o waitOpts) 
 		}
 		wait := time.Until(deadline)
 		if wait <= 0 {
-			// At the deadline any outage is the transport's fault, not a slow examiner.
+			// At the deadline an outage is the likely reason: it is the timeout's cause.
+			var cause error
 			if o.alive != nil {
-				if err := o.alive(0); err != nil {
-					return r, err
-				}
+				cause = o.alive(0)
 			}
-			return r, fmt.Errorf("%w: the examiner did not send its first audio within %s (phase=first-chunk)", ErrFirstChunkTimeout, o.firstTimeout)
+			return r, &FirstChunkTimeoutError{Timeout: o.firstTimeout, Cause: cause}
 		}
 		if err := waitChange(ctx, ch, min(wait, time.Second)); err != nil {
 			return r, err
 		}
+	}
+	if o.onFirst != nil {
+		o.onFirst(r.first)
 	}
 	if o.onlyFirst {
 		r.last = r.first

@@ -108,6 +108,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative cap", func(o *Options) { o.MaxReply = -time.Second }, "--max-reply must be a positive duration"},
 		{"zero reply timeout", func(o *Options) { o.ReplyTimeout = 0 }, "--reply-timeout must be a positive duration"},
 		{"no credentials", func(o *Options) { o.APISecret = "" }, "no credentials"},
+		{"unknown interruption", func(o *Options) { o.Interrupt = "shout" }, `--interrupt "shout": want native or timing`},
 	}
 	for _, tc := range cases {
 		o := ok

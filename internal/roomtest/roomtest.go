@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -58,6 +59,22 @@ type Options struct {
 	// adaptive end of turn of `examtui run --room` (app.AdaptiveTurnTaking).
 	VoiceOptions []audio.VoiceOption
 	Logger       *slog.Logger
+	// Events receives the voice events as JSON Lines while the run goes (--events); a write
+	// that fails is logged and counted, never the end of the run. Nil: none.
+	Events io.Writer
+	// Interrupt is how interrupt steps interrupt: headless.InterruptNative (the stop message),
+	// headless.InterruptTiming (speaking over the examiner; spoken runs only), or empty: native
+	// in typed runs, timing in spoken ones (what a spoken run is there to test is the bot's
+	// own barge-in).
+	Interrupt string
+}
+
+// logger is the run's logger, or one that discards.
+func (o Options) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
 }
 
 // WithDefaults fills zero durations with the defaults.
@@ -88,6 +105,11 @@ func (o Options) Validate() error {
 	if o.URL == "" {
 		probs = append(probs, "--room-url is required")
 	}
+	switch o.Interrupt {
+	case "", headless.InterruptNative, headless.InterruptTiming:
+	default:
+		probs = append(probs, fmt.Sprintf("--interrupt %q: want %s or %s", o.Interrupt, headless.InterruptNative, headless.InterruptTiming))
+	}
 	if o.APIKey == "" || o.APISecret == "" {
 		probs = append(probs, "no credentials: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or --api-key, --api-secret)")
 	}
@@ -99,16 +121,13 @@ func (o Options) Validate() error {
 
 // Run plays one script through a fresh room. A dead or unreachable server is a failed result
 // whose opening timed out in the transport phase; an error is a run that could not start.
-func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Options) (*headless.Result, error) {
+func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Options) (res *headless.Result, err error) {
 	wallStart := time.Now()
 	o = o.WithDefaults()
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := o.logger()
 	exam, err := s.CompileSpec()
 	if err != nil {
 		return nil, err
@@ -144,13 +163,22 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 	}
 	defer ctrl.Close()
 
-	res := &headless.Result{Script: s.Name(), Spec: s.SpecPath(), Examiner: ex.Name(), SessionID: sid}
+	res = &headless.Result{Script: s.Name(), Spec: s.SpecPath(), Examiner: ex.Name(), SessionID: sid}
 	mode := "typed"
 	if o.Spoken {
 		mode = "audio"
 	}
 	report := &headless.VoiceReport{Mode: mode, TailSilenceMs: o.TailSilence.Milliseconds(), MaxReplyMs: o.MaxReply.Milliseconds(),
 		FirstChunkMs: o.ReplyTimeout.Milliseconds()}
+	caps := liveKitCapabilities
+	report.Transport, report.NativeInterrupt = caps.Transport, caps.NativeInterrupt
+	report.Interruption, report.InterruptNote = caps.interruption(o.Interrupt, o.Spoken)
+	events := newEventLog(o.Events, log, wallStart)
+	defer func() {
+		if res != nil && res.Voice != nil {
+			res.Voice.EventsWritten, res.Voice.EventsFailed = events.counts()
+		}
+	}()
 	rt, err := o.startBounded(ctx, s, exam.Policies.TurnTaking, ctrl, fan, log)
 	if err != nil {
 		if !errors.Is(err, ErrTransport) {
@@ -181,7 +209,8 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 	rt.listener.setRecorder(recorder)
 	report.CandidateWAV, report.ExaminerWAV = recorder.Path(audio.TrackCandidate), recorder.Path(audio.TrackExaminer)
 
-	p := &player{o: o, s: s, ctrl: ctrl, rt: rt, recorder: recorder, res: res, report: report}
+	p := &player{o: o, s: s, ctrl: ctrl, rt: rt, recorder: recorder, res: res, report: report, events: events,
+		clipDir: filepath.Join(dir, "replies"), interruption: report.Interruption}
 	runErr := p.play(ctx)
 	if cerr := recorder.Close(); cerr != nil && runErr == nil {
 		runErr = cerr

@@ -111,7 +111,8 @@ func (f *failAfter) Publish(ev runtime.Event) error {
 }
 
 // TestRunServerDiesMidRun kills the LiveKit server after the candidate's first line: the
-// reply never comes, and the harness reports a transport timeout within the reply timeout.
+// reply never comes, and the harness reports a first-chunk timeout within the reply timeout
+// whose cause is the transport's failure (the candidate's connection down), in the report.
 func TestRunServerDiesMidRun(t *testing.T) {
 	srv := lktest.Start(t)
 	s := script(t, "turns:\n  - say: \"Hello, I'm Priya and I'm on the hospitality management course.\"\n  - say: \"Sorry, could you repeat the question?\"\n")
@@ -130,10 +131,14 @@ func TestRunServerDiesMidRun(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	last := v.Replies[len(v.Replies)-1]
-	if last.Timeout == nil || last.Timeout.Phase != headless.PhaseTransport || last.Timeout.AfterMs > float64((timeout+2*time.Second).Milliseconds()) {
-		t.Fatalf("last reply %+v (timeout %+v), want a transport timeout within %v", last, last.Timeout, timeout)
+	if last.Timeout == nil || last.Timeout.Phase != headless.PhaseFirstChunk || last.Timeout.AfterMs > float64((timeout+2*time.Second).Milliseconds()) ||
+		!strings.Contains(last.Timeout.Cause, "connection") || !strings.Contains(last.Error, "cause: "+last.Timeout.Cause) {
+		t.Fatalf("last reply %+v (timeout %+v), want a first-chunk timeout within %v caused by the transport", last, last.Timeout, timeout)
 	}
-	t.Logf("reply %d: %s after %.0f ms", last.Step, last.Timeout.Phase, last.Timeout.AfterMs)
+	if text := reportText(t, res); !strings.Contains(text, "cause: "+last.Timeout.Cause) {
+		t.Errorf("the report does not show the cause:\n%s", text)
+	}
+	t.Logf("reply %d: %s after %.0f ms, cause %s", last.Step, last.Timeout.Phase, last.Timeout.AfterMs, last.Timeout.Cause)
 }
 
 // TestRunSpokenPauseAndBargeIn speaks through a real room: a line with a two-second pause
@@ -150,7 +155,10 @@ func TestRunSpokenPauseAndBargeIn(t *testing.T) {
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := roomtest.Run(ctx, s, hopts(), roomtest.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
+	o := hopts()
+	sink := &eventSink{}
+	o.Sink = sink
+	res, err := roomtest.Run(ctx, s, o, roomtest.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
 		RecordDir: t.TempDir(), Spoken: true, ReplyTimeout: 20 * time.Second, Logger: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -170,8 +178,28 @@ func TestRunSpokenPauseAndBargeIn(t *testing.T) {
 		}
 	}
 	b := v.Replies[2].BargeIn
-	if b == nil || b.LimitMs != float64(roomtest.BargeInLimit.Milliseconds()) || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 {
+	if b == nil || b.LimitMs != float64(roomtest.BargeInLimit.Milliseconds()) || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 || b.Method != headless.InterruptTiming {
 		t.Errorf("barge-in %+v", b)
+	}
+	// The bot told the controller of the barge-in, with what the candidate heard of the line.
+	if cuts := sink.recoveries(runtime.RecoveryBargeIn); len(cuts) == 0 {
+		t.Error("no barge_in recovery: the controller was not told the candidate cut the examiner short")
+	} else {
+		t.Logf("barge_in recovery: %s", cuts[0].Detail)
+	}
+	// Each spoken line is its own WAV: the line's voiced part as it was sent. On the clock its
+	// span can be longer than its audio: a loaded machine's track sends slower than real time.
+	for _, rp := range v.Replies {
+		c := rp.Candidate
+		if c == nil || c.WAV == "" || c.Transcript != headless.SpokenText(rp.Said) {
+			t.Errorf("step %d: candidate clip %+v", rp.Step, c)
+			continue
+		}
+		length, rms := soxLength(t, c.WAV)
+		t.Logf("step %d: candidate clip %.0f–%.0f ms, %.2f s rms %.3f", rp.Step, c.StartMs, c.EndMs, length, rms)
+		if d := (c.EndMs - c.StartMs) / 1000; length < 0.75*d || length > d+0.05 || rms < 0.02 {
+			t.Errorf("step %d: candidate clip %.2f s rms %.3f for a %.2f s span", rp.Step, length, rms, d)
+		}
 	}
 	pause := v.Replies[3]
 	if len(pause.CutOffs) == 0 || v.CutOffs == 0 {
@@ -203,4 +231,14 @@ func testLog(t *testing.T) *slog.Logger {
 		}
 	})
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// reportText is the run's text report.
+func reportText(t *testing.T, res *headless.Result) string {
+	t.Helper()
+	var b strings.Builder
+	if err := headless.WriteText(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

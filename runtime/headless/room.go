@@ -49,6 +49,17 @@ type VoiceReport struct {
 	StartedEarly int `json:"startedEarly"`
 	// CutOffs counts examiner starts inside a candidate's pause that the script did not expect.
 	CutOffs int `json:"cutOffs"`
+	// Transport is what carried the run (livekit); NativeInterrupt whether it has an interrupt
+	// message; Interruption how this run's interrupt steps interrupt (native or timing), and
+	// InterruptNote why, when it is not what was asked for.
+	Transport       string `json:"transport,omitempty"`
+	NativeInterrupt bool   `json:"nativeInterrupt"`
+	Interruption    string `json:"interruption,omitempty"`
+	InterruptNote   string `json:"interruptNote,omitempty"`
+	// EventsWritten and EventsFailed count the lines of the --events stream; a line that could
+	// not be written is logged and the run goes on.
+	EventsWritten int `json:"eventsWritten,omitempty"`
+	EventsFailed  int `json:"eventsFailed,omitempty"`
 }
 
 // ReplyTiming is one examiner reply as the candidate heard it.
@@ -75,6 +86,9 @@ type ReplyTiming struct {
 	Timeline []SpeakingEvent `json:"timeline,omitempty"`
 	CutOffs  []CutOff        `json:"cutOffs,omitempty"`
 	BargeIn  *BargeIn        `json:"bargeIn,omitempty"`
+	// Candidate and Examiner are each side's part of the step, each in its own WAV.
+	Candidate *Clip `json:"candidate,omitempty"`
+	Examiner  *Clip `json:"examiner,omitempty"`
 }
 
 // Summarize computes p50 and p95 of the replies' latencies (nearest rank), leaving out failed
@@ -111,6 +125,12 @@ func Percentile(xs []float64, p float64) float64 {
 }
 
 func (v *VoiceReport) writeText(b *strings.Builder) {
+	if v.Transport != "" {
+		fmt.Fprintf(b, "  transport:  %s; native interrupt: %s; interrupt steps: %s\n", v.Transport, yesNo(v.NativeInterrupt), interruptionText(v.Interruption))
+		if v.InterruptNote != "" {
+			fmt.Fprintf(b, "              %s\n", v.InterruptNote)
+		}
+	}
 	fmt.Fprintf(b, "  replies:    %d (%s turns), p50 %.0f ms, p95 %.0f ms to first audio; tail silence %s, cap %s\n",
 		len(v.Replies), v.Mode, v.P50Ms, v.P95Ms, time.Duration(v.TailSilenceMs)*time.Millisecond,
 		time.Duration(v.MaxReplyMs)*time.Millisecond)
@@ -125,6 +145,7 @@ func (v *VoiceReport) writeText(b *strings.Builder) {
 		}
 		if r.Error != "" {
 			fmt.Fprintf(b, "    %2d %-44q ERROR %s\n", r.Step, clip(said, 42), r.Error)
+			writeClips(b, r)
 			continue
 		}
 		var notes []string
@@ -139,7 +160,11 @@ func (v *VoiceReport) writeText(b *strings.Builder) {
 			if !r.BargeIn.Stopped {
 				verdict = "DID NOT STOP"
 			}
-			notes = append(notes, fmt.Sprintf("barge-in: %s %.0f ms after the candidate began (limit %.0f ms)", verdict, r.BargeIn.StoppedAfterMs, r.BargeIn.LimitMs))
+			began := "the candidate began"
+			if r.BargeIn.Method == InterruptNative {
+				began = "the stop message"
+			}
+			notes = append(notes, fmt.Sprintf("barge-in: %s %.0f ms after %s (limit %.0f ms)", verdict, r.BargeIn.StoppedAfterMs, began, r.BargeIn.LimitMs))
 		}
 		for _, c := range r.CutOffs {
 			what := "CUT-OFF"
@@ -153,6 +178,7 @@ func (v *VoiceReport) writeText(b *strings.Builder) {
 			extra = " (" + strings.Join(notes, "; ") + ")"
 		}
 		fmt.Fprintf(b, "    %2d %-44q first audio %6.0f ms, reply %5.1f s%s\n", r.Step, clip(said, 42), r.LatencyMs, r.AudioMs/1000, extra)
+		writeClips(b, r)
 	}
 	if v.StartedEarly > 0 {
 		fmt.Fprintf(b, "  early:      %d replies began before the candidate finished (excluded from p50/p95)\n", v.StartedEarly)
@@ -160,5 +186,46 @@ func (v *VoiceReport) writeText(b *strings.Builder) {
 	if v.CandidateWAV != "" {
 		fmt.Fprintf(b, "  recorded:   %s, %s\n", v.CandidateWAV, v.ExaminerWAV)
 	}
+	if v.EventsWritten+v.EventsFailed > 0 {
+		fmt.Fprintf(b, "  events:     %d voice events written", v.EventsWritten)
+		if v.EventsFailed > 0 {
+			fmt.Fprintf(b, ", %d NOT written (the writer failed; see the log)", v.EventsFailed)
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(b, "  audience:   %d assessment events reached the candidate\n", v.CandidateLeaks)
+}
+
+// writeClips lists each side's slice of a reply: when, which file, what was said.
+func writeClips(b *strings.Builder, r ReplyTiming) {
+	for _, c := range []struct {
+		who  string
+		clip *Clip
+	}{{"candidate", r.Candidate}, {"examiner", r.Examiner}} {
+		if c.clip == nil {
+			continue
+		}
+		file := c.clip.WAV
+		if file == "" {
+			file = "(typed, no audio)"
+		}
+		fmt.Fprintf(b, "       %-9s %7.0f–%7.0f ms  %s  %q\n", c.who, c.clip.StartMs, c.clip.EndMs, file, clip(c.clip.Transcript, 60))
+	}
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
+func interruptionText(m string) string {
+	switch m {
+	case InterruptNative:
+		return "native (a stop message, then the line)"
+	case InterruptTiming:
+		return "timing-based (the line spoken over the examiner)"
+	}
+	return m
 }
