@@ -41,9 +41,11 @@ func TestLLMExamUsage(t *testing.T) {
 func testLLMExamUsage(t *testing.T, target string) {
 	ctx := context.Background()
 	const turns = 10
-	// The turns' calls only: the examiner's summary calls (no tools) are answered apart.
+	// The examiner's summary calls (no tools) are answered apart, each with its own usage: they
+	// are paid for, so they count as calls of the exam too.
+	const summaryPrompt, summaryCompletion = 310, 42
 	srv := openaitest.New(t, openaitest.WithAPIKey("sk-usage-test"), openaitest.WithPlainChat(func(*openaitest.ChatRequest) openaitest.Behaviour {
-		return openaitest.Content("The candidate proposed a hybrid buffet.")
+		return openaitest.Content("The candidate proposed a hybrid buffet.", openaitest.TokenUsage(summaryPrompt, summaryCompletion))
 	}))
 	var wantPrompt, wantCompletion int64
 	for i := range turns {
@@ -69,7 +71,6 @@ func testLLMExamUsage(t *testing.T, target string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCost := float64(wantPrompt)*0.15/1e6 + float64(wantCompletion)*0.6/1e6
 
 	st, err := sessions.OpenURL(ctx, target)
 	if err != nil {
@@ -107,21 +108,28 @@ func testLLMExamUsage(t *testing.T, target string) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	n, summaries := 0, 0
 	for _, r := range srv.ChatRequests() {
 		if len(r.Tools) > 0 {
 			n++
+		} else {
+			summaries++
 		}
 	}
 	if n != turns {
 		t.Fatalf("the server answered %d examiner calls, want %d", n, turns)
 	}
+	calls := int64(turns + summaries)
+	wantPrompt += int64(summaries * summaryPrompt)
+	wantCompletion += int64(summaries * summaryCompletion)
+	wantCost := float64(wantPrompt)*0.15/1e6 + float64(wantCompletion)*0.6/1e6
+	t.Logf("%d turns and %d summary calls: %d prompt and %d completion tokens", turns, summaries, wantPrompt, wantCompletion)
 
 	check := func(where string, u usage.Totals) {
 		t.Helper()
 		m := u.LLM["gpt-4o-mini"]
-		if m == nil || len(u.LLM) != 1 || m.Turns != turns || m.UnknownTurns != 0 || m.PromptTokens != wantPrompt || m.CompletionTokens != wantCompletion {
-			t.Errorf("%s: usage %+v, want %d calls, %d prompt and %d completion tokens", where, m, turns, wantPrompt, wantCompletion)
+		if m == nil || len(u.LLM) != 1 || m.Turns != calls || m.UnknownTurns != 0 || m.PromptTokens != wantPrompt || m.CompletionTokens != wantCompletion {
+			t.Errorf("%s: usage %+v, want %d calls, %d prompt and %d completion tokens", where, m, calls, wantPrompt, wantCompletion)
 		}
 		if cost := u.Cost(cfg.Prices); !cost.Known || fmt.Sprintf("%.9f", cost.Amount) != fmt.Sprintf("%.9f", wantCost) {
 			t.Errorf("%s: cost %+v, want %.9f", where, cost, wantCost)
@@ -148,7 +156,7 @@ func testLLMExamUsage(t *testing.T, target string) {
 	check("summary", sum.Usage)
 	md := sessions.RenderMarkdown(sum, sessions.MarkdownOptions{Prices: cfg.Prices})
 	for _, want := range []string{
-		fmt.Sprintf("- **Usage:** gpt-4o-mini: %d prompt + %d completion tokens in %d calls\n", wantPrompt, wantCompletion, turns),
+		fmt.Sprintf("- **Usage:** gpt-4o-mini: %d prompt + %d completion tokens in %d calls\n", wantPrompt, wantCompletion, calls),
 		fmt.Sprintf("- **Cost:** %.4f\n", wantCost),
 	} {
 		if !strings.Contains(md, want) {
