@@ -130,7 +130,7 @@ type Alert struct {
 	Title     string    `json:"exam,omitempty"`
 	NodeID    string    `json:"nodeId,omitempty"`
 	At        time.Time `json:"at"`
-	Seq       int64     `json:"seq,omitempty"` // the event that raised it; 0 for a time-based alert
+	Seq       int64     `json:"seq,omitempty"`  // the event that raised it; 0 for a time-based alert
 	Room      string    `json:"room,omitempty"` // the LiveKit room of a dispatch not started (no session yet)
 	Detail    string    `json:"detail,omitempty"`
 }

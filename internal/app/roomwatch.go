@@ -40,8 +40,8 @@ type RoomWatcher struct {
 	rooms      *lksdk.RoomServiceClient
 	dispatches *lksdk.AgentDispatchClient
 	agentName  string
-	dial  func(ctx context.Context, room string) (*livekit.Client, error)
-	log   *slog.Logger
+	dial       func(ctx context.Context, room string) (*livekit.Client, error)
+	log        *slog.Logger
 
 	mu      sync.Mutex
 	clients map[string]*roomFollow     // room → its examiner client
