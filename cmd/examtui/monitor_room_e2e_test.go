@@ -96,7 +96,7 @@ func TestMonitorRoomExam(t *testing.T) {
 	scanAlerts(t, out, func(a alertLine) { alerts <- a })
 
 	// The control room in-process: rooms only (its board has no store behind it).
-	rw := newRoomWatcher(slog.New(slog.DiscardHandler))
+	rw := newRoomWatcher(slog.New(slog.DiscardHandler), defaultAgentName)
 	if rw == nil {
 		t.Fatal("LiveKit configured, but no room watcher")
 	}
@@ -125,11 +125,7 @@ func TestMonitorRoomExam(t *testing.T) {
 			case <-rctx.Done():
 				return
 			case rm := <-msgs:
-				if rm.Session != "" {
-					tm.Send(controlroom.RoomsMsg{rm.Session: rm.Room})
-				} else {
-					tm.Send(controlroom.UpdateMsg(rm.Update))
-				}
+				tm.Send(roomMsgToControlRoom(rm))
 			}
 		}
 	}()
