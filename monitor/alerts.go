@@ -23,11 +23,12 @@ const (
 	AlertLowConfidence                  // evidence rejected for low STT confidence, repeatedly
 	AlertSilent                         // the candidate has not answered for a while
 	AlertCost                           // the exam's cost passed the budget per exam
+	AlertNotStarted                     // a room's exam was dispatched but no worker has started it
 )
 
 // AlertKinds lists every kind in urgency order.
 var AlertKinds = []AlertKind{AlertDistress, AlertInterrupted, AlertAway, AlertStalled, AlertExaminerError, AlertOverBudget,
-	AlertAnxiety, AlertOutputFilter, AlertLowConfidence, AlertSilent, AlertCost}
+	AlertAnxiety, AlertOutputFilter, AlertLowConfidence, AlertSilent, AlertCost, AlertNotStarted}
 
 func (k AlertKind) String() string {
 	switch k {
@@ -53,6 +54,8 @@ func (k AlertKind) String() string {
 		return "silent"
 	case AlertCost:
 		return "cost"
+	case AlertNotStarted:
+		return "not_started"
 	}
 	return fmt.Sprintf("AlertKind(%d)", int(k))
 }
@@ -82,6 +85,8 @@ func (k AlertKind) Badge() string {
 		return "SILENT"
 	case AlertCost:
 		return "COST"
+	case AlertNotStarted:
+		return "WAITING"
 	}
 	return "?"
 }
@@ -111,6 +116,8 @@ func (k AlertKind) Explain() string {
 		return "the candidate has not answered for a while"
 	case AlertCost:
 		return "what the exam's examiner calls cost has passed the budget per exam (budget.costPerExam)"
+	case AlertNotStarted:
+		return "an exam was dispatched to this room but no worker has started it: every worker may be full or draining, or none is running"
 	}
 	return ""
 }
@@ -123,7 +130,8 @@ type Alert struct {
 	Title     string    `json:"exam,omitempty"`
 	NodeID    string    `json:"nodeId,omitempty"`
 	At        time.Time `json:"at"`
-	Seq       int64     `json:"seq,omitempty"` // the event that raised it; 0 for a time-based alert
+	Seq       int64     `json:"seq,omitempty"`  // the event that raised it; 0 for a time-based alert
+	Room      string    `json:"room,omitempty"` // the LiveKit room of a dispatch not started (no session yet)
 	Detail    string    `json:"detail,omitempty"`
 }
 
@@ -143,18 +151,20 @@ type Thresholds struct {
 	// alert when a known cost passes it (0: no cost alert).
 	Prices      usage.Prices
 	CostPerExam float64
+	// NotStarted: a room's dispatch has waited this long without an exam bot in the room.
+	NotStarted time.Duration
 }
 
 // DefaultThresholds are used for every zero field.
 func DefaultThresholds() Thresholds {
 	return Thresholds{Silent: 2 * time.Minute, Stalled: 5 * time.Minute, LowConfidence: 3, ExaminerErrors: 1,
-		OverBudgetGrace: 15 * time.Second}
+		OverBudgetGrace: 15 * time.Second, NotStarted: 30 * time.Second}
 }
 
 // withDefaults fills zero fields and rejects negative ones.
 func (t Thresholds) withDefaults() (Thresholds, error) {
 	d := DefaultThresholds()
-	if t.Silent < 0 || t.Stalled < 0 || t.LowConfidence < 0 || t.ExaminerErrors < 0 || t.OverBudgetGrace < 0 || t.CostPerExam < 0 {
+	if t.Silent < 0 || t.Stalled < 0 || t.LowConfidence < 0 || t.ExaminerErrors < 0 || t.OverBudgetGrace < 0 || t.CostPerExam < 0 || t.NotStarted < 0 {
 		return t, fmt.Errorf("%w: negative value in %+v", ErrInvalidThreshold, t)
 	}
 	if t.Silent == 0 {
@@ -171,6 +181,9 @@ func (t Thresholds) withDefaults() (Thresholds, error) {
 	}
 	if t.OverBudgetGrace == 0 {
 		t.OverBudgetGrace = d.OverBudgetGrace
+	}
+	if t.NotStarted == 0 {
+		t.NotStarted = d.NotStarted
 	}
 	return t, nil
 }

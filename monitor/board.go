@@ -27,6 +27,8 @@ type Board struct {
 	rows map[string]*Row
 	// awaitingMarks is the last count of finished exams waiting to be marked, -1 unknown.
 	awaitingMarks int
+	// waiting are the rooms with an exam dispatched and not started, by room (waiting.go).
+	waiting map[string]*Waiting
 }
 
 // NewBoard returns an empty board; zero thresholds take the defaults.
@@ -35,7 +37,7 @@ func NewBoard(th Thresholds) (*Board, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Board{th: th, rows: map[string]*Row{}, awaitingMarks: -1}, nil
+	return &Board{th: th, rows: map[string]*Row{}, awaitingMarks: -1, waiting: map[string]*Waiting{}}, nil
 }
 
 // Thresholds are the board's thresholds, defaults filled in.
@@ -288,10 +290,10 @@ func (r *Row) updateState() {
 	}
 }
 
-// Tick raises and clears the time-based alerts (silent, stalled, node over budget) at now and
-// returns those newly raised.
+// Tick raises and clears the time-based alerts (silent, stalled, node over budget, a dispatch
+// not started) at now and returns those newly raised.
 func (b *Board) Tick(now time.Time) []Alert {
-	var out []Alert
+	out := b.tickWaiting(now)
 	for _, r := range b.rows {
 		if !r.running() {
 			b.clear(r, AlertSilent)

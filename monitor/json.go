@@ -14,6 +14,7 @@ type alertJSON struct {
 	NodeID    string    `json:"nodeId,omitempty"`
 	At        time.Time `json:"at"`
 	Seq       int64     `json:"seq,omitempty"`
+	Room      string    `json:"room,omitempty"`
 	Detail    string    `json:"detail,omitempty"`
 	Meaning   string    `json:"meaning"`
 }
@@ -21,5 +22,5 @@ type alertJSON struct {
 // MarshalJSON writes the alert as a paging system reads it: its kind by name and what it means.
 func (a Alert) MarshalJSON() ([]byte, error) {
 	return json.Marshal(alertJSON{Kind: a.Kind.String(), SessionID: a.SessionID, Candidate: a.Candidate, Exam: a.Title,
-		NodeID: a.NodeID, At: a.At.UTC(), Seq: a.Seq, Detail: a.Detail, Meaning: a.Kind.Explain()})
+		NodeID: a.NodeID, At: a.At.UTC(), Seq: a.Seq, Room: a.Room, Detail: a.Detail, Meaning: a.Kind.Explain()})
 }

@@ -28,6 +28,8 @@ type monitorOptions struct {
 	quiet    bool
 	readOnly bool
 	interval time.Duration
+	// agentName is the workers' agent name, to find rooms dispatched to them and not started.
+	agentName string
 }
 
 func newMonitorCmd() *cobra.Command {
@@ -41,6 +43,11 @@ candidate's last line and alert badges), the most urgent first, and today's fini
 below. Alerts (distress, anxiety, output filter, repeated low STT confidence, a silent
 candidate or a stalled exam, examiner failures, an exam whose process died, a node over its
 budget) ring the terminal bell once each, unless --quiet.
+
+With LiveKit configured, the exams running in LiveKit rooms are shown too, and the rooms an
+exam was dispatched to (examtui dispatch, to the workers' --agent-name) that no exam bot has
+joined yet are listed apart as "dispatched, not started", with their age; one waiting longer
+than monitor.notStartedAfter (30s) raises a WAITING alert.
 
 The store is the one every command uses: --store, $EXAMTUI_STORE or store: in the config
 file (a data directory or a postgres:// URL), else the data directory. On a PostgreSQL store
@@ -67,6 +74,7 @@ a cost alert on an exam that passes it.`,
 	f.BoolVar(&o.quiet, "quiet", false, "do not ring the terminal bell on new alerts")
 	f.BoolVar(&o.readOnly, "read-only", false, "observer: exam consoles open without controls")
 	f.DurationVar(&o.interval, "interval", 500*time.Millisecond, "how often the store is polled")
+	f.StringVar(&o.agentName, "agent-name", defaultAgentName, "the workers' agent name, to show rooms dispatched to them and not started")
 	return cmd
 }
 
@@ -90,7 +98,7 @@ func monitorThresholds(f config.File) (monitor.Thresholds, error) {
 		val  string
 		dst  *time.Duration
 	}{{"silentAfter", c.SilentAfter, &th.Silent}, {"stalledAfter", c.StalledAfter, &th.Stalled},
-		{"overBudgetGrace", c.OverBudgetGrace, &th.OverBudgetGrace}} {
+		{"overBudgetGrace", c.OverBudgetGrace, &th.OverBudgetGrace}, {"notStartedAfter", c.NotStartedAfter, &th.NotStarted}} {
 		if d.val == "" {
 			continue
 		}
@@ -136,7 +144,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		defer wg.Done()
 		monitor.Follow(ctx, store, monitor.FollowOptions{Interval: o.interval, Logger: log}, updates)
 	}()
-	rooms := newRoomWatcher(log)
+	rooms := newRoomWatcher(log, o.agentName)
 	roomMsgs := make(chan app.RoomMsg, 16)
 	if rooms != nil {
 		wg.Add(1)
@@ -187,11 +195,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 				}
 				p.Send(controlroom.UpdateMsg(u))
 			case rm := <-roomMsgs:
-				if rm.Session != "" {
-					p.Send(controlroom.RoomsMsg{rm.Session: rm.Room})
-				} else {
-					p.Send(controlroom.UpdateMsg(rm.Update))
-				}
+				p.Send(roomMsgToControlRoom(rm))
 			}
 		}
 	}()
@@ -201,6 +205,17 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		return nil
 	}
 	return err
+}
+
+// roomMsgToControlRoom is what the room watcher's report is to the control room.
+func roomMsgToControlRoom(rm app.RoomMsg) tea.Msg {
+	switch {
+	case rm.Scanned:
+		return controlroom.WaitingMsg(rm.Waiting)
+	case rm.Session != "":
+		return controlroom.RoomsMsg{rm.Session: rm.Room}
+	}
+	return controlroom.UpdateMsg(rm.Update)
 }
 
 // monitorJSON prints one line per alert as it is raised, until ctx ends.
@@ -232,6 +247,10 @@ func monitorJSON(ctx context.Context, board *monitor.Board, updates <-chan monit
 				return err
 			}
 		case rm := <-rooms:
+			if rm.Scanned {
+				board.SetWaiting(rm.Waiting)
+				continue
+			}
 			if rm.Session != "" {
 				board.SetRoom(rm.Session, rm.Room)
 				continue

@@ -33,6 +33,7 @@ type alertLine struct {
 	Kind      string `json:"kind"`
 	SessionID string `json:"sessionId"`
 	Candidate string `json:"candidate"`
+	Room      string `json:"room"`
 }
 
 // TestMonitorEndToEnd runs three real headless exams on one store: alice says she gives up

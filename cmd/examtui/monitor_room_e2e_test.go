@@ -96,7 +96,7 @@ func TestMonitorRoomExam(t *testing.T) {
 	scanAlerts(t, out, func(a alertLine) { alerts <- a })
 
 	// The control room in-process: rooms only (its board has no store behind it).
-	rw := newRoomWatcher(slog.New(slog.DiscardHandler))
+	rw := newRoomWatcher(slog.New(slog.DiscardHandler), defaultAgentName)
 	if rw == nil {
 		t.Fatal("LiveKit configured, but no room watcher")
 	}
@@ -125,11 +125,7 @@ func TestMonitorRoomExam(t *testing.T) {
 			case <-rctx.Done():
 				return
 			case rm := <-msgs:
-				if rm.Session != "" {
-					tm.Send(controlroom.RoomsMsg{rm.Session: rm.Room})
-				} else {
-					tm.Send(controlroom.UpdateMsg(rm.Update))
-				}
+				tm.Send(roomMsgToControlRoom(rm))
 			}
 		}
 	}()
@@ -209,6 +205,53 @@ func TestMonitorRoomExam(t *testing.T) {
 			mu.Unlock()
 			t.Fatalf("monitor --json never reported the distress; the candidate saw %v\nits stderr: %s\nits log:\n%s\nthe bot printed:\n%s",
 				seen, monErr.String(), tail(string(log), 30), tail(botOut.String(), 40))
+		}
+	}
+}
+
+// TestMonitorDispatchNotStarted: an exam dispatched (examtui dispatch --wait 0, the workers'
+// agent name) to a room where no worker runs and a candidate waits. A real `examtui monitor
+// --json` with LiveKit configured and monitor.notStartedAfter 2s reports the room not started,
+// with the candidate. (Before, the room was invisible to the control room.)
+func TestMonitorDispatchNotStarted(t *testing.T) {
+	bin := examtuiBinary(t)
+	srv := lktest.Start(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("monitor:\n  notStartedAfter: 2s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LIVEKIT_URL", srv.URL)
+	t.Setenv("LIVEKIT_API_KEY", srv.APIKey)
+	t.Setenv("LIVEKIT_API_SECRET", srv.Secret)
+	t.Setenv("EXAMTUI_CONFIG", cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	d := exec.CommandContext(ctx, bin, "dispatch", "--room", srv.Room, "--spec", "hotel", "--wait", "0", "--data-dir", filepath.Join(dir, "d"))
+	d.Env = os.Environ()
+	if out, err := d.CombinedOutput(); err != nil {
+		t.Fatalf("dispatch: %v\n%s", err, out)
+	}
+	apptest.Dial(ctx, t, srv, "cand-waiting", livekit.RoleCandidate)
+
+	var monErr testutil.SyncBuffer
+	out := startMonitor(t, bin, &monErr, "--data-dir", filepath.Join(dir, "monitor"), "--log-file", filepath.Join(dir, "monitor.log"), "monitor", "--json")
+	alerts := make(chan alertLine, 16)
+	scanAlerts(t, out, func(a alertLine) { alerts <- a })
+	for {
+		select {
+		case a := <-alerts:
+			if a.Kind != monitor.AlertNotStarted.String() {
+				continue
+			}
+			if a.Room != srv.Room || a.Candidate != "cand-waiting" || a.SessionID != "" {
+				t.Errorf("not started alert %+v, want room %s, candidate cand-waiting, no session", a, srv.Room)
+			}
+			return
+		case <-ctx.Done():
+			log, _ := os.ReadFile(filepath.Join(dir, "monitor.log"))
+			t.Fatalf("monitor --json never reported the room not started; stderr %s\nlog:\n%s", monErr.String(), tail(string(log), 30))
 		}
 	}
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // newRoomWatcher is the control room's room watcher (app.RoomWatcher), or nil when LiveKit is
-// not configured (no URL, key and secret).
-func newRoomWatcher(log *slog.Logger) *app.RoomWatcher {
+// not configured (no URL, key and secret). agentName is the workers' (examtui dispatch's
+// --agent-name), whose dispatches not started it reports.
+func newRoomWatcher(log *slog.Logger, agentName string) *app.RoomWatcher {
 	var c livekitCreds
 	c.resolve()
 	if c.url == "" || c.key == "" || c.secret == "" {
@@ -26,7 +27,9 @@ func newRoomWatcher(log *slog.Logger) *app.RoomWatcher {
 	_, _ = rand.Read(b[:])
 	identity := "monitor-" + defaultExaminerIdentity() + "-" + hex.EncodeToString(b[:])
 	w, err := app.NewRoomWatcher(app.RoomWatchConfig{
-		Rooms: lksdk.NewRoomServiceClient(c.url, c.key, c.secret),
+		Rooms:      lksdk.NewRoomServiceClient(c.url, c.key, c.secret),
+		Dispatches: lksdk.NewAgentDispatchServiceClient(httpURL(c.url), c.key, c.secret),
+		AgentName:  agentName,
 		Dial: func(ctx context.Context, room string) (*livekit.Client, error) {
 			return dialWatch(ctx, watchOptions{creds: c, room: room, identity: identity}, log)
 		},

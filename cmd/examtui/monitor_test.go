@@ -19,8 +19,9 @@ func TestMonitorThresholds(t *testing.T) {
 		wantErr bool
 	}{
 		{"empty takes defaults later", config.File{Monitor: config.Monitor{}}, monitor.Thresholds{}, false},
-		{"all set", config.File{Monitor: config.Monitor{SilentAfter: "90s", StalledAfter: "4m", LowConfidence: 2, ExaminerErrors: 3, OverBudgetGrace: "30s"}},
-			monitor.Thresholds{Silent: 90 * time.Second, Stalled: 4 * time.Minute, LowConfidence: 2, ExaminerErrors: 3, OverBudgetGrace: 30 * time.Second}, false},
+		{"all set", config.File{Monitor: config.Monitor{SilentAfter: "90s", StalledAfter: "4m", LowConfidence: 2, ExaminerErrors: 3, OverBudgetGrace: "30s", NotStartedAfter: "45s"}},
+			monitor.Thresholds{Silent: 90 * time.Second, Stalled: 4 * time.Minute, LowConfidence: 2, ExaminerErrors: 3, OverBudgetGrace: 30 * time.Second,
+				NotStarted: 45 * time.Second}, false},
 		{"not a duration", config.File{Monitor: config.Monitor{SilentAfter: "soon"}}, monitor.Thresholds{}, true},
 		{"negative duration", config.File{Monitor: config.Monitor{StalledAfter: "-1m"}}, monitor.Thresholds{}, true},
 		{"prices and budget", config.File{Prices: usage.Prices{"gpt-4o-mini": {PromptPerMTok: &price}}, Budget: config.Budget{CostPerExam: 0.5}},

@@ -20,12 +20,16 @@ import (
 // roomScanInterval is how often the LiveKit server is asked which rooms exist.
 const roomScanInterval = 2 * time.Second
 
-// RoomMsg is what the room watcher reports: events of an exam in a room, or that a session
-// runs in a room.
+// RoomMsg is what the room watcher reports: events of an exam in a room, that a session runs
+// in a room, or (Scanned) the rooms whose dispatched exam has not started.
 type RoomMsg struct {
 	Update  monitor.Update
 	Session string // with Room: this session runs in Room
 	Room    monitor.RoomInfo
+	// Scanned: Waiting is the whole list of rooms with an examtui dispatch and no exam bot as
+	// of this scan (empty: none), for monitor.Board.SetWaiting.
+	Scanned bool
+	Waiting []monitor.Waiting
 }
 
 // RoomWatcher finds the LiveKit rooms that run exams (an exam bot is in them) and follows each
@@ -33,9 +37,11 @@ type RoomMsg struct {
 // feed the board, and controls go back over the room's examiner-commands data topic. Exams
 // whose bot writes to another store than the monitor's are seen this way too.
 type RoomWatcher struct {
-	rooms *lksdk.RoomServiceClient
-	dial  func(ctx context.Context, room string) (*livekit.Client, error)
-	log   *slog.Logger
+	rooms      *lksdk.RoomServiceClient
+	dispatches *lksdk.AgentDispatchClient
+	agentName  string
+	dial       func(ctx context.Context, room string) (*livekit.Client, error)
+	log        *slog.Logger
 
 	mu      sync.Mutex
 	clients map[string]*roomFollow     // room → its examiner client
@@ -60,6 +66,11 @@ func (f *roomFollow) stop() {
 // RoomWatchConfig says how a RoomWatcher lists rooms and joins them.
 type RoomWatchConfig struct {
 	Rooms *lksdk.RoomServiceClient // the server's room service (ListRooms, ListParticipants)
+	// Dispatches and AgentName find the rooms an exam was dispatched to (the workers' agent
+	// name, as examtui dispatch addresses them) that no bot has joined; without them the
+	// watcher sees running exams only.
+	Dispatches *lksdk.AgentDispatchClient
+	AgentName  string
 	// Dial joins a room as an examiner (examtui watch's dial).
 	Dial func(ctx context.Context, room string) (*livekit.Client, error)
 	Log  *slog.Logger
@@ -70,11 +81,14 @@ func NewRoomWatcher(c RoomWatchConfig) (*RoomWatcher, error) {
 	if c.Rooms == nil || c.Dial == nil {
 		return nil, errors.New("room watcher: a room service and a dial function are required")
 	}
+	if c.Dispatches != nil && c.AgentName == "" {
+		return nil, errors.New("room watcher: a dispatch client needs the workers' agent name")
+	}
 	log := c.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &RoomWatcher{rooms: c.Rooms, dial: c.Dial, log: log,
+	return &RoomWatcher{rooms: c.Rooms, dispatches: c.Dispatches, agentName: c.AgentName, dial: c.Dial, log: log,
 		clients: map[string]*roomFollow{}, byID: map[string]*livekit.Client{}, seen: map[string][]runtime.Event{}}, nil
 }
 
@@ -99,6 +113,7 @@ func (w *RoomWatcher) scan(ctx context.Context, out chan<- RoomMsg) error {
 		return err
 	}
 	live := map[string]bool{}
+	var waiting []monitor.Waiting
 	for _, r := range res.GetRooms() {
 		name := r.GetName()
 		live[name] = true
@@ -114,6 +129,9 @@ func (w *RoomWatcher) scan(ctx context.Context, out chan<- RoomMsg) error {
 			continue
 		}
 		if !bot {
+			if wt, ok := w.waitingIn(cctx, r, candidate); ok {
+				waiting = append(waiting, wt)
+			}
 			continue
 		}
 		if err := w.follow(ctx, monitor.RoomInfo{Room: name, Candidate: candidate}, out); err != nil {
@@ -134,7 +152,60 @@ func (w *RoomWatcher) scan(ctx context.Context, out chan<- RoomMsg) error {
 		}
 	}
 	w.mu.Unlock()
+	if w.dispatches == nil {
+		return nil
+	}
+	select {
+	case out <- RoomMsg{Scanned: true, Waiting: waiting}:
+	case <-ctx.Done():
+	}
 	return nil
+}
+
+// waitingIn reports whether room r, which has no exam bot, holds an exam dispatch of the
+// workers' agent that has not run: not withdrawn, and none of its jobs ended (a room whose
+// exam is over and whose bot has left keeps its dispatch with the job's end on it). Since is
+// the oldest such dispatch's creation, or the room's.
+func (w *RoomWatcher) waitingIn(ctx context.Context, r *lkproto.Room, candidate string) (monitor.Waiting, bool) {
+	if w.dispatches == nil {
+		return monitor.Waiting{}, false
+	}
+	res, err := w.dispatches.ListDispatch(ctx, &lkproto.ListAgentDispatchRequest{Room: r.GetName()})
+	if err != nil {
+		w.log.Warn("monitor: list dispatches", "room", r.GetName(), "err", err)
+		return monitor.Waiting{}, false
+	}
+	var found *lkproto.AgentDispatch
+	for _, d := range res.GetAgentDispatches() {
+		if d.GetAgentName() != w.agentName || d.GetState().GetDeletedAt() != 0 || jobEnded(d) {
+			continue
+		}
+		if found == nil || d.GetState().GetCreatedAt() < found.GetState().GetCreatedAt() {
+			found = d
+		}
+	}
+	if found == nil {
+		return monitor.Waiting{}, false
+	}
+	since := time.Unix(0, found.GetState().GetCreatedAt())
+	if found.GetState().GetCreatedAt() == 0 {
+		since = time.UnixMilli(r.GetCreationTimeMs())
+		if r.GetCreationTimeMs() == 0 {
+			since = time.Unix(r.GetCreationTime(), 0)
+		}
+	}
+	return monitor.Waiting{Room: r.GetName(), Candidate: candidate, DispatchID: found.GetId(), Since: since}, true
+}
+
+// jobEnded reports whether a job of dispatch d finished (with success or failure).
+func jobEnded(d *lkproto.AgentDispatch) bool {
+	for _, j := range d.GetState().GetJobs() {
+		switch j.GetState().GetStatus() {
+		case lkproto.JobStatus_JS_SUCCESS, lkproto.JobStatus_JS_FAILED:
+			return true
+		}
+	}
+	return false
 }
 
 // hasBot reports whether an exam bot is in room, and the candidate's identity if one is.

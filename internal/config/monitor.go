@@ -8,4 +8,5 @@ type Monitor struct {
 	LowConfidence   int    `yaml:"lowConfidence"`   // low-confidence rejections in a node (default 3)
 	ExaminerErrors  int    `yaml:"examinerErrors"`  // examiner failures (default 1)
 	OverBudgetGrace string `yaml:"overBudgetGrace"` // past the node's deadline (default 15s)
+	NotStartedAfter string `yaml:"notStartedAfter"` // a room's dispatch with no exam bot (default 30s)
 }

@@ -156,6 +156,12 @@ func fixtureBoard(t testing.TB, n int) *monitor.Board {
 		s.EventCount, s.LastEventAt = e.seq, latestTime(e.evs)
 		b.ApplyUpdate(monitor.Update{Sessions: []*sessions.Session{s}, Events: e.evs})
 	}
+	// Two rooms an exam was dispatched to and no bot joined: one past the not-started
+	// threshold with its candidate waiting, one just dispatched and empty.
+	b.SetWaiting([]monitor.Waiting{
+		{Room: "exam-room-41", Candidate: "Mia Novak", DispatchID: "AD_41", Since: fixtureNow.Add(-45 * time.Second)},
+		{Room: "exam-room-42", DispatchID: "AD_42", Since: fixtureNow.Add(-10 * time.Second)},
+	})
 	b.Tick(fixtureNow)
 	return b
 }

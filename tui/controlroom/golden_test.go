@@ -78,6 +78,14 @@ func TestEveryAlertKindShown(t *testing.T) {
 			t.Errorf("%s has alerts %v, want only %s", r.Candidate, r.Alerts, k)
 		}
 	}
+	for _, w := range b.Waiting() {
+		if w.Alert != nil {
+			seen[w.Alert.Kind] = true
+		}
+		if (w.Alert != nil) != (w.Room == "exam-room-41") {
+			t.Errorf("room %s waiting %v: alert %v, want one on exam-room-41 only", w.Room, w.Age(fixtureNow), w.Alert)
+		}
+	}
 	for _, k := range monitor.AlertKinds {
 		if !seen[k] {
 			t.Errorf("no row shows %s", k)

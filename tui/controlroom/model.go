@@ -23,6 +23,10 @@ type UpdateMsg monitor.Update
 // RoomsMsg says which sessions run in which LiveKit room (session id → room).
 type RoomsMsg map[string]monitor.RoomInfo
 
+// WaitingMsg is the room watcher's list of rooms with an exam dispatched and not started
+// (monitor.Board.SetWaiting): the whole list as of one scan.
+type WaitingMsg []monitor.Waiting
+
 // tickMsg refreshes clocks and time-based alerts.
 type tickMsg time.Time
 
@@ -137,6 +141,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.board.SetRoom(id, info)
 		}
 		return m, nil
+	case WaitingMsg:
+		m.board.SetWaiting(msg)
+		return m, nil
 	case tickMsg:
 		cmds := []tea.Cmd{m.tickCmd(), m.ring(m.board.Tick(m.opts.now()))}
 		if m.console != nil {
@@ -222,6 +229,23 @@ func (m *Model) visible() (live, finished []*monitor.Row) {
 		return out
 	}
 	return keep(live), keep(finished)
+}
+
+// visibleWaiting is the rooms dispatched and not started, filtered like the exams.
+func (m *Model) visibleWaiting() []*monitor.Waiting {
+	all := m.board.Waiting()
+	q := strings.ToLower(strings.TrimSpace(m.filter.Value()))
+	if q == "" {
+		return all
+	}
+	out := all[:0:0]
+	for _, w := range all {
+		hay := []string{w.Room, w.Candidate, waitingState, monitor.AlertNotStarted.Badge(), monitor.AlertNotStarted.String()}
+		if strings.Contains(strings.ToLower(strings.Join(hay, "\x00")), q) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func matches(r *monitor.Row, q string) bool {

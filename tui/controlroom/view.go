@@ -87,10 +87,19 @@ func (m *Model) statusLine(now time.Time) string {
 	for _, r := range live {
 		alerts += len(r.Alerts)
 	}
+	waiting := m.board.Waiting()
+	for _, w := range waiting {
+		if w.Alert != nil {
+			alerts++
+		}
+	}
 	sep := st.Muted.Render(" · ")
 	parts := []string{st.Status.Render(" examtui monitor"),
 		st.StatusKey.Render("live ") + st.StatusValue.Render(fmt.Sprint(len(live))),
 		st.StatusKey.Render("finished today ") + st.StatusValue.Render(fmt.Sprint(len(finished)))}
+	if len(waiting) > 0 {
+		parts = append(parts, st.StatusKey.Render(waitingState+" ")+st.StatusWarn.Render(fmt.Sprint(len(waiting))))
+	}
 	if n, ok := m.board.AwaitingMarks(); ok && n > 0 {
 		parts = append(parts, st.StatusKey.Render("to mark ")+st.StatusValue.Render(fmt.Sprint(n)))
 	}
@@ -143,6 +152,14 @@ func (m *Model) listLines(now time.Time, height int) []string {
 		row  *monitor.Row
 	}
 	var all []line
+	// Rooms dispatched and not started are not exams: their own section, first (a candidate
+	// may be waiting there with nothing happening), and not selectable (there is no console).
+	if waiting := m.visibleWaiting(); len(waiting) > 0 {
+		all = append(all, line{text: st.Title.Render(fmt.Sprintf(" DISPATCHED, NOT STARTED (%d)", len(waiting)))})
+		for _, w := range waiting {
+			all = append(all, line{text: m.waitingLine(cols, w, now)})
+		}
+	}
 	all = append(all, line{text: st.Title.Render(fmt.Sprintf(" LIVE (%d)", len(live)))})
 	if len(live) == 0 {
 		all = append(all, line{text: st.Muted.Render("   no exam is running")})
