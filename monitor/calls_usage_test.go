@@ -23,15 +23,7 @@ import (
 // (counted as a failed request; servers send no usage with an error). Before, the store, sessions
 // show and the control room saw only the turns' tokens.
 func TestCallsBeyondTurnsCounted(t *testing.T) {
-	for _, eng := range []struct {
-		name   string
-		target func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return t.TempDir() }},
-		{"postgres", func(t *testing.T) string { return pgtest.NewDB(t) }},
-	} {
-		t.Run(eng.name, func(t *testing.T) { testCallsBeyondTurnsCounted(t, eng.target(t)) })
-	}
+	pgtest.EachEngine(t, testCallsBeyondTurnsCounted)
 }
 
 func testCallsBeyondTurnsCounted(t *testing.T, target string) {

@@ -27,15 +27,7 @@ import (
 // aggregate (sessions list), the replayed events, sessions show, and the control room's board
 // and cost alert.
 func TestLLMExamUsage(t *testing.T) {
-	for _, eng := range []struct {
-		name   string
-		target func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return t.TempDir() }},
-		{"postgres", func(t *testing.T) string { return pgtest.NewDB(t) }},
-	} {
-		t.Run(eng.name, func(t *testing.T) { testLLMExamUsage(t, eng.target(t)) })
-	}
+	pgtest.EachEngine(t, testLLMExamUsage)
 }
 
 func testLLMExamUsage(t *testing.T, target string) {

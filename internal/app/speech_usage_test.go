@@ -36,15 +36,7 @@ import (
 // (--json), sessions show and the control room, whose cost alert fires over the budget.
 func TestSpokenExamSpeechUsage(t *testing.T) {
 	testutil.SkipIfShort(t, "PortAudio and espeak-ng")
-	for _, eng := range []struct {
-		name   string
-		target func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return t.TempDir() }},
-		{"postgres", func(t *testing.T) string { return pgtest.NewDB(t) }},
-	} {
-		t.Run(eng.name, func(t *testing.T) { testSpokenExamSpeechUsage(t, eng.target(t)) })
-	}
+	pgtest.EachEngine(t, testSpokenExamSpeechUsage)
 }
 
 func testSpokenExamSpeechUsage(t *testing.T, target string) {
