@@ -2,7 +2,6 @@ package candidate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/candidate/web"
+	"github.com/examtui/examtui/internal/httpserve"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -107,21 +107,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-		err = hs.Shutdown(sctx)
-		cancel()
-		<-errc
-	}
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
-	return err
+	return httpserve.Serve(ctx, hs, ln, shutdownGrace)
 }
 
 func (s *Server) routes() http.Handler {

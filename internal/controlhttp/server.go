@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/internal/httpserve"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 )
@@ -124,21 +125,7 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-		err = hs.Shutdown(sctx)
-		cancel()
-		<-errc
-	}
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
-	return errors.Join(err, s.Close())
+	return errors.Join(httpserve.Serve(ctx, hs, ln, shutdownGrace), s.Close())
 }
 
 // Exam is the running exam of session id: for an embedding program or a test driving a
