@@ -1,6 +1,7 @@
 package marking
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -89,6 +90,8 @@ func ResultOf(m *spec.CompiledMarking, total int) Result {
 	return r
 }
 
+var examinerSpeaker = []byte(`"speaker":"` + runtime.SpeakerExaminer.String() + `"`)
+
 // segment is the candidate's latest final turn, which the following evidence rests on.
 type segment struct {
 	id  string
@@ -110,8 +113,13 @@ func readLedger(events []runtime.Event) (ledger, error) {
 	for _, ev := range events {
 		switch ev.Event {
 		case runtime.EventTranscriptSegment:
-			// Only who spoke and the segment id matter here; the text is never decoded, which
-			// keeps a long session's proposal quick.
+			// Only the candidate's segments matter, and of them only the id: the text is never
+			// decoded, and the examiner's segments (half of them) are passed over without
+			// decoding. A quote inside a JSON string is escaped, so these bare bytes can only
+			// be the payload's own speaker field; without them the payload is decoded.
+			if bytes.Contains(ev.Payload, examinerSpeaker) {
+				continue
+			}
 			var ts struct {
 				SegmentID string          `json:"segmentId"`
 				Speaker   runtime.Speaker `json:"speaker"`
