@@ -83,19 +83,17 @@ func criterionIDs(m *spec.CompiledMarking) []string {
 
 // SetMark records a marker's level for a criterion (replacing their earlier one).
 func SetMark(ctx context.Context, st *sessions.Store, e Entry, at time.Time) (sessions.Mark, error) {
-	s, err := Load(ctx, st, e.SessionID)
-	if err != nil {
-		return sessions.Mark{}, err
-	}
-	m, err := s.mark(e, at)
-	if err != nil {
-		return sessions.Mark{}, err
-	}
-	return m, st.SetMark(ctx, m)
+	return saveEntry(ctx, st, e, at, st.SetMark)
 }
 
 // Adjudicate records the final level of a criterion, whatever the markers gave.
 func Adjudicate(ctx context.Context, st *sessions.Store, e Entry, at time.Time) (sessions.Mark, error) {
+	return saveEntry(ctx, st, e, at, st.SetFinalMark)
+}
+
+// saveEntry checks an entry against the session's scheme and saves it with save (a marker's mark
+// or the final one).
+func saveEntry(ctx context.Context, st *sessions.Store, e Entry, at time.Time, save func(context.Context, sessions.Mark) error) (sessions.Mark, error) {
 	s, err := Load(ctx, st, e.SessionID)
 	if err != nil {
 		return sessions.Mark{}, err
@@ -104,7 +102,7 @@ func Adjudicate(ctx context.Context, st *sessions.Store, e Entry, at time.Time) 
 	if err != nil {
 		return sessions.Mark{}, err
 	}
-	return m, st.SetFinalMark(ctx, m)
+	return m, save(ctx, m)
 }
 
 // CriterionState is where one criterion of a session stands: every marker's mark, the final

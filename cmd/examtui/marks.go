@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -128,46 +129,42 @@ func (f *entryFlags) add(cmd *cobra.Command, markerHelp string) {
 }
 
 func newMarksSetCmd() *cobra.Command {
-	var f entryFlags
-	cmd := &cobra.Command{
-		Use:   "set ID",
-		Short: "Give a criterion a level as one marker (replaces that marker's earlier level)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
-				m, err := marking.SetMark(cmd.Context(), st, marking.Entry{SessionID: id, Criterion: f.criterion, Level: f.level,
-					Marker: f.marker, Justification: f.justification}, time.Now())
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s = %s (%d marks)\n", id, sessions.OneLine(m.Marker), m.Criterion, m.Level, m.Marks)
-				return err
-			})
-		},
-	}
-	f.add(cmd, "who is marking")
-	return cmd
+	return newMarkEntryCmd("set ID", "Give a criterion a level as one marker (replaces that marker's earlier level)",
+		"who is marking", marking.SetMark, func(id string, m sessions.Mark) string {
+			return fmt.Sprintf("%s: %s %s = %s (%d marks)", id, sessions.OneLine(m.Marker), m.Criterion, m.Level, m.Marks)
+		})
 }
 
 func newMarksAdjudicateCmd() *cobra.Command {
+	return newMarkEntryCmd("adjudicate ID", "Set a criterion's final level where markers disagree",
+		"who adjudicates", marking.Adjudicate, func(id string, m sessions.Mark) string {
+			return fmt.Sprintf("%s: final %s = %s (%d marks), adjudicated by %s", id, m.Criterion, m.Level, m.Marks, sessions.OneLine(m.Marker))
+		})
+}
+
+// newMarkEntryCmd is a command that gives one criterion a level (set, adjudicate): the entry's
+// flags, record to save it, and what to print once saved.
+func newMarkEntryCmd(use, short, markerHelp string,
+	record func(context.Context, *sessions.Store, marking.Entry, time.Time) (sessions.Mark, error),
+	saved func(id string, m sessions.Mark) string) *cobra.Command {
 	var f entryFlags
 	cmd := &cobra.Command{
-		Use:   "adjudicate ID",
-		Short: "Set a criterion's final level where markers disagree",
+		Use:   use,
+		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
-				m, err := marking.Adjudicate(cmd.Context(), st, marking.Entry{SessionID: id, Criterion: f.criterion, Level: f.level,
+				m, err := record(cmd.Context(), st, marking.Entry{SessionID: id, Criterion: f.criterion, Level: f.level,
 					Marker: f.marker, Justification: f.justification}, time.Now())
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: final %s = %s (%d marks), adjudicated by %s\n", id, m.Criterion, m.Level, m.Marks, sessions.OneLine(m.Marker))
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), saved(id, m))
 				return err
 			})
 		},
 	}
-	f.add(cmd, "who adjudicates")
+	f.add(cmd, markerHelp)
 	return cmd
 }
 

@@ -178,40 +178,20 @@ func (t Totals) TTSCharacters() int64 {
 }
 
 // PromptTokens is the prompt tokens of every model (of the turns whose usage is known).
-func (t Totals) PromptTokens() int64 {
-	var n int64
-	for _, m := range t.LLM {
-		n += m.PromptTokens
-	}
-	return n
-}
+func (t Totals) PromptTokens() int64 { return t.sumLLM(func(m *LLM) int64 { return m.PromptTokens }) }
 
 // CompletionTokens is the completion tokens of every model (of the turns whose usage is known).
 func (t Totals) CompletionTokens() int64 {
-	var n int64
-	for _, m := range t.LLM {
-		n += m.CompletionTokens
-	}
-	return n
+	return t.sumLLM(func(m *LLM) int64 { return m.CompletionTokens })
 }
 
 // FailedAttempts is how many requests failed before a call's answer, over every model.
 func (t Totals) FailedAttempts() int64 {
-	var n int64
-	for _, m := range t.LLM {
-		n += m.FailedAttempts
-	}
-	return n
+	return t.sumLLM(func(m *LLM) int64 { return m.FailedAttempts })
 }
 
 // UnknownTurns is how many calls came with no usage.
-func (t Totals) UnknownTurns() int64 {
-	var n int64
-	for _, m := range t.LLM {
-		n += m.UnknownTurns
-	}
-	return n
-}
+func (t Totals) UnknownTurns() int64 { return t.sumLLM(func(m *LLM) int64 { return m.UnknownTurns }) }
 
 // Models lists the examiner models used, sorted.
 func (t Totals) Models() []string { return sortedKeys(t.LLM) }
@@ -268,3 +248,12 @@ func (t Totals) SpeechLines() []string {
 // RoundSeconds rounds to the millisecond, so float noise (12.340000000000002) never reaches a
 // person or a JSON reader.
 func RoundSeconds(s float64) float64 { return math.Round(s*1000) / 1000 }
+
+// sumLLM adds up one count over every model.
+func (t Totals) sumLLM(count func(*LLM) int64) int64 {
+	var n int64
+	for _, m := range t.LLM {
+		n += count(m)
+	}
+	return n
+}
