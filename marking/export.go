@@ -102,11 +102,7 @@ func Gradebook(ctx context.Context, st *sessions.Store, examID string) ([]GradeR
 }
 
 func gradeRow(ctx context.Context, st *sessions.Store, sess *sessions.Session, m *spec.CompiledMarking) (GradeRow, error) {
-	marks, err := st.Marks(ctx, sess.ID)
-	if err != nil {
-		return GradeRow{}, err
-	}
-	finals, err := st.FinalMarks(ctx, sess.ID)
+	marks, finals, err := marksOf(ctx, st, sess.ID)
 	if err != nil {
 		return GradeRow{}, err
 	}

@@ -185,11 +185,7 @@ func Show(ctx context.Context, st *sessions.Store, id, marker string) (*View, er
 	if err != nil {
 		return nil, err
 	}
-	marks, err := st.Marks(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	finals, err := st.FinalMarks(ctx, id)
+	marks, finals, err := marksOf(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}
@@ -254,11 +250,7 @@ func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]Qu
 		if err != nil {
 			continue // an exam version without a scheme cannot be marked
 		}
-		marks, err := st.Marks(ctx, ls.ID)
-		if err != nil {
-			return nil, err
-		}
-		finals, err := st.FinalMarks(ctx, ls.ID)
+		marks, finals, err := marksOf(ctx, st, ls.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -305,11 +297,7 @@ func Lock(ctx context.Context, st *sessions.Store, id, marker string, at time.Ti
 	if s.EndedAt.IsZero() {
 		return sessions.MarkLock{}, fmt.Errorf("session %s: %w", id, ErrSessionRunning)
 	}
-	marks, err := st.Marks(ctx, id)
-	if err != nil {
-		return sessions.MarkLock{}, err
-	}
-	finals, err := st.FinalMarks(ctx, id)
+	marks, finals, err := marksOf(ctx, st, id)
 	if err != nil {
 		return sessions.MarkLock{}, err
 	}
@@ -356,11 +344,7 @@ func Verify(ctx context.Context, st *sessions.Store, id string) (*Verification, 
 	if err != nil {
 		return nil, err
 	}
-	marks, err := st.Marks(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	finals, err := st.FinalMarks(ctx, id)
+	marks, finals, err := marksOf(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}
@@ -374,4 +358,15 @@ func Verify(ctx context.Context, st *sessions.Store, id string) (*Verification, 
 	}
 	v.Changes = append(v.Changes, diffManifests(l.Manifest, manifest)...)
 	return v, nil
+}
+
+// marksOf reads a session's marks: every marker's, and the final ones.
+func marksOf(ctx context.Context, st *sessions.Store, id string) (marks, finals []sessions.Mark, err error) {
+	if marks, err = st.Marks(ctx, id); err != nil {
+		return nil, nil, err
+	}
+	if finals, err = st.FinalMarks(ctx, id); err != nil {
+		return nil, nil, err
+	}
+	return marks, finals, nil
 }
