@@ -13,10 +13,10 @@ STATICCHECK_VER := v0.8.2
 # ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
 AJV_VER      := 8.17.1
 AJV          := $(BIN)/npm/node_modules/ajv/package.json
-# The candidate's join page (internal/candidate/web): livekit-client and esbuild pinned in
+# The candidate's join page (cmd/examtui/internal/candidate/web): livekit-client and esbuild pinned in
 # src/package-lock.json, bundled into dist/, which the binary embeds.
-WEB_SRC      := internal/candidate/web/src
-WEB_DIST     := internal/candidate/web/dist/index.html
+WEB_SRC      := cmd/examtui/internal/candidate/web/src
+WEB_DIST     := cmd/examtui/internal/candidate/web/dist/index.html
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
 APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-dev espeak-ng sox tmux pocketsphinx pocketsphinx-en-us

@@ -10,5 +10,5 @@
 // with a windowed-sinc resampler, so the VAD and recognisers see one format only.
 //
 // The package knows nothing of the exam runtime: it produces transcripts (text, confidence,
-// timing) and consumes text to speak. The LiveKit room transport lives in audio/livekit.
+// timing) and consumes text to speak. The LiveKit room transport lives in transport/livekit.
 package audio

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/examtui/examtui/internal/usage"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // AlertKind names a reason an exam needs a human.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // RowState is an exam's state as the control room shows it.

@@ -13,10 +13,10 @@ import (
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/runtime/runtimetest"
+	"github.com/examtui/examtui/runtime/usage"
 	"github.com/examtui/examtui/sessions"
 )
 

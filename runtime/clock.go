@@ -43,7 +43,7 @@ func (c *VirtualClock) Advance(d time.Duration) {
 }
 
 // Sleep waits d on the wall clock, or less if ctx ends first; it returns ctx's error then, else
-// nil. The controller's speak gate and the voice harness (internal/roomtest) wait with it.
+// nil. The controller's speak gate and the voice harness (cmd/examtui/internal/roomcheck) wait with it.
 func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()

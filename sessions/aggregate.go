@@ -3,8 +3,8 @@ package sessions
 import (
 	"encoding/json"
 
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/usage"
 	"github.com/examtui/examtui/spec"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/examtui/examtui/internal/textsafe"
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // Format is an export format.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/textsafe"
-	"github.com/examtui/examtui/internal/usage"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // ListRow is one session as `examtui sessions list --json` prints it.

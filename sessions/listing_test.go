@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/usage"
 	"github.com/examtui/examtui/sessions"
 )
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/textsafe"
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // MarkdownOptions tune RenderMarkdown.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // Summary is a session read back from its events: what the examiner needs to review an exam.

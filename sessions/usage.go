@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // migrateV5 adds the usage column (the examiner's tokens per model, as JSON) and fills it for

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
 )
 

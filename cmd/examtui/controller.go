@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/internal/app"
-	"github.com/examtui/examtui/internal/controlhttp"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/controlhttp"
 )
 
 type controllerOptions struct {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/internal/controlhttp"
+	"github.com/examtui/examtui/cmd/examtui/internal/controlhttp"
 	"github.com/examtui/examtui/internal/testutil"
 )
 

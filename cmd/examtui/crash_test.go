@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"

@@ -9,9 +9,9 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/internal/app"
-	candsrv "github.com/examtui/examtui/internal/candidate"
-	"github.com/examtui/examtui/internal/worker"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
+	"github.com/examtui/examtui/cmd/examtui/internal/worker"
 )
 
 // dispatchFlags name the exam a dispatch asks for (dispatch, and token --dispatch-spec).

@@ -10,9 +10,9 @@ import (
 	lkproto "github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // TestDispatchBeyondCapacity: a pool of one worker with --max-exams 1. The first dispatch is

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/internal/app"
-	candsrv "github.com/examtui/examtui/internal/candidate"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
 )
 
 // linkFlags are the flags of the commands that give candidates join links (token --link,

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/sessions"
 )
 

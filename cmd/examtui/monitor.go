@@ -12,8 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/internal/app"
-	candsrv "github.com/examtui/examtui/internal/candidate"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
 	"github.com/examtui/examtui/internal/config"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"

@@ -18,7 +18,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/monitor"

@@ -14,13 +14,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app"
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/tui"
 	"github.com/examtui/examtui/tui/controlroom"
 )

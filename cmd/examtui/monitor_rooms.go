@@ -8,8 +8,8 @@ import (
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // newRoomWatcher is the control room's room watcher (app.RoomWatcher), or nil when LiveKit is

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/config"
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/monitor"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 func TestMonitorThresholds(t *testing.T) {

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/audio/livekit"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/operator"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // The parity suite's slow paths: the real binary in a terminal, and a worker job in a LiveKit
@@ -109,7 +109,7 @@ func instructions(target, candidate string) int {
 }
 
 // workerPath is a worker job: `examtui dispatch` of the script's spec to an `examtui worker`
-// process (internal/worker) whose room bot takes the candidate's typed answers as
+// process (cmd/examtui/internal/worker) whose room bot takes the candidate's typed answers as
 // exam-candidate-input packets in a real LiveKit room; the worker stores the session.
 func workerPath() parityPath {
 	return parityPath{name: "worker room (typed)", slow: true, exclude: wallClockExclusion, start: func(t *testing.T) func(*testing.T, *parityScript) []string {
@@ -220,8 +220,8 @@ var (
 )
 
 // roomPath is `examtui test --room-url`: the exam bot (livekit.Bot with its room voice, on the
-// wall clock; the worker path covers internal/app's room bot) and
-// a simulated candidate meet in a fresh room of a real LiveKit server (internal/roomtest);
+// wall clock; the worker path covers cmd/examtui/internal/app's room bot) and
+// a simulated candidate meet in a fresh room of a real LiveKit server (cmd/examtui/internal/roomcheck);
 // the candidate types (exam-candidate-input packets, with the step's confidence) or, spoken,
 // is synthesised by espeak-ng and heard by the bot through pocketsphinx. An examiner
 // participant sends the script's instructions and controls.

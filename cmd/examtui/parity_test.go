@@ -218,7 +218,7 @@ func turnAnswered(evs []runtime.Event, n int) bool {
 }
 
 // headlessPath is `examtui run SPEC --headless` with the script's lines on stdin
-// (internal/app RunHeadless), in-process on the wall clock.
+// (cmd/examtui/internal/app RunHeadless), in-process on the wall clock.
 func headlessPath() parityPath {
 	return parityPath{name: "run --headless", exclude: wallClockExclusion, start: func(*testing.T) func(*testing.T, *parityScript) []string {
 		return func(t *testing.T, ps *parityScript) []string {

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // lineProc is an examtui process whose stdout is read line by line.

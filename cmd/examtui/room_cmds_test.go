@@ -15,14 +15,14 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app"
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/roomcheck"
 	"github.com/examtui/examtui/internal/lktest"
-	"github.com/examtui/examtui/internal/roomtest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -125,11 +125,11 @@ func TestTestCommandThroughRoom(t *testing.T) {
 			lines := strings.Split(strings.TrimSpace(string(evs)), "\n")
 			firsts := 0
 			for _, l := range lines {
-				var ev roomtest.VoiceEvent
+				var ev roomcheck.VoiceEvent
 				if err := json.Unmarshal([]byte(l), &ev); err != nil {
 					t.Fatalf("events line %q: %v", l, err)
 				}
-				if ev.Event == roomtest.EventReplyFirstChunk {
+				if ev.Event == roomcheck.EventReplyFirstChunk {
 					firsts++
 				}
 			}

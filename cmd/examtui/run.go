@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/tui"

@@ -10,11 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/tui"
 )
 

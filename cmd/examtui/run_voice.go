@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/tui"
 )
 

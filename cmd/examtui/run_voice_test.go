@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/config"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/examples"
-	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/runtime"
 )
 

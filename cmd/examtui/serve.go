@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/internal/app"
-	candsrv "github.com/examtui/examtui/internal/candidate"
-	"github.com/examtui/examtui/internal/candidate/web"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
+	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web"
 )
 
 // defaultServeAddr is where `examtui serve` listens unless told otherwise.

@@ -23,8 +23,8 @@ import (
 	"testing"
 	"time"
 
-	candsrv "github.com/examtui/examtui/internal/candidate"
-	"github.com/examtui/examtui/internal/candidate/web"
+	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
+	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/sessions"

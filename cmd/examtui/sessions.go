@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/mdterm"
 	"github.com/examtui/examtui/sessions"
 )

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/examples"
-	"github.com/examtui/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"

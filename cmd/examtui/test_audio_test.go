@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
 )

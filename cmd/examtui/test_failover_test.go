@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/internal/roomtest"
+	"github.com/examtui/examtui/cmd/examtui/internal/roomcheck"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/sessions"
 )
@@ -19,7 +19,7 @@ import (
 const voicedRMS = 500
 
 // testRoomOptions is `examtui test --room-url URL`: the exam bot and a simulated candidate
-// participant meet in a real LiveKit room (internal/roomtest runs it).
+// participant meet in a real LiveKit room (cmd/examtui/internal/roomcheck runs it).
 type testRoomOptions struct {
 	url          string
 	key          string
@@ -40,9 +40,9 @@ func (r *testRoomOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&r.key, "api-key", "", "with --room-url, the LiveKit API key (default $LIVEKIT_API_KEY)")
 	f.StringVar(&r.secret, "api-secret", "", "with --room-url, the LiveKit API secret (default $LIVEKIT_API_SECRET)")
 	f.StringVar(&r.record, "record", "", "with --room-url, write candidate.wav and examiner.wav here (default <data-dir>/sessions/<session>, or a take-N folder in it when it holds a recording)")
-	f.DurationVar(&r.replyTimeout, "reply-timeout", roomtest.DefaultReplyTimeout, "with --room-url, the longest wait for the first audio of an examiner reply (and for the server to answer)")
-	f.DurationVar(&r.tail, "tail-silence", roomtest.DefaultTailSilence, "with --room-url, the silence that ends an examiner reply")
-	f.DurationVar(&r.maxReply, "max-reply", roomtest.DefaultMaxReply, "with --room-url, the hard cap on one examiner reply")
+	f.DurationVar(&r.replyTimeout, "reply-timeout", roomcheck.DefaultReplyTimeout, "with --room-url, the longest wait for the first audio of an examiner reply (and for the server to answer)")
+	f.DurationVar(&r.tail, "tail-silence", roomcheck.DefaultTailSilence, "with --room-url, the silence that ends an examiner reply")
+	f.DurationVar(&r.maxReply, "max-reply", roomcheck.DefaultMaxReply, "with --room-url, the hard cap on one examiner reply")
 	f.StringVar(&r.interrupt, "interrupt", "", "with --room-url, how interrupt steps interrupt: native (a stop message, then the line; typed or spoken) or timing (the line spoken over the examiner; needs --audio); default native when typed, timing with --audio")
 	f.StringVar(&r.eventsPath, "events", "", "with --room-url, write the voice events (turns, first chunks, barge-ins, timeouts) to this file as JSON Lines while the run goes; a failing write is logged and the run goes on")
 	r.audioFlag = func() bool {
@@ -71,8 +71,8 @@ func (r *testRoomOptions) openEvents() (io.Closer, error) {
 }
 
 // options turns the flags into harness options, checked before any script runs.
-func (r testRoomOptions) options(log *slog.Logger) (roomtest.Options, error) {
-	o := roomtest.Options{URL: r.url, APIKey: r.key, APISecret: r.secret, RecordDir: r.record,
+func (r testRoomOptions) options(log *slog.Logger) (roomcheck.Options, error) {
+	o := roomcheck.Options{URL: r.url, APIKey: r.key, APISecret: r.secret, RecordDir: r.record,
 		ReplyTimeout: r.replyTimeout, TailSilence: r.tail, MaxReply: r.maxReply,
 		Spoken: r.audioFlag != nil && r.audioFlag(), Logger: log, Interrupt: r.interrupt, Events: r.events}
 	if o.APIKey == "" {
@@ -97,5 +97,5 @@ func (r testRoomOptions) run(ctx context.Context, s *headless.Script, opts headl
 	if err != nil {
 		return nil, err
 	}
-	return roomtest.Run(ctx, s, opts, o)
+	return roomcheck.Run(ctx, s, opts, o)
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/audio/livekit"
-	candsrv "github.com/examtui/examtui/internal/candidate"
+	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // livekitCreds are the flags every LiveKit command shares.

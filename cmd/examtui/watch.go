@@ -15,12 +15,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/eventprint"
 	"github.com/examtui/examtui/internal/logredact"
 	"github.com/examtui/examtui/internal/operator"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/tui"
 )
 

@@ -11,11 +11,11 @@ import (
 	"github.com/livekit/protocol/auth"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // TestWatchIgnoresSelfDeclaredBot: a participant whose token lets it change its own attributes

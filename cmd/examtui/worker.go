@@ -18,11 +18,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio"
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/audio/livekit/agent"
-	"github.com/examtui/examtui/internal/app"
-	"github.com/examtui/examtui/internal/worker"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/worker"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/livekit/agent"
 )
 
 // defaultAgentName is the agent name a worker registers and a dispatch addresses.

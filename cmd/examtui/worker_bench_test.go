@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/audio/livekit"
-	"github.com/examtui/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/worker"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/internal/worker"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // percentile of sorted durations, in milliseconds.
@@ -154,7 +154,7 @@ func BenchmarkWorkerReplyLatency(b *testing.B) {
 //
 // In "ready" the candidate publishes nothing, which livekit-server announces to the others only
 // on its 3 s batch tick (pkg/rtc/room.go, subscriberUpdateInterval); the waiting bot finds them
-// sooner by asking the server (audio/livekit/serverview.go); see docs/livekit.md.
+// sooner by asking the server (transport/livekit/serverview.go); see docs/livekit.md.
 func BenchmarkJoinToFirstWord(b *testing.B) {
 	for _, mode := range []string{"ready", "ready-voice", "on-join"} {
 		b.Run(mode, func(b *testing.B) {

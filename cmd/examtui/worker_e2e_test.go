@@ -15,15 +15,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/worker"
 	"github.com/examtui/examtui/examples"
-	"github.com/examtui/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/internal/worker"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 const e2eAgent = "examtui-e2e"

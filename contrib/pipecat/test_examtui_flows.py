@@ -3,7 +3,7 @@
 pipecat_flows_standin stands in for pipecat-ai-flows (which cannot be installed where
 examtui's CI runs). The document under test is EXAMTUI_FLOWS_JSON, the controller
 EXAMTUI_CONTROLLER_URL (with EXAMTUI_CONTROLLER_TOKEN): the Go test
-(internal/controlhttp, TestPipecatFlowsPythonModule) writes a fresh export and runs a real
+(cmd/examtui/internal/controlhttp, TestPipecatFlowsPythonModule) writes a fresh export and runs a real
 `examtui controller` server on loopback for them.
 """
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/examtui/examtui/internal/usage"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // EnvConfigFile overrides the config file location.

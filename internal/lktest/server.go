@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/audio/livekit"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // readyTimeout bounds how long a starting server may take to answer on its HTTP port.

@@ -1,6 +1,6 @@
 package panel
 
-import "github.com/examtui/examtui/internal/usage"
+import "github.com/examtui/examtui/runtime/usage"
 
 // Result is what the panel found for one session.
 type Result struct {

@@ -7,10 +7,10 @@ import (
 
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/runtime/runtimetest"
+	"github.com/examtui/examtui/runtime/usage"
 )
 
 // TestUnusedSpeculationCounted: speculative examiner calls whose replies are not used were paid

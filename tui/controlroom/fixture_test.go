@@ -10,9 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/internal/usage"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/usage"
 	"github.com/examtui/examtui/sessions"
 )
 

@@ -2,13 +2,13 @@ package controlroom
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/examtui/examtui/internal/candidate"
 	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/tui"
@@ -37,8 +37,21 @@ func TestCandidateLinkKey(t *testing.T) {
 	}
 	defer st.Close()
 	const base = "https://exam.example.org"
-	links := func(_ context.Context, r *monitor.Row) (string, error) {
-		return candidate.RoomLink(context.Background(), st, base, r.Room, r.Candidate, time.Hour, time.Now())
+	// The console only asks for a link and shows it; which identity a room's link admits is
+	// the wiring's rule (candidate.RoomLink, tested there). This one stores a code the way the
+	// wiring does, under the identity of the room's latest code.
+	n := 0
+	links := func(ctx context.Context, r *monitor.Row) (string, error) {
+		prev, err := st.JoinCodes(ctx, r.Room)
+		if err != nil || len(prev) == 0 {
+			return "", fmt.Errorf("room %s has no earlier link: %v", r.Room, err)
+		}
+		n++
+		code := fmt.Sprintf("%022d", n)
+		now := time.Now()
+		err = st.CreateJoinCode(ctx, sessions.JoinCode{CodeHash: fmt.Sprintf("%064d", n), Room: r.Room,
+			Identity: prev[0].Identity, DisplayName: prev[0].DisplayName, Created: now, Expires: now.Add(time.Hour)})
+		return base + "/join/" + code, err
 	}
 
 	if screen := pressLink(t, fixtureModel(t, 12, 160, 40, true)); !strings.Contains(screen, "no candidate server for links") {
@@ -50,7 +63,9 @@ func TestCandidateLinkKey(t *testing.T) {
 	}
 	row := m.Board().Row(m.Selected())
 	m.Board().SetRoom(row.SessionID, monitor.RoomInfo{Room: "exam-room-1"})
-	if _, err := candidate.NewLink(context.Background(), st, base, candidate.Invite{Room: "exam-room-1", Identity: "ada", Name: "Ada"}, time.Now()); err != nil {
+	now := time.Now()
+	if err := st.CreateJoinCode(context.Background(), sessions.JoinCode{CodeHash: strings.Repeat("a", 64), Room: "exam-room-1",
+		Identity: "ada", DisplayName: "Ada", Created: now, Expires: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	screen := pressLink(t, m)

@@ -1,0 +1,124 @@
+package candidate
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web"
+	"github.com/examtui/examtui/internal/httpserve"
+	"github.com/examtui/examtui/sessions"
+)
+
+// Defaults of Config.
+const (
+	// DefaultTokenTTL is how long a minted candidate token admits its holder to the room. Short:
+	// the page asks for a fresh one on every (re)load, and LiveKit refreshes the token of a
+	// connected participant itself.
+	DefaultTokenTTL = 10 * time.Minute
+	// DefaultSeatTTL is how long after the first use the same browser can come back with its
+	// seat cookie (reloads, network drops) — longer than any exam.
+	DefaultSeatTTL = 12 * time.Hour
+)
+
+// shutdownGrace is how long Serve waits for requests in flight after its context ends.
+const shutdownGrace = 5 * time.Second
+
+// Config is what a Server needs. Store and the LiveKit settings are required.
+type Config struct {
+	Store *sessions.Store
+	// LiveKitURL is the LiveKit server the candidate's browser connects to (ws:// or wss://, as
+	// the browser reaches it); APIKey and APISecret sign the candidate tokens.
+	LiveKitURL string
+	APIKey     string
+	APISecret  string
+	// TokenTTL and SeatTTL: 0 gives DefaultTokenTTL and DefaultSeatTTL.
+	TokenTTL time.Duration
+	SeatTTL  time.Duration
+	// SecureCookies marks the seat cookie Secure even on plain HTTP requests: for a server
+	// behind a reverse proxy that terminates TLS. Requests over TLS always get Secure.
+	SecureCookies bool
+	// Page is the candidate page (index.html at its root, assets/); nil: the page built into
+	// this binary (web.FS).
+	Page fs.FS
+	// Logger gets one line per join (the code as a short digest only); nil discards.
+	Logger *slog.Logger
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Server serves the candidate page and the join API (docs/candidate.md).
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	csp     string
+	handler http.Handler
+}
+
+// New validates cfg and returns its server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("%w: no session store", ErrInvalidConfig)
+	}
+	if cfg.APIKey == "" || cfg.APISecret == "" {
+		return nil, fmt.Errorf("%w: no LiveKit API key/secret to sign candidate tokens", ErrInvalidConfig)
+	}
+	lk, err := url.Parse(cfg.LiveKitURL)
+	if err != nil || (lk.Scheme != "ws" && lk.Scheme != "wss" && lk.Scheme != "http" && lk.Scheme != "https") || lk.Host == "" {
+		return nil, fmt.Errorf("%w: LiveKit URL %q: want ws(s)://HOST[:PORT] as the candidate's browser reaches it", ErrInvalidConfig, cfg.LiveKitURL)
+	}
+	if cfg.TokenTTL < 0 || cfg.SeatTTL < 0 {
+		return nil, fmt.Errorf("%w: negative TTL", ErrInvalidConfig)
+	}
+	if cfg.TokenTTL == 0 {
+		cfg.TokenTTL = DefaultTokenTTL
+	}
+	if cfg.SeatTTL == 0 {
+		cfg.SeatTTL = DefaultSeatTTL
+	}
+	if cfg.Page == nil {
+		cfg.Page = web.FS()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, csp: contentSecurityPolicy(lk)}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler is the server's HTTP handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve answers on ln until ctx ends, then lets requests in flight finish (shutdownGrace). A
+// TLS listener (tls.NewListener) makes it HTTPS. The store is the caller's.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	return httpserve.Serve(ctx, hs, ln, shutdownGrace)
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /join/{code}", s.page)
+	mux.Handle("GET /assets/", s.pageHeaders(http.FileServerFS(s.cfg.Page)))
+	mux.HandleFunc("POST /api/join", s.join)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte("ok"))
+	})
+	return mux
+}

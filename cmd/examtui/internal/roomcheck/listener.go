@@ -1,0 +1,290 @@
+package roomcheck
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/transport/livekit"
+)
+
+const (
+	// voicedRMS separates the examiner's speech from the silence the track carries between
+	// lines (decoded Opus silence is near zero; espeak-ng speech is in the thousands).
+	voicedRMS = 500
+	// runGap splits the examiner's voiced frames into speaking runs: a quiet stretch this long
+	// is a stop on the timeline (espeak-ng's pauses between words are shorter).
+	runGap = 250 * time.Millisecond
+	// frameLen is the length counted for one voiced frame at the end of a run.
+	frameLen = 20 * time.Millisecond
+)
+
+// listener is the candidate's ear: it consumes the bot's decoded audio, records it, and
+// notes when it was voiced.
+type listener struct {
+	mu       sync.Mutex
+	recorder *audio.SessionRecorder
+	frames   int
+	voiced   []time.Time // receive times of voiced frames, in order
+	// heard keeps the received audio since the current step began (forget), so each reply's
+	// audio can be written as its own clip.
+	heard   []heardFrame
+	rate    int
+	changed chan struct{}
+}
+
+// heardFrame is one received frame and when it arrived.
+type heardFrame struct {
+	at      time.Time
+	samples []int16
+}
+
+func newListener() *listener { return &listener{changed: make(chan struct{})} }
+
+func (l *listener) setRecorder(r *audio.SessionRecorder) {
+	l.mu.Lock()
+	l.recorder = r
+	l.mu.Unlock()
+}
+
+func (l *listener) run(ctx context.Context, frames <-chan livekit.AudioFrame) {
+	receive(ctx, frames, func(f livekit.AudioFrame) {
+		l.mu.Lock()
+		if l.rate == 0 && f.SampleRate > 0 {
+			l.rate = f.SampleRate
+		}
+		l.mu.Unlock()
+		l.add(f.Samples, f.Received)
+	})
+}
+
+// add notes one received frame.
+func (l *listener) add(samples []int16, at time.Time) {
+	l.mu.Lock()
+	l.frames++
+	if audio.RMS(samples) > voicedRMS {
+		l.voiced = append(l.voiced, at)
+	}
+	l.heard = append(l.heard, heardFrame{at: at, samples: samples})
+	rec := l.recorder
+	close(l.changed)
+	l.changed = make(chan struct{})
+	l.mu.Unlock()
+	if rec != nil {
+		_ = rec.Write(audio.TrackExaminer, samples)
+	}
+}
+
+// forget drops the audio received before t: a step's clips need only its own audio, and a
+// long run must not hold all of it.
+func (l *listener) forget(t time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := 0
+	for i < len(l.heard) && l.heard[i].at.Before(t) {
+		i++
+	}
+	l.heard = append([]heardFrame(nil), l.heard[i:]...)
+}
+
+// slice returns the audio received in [from, to] and its sample rate.
+func (l *listener) slice(from, to time.Time) ([]int16, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []int16
+	for _, f := range l.heard {
+		if !f.at.Before(from) && !f.at.After(to) {
+			out = append(out, f.samples...)
+		}
+	}
+	rate := l.rate
+	if rate == 0 {
+		rate = audio.SampleRate
+	}
+	return out, rate
+}
+
+// silentAfter waits until the examiner has been quiet for quiet (or until deadline) and
+// returns the end of its last voiced frame after since (zero: none).
+func (l *listener) silentAfter(ctx context.Context, since, deadline time.Time, quiet time.Duration) (time.Time, error) {
+	for {
+		now := time.Now()
+		l.mu.Lock()
+		var last time.Time
+		if n := len(l.voiced); n > 0 && l.voiced[n-1].After(since) {
+			last = l.voiced[n-1].Add(frameLen)
+		}
+		silent := len(l.voiced) == 0 || now.Sub(l.voiced[len(l.voiced)-1]) >= quiet
+		ch := l.changed
+		l.mu.Unlock()
+		if silent || now.After(deadline) {
+			return last, nil
+		}
+		if err := waitChange(ctx, ch, min(runGap, time.Until(deadline))); err != nil {
+			return last, err
+		}
+	}
+}
+
+// waitTrack waits for the first frame of the bot's track.
+func (l *listener) waitTrack(ctx context.Context) error {
+	for {
+		l.mu.Lock()
+		n, ch := l.frames, l.changed
+		l.mu.Unlock()
+		if n > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// speaking reports whether the examiner was voiced within the last runGap.
+func (l *listener) speaking(now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.voiced) > 0 && now.Sub(l.voiced[len(l.voiced)-1]) < runGap
+}
+
+// reply is one examiner reply as heard.
+type reply struct {
+	first, last time.Time     // first and last voiced frame
+	early       time.Duration // > 0: the reply's run began this long before since
+	capped      bool
+}
+
+func (r reply) latency(since time.Time) time.Duration {
+	if r.early > 0 {
+		return 0
+	}
+	return r.first.Sub(since)
+}
+
+func (r reply) duration() time.Duration { return r.last.Sub(r.first) + frameLen }
+
+// waitOpts bound one reply measurement.
+type waitOpts struct {
+	firstTimeout, tail, maxReply time.Duration
+	onlyFirst                    bool                            // return at the first audio (an interrupt step follows)
+	alive                        func(grace time.Duration) error // non-nil: the connection has been down longer than grace
+	onFirst                      func(first time.Time)           // told of the first audio as soon as it is heard
+}
+
+// awaitReply waits for the first voiced audio after since (at most firstTimeout), then for the
+// reply to end (tail of silence) or reach the cap. A reply whose speaking run began before
+// since (the examiner started before the candidate finished) is returned with early set.
+func (l *listener) awaitReply(ctx context.Context, since time.Time, o waitOpts) (reply, error) {
+	var r reply
+	deadline := time.Now().Add(o.firstTimeout)
+	for {
+		l.mu.Lock()
+		idx := -1
+		for i, at := range l.voiced {
+			if at.After(since) {
+				idx = i
+				break
+			}
+		}
+		if idx >= 0 {
+			r.first = l.voiced[idx]
+			if start := l.runStart(idx); start.Before(since) {
+				r.first, r.early = start, since.Sub(start)
+			}
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		if idx >= 0 {
+			break
+		}
+		if o.alive != nil {
+			if err := o.alive(transportGrace); err != nil {
+				return r, err
+			}
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			// At the deadline an outage is the likely reason: it is the timeout's cause.
+			var cause error
+			if o.alive != nil {
+				cause = o.alive(0)
+			}
+			return r, &FirstChunkTimeoutError{Timeout: o.firstTimeout, Cause: cause}
+		}
+		if err := waitChange(ctx, ch, min(wait, time.Second)); err != nil {
+			return r, err
+		}
+	}
+	if o.onFirst != nil {
+		o.onFirst(r.first)
+	}
+	if o.onlyFirst {
+		r.last = r.first
+		return r, nil
+	}
+	for {
+		l.mu.Lock()
+		r.last = l.voiced[len(l.voiced)-1]
+		ch := l.changed
+		l.mu.Unlock()
+		now := time.Now()
+		if now.Sub(r.first) >= o.maxReply {
+			r.capped = true
+			return r, nil
+		}
+		if now.Sub(r.last) >= o.tail {
+			return r, nil
+		}
+		if err := waitChange(ctx, ch, min(o.tail-now.Sub(r.last), o.maxReply-now.Sub(r.first))); err != nil {
+			return r, err
+		}
+	}
+}
+
+// runStart walks back from voiced[idx] to the first frame of its speaking run. The caller
+// holds l.mu.
+func (l *listener) runStart(idx int) time.Time {
+	for idx > 0 && l.voiced[idx].Sub(l.voiced[idx-1]) < runGap {
+		idx--
+	}
+	return l.voiced[idx]
+}
+
+// run is one stretch of examiner speech.
+type speechRun struct{ start, end time.Time }
+
+// runs returns the examiner's speaking runs that overlap [from, to].
+func (l *listener) runs(from, to time.Time) []speechRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []speechRun
+	for i, at := range l.voiced {
+		if i == 0 || at.Sub(l.voiced[i-1]) >= runGap {
+			out = append(out, speechRun{start: at})
+		}
+		out[len(out)-1].end = at.Add(frameLen)
+	}
+	kept := out[:0]
+	for _, r := range out {
+		if r.end.After(from) && !r.start.After(to) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+func waitChange(ctx context.Context, ch <-chan struct{}, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch:
+	case <-t.C:
+	}
+	return nil
+}

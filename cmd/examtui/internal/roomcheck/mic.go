@@ -1,0 +1,134 @@
+package roomcheck
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+)
+
+// micTrack is where the pump writes: the candidate's outgoing track (a *livekit.Voice).
+type micTrack interface {
+	Write(samples []int16) error
+	// Sent is closed once the track has taken everything written so far off its queue.
+	Sent() <-chan struct{}
+}
+
+// micPump writes the candidate's microphone in real time, 20 ms at a time: queued speech, and
+// silence in between, as a live microphone would (the bot's endpointing needs the silence).
+//
+// The track sends what it is given on its own clock, and under load that clock runs slow (the
+// SDK's pacer drops ticks when it is late), so audio written without pause piles up in its
+// queue: each turn left the harness later than the one before, by seconds within one run, and
+// the latency measured from the time of writing grew with it. Between lines the pump therefore
+// writes a silent frame only once the track has sent everything before it (the track sends
+// silence itself when its queue is empty), which lets it catch up in every pause, and a line's
+// times are those at which its audio really left, not those at which it was written.
+type micPump struct {
+	v       micTrack
+	mu      sync.Mutex
+	q       []int16
+	started chan time.Time // receives when the first sample of the queued line was written
+	done    chan time.Time // receives when the track had sent the last one
+}
+
+func newMicPump(v micTrack) *micPump { return &micPump{v: v} }
+
+func (m *micPump) run(ctx context.Context) {
+	tick := time.NewTicker(audio.FrameDuration)
+	defer tick.Stop()
+	silence := make([]int16, audio.FrameSamples)
+	var sent <-chan struct{}    // closed when the track has taken all that was written; nil: it has
+	var lineDone chan time.Time // a line is written: told when the track has sent it
+	// drained reports whether the track has sent everything written, telling a waiting line.
+	drained := func() bool {
+		if sent == nil {
+			return true
+		}
+		select {
+		case <-sent:
+		default:
+			return false
+		}
+		sent = nil
+		if lineDone != nil {
+			lineDone <- time.Now()
+			lineDone = nil
+		}
+		return true
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sent:
+			drained()
+			continue
+		case <-tick.C:
+		}
+		idle := drained()
+		now := time.Now()
+		m.mu.Lock()
+		if len(m.q) == 0 && !idle {
+			// Between lines with the track behind: skipping a silent frame lets it catch up.
+			m.mu.Unlock()
+			continue
+		}
+		chunk := silence
+		if len(m.q) > 0 {
+			if m.started != nil {
+				m.started <- now
+				m.started = nil
+			}
+			n := min(len(m.q), audio.FrameSamples)
+			chunk = append([]int16(nil), m.q[:n]...)
+			m.q = m.q[n:]
+			if len(m.q) == 0 && m.done != nil {
+				lineDone, m.done = m.done, nil
+			}
+		}
+		m.mu.Unlock()
+		_ = m.v.Write(chunk)
+		if sent == nil {
+			sent = m.v.Sent()
+		}
+	}
+}
+
+// say queues pcm and returns when the track has sent its last sample, with the times its first
+// sample was written (the track's queue holds at most one silent frame then) and its last left.
+func (m *micPump) say(ctx context.Context, pcm []int16) (start, end time.Time, err error) {
+	started, done := make(chan time.Time, 1), make(chan time.Time, 1)
+	m.mu.Lock()
+	m.q = append(m.q, pcm...)
+	m.started, m.done = started, done
+	m.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return time.Time{}, time.Time{}, ctx.Err()
+	case end = <-done:
+		return <-started, end, nil
+	}
+}
+
+// voicedBounds returns where speech starts and ends in pcm (16 kHz): the first and one past
+// the last 10 ms window above -45 dBFS, the ground truth a reply's latency is measured from
+// (the last voiced sample, not the end of the audio sent).
+func voicedBounds(pcm []int16) (first, last time.Duration, ok bool) {
+	const win = audio.SampleRate / 100
+	lo, hi := -1, -1
+	for i := 0; i+win <= len(pcm); i += win {
+		if audio.LevelDB(pcm[i:i+win]) > -45 {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + win
+		}
+	}
+	if lo < 0 {
+		return 0, 0, false
+	}
+	toDur := func(n int) time.Duration { return time.Duration(n) * time.Second / audio.SampleRate }
+	return toDur(lo), toDur(hi), true
+}

@@ -1,0 +1,142 @@
+package roomcheck
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/internal/testutil"
+)
+
+// slowTrack stands in for the SDK's outgoing track under load: its pacer takes one 20 ms frame
+// every 25 ms (a ticker that dropped one tick in five), and it notes when each line's first and
+// last voiced samples really left.
+type slowTrack struct {
+	mu      sync.Mutex
+	q       []int16
+	waiters []chan struct{}
+	voiced  bool // the last frame taken held speech
+	firsts  []time.Time
+	lasts   []time.Time
+}
+
+func (s *slowTrack) Write(samples []int16) error {
+	s.mu.Lock()
+	s.q = append(s.q, samples...)
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *slowTrack) Sent() <-chan struct{} {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.q) == 0 {
+		close(ch)
+	} else {
+		s.waiters = append(s.waiters, ch)
+	}
+	return ch
+}
+
+func (s *slowTrack) queued() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Duration(len(s.q)) * time.Second / audio.SampleRate
+}
+
+// sentLine waits (on the bubble's clock) until the track has sent line n and returns when its
+// first and last voiced samples left.
+func (s *slowTrack) sentLine(t *testing.T, n int) (first, last time.Time) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		s.mu.Lock()
+		if len(s.lasts) > n && (n+1 < len(s.lasts) || !s.voiced) {
+			first, last = s.firsts[n], s.lasts[n]
+			s.mu.Unlock()
+			return first, last
+		}
+		s.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("line %d not sent within a minute", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (s *slowTrack) pace(ctx context.Context) {
+	testutil.Every(ctx, 25*time.Millisecond, s.sendFrame)
+}
+
+// sendFrame takes one frame off the queue, noting when voiced runs begin and end.
+func (s *slowTrack) sendFrame() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	frame := s.q[:min(len(s.q), audio.FrameSamples)]
+	s.q = s.q[len(frame):]
+	voiced := false
+	for _, v := range frame {
+		voiced = voiced || v != 0
+	}
+	now := time.Now()
+	if voiced && !s.voiced {
+		s.firsts = append(s.firsts, now)
+	}
+	if voiced {
+		if len(s.lasts) < len(s.firsts) {
+			s.lasts = append(s.lasts, now)
+		}
+		s.lasts[len(s.lasts)-1] = now
+	}
+	s.voiced = voiced
+	if len(s.q) == 0 {
+		for _, w := range s.waiters {
+			close(w)
+		}
+		s.waiters = nil
+	}
+}
+
+// TestMicPumpLagDoesNotGrow: a candidate says five 1 s lines, 2 s apart, into a track whose
+// pacer runs 20% slow. Each line must begin leaving within two frames of the time the pump
+// reports, on every turn (the lag must not build up from turn to turn), and the reported end
+// must be when its last sample really left. Before the pump waited for the track, the silence
+// written between lines piled up in the queue, 0.4 s more per pause.
+func TestMicPumpLagDoesNotGrow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		tr := &slowTrack{}
+		go tr.pace(ctx)
+		m := newMicPump(tr)
+		go m.run(ctx)
+		line := make([]int16, audio.SampleRate) // 1 s of speech
+		for i := range line {
+			line[i] = 3000
+		}
+		for turn := range 5 {
+			time.Sleep(2 * time.Second)
+			start, end, err := m.say(ctx, line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, last := tr.sentLine(t, turn)
+			if lag := first.Sub(start); lag < 0 || lag > 2*audio.FrameDuration {
+				t.Errorf("turn %d: the line began leaving %v after the pump said it started (want 0..%v)", turn, lag, 2*audio.FrameDuration)
+			}
+			if !end.Equal(last) {
+				t.Errorf("turn %d: end reported at %v, the last sample left at %v (%v apart)", turn, end.Sub(start), last.Sub(start), last.Sub(end))
+			}
+		}
+		time.Sleep(time.Second)
+		if q := tr.queued(); q > audio.FrameDuration {
+			t.Errorf("after the last line the track still holds %v", q)
+		}
+		cancel()
+		synctest.Wait()
+	})
+}
