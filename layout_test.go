@@ -95,7 +95,9 @@ var forbidden = []rule{
 	{func(p string) bool { return under(p, "tui") }, true,
 		func(_, imp string) bool { return under(imp, "transport", "cmd") },
 		"a console never builds on a transport or the wiring: it is given what it shows, so one console serves every transport"},
-	{func(p string) bool { return under(p, "internal/textsafe", "internal/httpserve", "internal/logredact", "internal/mdterm") }, false,
+	{func(p string) bool {
+		return under(p, "internal/textsafe", "internal/httpserve", "internal/logredact", "internal/mdterm")
+	}, false,
 		func(_, imp string) bool { return imp != "internal/textsafe" },
 		"a support leaf (textsafe, httpserve, logredact, mdterm) imports only the standard library (and textsafe): everything may use it"},
 	{func(p string) bool { return !harness(p) }, false,
