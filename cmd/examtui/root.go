@@ -44,6 +44,7 @@ and typed answers.`,
 		newMonitorCmd(),
 		newControllerCmd(),
 		newServeCmd(),
+		newLTICmd(),
 		newDoctorCmd(),
 		newMarkCmd(),
 	)

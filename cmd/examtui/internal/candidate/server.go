@@ -50,6 +50,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Mount adds routes of other services the server carries (the LTI tool); nil: none.
+	Mount func(mux *http.ServeMux)
 }
 
 // Server serves the candidate page and the join API (docs/candidate.md).
@@ -115,6 +117,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /join/{code}", s.page)
 	mux.Handle("GET /assets/", s.pageHeaders(http.FileServerFS(s.cfg.Page)))
 	mux.HandleFunc("POST /api/join", s.join)
+	if s.cfg.Mount != nil {
+		s.cfg.Mount(mux)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
