@@ -55,7 +55,9 @@ func ltiMount(o serveOptions, st *sessions.Store, dataDir, base string, log *slo
 	}
 	catalog := candsrv.SpecCatalog{Dir: o.specs}
 	launcher := &candsrv.LTILauncher{Store: st, Catalog: catalog, Logger: log, Now: time.Now,
-		Dispatcher: candsrv.AgentDispatcher{Client: lksdk.NewAgentDispatchServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret), AgentName: agent},
+		Dispatcher: candsrv.AgentDispatcher{AgentName: agent,
+			Client: lksdk.NewAgentDispatchServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret),
+			Rooms:  lksdk.NewRoomServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret)},
 		Metadata: func(exam, name, candidateID string) (string, error) {
 			return worker.Metadata{Spec: exam, Candidate: name}.Encode()
 		}}

@@ -33,17 +33,32 @@ type AgentDispatcher struct {
 		ListDispatch(ctx context.Context, req *lkproto.ListAgentDispatchRequest) (*lkproto.ListAgentDispatchResponse, error)
 		CreateDispatch(ctx context.Context, req *lkproto.CreateAgentDispatchRequest) (*lkproto.AgentDispatch, error)
 	}
+	Rooms interface {
+		ListRooms(ctx context.Context, req *lkproto.ListRoomsRequest) (*lkproto.ListRoomsResponse, error)
+	}
 	AgentName string
 }
 
 // Ensure dispatches metadata's exam to room when the room has no dispatch yet.
 func (d AgentDispatcher) Ensure(ctx context.Context, room, metadata string) error {
-	list, err := d.Client.ListDispatch(ctx, &lkproto.ListAgentDispatchRequest{Room: room})
+	// The server answers a dispatch list of a room it does not have only after a timeout, so
+	// ask for the room first: none yet is a first launch.
+	rooms, err := d.Rooms.ListRooms(ctx, &lkproto.ListRoomsRequest{Names: []string{room}})
 	if err != nil {
-		return fmt.Errorf("list the room's dispatches: %w", err)
+		return fmt.Errorf("look up the room: %w", err)
 	}
-	if len(list.GetAgentDispatches()) > 0 {
-		return nil // a relaunch: the exam is already on its way
+	if len(rooms.GetRooms()) > 0 {
+		list, err := d.Client.ListDispatch(ctx, &lkproto.ListAgentDispatchRequest{Room: room})
+		if err != nil {
+			return fmt.Errorf("list the room's dispatches: %w", err)
+		}
+		for _, ad := range list.GetAgentDispatches() {
+			// The server adds a dispatch with no agent name to a new room (for workers that
+			// take every room); ours names the examtui workers.
+			if ad.GetAgentName() == d.AgentName {
+				return nil // a relaunch: the exam is already on its way
+			}
+		}
 	}
 	_, err = d.Client.CreateDispatch(ctx, &lkproto.CreateAgentDispatchRequest{AgentName: d.AgentName, Room: room, Metadata: metadata})
 	return err

@@ -74,7 +74,7 @@ var pickerPage = template.Must(template.New("picker").Parse(`<!doctype html>
 <body><main><h1>Place an oral exam in {{.Course}}</h1>
 {{if .Exams}}<form method="post" action="/lti/deeplink"><input type="hidden" name="dl" value="{{.Token}}">
 <fieldset><legend>Exam</legend>
-{{range $i, $e := .Exams}}<p><label><input type="radio" name="exam" value="{{$e.ID}}"{{if eq $i 0}} checked{{end}}> {{$e.Title}}{{if $e.ScoreMaximum}} ({{$e.ScoreMaximum}} marks){{end}}</label></p>
+{{range $i, $e := .Exams}}<p><label><input type="radio" name="exam" value="{{$e.ID}}"{{if eq $i 0}} checked{{end}}> {{$e.Title}} <small>({{$e.ID}}{{if $e.ScoreMaximum}}, {{$e.ScoreMaximum}} marks{{end}})</small></label></p>
 {{end}}</fieldset><p><button type="submit">Place this exam</button></p></form>
 {{else}}<p>No exam is available to place: add exam specs to the server's --specs directory.</p>{{end}}
 </main></body></html>`))

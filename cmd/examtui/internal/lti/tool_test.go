@@ -154,7 +154,7 @@ func TestLaunchRoles(t *testing.T) {
 func TestDeepLinking(t *testing.T) {
 	f := newFixture(t)
 	code, page := f.launch(t, ltitest.Instructor, "deeplink")
-	if code != 200 || !strings.Contains(page, "Hotel breakfast (9 marks)") {
+	if code != 200 || !strings.Contains(page, "Hotel breakfast <small>(hotel-breakfast, 9 marks)") {
 		t.Fatalf("picker: %d %s", code, page)
 	}
 	// The picker's form: its dl token and the chosen exam.
