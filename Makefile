@@ -54,7 +54,7 @@ test: test-deps tools build
 		$(GO) test $(TESTFLAGS) ./...
 
 # The quick loop: tests that need a LiveKit server, PortAudio or espeak-ng skip themselves.
-test-short: test-deps ajv mermaid ltijs
+test-short: test-deps ajv mermaid
 	ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf $(GO) test -short ./...
 
 lint: staticcheck
