@@ -22,16 +22,18 @@ import (
 
 // Meta describes a session being created.
 type Meta struct {
-	ID         string     // optional; a random 16-hex-digit id by default
-	Exam       *spec.Exam // required: the compiled exam, stored whole
-	ExamID     string     // default Exam.ID
-	Title      string     // default Exam.Title
-	Candidate  string
-	Examiner   string              // the examiner implementation or person ("offline", a model name...)
-	Input      runtime.InputSource // how the candidate's answers reach the exam
-	SpecPath   string
-	Recordings []string
-	StartedAt  time.Time // default now
+	ID        string     // optional; a random 16-hex-digit id by default
+	Exam      *spec.Exam // required: the compiled exam, stored whole
+	ExamID    string     // default Exam.ID
+	Title     string     // default Exam.Title
+	Candidate string
+	// CandidateID is the candidate's id in the institution's roster or LMS ("" when unknown).
+	CandidateID string
+	Examiner    string              // the examiner implementation or person ("offline", a model name...)
+	Input       runtime.InputSource // how the candidate's answers reach the exam
+	SpecPath    string
+	Recordings  []string
+	StartedAt   time.Time // default now
 }
 
 // Session is a stored session's metadata and aggregates.
@@ -40,6 +42,7 @@ type Session struct {
 	ExamID        string
 	Title         string
 	Candidate     string
+	CandidateID   string
 	Examiner      string
 	Input         runtime.InputSource
 	StartedAt     time.Time
@@ -189,7 +192,7 @@ func (s *Store) Create(ctx context.Context, m Meta) (*Session, error) {
 	s.owned[m.ID] = lock
 	s.mu.Unlock()
 	return &Session{
-		ID: m.ID, ExamID: m.ExamID, Title: m.Title, Candidate: m.Candidate, Examiner: m.Examiner,
+		ID: m.ID, ExamID: m.ExamID, Title: m.Title, Candidate: m.Candidate, CandidateID: m.CandidateID, Examiner: m.Examiner,
 		Input: m.Input, StartedAt: m.StartedAt.UTC(), State: runtime.StateCreated, SpecPath: m.SpecPath,
 		Recordings: m.Recordings, OwnerPID: os.Getpid(), ExamJSON: examJSON,
 	}, nil
@@ -206,9 +209,9 @@ func (s *Store) insertSession(ctx context.Context, m Meta, examJSON, recJSON []b
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, exam_id, title, candidate, examiner, input,
-		started_ns, state, exam_sha256, spec_path, recordings, owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		started_ns, state, exam_sha256, spec_path, recordings, owner_pid, candidate_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.ExamID, m.Title, m.Candidate, m.Examiner, string(m.Input), m.StartedAt.UnixNano(),
-		string(runtime.StateCreated), sum, m.SpecPath, string(recJSON), os.Getpid())
+		string(runtime.StateCreated), sum, m.SpecPath, string(recJSON), os.Getpid(), m.CandidateID)
 	if err != nil {
 		return err
 	}
@@ -216,7 +219,7 @@ func (s *Store) insertSession(ctx context.Context, m Meta, examJSON, recJSON []b
 }
 
 const listColumns = `id, exam_id, title, candidate, examiner, input, started_ns, ended_ns, state, interrupted,
-	spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, usage`
+	spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, usage, candidate_id`
 
 func scanSession(r scanner, extra ...any) (*Session, error) {
 	var (
@@ -227,7 +230,7 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 		interrupted                   int
 	)
 	dest := []any{&ss.ID, &ss.ExamID, &ss.Title, &ss.Candidate, &ss.Examiner, &input, &startedNs, &endedNs,
-		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage, &usageText}
+		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage, &usageText, &ss.CandidateID}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}

@@ -181,7 +181,8 @@ func TestLTIServe(t *testing.T) {
 		return ours
 	}
 	ds := dispatches()
-	if len(ds) != 1 || !strings.Contains(ds[0].GetMetadata(), `"spec":"hotel-breakfast"`) || !strings.Contains(ds[0].GetMetadata(), "Ada Lovelace") {
+	if len(ds) != 1 || !strings.Contains(ds[0].GetMetadata(), `"spec":"hotel-breakfast"`) || !strings.Contains(ds[0].GetMetadata(), "Ada Lovelace") ||
+		!strings.Contains(ds[0].GetMetadata(), `"candidateId":"lti:`) {
 		t.Fatalf("dispatches in %s: %v", room, ds)
 	}
 	// A relaunch finds the same room and does not start a second exam.

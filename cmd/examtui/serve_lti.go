@@ -59,7 +59,7 @@ func ltiMount(o serveOptions, st *sessions.Store, dataDir, base string, log *slo
 			Client: lksdk.NewAgentDispatchServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret),
 			Rooms:  lksdk.NewRoomServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret)},
 		Metadata: func(exam, name, candidateID string) (string, error) {
-			return worker.Metadata{Spec: exam, Candidate: name}.Encode()
+			return worker.Metadata{Spec: exam, Candidate: name, CandidateID: candidateID}.Encode()
 		}}
 	tool, err := lti.New(lti.Config{Platforms: reg, Keys: keys, BaseURL: base, Launcher: launcher, Catalog: catalog, Logger: log})
 	if err != nil {

@@ -89,12 +89,14 @@ type Options struct {
 	Model     string              // LLM model (overrides EXAMTUI_MODEL)
 	Input     runtime.InputSource // typed | mic | room
 	Candidate string
-	DataDir   string // resolved data directory; empty with NoStore
-	Store     string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
-	NoStore   bool   // run without a session store (events are not kept)
-	ResumeID  string // continue an interrupted session (an id or unique prefix)
-	SessionID string // the id of a new session (default: a random one)
-	Logger    *slog.Logger
+	// CandidateID is the candidate's id in the roster or LMS, stored with the session.
+	CandidateID string
+	DataDir     string // resolved data directory; empty with NoStore
+	Store       string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
+	NoStore     bool   // run without a session store (events are not kept)
+	ResumeID    string // continue an interrupted session (an id or unique prefix)
+	SessionID   string // the id of a new session (default: a random one)
+	Logger      *slog.Logger
 	// ExaminerOverride replaces the examiner built from Examiner (tests, custom wiring).
 	ExaminerOverride runtime.Examiner
 	// Limits bound a failing LLM examiner; zero fields come from the environment (and config
@@ -209,7 +211,7 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 				specPath = DemoSpec
 			}
 			sess, err := x.Store.Create(ctx, sessions.Meta{
-				ID: o.SessionID, Exam: x.Spec, Candidate: o.Candidate, Examiner: x.Examiner,
+				ID: o.SessionID, Exam: x.Spec, Candidate: o.Candidate, CandidateID: o.CandidateID, Examiner: x.Examiner,
 				Input: o.Input, SpecPath: specPath,
 			})
 			if err != nil {
