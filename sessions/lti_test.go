@@ -13,7 +13,7 @@ import (
 func TestLTIRecords(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, target string) {
 		ctx := context.Background()
-		st, err := sessions.Open(ctx, target)
+		st, err := sessions.OpenURL(ctx, target)
 		if err != nil {
 			t.Fatal(err)
 		}
