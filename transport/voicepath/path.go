@@ -15,8 +15,10 @@ import (
 )
 
 // Controller is the part of the exam runtime a voice path drives; *runtime.Controller
-// implements it. Exam is the compiled exam (nil: none): each spoken line is said in the voice,
-// language and speed of its node's persona (persona.go), on every path alike.
+// implements it. Exam is the compiled exam (nil: none), read once by New: each spoken line is
+// said in the voice, language and speed of its node's persona (persona.go), on every path
+// alike. The other methods may be called from any of the path's goroutines, never from
+// Deliver (the controller may hold its lock while it delivers an event).
 type Controller interface {
 	Exam() *spec.Exam
 	SubmitTurn(ctx context.Context, t runtime.Turn) error
@@ -41,6 +43,7 @@ type Parts struct {
 // to speech, and the interruptions between them.
 type Path struct {
 	ctrl Controller
+	exam *spec.Exam
 	cfg  config
 	log  *slog.Logger
 	v    *audio.Voice
@@ -73,7 +76,7 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 			return nil, err
 		}
 	}
-	p := &Path{ctrl: ctrl, cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
+	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
 		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8)}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithVoiceLogger(cfg.log),

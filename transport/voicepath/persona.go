@@ -10,7 +10,7 @@ import (
 // persona's, else 1) scaled by WithSpeed and kept within audio's limits.
 func (p *Path) speakOptions(sp *runtime.SpokenPayload) audio.SpeakOptions {
 	opts := audio.SpeakOptions{Speed: sp.TTSSpeed, Voice: p.cfg.voice}
-	if e := p.ctrl.Exam(); e != nil {
+	if e := p.exam; e != nil {
 		opts.Language = e.Language
 		p.nodeMu.Lock()
 		n := e.Node(p.nodeID)

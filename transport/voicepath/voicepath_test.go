@@ -11,6 +11,7 @@ import (
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/offline"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -246,5 +247,34 @@ func TestQueueJoinsAndDrops(t *testing.T) {
 	}
 	if q.finish(); !q.idle() {
 		t.Error("not idle once every line was said")
+	}
+}
+
+// TestRealController runs the path under the real controller, which delivers its events while
+// it holds its lock: the opening is said in the opening persona's voice and the controller
+// hears the speech is done. (A path that asked the controller anything while an event was
+// being delivered, as an early version asked for the exam, deadlocked here.)
+func TestRealController(t *testing.T) {
+	fan := runtime.NewFanout()
+	ex, err := offline.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := runtime.NewController(exam(t, "en+m7"), ex, runtime.WithSink(fan), runtime.WithSessionID("real"),
+		runtime.WithLogger(testutil.Logger(t, -4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	p, synth := newPath(t, c)
+	fan.Subscribe(p)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 30*time.Second, func() bool { return len(synth.said()) > 0 && p.Idle() }, "the opening to be said")
+	if got := synth.said(); got[0] != "en+m7" {
+		t.Fatalf("the opening was said in %q, want the persona's voice", got[0])
 	}
 }
