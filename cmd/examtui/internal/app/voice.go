@@ -89,16 +89,11 @@ func WithVoiceDefault(name string) VoiceOption {
 	return func(v *voiceConfig) error { v.voice = strings.TrimSpace(name); return nil }
 }
 
-// WithVoiceSpeed scales the examiner's speaking rate (1 normal; 0.5..2): a faster examiner
-// for quick rehearsals, a slower one for beginners. slow_down applies on top of it.
+// WithVoiceSpeed scales the examiner's speaking rate (1 normal; 0.5..2, voicepath.WithSpeed):
+// a faster examiner for quick rehearsals, a slower one for beginners. slow_down applies on top
+// of it.
 func WithVoiceSpeed(f float64) VoiceOption {
-	return func(v *voiceConfig) error {
-		if math.IsNaN(f) || f < audio.MinSpeed || f > audio.MaxSpeed {
-			return fmt.Errorf("%w: speed %v (want %v..%v)", ErrVoiceConfig, f, audio.MinSpeed, audio.MaxSpeed)
-		}
-		v.speed = f
-		return nil
-	}
+	return func(v *voiceConfig) error { v.speed = f; return nil }
 }
 
 // WithVoiceAdaptiveEndOfTurn is the adaptive end of turn that rooms use too

@@ -70,6 +70,16 @@ func RecordSpeech(ctx context.Context, t testing.TB, c *livekit.Client, d time.D
 	}
 }
 
+// LowerVoice fails the test unless the persona's voice measured below 0.85 of the default's
+// frequency (sox's rough frequency, Hz): the persona's voice was used.
+func LowerVoice(t testing.TB, what string, def, persona int) {
+	t.Helper()
+	t.Logf("sox rough frequency of %s: default voice %d Hz, persona voice %q %d Hz", what, def, PersonaVoice, persona)
+	if float64(persona) > 0.85*float64(def) {
+		t.Fatalf("%s in the persona's voice measures %d Hz, the default %d Hz: the persona's voice was not used", what, persona, def)
+	}
+}
+
 var roughFrequency = regexp.MustCompile(`Rough\s+frequency:\s+(\d+)`)
 
 // SoxFrequency is sox's rough frequency of the WAV file (`sox FILE -n stat`); the whole output
