@@ -1,6 +1,10 @@
 package voicepath
 
-import "math"
+import (
+	"math"
+
+	"github.com/examtui/examtui/audio"
+)
 
 // Cause is why the examiner's speech was cut.
 type Cause int
@@ -55,10 +59,16 @@ func (p *Path) interrupt(c Cause, before int64) {
 	}
 }
 
-// bargedIn is the candidate speaking over the examiner. The audio pipeline decides it
-// (audio.Voice: enough voiced speech over the examiner's line, audio.WithBargeInSpeech, and
-// only with WithBargeIn) and has already stopped the playback; here the rest of the reply is
-// dropped too, and the controller hears what was heard (speak.go).
+// bargeInDecision is the barge-in decision: whether what the candidate has said over the
+// examiner's line so far cuts it (only with WithBargeIn). It runs on the capture loop at every
+// frame of such a turn and must not block. The rule: enough voiced speech (audio.EnoughSpeech,
+// audio.DefaultBargeInSpeech unless audio.WithBargeInSpeech), evidence of speech rather than a
+// level, so an echo canceller's burst does not cut the examiner.
+func (p *Path) bargeInDecision(e audio.BargeInEvidence) bool { return audio.EnoughSpeech(e) }
+
+// bargedIn is the candidate speaking over the examiner, once bargeInDecision said so; the
+// pipeline has already stopped the playback. The rest of the reply is dropped too, and the
+// controller hears what was heard (speak.go).
 func (p *Path) bargedIn(atMs int64) {
 	p.log.Info("voice: the candidate spoke over the examiner", "atMs", atMs)
 	p.Interrupt(CauseBargeIn)

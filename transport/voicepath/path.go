@@ -79,7 +79,7 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
 		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8)}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithVoiceLogger(cfg.log),
+	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
 		audio.WithOnEvent(p.onEvent), audio.WithOnTranscript(p.onTranscript)}
 	vopts = append(vopts, p.endOfTurnOptions()...)
 	vopts = append(vopts, cfg.audioOpts...)
