@@ -85,6 +85,7 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	vopts = append(vopts, cfg.audioOpts...)
 	v, err := audio.NewVoice(parts.Source, parts.Recognizer, parts.Synthesizer, parts.Sink, vopts...)
 	if err != nil {
+		p.cancel()
 		closeParts(parts)
 		return nil, err
 	}
