@@ -9,9 +9,9 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown       key.Binding
 	Top, Bottom                      key.Binding
 	// Follow, in the answer line, brings the transcript back to its newest line.
-	Follow key.Binding
-	Pause, Skip, Advance, End        key.Binding
-	Instruct, InstructMode           key.Binding
+	Follow                    key.Binding
+	Pause, Skip, Advance, End key.Binding
+	Instruct, InstructMode    key.Binding
 	// Say opens the instruction box as a line to say: the examiner's own words, spoken as
 	// typed (an instruction is guidance and is never read out).
 	Say key.Binding

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -108,15 +107,4 @@ func flagError(cmd *cobra.Command, err error) error {
 		hint = fmt.Sprintf("did you mean --%s? ", s)
 	}
 	return &FlagError{Msg: fmt.Sprintf("unknown flag %s%s for %q: %s%s", dashes, name, cmd.CommandPath(), hint, help), Err: err}
-}
-
-// Hint reports whether msg says what to do next: a did-you-mean, a --help to read, or a
-// command to run. The table of newcomer mistakes asserts it of every message.
-func Hint(msg string) bool {
-	for _, h := range []string{"did you mean", "--help", "start one", "set ", "pass ", "use ", "write ", "indent", "known "} {
-		if strings.Contains(strings.ToLower(msg), h) {
-			return true
-		}
-	}
-	return false
 }
