@@ -31,7 +31,11 @@ func Suggest(s string, candidates []string) string {
 }
 
 // hintFor is "did you mean X?" when a candidate is close, else "known <what>: a, b, c".
-func hintFor(s, what string, candidates []string) string {
+func hintFor(s, what string, candidates []string) string { return Hint(s, what, candidates) }
+
+// Hint is "did you mean X?" when a candidate is close to s (Suggest), else "known <what>: a,
+// b, c": what a message naming something unknown says next.
+func Hint(s, what string, candidates []string) string {
 	if m := Suggest(s, candidates); m != "" {
 		return "did you mean " + m + "?"
 	}

@@ -50,6 +50,11 @@ nodes:
 	hyphen := write("hyphen.yaml", exam)
 	tab := write("tab.yaml", strings.Replace(exam, "\n  id: examiner", "\n\tid: examiner", 1))
 	script := write("script.yaml", "spec: demo\nturns:\n  - sya: Hello\n")
+	variantsExam, err := filepath.Abs("../../runtime/headless/testdata/variants-exam.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := write("pin.yaml", "spec: "+variantsExam+"\nvariants: {case: spaa}\nturns:\n  - say: Hello\n")
 
 	// A port nothing listens on: bound, then closed.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -72,6 +77,7 @@ nodes:
 		{"mistyped global flag", []string{"check", "--data-dri", dir, "demo"}, nil, []string{"did you mean --data-dir?"}},
 		{"bad flag value", []string{"run", "--mic=loud"}, nil, []string{"'examtui run --help' lists its flags"}},
 		{"mistyped script key", []string{"test", script}, nil, []string{`unknown field "sya": did you mean say?`}},
+		{"variant pin misspelt", []string{"test", "--no-store", pin}, nil, []string{`no variant "spaa" (did you mean spa?)`}},
 		{"hyphenated signal id", []string{"check", hyphen}, nil, []string{"write names_risk", "write names_risk there too"}},
 		{"tab indentation", []string{"check", tab}, nil, []string{"YAML indents with spaces"}},
 		{"variant written as a string", []string{"check", hyphen}, nil, []string{"write it as a mapping, one field a line: id: weekend"}},
@@ -102,6 +108,7 @@ nodes:
 				// Every diagnostic and error line; the summaries ("FAILED: 3 errors") count them.
 				if (strings.Contains(line, "error:") || strings.Contains(line, "warning:") ||
 					strings.HasPrefix(line, "examtui:") || strings.HasPrefix(line, "ERROR")) &&
+					!strings.HasSuffix(line, ":") && // a heading: its problems follow, one a line
 					!hasNextStep(line) {
 					t.Errorf("a message without a next step: %q", line)
 				}
