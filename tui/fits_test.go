@@ -146,3 +146,20 @@ func TestGoldenOverlaysEverySize(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticeStaysInTranscript: the notice a console opens with (why --mic fell back to typing)
+// is in the footer and stays in the transcript after the footer moves on.
+func TestNoticeStaysInTranscript(t *testing.T) {
+	info := hotelInfo
+	info.Notice = "Answers are typed: --mic found no speech recogniser. Set EXAMTUI_STT_BASE_URL."
+	m := newTestModel(t, info, &fakeBackend{}, WithEventClock())
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if screen := Plain(m.Render()); !strings.Contains(screen, "Answers are typed") {
+		t.Fatalf("no notice on the opening screen:\n%s", screen)
+	}
+	drive(t, m, keys("type:Hello", "enter")...)
+	screen := Plain(m.Render())
+	if !strings.Contains(screen, "Set EXAMTUI_STT_BASE_URL") {
+		t.Errorf("the notice is gone once the footer moved on:\n%s", screen)
+	}
+}

@@ -64,39 +64,58 @@ func (m *Model) statusLine() string {
 		readOnly = st.StatusWarn.Render("read-only")
 	}
 	// What gives way when the line is too narrow, in order: the title down to minTitle
-	// cells, the examiner, the input, the audio meter, then the title altogether. The state,
+	// cells, the examiner, the audio meter, the input, then the title altogether. The state,
 	// the replay's position, read-only and the session id (what --resume needs) stay whole.
+	// A part given up comes back when another's going made room for it.
 	const minTitle = 16
-	drop := []*string{&examiner, &input, &audio}
-	for {
-		parts := []string{}
+	order := []*string{&examiner, &audio, &input}
+	shown := make([]string, len(order))
+	for i, p := range order {
+		shown[i] = *p
+	}
+	width := func() int {
+		n := 0
 		for _, p := range []string{state, replay, examiner, input, session, audio, readOnly} {
 			if p != "" {
-				parts = append(parts, p)
+				n += ansi.StringWidth(sep) + ansi.StringWidth(p)
 			}
 		}
-		rest := ansi.StringWidth(sep + strings.Join(parts, sep))
-		title := " " + m.info.Title
-		room := m.width - rest
-		if room < minTitle && len(drop) > 0 {
-			*drop[0] = ""
-			drop = drop[1:]
-			continue
-		}
-		switch {
-		case room < 4:
-			title = ""
-		case ansi.StringWidth(title) > room:
-			title = ansi.Truncate(title, room, "…")
-		}
-		line := strings.Join(parts, sep)
-		if title != "" {
-			line = st.Status.Render(title) + sep + line
-		} else {
-			line = " " + line
-		}
-		return fit(line, m.width)
+		return n
 	}
+	for _, p := range order {
+		if m.width-width() >= minTitle {
+			break
+		}
+		*p = ""
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		if *order[i] == "" && shown[i] != "" {
+			*order[i] = shown[i]
+			if m.width-width() < minTitle {
+				*order[i] = ""
+			}
+		}
+	}
+	var parts []string
+	for _, p := range []string{state, replay, examiner, input, session, audio, readOnly} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	title := " " + m.info.Title
+	switch room := m.width - width(); {
+	case room < 4:
+		title = ""
+	case ansi.StringWidth(title) > room:
+		title = ansi.Truncate(title, room, "…")
+	}
+	line := strings.Join(parts, sep)
+	if title != "" {
+		line = st.Status.Render(title) + sep + line
+	} else {
+		line = " " + line
+	}
+	return fit(line, m.width)
 }
 
 func (m *Model) audioMeter() string {
