@@ -97,6 +97,17 @@ var affirmatives = []string{"yes", "yeah", "yep", "sure", "confirm", "i confirm"
 // negatives cancel a pending finish (checked first: "no, I'm not sure").
 var negatives = []string{"no", "not", "nope", "cancel", "continue", "dont", "wait"}
 
+// isNegative reports whether a reply to "are you sure?" declines it.
+func isNegative(text string) bool {
+	norm := normalizeWords(text)
+	for _, p := range negatives {
+		if containsNorm(norm, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // isAffirmative reports whether a reply to "are you sure?" confirms it.
 func isAffirmative(text string) bool {
 	norm := normalizeWords(text)

@@ -26,6 +26,7 @@ type Controller struct {
 	turnTimeout time.Duration
 	inputSource InputSource
 	failover    failover
+	vocab       *Vocabulary // the exam language's words (vocabulary.go)
 
 	// turnMu serializes examiner calls (candidate turns and immediate admin runs); mu guards
 	// everything else and is released during the call so the examiner can be paused, advanced or
@@ -149,7 +150,8 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		return nil, err
 	}
 	o := options{clock: SystemClock{}, turnTimeout: DefaultTurnTimeout, inputSource: SourceTyped,
-		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens, failoverAfter: DefaultFailoverAfter}
+		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens, failoverAfter: DefaultFailoverAfter,
+		vocab: defaultVocabulary}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -171,7 +173,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
 		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
 		filters: buildFilters(exam), ctxm: newContextManager(), ttsSpeed: 1,
-		variants: o.variants, pins: o.pins, seed: o.seed,
+		variants: o.variants, pins: o.pins, seed: o.seed, vocab: o.vocab,
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
 	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter, wait: o.failoverWait}
@@ -441,7 +443,7 @@ func (c *Controller) speakPart(text string, source SpokenSource, intercepted boo
 // prompt whole, else the last question of the examiner's own reply. Live speech and the
 // replay of a stored spoken event both use it.
 func (c *Controller) noteQuestion(text string, source SpokenSource) {
-	switch q := lastQuestionIn(text); {
+	switch q := nodeQuestionIn(text); {
 	case source == SpokenPrompt:
 		c.lastQuestion = text
 	case source == SpokenExaminer && q != "":
@@ -457,6 +459,22 @@ func speechDuration(text string, speed float64) time.Duration {
 	}
 	words := len(strings.Fields(text))
 	return time.Duration(float64(words) / 2.5 / speed * float64(time.Second))
+}
+
+// nodeQuestionIn returns the last question sentence of text that asks something of the exam,
+// or "": a procedural question, one that is itself a candidate command ("Would you like me to
+// repeat the question?", "Do you need a break?"), is never the question to come back to.
+func nodeQuestionIn(text string) string {
+	ss := SplitSentences(text)
+	for i := len(ss) - 1; i >= 0; i-- {
+		if !strings.HasSuffix(ss[i], "?") {
+			continue
+		}
+		if _, procedural := ClassifyCommand(ss[i]); !procedural {
+			return ss[i]
+		}
+	}
+	return ""
 }
 
 // lastQuestionIn returns the last question sentence of text, or "".

@@ -79,6 +79,9 @@ func (c *Controller) decide(in *turnInput) {
 		c.log.Info("observation repaired", "node", node.NodeID, "turn", in.turn, "problems", problems)
 	}
 	c.settleObservation(op)
+	if !valid {
+		c.notAssessed(node.NodeID, in.turn, in.seg.id, in.text, NotAssessedExaminerFailed, perr.Error())
+	}
 	// A reply the controller had to reject whole (malformed arguments) fails the turn as surely
 	// as an error or a missing call: each ends in the canned line (or the command the candidate
 	// asked for), and the exam would not move.

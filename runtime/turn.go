@@ -79,22 +79,50 @@ func (c *Controller) takeTurn(t Turn, wallStart time.Time) (examinerCall, error)
 	if err := c.active(); err != nil {
 		return examinerCall{}, err
 	}
+	text := strings.TrimSpace(t.Text)
 	if c.state == StatePaused && c.pausedByExam {
+		// Refused, but not lost: the words are in the transcript with their reason.
+		if text != "" {
+			segPayload, _ := c.recordCandidateTurn(&t, text)
+			c.heardCandidate(&segPayload)
+			c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedExamPaused, "an examiner paused the exam")
+		}
 		return examinerCall{}, ErrPaused
 	}
 	c.resumeOnAnswer() // presence.go
-	text := strings.TrimSpace(t.Text)
+	c.answerInstead(text)
 	segPayload, seg := c.recordCandidateTurn(&t, text)
 	c.heardCandidate(&segPayload)
 	switch {
 	case c.state == StatePaused:
+		c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedReturnFromPause, "the candidate came back from the pause")
 		c.candidateReturned()
 		return examinerCall{}, c.sinkErr
 	case c.pendingFinish:
+		c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedFinishConfirmation, "the answer to the finish confirmation")
 		c.confirmFinish(text)
 		return examinerCall{}, c.sinkErr
 	}
 	return c.prepareCall(t, text, segPayload, seg, wallStart), nil
+}
+
+// answerInstead handles words that are an answer where the controller waits for a short reply
+// of its own: back from the candidate's pause ("I'm ready"), or yes or no to "are you sure you
+// want to finish?". An answer instead (any words beyond the vocabulary's return words, or a
+// yes or no) resumes the exam or sets the finish aside, before the segment is recorded, so the
+// turn goes to the examiner as any other and a resumed controller replays it the same way.
+// Caller holds mu.
+func (c *Controller) answerInstead(text string) {
+	if text == "" || c.vocab.onlyReturns(text) {
+		return
+	}
+	switch {
+	case c.state == StatePaused && !c.pausedByExam:
+		c.resumeExam("candidate answered", Actor{Kind: ActorCandidate})
+	case c.pendingFinish && !isAffirmative(text) && !isNegative(text):
+		c.pendingFinish = false
+		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: CommandByConfirmation, Detail: detailAnsweredInstead})
+	}
 }
 
 // recordCandidateTurn fills in the turn's defaults, counts it and emits its transcript
@@ -186,7 +214,7 @@ func (c *Controller) examinerRequest(cm *contextManager, t Turn, text string, se
 	extra = append(extra, c.statusMessage())
 	req := &ExaminerRequest{
 		Exam: c.exam, Node: c.node, Messages: cm.messages(c.node, extra, &final), Candidate: seg,
-		Turn: c.turn, AdminInstructions: admin,
+		Turn: c.turn, AdminInstructions: admin, Question: c.lastQuestion,
 		CoveredSignals: c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals),
 	}
 	req.Directions, req.WrapUp = directions(), c.integ.wrapUp != ""
@@ -215,10 +243,11 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inFlight = false
+	in := call.in
 	if gateErr != nil {
+		c.notAssessed(call.req.Candidate.NodeID, in.turn, in.seg.id, in.text, NotAssessedCancelled, gateErr.Error())
 		return gateErr
 	}
-	in := call.in
 	in.stream.done = true
 	if err := c.usable(); err != nil {
 		return err
@@ -250,6 +279,7 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}, Usage: replyUsage(in.reply)}
 		c.emit(op)
 		c.settleObservation(op)
+		c.notAssessed(call.req.Candidate.NodeID, in.turn, in.seg.id, in.text, NotAssessedNodeChanged, "the exam moved on during the examiner call")
 		return c.sinkErr
 	}
 	c.decide(in)
