@@ -83,6 +83,10 @@ func forbiddenMatch(norm string) string {
 	if m := judgementNorm.first(norm); m != "" {
 		return "evaluative praise or judgement: " + m
 	}
+	// A verdict in any wording (verdict.go): the class, not a list of phrases.
+	if why := defaultVerdicts.detect(norm); why != "" {
+		return "verdict: " + why
+	}
 	return ""
 }
 
@@ -120,10 +124,15 @@ var integrityFns = func() []struct {
 		}
 		out[i].name, out[i].action = set.name, set.action
 		out[i].fn = func(text, norm string) (string, string, bool) {
-			if match(norm) == "" {
+			if set.phrases != nil && match(norm) == "" {
 				return text, "", false
 			}
+			// forbidden_action judges sentence by sentence: a verdict's structure ends with its
+			// sentence ("Correct." before "What would you test first?").
 			kept, why := dropClauses(text, match)
+			if why == "" {
+				return text, "", false
+			}
 			return keepQuestion(text, kept), why, true
 		}
 	}
