@@ -388,27 +388,29 @@ func (c *Controller) emitIntercepts(nodeID string, hits []filterHit) {
 // speakFiltered runs the node's output filters on a line, records what they intercepted and
 // says what is left, part by part, as source. Every line the candidate hears comes through here
 // (speak) or through plan and apply (a turn's reply, validated by the same runFilters).
-func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) {
-	c.sayFiltered(nodeID, text, source, false, true)
+func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) (asked bool) {
+	return c.sayFiltered(nodeID, text, source, false, true)
 }
 
 // sayFiltered filters text, records the interceptions and says what is left. guard marks a line
 // the examiner model wrote: it gets the whole pipeline and the instruction_echo guard
 // (outputFilters); the controller's own lines (speak) get runOwnFilters.
-func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted, guard bool) {
+// It reports whether what was said asks the candidate a question.
+func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted, guard bool) (asked bool) {
 	nf := c.filtersFor(nodeID)
 	if nf == nil || strings.TrimSpace(text) == "" {
-		return
+		return false
 	}
 	filter := nf.runOwnFilters
 	if guard {
 		filter = func(text string) (string, []string, []filterHit) { return c.outputFilters(nf, text) }
 	}
-	_, parts, hits := filter(text)
+	out, parts, hits := filter(text)
 	c.emitIntercepts(nodeID, hits)
 	for i, p := range parts {
 		c.speakPart(p, source, intercepted || len(hits) > 0, i, false)
 	}
+	return hasQuestion(out)
 }
 
 // speak says a line of the controller's own (a node's intro and prompt, a canned line, a

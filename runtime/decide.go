@@ -95,7 +95,7 @@ func (c *Controller) decide(in *turnInput) {
 			accepted, rejected, _ := c.evidenceStep(in, obs)
 			c.recordEvidence(in, accepted, rejected, obs.Misconceptions)
 		}
-		c.dispatchCommand(cmd, src, obs, valid)
+		in.said = c.dispatchCommand(cmd, src, obs, valid)
 	case !valid:
 		c.speak(fallbackLine(c.lastQuestion), SpokenFallback, false)
 	default:
@@ -243,6 +243,7 @@ func (c *Controller) apply(in *turnInput, p *plan) {
 		parts = []string{text}
 	}
 	c.speakValidated(in.stream, text, parts, len(p.hits) > 0 || p.anxietyHit != nil)
+	in.said = true
 }
 
 // speakValidated says the validated reply, skipping the sentences already streamed.

@@ -115,6 +115,9 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 		c.resetNode(node, ts)
 	case *TranscriptSegmentPayload:
+		if !p.IsFinal {
+			break // a partial transcript (Interim) numbers nothing and is no turn
+		}
 		c.segSeq++
 		if p.Speaker == SpeakerCandidate {
 			if c.heardCandidate(p) {
@@ -207,7 +210,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 	}
 	// Observation turns are numbered from the candidate segments too (a discarded turn still counts).
-	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == SpeakerCandidate {
+	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == SpeakerCandidate && ts.IsFinal {
 		c.turn++
 	}
 	return nil

@@ -22,6 +22,9 @@ type turnInput struct {
 	callDur time.Duration
 	latency Latency
 	stream  *streamState
+	// said is set once the examiner's reply (its spokenText) was said, whole or in part: the
+	// queued instructions it applied are consumed only then (settleQueued).
+	said bool
 }
 
 // SubmitTurn hands the controller one candidate turn: it is recorded, observed by the examiner
@@ -252,25 +255,16 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	if err := c.usable(); err != nil {
 		return err
 	}
-	// Queued instructions were in this call's context: settle them, in order, as the reply
-	// says (consumed, not actionable, or left queued). While the reply is filtered they are
-	// the instructions being applied, so it cannot read them out.
+	// While the reply is filtered the queued instructions in the call's context are the ones
+	// being applied, so it cannot read them out. They are settled after the decision, by what
+	// was said (settleQueued).
 	c.applying = call.req.AdminInstructions
 	defer func() { c.applying = nil }()
-	taken := min(call.queued, len(c.queued))
-	var left []AdminInstruction
-	for i, a := range c.queued[:taken] {
-		switch st := in.reply.adminResult(i); st {
-		case AdminConsumed, AdminNotActionable:
-			c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: st})
-			if st == AdminConsumed {
-				c.ctxm.record(adminMessage(a, false))
-			}
-		default:
-			left = append(left, a)
-		}
+	nodeID := in.stream.nodeID(c)
+	if len(in.stream.emitted) > 0 {
+		in.said = true // streamed sentences were said before the decision
 	}
-	c.queued = append(left, c.queued[taken:]...)
+	defer c.settleQueued(call, nodeID)
 	if c.nodeGen != in.gen || c.state.Terminal() {
 		// The examiner moved on (advance, skip, end) while the examiner was thinking: the
 		// observation no longer applies to anything, but it is still recorded.
@@ -284,6 +278,36 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	}
 	c.decide(in)
 	return c.sinkErr
+}
+
+// settleQueued settles the queued instructions the call's context carried, in order, as the
+// reply says and as the decision did: consumed only when the reply was said (a limit or a
+// command that moved the exam on before it leaves them queued for the next turn), not
+// actionable whatever happened; any other stays queued. Instructions promoted or settled
+// meanwhile are not touched: promotion waits for the turn (turnMu), so the call's instructions
+// are still the head of the queue. Caller holds mu.
+func (c *Controller) settleQueued(call *examinerCall, nodeID string) {
+	in := call.in
+	taken := min(call.queued, len(c.queued))
+	var left []AdminInstruction
+	for i, a := range c.queued[:taken] {
+		st := in.reply.adminResult(i)
+		if st == AdminConsumed && (!in.said || c.state.Terminal() && c.nodeGen != in.gen) {
+			st = AdminReceived
+		}
+		switch st {
+		case AdminConsumed, AdminNotActionable:
+			if !c.state.Terminal() || st == AdminConsumed {
+				c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: nodeID, Status: st})
+			}
+			if st == AdminConsumed {
+				c.ctxm.record(adminMessage(a, false))
+			}
+		default:
+			left = append(left, a)
+		}
+	}
+	c.queued = append(left, c.queued[taken:]...)
 }
 
 // maxNodeSegments bounds the transcript segments kept for STT provenance within one node.
