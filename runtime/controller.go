@@ -65,7 +65,9 @@ type Controller struct {
 	pausedByExam bool // paused by an examiner control: only an examiner resumes
 	queued       []AdminInstruction
 	applying     []string // the instructions whose reply is being filtered and said (instruction_echo.go)
-	beats        []beatState
+	// turnSaid collects what is said while a turn is decided, when non-nil (settleQueued).
+	turnSaid *strings.Builder
+	beats    []beatState
 
 	speakingUntil    time.Time
 	userSpeaking     bool
@@ -431,6 +433,9 @@ func (c *Controller) speakPart(text string, source SpokenSource, intercepted boo
 	now := c.clock.Now()
 	sp := &SpokenPayload{NodeID: c.node.NodeID, Text: text, Source: source, Intercepted: intercepted,
 		TTSSpeed: c.ttsSpeed, Part: part, Streamed: streamed}
+	if c.turnSaid != nil {
+		c.turnSaid.WriteString(" " + text)
+	}
 	c.emit(sp)
 	c.heard(sp)
 	c.segSeq++

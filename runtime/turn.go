@@ -264,7 +264,15 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	if len(in.stream.emitted) > 0 {
 		in.said = true // streamed sentences were said before the decision
 	}
-	defer c.settleQueued(call, nodeID)
+	said := &strings.Builder{}
+	for _, s := range in.stream.emitted {
+		said.WriteString(" " + s)
+	}
+	c.turnSaid = said
+	defer func() {
+		c.turnSaid = nil
+		c.settleQueued(call, nodeID, said.String())
+	}()
 	if c.nodeGen != in.gen || c.state.Terminal() {
 		// The examiner moved on (advance, skip, end) while the examiner was thinking: the
 		// observation no longer applies to anything, but it is still recorded.
@@ -286,13 +294,15 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 // actionable whatever happened; any other stays queued. Instructions promoted or settled
 // meanwhile are not touched: promotion waits for the turn (turnMu), so the call's instructions
 // are still the head of the queue. Caller holds mu.
-func (c *Controller) settleQueued(call *examinerCall, nodeID string) {
+func (c *Controller) settleQueued(call *examinerCall, nodeID, said string) {
 	in := call.in
 	taken := min(call.queued, len(c.queued))
 	var left []AdminInstruction
+	reply := normalizeWords(replySpokenText(in.reply))
+	said = normalizeWords(said)
 	for i, a := range c.queued[:taken] {
 		st := in.reply.adminResult(i)
-		if st == AdminConsumed && (!in.said || c.state.Terminal() && c.nodeGen != in.gen) {
+		if st == AdminConsumed && (!in.said || c.state.Terminal() && c.nodeGen != in.gen || cutFromReply(a.Text, reply, said)) {
 			st = AdminReceived
 		}
 		switch st {
@@ -308,6 +318,31 @@ func (c *Controller) settleQueued(call *examinerCall, nodeID string) {
 		}
 	}
 	c.queued = append(left, c.queued[taken:]...)
+}
+
+// cutFromReply reports whether the reply carried what an instruction addressed to the candidate
+// asks to say ("Ask about weekend cover.": "weekend cover") and the filters cut it before it
+// was said (one_question keeps one of two such questions): the instruction was not carried
+// out. An examiner that put it in words of its own is taken at its report.
+func cutFromReply(instruction, reply, said string) bool {
+	d, ok := parseDirective(instruction)
+	if !ok {
+		return false
+	}
+	p := normPhrase(d.payload)
+	return p != "" && containsNorm(reply, p) && !containsNorm(said, p)
+}
+
+// replySpokenText is the spokenText of an examiner's reply, or "".
+func replySpokenText(r *ExaminerReply) string {
+	if r == nil || len(r.Arguments) == 0 {
+		return ""
+	}
+	var v struct {
+		SpokenText string `json:"spokenText"`
+	}
+	_ = json.Unmarshal(r.Arguments, &v)
+	return v.SpokenText
 }
 
 // maxNodeSegments bounds the transcript segments kept for STT provenance within one node.
