@@ -6,8 +6,9 @@ import (
 )
 
 // Vocabulary holds the words of one exam language that the controller's rule-based judgements
-// use: which short utterances only bring the candidate back from a pause, and the class of
-// sentences that tell the candidate how they did (verdict.go). Every judgement reads its words
+// use: which short utterances only bring the candidate back from a pause, the candidate's
+// command phrases, the listener's backchannels, and the class of sentences that tell the
+// candidate how they did (verdict.go). Every judgement reads its words
 // from here, never from literals of its own, so another language is one more Vocabulary.
 type Vocabulary struct {
 	// Language is the BCP 47 tag of the language ("en").
@@ -20,6 +21,11 @@ type Vocabulary struct {
 	Fillers []string
 	// Verdict is the verdict detector's vocabulary (verdict.go).
 	Verdict VerdictVocabulary
+	// Commands are the candidate's command phrases, tried in order (ClassifyCommand).
+	Commands []CommandPhrases
+	// Backchannels are the short sounds of a listener ("mm-hmm", "yeah", "okay"): said over
+	// the examiner's line, they are not an interruption.
+	Backchannels []string
 }
 
 // EnglishVocabulary is the default vocabulary.
@@ -31,7 +37,9 @@ func EnglishVocabulary() *Vocabulary {
 		Fillers: strings.Fields("a an the i im me my we us you your can could would will please " +
 			"just maybe perhaps do to of for on by it this that one bit little moment now again ok okay so um uh hmm er " +
 			"well oh and but is are be was if let lets think thank thanks there"),
-		Verdict: englishVerdict(),
+		Verdict:      englishVerdict(),
+		Commands:     englishCommands,
+		Backchannels: []string{"mm", "mmm", "hmm", "mhm", "mm-hmm", "uh-huh", "yeah", "yes", "yep", "ok", "okay", "right", "sure", "i see", "got it", "alright", "aha", "oh"},
 	}
 }
 
