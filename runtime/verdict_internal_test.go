@@ -7,7 +7,9 @@ import (
 	"testing"
 )
 
-func verdictCorpus(t *testing.T, name string) []string {
+// ReadVerdictCorpus reads one sentence per line of testdata/verdict/name ("#" lines are
+// comments). Exported for the external tests (verdict_test.go).
+func ReadVerdictCorpus(t testing.TB, name string) []string {
 	t.Helper()
 	b, err := os.ReadFile("testdata/verdict/" + name)
 	if err != nil {
@@ -31,7 +33,7 @@ func TestVerdictsNeverSpoken(t *testing.T) {
 	exam := basicExam(t)
 	nf := buildNodeFilters(exam, exam.Node("plan"))
 	for _, name := range []string{"verdicts.txt", "heldout-verdicts.txt"} {
-		for _, v := range verdictCorpus(t, name) {
+		for _, v := range ReadVerdictCorpus(t, name) {
 			for _, run := range []func(string) (string, []string, []filterHit){nf.runFilters, nf.runOwnFilters} {
 				out, _, _ := run(v + " What would you test first on the servers?")
 				for _, s := range SplitSentences(out) {

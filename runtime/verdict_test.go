@@ -1,34 +1,10 @@
 package runtime_test
 
 import (
-	"bufio"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/examtui/examtui/runtime"
 )
-
-// corpus reads one sentence per line of testdata/verdict/name ("#" lines are comments).
-func corpus(t *testing.T, name string) []string {
-	t.Helper()
-	f, err := os.Open("testdata/verdict/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if s := strings.TrimSpace(sc.Text()); s != "" && !strings.HasPrefix(s, "#") {
-			out = append(out, s)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // TestVerdictCorpus measures the verdict detector on the committed corpus: at least 100
 // sentences that tell the candidate how they did, in varied wording, and 100 harmless examiner
@@ -36,7 +12,7 @@ func corpus(t *testing.T, name string) []string {
 // are in docs/exam-format.md). Every sentence also goes through the whole filter pipeline as an
 // examiner's reply: a verdict never reaches the candidate.
 func TestVerdictCorpus(t *testing.T) {
-	verdicts, harmless := corpus(t, "verdicts.txt"), corpus(t, "harmless.txt")
+	verdicts, harmless := runtime.ReadVerdictCorpus(t, "verdicts.txt"), runtime.ReadVerdictCorpus(t, "harmless.txt")
 	if len(verdicts) < 100 || len(harmless) < 100 {
 		t.Fatalf("corpus too small: %d verdicts, %d harmless (want at least 100 each)", len(verdicts), len(harmless))
 	}
@@ -69,7 +45,7 @@ func TestVerdictCorpus(t *testing.T) {
 // TestVerdictHeldOut measures the detector on sentences written after it was tuned (and
 // measured before any change): the honest figure, in docs/exam-format.md with the other.
 func TestVerdictHeldOut(t *testing.T) {
-	verdicts, harmless := corpus(t, "heldout-verdicts.txt"), corpus(t, "heldout-harmless.txt")
+	verdicts, harmless := runtime.ReadVerdictCorpus(t, "heldout-verdicts.txt"), runtime.ReadVerdictCorpus(t, "heldout-harmless.txt")
 	missed, flagged := 0, 0
 	for _, s := range verdicts {
 		if _, ok := runtime.DetectVerdict(s); !ok {

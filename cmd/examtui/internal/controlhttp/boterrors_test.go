@@ -1,15 +1,11 @@
 package controlhttp_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/examtui/examtui/cmd/examtui/internal/app"
-	"github.com/examtui/examtui/cmd/examtui/internal/controlhttp"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -17,18 +13,7 @@ import (
 // (systemErrors), and the controller records each as a system_error before the turn; a code
 // that is not the bot's is refused.
 func TestBotSystemErrors(t *testing.T) {
-	store, err := app.OpenStore(context.Background(), t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	srv, err := controlhttp.New(store, app.Options{SpecPath: "../../../../examples/hotel-breakfast.yaml"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
+	store, _, hs := newStoreServer(t)
 	post := func(path, body string) (int, string) {
 		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
 		if err != nil {
