@@ -28,7 +28,8 @@ import (
 //   - an instruction's status matches what was said: consumed or applied when its line was
 //     said, and its line never said otherwise;
 //   - the decisions are the same with and without the kills (each kill resumes from the log).
-// TestConductProperties runs a fixed budget of seeded sequences in `make test`; FuzzConduct is
+// TestConductProperties runs a fixed budget of seeded sequences in `make test` (and the committed
+// corpus runs as FuzzConduct's seeds); FuzzConduct is
 // `go test -fuzz FuzzConduct ./runtime` (corpus: testdata/fuzz/FuzzConduct).
 
 var (
@@ -438,9 +439,9 @@ func conductSeeds() [][]byte {
 func TestConductProperties(t *testing.T) {
 	seeds := conductSeeds()
 	rng := rand.New(rand.NewPCG(37, 2026))
-	budget := 200
+	budget := 100
 	if testing.Short() {
-		budget = 40
+		budget = 20
 	}
 	for range budget {
 		ops := make([]byte, 2*(10+rng.IntN(30)))
