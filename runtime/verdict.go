@@ -118,13 +118,16 @@ func newVerdictIndex(v *VerdictVocabulary) *verdictIndex {
 		openers: set(v.Openers), notAfter: set(v.NotAfter), interrogatives: set(v.Interrogatives), numbers: set(v.Numbers), praise: newPhraseIndex(normAll(v.Praise))}
 }
 
-// defaultVerdicts is the default vocabulary's detector.
-var defaultVerdicts = newVerdictIndex(&defaultVocabulary.Verdict)
-
 // DetectVerdict reports whether a sentence tells the candidate how they did, and why, with the
 // default (English) vocabulary.
 func DetectVerdict(sentence string) (string, bool) {
-	why := defaultVerdicts.detect(normalizeWords(sentence))
+	return defaultVocabulary.DetectVerdict(sentence)
+}
+
+// DetectVerdict reports whether a sentence tells the candidate how they did, and why, in the
+// vocabulary's language.
+func (v *Vocabulary) DetectVerdict(sentence string) (string, bool) {
+	why := v.verdictIndex().detect(normalizeWords(sentence))
 	return why, why != ""
 }
 

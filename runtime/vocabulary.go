@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Vocabulary holds the words of one exam language that the controller's rule-based judgements
@@ -26,6 +27,15 @@ type Vocabulary struct {
 	// Backchannels are the short sounds of a listener ("mm-hmm", "yeah", "okay"): said over
 	// the examiner's line, they are not an interruption.
 	Backchannels []string
+
+	once     sync.Once
+	verdicts *verdictIndex
+}
+
+// verdictIndex is the verdict detector of the vocabulary, built once.
+func (v *Vocabulary) verdictIndex() *verdictIndex {
+	v.once.Do(func() { v.verdicts = newVerdictIndex(&v.Verdict) })
+	return v.verdicts
 }
 
 // EnglishVocabulary is the default vocabulary.
