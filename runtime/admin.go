@@ -310,6 +310,7 @@ func (c *Controller) SpeechInterrupted(heard string) error {
 	}
 	heard = strings.TrimSpace(heard)
 	c.ctxm.interrupted(heard)
+	c.noteCut(heard)
 	nodeID := ""
 	if c.node != nil {
 		nodeID = c.node.NodeID

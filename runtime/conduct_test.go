@@ -67,6 +67,8 @@ const (
 	opFailExaminer
 	opKill
 	opInterim
+	opBargeIn
+	opBackchannel
 	numConductOps
 )
 
@@ -226,6 +228,17 @@ func (r *conductRun) step(op, arg byte) {
 	case opInterim:
 		what = "interim"
 		err = c.Interim("We could", 0.8)
+	case opBargeIn:
+		// The candidate's voice cuts the line being said after some of its words.
+		heard := ""
+		if sp := runtimetest.Payloads[*runtime.SpokenPayload](r.t, r.rec.Events()); len(sp) > 0 {
+			w := strings.Fields(sp[len(sp)-1].Text)
+			heard = strings.Join(w[:int(arg)%(len(w)+1)], " ")
+		}
+		what = fmt.Sprintf("barge-in after %q", heard)
+		err = c.SpeechInterrupted(heard)
+	case opBackchannel:
+		turn([]string{"Mm-hmm.", "Yeah.", "", "Okay, right."}[int(arg)%4])
 	}
 	switch {
 	case err == nil, errors.Is(err, runtime.ErrPaused), errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrNothingQueued),
@@ -396,7 +409,7 @@ func checkConduct(t *testing.T, ops []byte) {
 }
 
 func describeOps(ops []byte) string {
-	names := []string{"answer", "command", "clarify", "return", "silence", "silent-turn", "immediate", "queued", "say", "promote", "control", "time", "fail", "kill", "interim"}
+	names := []string{"answer", "command", "clarify", "return", "silence", "silent-turn", "immediate", "queued", "say", "promote", "control", "time", "fail", "kill", "interim", "barge-in", "backchannel"}
 	var b strings.Builder
 	for i := 0; i+1 < len(ops) && i < 2*maxConductSteps; i += 2 {
 		fmt.Fprintf(&b, "%s(%d) ", names[ops[i]%numConductOps], ops[i+1])
@@ -432,6 +445,8 @@ func conductSeeds() [][]byte {
 		b(opAnswer, 5, opControl, 0, opAnswer, 0, opControl, 1, opAnswer, 1),
 		// Partial transcripts before a kill.
 		b(opAnswer, 5, opInterim, 0, opKill, 0, opAnswer, 0, opInterim, 0, opAnswer, 1),
+		// A backchannel over the examiner's line (a false cut), a kill, a real interruption.
+		b(opAnswer, 5, opAnswer, 3, opBargeIn, 3, opBackchannel, 0, opKill, 0, opBargeIn, 5, opCommand, 0, opBargeIn, 1, opBackchannel, 2),
 	}
 }
 

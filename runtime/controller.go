@@ -438,6 +438,7 @@ func (c *Controller) speakPart(text string, source SpokenSource, intercepted boo
 	}
 	c.emit(sp)
 	c.heard(sp)
+	c.noteSaying(text, part)
 	c.segSeq++
 	dur := speechDuration(text, c.ttsSpeed)
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,

@@ -23,11 +23,14 @@ const (
 	NotAssessedExamPaused NotAssessedReason = "exam_paused"
 	// NotAssessedCancelled: the turn was cancelled before the examiner observed it.
 	NotAssessedCancelled NotAssessedReason = "cancelled"
+	// NotAssessedBackchannel: only a backchannel ("mm-hmm", "yeah") over the examiner's line,
+	// which the barge-in had cut: the line was said again from the sentence it was cut in.
+	NotAssessedBackchannel NotAssessedReason = "backchannel"
 )
 
 // NotAssessedReasons lists every reason.
 var NotAssessedReasons = []NotAssessedReason{NotAssessedReturnFromPause, NotAssessedFinishConfirmation,
-	NotAssessedNodeChanged, NotAssessedExaminerFailed, NotAssessedExamPaused, NotAssessedCancelled}
+	NotAssessedNodeChanged, NotAssessedExaminerFailed, NotAssessedExamPaused, NotAssessedCancelled, NotAssessedBackchannel}
 
 func (r NotAssessedReason) String() string { return string(r) }
 

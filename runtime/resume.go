@@ -123,6 +123,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			if c.heardCandidate(p) {
 				c.takeCall()
 			}
+			c.turnHeard()
 			c.pendingFinish = false
 			if p.Text != "" {
 				c.keepSegment(segment{id: p.SegmentID, norm: normalizeWords(p.Text), confidence: p.Confidence})
@@ -134,6 +135,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 		c.noteQuestion(p.Text, p.Source)
 		c.heard(p)
+		c.noteSaying(p.Text, p.Part)
 	case *FollowUpIssuedPayload:
 		c.followUps = p.Count
 	case *CommandAcknowledgedPayload:
@@ -194,6 +196,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 	case *RecoveryPayload:
 		if heard, ok := heardFromDetail(p.Detail); ok && p.Kind == RecoveryBargeIn {
 			c.ctxm.interrupted(heard)
+			c.noteCut(heard)
 		}
 	case *BeatFiredPayload:
 		delivered := false

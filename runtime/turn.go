@@ -95,8 +95,14 @@ func (c *Controller) takeTurn(t Turn, wallStart time.Time) (examinerCall, error)
 	c.resumeOnAnswer() // presence.go
 	c.answerInstead(text)
 	segPayload, seg := c.recordCandidateTurn(&t, text)
+	resume := c.falseCut(text)
 	c.heardCandidate(&segPayload)
+	c.turnHeard()
 	switch {
+	case resume != "":
+		c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedBackchannel, "a backchannel over the examiner's line: the line goes on")
+		c.speak(resume, SpokenExaminer, false)
+		return examinerCall{}, c.sinkErr
 	case c.state == StatePaused:
 		c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedReturnFromPause, "the candidate came back from the pause")
 		c.candidateReturned()
