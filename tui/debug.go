@@ -16,6 +16,10 @@ type debugEntry struct {
 	at    time.Time
 	obs   runtime.ObservationPayload
 	cache lineCache
+	// notAssessed says why the turn's words were not assessed (a not_assessed recovery);
+	// alone says the turn had no observation at all (a return from a pause, a confirmation).
+	notAssessed string
+	alone       bool
 }
 
 // debugPane is the developer's view of every turn, under a latency dashboard.
@@ -42,9 +46,25 @@ func (p *debugPane) invalidate() {
 }
 
 func (p *debugPane) apply(ev runtime.Event, pl runtime.Payload) {
-	if v, ok := pl.(*runtime.ObservationPayload); ok {
+	switch v := pl.(type) {
+	case *runtime.ObservationPayload:
 		p.entries = append(p.entries, debugEntry{at: ev.Timestamp, obs: *v})
 		p.stats.add(v.Latency)
+	case *runtime.RecoveryPayload:
+		if v.Kind != runtime.RecoveryNotAssessed {
+			return
+		}
+		why := v.Reason.String()
+		if v.Detail != "" {
+			why += ": " + v.Detail
+		}
+		if n := len(p.entries); n > 0 && !p.entries[n-1].alone && p.entries[n-1].obs.Turn == v.Turn {
+			p.entries[n-1].notAssessed = why
+			p.entries[n-1].cache.invalidate()
+			return
+		}
+		p.entries = append(p.entries, debugEntry{at: ev.Timestamp, obs: runtime.ObservationPayload{NodeID: v.NodeID, Turn: v.Turn},
+			notAssessed: why, alone: true})
 	}
 }
 
@@ -65,6 +85,10 @@ func latencyStages(l runtime.Latency) []struct {
 func (e *debugEntry) render(st *Styles) func(int) []string {
 	return func(width int) []string {
 		o := &e.obs
+		if e.alone {
+			return wrapPrefixed([]span{{clockOf(e.at) + " ", st.Muted}, {fmt.Sprintf("turn %d ", o.Turn), st.Title}, {"not assessed: ", st.Warn}},
+				oneLine(e.notAssessed), nil, width, 2)
+		}
 		valid := st.Good.Render("valid")
 		if !o.Valid {
 			valid = st.Bad.Render("invalid")
@@ -84,6 +108,9 @@ func (e *debugEntry) render(st *Styles) func(int) []string {
 			dec += " (" + d.Reason + ")"
 		}
 		lines = append(lines, indent(wrapPrefixed([]span{{"decision: ", st.Key}}, dec, nil, width-2, 2), "  ")...)
+		if e.notAssessed != "" {
+			lines = append(lines, indent(wrapPrefixed([]span{{"not assessed: ", st.Warn}}, oneLine(e.notAssessed), nil, width-2, 2), "  ")...)
+		}
 		for _, s := range d.Trace {
 			mark, ms := "· ", st.Muted
 			if s.Fired {

@@ -182,6 +182,15 @@ func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload) {
 		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: fmt.Sprintf("error %s: %s", v.Code, oneLine(v.Message))}, width)
 	case *runtime.ExaminerSwitchedPayload:
 		p.add(turn{kind: turnSystem, at: ev.Timestamp, text: examinerSwitchedText(v)}, width)
+	case *runtime.RecoveryPayload:
+		// The candidate's words above were not assessed: the examiner sees why.
+		if v.Kind == runtime.RecoveryNotAssessed {
+			text := "not assessed (" + v.Reason.String() + ")"
+			if v.Detail != "" {
+				text += ": " + oneLine(v.Detail)
+			}
+			p.add(turn{kind: turnSystem, at: ev.Timestamp, text: text}, width)
+		}
 	}
 }
 
