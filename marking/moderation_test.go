@@ -18,6 +18,7 @@ import (
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/spec"
 )
 
 // engine is a store backend: open gives a fresh store (as its owner) and a raw connection to
@@ -82,10 +83,13 @@ func roster(t *testing.T, owner *sessions.Store, exam string, role sessions.Mark
 }
 
 // record records the example rehearsal as a finished session, started after the given time.
-func record(t *testing.T, st *sessions.Store, candidate string, after time.Duration) string {
+func record(t *testing.T, st *sessions.Store, candidate string, after time.Duration, scheme ...func(*spec.CompiledMarking)) string {
 	t.Helper()
 	start := headless.DefaultStart.Add(after)
 	script, exam := runtimetest.Rehearsal(t)
+	for _, f := range scheme {
+		f(exam.Marking)
+	}
 	sess, err := st.Create(t.Context(), sessions.Meta{Exam: exam, Candidate: candidate, Examiner: "offline", Input: runtime.SourceTyped, StartedAt: start})
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +246,7 @@ func testModeration(t *testing.T, eng engine) {
 		t.Fatalf("gradebook %+v, %v", rows, err)
 	}
 	ra := rows[slices.IndexFunc(rows, func(r GradeRow) bool { return r.SessionID == a })]
-	if ra.Total != 7 || ra.Grade != "pass" || !ra.Complete || ra.LockedAt == nil || strings.Join(ra.Markers, ",") != "alice,bob,carol" {
+	if ra.Total == nil || *ra.Total != 7 || ra.LockDigest != lock.Digest || ra.Grade != "pass" || !ra.Complete || ra.LockedAt == nil || strings.Join(ra.Markers, ",") != "alice,bob,carol" {
 		t.Errorf("row of a: %+v", ra)
 	}
 
@@ -272,5 +276,31 @@ func testModeration(t *testing.T, eng engine) {
 	ver, _ = Verify(ctx, st, a)
 	if strings.Join(ver.Changes, "; ") != "event seq 46 (evidence_update) changed; mark of bob for options changed" {
 		t.Errorf("tampered mark: changes %q", ver.Changes)
+	}
+	// The candidate renamed, the stored pass mark lowered from 6 to 1 (the JSON edited in
+	// place, its content hash left as it was).
+	tamper(`UPDATE sessions SET candidate = 'Mallory' WHERE id = ?`, a)
+	tamper(`UPDATE exams SET exam_json = REPLACE(exam_json, '"passMark":6', '"passMark":1') WHERE sha256 = (SELECT exam_sha256 FROM sessions WHERE id = ?)`, a)
+	ver, _ = Verify(ctx, st, a)
+	want := "the candidate's identity (name, candidate id, roster entry) changed; the compiled exam hospitality-oral-b2 as stored changed; " +
+		"the marking scheme as stored changed; event seq 46 (evidence_update) changed; mark of bob for options changed"
+	if got := strings.Join(ver.Changes, "; "); got != want {
+		t.Errorf("tampered candidate and scheme:\n got %s\nwant %s", got, want)
+	}
+	// The export verifies every locked row: it refuses, naming the session, or marks the row.
+	if _, _, err := Gradebook(ctx, st, exam); !errors.Is(err, ErrUnverified) || !strings.Contains(err.Error(), a) || strings.Contains(err.Error(), b) {
+		t.Errorf("export of a tampered row: %v", err)
+	}
+	rows, _, err = Gradebook(ctx, st, exam, IncludeUnverified())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra = rows[slices.IndexFunc(rows, func(r GradeRow) bool { return r.SessionID == a })]
+	if len(ra.Unverified) != 5 {
+		t.Errorf("row of a with --include-unverified: %+v", ra)
+	}
+	rb := rows[slices.IndexFunc(rows, func(r GradeRow) bool { return r.SessionID == b })]
+	if rb.Total != nil || rb.Grade != "" || len(rb.Markers) != 0 || rb.Criteria[0].Level != "" || rb.Result() != "unlocked" {
+		t.Errorf("unlocked row shows its marking: %+v", rb)
 	}
 }
