@@ -17,7 +17,7 @@ Session ids may be shortened to any unambiguous prefix.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newMarksProposeCmd(), newMarksSetCmd(), newMarksShowCmd(), newMarksQueueCmd(), newMarksAdjudicateCmd(),
-		newMarksLockCmd(), newMarksVerifyCmd(), newMarksAgreementCmd(), newMarksExportCmd())
+		newMarksLockCmd(), newMarksVerifyCmd(), newMarksAgreementCmd(), newMarksExportCmd(), newMarksRosterCmd())
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -16,7 +17,7 @@ func newMarksLockCmd() *cobra.Command {
 	var marker string
 	cmd := &cobra.Command{
 		Use:   "lock ID",
-		Short: "Finalise a session's marks (refused while a criterion has no final level)",
+		Short: "Finalise a session's marks (a moderator's step; refused while a criterion has no final level or too few markers)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
@@ -29,8 +30,7 @@ func newMarksLockCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&marker, "marker", "", "who locks (required)")
-	_ = cmd.MarkFlagRequired("marker")
+	markerFlag(cmd, &marker, "who locks")
 	return cmd
 }
 
@@ -102,9 +102,10 @@ func newMarksAgreementCmd() *cobra.Command {
 
 func newMarksExportCmd() *cobra.Command {
 	var exam, format string
+	var includeUnverified bool
 	cmd := &cobra.Command{
 		Use:   "export",
-		Short: "An exam's gradebook: candidate, session, levels, marks, total, result, markers, lock",
+		Short: "An exam's gradebook, each locked row verified against its lock (csv, json, moodle, canvas)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := marking.ParseExportFormat(format)
@@ -116,7 +117,14 @@ func newMarksExportCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			rows, scheme, err := marking.Gradebook(cmd.Context(), st, exam)
+			var opts []marking.GradebookOption
+			if includeUnverified {
+				opts = append(opts, marking.IncludeUnverified())
+			}
+			rows, scheme, err := marking.Gradebook(cmd.Context(), st, exam, opts...)
+			if errors.Is(err, marking.ErrUnverified) {
+				return &exitError{code: 1, msg: "examtui: " + err.Error() + " (marks verify ID says what; --include-unverified writes them marked)"}
+			}
 			if err != nil {
 				return err
 			}
@@ -125,6 +133,7 @@ func newMarksExportCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
 	_ = cmd.MarkFlagRequired("exam")
-	cmd.Flags().StringVar(&format, "format", "csv", "csv or json")
+	cmd.Flags().StringVar(&format, "format", "csv", "csv, json, moodle or canvas")
+	cmd.Flags().BoolVar(&includeUnverified, "include-unverified", false, "write rows that no longer match their lock, marked in the verified column, instead of refusing")
 	return cmd
 }

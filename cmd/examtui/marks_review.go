@@ -32,8 +32,7 @@ func newMarksShowCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&marker, "marker", "", "who is looking (required)")
-	_ = cmd.MarkFlagRequired("marker")
+	markerFlag(cmd, &marker, "who is looking")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -99,8 +98,15 @@ func newMarksQueueCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SESSION\tCANDIDATE\tENDED\tWAITING FOR\tCRITERIA")
 			for _, it := range q {
+				why := it.Reason.String()
+				if it.Boundary {
+					why += " (crosses a grade boundary)"
+				}
+				if it.Sampled {
+					why += ", in the moderation sample"
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.SessionID, sessions.OneLine(it.Candidate), it.EndedAt.Local().Format("2006-01-02 15:04"),
-					it.Reason, orDash(strings.Join(it.Criteria, ", ")))
+					why, orDash(strings.Join(it.Criteria, ", ")))
 			}
 			return tw.Flush()
 		},
