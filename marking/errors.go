@@ -21,4 +21,5 @@ var (
 	ErrTooFewMarkers         = errors.New("the scheme needs more independent markers")
 	ErrNeedsInstitutionStore = errors.New("double marking needs the institution store (PostgreSQL): on a local SQLite store every mark is one operating-system account's")
 	ErrUnverified            = errors.New("rows do not match their lock")
+	ErrNoLMSIdentity         = errors.New("sessions without a roster candidate the LMS can identify")
 )

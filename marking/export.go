@@ -23,6 +23,9 @@ const (
 	ExportUnknown ExportFormat = iota
 	ExportCSV
 	ExportJSON
+	// ExportMoodle is Moodle's grade import CSV; ExportCanvas Canvas's gradebook CSV.
+	ExportMoodle
+	ExportCanvas
 )
 
 func (f ExportFormat) String() string {
@@ -31,18 +34,22 @@ func (f ExportFormat) String() string {
 		return "csv"
 	case ExportJSON:
 		return "json"
+	case ExportMoodle:
+		return "moodle"
+	case ExportCanvas:
+		return "canvas"
 	}
 	return fmt.Sprintf("ExportFormat(%d)", int(f))
 }
 
-// ParseExportFormat parses csv or json.
+// ParseExportFormat parses csv, json, moodle or canvas.
 func ParseExportFormat(s string) (ExportFormat, error) {
-	for _, f := range []ExportFormat{ExportCSV, ExportJSON} {
+	for _, f := range []ExportFormat{ExportCSV, ExportJSON, ExportMoodle, ExportCanvas} {
 		if f.String() == s {
 			return f, nil
 		}
 	}
-	return ExportUnknown, fmt.Errorf("unknown export format %q (csv, json)", s)
+	return ExportUnknown, fmt.Errorf("unknown export format %q (csv, json, moodle, canvas)", s)
 }
 
 // GradeRow is one session in the gradebook. Only a locked row whose store still matches its
@@ -195,10 +202,15 @@ func gradeRow(ctx context.Context, st *sessions.Store, sess *sessions.Session, m
 	return row, nil
 }
 
-// WriteGradebook writes rows as CSV (one column pair per criterion of the scheme) or as a
-// JSON array.
-func WriteGradebook(w io.Writer, f ExportFormat, rows []GradeRow, m *spec.CompiledMarking) error {
+// WriteGradebook writes rows as CSV (one column pair per criterion of the scheme), as a JSON
+// array, or as an LMS's import file (moodle, canvas: title names the grade column, default the
+// exam id).
+func WriteGradebook(w io.Writer, f ExportFormat, rows []GradeRow, m *spec.CompiledMarking, title string) error {
 	switch f {
+	case ExportMoodle:
+		return writeMoodle(w, rows, m, title)
+	case ExportCanvas:
+		return writeCanvas(w, rows, m, title)
 	case ExportJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

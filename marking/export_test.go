@@ -25,7 +25,7 @@ func TestGradebookFormats(t *testing.T) {
 			Criteria: []GradeCriterion{{"options", "", nil}, {"clientele", "", nil}, {"resources", "", nil}, {"communication", "", nil}}},
 	}
 	var b bytes.Buffer
-	if err := WriteGradebook(&b, ExportCSV, rows, m); err != nil {
+	if err := WriteGradebook(&b, ExportCSV, rows, m, ""); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&b).ReadAll()
@@ -50,7 +50,7 @@ func TestGradebookFormats(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteGradebook(&b, ExportJSON, rows, m); err != nil {
+	if err := WriteGradebook(&b, ExportJSON, rows, m, ""); err != nil {
 		t.Fatal(err)
 	}
 	var back []GradeRow

@@ -101,7 +101,7 @@ func newMarksAgreementCmd() *cobra.Command {
 }
 
 func newMarksExportCmd() *cobra.Command {
-	var exam, format string
+	var exam, format, title string
 	var includeUnverified bool
 	cmd := &cobra.Command{
 		Use:   "export",
@@ -118,6 +118,9 @@ func newMarksExportCmd() *cobra.Command {
 			}
 			defer st.Close()
 			var opts []marking.GradebookOption
+			if includeUnverified && (f == marking.ExportMoodle || f == marking.ExportCanvas) {
+				return fmt.Errorf("--include-unverified: an LMS file carries verified rows only (use --format csv or json)")
+			}
 			if includeUnverified {
 				opts = append(opts, marking.IncludeUnverified())
 			}
@@ -128,12 +131,13 @@ func newMarksExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return marking.WriteGradebook(cmd.OutOrStdout(), f, rows, scheme)
+			return marking.WriteGradebook(cmd.OutOrStdout(), f, rows, scheme, title)
 		},
 	}
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
 	_ = cmd.MarkFlagRequired("exam")
 	cmd.Flags().StringVar(&format, "format", "csv", "csv, json, moodle or canvas")
+	cmd.Flags().StringVar(&title, "item", "", `moodle, canvas: the grade column's name (default the exam id; Canvas matches "Title (assignment id)" to an existing assignment)`)
 	cmd.Flags().BoolVar(&includeUnverified, "include-unverified", false, "write rows that no longer match their lock, marked in the verified column, instead of refusing")
 	return cmd
 }

@@ -42,9 +42,10 @@ func recordRehearsal(t testing.TB, st *sessions.Store, id string, start time.Tim
 	}
 }
 
+// openStore opens a fresh store whose user is ana, the marker of these tests.
 func openStore(t testing.TB) *sessions.Store {
 	t.Helper()
-	st, err := sessions.Open(context.Background(), t.TempDir())
+	st, err := sessions.Open(context.Background(), t.TempDir(), sessions.WithLocalIdentity("ana"))
 	if err != nil {
 		t.Fatal(err)
 	}
