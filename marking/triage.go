@@ -90,7 +90,8 @@ func crossesBoundary(m *spec.CompiledMarking, marks []sessions.Mark) bool {
 
 // InSample reports whether a session is in its exam's moderation sample: the sessions whose
 // hash of exam and session id ranks lowest, Percent of ids but at least Min (all when fewer).
-// The draw depends only on the ids, so anyone recomputing it gets the same sample.
+// The draw depends only on the exam's and sessions' ids, so anyone recomputing it over the same
+// sessions gets the same sample.
 func InSample(m *spec.CompiledMarking, examID string, ids []string, id string) bool {
 	if m.Moderation == nil || (m.Moderation.SamplePercent == 0 && m.Moderation.SampleMin == 0) {
 		return false
