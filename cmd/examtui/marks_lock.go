@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,7 +64,7 @@ func newMarksAgreementCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "agreement",
-		Short: "Agreement between markers across an exam's sessions (exact, Cohen's κ, Krippendorff's α)",
+		Short: "Agreement between markers across an exam's sessions (α with intervals, κ and weighted κ per pair, totals, bands, severity)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := openStore(cmd)
@@ -81,17 +79,7 @@ func newMarksAgreementCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), a)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "Markers: %s. κ compares the first two markers of each item; α is ordinal.\n", orDash(strings.Join(a.Markers, ", ")))
-			fmt.Fprintln(tw, "CRITERION\tITEMS\tEXACT\tKAPPA\tALPHA\tNOTE")
-			row := func(name string, f marking.AgreementFigures) {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", name, f.Items, figure(f.Exact), figure(f.Kappa), figure(f.Alpha), f.Undefined)
-			}
-			for _, c := range a.Criteria {
-				row(c.Criterion, c.AgreementFigures)
-			}
-			row("all criteria", a.Overall)
-			return tw.Flush()
+			return writeAgreement(cmd.OutOrStdout(), a)
 		},
 	}
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
