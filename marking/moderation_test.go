@@ -70,7 +70,7 @@ func openBoth(t *testing.T, target, driver, dsn string) (*sessions.Store, *sql.D
 
 // roster puts people on an exam's roster with a role, through the owner's store; on
 // PostgreSQL each is first a plain LOGIN role, as an institution's DBA would create them.
-func roster(t *testing.T, owner *sessions.Store, exam string, role sessions.MarkingRole, names ...string) {
+func addRoster(t *testing.T, owner *sessions.Store, exam string, role sessions.MarkingRole, names ...string) {
 	t.Helper()
 	for _, n := range names {
 		if owner.Engine() == sessions.EnginePostgres {
@@ -121,8 +121,8 @@ func testModeration(t *testing.T, eng engine) {
 	st, db, as := eng.open(t)
 	a, b := record(t, st, "Priya", 0), record(t, st, "Tom", time.Hour)
 	const exam = "hospitality-oral-b2"
-	roster(t, st, exam, sessions.RoleMarker, "alice", "bob")
-	roster(t, st, exam, sessions.RoleModerator, "carol")
+	addRoster(t, st, exam, sessions.RoleMarker, "alice", "bob")
+	addRoster(t, st, exam, sessions.RoleModerator, "carol")
 	people := map[string]*sessions.Store{"alice": as(t, "alice"), "bob": as(t, "bob"), "carol": as(t, "carol")}
 	at := time.Date(2026, 1, 6, 10, 0, 0, 0, time.UTC)
 	set := func(id, crit, level, marker string) {

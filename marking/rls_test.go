@@ -50,8 +50,8 @@ func TestBlindDoubleMarkingPostgres(t *testing.T) {
 	if _, err := sessions.OpenURL(ctx, benURL); !errors.Is(err, sessions.ErrNoAccess) {
 		t.Fatalf("open as a role not on any roster: %v", err)
 	}
-	roster(t, owner, exam, sessions.RoleMarker, "ana", "ben")
-	roster(t, owner, exam, sessions.RoleModerator, "ana", "mia")
+	addRoster(t, owner, exam, sessions.RoleMarker, "ana", "ben")
+	addRoster(t, owner, exam, sessions.RoleModerator, "ana", "mia")
 	ana, ben, mia := openAs(t, anaURL), openAs(t, benURL), openAs(t, miaURL)
 
 	// Exactly what marking needs.
