@@ -211,6 +211,34 @@ type CriterionView struct {
 	Hidden int             `json:"hidden"`
 	Status Status          `json:"status,omitempty"`
 	Final  *sessions.Mark  `json:"final,omitempty"`
+	// Settled and Boundary are the criterion's CriterionState fields, once visible.
+	Settled  string `json:"settled,omitempty"`
+	Boundary bool   `json:"boundary,omitempty"`
+}
+
+// Outcome says, in a few words, where the criterion went once this marker has marked it (the
+// tolerance's verdict: agreed, settled by the rule, to the moderator beyond the tolerance or
+// across a grade boundary), without naming any other marker's level: "" before they have.
+func (cv CriterionView) Outcome() string {
+	if cv.Own == nil {
+		return ""
+	}
+	switch cv.Status {
+	case StatusAgreed:
+		return "agreed"
+	case StatusSettled:
+		return "settled (" + cv.Settled + ")"
+	case StatusDisagreed:
+		if cv.Boundary {
+			return "to moderator (boundary)"
+		}
+		return "to moderator"
+	case StatusAdjudicated:
+		return "adjudicated"
+	case StatusAwaiting:
+		return "awaiting a marker"
+	}
+	return ""
 }
 
 // Show is a session's marking as the store's user may see it (blind until they have marked);
@@ -255,6 +283,7 @@ func Show(ctx context.Context, st *sessions.Store, id, claimed string) (*View, e
 		}
 		if cv.Own != nil || locked {
 			cv.Others, cv.Status, cv.Final = append(cv.Others, others...), cs.Status, cs.Final
+			cv.Settled, cv.Boundary = cs.Settled, cs.Boundary
 		} else {
 			// The store may not even return the others' rows (PostgreSQL's row-level
 			// security): their number comes from a count that reveals nothing else.

@@ -46,7 +46,7 @@ func TestMarkConsoleInTmux(t *testing.T) {
 		{[]string{"Right"}, "Two options, neither costed.", []string{"saved options: description", "Criteria 1/4 marked"}},
 		{[]string{"2"}, "Reads the guests' hurry as the constraint.", []string{"saved clientele: analysis", "Criteria 2/4 marked"}},
 		{[]string{"Tab", "Left", "Left"}, "Staffing and cost, not weighed.", []string{"saved resources: analysis", "Criteria 3/4 marked"}},
-		{[]string{"1"}, "Clear enough.", []string{"saved communication: description", "Criteria 4/4 marked"}},
+		{[]string{"1"}, "Clear enough.", []string{"saved communication: description", "Criteria 4/4 · 7/12 pass"}},
 	}
 	for _, s := range steps {
 		tt.keys(s.keys...)

@@ -26,9 +26,12 @@ type Sheet struct {
 	RecordingStart time.Time
 	// Marks are this marker's marks so far, by criterion. Never another marker's: marking is
 	// blind.
-	Marks  map[string]Entry
-	Marker string
-	Locked bool // the session's marks are locked: the console shows them and changes nothing
+	Marks map[string]Entry
+	// Outcomes say, per criterion this marker has marked, where it went (agreed, settled
+	// within tolerance, to the moderator, awaiting the other marker); never another's level.
+	Outcomes map[string]string
+	Marker   string
+	Locked   bool // the session's marks are locked: the console shows them and changes nothing
 	// Queue says where this session is in the marker's queue (Position of Total); zero Total
 	// when one session was asked for.
 	Position, Total int
@@ -54,8 +57,9 @@ type Entry struct {
 type Backend interface {
 	// Load builds the sheet of one session for this marker.
 	Load(ctx context.Context, sessionID string) (*Sheet, error)
-	// Save records the marker's mark on one criterion.
-	Save(ctx context.Context, sessionID, criterion string, e Entry) error
+	// Save records the marker's mark on one criterion and returns the criterion's outcome
+	// (Sheet.Outcomes) after it.
+	Save(ctx context.Context, sessionID, criterion string, e Entry) (string, error)
 	// Next is the next session in the marker's queue after the given one ("" for the first),
 	// or "" when the queue is done.
 	Next(ctx context.Context, after string) (string, error)

@@ -85,6 +85,9 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	if _, s.Locked, err = b.store.MarkLock(ctx, id); err != nil {
 		return nil, err
 	}
+	if s.Outcomes, err = b.outcomes(ctx, id); err != nil {
+		return nil, err
+	}
 	// The first take's candidate track: its timeline starts with the session. (A resumed
 	// session's later takes start at the resume, which the sheet does not know.)
 	for _, r := range sess.Recordings {
@@ -109,11 +112,30 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 }
 
 // Save records the marker's level on a criterion through marking.SetMark, which checks it
-// against the scheme and requires the justification.
-func (b *StoreBackend) Save(ctx context.Context, id, criterion string, e Entry) error {
-	_, err := marking.SetMark(ctx, b.store, marking.Entry{SessionID: id, Criterion: criterion, Level: e.Level,
-		Marker: b.marker, Justification: e.Justification}, time.Now())
-	return err
+// against the scheme and requires the justification, and returns the criterion's outcome.
+func (b *StoreBackend) Save(ctx context.Context, id, criterion string, e Entry) (string, error) {
+	if _, err := marking.SetMark(ctx, b.store, marking.Entry{SessionID: id, Criterion: criterion, Level: e.Level,
+		Marker: b.marker, Justification: e.Justification}, time.Now()); err != nil {
+		return "", err
+	}
+	out, err := b.outcomes(ctx, id)
+	return out[criterion], err
+}
+
+// outcomes are the tolerance's verdicts on the criteria this marker has marked, from the
+// marker's own view (marking.Show: on PostgreSQL the store returns nothing more).
+func (b *StoreBackend) outcomes(ctx context.Context, id string) (map[string]string, error) {
+	v, err := marking.Show(ctx, b.store, id, b.marker)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, c := range v.Criteria {
+		if o := c.Outcome(); o != "" {
+			out[c.Criterion] = o
+		}
+	}
+	return out, nil
 }
 
 // queue is the exam's sessions this marker has criteria left to mark in (marking.Queue's
