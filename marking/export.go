@@ -85,25 +85,43 @@ type GradeCriterion struct {
 	Marks     *int   `json:"marks,omitempty"`
 }
 
-// GradebookOption configures Gradebook.
-type GradebookOption func(*gradebookConfig)
+// ListOption configures Gradebook and Queue.
+type ListOption func(*listConfig)
 
-type gradebookConfig struct{ includeUnverified bool }
+type listConfig struct{ includeUnverified, includeRehearsals bool }
+
+func listOptions(opts []ListOption) listConfig {
+	var c listConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
 
 // IncludeUnverified writes rows that no longer match their lock, marked as such, instead of
 // refusing the export.
-func IncludeUnverified() GradebookOption {
-	return func(c *gradebookConfig) { c.includeUnverified = true }
+func IncludeUnverified() ListOption {
+	return func(c *listConfig) { c.includeUnverified = true }
 }
 
-// Gradebook lists an exam's finished sessions, oldest first, each locked row verified
+// IncludeRehearsals keeps the sessions candidate scripts played (examtui test, rehearsals),
+// which the queue and the gradebook leave out by default.
+func IncludeRehearsals() ListOption {
+	return func(c *listConfig) { c.includeRehearsals = true }
+}
+
+// skip reports whether a listed session stays out: not this exam's, not finished, or a
+// script's while rehearsals are not asked for.
+func (c listConfig) skip(ls *sessions.Session, examID string) bool {
+	return ls.ExamID != examID || ls.EndedAt.IsZero() || (!c.includeRehearsals && ls.IsRehearsal())
+}
+
+// Gradebook lists an exam's finished sessions (not candidate scripts', unless
+// IncludeRehearsals), oldest first, each locked row verified
 // against its lock first: a row that does not match refuses the whole export (ErrUnverified,
 // naming the sessions) unless IncludeUnverified is given.
-func Gradebook(ctx context.Context, st *sessions.Store, examID string, opts ...GradebookOption) ([]GradeRow, *spec.CompiledMarking, error) {
-	var cfg gradebookConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+func Gradebook(ctx context.Context, st *sessions.Store, examID string, opts ...ListOption) ([]GradeRow, *spec.CompiledMarking, error) {
+	cfg := listOptions(opts)
 	list, err := st.List(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -113,7 +131,7 @@ func Gradebook(ctx context.Context, st *sessions.Store, examID string, opts ...G
 	var scheme *spec.CompiledMarking
 	var bad []string
 	for _, ls := range list {
-		if ls.ExamID != examID || ls.EndedAt.IsZero() {
+		if cfg.skip(ls, examID) {
 			continue
 		}
 		sess, err := st.Get(ctx, ls.ID)

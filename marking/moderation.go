@@ -309,10 +309,12 @@ type QueueItem struct {
 	Sampled bool `json:"sampled,omitempty"`
 }
 
-// Queue lists an exam's finished, unlocked sessions that wait for marking: unmarked first
+// Queue lists an exam's finished, unlocked sessions (not candidate scripts', unless
+// IncludeRehearsals) that wait for marking: unmarked first
 // (by marker, when one is named: criteria they have not marked and nobody adjudicated), then disagreements waiting
 // for adjudication, then sessions ready to lock; oldest first within each.
-func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]QueueItem, error) {
+func Queue(ctx context.Context, st *sessions.Store, examID, marker string, opts ...ListOption) ([]QueueItem, error) {
+	cfg := listOptions(opts)
 	list, err := st.List(ctx)
 	if err != nil {
 		return nil, err
@@ -324,12 +326,12 @@ func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]Qu
 	var out []QueueItem
 	var finished []string
 	for _, ls := range list {
-		if ls.ExamID == examID && !ls.EndedAt.IsZero() {
+		if !cfg.skip(ls, examID) {
 			finished = append(finished, ls.ID)
 		}
 	}
 	for _, ls := range list {
-		if ls.ExamID != examID || ls.EndedAt.IsZero() || locked[ls.ID] {
+		if cfg.skip(ls, examID) || locked[ls.ID] {
 			continue
 		}
 		sess, err := st.Get(ctx, ls.ID)

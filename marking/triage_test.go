@@ -110,3 +110,33 @@ func TestSampleReproducible(t *testing.T) {
 		t.Error("a scheme without a sample samples")
 	}
 }
+
+// TestRehearsalsLeftOut: a session a candidate script played (examtui test) is not in the
+// queue, the gradebook or the count awaiting marks, unless rehearsals are asked for.
+func TestRehearsalsLeftOut(t *testing.T) {
+	for _, eng := range engines {
+		t.Run(eng.name, func(t *testing.T) {
+			ctx := t.Context()
+			st, _, _ := eng.open(t)
+			real := record(t, st, "Priya", 0)
+			record(t, st, sessions.ScriptCandidatePrefix+"hotel-rehearsal", time.Hour)
+			const exam = "hospitality-oral-b2"
+			for _, c := range []struct {
+				opts []ListOption
+				want int
+			}{{nil, 1}, {[]ListOption{IncludeRehearsals()}, 2}} {
+				q, err := Queue(ctx, st, exam, "", c.opts...)
+				if err != nil || len(q) != c.want || (c.want == 1 && q[0].SessionID != real) {
+					t.Errorf("queue with %d options: %+v, %v", len(c.opts), q, err)
+				}
+				rows, _, err := Gradebook(ctx, st, exam, c.opts...)
+				if err != nil || len(rows) != c.want {
+					t.Errorf("gradebook with %d options: %d rows, %v", len(c.opts), len(rows), err)
+				}
+			}
+			if n, err := st.AwaitingMarks(ctx); err != nil || n != 1 {
+				t.Errorf("awaiting marks: %d, %v; want 1 (the script's session left out)", n, err)
+			}
+		})
+	}
+}

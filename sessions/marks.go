@@ -258,14 +258,16 @@ func (s *Store) MarkLock(ctx context.Context, sessionID string) (MarkLock, bool,
 const markableExam = `exams.exam_json LIKE '%"marking":{%'`
 
 // AwaitingMarks counts finished sessions of exams with a marking scheme whose marking is not
-// locked yet: what the control room shows as waiting to be marked.
+// locked yet, candidate scripts' sessions (ScriptCandidatePrefix) left out: what the control
+// room shows as waiting to be marked.
 func (s *Store) AwaitingMarks(ctx context.Context) (int, error) {
 	if err := s.checkOpen(); err != nil {
 		return 0, err
 	}
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions JOIN exams ON exams.sha256 = sessions.exam_sha256
-		WHERE sessions.ended_ns IS NOT NULL AND `+markableExam+`
+		WHERE sessions.ended_ns IS NOT NULL AND `+markableExam+` AND sessions.candidate NOT LIKE 'script:%'
+
 		AND NOT EXISTS (SELECT 1 FROM mark_locks WHERE mark_locks.session_id = sessions.id)`).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count sessions awaiting marks: %w", err)

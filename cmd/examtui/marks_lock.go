@@ -90,7 +90,7 @@ func newMarksAgreementCmd() *cobra.Command {
 
 func newMarksExportCmd() *cobra.Command {
 	var exam, format, title string
-	var includeUnverified bool
+	var includeUnverified, includeRehearsals bool
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "An exam's gradebook, each locked row verified against its lock (csv, json, moodle, canvas)",
@@ -105,7 +105,10 @@ func newMarksExportCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			var opts []marking.GradebookOption
+			var opts []marking.ListOption
+			if includeRehearsals {
+				opts = append(opts, marking.IncludeRehearsals())
+			}
 			if includeUnverified && (f == marking.ExportMoodle || f == marking.ExportCanvas) {
 				return fmt.Errorf("--include-unverified: an LMS file carries verified rows only (use --format csv or json)")
 			}
@@ -126,6 +129,7 @@ func newMarksExportCmd() *cobra.Command {
 	_ = cmd.MarkFlagRequired("exam")
 	cmd.Flags().StringVar(&format, "format", "csv", "csv, json, moodle or canvas")
 	cmd.Flags().StringVar(&title, "item", "", `moodle, canvas: the grade column's name (default the exam id; Canvas matches "Title (assignment id)" to an existing assignment)`)
+	cmd.Flags().BoolVar(&includeRehearsals, "include-rehearsals", false, "include sessions candidate scripts played (examtui test, rehearsals)")
 	cmd.Flags().BoolVar(&includeUnverified, "include-unverified", false, "write rows that no longer match their lock, marked in the verified column, instead of refusing")
 	return cmd
 }

@@ -70,7 +70,7 @@ func writeView(w io.Writer, v *marking.View) error {
 
 func newMarksQueueCmd() *cobra.Command {
 	var exam, marker string
-	var asJSON bool
+	var asJSON, includeRehearsals bool
 	cmd := &cobra.Command{
 		Use:   "queue",
 		Short: "An exam's finished sessions waiting for marks, adjudication or the lock",
@@ -81,7 +81,11 @@ func newMarksQueueCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			q, err := marking.Queue(cmd.Context(), st, exam, marker)
+			var opts []marking.ListOption
+			if includeRehearsals {
+				opts = append(opts, marking.IncludeRehearsals())
+			}
+			q, err := marking.Queue(cmd.Context(), st, exam, marker, opts...)
 			if err != nil {
 				return err
 			}
@@ -114,6 +118,7 @@ func newMarksQueueCmd() *cobra.Command {
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
 	_ = cmd.MarkFlagRequired("exam")
 	cmd.Flags().StringVar(&marker, "marker", "", "list what this marker has still to mark")
+	cmd.Flags().BoolVar(&includeRehearsals, "include-rehearsals", false, "include sessions candidate scripts played (examtui test, rehearsals)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
