@@ -129,3 +129,19 @@ func (s *Store) AttachCandidate(ctx context.Context, sessionID, candidateID stri
 	}
 	return nil
 }
+
+// LookupCandidate returns the roster entry of a candidate id, and false when the roster does
+// not hold it.
+func (s *Store) LookupCandidate(ctx context.Context, candidateID string) (Candidate, bool, error) {
+	if err := s.checkOpen(); err != nil {
+		return Candidate{}, false, err
+	}
+	c, err := scanCandidate(s.db.QueryRowContext(ctx, `SELECT `+candidateColumns+` FROM candidates WHERE candidate_id = ?`, candidateID))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Candidate{}, false, nil
+	case err != nil:
+		return Candidate{}, false, fmt.Errorf("candidate %s: %w", candidateID, err)
+	}
+	return c, true, nil
+}

@@ -209,4 +209,9 @@ func TestMarksCommandsLocal(t *testing.T) {
 	if out, err := marks("export", "--exam", "hospitality-oral-b2"); err != nil || !strings.Contains(out, ",yes\n") {
 		t.Errorf("export: %v\n%s", err, out)
 	}
+	// A candidate id the roster does not hold starts no exam.
+	if _, _, err := runCmd(t, "", "--data-dir", dir, "run", "--headless", "--candidate-id", "c-404", "../../examples/hotel-breakfast.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "candidate not in the roster") {
+		t.Errorf("run --candidate-id unknown: %v", err)
+	}
 }
