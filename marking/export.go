@@ -315,3 +315,30 @@ func joinMarkers(ms []string) string {
 	}
 	return out
 }
+
+// LockedResult is a session's final, verified result: its gradebook row, only when the
+// session is locked, complete and still matches its lock (ErrNotLocked, ErrNoFinalLevel or
+// ErrUnverified otherwise, naming what changed). It is what a program that posts marks to a
+// learning platform sends: nothing unlocked or tampered with leaves through it.
+func LockedResult(ctx context.Context, st *sessions.Store, id string) (*GradeRow, error) {
+	sess, err := st.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	exam, err := examOf(sess)
+	if err != nil {
+		return nil, err
+	}
+	row, err := gradeRow(ctx, st, sess, exam.Marking)
+	switch {
+	case err != nil:
+		return nil, err
+	case row.LockedAt == nil:
+		return nil, fmt.Errorf("session %s: %w", id, ErrNotLocked)
+	case len(row.Unverified) > 0:
+		return nil, fmt.Errorf("session %s: %w: %s", id, ErrUnverified, strings.Join(row.Unverified, "; "))
+	case !row.Complete || row.Total == nil:
+		return nil, fmt.Errorf("session %s: %w", id, ErrNoFinalLevel)
+	}
+	return &row, nil
+}

@@ -250,6 +250,13 @@ func testModeration(t *testing.T, eng engine) {
 		t.Errorf("row of a: %+v", ra)
 	}
 
+	if r, err := LockedResult(ctx, st, a); err != nil || r.Total == nil || *r.Total != 7 || r.LockDigest != lock.Digest {
+		t.Errorf("locked result of a: %+v, %v", r, err)
+	}
+	if _, err := LockedResult(ctx, st, b); !errors.Is(err, ErrNotLocked) {
+		t.Errorf("locked result of an unlocked session: %v", err)
+	}
+
 	// Tampering after the lock, straight in the database.
 	tamper := func(q string, args ...any) {
 		t.Helper()
@@ -286,6 +293,9 @@ func testModeration(t *testing.T, eng engine) {
 		"the marking scheme as stored changed; event seq 46 (evidence_update) changed; mark of bob for options changed"
 	if got := strings.Join(ver.Changes, "; "); got != want {
 		t.Errorf("tampered candidate and scheme:\n got %s\nwant %s", got, want)
+	}
+	if _, err := LockedResult(ctx, st, a); !errors.Is(err, ErrUnverified) || !strings.Contains(err.Error(), "the marking scheme as stored changed") {
+		t.Errorf("locked result of a tampered session: %v", err)
 	}
 	// The export verifies every locked row: it refuses, naming the session, or marks the row.
 	if _, _, err := Gradebook(ctx, st, exam); !errors.Is(err, ErrUnverified) || !strings.Contains(err.Error(), a) || strings.Contains(err.Error(), b) {
