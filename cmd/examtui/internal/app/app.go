@@ -92,12 +92,12 @@ type Options struct {
 	// CandidateID attaches the session to this candidate of the store's roster (examtui
 	// candidates import); the candidate's name is the roster's when Candidate is empty.
 	CandidateID string
-	DataDir   string // resolved data directory; empty with NoStore
-	Store     string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
-	NoStore   bool   // run without a session store (events are not kept)
-	ResumeID  string // continue an interrupted session (an id or unique prefix)
-	SessionID string // the id of a new session (default: a random one)
-	Logger    *slog.Logger
+	DataDir     string // resolved data directory; empty with NoStore
+	Store       string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
+	NoStore     bool   // run without a session store (events are not kept)
+	ResumeID    string // continue an interrupted session (an id or unique prefix)
+	SessionID   string // the id of a new session (default: a random one)
+	Logger      *slog.Logger
 	// ExaminerOverride replaces the examiner built from Examiner (tests, custom wiring).
 	ExaminerOverride runtime.Examiner
 	// Limits bound a failing LLM examiner; zero fields come from the environment (and config
