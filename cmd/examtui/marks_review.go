@@ -89,19 +89,7 @@ func newMarksQueueCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if q == nil {
-					q = []marking.QueueItem{}
-				}
-				return writeJSON(cmd.OutOrStdout(), q)
-			}
-			if len(q) == 0 {
-				_, err := fmt.Fprintln(cmd.OutOrStdout(), "Nothing waiting.")
-				return err
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SESSION\tCANDIDATE\tENDED\tWAITING FOR\tCRITERIA")
-			for _, it := range q {
+			return writeList(cmd.OutOrStdout(), q, asJSON, "Nothing waiting.", "SESSION\tCANDIDATE\tENDED\tWAITING FOR\tCRITERIA", func(tw io.Writer, it marking.QueueItem) {
 				why := it.Reason.String()
 				if it.Boundary {
 					why += " (crosses a grade boundary)"
@@ -111,8 +99,7 @@ func newMarksQueueCmd() *cobra.Command {
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.SessionID, sessions.OneLine(it.Candidate), it.EndedAt.Local().Format("2006-01-02 15:04"),
 					why, orDash(strings.Join(it.Criteria, ", ")))
-			}
-			return tw.Flush()
+			})
 		},
 	}
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,22 +78,10 @@ uses the store takes every step (one person's local store). See docs/marking.md.
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if entries == nil {
-					entries = []sessions.RosterEntry{}
-				}
-				return writeJSON(cmd.OutOrStdout(), entries)
-			}
-			if len(entries) == 0 {
-				_, err := fmt.Fprintln(cmd.OutOrStdout(), "No roster: whoever uses the store takes every step.")
-				return err
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "EXAM\tROLE\tNAME\tADDED BY\tADDED")
-			for _, e := range entries {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ExamID, e.Role, sessions.OneLine(e.Name), sessions.OneLine(e.AddedBy), e.At.Format(time.RFC3339))
-			}
-			return tw.Flush()
+			return writeList(cmd.OutOrStdout(), entries, asJSON, "No roster: whoever uses the store takes every step.",
+				"EXAM\tROLE\tNAME\tADDED BY\tADDED", func(tw io.Writer, e sessions.RosterEntry) {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ExamID, e.Role, sessions.OneLine(e.Name), sessions.OneLine(e.AddedBy), e.At.Format(time.RFC3339))
+				})
 		},
 	}
 	list.Flags().StringVar(&listExam, "exam", "", "exam id")
