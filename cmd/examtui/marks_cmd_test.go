@@ -138,6 +138,10 @@ func TestMarksCommands(t *testing.T) {
 		ag.AlphaMetric != "ordinal" || ag.Overall.Items != 4 || ag.Overall.Exact == nil || *ag.Overall.Exact != 0.75 {
 		t.Errorf("agreement: %v %+v", err, ag)
 	}
+	if out := must("carol", "marks", "agreement", "--exam", exam); !strings.Contains(out, "alice–bob  4      0.750  0.667 [") ||
+		!strings.Contains(out, "WEIGHTED KAPPA") || !strings.Contains(out, "warning: small sample: 4 items") {
+		t.Errorf("agreement:\n%s", out)
+	}
 	recs, err := csv.NewReader(strings.NewReader(must("carol", "marks", "export", "--exam", exam, "--format", "csv"))).ReadAll()
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("export csv: %v %q", err, recs)
