@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // TestTranscriptIsQuotedData: whatever a candidate types, it reaches the models inside one
@@ -47,5 +49,18 @@ func TestExaminerCitationsRejected(t *testing.T) {
 	}
 	if len(rej) != 1 || rej[0].Reason != RejectNotCandidate || !strings.Contains(rej[0].Detail, "seg-0001") {
 		t.Errorf("rejected %+v", rej)
+	}
+}
+
+// TestPromptCarriesSignalDescriptions: each criterion reaches the members with what its
+// evidence signals mean, as the exam describes them, not their names alone.
+func TestPromptCarriesSignalDescriptions(t *testing.T) {
+	exam := runtimetest.DemoExam(t, nil)
+	in := Input{SessionID: "s", Criteria: CriteriaFrom(exam.Marking, exam.Evidence), Segments: []Segment{{ID: "seg-0001", Speaker: "candidate", Text: "hi"}}}
+	msg := firstMessages(in)[1].Content
+	for _, want := range []string{"proposes_options (Puts forward two or more distinct, workable courses of action)", "levels: none < description < analysis < evaluation"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, msg)
+		}
 	}
 }

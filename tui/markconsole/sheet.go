@@ -17,9 +17,10 @@ type Sheet struct {
 	Candidate string
 	StartedAt time.Time
 	Marking   *spec.CompiledMarking
-	Proposal  *marking.Proposal // the rule's proposal
-	Panel     *panel.Result     // the model panel's, when one ran; nil otherwise
-	Lines     []Line            // the final transcript segments, in order
+	Evidence  []spec.EvidenceDef // the exam's signals, whose descriptions the panel's prompt carries
+	Proposal  *marking.Proposal  // the rule's proposal
+	Panel     *panel.Result      // the model panel's, when one ran; nil otherwise
+	Lines     []Line             // the final transcript segments, in order
 	// Recording is the candidate's track (candidate.wav), "" when the session has none;
 	// RecordingStart is the instant its first sample was taken.
 	Recording      string

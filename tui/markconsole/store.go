@@ -55,7 +55,7 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 		return nil, err
 	}
 	s := &Sheet{SessionID: id, ExamID: sess.ExamID, Candidate: sess.Candidate, StartedAt: sess.StartedAt,
-		Marking: sess.Exam.Marking, Marker: b.marker, Marks: map[string]Entry{}, RecordingStart: sess.StartedAt}
+		Marking: sess.Exam.Marking, Evidence: sess.Exam.Evidence, Marker: b.marker, Marks: map[string]Entry{}, RecordingStart: sess.StartedAt}
 	for _, ev := range sess.Events {
 		if ev.Event != runtime.EventTranscriptSegment {
 			continue
@@ -174,7 +174,7 @@ func (b *StoreBackend) Panel(ctx context.Context, s *Sheet) (*panel.Result, erro
 	if b.panel == nil {
 		return nil, ErrNoPanel
 	}
-	in := panel.Input{SessionID: s.SessionID, Criteria: panel.CriteriaFrom(s.Marking)}
+	in := panel.Input{SessionID: s.SessionID, Criteria: panel.CriteriaFrom(s.Marking, s.Evidence)}
 	for _, l := range s.Lines {
 		in.Segments = append(in.Segments, panel.Segment{ID: l.SegmentID, NodeID: l.NodeID, Speaker: l.Speaker, Text: l.Text})
 	}
