@@ -20,6 +20,14 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
+// ScriptCandidatePrefix begins the candidate name of a session a candidate script played
+// (examtui test, rehearsals): such a session is a test of the exam, not a candidate's, and
+// marking leaves it out of its queue, the gradebook and the count awaiting marks unless asked.
+const ScriptCandidatePrefix = "script:"
+
+// IsRehearsal reports whether a session was played by a candidate script.
+func (s *Session) IsRehearsal() bool { return strings.HasPrefix(s.Candidate, ScriptCandidatePrefix) }
+
 // Meta describes a session being created.
 type Meta struct {
 	ID         string     // optional; a random 16-hex-digit id by default
