@@ -113,7 +113,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /join/{code}", s.page)
-	mux.Handle("GET /assets/", s.pageHeaders(http.FileServerFS(s.cfg.Page)))
+	mux.HandleFunc("GET /assets/{name}", s.asset)
+	mux.HandleFunc("GET /favicon.ico", s.favicon)
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) { // a miss: not stored either
+		s.setPageHeaders(w.Header())
+		http.NotFound(w, r)
+	})
 	mux.HandleFunc("POST /api/join", s.join)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
