@@ -541,4 +541,4 @@ if (!code) {
   ui.joinError.textContent = 'This page needs the join link your examiner gave you (…/join/YOUR-CODE).';
 }
 openMic();
-livekit().catch(() => {}); // fetched now; a failure is tried again on Join
+livekit().catch(() => {}); // fetched now, while the candidate checks the microphone; tried again on Join
