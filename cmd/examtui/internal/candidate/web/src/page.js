@@ -45,7 +45,7 @@ let examState = '';
 const seen = new Set(); // sessionId/seq of events shown: the join replay repeats live ones
 let lastCaption = null;
 let captionsAtEnd = true; // the caption log shows its newest line (the candidate did not scroll up)
-let ackShown = false; // the answer box's note is a command's acknowledgement
+let ackShown = false; // the answer box's note is a command's acknowledgement: true, 'answered' once the examiner answered it
 let livekitModule = null;
 
 // ?measure turns on the latency probe (BenchmarkBrowserLatency): it costs a timer every 10 ms.
@@ -421,12 +421,17 @@ function showCommand(p) {
   ackShown = true;
 }
 
-// A command's acknowledgement is about that request: the examiner's reply to the candidate's
-// next answer (spoken or typed) clears it.
+// A command's acknowledgement is about that request: it goes when the candidate's next answer
+// is sent (typed), or when the examiner says something after its answer to the command (the
+// candidate view does not say why a line is said: the first utterance after the
+// acknowledgement is the command's answer, the next one carries the exam on).
 function clearAckOnReply(p) {
-  if (ackShown && (p.source === 'examiner' || p.source === 'fallback') && !(p.part > 0)) {
+  if (ackShown === false || p.part > 0) return;
+  if (ackShown === 'answered') {
     ui.answerNote.textContent = '';
     ackShown = false;
+  } else {
+    ackShown = 'answered';
   }
 }
 
