@@ -3,8 +3,12 @@ package candidate
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"crypto/tls"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,4 +158,47 @@ func FuzzAcceptable(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTLSOffersHTTP2: over TLS as examtui serve sets it up (TLSConfig), a browser that speaks
+// HTTP/2 gets it, so the page's files come over one connection; HTTP/1.1 still works.
+func TestTLSOffersHTTP2(t *testing.T) {
+	dir, _ := staticPage(t)
+	f := newFixture(t, t.TempDir(), dir)
+	// httptest's certificate for 127.0.0.1, and a client that trusts it.
+	certSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer certSrv.Close()
+	roots := certSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	srv, err := New(Config{Store: f.st, LiveKitURL: testLK, APIKey: testKey, APISecret: testSecret, Page: os.DirFS(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, tls.NewListener(ln, TLSConfig(certSrv.TLS.Certificates...))) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, tc := range []struct {
+		h2    bool
+		proto string
+	}{{true, "HTTP/2.0"}, {false, "HTTP/1.1"}} {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, ForceAttemptHTTP2: tc.h2}
+		resp, err := (&http.Client{Transport: tr}).Get("https://" + ln.Addr().String() + "/assets/page-ABCDEFG2.js")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		if resp.StatusCode != http.StatusOK || resp.Proto != tc.proto {
+			t.Errorf("h2 %v: %d over %s, want 200 over %s", tc.h2, resp.StatusCode, resp.Proto, tc.proto)
+		}
+	}
 }
