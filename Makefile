@@ -41,7 +41,7 @@ build: deps web
 
 # The candidate page: npm ci (Node and npm from Debian when missing), then esbuild bundles it.
 web: $(WEB_DIST)
-$(WEB_DIST): $(WEB_SRC)/package.json $(WEB_SRC)/package-lock.json $(WEB_SRC)/build.mjs $(WEB_SRC)/index.html $(WEB_SRC)/page.js $(WEB_SRC)/page.css $(WEB_SRC)/favicon.svg
+$(WEB_DIST): $(WEB_SRC)/package.json $(WEB_SRC)/package-lock.json $(WEB_SRC)/build.mjs $(WEB_SRC)/index.html $(WEB_SRC)/page.js $(WEB_SRC)/page.css $(WEB_SRC)/livekit.js $(WEB_SRC)/favicon.svg
 	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
 	cd $(WEB_SRC) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 

@@ -62,7 +62,7 @@ function joinCode() {
 // livekit-client, fetched once (again after a failure: the next Join tries anew).
 function livekit() {
   if (!livekitModule) {
-    livekitModule = import('livekit-client').then((m) => {
+    livekitModule = import('./livekit.js').then((m) => {
       performance.mark('examtui-livekit-loaded');
       return m;
     }, (err) => {
