@@ -311,8 +311,10 @@ func TestPageNetworkDrop(t *testing.T) {
 	p.WaitText("#progress", "1 of 4", waitExam)
 	r.exam.quiet(t, 0)
 
-	// livekit-client says so on the console while its retries fail.
+	// livekit-client says so on the console while its retries fail: the validation request, or
+	// the WebSocket itself, whichever it tries while the network is cut.
 	p.ExpectConsoleError("Failed to fetch")
+	p.ExpectConsoleError("Encountered websocket error during connection establishment")
 	p.Offline(true)
 	p.WaitTrue(`/Reconnecting|Disconnected|Rejoining|Still disconnected/.test(document.querySelector("#connection").innerText)`, waitExam, "the page to say the connection is lost")
 	t.Logf("offline: %q", p.Text("#connection"))
