@@ -15,6 +15,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/transport/voicepath"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -163,7 +164,7 @@ func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string
 	}
 	// The adaptive end of turn (the exam's policies.turnTaking, as in rooms): a complete answer
 	// ends after the short delay, a pause after "…and" waits up to maxEndpointingDelay.
-	ep = app.SpecTurnTaking(ep, x.Spec.Policies.TurnTaking, v.minDelay > 0, v.maxDelay > 0)
+	ep = voicepath.SpecTurnTaking(ep, x.Spec.Policies.TurnTaking, v.minDelay > 0, v.maxDelay > 0)
 	opts := []app.VoiceOption{app.WithVoiceEndpointing(ep), app.WithVoiceBargeIn(v.bargeIn),
 		app.WithVoiceLogger(log), app.WithVoiceStatus(status), app.WithVoiceDefault(v.voice),
 		app.WithVoiceAdaptiveEndOfTurn(parts.Recognizer != nil)}

@@ -2,7 +2,6 @@ package livekit
 
 import (
 	"errors"
-	"fmt"
 )
 
 // Named errors.
@@ -18,11 +17,3 @@ var (
 	ErrCandidateMissing = errors.New("no candidate in the room")
 	ErrNoSpeech         = errors.New("the bot was joined without speech (WithoutSpeech)")
 )
-
-// SpeechInterruptedError is a Speaker's line cut short (a barge-in, a stop, an examiner's
-// command): Heard is the part the candidate heard.
-type SpeechInterruptedError struct{ Heard string }
-
-func (e *SpeechInterruptedError) Error() string {
-	return fmt.Sprintf("speech interrupted after %q", e.Heard)
-}

@@ -12,7 +12,9 @@ import (
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // mic writes a participant's microphone in real time: queued speech, silence in between.
@@ -62,12 +64,7 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 	e := startExam(t)
 	rec := &runtime.Recorder{}
 	ctrl, fan := liveController(t, "voice-1", rec)
-	rv, err := livekit.NewRoomVoice(e.bot, sphinx, espeak, livekit.WithRoomVoiceLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rv.Close() })
-	bot := e.serve(t, ctrl, fan, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
+	bot := e.serve(t, ctrl, fan, livekit.WithVoice(sphinx, espeak, voicepath.WithLogger(testLogger(t))))
 
 	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
 	e.waitAudience(t, "candidate-1")
@@ -137,7 +134,7 @@ func TestRoomVoiceSpokenTurns(t *testing.T) {
 }
 
 // TestRoomVoiceBargeIn has the examiner say a long line and the candidate speak over it: the
-// examiner stops within a moment, Say returns early, and the barge-in hook runs.
+// examiner stops within a moment, the bot is idle early, and the controller hears of the cut.
 func TestRoomVoiceBargeIn(t *testing.T) {
 	testutil.SkipIfShort(t, "a LiveKit server and espeak-ng")
 	espeak, err := audio.NewEspeak()
@@ -145,18 +142,18 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := startExam(t)
-	rv, err := livekit.NewRoomVoice(e.bot, nil, espeak, livekit.WithRoomVoiceLogger(testLogger(t)))
+	ctrl := newVoiceCtrl()
+	// A recogniser that hears nothing: the candidate's audio is measured (barge-in), no turn
+	// is submitted.
+	bot, err := livekit.NewBot(e.bot, ctrl, livekit.WithVoice(deafRecognizer{}, espeak, voicepath.WithLogger(testLogger(t))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rv.Close() })
-	var barged atomic.Int32
-	rv.OnBargeIn(func() { barged.Add(1) })
+	t.Cleanup(func() { bot.Close() })
 	cand := e.dial(t, "candidate-1", livekit.RoleCandidate, livekit.WithMicrophone(16000))
 	e.waitAudience(t, "candidate-1")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	go func() { _ = rv.Turns(ctx, e.bot.Audio(), func(context.Context, runtime.Turn) error { return nil }) }()
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
 	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate heard
@@ -178,8 +175,13 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	long := strings.Repeat("The breakfast service runs from seven until ten every morning of the week. ", 4)
 	said := make(chan time.Duration, 1)
 	start := time.Now()
+	ev, err := runtime.NewEvent("barge", 1, start, &runtime.SpokenPayload{NodeID: "n", Text: long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot.Deliver(ev)
 	go func() {
-		_ = rv.Say(ctx, runtime.SpokenPayload{NodeID: "n", Text: long}, nil)
+		_ = bot.WaitIdle(ctx)
 		said <- time.Since(start)
 	}()
 	testutil.Eventually(t, 20*time.Second, func() bool { return lastVoiced.Load() > 0 }, "the examiner to be heard")
@@ -190,12 +192,12 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	select {
 	case took = <-said:
 	case <-ctx.Done():
-		t.Fatal("Say did not return after the barge-in")
+		t.Fatal("the bot was not idle after the barge-in")
 	}
 	if took > 15*time.Second {
-		t.Errorf("Say returned after %s: the whole line played", took)
+		t.Errorf("the bot was idle after %s: the whole line played", took)
 	}
-	testutil.Eventually(t, 5*time.Second, func() bool { return barged.Load() == 1 }, "the barge-in hook")
+	testutil.Recv(t, ctrl.cuts, 5*time.Second, "the controller to hear of the barge-in")
 	// Frames in flight drain: once the bot's track has sent what was queued (the barge-in
 	// cleared it), a marker written to the track (200 ms of silence, then a tone louder than
 	// any speech) arrives after every frame sent before it, however slowly the machine runs;
@@ -234,5 +236,34 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	if d := stopped.Sub(speakAt); d > 1500*time.Millisecond {
 		t.Errorf("the examiner was still heard %s after the candidate began to speak", d)
 	}
-	t.Logf("examiner stopped %s after the candidate began; Say returned after %s", stopped.Sub(speakAt).Round(time.Millisecond), took.Round(time.Millisecond))
+	t.Logf("examiner stopped %s after the candidate began; idle after %s", stopped.Sub(speakAt).Round(time.Millisecond), took.Round(time.Millisecond))
+}
+
+// voiceCtrl is a controller that keeps the turns and cuts it is handed.
+type voiceCtrl struct {
+	turns chan runtime.Turn
+	cuts  chan string
+}
+
+func newVoiceCtrl() *voiceCtrl {
+	return &voiceCtrl{turns: make(chan runtime.Turn, 8), cuts: make(chan string, 8)}
+}
+
+func (c *voiceCtrl) SubmitTurn(_ context.Context, t runtime.Turn) error { c.turns <- t; return nil }
+func (c *voiceCtrl) Speculate(context.Context, runtime.Turn) error      { return nil }
+func (c *voiceCtrl) Interim(string, float64) error                      { return nil }
+func (c *voiceCtrl) UserActivity(bool)                                  {}
+func (c *voiceCtrl) SpeechInterrupted(heard string) error               { c.cuts <- heard; return nil }
+func (c *voiceCtrl) SpeechDone()                                        {}
+func (c *voiceCtrl) Exam() *spec.Exam                                   { return nil }
+func (c *voiceCtrl) Admin(context.Context, runtime.AdminInstruction) error {
+	return nil
+}
+func (c *voiceCtrl) Control(context.Context, runtime.ControlAction, string) error { return nil }
+
+// deafRecognizer hears no words.
+type deafRecognizer struct{}
+
+func (deafRecognizer) Transcribe(context.Context, audio.Utterance) (audio.Transcript, error) {
+	return audio.Transcript{IsFinal: true}, nil
 }

@@ -1,16 +1,17 @@
-package panel_test
+package app_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/config"
 	"github.com/examtui/examtui/internal/endpoint"
 	"github.com/examtui/examtui/marking/panel"
 )
 
-func TestFromConfig(t *testing.T) {
+func TestPanelFromConfig(t *testing.T) {
 	ep := endpoint.Endpoint{Stage: endpoint.StageMark, BaseURL: "http://mark/v1", APIKey: "k", Model: "qwen", Configured: true}
 	for _, tc := range []struct {
 		name    string
@@ -26,7 +27,7 @@ func TestFromConfig(t *testing.T) {
 		{"bad timeout", config.Panel{Timeout: "soon"}, ep, "", panel.ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := panel.FromConfig(tc.cfg, tc.ep)
+			p, err := app.Panel(tc.cfg, tc.ep)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("err %v, want %v", err, tc.err)
 			}
