@@ -16,8 +16,9 @@ STATICCHECK_VER := v0.8.2
 # ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
 AJV_VER      := 8.17.1
 AJV          := $(BIN)/npm/node_modules/ajv/package.json
-# The candidate's join page (cmd/examtui/internal/candidate/web): livekit-client and esbuild pinned in
-# src/package-lock.json, bundled into dist/, which the binary embeds.
+# The candidate's join page (cmd/examtui/internal/candidate/web): livekit-client, esbuild and axe-core
+# (the page tests' accessibility check) pinned in src/package-lock.json; bundled into dist/, which
+# the binary embeds.
 WEB_SRC      := cmd/examtui/internal/candidate/web/src
 WEB_DIST     := cmd/examtui/internal/candidate/web/dist/index.html
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -43,7 +44,7 @@ build: deps web
 
 # The candidate page: npm ci (Node and npm from Debian when missing), then esbuild bundles it.
 web: $(WEB_DIST)
-$(WEB_DIST): $(WEB_SRC)/package.json $(WEB_SRC)/package-lock.json $(WEB_SRC)/build.mjs $(WEB_SRC)/index.html $(WEB_SRC)/page.js $(WEB_SRC)/page.css
+$(WEB_DIST): $(WEB_SRC)/package.json $(WEB_SRC)/package-lock.json $(WEB_SRC)/build.mjs $(WEB_SRC)/index.html $(WEB_SRC)/page.js $(WEB_SRC)/page.css $(WEB_SRC)/livekit.js $(WEB_SRC)/favicon.svg
 	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
 	cd $(WEB_SRC) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 

@@ -2,6 +2,7 @@ package marking
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,9 +22,70 @@ import (
 // SHA-256 of the manifest. The lock keeps both, so verification can name each item that
 // changed, was added or went missing, not only say that something did.
 
-// Manifest builds the manifest of a session's events and marks.
-func Manifest(events []runtime.Event, marks, finals []sessions.Mark) (string, error) {
+// Subject is what a session's result is about besides its events and marks: who sat it and
+// under which exam and scheme, as stored. A lock covers it, so renaming the candidate or
+// lowering the stored pass mark after the lock shows in `marks verify`.
+type Subject struct {
+	Candidate   string
+	CandidateID string
+	// Roster is the candidate's roster entry, when the session has one attached.
+	Roster   *sessions.Candidate
+	ExamID   string
+	ExamJSON []byte // the compiled exam as stored
+}
+
+// manifestV2 heads a manifest that covers the subject; locks made before it lack the line and
+// are verified over events and marks only, as they were made.
+const manifestV2 = "manifest v2"
+
+// subjectOf reads a session's subject from the store.
+func subjectOf(ctx context.Context, st *sessions.Store, sess *sessions.Session) (*Subject, error) {
+	sub := &Subject{Candidate: sess.Candidate, ExamID: sess.ExamID, ExamJSON: sess.ExamJSON}
+	c, ok, err := st.CandidateOf(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	sub.CandidateID = c.CandidateID
+	if ok {
+		sub.Roster = &c
+	}
+	return sub, nil
+}
+
+func hashJSON(v any) string {
+	enc, _ := json.Marshal(v)
+	h := sha256.Sum256(enc)
+	return hex.EncodeToString(h[:])
+}
+
+func hashBytes(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// schemeOf is the marking section of a compiled exam exactly as stored.
+func schemeOf(examJSON []byte) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(examJSON, &top) != nil {
+		return nil
+	}
+	return top["marking"]
+}
+
+// Manifest builds the manifest of a session's subject (nil: a lock of the first format),
+// events and marks.
+func Manifest(sub *Subject, events []runtime.Event, marks, finals []sessions.Mark) (string, error) {
 	var b strings.Builder
+	if sub != nil {
+		b.WriteString(manifestV2 + "\n")
+		fmt.Fprintf(&b, "candidate %s\n", hashJSON(struct {
+			Name   string              `json:"name"`
+			ID     string              `json:"candidateId"`
+			Roster *sessions.Candidate `json:"roster"`
+		}{sub.Candidate, sub.CandidateID, sub.Roster}))
+		fmt.Fprintf(&b, "exam %s %s\n", strconv.Quote(sub.ExamID), hashBytes(sub.ExamJSON))
+		fmt.Fprintf(&b, "scheme %s\n", hashBytes(schemeOf(sub.ExamJSON)))
+	}
 	evs := slices.Clone(events)
 	slices.SortFunc(evs, func(a, b runtime.Event) int { return int(a.Seq - b.Seq) })
 	for _, ev := range evs {
@@ -124,6 +186,15 @@ func describe(key string) string {
 	case "final":
 		crit, _ := unquoteFirst(f[1])
 		return "final mark for " + crit
+	case "candidate":
+		return "the candidate's identity (name, candidate id, roster entry)"
+	case "exam":
+		id, _ := unquoteFirst(f[1])
+		return "the compiled exam " + id + " as stored"
+	case "scheme":
+		return "the marking scheme as stored"
+	case "manifest":
+		return "the manifest's format"
 	}
 	return key
 }

@@ -16,9 +16,14 @@ const (
 	StatusDisagreed
 	// StatusAdjudicated: an adjudicator set the final level.
 	StatusAdjudicated
+	// StatusAwaiting: fewer markers than the scheme needs have marked it.
+	StatusAwaiting
+	// StatusSettled: the markers' levels are within the tolerance; the rule settled them.
+	StatusSettled
 )
 
-var statusNames = map[Status]string{StatusUnmarked: "unmarked", StatusAgreed: "agreed", StatusDisagreed: "disagreed", StatusAdjudicated: "adjudicated"}
+var statusNames = map[Status]string{StatusUnmarked: "unmarked", StatusAgreed: "agreed", StatusDisagreed: "disagreed", StatusAdjudicated: "adjudicated",
+	StatusAwaiting: "awaiting marker", StatusSettled: "settled"}
 
 func (s Status) String() string {
 	if n, ok := statusNames[s]; ok {
@@ -31,7 +36,9 @@ func (s Status) String() string {
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Final reports whether the status gives a final level.
-func (s Status) Final() bool { return s == StatusAgreed || s == StatusAdjudicated }
+func (s Status) Final() bool {
+	return s == StatusAgreed || s == StatusAdjudicated || s == StatusSettled
+}
 
 // QueueReason is why a session is in the marking queue.
 type QueueReason int

@@ -15,4 +15,11 @@ var (
 	ErrUnequalRatings = errors.New("the two markers' ratings differ in number")
 	ErrSessionRunning = errors.New("session has not finished")
 	ErrNoJustify      = errors.New("a justification is required")
+
+	ErrNotYou                = errors.New("a marker is who the store says you are")
+	ErrOwnSession            = errors.New("a moderator never adjudicates a session they marked")
+	ErrTooFewMarkers         = errors.New("the scheme needs more independent markers")
+	ErrNeedsInstitutionStore = errors.New("double marking needs the institution store (PostgreSQL): on a local SQLite store every mark is one operating-system account's")
+	ErrUnverified            = errors.New("rows do not match their lock")
+	ErrNoLMSIdentity         = errors.New("sessions without a roster candidate the LMS can identify")
 )

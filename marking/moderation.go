@@ -81,23 +81,43 @@ func criterionIDs(m *spec.CompiledMarking) []string {
 	return out
 }
 
-// SetMark records a marker's level for a criterion (replacing their earlier one).
+// SetMark records the store's user's level for a criterion (replacing their earlier one); they
+// must be a marker of the exam when it has a roster. e.Marker, when set, must be that user.
 func SetMark(ctx context.Context, st *sessions.Store, e Entry, at time.Time) (sessions.Mark, error) {
-	return saveEntry(ctx, st, e, at, st.SetMark)
+	return saveEntry(ctx, st, e, at, sessions.RoleMarker, st.SetMark)
 }
 
-// Adjudicate records the final level of a criterion, whatever the markers gave.
+// Adjudicate records the final level of a criterion, whatever the markers gave: a moderator's
+// step (when the exam has a roster), never one who marked the session.
 func Adjudicate(ctx context.Context, st *sessions.Store, e Entry, at time.Time) (sessions.Mark, error) {
-	return saveEntry(ctx, st, e, at, st.SetFinalMark)
+	return saveEntry(ctx, st, e, at, sessions.RoleModerator, st.SetFinalMark)
 }
 
-// saveEntry checks an entry against the session's scheme and saves it with save (a marker's mark
-// or the final one).
-func saveEntry(ctx context.Context, st *sessions.Store, e Entry, at time.Time, save func(context.Context, sessions.Mark) error) (sessions.Mark, error) {
+// saveEntry checks an entry against the session's scheme and the actor's role and saves it
+// with save (a marker's mark or the final one).
+func saveEntry(ctx context.Context, st *sessions.Store, e Entry, at time.Time, role sessions.MarkingRole,
+	save func(context.Context, sessions.Mark) error) (sessions.Mark, error) {
 	s, err := Load(ctx, st, e.SessionID)
 	if err != nil {
 		return sessions.Mark{}, err
 	}
+	a, err := WhoAmI(ctx, st, s.Exam.ID, e.Marker)
+	if err != nil {
+		return sessions.Mark{}, err
+	}
+	if err := a.need(role, s.Exam.ID); err != nil {
+		return sessions.Mark{}, err
+	}
+	if role == sessions.RoleModerator {
+		marks, err := st.Marks(ctx, s.ID)
+		if err != nil {
+			return sessions.Mark{}, err
+		}
+		if markedBy(marks, a.Name) {
+			return sessions.Mark{}, fmt.Errorf("adjudicate %s: %w (%s marked it)", s.ID, ErrOwnSession, a.Name)
+		}
+	}
+	e.Marker = a.Name
 	m, err := s.mark(e, at)
 	if err != nil {
 		return sessions.Mark{}, err
@@ -112,30 +132,48 @@ type CriterionState struct {
 	Title     string          `json:"title"`
 	Status    Status          `json:"status"`
 	Marks     []sessions.Mark `json:"marks"`
-	// Final is the adjudicated mark, or the agreed level as a mark with no marker.
+	// Final is the adjudicated mark, or the agreed or settled level as a mark with no marker.
 	Final *sessions.Mark `json:"final,omitempty"`
+	// Settled is the rule that settled a within-tolerance difference (lower, higher, average,
+	// first); Boundary says a within-tolerance difference went to adjudication because the
+	// markers' totals cross a grade boundary.
+	Settled  string `json:"settled,omitempty"`
+	Boundary bool   `json:"boundary,omitempty"`
 }
 
-// States works out each criterion's status from the markers' and the final marks.
+// States works out each criterion's status from the markers' and the final marks: a final
+// mark is adjudicated; fewer markers than the scheme needs is unmarked or awaiting a marker;
+// one level is agreed; levels within the tolerance settle by the scheme's rule unless the
+// markers' totals cross a grade boundary; anything else is disagreed.
 func States(m *spec.CompiledMarking, marks, finals []sessions.Mark) []CriterionState {
 	var out []CriterionState
-	for _, c := range m.Criteria {
+	boundary := m.Tolerance() > 0 && crossesBoundary(m, marks)
+	for i := range m.Criteria {
+		c := &m.Criteria[i]
 		st := CriterionState{Criterion: c.ID, Title: c.Title, Marks: []sessions.Mark{}}
 		for _, mk := range marks {
 			if mk.Criterion == c.ID {
 				st.Marks = append(st.Marks, mk)
 			}
 		}
+		byTime := slices.Clone(st.Marks)
+		slices.SortStableFunc(byTime, func(a, b sessions.Mark) int { return a.At.Compare(b.At) })
 		if i := slices.IndexFunc(finals, func(f sessions.Mark) bool { return f.Criterion == c.ID }); i >= 0 {
 			f := finals[i]
 			st.Status, st.Final = StatusAdjudicated, &f
 		} else if len(st.Marks) == 0 {
 			st.Status = StatusUnmarked
+		} else if len(st.Marks) < m.MarkersNeeded() {
+			st.Status = StatusAwaiting
 		} else if agreed(st.Marks) {
 			st.Status = StatusAgreed
 			st.Final = &sessions.Mark{SessionID: st.Marks[0].SessionID, Criterion: c.ID, Level: st.Marks[0].Level, Marks: st.Marks[0].Marks}
+		} else if d := spread(c, st.Marks); d <= m.Tolerance() && !boundary {
+			lvl := settleLevel(c, m.Moderation.Settle, byTime)
+			st.Status, st.Settled = StatusSettled, m.Moderation.Settle
+			st.Final = &sessions.Mark{SessionID: st.Marks[0].SessionID, Criterion: c.ID, Level: lvl, Marks: c.Marks(lvl)}
 		} else {
-			st.Status = StatusDisagreed
+			st.Status, st.Boundary = StatusDisagreed, d <= m.Tolerance() && boundary
 		}
 		out = append(out, st)
 	}
@@ -173,14 +211,48 @@ type CriterionView struct {
 	Hidden int             `json:"hidden"`
 	Status Status          `json:"status,omitempty"`
 	Final  *sessions.Mark  `json:"final,omitempty"`
+	// Settled and Boundary are the criterion's CriterionState fields, once visible.
+	Settled  string `json:"settled,omitempty"`
+	Boundary bool   `json:"boundary,omitempty"`
 }
 
-// Show is a session's marking as marker may see it (blind until they have marked).
-func Show(ctx context.Context, st *sessions.Store, id, marker string) (*View, error) {
+// Outcome says, in a few words, where the criterion went once this marker has marked it (the
+// tolerance's verdict: agreed, settled by the rule, to the moderator beyond the tolerance or
+// across a grade boundary), without naming any other marker's level: "" before they have.
+func (cv CriterionView) Outcome() string {
+	if cv.Own == nil {
+		return ""
+	}
+	switch cv.Status {
+	case StatusAgreed:
+		return "agreed"
+	case StatusSettled:
+		return "settled (" + cv.Settled + ")"
+	case StatusDisagreed:
+		if cv.Boundary {
+			return "to moderator (boundary)"
+		}
+		return "to moderator"
+	case StatusAdjudicated:
+		return "adjudicated"
+	case StatusAwaiting:
+		return "awaiting a marker"
+	}
+	return ""
+}
+
+// Show is a session's marking as the store's user may see it (blind until they have marked);
+// claimed, when set, must be that user.
+func Show(ctx context.Context, st *sessions.Store, id, claimed string) (*View, error) {
 	s, err := Load(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}
+	a, err := WhoAmI(ctx, st, s.Exam.ID, claimed)
+	if err != nil {
+		return nil, err
+	}
+	marker := a.Name
 	p, err := Propose(s.Exam, s.Events)
 	if err != nil {
 		return nil, err
@@ -190,6 +262,10 @@ func Show(ctx context.Context, st *sessions.Store, id, marker string) (*View, er
 		return nil, err
 	}
 	_, locked, err := st.MarkLock(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := st.MarkCounts(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +283,11 @@ func Show(ctx context.Context, st *sessions.Store, id, marker string) (*View, er
 		}
 		if cv.Own != nil || locked {
 			cv.Others, cv.Status, cv.Final = append(cv.Others, others...), cs.Status, cs.Final
+			cv.Settled, cv.Boundary = cs.Settled, cs.Boundary
 		} else {
-			cv.Hidden = len(others)
+			// The store may not even return the others' rows (PostgreSQL's row-level
+			// security): their number comes from a count that reveals nothing else.
+			cv.Hidden = counts[cs.Criterion]
 		}
 		v.Criteria = append(v.Criteria, cv)
 	}
@@ -223,12 +302,19 @@ type QueueItem struct {
 	Reason    QueueReason `json:"reason"`
 	// Criteria are the criteria behind the reason (unmarked or disagreed ones).
 	Criteria []string `json:"criteria,omitempty"`
+	// Boundary: a disagreement within the tolerance whose markers' totals cross a grade
+	// boundary; these come first among disagreements.
+	Boundary bool `json:"boundary,omitempty"`
+	// Sampled: the session is in the exam's moderation sample.
+	Sampled bool `json:"sampled,omitempty"`
 }
 
-// Queue lists an exam's finished, unlocked sessions that wait for marking: unmarked first
+// Queue lists an exam's finished, unlocked sessions (not candidate scripts', unless
+// IncludeRehearsals) that wait for marking: unmarked first
 // (by marker, when one is named: criteria they have not marked and nobody adjudicated), then disagreements waiting
 // for adjudication, then sessions ready to lock; oldest first within each.
-func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]QueueItem, error) {
+func Queue(ctx context.Context, st *sessions.Store, examID, marker string, opts ...ListOption) ([]QueueItem, error) {
+	cfg := listOptions(opts)
 	list, err := st.List(ctx)
 	if err != nil {
 		return nil, err
@@ -238,8 +324,14 @@ func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]Qu
 		return nil, err
 	}
 	var out []QueueItem
+	var finished []string
 	for _, ls := range list {
-		if ls.ExamID != examID || ls.EndedAt.IsZero() || locked[ls.ID] {
+		if !cfg.skip(ls, examID) {
+			finished = append(finished, ls.ID)
+		}
+	}
+	for _, ls := range list {
+		if cfg.skip(ls, examID) || locked[ls.ID] {
 			continue
 		}
 		sess, err := st.Get(ctx, ls.ID)
@@ -254,15 +346,18 @@ func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]Qu
 		if err != nil {
 			return nil, err
 		}
-		item := QueueItem{SessionID: ls.ID, Candidate: ls.Candidate, EndedAt: ls.EndedAt}
+		item := QueueItem{SessionID: ls.ID, Candidate: ls.Candidate, EndedAt: ls.EndedAt,
+			Sampled: InSample(exam.Marking, examID, finished, ls.ID)}
 		var unmarked, disagreed []string
 		for _, cs := range States(exam.Marking, marks, finals) {
 			mine := slices.ContainsFunc(cs.Marks, func(m sessions.Mark) bool { return m.Marker == marker })
 			switch {
-			case marker != "" && !mine && cs.Status != StatusAdjudicated, marker == "" && cs.Status == StatusUnmarked:
+			case marker != "" && !mine && cs.Status != StatusAdjudicated,
+				marker == "" && (cs.Status == StatusUnmarked || cs.Status == StatusAwaiting):
 				unmarked = append(unmarked, cs.Criterion)
 			case cs.Status == StatusDisagreed:
 				disagreed = append(disagreed, cs.Criterion)
+				item.Boundary = item.Boundary || cs.Boundary
 			}
 		}
 		switch {
@@ -279,6 +374,12 @@ func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]Qu
 		if a.Reason != b.Reason {
 			return int(a.Reason - b.Reason)
 		}
+		if a.Boundary != b.Boundary {
+			if a.Boundary {
+				return -1
+			}
+			return 1
+		}
 		if c := a.EndedAt.Compare(b.EndedAt); c != 0 {
 			return c
 		}
@@ -287,9 +388,11 @@ func Queue(ctx context.Context, st *sessions.Store, examID, marker string) ([]Qu
 	return out, nil
 }
 
-// Lock finalises a session's marking: refused while a criterion has no final level; records
-// the marker, the time and the digest over the session's events and marks.
-func Lock(ctx context.Context, st *sessions.Store, id, marker string, at time.Time) (sessions.MarkLock, error) {
+// Lock finalises a session's marking as the store's user (claimed, when set, must be them):
+// refused while a criterion has no final level or fewer markers than the scheme needs, and for
+// anyone but a moderator (or the marker, when one marker is needed); records the locker, the
+// time and the digest over what decides the result (Manifest).
+func Lock(ctx context.Context, st *sessions.Store, id, claimed string, at time.Time) (sessions.MarkLock, error) {
 	s, err := Load(ctx, st, id)
 	if err != nil {
 		return sessions.MarkLock{}, err
@@ -297,8 +400,15 @@ func Lock(ctx context.Context, st *sessions.Store, id, marker string, at time.Ti
 	if s.EndedAt.IsZero() {
 		return sessions.MarkLock{}, fmt.Errorf("session %s: %w", id, ErrSessionRunning)
 	}
+	a, err := WhoAmI(ctx, st, s.Exam.ID, claimed)
+	if err != nil {
+		return sessions.MarkLock{}, err
+	}
 	marks, finals, err := marksOf(ctx, st, id)
 	if err != nil {
+		return sessions.MarkLock{}, err
+	}
+	if err := checkLock(st, s, a, marks); err != nil {
 		return sessions.MarkLock{}, err
 	}
 	var open []string
@@ -310,11 +420,15 @@ func Lock(ctx context.Context, st *sessions.Store, id, marker string, at time.Ti
 	if len(open) > 0 {
 		return sessions.MarkLock{}, fmt.Errorf("lock %s: %w: %s", id, ErrNoFinalLevel, strings.Join(open, ", "))
 	}
-	manifest, err := Manifest(s.Events, marks, finals)
+	subject, err := subjectOf(ctx, st, s.Session)
 	if err != nil {
 		return sessions.MarkLock{}, err
 	}
-	l := sessions.MarkLock{SessionID: id, Marker: marker, At: at.UTC(), Digest: Digest(manifest), Manifest: manifest}
+	manifest, err := Manifest(subject, s.Events, marks, finals)
+	if err != nil {
+		return sessions.MarkLock{}, err
+	}
+	l := sessions.MarkLock{SessionID: id, Marker: a.Name, At: at.UTC(), Digest: Digest(manifest), Manifest: manifest}
 	return l, st.LockMarks(ctx, l)
 }
 
@@ -340,7 +454,7 @@ func Verify(ctx context.Context, st *sessions.Store, id string) (*Verification, 
 	if !locked {
 		return nil, fmt.Errorf("session %s: %w", id, ErrNotLocked)
 	}
-	events, err := st.LoadEvents(ctx, id)
+	sess, events, err := st.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +462,13 @@ func Verify(ctx context.Context, st *sessions.Store, id string) (*Verification, 
 	if err != nil {
 		return nil, err
 	}
-	manifest, err := Manifest(events, marks, finals)
+	var sub *Subject
+	if strings.HasPrefix(l.Manifest, manifestV2+"\n") {
+		if sub, err = subjectOf(ctx, st, sess); err != nil {
+			return nil, err
+		}
+	}
+	manifest, err := Manifest(sub, events, marks, finals)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package marking
 import (
 	"fmt"
 	"maps"
+	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -128,4 +130,72 @@ func deltaFunc(metric Metric, values []int, nc map[int]float64) (func(c, k int) 
 		}, nil
 	}
 	return nil, fmt.Errorf("krippendorff's alpha: %v metric", metric)
+}
+
+// WeightedKappa is Cohen's κ with quadratic weights for two markers' ranks of the same items:
+// a disagreement of d levels counts d², so near misses weigh less than far ones (the usual
+// figure for ordered levels). κ_w = 1 − Σ w·O / Σ w·E over the levels either marker used.
+func WeightedKappa(a, b []int) (float64, error) {
+	if len(a) != len(b) {
+		return 0, ErrUnequalRatings
+	}
+	if len(a) == 0 {
+		return 0, ErrTooFewRatings
+	}
+	n := float64(len(a))
+	na, nb := map[int]float64{}, map[int]float64{}
+	obs := 0.0
+	for i := range a {
+		na[a[i]]++
+		nb[b[i]]++
+		d := float64(a[i] - b[i])
+		obs += d * d
+	}
+	exp := 0.0
+	for i, ci := range na {
+		for j, cj := range nb {
+			d := float64(i - j)
+			exp += ci * cj / n * d * d
+		}
+	}
+	if exp == 0 {
+		return 0, ErrNoVariation
+	}
+	return 1 - obs/exp, nil
+}
+
+// Interval is a 95% confidence interval.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// bootstrapReps is how many resamples an interval takes.
+const bootstrapReps = 1000
+
+// bootstrap is the 95% percentile bootstrap interval of stat over n items resampled with
+// replacement, from a generator seeded by seed (so a report is reproducible). stat gets the
+// resampled indices; a resample where stat is undefined is left out, and with fewer than half
+// defined there is no interval.
+func bootstrap(n int, seed uint64, stat func(idx []int) (float64, error)) *Interval {
+	if n < 2 {
+		return nil
+	}
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	idx := make([]int, n)
+	var vals []float64
+	for range bootstrapReps {
+		for i := range idx {
+			idx[i] = r.IntN(n)
+		}
+		if v, err := stat(idx); err == nil && !math.IsNaN(v) {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) < bootstrapReps/2 {
+		return nil
+	}
+	slices.Sort(vals)
+	at := func(q float64) float64 { return vals[int(math.Round(q*float64(len(vals)-1)))] }
+	return &Interval{Low: at(0.025), High: at(0.975)}
 }

@@ -37,24 +37,32 @@ func (c *Controller) Admin(ctx context.Context, a AdminInstruction) error {
 	if a.Mode == AdminSay {
 		return c.sayLine(a)
 	}
-	done, err := c.runAdmin(ctx, a)
-	for done && err == nil {
+	return c.runChain(ctx, a)
+}
+
+// runChain runs an immediate instruction, then the queued ones in order (promoteNext), until
+// one asks the candidate a question: the candidate answers one supervisor question at a time,
+// so the rest wait in the queue for the candidate's next turn (whose examiner call carries
+// them). The caller holds turnMu.
+func (c *Controller) runChain(ctx context.Context, a AdminInstruction) error {
+	done, asked, err := c.runAdmin(ctx, a)
+	for done && !asked && err == nil {
 		next, ok, perr := c.promoteNext()
 		if !ok {
 			return perr
 		}
-		done, err = c.runAdmin(ctx, next)
+		done, asked, err = c.runAdmin(ctx, next)
 	}
 	return err
 }
 
 // runAdmin makes one immediate instruction's examiner call and settles it. done reports that
-// it completed (applied, or not actionable) rather than failed, so the chain may go on. The
-// caller holds turnMu.
-func (c *Controller) runAdmin(ctx context.Context, a AdminInstruction) (done bool, err error) {
+// it completed (applied, or not actionable) rather than failed, so the chain may go on; asked
+// that what was said asked the candidate a question. The caller holds turnMu.
+func (c *Controller) runAdmin(ctx context.Context, a AdminInstruction) (done, asked bool, err error) {
 	run, err := c.prepareAdminRun(a)
 	if run.req == nil {
-		return false, err
+		return false, false, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
 	reply, err := c.ex.Observe(cctx, run.req)
@@ -149,18 +157,18 @@ func (c *Controller) prepareAdminRun(a AdminInstruction) (adminRun, error) {
 // guard first) and spoken in the node it was asked in; an examiner that cannot act on the
 // instruction says nothing and it is recorded as not actionable; else it is recorded as
 // failed. done reports that the run completed (applied or not actionable).
-func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error) (done bool, _ error) {
+func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error) (done, asked bool, _ error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inFlight = false
 	if err := c.usable(); err != nil {
-		return false, err
+		return false, false, err
 	}
 	a, node := run.a, run.node
 	moved := c.nodeGen != run.gen || c.state.Terminal()
 	if err == nil && !moved && reply.adminResult(0) == AdminNotActionable {
 		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminNotActionable, Usage: replyUsage(reply)})
-		return true, c.sinkErr
+		return true, false, c.sinkErr
 	}
 	text, perr := adminSpokenText(reply, err)
 	if perr != nil || moved {
@@ -169,14 +177,14 @@ func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error)
 		}
 		c.emit(&SystemErrorPayload{Code: CodeAdminFailed, Message: perr.Error(), NodeID: node.NodeID})
 		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminFailed, Usage: replyUsage(reply)})
-		return false, c.sinkErr
+		return false, false, c.sinkErr
 	}
 	c.applying = []string{a.Text}
-	c.speakFiltered(node.NodeID, text, SpokenAdmin)
+	asked = c.speakFiltered(node.NodeID, text, SpokenAdmin)
 	c.applying = nil
 	c.adminApplied(a.Text)
 	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminApplied, Usage: replyUsage(reply)})
-	return true, c.sinkErr
+	return true, asked, c.sinkErr
 }
 
 // adminSpokenText takes spokenText from an admin run's reply. Signals and the rest are
@@ -302,6 +310,7 @@ func (c *Controller) SpeechInterrupted(heard string) error {
 	}
 	heard = strings.TrimSpace(heard)
 	c.ctxm.interrupted(heard)
+	c.noteCut(heard)
 	nodeID := ""
 	if c.node != nil {
 		nodeID = c.node.NodeID

@@ -7,16 +7,19 @@ import (
 
 // arbitrateCommand decides which candidate command, if any, a turn dispatches (decision step 2).
 //
-// The examiner's observation is the judgement; the rule-based classifier on the transcript is
-// only a safety net for when the examiner fails to see a command (pipecat-adapter §10):
+// The candidate's explicit request wins. The rule-based classifier (ClassifyCommand) matches
+// only standalone short command utterances ("Could you repeat the question, please?", "Please
+// slow down a bit."), so when it matches, the candidate asked for something, and no
+// classification of the examiner's takes that away: not an answer it thought it heard
+// (substantive, or signals), not another command. The same rule holds whatever the examiner
+// (the LLM, the offline one, or a Pipecat bot's report through `examtui controller`), since
+// every path decides here:
 //   - distress outranks every command: a distressed "I want to stop" takes the distress path;
-//   - a command the examiner reports is dispatched;
-//   - the safety net fires when the examiner's reply is unusable, or when a valid observation
-//     reports neither evidence nor a substantive answer. A valid observation with signals or a
-//     substantive answer wins over the net ("To save money we should move on to a cheaper
-//     supplier." is an answer).
+//   - the candidate's explicit command is dispatched; the source is the examiner when it saw
+//     the same command, the safety net otherwise (the trace says what it set aside);
+//   - else a command the examiner reports is dispatched.
 //
-// The classifier itself only matches standalone short command utterances (ClassifyCommand).
+// Evidence the examiner reported in the same turn is kept (decide).
 func arbitrateCommand(valid bool, obs Observation, safety Command) (cmd Command, src CommandSource, why string) {
 	switch {
 	case valid && obs.DistressDetected:
@@ -24,14 +27,18 @@ func arbitrateCommand(valid bool, obs Observation, safety Command) (cmd Command,
 			return "", "", fmt.Sprintf("(%s set aside: distress outranks every command)", c)
 		}
 		return "", "", ""
-	case valid && obs.CommandDetected != "":
+	case safety == "" && valid && obs.CommandDetected != "":
 		return obs.CommandDetected, CommandByExaminer, ""
 	case safety == "":
 		return "", "", ""
 	case !valid:
 		return safety, CommandBySafetyNet, "(examiner reply unusable)"
+	case obs.CommandDetected == safety:
+		return safety, CommandByExaminer, ""
+	case obs.CommandDetected != "":
+		return safety, CommandBySafetyNet, fmt.Sprintf("(the candidate asked for %s: the examiner's %s set aside)", safety, obs.CommandDetected)
 	case len(obs.Signals) > 0 || obs.AnswerQuality == QualitySubstantive:
-		return "", "", fmt.Sprintf("(safety net %s overridden: the examiner observed an answer)", safety)
+		return safety, CommandBySafetyNet, "(the candidate's request outranks the examiner's answer classification)"
 	}
 	return safety, CommandBySafetyNet, ""
 }

@@ -6,14 +6,15 @@ import "strings"
 // answer that happens to contain "move on" or "another way" is an answer, not a command.
 const maxCommandWords = 14
 
-// commandRule maps phrases to a command. Rules are tried in order; the first match wins, so
-// more specific phrasings come first.
-type commandRule struct {
-	cmd     Command
-	phrases []string
+// CommandPhrases maps phrases to a command. Rules are tried in order; the first match wins, so
+// more specific phrasings come first. A language's rules are its Vocabulary's Commands.
+type CommandPhrases struct {
+	Command Command
+	Phrases []string
 }
 
-var commandRules = []commandRule{
+// englishCommands are the default vocabulary's command phrases.
+var englishCommands = []CommandPhrases{
 	{CmdSlowDown, []string{"slow down", "more slowly", "speak slower", "talk slower", "too fast", "slower please"}},
 	{CmdRequestRephrase, []string{"rephrase", "reword", "say it another way", "say it differently", "put it another way", "ask it another way", "ask it differently", "in simpler words", "in simpler terms"}},
 	{CmdRepeat, []string{"repeat", "say that again", "say it again", "pardon", "come again", "didnt catch", "did not catch", "didnt hear", "did not hear", "once more"}},
@@ -42,15 +43,15 @@ func ClassifyCommand(text string) (Command, bool) {
 	if words == 0 || words > maxCommandWords {
 		return "", false
 	}
-	for _, r := range commandRules {
-		for _, p := range r.phrases {
+	for _, r := range defaultVocabulary.Commands {
+		for _, p := range r.Phrases {
 			if containsNorm(norm, p) {
 				if !standalone(norm, p) {
 					// "To save money we should move on to a cheaper supplier" uses a command
 					// phrase inside an answer: not a command.
 					return "", false
 				}
-				return r.cmd, true
+				return r.Command, true
 			}
 		}
 	}
@@ -97,6 +98,17 @@ var affirmatives = []string{"yes", "yeah", "yep", "sure", "confirm", "i confirm"
 // negatives cancel a pending finish (checked first: "no, I'm not sure").
 var negatives = []string{"no", "not", "nope", "cancel", "continue", "dont", "wait"}
 
+// isNegative reports whether a reply to "are you sure?" declines it.
+func isNegative(text string) bool {
+	norm := normalizeWords(text)
+	for _, p := range negatives {
+		if containsNorm(norm, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // isAffirmative reports whether a reply to "are you sure?" confirms it.
 func isAffirmative(text string) bool {
 	norm := normalizeWords(text)
@@ -114,9 +126,9 @@ func isAffirmative(text string) bool {
 }
 
 func init() {
-	for i := range commandRules {
-		for j, p := range commandRules[i].phrases {
-			commandRules[i].phrases[j] = normPhrase(p)
+	for i := range englishCommands {
+		for j, p := range englishCommands[i].Phrases {
+			englishCommands[i].Phrases[j] = normPhrase(p)
 		}
 	}
 	for i, p := range affirmatives {

@@ -155,12 +155,13 @@ func (c *Controller) adminApplied(text string) {
 }
 
 // heardCandidate puts a candidate turn into the context: at once when it needs no examiner
-// (the candidate returning from a pause, or answering a finish confirmation), else as the open
+// (the candidate returning from a pause, answering a finish confirmation, or a backchannel
+// after a false cut), else as the open
 // turn its observation settles. It reports whether the turn goes to the examiner. Caller
 // holds mu, before the turn changes the state.
 func (c *Controller) heardCandidate(p *TranscriptSegmentPayload) bool {
 	msg := candidateMessage(p.Text, time.Duration(p.DurationMs)*time.Millisecond)
-	if c.state == StatePaused || c.pendingFinish {
+	if c.state == StatePaused || c.pendingFinish || c.falseCut(p.Text) != "" {
 		c.ctxm.record(msg)
 		return false
 	}

@@ -26,6 +26,7 @@ type Controller struct {
 	turnTimeout time.Duration
 	inputSource InputSource
 	failover    failover
+	vocab       *Vocabulary // the exam language's words (vocabulary.go)
 
 	// turnMu serializes examiner calls (candidate turns and immediate admin runs); mu guards
 	// everything else and is released during the call so the examiner can be paused, advanced or
@@ -64,7 +65,9 @@ type Controller struct {
 	pausedByExam bool // paused by an examiner control: only an examiner resumes
 	queued       []AdminInstruction
 	applying     []string // the instructions whose reply is being filtered and said (instruction_echo.go)
-	beats        []beatState
+	// turnSaid collects what is said while a turn is decided, when non-nil (settleQueued).
+	turnSaid *strings.Builder
+	beats    []beatState
 
 	speakingUntil    time.Time
 	userSpeaking     bool
@@ -149,7 +152,8 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		return nil, err
 	}
 	o := options{clock: SystemClock{}, turnTimeout: DefaultTurnTimeout, inputSource: SourceTyped,
-		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens, failoverAfter: DefaultFailoverAfter}
+		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens, failoverAfter: DefaultFailoverAfter,
+		vocab: defaultVocabulary}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -170,8 +174,8 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 	c := &Controller{
 		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
 		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
-		filters: buildFilters(exam), ctxm: newContextManager(), ttsSpeed: 1,
-		variants: o.variants, pins: o.pins, seed: o.seed,
+		filters: buildFilters(exam, o.vocab), ctxm: newContextManager(), ttsSpeed: 1,
+		variants: o.variants, pins: o.pins, seed: o.seed, vocab: o.vocab,
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
 	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter, wait: o.failoverWait}
@@ -386,27 +390,29 @@ func (c *Controller) emitIntercepts(nodeID string, hits []filterHit) {
 // speakFiltered runs the node's output filters on a line, records what they intercepted and
 // says what is left, part by part, as source. Every line the candidate hears comes through here
 // (speak) or through plan and apply (a turn's reply, validated by the same runFilters).
-func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) {
-	c.sayFiltered(nodeID, text, source, false, true)
+func (c *Controller) speakFiltered(nodeID, text string, source SpokenSource) (asked bool) {
+	return c.sayFiltered(nodeID, text, source, false, true)
 }
 
 // sayFiltered filters text, records the interceptions and says what is left. guard marks a line
 // the examiner model wrote: it gets the whole pipeline and the instruction_echo guard
 // (outputFilters); the controller's own lines (speak) get runOwnFilters.
-func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted, guard bool) {
+// It reports whether what was said asks the candidate a question.
+func (c *Controller) sayFiltered(nodeID, text string, source SpokenSource, intercepted, guard bool) (asked bool) {
 	nf := c.filtersFor(nodeID)
 	if nf == nil || strings.TrimSpace(text) == "" {
-		return
+		return false
 	}
 	filter := nf.runOwnFilters
 	if guard {
 		filter = func(text string) (string, []string, []filterHit) { return c.outputFilters(nf, text) }
 	}
-	_, parts, hits := filter(text)
+	out, parts, hits := filter(text)
 	c.emitIntercepts(nodeID, hits)
 	for i, p := range parts {
 		c.speakPart(p, source, intercepted || len(hits) > 0, i, false)
 	}
+	return hasQuestion(out)
 }
 
 // speak says a line of the controller's own (a node's intro and prompt, a canned line, a
@@ -427,8 +433,12 @@ func (c *Controller) speakPart(text string, source SpokenSource, intercepted boo
 	now := c.clock.Now()
 	sp := &SpokenPayload{NodeID: c.node.NodeID, Text: text, Source: source, Intercepted: intercepted,
 		TTSSpeed: c.ttsSpeed, Part: part, Streamed: streamed}
+	if c.turnSaid != nil {
+		c.turnSaid.WriteString(" " + text)
+	}
 	c.emit(sp)
 	c.heard(sp)
+	c.noteSaying(text, part)
 	c.segSeq++
 	dur := speechDuration(text, c.ttsSpeed)
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,
@@ -446,7 +456,7 @@ func (c *Controller) speakPart(text string, source SpokenSource, intercepted boo
 // prompt whole, else the last question of the examiner's own reply. Live speech and the
 // replay of a stored spoken event both use it.
 func (c *Controller) noteQuestion(text string, source SpokenSource) {
-	switch q := lastQuestionIn(text); {
+	switch q := nodeQuestionIn(text); {
 	case source == SpokenPrompt:
 		c.lastQuestion = text
 	case source == SpokenExaminer && q != "":
@@ -462,6 +472,22 @@ func speechDuration(text string, speed float64) time.Duration {
 	}
 	words := len(strings.Fields(text))
 	return time.Duration(float64(words) / 2.5 / speed * float64(time.Second))
+}
+
+// nodeQuestionIn returns the last question sentence of text that asks something of the exam,
+// or "": a procedural question, one that is itself a candidate command ("Would you like me to
+// repeat the question?", "Do you need a break?"), is never the question to come back to.
+func nodeQuestionIn(text string) string {
+	ss := SplitSentences(text)
+	for i := len(ss) - 1; i >= 0; i-- {
+		if !strings.HasSuffix(ss[i], "?") {
+			continue
+		}
+		if _, procedural := ClassifyCommand(ss[i]); !procedural {
+			return ss[i]
+		}
+	}
+	return ""
 }
 
 // lastQuestionIn returns the last question sentence of text, or "".

@@ -79,6 +79,9 @@ func (c *Controller) decide(in *turnInput) {
 		c.log.Info("observation repaired", "node", node.NodeID, "turn", in.turn, "problems", problems)
 	}
 	c.settleObservation(op)
+	if !valid {
+		c.notAssessed(node.NodeID, in.turn, in.seg.id, in.text, NotAssessedExaminerFailed, perr.Error())
+	}
 	// A reply the controller had to reject whole (malformed arguments) fails the turn as surely
 	// as an error or a missing call: each ends in the canned line (or the command the candidate
 	// asked for), and the exam would not move.
@@ -92,7 +95,7 @@ func (c *Controller) decide(in *turnInput) {
 			accepted, rejected, _ := c.evidenceStep(in, obs)
 			c.recordEvidence(in, accepted, rejected, obs.Misconceptions)
 		}
-		c.dispatchCommand(cmd, src, obs, valid)
+		in.said = c.dispatchCommand(cmd, src, obs, valid)
 	case !valid:
 		c.speak(fallbackLine(c.lastQuestion), SpokenFallback, false)
 	default:
@@ -240,6 +243,7 @@ func (c *Controller) apply(in *turnInput, p *plan) {
 		parts = []string{text}
 	}
 	c.speakValidated(in.stream, text, parts, len(p.hits) > 0 || p.anxietyHit != nil)
+	in.said = true
 }
 
 // speakValidated says the validated reply, skipping the sentences already streamed.

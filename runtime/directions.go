@@ -243,22 +243,35 @@ func (cm *contextManager) summarizeNow() {
 // (a queued instruction promoted to immediate); the ones still queued follow it, as after any
 // immediate instruction (Admin's chain). It fails with
 // ErrNothingQueued when none is waiting.
+//
+// Promotion happens only between turns: it waits for a turn in flight (turnMu), whose examiner
+// call may carry the queued instructions and settles them by their place in the queue, so the
+// entry promoted is never one that turn is settling.
 func (c *Controller) PromoteQueued(ctx context.Context) error {
-	c.mu.Lock()
-	if err := c.active(); err != nil {
-		c.mu.Unlock()
+	c.turnMu.Lock()
+	defer c.turnMu.Unlock()
+	a, ok, err := c.promoteNext()
+	if err != nil {
 		return err
 	}
-	if len(c.queued) == 0 {
-		c.mu.Unlock()
+	if !ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err := c.active(); err != nil {
+			return err
+		}
 		return ErrNothingQueued
 	}
-	a := c.queued[0]
-	c.queued = append([]AdminInstruction(nil), c.queued[1:]...)
-	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: AdminPromoted})
+	// Received as an immediate instruction, as Admin records one (the stream reads as before).
+	c.mu.Lock()
+	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: c.node.NodeID, Status: AdminReceived})
+	c.speakingUntil = c.clock.Now() // interrupt whatever is being said
+	err = c.sinkErr
 	c.mu.Unlock()
-	a.Mode = AdminImmediate
-	return c.Admin(ctx, a)
+	if err != nil {
+		return err
+	}
+	return c.runChain(ctx, a)
 }
 
 // CandidateActive records candidate activity that is not speech (typing an answer): the

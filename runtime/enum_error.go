@@ -27,13 +27,18 @@ const (
 
 	// CodeSummaryFailed: the model's summary of older turns failed; the extractive one stands.
 	CodeSummaryFailed ErrorCode = "summary_failed"
+
+	// A Pipecat bot (contrib/pipecat) whose call to `examtui controller` failed: it said the
+	// fallback line and reports the failure with its next call that gets through.
+	CodeControllerUnreachable ErrorCode = "controller_unreachable"
+	CodeControllerError       ErrorCode = "controller_error"
 )
 
 // ErrorCodes lists every error code.
 var ErrorCodes = []ErrorCode{CodeObservationInvalid, CodeExaminerFailed, CodeAdminFailed, CodeWorkerJobFailed,
 	CodeCandidateInputFailed, CodeExaminerCommandFailed, CodeAudioPipelineFailed, CodeSpeechFailed,
 	CodeUnauthorizedMessage, CodeInvalidMessage, CodeUntrustedParticipant, CodeForgedEvent, CodeEventGap,
-	CodeSummaryFailed}
+	CodeSummaryFailed, CodeControllerUnreachable, CodeControllerError}
 
 func (c ErrorCode) String() string { return string(c) }
 

@@ -20,11 +20,14 @@ const (
 	// RecoveryLLMRetry: a retried examiner call. No writer emits it today; the control room
 	// counts it, so the word is kept here.
 	RecoveryLLMRetry RecoveryKind = "llm_retry"
+	// RecoveryNotAssessed: a candidate segment with words that the examiner did not observe,
+	// with its reason (NotAssessedReason) and the segment it names.
+	RecoveryNotAssessed RecoveryKind = "not_assessed"
 )
 
 // RecoveryKinds lists every recovery kind.
 var RecoveryKinds = []RecoveryKind{RecoveryLowConfidence, RecoveryCalmSupport, RecoveryBargeIn,
-	RecoverySilenceCheckIn, RecoverySilenceRepeat, RecoverySilenceTimeout, RecoveryLLMRetry}
+	RecoverySilenceCheckIn, RecoverySilenceRepeat, RecoverySilenceTimeout, RecoveryLLMRetry, RecoveryNotAssessed}
 
 func (k RecoveryKind) String() string { return string(k) }
 

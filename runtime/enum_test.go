@@ -46,6 +46,7 @@ func TestEnumsParseAndUnknown(t *testing.T) {
 		stringEnum("CommandSource", runtime.CommandSources, runtime.ParseCommandSource),
 		stringEnum("DecisionAction", runtime.DecisionActions, runtime.ParseDecisionAction),
 		stringEnum("RecoveryKind", runtime.RecoveryKinds, runtime.ParseRecoveryKind),
+		stringEnum("NotAssessedReason", runtime.NotAssessedReasons, runtime.ParseNotAssessedReason),
 		stringEnum("AdminMode", runtime.AdminModes, runtime.ParseAdminMode),
 		stringEnum("AdminStatus", runtime.AdminStatuses, runtime.ParseAdminStatus),
 		stringEnum("ErrorCode", runtime.ErrorCodes, runtime.ParseErrorCode),

@@ -48,6 +48,10 @@ type ExaminerRequest struct {
 	Directions []string
 	// WrapUp is set once the exam's wrap-up beat has fired: the examiner should move to a close.
 	WrapUp bool
+	// Question is the question on the table: what a repeat, a clarification or a rephrasing
+	// comes back to (the node's prompt, or the examiner's last question of its own), never a
+	// procedural question such as a silence check-in's "Would you like me to repeat the question?".
+	Question string
 }
 
 // ExaminerReply is the raw result of one examiner call.

@@ -27,6 +27,8 @@ var nodeParity = map[string]struct {
 	// A resume starts the silence count over at the moment it resumes (restore sets
 	// lastUserActivity to now): a process that was down cannot know how long the candidate
 	// was quiet, so the stage is not in the log and starts at 0.
+	"saying":          {value: func(s *nodeState, _ time.Time) any { return fmt.Sprintf("%q", s.saying) }},
+	"cut":             {value: func(s *nodeState, _ time.Time) any { return s.cut }},
 	"silenceStage":    {skip: "restarted by a resume"},
 	"silenceActivity": {skip: "restarted by a resume"},
 }

@@ -132,9 +132,25 @@ func (c *Controller) useFallback() {
 }
 
 // replayFailover repeats a stored switch on resume, so a resumed exam stays on the fallback.
+//
+// It also counts the failed turns in a row as the live controller did (a turn's observation,
+// valid or not; a discarded one is no examiner failure), so a kill in the middle of a failing
+// streak does not start the count again: the failover comes at the same turn either way. (The
+// time they took, WithFailoverWait, is not in the log: that bound starts again.)
 func (c *Controller) replayFailover(p Payload) {
-	if s, ok := p.(*ExaminerSwitchedPayload); ok && s.To != "" && c.failover.fallback != nil {
-		c.useFallback()
+	switch p := p.(type) {
+	case *ExaminerSwitchedPayload:
+		if p.To != "" && c.failover.fallback != nil {
+			c.useFallback()
+		}
+	case *ObservationPayload:
+		switch {
+		case p.Turn == 0 || p.Decision.Action == DecisionDiscarded:
+		case p.Valid:
+			c.failover.failures = 0
+		default:
+			c.failover.failures++
+		}
 	}
 }
 

@@ -55,20 +55,22 @@ type nodeFilters struct {
 	enabled      map[spec.FilterName]bool
 	action       map[spec.FilterName]string
 	maxChars     int
+	integrity    []integrityFilter // the always-on guardrails, with the language's verdict detector
 }
 
 // buildFilters builds every node's filters of exam, with the exam's vocabulary built once and
-// shared.
-func buildFilters(exam *spec.Exam) map[string]*nodeFilters {
+// shared, and the always-on guardrails judging verdicts with lang's detector.
+func buildFilters(exam *spec.Exam, lang *Vocabulary) map[string]*nodeFilters {
 	vocab := buildExamVocab(exam)
+	integrity := integrityFns(lang.verdictIndex())
 	out := make(map[string]*nodeFilters, len(exam.Nodes))
 	for i := range exam.Nodes {
 		n := &exam.Nodes[i]
-		out[filterKey(n.NodeID, "")] = buildNodeFiltersWith(exam, n, vocab)
+		out[filterKey(n.NodeID, "")] = buildNodeFiltersWith(exam, n, vocab, integrity)
 		// Each variant has its own topic words and opening: the filters of the drawn one run.
 		for _, id := range n.VariantIDs() {
 			view, _ := n.WithVariant(id)
-			out[filterKey(n.NodeID, id)] = buildNodeFiltersWith(exam, view, vocab)
+			out[filterKey(n.NodeID, id)] = buildNodeFiltersWith(exam, view, vocab, integrity)
 		}
 	}
 	return out
@@ -97,11 +99,12 @@ func (c *Controller) filtersFor(nodeID string) *nodeFilters {
 // buildNodeFilters builds one node's filters on its own (tests); the controller uses
 // buildFilters.
 func buildNodeFilters(exam *spec.Exam, node *spec.CompiledNode) *nodeFilters {
-	return buildNodeFiltersWith(exam, node, buildExamVocab(exam))
+	return buildNodeFiltersWith(exam, node, buildExamVocab(exam), integrityFns(defaultVocabulary.verdictIndex()))
 }
 
-func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examVocab) *nodeFilters {
+func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examVocab, integrity []integrityFilter) *nodeFilters {
 	nf := &nodeFilters{
+		integrity:  integrity,
 		vocab:      vocab,
 		descNgrams: map[string]string{},
 		topicWords: map[string]bool{},

@@ -29,7 +29,7 @@ func demoExam(t testing.TB) *spec.Exam {
 // dropped its neighbour still passes every filter; neither the verdict nor the limit is said.
 func TestFiltersRubricThenForbidden(t *testing.T) {
 	exam := basicExam(t)
-	nf := buildFilters(exam)["plan"]
+	nf := buildFilters(exam, defaultVocabulary)["plan"]
 	for _, in := range []string{
 		"The rubric rewards naming risks. You pass this part; requiredEvidenceCount is 2.",
 		"The rubric rewards naming risks. You pass this part; requiredEvidenceCount is 2. What would you test first?",
@@ -56,7 +56,7 @@ func TestFiltersRubricThenForbidden(t *testing.T) {
 // transition reasons) are caught in every node, and ordinary sentences pass.
 func TestFiltersExamVocabulary(t *testing.T) {
 	exam := demoExam(t)
-	filters := buildFilters(exam)
+	filters := buildFilters(exam, defaultVocabulary)
 	caught := []string{
 		"I am now checking analyses_clientele and considers_budget.",
 		"I am now checking analyses clientele.",
@@ -174,7 +174,7 @@ func TestFiltersFixedPoint(t *testing.T) {
 		exam := compileEdited(t, func(s string) string {
 			return strings.Replace(s, "nodes:\n", "outputValidation:\n  filters:\n    - {name: length, maxChars: 300, action: "+action+"}\nnodes:\n", 1)
 		})
-		nf := buildFilters(exam)["plan"]
+		nf := buildFilters(exam, defaultVocabulary)["plan"]
 		if nf.maxChars != 300 || nf.lengthAction() != action {
 			t.Fatalf("the length filter was not configured: %d %s", nf.maxChars, nf.lengthAction())
 		}
@@ -204,7 +204,7 @@ func FuzzFiltersFixedPoint(f *testing.F) {
 // TestFiltersFallbackPassesEveryFilter: the line said when the passes do not settle is itself
 // a fixed point, in every node of the example.
 func TestFiltersFallbackPassesEveryFilter(t *testing.T) {
-	for id, nf := range buildFilters(demoExam(t)) {
+	for id, nf := range buildFilters(demoExam(t), defaultVocabulary) {
 		if out, _, hits := nf.runFilters(neutralFollowUp); out != neutralFollowUp || len(hits) > 0 {
 			t.Errorf("node %s: the neutral follow-up → %q (%v)", id, out, filterNames(hits))
 		}
@@ -216,7 +216,7 @@ func TestFiltersFallbackPassesEveryFilter(t *testing.T) {
 // become a topic redirect), with the node's question as the question repeated.
 func TestCannedLinesPassEveryFilter(t *testing.T) {
 	for _, exam := range []*spec.Exam{demoExam(t), basicExam(t)} {
-		filters := buildFilters(exam)
+		filters := buildFilters(exam, defaultVocabulary)
 		for i := range exam.Nodes {
 			node := &exam.Nodes[i]
 			nf := filters[node.NodeID]
@@ -253,7 +253,7 @@ func TestCannedLinesPassEveryFilter(t *testing.T) {
 func TestOwnLinesKeepTheirTopic(t *testing.T) {
 	const notice = "Sorry, the examiner lost the connection for a moment and is back now."
 	exam := demoExam(t)
-	filters := buildFilters(exam)
+	filters := buildFilters(exam, defaultVocabulary)
 	redirected := 0
 	for i := range exam.Nodes {
 		nf := filters[exam.Nodes[i].NodeID]

@@ -75,40 +75,45 @@ func normAll(ps []string) []string {
 	return out
 }
 
-// forbiddenMatch names the forbidden action a normalized text commits, or "".
-func forbiddenMatch(norm string) string {
+// forbiddenMatch names the forbidden action a normalized text commits, or "": an answer
+// revealed, a judging phrase, or a verdict in any wording by the language's detector.
+func forbiddenMatch(norm string, verdicts *verdictIndex) string {
 	if m := revealNorm.first(norm); m != "" {
 		return "reveals an answer: " + m
 	}
 	if m := judgementNorm.first(norm); m != "" {
 		return "evaluative praise or judgement: " + m
 	}
+	// A verdict in any wording (verdict.go): the class, not a list of phrases.
+	if why := verdicts.detect(norm); why != "" {
+		return "verdict: " + why
+	}
 	return ""
 }
 
 // runIntegrityFilters applies the always-on guardrails through apply (runFilters' closure).
 func (nf *nodeFilters) runIntegrityFilters(apply func(spec.FilterName, string, func(text, norm string) (string, string, bool))) {
-	for i := range integrityFns {
-		apply(integrityFns[i].name, integrityFns[i].action, integrityFns[i].fn)
+	for i := range nf.integrity {
+		apply(nf.integrity[i].name, nf.integrity[i].action, nf.integrity[i].fn)
 	}
 }
 
-// integrityFns are the guardrails as filter functions, built once (no per-turn closures).
-var integrityFns = func() []struct {
+// integrityFilter is one always-on guardrail as a filter function.
+type integrityFilter struct {
 	name   spec.FilterName
 	action string
 	fn     func(text, norm string) (string, string, bool)
-} {
-	out := make([]struct {
-		name   spec.FilterName
-		action string
-		fn     func(text, norm string) (string, string, bool)
-	}, len(integritySets))
+}
+
+// integrityFns are the guardrails as filter functions for the exam language's verdict
+// detector, built once per node's filters (no per-turn closures).
+func integrityFns(verdicts *verdictIndex) []integrityFilter {
+	out := make([]integrityFilter, len(integritySets))
 	for i := range integritySets {
 		set := &integritySets[i]
 		match := func(n string) string {
 			if set.phrases == nil {
-				return forbiddenMatch(n)
+				return forbiddenMatch(n, verdicts)
 			}
 			if m := set.phrases.first(n); m != "" {
 				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
@@ -120,15 +125,20 @@ var integrityFns = func() []struct {
 		}
 		out[i].name, out[i].action = set.name, set.action
 		out[i].fn = func(text, norm string) (string, string, bool) {
-			if match(norm) == "" {
+			if set.phrases != nil && match(norm) == "" {
 				return text, "", false
 			}
+			// forbidden_action judges sentence by sentence: a verdict's structure ends with its
+			// sentence ("Correct." before "What would you test first?").
 			kept, why := dropClauses(text, match)
+			if why == "" {
+				return text, "", false
+			}
 			return keepQuestion(text, kept), why, true
 		}
 	}
 	return out
-}()
+}
 
 // dropClauses removes what match flags: in a question, only the flagged comma clauses ("Good
 // point, but what would it cost?" keeps the question); elsewhere the whole sentence.
@@ -160,7 +170,9 @@ func dropClauses(text string, match func(norm string) string) (string, string) {
 				rest = rest[len(lead):]
 			}
 		}
-		if len(strings.Fields(rest)) >= 3 && strings.HasSuffix(rest, "?") {
+		// What is left is kept only if it no longer matches as a whole: a verdict can span
+		// clauses that are harmless one by one ("You, 10 out of 12?").
+		if len(strings.Fields(rest)) >= 3 && strings.HasSuffix(rest, "?") && match(normalizeWords(rest)) == "" {
 			kept = append(kept, upperFirst(rest))
 		}
 	}

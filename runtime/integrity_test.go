@@ -51,8 +51,9 @@ func TestOfflineDistressOutranksFinish(t *testing.T) {
 	}
 }
 
-// TestSafetyNetArbitration pins decision step 2 with the scripted examiner: the net fires only
-// when the examiner's observation does not contradict it.
+// TestSafetyNetArbitration pins decision step 2 with the scripted examiner: the candidate's
+// explicit command wins over the examiner's classification; an answer with command words in it
+// is no command; distress outranks every command.
 func TestSafetyNetArbitration(t *testing.T) {
 	budget := []runtime.Signal{sig("names_risk", "skip the testing is a risk")}
 	tests := []struct {
@@ -64,7 +65,14 @@ func TestSafetyNetArbitration(t *testing.T) {
 		{"net catches a command the examiner missed", "Can we move on?", runtimetest.Args{AnswerQuality: "unclear", SpokenText: "Go on."}.String(), "skip"},
 		{"net covers a failed examiner", "Can we move on?", "", "skip"},
 		{"signals win over the net", "Skip the testing is a risk, move on.", runtimetest.Args{Signals: budget, AnswerQuality: "partial", SpokenText: "Why?"}.String(), ""},
-		{"a substantive answer wins over the net", "Can we move on?", runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), ""},
+		// The candidate's explicit request wins over the examiner's classification of it.
+		{"the candidate's command wins over a substantive classification", "Can we move on?", runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), "skip"},
+		{"repeat wins over a substantive classification", "Could you repeat the question please?", runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), "repeat"},
+		{"slow down wins over signals", "Please slow down a bit.", runtimetest.Args{Signals: budget, AnswerQuality: "substantive", SpokenText: "Why?"}.String(), "slow_down"},
+		{"the candidate's command wins over the examiner's other command", "Could you repeat the question please?", runtimetest.Args{CommandDetected: "clarification", AnswerQuality: "partial", SpokenText: "In other words?"}.String(), "repeat"},
+		{"clarify wins over a substantive classification", "What do you mean by that?", runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), "clarification"},
+		{"pause wins over a substantive classification", "Can we pause for a moment?", runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), "pause"},
+		{"finish wins over a substantive classification", "I want to finish the exam now.", runtimetest.Args{AnswerQuality: "substantive", SpokenText: "Why?"}.String(), "finish"},
 		{"distress wins over the net", "Can we move on?", runtimetest.Args{DistressDetected: true, AnswerQuality: "unclear", SpokenText: "Take your time."}.String(), ""},
 	}
 	for _, tt := range tests {

@@ -31,6 +31,11 @@ type nodeState struct {
 	// The silence check-in stage and the candidate activity it counts from (checkSilence).
 	silenceStage    int
 	silenceActivity time.Time
+
+	// saying is the examiner's line being said (its spoken parts), and cut the rest of it from
+	// the sentence a barge-in cut, until the candidate's next turn (falsecut.go).
+	saying []string
+	cut    string
 }
 
 // keepSegment keeps a candidate segment for STT provenance: the node's latest

@@ -32,6 +32,7 @@ type options struct {
 	pins     map[string]string
 	seed     uint64
 	seedSet  bool
+	vocab    *Vocabulary // vocabulary.go
 }
 
 // Option configures a Controller.

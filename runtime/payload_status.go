@@ -12,6 +12,7 @@ const (
 	detailAwaitingConfirmation = "awaiting confirmation"
 	detailConfirmed            = "confirmed"
 	detailNotConfirmed         = "not confirmed"
+	detailAnsweredInstead      = "not confirmed: the candidate answered instead"
 )
 
 // candidatePauseReason is the exam_state reason of a pause the candidate asked for.

@@ -186,6 +186,11 @@ type RecoveryPayload struct {
 	NodeID     string       `json:"nodeId,omitempty"`
 	SignalType string       `json:"signalType,omitempty"`
 	Detail     string       `json:"detail,omitempty"`
+	// SegmentID, Turn and Reason name the candidate segment a not_assessed event is about and
+	// why the examiner did not observe it.
+	SegmentID string            `json:"segmentId,omitempty"`
+	Turn      int               `json:"turn,omitempty"`
+	Reason    NotAssessedReason `json:"reason,omitempty"`
 }
 
 // AdminInstructionPayload records an examiner's instruction and who sent it.

@@ -115,11 +115,15 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 		c.resetNode(node, ts)
 	case *TranscriptSegmentPayload:
+		if !p.IsFinal {
+			break // a partial transcript (Interim) numbers nothing and is no turn
+		}
 		c.segSeq++
 		if p.Speaker == SpeakerCandidate {
 			if c.heardCandidate(p) {
 				c.takeCall()
 			}
+			c.turnHeard()
 			c.pendingFinish = false
 			if p.Text != "" {
 				c.keepSegment(segment{id: p.SegmentID, norm: normalizeWords(p.Text), confidence: p.Confidence})
@@ -131,6 +135,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 		c.noteQuestion(p.Text, p.Source)
 		c.heard(p)
+		c.noteSaying(p.Text, p.Part)
 	case *FollowUpIssuedPayload:
 		c.followUps = p.Count
 	case *CommandAcknowledgedPayload:
@@ -191,6 +196,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 	case *RecoveryPayload:
 		if heard, ok := heardFromDetail(p.Detail); ok && p.Kind == RecoveryBargeIn {
 			c.ctxm.interrupted(heard)
+			c.noteCut(heard)
 		}
 	case *BeatFiredPayload:
 		delivered := false
@@ -207,7 +213,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 	}
 	// Observation turns are numbered from the candidate segments too (a discarded turn still counts).
-	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == SpeakerCandidate {
+	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == SpeakerCandidate && ts.IsFinal {
 		c.turn++
 	}
 	return nil

@@ -169,7 +169,8 @@ func requestKey(req *ExaminerRequest) ([sha256.Size]byte, error) {
 		Directions        []string
 		WrapUp            bool
 		Node              string
-	}{req.Messages, cand, req.Turn, req.AdminInstructions, req.AdminOnly, req.CoveredSignals, req.Directions, req.WrapUp, nodeID})
+		Question          string
+	}{req.Messages, cand, req.Turn, req.AdminInstructions, req.AdminOnly, req.CoveredSignals, req.Directions, req.WrapUp, nodeID, req.Question})
 	if err != nil {
 		return [sha256.Size]byte{}, fmt.Errorf("speculation key: %w", err)
 	}

@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,7 +174,18 @@ func TestExaminerPauseHoldsCandidate(t *testing.T) {
 	if err := h.c.SubmitTurn(h.ctx, runtime.Turn{Text: "Hello?"}); !errors.Is(err, runtime.ErrPaused) {
 		t.Fatalf("turn while the examiner paused: %v", err)
 	}
-	if s := h.c.Snapshot(); s.State != runtime.StatePaused || len(h.rec.Events()) != n {
+	if s := h.c.Snapshot(); s.State != runtime.StatePaused {
 		t.Fatalf("a candidate turn changed an examiner's pause: %+v", s)
+	}
+	// Refused, not lost: the words are in the transcript, with the reason they were not observed.
+	var got []string
+	for _, ev := range h.rec.Events()[n:] {
+		got = append(got, string(ev.Event))
+	}
+	if want := []string{"transcript_segment", "recovery_event"}; !slices.Equal(got, want) {
+		t.Fatalf("events after the refused turn %v, want %v", got, want)
+	}
+	if r := payloads[*runtime.RecoveryPayload](h); len(r) != 1 || r[0].Reason != runtime.NotAssessedExamPaused || r[0].SegmentID == "" {
+		t.Fatalf("recovery %+v, want one not_assessed exam_paused naming the segment", r)
 	}
 }

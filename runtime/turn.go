@@ -22,6 +22,9 @@ type turnInput struct {
 	callDur time.Duration
 	latency Latency
 	stream  *streamState
+	// said is set once the examiner's reply (its spokenText) was said, whole or in part: the
+	// queued instructions it applied are consumed only then (settleQueued).
+	said bool
 }
 
 // SubmitTurn hands the controller one candidate turn: it is recorded, observed by the examiner
@@ -79,22 +82,56 @@ func (c *Controller) takeTurn(t Turn, wallStart time.Time) (examinerCall, error)
 	if err := c.active(); err != nil {
 		return examinerCall{}, err
 	}
+	text := strings.TrimSpace(t.Text)
 	if c.state == StatePaused && c.pausedByExam {
+		// Refused, but not lost: the words are in the transcript with their reason.
+		if text != "" {
+			segPayload, _ := c.recordCandidateTurn(&t, text)
+			c.heardCandidate(&segPayload)
+			c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedExamPaused, "an examiner paused the exam")
+		}
 		return examinerCall{}, ErrPaused
 	}
 	c.resumeOnAnswer() // presence.go
-	text := strings.TrimSpace(t.Text)
+	c.answerInstead(text)
 	segPayload, seg := c.recordCandidateTurn(&t, text)
+	resume := c.falseCut(text)
 	c.heardCandidate(&segPayload)
+	c.turnHeard()
 	switch {
+	case resume != "":
+		c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedBackchannel, "a backchannel over the examiner's line: the line goes on")
+		c.speak(resume, SpokenExaminer, false)
+		return examinerCall{}, c.sinkErr
 	case c.state == StatePaused:
+		c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedReturnFromPause, "the candidate came back from the pause")
 		c.candidateReturned()
 		return examinerCall{}, c.sinkErr
 	case c.pendingFinish:
+		c.notAssessed(segPayload.NodeID, c.turn, segPayload.SegmentID, text, NotAssessedFinishConfirmation, "the answer to the finish confirmation")
 		c.confirmFinish(text)
 		return examinerCall{}, c.sinkErr
 	}
 	return c.prepareCall(t, text, segPayload, seg, wallStart), nil
+}
+
+// answerInstead handles words that are an answer where the controller waits for a short reply
+// of its own: back from the candidate's pause ("I'm ready"), or yes or no to "are you sure you
+// want to finish?". An answer instead (any words beyond the vocabulary's return words, or a
+// yes or no) resumes the exam or sets the finish aside, before the segment is recorded, so the
+// turn goes to the examiner as any other and a resumed controller replays it the same way.
+// Caller holds mu.
+func (c *Controller) answerInstead(text string) {
+	if text == "" || c.vocab.onlyReturns(text) {
+		return
+	}
+	switch {
+	case c.state == StatePaused && !c.pausedByExam:
+		c.resumeExam("candidate answered", Actor{Kind: ActorCandidate})
+	case c.pendingFinish && !isAffirmative(text) && !isNegative(text):
+		c.pendingFinish = false
+		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: CommandByConfirmation, Detail: detailAnsweredInstead})
+	}
 }
 
 // recordCandidateTurn fills in the turn's defaults, counts it and emits its transcript
@@ -186,7 +223,7 @@ func (c *Controller) examinerRequest(cm *contextManager, t Turn, text string, se
 	extra = append(extra, c.statusMessage())
 	req := &ExaminerRequest{
 		Exam: c.exam, Node: c.node, Messages: cm.messages(c.node, extra, &final), Candidate: seg,
-		Turn: c.turn, AdminInstructions: admin,
+		Turn: c.turn, AdminInstructions: admin, Question: c.lastQuestion,
 		CoveredSignals: c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals),
 	}
 	req.Directions, req.WrapUp = directions(), c.integ.wrapUp != ""
@@ -215,33 +252,33 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inFlight = false
+	in := call.in
 	if gateErr != nil {
+		c.notAssessed(call.req.Candidate.NodeID, in.turn, in.seg.id, in.text, NotAssessedCancelled, gateErr.Error())
 		return gateErr
 	}
-	in := call.in
 	in.stream.done = true
 	if err := c.usable(); err != nil {
 		return err
 	}
-	// Queued instructions were in this call's context: settle them, in order, as the reply
-	// says (consumed, not actionable, or left queued). While the reply is filtered they are
-	// the instructions being applied, so it cannot read them out.
+	// While the reply is filtered the queued instructions in the call's context are the ones
+	// being applied, so it cannot read them out. They are settled after the decision, by what
+	// was said (settleQueued).
 	c.applying = call.req.AdminInstructions
 	defer func() { c.applying = nil }()
-	taken := min(call.queued, len(c.queued))
-	var left []AdminInstruction
-	for i, a := range c.queued[:taken] {
-		switch st := in.reply.adminResult(i); st {
-		case AdminConsumed, AdminNotActionable:
-			c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: in.stream.nodeID(c), Status: st})
-			if st == AdminConsumed {
-				c.ctxm.record(adminMessage(a, false))
-			}
-		default:
-			left = append(left, a)
-		}
+	nodeID := in.stream.nodeID(c)
+	if len(in.stream.emitted) > 0 {
+		in.said = true // streamed sentences were said before the decision
 	}
-	c.queued = append(left, c.queued[taken:]...)
+	said := &strings.Builder{}
+	for _, s := range in.stream.emitted {
+		said.WriteString(" " + s)
+	}
+	c.turnSaid = said
+	defer func() {
+		c.turnSaid = nil
+		c.settleQueued(call, nodeID, said.String())
+	}()
 	if c.nodeGen != in.gen || c.state.Terminal() {
 		// The examiner moved on (advance, skip, end) while the examiner was thinking: the
 		// observation no longer applies to anything, but it is still recorded.
@@ -250,10 +287,68 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}, Usage: replyUsage(in.reply)}
 		c.emit(op)
 		c.settleObservation(op)
+		c.notAssessed(call.req.Candidate.NodeID, in.turn, in.seg.id, in.text, NotAssessedNodeChanged, "the exam moved on during the examiner call")
 		return c.sinkErr
 	}
 	c.decide(in)
 	return c.sinkErr
+}
+
+// settleQueued settles the queued instructions the call's context carried, in order, as the
+// reply says and as the decision did: consumed only when the reply was said (a limit or a
+// command that moved the exam on before it leaves them queued for the next turn), not
+// actionable whatever happened; any other stays queued. Instructions promoted or settled
+// meanwhile are not touched: promotion waits for the turn (turnMu), so the call's instructions
+// are still the head of the queue. Caller holds mu.
+func (c *Controller) settleQueued(call *examinerCall, nodeID, said string) {
+	in := call.in
+	taken := min(call.queued, len(c.queued))
+	var left []AdminInstruction
+	reply := normalizeWords(replySpokenText(in.reply))
+	said = normalizeWords(said)
+	for i, a := range c.queued[:taken] {
+		st := in.reply.adminResult(i)
+		if st == AdminConsumed && (!in.said || c.state.Terminal() && c.nodeGen != in.gen || cutFromReply(a.Text, reply, said)) {
+			st = AdminReceived
+		}
+		switch st {
+		case AdminConsumed, AdminNotActionable:
+			if !c.state.Terminal() || st == AdminConsumed {
+				c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: nodeID, Status: st})
+			}
+			if st == AdminConsumed {
+				c.ctxm.record(adminMessage(a, false))
+			}
+		default:
+			left = append(left, a)
+		}
+	}
+	c.queued = append(left, c.queued[taken:]...)
+}
+
+// cutFromReply reports whether the reply carried what an instruction addressed to the candidate
+// asks to say ("Ask about weekend cover.": "weekend cover") and the filters cut it before it
+// was said (one_question keeps one of two such questions): the instruction was not carried
+// out. An examiner that put it in words of its own is taken at its report.
+func cutFromReply(instruction, reply, said string) bool {
+	d, ok := parseDirective(instruction)
+	if !ok {
+		return false
+	}
+	p := normPhrase(d.payload)
+	return p != "" && containsNorm(reply, p) && !containsNorm(said, p)
+}
+
+// replySpokenText is the spokenText of an examiner's reply, or "".
+func replySpokenText(r *ExaminerReply) string {
+	if r == nil || len(r.Arguments) == 0 {
+		return ""
+	}
+	var v struct {
+		SpokenText string `json:"spokenText"`
+	}
+	_ = json.Unmarshal(r.Arguments, &v)
+	return v.SpokenText
 }
 
 // maxNodeSegments bounds the transcript segments kept for STT provenance within one node.

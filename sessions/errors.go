@@ -45,3 +45,13 @@ var (
 	ErrInvalidMark = errors.New("invalid mark")
 	ErrMarksLocked = errors.New("marking is locked")
 )
+
+// Marking roster and identity errors.
+var (
+	ErrUnknownRole = errors.New("unknown marking role")
+	ErrNotOnRoster = errors.New("not on the exam's marking roster")
+	ErrOwnerOnly   = errors.New("only the store's owner manages the marking roster")
+	ErrNeedsOwner  = errors.New("the store needs its owner to migrate it first")
+	ErrNoAccess    = errors.New("no access to the store: its owner adds you to an exam's roster (examtui marks roster add)")
+	ErrNoCandidate = errors.New("candidate not in the roster")
+)

@@ -18,6 +18,9 @@ func (s *Store) Identity(ctx context.Context) (string, error) {
 		}
 		return who, nil
 	}
+	if s.cfg.localUser != "" {
+		return s.cfg.localUser, nil
+	}
 	u, err := user.Current()
 	if err != nil {
 		return "", fmt.Errorf("store identity: the operating-system account: %w", err)

@@ -48,11 +48,7 @@ CREATE TABLE IF NOT EXISTS lti_scores (
 );`
 
 // migrateV12 adds lti_launches and lti_scores (same SQL on both engines).
-// It also gives every session the candidate's id in the roster or LMS.
 func migrateV12(ctx context.Context, tx *sqlTx) error {
-	if _, err := tx.ExecContext(ctx, `ALTER TABLE sessions ADD COLUMN candidate_id TEXT NOT NULL DEFAULT ''`); err != nil {
-		return err
-	}
 	_, err := tx.ExecContext(ctx, ltiSchema)
 	return err
 }

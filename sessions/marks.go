@@ -258,14 +258,16 @@ func (s *Store) MarkLock(ctx context.Context, sessionID string) (MarkLock, bool,
 const markableExam = `exams.exam_json LIKE '%"marking":{%'`
 
 // AwaitingMarks counts finished sessions of exams with a marking scheme whose marking is not
-// locked yet: what the control room shows as waiting to be marked.
+// locked yet, candidate scripts' sessions (ScriptCandidatePrefix) left out: what the control
+// room shows as waiting to be marked.
 func (s *Store) AwaitingMarks(ctx context.Context) (int, error) {
 	if err := s.checkOpen(); err != nil {
 		return 0, err
 	}
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions JOIN exams ON exams.sha256 = sessions.exam_sha256
-		WHERE sessions.ended_ns IS NOT NULL AND `+markableExam+`
+		WHERE sessions.ended_ns IS NOT NULL AND `+markableExam+` AND sessions.candidate NOT LIKE 'script:%'
+
 		AND NOT EXISTS (SELECT 1 FROM mark_locks WHERE mark_locks.session_id = sessions.id)`).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count sessions awaiting marks: %w", err)
@@ -291,6 +293,34 @@ func (s *Store) LockedSessions(ctx context.Context, examID string) (map[string]b
 			return nil, err
 		}
 		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// MarkCounts is how many markers gave each criterion of a session a level, whoever may read
+// those levels (on PostgreSQL through a function that counts past the row-level security, and
+// tells nothing else).
+func (s *Store) MarkCounts(ctx context.Context, sessionID string) (map[string]int, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	q := `SELECT criterion, COUNT(*) FROM marks WHERE session_id = ? GROUP BY criterion`
+	if s.engine == EnginePostgres {
+		q = `SELECT criterion, n FROM examtui_mark_counts(?)`
+	}
+	rows, err := s.db.QueryContext(ctx, q, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("count marks of %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var c string
+		var n int
+		if err := rows.Scan(&c, &n); err != nil {
+			return nil, err
+		}
+		out[c] = n
 	}
 	return out, rows.Err()
 }

@@ -3,6 +3,7 @@ package sessions
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -35,6 +36,7 @@ type storeConfig struct {
 	writeWait   time.Duration // SQLite: a write's whole wait for the write lock (writeturn.go)
 	sync        Synchronous
 	recover     bool
+	localUser   string // SQLite: the identity instead of the OS account (WithLocalIdentity)
 	now         func() time.Time
 }
 
@@ -117,6 +119,19 @@ func WithNow(now func() time.Time) Option {
 			return fmt.Errorf("%w: nil clock", ErrInvalidOption)
 		}
 		c.now = now
+		return nil
+	}
+}
+
+// WithLocalIdentity names who uses a SQLite store instead of the operating-system account:
+// for tests that play several markers on one machine, and for a wrapper that signs people in
+// itself. PostgreSQL refuses it: there the identity is the role that connected, never a claim.
+func WithLocalIdentity(name string) Option {
+	return func(c *storeConfig) error {
+		if strings.TrimSpace(name) == "" {
+			return fmt.Errorf("%w: empty local identity", ErrInvalidOption)
+		}
+		c.localUser = strings.TrimSpace(name)
 		return nil
 	}
 }

@@ -32,6 +32,9 @@ func openPostgres(ctx context.Context, target string, opts ...Option) (*Store, e
 		return nil, err
 	}
 	masked := MaskTarget(target)
+	if cfg.localUser != "" {
+		return nil, fmt.Errorf("%w: store %s: a local identity is for SQLite only (on PostgreSQL the identity is the role that connects)", ErrInvalidOption, masked)
+	}
 	pcfg, err := pgxpool.ParseConfig(target)
 	if err != nil {
 		// pgx's parse errors mask the password already; name the target masked anyway.

@@ -39,6 +39,7 @@ var migrations = []migration{
 	{6, "variant_draws table (balanced variant draws)", migrateV6, migrateV6},
 	{7, "join_codes table (candidate join links)", migrateV7, migrateV7},
 	{8, "marks, final_marks and mark_locks tables (marking)", migrateV8, migrateV8},
+	{10, "marking roster, candidate roster, a session's candidate id; marking's row-level security (PostgreSQL)", migrateV10, pgMigrateV10},
 	{12, "lti_launches and lti_scores tables (LMS launches and grade passback)", migrateV12, migrateV12},
 }
 
@@ -299,8 +300,23 @@ func migrate(ctx context.Context, db *sqlDB) error {
 	// Fast path: a store already at this version needs no write transaction (and, on
 	// PostgreSQL, no migration lock), which is most opens.
 	var v int
-	if err := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v); err == nil && v == SchemaVersion {
+	fastErr := db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v)
+	if fastErr == nil && v == SchemaVersion {
 		return nil
+	}
+	if db.pg {
+		// A marker's or moderator's role reads the store; only its owner creates or migrates
+		// it, so such a role is told so instead of attempting DDL it has no right to.
+		owner, err := pgIsOwner(ctx, db)
+		if err != nil {
+			return fmt.Errorf("check the store's owner: %w", err)
+		}
+		if !owner && fastErr != nil {
+			return fmt.Errorf("%w: %w", ErrNoAccess, fastErr)
+		}
+		if !owner {
+			return fmt.Errorf("%w: the store is at schema version %d, this examtui needs %d", ErrNeedsOwner, v, SchemaVersion)
+		}
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {

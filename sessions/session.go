@@ -20,6 +20,14 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
+// ScriptCandidatePrefix begins the candidate name of a session a candidate script played
+// (examtui test, rehearsals): such a session is a test of the exam, not a candidate's, and
+// marking leaves it out of its queue, the gradebook and the count awaiting marks unless asked.
+const ScriptCandidatePrefix = "script:"
+
+// IsRehearsal reports whether a session was played by a candidate script.
+func (s *Session) IsRehearsal() bool { return strings.HasPrefix(s.Candidate, ScriptCandidatePrefix) }
+
 // Meta describes a session being created.
 type Meta struct {
 	ID        string     // optional; a random 16-hex-digit id by default
@@ -192,7 +200,7 @@ func (s *Store) Create(ctx context.Context, m Meta) (*Session, error) {
 	s.owned[m.ID] = lock
 	s.mu.Unlock()
 	return &Session{
-		ID: m.ID, ExamID: m.ExamID, Title: m.Title, Candidate: m.Candidate, CandidateID: m.CandidateID, Examiner: m.Examiner,
+		ID: m.ID, ExamID: m.ExamID, Title: m.Title, Candidate: m.Candidate, Examiner: m.Examiner,
 		Input: m.Input, StartedAt: m.StartedAt.UTC(), State: runtime.StateCreated, SpecPath: m.SpecPath,
 		Recordings: m.Recordings, OwnerPID: os.Getpid(), ExamJSON: examJSON,
 	}, nil
@@ -209,9 +217,9 @@ func (s *Store) insertSession(ctx context.Context, m Meta, examJSON, recJSON []b
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, exam_id, title, candidate, examiner, input,
-		started_ns, state, exam_sha256, spec_path, recordings, owner_pid, candidate_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		started_ns, state, exam_sha256, spec_path, recordings, owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.ExamID, m.Title, m.Candidate, m.Examiner, string(m.Input), m.StartedAt.UnixNano(),
-		string(runtime.StateCreated), sum, m.SpecPath, string(recJSON), os.Getpid(), m.CandidateID)
+		string(runtime.StateCreated), sum, m.SpecPath, string(recJSON), os.Getpid())
 	if err != nil {
 		return err
 	}

@@ -191,7 +191,17 @@ func (s *Store) checkOpen() error {
 // recoverOnOpen is an open's last step on either engine: unless WithRecovery(false), dead
 // owners' sessions are recovered (recoverInterrupted); a store that cannot recover is closed.
 func (s *Store) recoverOnOpen(ctx context.Context) (*Store, error) {
-	if s.cfg.recover {
+	recover := s.cfg.recover
+	if recover && s.engine == EnginePostgres {
+		// A marker's role may read sessions but not change them: recovery is the owner's.
+		owner, err := s.IsOwner(ctx)
+		if err != nil {
+			_ = s.closeDB()
+			return nil, err
+		}
+		recover = owner
+	}
+	if recover {
 		if err := s.recoverInterrupted(ctx); err != nil {
 			_ = s.closeDB()
 			return nil, err

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -10,10 +11,43 @@ import (
 // levels, how a level is proposed from the evidence ledger, and how the marks add up to a
 // result. An exam without one collects evidence as before and cannot be marked.
 type Marking struct {
-	Rule     *MarkingRule   `json:"rule,omitempty" yaml:"rule,omitempty"`
-	Criteria []Criterion    `json:"criteria" yaml:"criteria"`
-	Result   *MarkingResult `json:"result,omitempty" yaml:"result,omitempty"`
+	// Markers is how many independent markers each session needs (default 1; 2 is double
+	// marking).
+	Markers    *int           `json:"markers,omitempty" yaml:"markers,omitempty"`
+	Moderation *Moderation    `json:"moderation,omitempty" yaml:"moderation,omitempty"`
+	Rule       *MarkingRule   `json:"rule,omitempty" yaml:"rule,omitempty"`
+	Criteria   []Criterion    `json:"criteria" yaml:"criteria"`
+	Result     *MarkingResult `json:"result,omitempty" yaml:"result,omitempty"`
 }
+
+// Moderation says how markers' differences settle: within Tolerance levels (and when the
+// markers' totals fall in the same result and grade band) by the Settle rule, otherwise by a
+// moderator's adjudication; Sample is the share of sessions a moderator reviews anyway.
+type Moderation struct {
+	Tolerance *int    `json:"tolerance,omitempty" yaml:"tolerance,omitempty"`
+	Settle    string  `json:"settle,omitempty" yaml:"settle,omitempty"`
+	Sample    *Sample `json:"sample,omitempty" yaml:"sample,omitempty"`
+}
+
+// Sample is the moderation sample: Percent of an exam's sessions, at least Min.
+type Sample struct {
+	Percent *float64 `json:"percent,omitempty" yaml:"percent,omitempty"`
+	Min     *int     `json:"min,omitempty" yaml:"min,omitempty"`
+}
+
+// Settle rules: how a within-tolerance difference becomes the final level.
+const (
+	SettleLower   = "lower"
+	SettleHigher  = "higher"
+	SettleAverage = "average"
+	SettleFirst   = "first"
+)
+
+// SettleRules are the settle rules in the order the docs list them.
+var SettleRules = []string{SettleLower, SettleHigher, SettleAverage, SettleFirst}
+
+// MaxMarkers bounds marking.markers.
+const MaxMarkers = 5
 
 // MarkingRule tunes the proposal rule; absent fields take the defaults below.
 type MarkingRule struct {
@@ -70,13 +104,37 @@ const NoLevel = "none"
 
 // CompiledMarking is the marking scheme with every default resolved.
 type CompiledMarking struct {
-	Rule     ResolvedMarkingRule `json:"rule"`
-	Criteria []CompiledCriterion `json:"criteria"`
-	MaxTotal int                 `json:"maxTotal"`
+	// Markers is marking.markers as written (0: not written, one marker); MarkersNeeded
+	// resolves it. The store's row-level security reads this key of the compiled exam.
+	Markers int `json:"markers,omitempty"`
+	// Moderation is nil when the scheme has none: tolerance 0, every difference adjudicated.
+	Moderation *CompiledModeration `json:"moderation,omitempty"`
+	Rule       ResolvedMarkingRule `json:"rule"`
+	Criteria   []CompiledCriterion `json:"criteria"`
+	MaxTotal   int                 `json:"maxTotal"`
 	// PassMark and Grades are set only when the scheme has a result section; Grades are
 	// ordered by minMarks, highest first.
 	PassMark *int            `json:"passMark,omitempty"`
 	Grades   []CompiledGrade `json:"grades,omitempty"`
+}
+
+// CompiledModeration is the moderation section with its defaults: settle lower, no sample.
+type CompiledModeration struct {
+	Tolerance     int     `json:"tolerance"`
+	Settle        string  `json:"settle"`
+	SamplePercent float64 `json:"samplePercent,omitempty"`
+	SampleMin     int     `json:"sampleMin,omitempty"`
+}
+
+// MarkersNeeded is how many independent markers each session needs.
+func (m *CompiledMarking) MarkersNeeded() int { return max(1, m.Markers) }
+
+// Tolerance is how many levels apart markers may be and still settle without adjudication.
+func (m *CompiledMarking) Tolerance() int {
+	if m.Moderation == nil {
+		return 0
+	}
+	return m.Moderation.Tolerance
 }
 
 // ResolvedMarkingRule is the proposal rule's parameters. ScaffoldingDemote 0 means scaffolding
@@ -172,7 +230,20 @@ func compileMarking(m *Marking) *CompiledMarking {
 	if m == nil {
 		return nil
 	}
-	out := &CompiledMarking{Rule: ResolvedMarkingRule{MinConfidence: DefaultMarkingMinConfidence, MinSignals: DefaultMarkingMinSignals}}
+	out := &CompiledMarking{Rule: ResolvedMarkingRule{MinConfidence: DefaultMarkingMinConfidence, MinSignals: DefaultMarkingMinSignals},
+		Markers: intOr(m.Markers, 0)}
+	if mo := m.Moderation; mo != nil {
+		out.Moderation = &CompiledModeration{Tolerance: intOr(mo.Tolerance, 0), Settle: mo.Settle}
+		if out.Moderation.Settle == "" {
+			out.Moderation.Settle = SettleLower
+		}
+		if sm := mo.Sample; sm != nil {
+			if sm.Percent != nil {
+				out.Moderation.SamplePercent = *sm.Percent
+			}
+			out.Moderation.SampleMin = intOr(sm.Min, 0)
+		}
+	}
 	if r := m.Rule; r != nil {
 		if r.MinConfidence != nil {
 			out.Rule.MinConfidence = *r.MinConfidence
@@ -215,6 +286,7 @@ func (c *checker) checkMarking(signals idSet) {
 		levelsOf[e.SignalType] = e.Levels
 	}
 	c.checkMarkingRule(m.Rule)
+	c.checkModeration(m)
 	if len(m.Criteria) == 0 && !c.bad("marking.criteria") {
 		c.errorf("marking.criteria", "", "marking must list at least one criterion")
 	}
@@ -225,6 +297,35 @@ func (c *checker) checkMarking(signals idSet) {
 		maxTotal += c.checkCriterion(i, &ids, seen, signals, levelsOf)
 	}
 	c.checkMarkingResult(m.Result, maxTotal)
+}
+
+// checkModeration checks marking.markers and marking.moderation.
+func (c *checker) checkModeration(m *Marking) {
+	if m.Markers != nil && (*m.Markers < 1 || *m.Markers > MaxMarkers) {
+		c.errorf("marking.markers", fmt.Sprintf("1 (single marking) to %d; 2 is double marking", MaxMarkers), "markers %d is out of range", *m.Markers)
+	}
+	mo := m.Moderation
+	if mo == nil {
+		return
+	}
+	const path = "marking.moderation"
+	if mo.Tolerance != nil && *mo.Tolerance < 0 {
+		c.errorf(path+".tolerance", "levels apart, 0 or more", "tolerance %d is out of range", *mo.Tolerance)
+	}
+	if mo.Settle != "" && !slices.Contains(SettleRules, mo.Settle) {
+		c.errorf(path+".settle", "one of "+strings.Join(SettleRules, ", "), "unknown settle rule %q", mo.Settle)
+	}
+	if s := mo.Sample; s != nil {
+		if s.Percent != nil && (*s.Percent < 0 || *s.Percent > 100) {
+			c.errorf(path+".sample.percent", "between 0 and 100", "sample percent %g is out of range", *s.Percent)
+		}
+		if s.Min != nil && *s.Min < 0 {
+			c.errorf(path+".sample.min", "0 or more sessions", "sample min %d is out of range", *s.Min)
+		}
+	}
+	if mo.Tolerance != nil && *mo.Tolerance > 0 && (m.Markers == nil || *m.Markers < 2) {
+		c.warnf(path+".tolerance", "set marking.markers: 2", "a tolerance settles differences between markers, but the scheme needs one marker")
+	}
 }
 
 func (c *checker) checkMarkingRule(r *MarkingRule) {
@@ -270,7 +371,7 @@ func (c *checker) checkCriterion(i int, ids *idSet, seen map[string]string, sign
 			continue
 		}
 		if !signals.has[sig] {
-			c.errorf(sp, hintFor(sig, "signals", signals.list), "%s names undefined signal %q", label, sig)
+			c.errorf(sp, c.signalHint(sig, signals), "%s names undefined signal %q", label, sig)
 			continue
 		}
 		for _, l := range levelsOf[sig] {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -51,6 +52,25 @@ func TestMarkingDiagnostics(t *testing.T) {
 			`32:69 error: duplicate grade "a"`,
 			`32:82 error: grade "a" needs 50 marks, more than the 4 the criteria can give`,
 		}},
+		{"moderation", `marking:
+  markers: 0
+  moderation: {tolerance: -1, settle: median, sample: {percent: 120, min: -2}}
+  criteria:
+    - {id: c1, title: C, signals: [sig_b], levels: [{name: l1, marks: 1}, {name: l2, marks: 2}]}
+`, []string{
+			`19:12 error: markers 0 is out of range (1 (single marking) to 5; 2 is double marking)`,
+			`20:27 error: tolerance -1 is out of range (levels apart, 0 or more)`,
+			`20:39 error: unknown settle rule "median" (one of lower, higher, average, first)`,
+			`20:65 error: sample percent 120 is out of range (between 0 and 100)`,
+			`20:75 error: sample min -2 is out of range (0 or more sessions)`,
+		}},
+		{"a tolerance with one marker", `marking:
+  moderation: {tolerance: 1}
+  criteria:
+    - {id: c1, title: C, signals: [sig_b], levels: [{name: l1, marks: 1}, {name: l2, marks: 2}]}
+`, []string{
+			`19:27 warning: a tolerance settles differences between markers, but the scheme needs one marker (set marking.markers: 2)`,
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,5 +109,30 @@ func TestMarkingCompiled(t *testing.T) {
 	c := m.Criterion("resources")
 	if c.Rank("none") != 0 || c.Rank("analysis") != 2 || c.Rank("bogus") != -1 || c.Marks("evaluation") != 4 {
 		t.Errorf("criterion %+v", c)
+	}
+}
+
+// TestMarkingModerationCompiled: markers and moderation compile with their defaults, under the
+// JSON keys the store's row-level security reads (marking.markers).
+func TestMarkingModerationCompiled(t *testing.T) {
+	exam, diags, err := Compile("t.yaml", []byte(baseSpec+`marking:
+  markers: 2
+  moderation: {tolerance: 1, sample: {percent: 10}}
+  criteria:
+    - {id: c1, title: C, signals: [sig_b], levels: [{name: l1, marks: 1}, {name: l2, marks: 2}]}
+`))
+	if err != nil || len(diags) != 0 {
+		t.Fatalf("%v %v", err, diags)
+	}
+	m := exam.Marking
+	if m.MarkersNeeded() != 2 || m.Tolerance() != 1 || m.Moderation.Settle != SettleLower || m.Moderation.SamplePercent != 10 {
+		t.Errorf("compiled %+v %+v", m, m.Moderation)
+	}
+	enc, _ := json.Marshal(exam)
+	if !strings.Contains(string(enc), `"marking":{"markers":2,`) {
+		t.Errorf("compiled JSON: %s", enc)
+	}
+	if (&CompiledMarking{}).MarkersNeeded() != 1 || (&CompiledMarking{}).Tolerance() != 0 {
+		t.Error("defaults: one marker, tolerance 0")
 	}
 }

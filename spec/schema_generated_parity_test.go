@@ -75,6 +75,9 @@ nodes:
       - {on: skipped, to: welcome}
       - {on: distress, to: welcome}
       - {on: admin_advance, to: welcome}
+marking:
+  markers: 2
+  moderation: {tolerance: 1, settle: average, sample: {percent: 10, min: 2}}
 `
 
 // parityBase is the example spec with parityExtras merged in (mappings merged, lists

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -18,6 +16,10 @@ type debugEntry struct {
 	at    time.Time
 	obs   runtime.ObservationPayload
 	cache lineCache
+	// notAssessed says why the turn's words were not assessed (a not_assessed recovery);
+	// alone says the turn had no observation at all (a return from a pause, a confirmation).
+	notAssessed string
+	alone       bool
 }
 
 // debugPane is the developer's view of every turn, under a latency dashboard.
@@ -44,9 +46,25 @@ func (p *debugPane) invalidate() {
 }
 
 func (p *debugPane) apply(ev runtime.Event, pl runtime.Payload) {
-	if v, ok := pl.(*runtime.ObservationPayload); ok {
+	switch v := pl.(type) {
+	case *runtime.ObservationPayload:
 		p.entries = append(p.entries, debugEntry{at: ev.Timestamp, obs: *v})
 		p.stats.add(v.Latency)
+	case *runtime.RecoveryPayload:
+		if v.Kind != runtime.RecoveryNotAssessed {
+			return
+		}
+		why := v.Reason.String()
+		if v.Detail != "" {
+			why += ": " + v.Detail
+		}
+		if n := len(p.entries); n > 0 && !p.entries[n-1].alone && p.entries[n-1].obs.Turn == v.Turn {
+			p.entries[n-1].notAssessed = why
+			p.entries[n-1].cache.invalidate()
+			return
+		}
+		p.entries = append(p.entries, debugEntry{at: ev.Timestamp, obs: runtime.ObservationPayload{NodeID: v.NodeID, Turn: v.Turn},
+			notAssessed: why, alone: true})
 	}
 }
 
@@ -67,6 +85,10 @@ func latencyStages(l runtime.Latency) []struct {
 func (e *debugEntry) render(st *Styles) func(int) []string {
 	return func(width int) []string {
 		o := &e.obs
+		if e.alone {
+			return wrapPrefixed([]span{{clockOf(e.at) + " ", st.Muted}, {fmt.Sprintf("turn %d ", o.Turn), st.Title}, {"not assessed: ", st.Warn}},
+				oneLine(e.notAssessed), nil, width, 2)
+		}
 		valid := st.Good.Render("valid")
 		if !o.Valid {
 			valid = st.Bad.Render("invalid")
@@ -86,6 +108,9 @@ func (e *debugEntry) render(st *Styles) func(int) []string {
 			dec += " (" + d.Reason + ")"
 		}
 		lines = append(lines, indent(wrapPrefixed([]span{{"decision: ", st.Key}}, dec, nil, width-2, 2), "  ")...)
+		if e.notAssessed != "" {
+			lines = append(lines, indent(wrapPrefixed([]span{{"not assessed: ", st.Warn}}, oneLine(e.notAssessed), nil, width-2, 2), "  ")...)
+		}
 		for _, s := range d.Trace {
 			mark, ms := "· ", st.Muted
 			if s.Fired {
@@ -105,13 +130,35 @@ func (e *debugEntry) render(st *Styles) func(int) []string {
 				raw = buf.String()
 			}
 			raw = cleanText(raw) // invalid JSON may carry raw control characters
-			// JSON has few spaces to break at: cut it hard at the width.
-			for _, l := range strings.Split(ansi.Hardwrap("raw: "+raw, max(width-2, 1), true), "\n") {
-				lines = append(lines, "  "+st.Muted.Render(l))
-			}
+			// Compact JSON has few spaces to break at: a space after each comma and colon
+			// between tokens lets it wrap at token boundaries, like the rest of the console.
+			lines = append(lines, indent(wrapPrefixed([]span{{"raw: ", st.Muted}}, spaceJSON(raw), &st.Muted, width-2, 2), "  ")...)
 		}
 		return lines
 	}
+}
+
+// spaceJSON puts a space after every comma and colon outside strings, so compact JSON breaks
+// between tokens when wrapped; strings are left as they are.
+func spaceJSON(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		b.WriteByte(c)
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // latencyLines draws one proportional bar per measured stage, against the turn's total.
@@ -156,5 +203,5 @@ func (p *debugPane) view() []string {
 	if len(head) > 0 {
 		head = append(head, p.st.Border.Render(strings.Repeat("─", width)))
 	}
-	return append(head, p.scroll.window(p.walk, width, height-len(head))...)
+	return append(head, p.scroll.windowMarked(p.walk, width, height-len(head), p.st)...)
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -91,13 +89,14 @@ and the public keyset URL. --public-url is the address the candidate server is r
 }
 
 func newLTIRosterCmd() *cobra.Command {
-	var course, out string
+	var course string
 	cmd := &cobra.Command{
-		Use:   "roster --course CONTEXT_ID [--out FILE]",
-		Short: "Read a course's roster from the LMS (Names and Role Provisioning)",
+		Use:   "roster --course CONTEXT_ID",
+		Short: "Bring a course's learners from the LMS into the candidate roster (Names and Role Provisioning)",
 		Long: `Ask the platform for the members of a course a learner or instructor has launched from, and
-write them as a candidate roster CSV (candidate_id,name,email,username,sis_user_id,sis_login_id,
-lms_user_id,section), the format "examtui candidates import" reads.`,
+put its learners into the store's candidate roster (as "examtui candidates import" does), with
+candidate id lti:<platform>:<LMS user id>, name, email and the LMS's ids. An instructor's launch
+does the same by itself.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dataDir, log, closeLog, err := setup()
@@ -137,36 +136,15 @@ lms_user_id,section), the format "examtui candidates import" reads.`,
 			if err != nil {
 				return err
 			}
-			members, err := lti.NewServices(keys, nil, nil).Members(cmd.Context(), *from, url)
+			n, err := candsrv.SyncRoster(cmd.Context(), st, lti.NewServices(keys, nil, nil), *from, url)
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			if out != "" {
-				f, err := os.Create(out)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				w = f
-			}
-			cw := csv.NewWriter(w)
-			_ = cw.Write([]string{"candidate_id", "name", "email", "username", "sis_user_id", "sis_login_id", "lms_user_id", "section"})
-			n := 0
-			for _, m := range members {
-				if !(&lti.Launch{Roles: m.Roles}).IsLearner() {
-					continue
-				}
-				_ = cw.Write([]string{candsrv.CandidateID(from.Issuer, m.UserID), m.Name, m.Email, "", m.SourcedID, "", m.UserID, ""})
-				n++
-			}
-			cw.Flush()
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d learner(s) of %d member(s) in course %s\n", n, len(members), course)
-			return cw.Error()
+			fmt.Fprintf(cmd.OutOrStdout(), "%d learner(s) of course %s are in the candidate roster\n", n, course)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&course, "course", "", "the course's context id (as launches carry it)")
-	cmd.Flags().StringVar(&out, "out", "", "write the CSV to FILE instead of stdout")
 	_ = cmd.MarkFlagRequired("course")
 	return cmd
 }

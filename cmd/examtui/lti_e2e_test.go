@@ -193,8 +193,15 @@ func TestLTIServe(t *testing.T) {
 
 	jar2, _ := cookiejar.New(nil)
 	grace := &http.Client{Jar: jar2, Timeout: 20 * time.Second}
-	if _, page := launch(grace, ltitest.Instructor, "link:rl-oral"); !strings.Contains(page, "Ada Lovelace") || !strings.Contains(page, room) {
+	if _, page := launch(grace, ltitest.Instructor, "link:rl-oral"); !strings.Contains(page, "Ada Lovelace") || !strings.Contains(page, room) ||
+		!strings.Contains(page, "1 learner(s) of this course are in the candidate roster") {
 		t.Fatalf("instructor page:\n%s", page)
+	}
+	plat.AddUser(ltitest.User{Sub: "learner-8", Name: "Alan Turing", Roles: []string{"http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"}})
+	roster := exec.Command(bin, "lti", "roster", "--data-dir", dir, "--log-file", logFile, "--course", plat.ContextID)
+	roster.Env = env
+	if out, err := roster.CombinedOutput(); err != nil || !strings.Contains(string(out), "2 learner(s) of course course-101") {
+		t.Fatalf("lti roster: %v\n%s", err, out)
 	}
 	_, picker := launch(grace, ltitest.Instructor, "deeplink")
 	tok := regexp.MustCompile(`name="dl" value="([^"]+)"`).FindStringSubmatch(picker)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 
 	tea "charm.land/bubbletea/v2"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/endpoint"
+	"github.com/examtui/examtui/marking"
 	"github.com/examtui/examtui/marking/panel"
 	"github.com/examtui/examtui/tui/markconsole"
 )
@@ -38,8 +38,8 @@ installed), the model panel's levels and rationales (P runs it, see docs/marking
 level and justification: ←/→ or a number picks the level, enter asks for the justification and
 saves the mark as yours. You never see another marker's levels: marking is blind.
 
---marker names you (default $USER); the marks you save are the ones examtui marks agreement
-compares.`,
+You are who the store says you are: the PostgreSQL role you connect as, or your
+operating-system account on a local store. --marker, when given, must be that name.`,
 		Example: `  examtui mark 3f9c2a --marker ana
   examtui mark --exam hotel-breakfast --marker ben`,
 		Args: cobra.MaximumNArgs(1),
@@ -53,16 +53,13 @@ compares.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.exam, "exam", "", "work through this exam's queue of sessions to mark")
-	f.StringVar(&o.marker, "marker", os.Getenv("USER"), "your name as a marker (default $USER)")
+	markerFlag(cmd, &o.marker, "who is marking")
 	return cmd
 }
 
 func runMark(cmd *cobra.Command, id string, o markOptions) error {
 	if (id == "") == (o.exam == "") {
 		return errors.New("name one session, or an exam with --exam")
-	}
-	if o.marker == "" {
-		return errors.New("--marker: who is marking? (no $USER to default to)")
 	}
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
@@ -76,6 +73,14 @@ func runMark(cmd *cobra.Command, id string, o markOptions) error {
 		return err
 	}
 	defer store.Close()
+	who, err := store.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	if o.marker != "" && o.marker != who {
+		return fmt.Errorf("%w: --marker %q, but the store knows you as %q", marking.ErrNotYou, o.marker, who)
+	}
+	o.marker = who
 	player, _ := exec.LookPath("play")
 	run := func(ctx context.Context, in panel.Input) (*panel.Result, error) {
 		p, err := buildPanel(log)

@@ -1,75 +1,130 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to tamper with the store as its owner
+
+	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/sessions"
 )
 
-// TestMarksCommands marks the example rehearsal end to end from the command line: the
-// proposal, two markers (the second blind), the disagreement queued, the lock refused and
-// then taken after adjudication, agreement figures, the CSV gradebook read back by a CSV
-// parser, and a tampered event caught by verify (exit 1, naming the event).
+// TestMarksCommands marks the example rehearsal end to end from the command line on the
+// institution store, each person connecting as their own PostgreSQL LOGIN role: the owner
+// puts them on the roster and imports the candidates; alice and bob mark (bob blind until he
+// has marked, and refused when he claims to be alice); carol, the moderator, adjudicates the
+// disagreement and locks; the gradebook (CSV with the lock's digest, Moodle, Canvas); then a
+// renamed candidate is caught by verify (exit 1, naming it) and the export refuses the row.
 func TestMarksCommands(t *testing.T) {
-	dir, id := recordRehearsal(t)
-	marks := func(args ...string) (string, error) {
+	u := pgtest.NewDB(t)
+	id := recordRehearsalAt(t, u)
+	urls := map[string]string{"owner": u}
+	for _, who := range []string{"alice", "bob", "carol"} {
+		urls[who] = pgtest.LoginRole(t, u, who)
+	}
+	as := func(who string, args ...string) (string, error) {
 		t.Helper()
-		out, errOut, err := runCmd(t, "", append([]string{"--data-dir", dir, "marks"}, args...)...)
+		out, errOut, err := runCmd(t, "", append([]string{"--store", urls[who]}, args...)...)
+		if err != nil {
+			errOut += err.Error()
+		}
 		return out + errOut, err
 	}
-	must := func(args ...string) string {
+	must := func(who string, args ...string) string {
 		t.Helper()
-		out, err := marks(args...)
+		out, err := as(who, args...)
 		if err != nil {
-			t.Fatalf("marks %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Fatalf("%s: examtui %s: %v\n%s", who, strings.Join(args, " "), err, out)
 		}
 		return out
 	}
+	const exam = "hospitality-oral-b2"
+	must("owner", "marks", "roster", "add", "--exam", exam, "--role", "marker", "alice")
+	must("owner", "marks", "roster", "add", "--exam", exam, "--role", "marker", "bob")
+	must("owner", "marks", "roster", "add", "--exam", exam, "--role", "moderator", "carol")
+	if out := must("owner", "marks", "roster", "list", "--exam", exam); !strings.Contains(out, "moderator  carol") || strings.Count(out, "marker ") != 2 {
+		t.Errorf("roster list:\n%s", out)
+	}
+	if out, err := as("bob", "marks", "roster", "add", "--exam", exam, "--role", "moderator", "bob"); err == nil {
+		t.Errorf("bob made himself a moderator:\n%s", out)
+	}
+	roster := filepath.Join(t.TempDir(), "roster.csv")
+	if err := os.WriteFile(roster, []byte("candidate_id,name,email,username,sis_user_id,sis_login_id,lms_user_id,section\n"+
+		"c-001,Priya Shah,priya@example.edu,pshah,S001,pshah,101,B2-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := must("owner", "candidates", "import", roster); !strings.Contains(out, "1 candidates imported") {
+		t.Errorf("candidates import: %s", out)
+	}
+	st, err := sessions.OpenURL(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AttachCandidate(context.Background(), id, "c-001"); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+
 	var p struct {
 		Criteria []struct {
 			Criterion, Level string
 			Evidence         []struct{ SegmentID string }
 		}
 	}
-	if err := json.Unmarshal([]byte(must("propose", id[:6], "--json")), &p); err != nil || len(p.Criteria) != 4 {
+	if err := json.Unmarshal([]byte(must("alice", "marks", "propose", id[:6], "--json")), &p); err != nil || len(p.Criteria) != 4 {
 		t.Fatalf("propose --json: %v %+v", err, p)
 	}
 	if c := p.Criteria[2]; c.Criterion != "resources" || c.Level != "evaluation" || len(c.Evidence) != 2 || c.Evidence[1].SegmentID == "" {
 		t.Errorf("proposal for resources: %+v", c)
 	}
-	set := func(marker, crit, level string) {
+	set := func(who, crit, level string, extra ...string) {
 		t.Helper()
-		must("set", id, "--criterion", crit, "--level", level, "--marker", marker, "--justification", "as heard")
+		must(who, append([]string{"marks", "set", id, "--criterion", crit, "--level", level, "--justification", "as heard"}, extra...)...)
 	}
-	for _, c := range [][2]string{{"options", "description"}, {"clientele", "description"}, {"resources", "evaluation"}, {"communication", "none"}} {
+	set("alice", "options", "description", "--marker", "alice")
+	for _, c := range [][2]string{{"clientele", "description"}, {"resources", "evaluation"}, {"communication", "none"}} {
 		set("alice", c[0], c[1])
 	}
-	if out := must("show", id, "--marker", "bob"); !strings.Contains(out, "hidden until you mark (1)") || strings.Contains(out, "alice") {
+	if out := must("bob", "marks", "show", id); !strings.Contains(out, "hidden until you mark (1)") || strings.Contains(out, "alice") {
 		t.Errorf("bob's blind view:\n%s", out)
+	}
+	if out, err := as("bob", "marks", "set", id, "--criterion", "options", "--level", "analysis", "--marker", "alice", "--justification", "x"); err == nil ||
+		!strings.Contains(out, `the store knows you as "bob"`) {
+		t.Errorf("bob claiming to be alice: %v\n%s", err, out)
 	}
 	for _, c := range [][2]string{{"options", "analysis"}, {"clientele", "description"}, {"resources", "evaluation"}, {"communication", "none"}} {
 		set("bob", c[0], c[1])
 	}
-	if out := must("show", id, "--marker", "bob"); !strings.Contains(out, "alice: description") {
+	if out := must("bob", "marks", "show", id); !strings.Contains(out, "alice: description") {
 		t.Errorf("bob's view after marking:\n%s", out)
 	}
-	if out := must("queue", "--exam", "hospitality-oral-b2"); !strings.Contains(out, "disagreement") || !strings.Contains(out, "options") {
+	if out := must("owner", "marks", "queue", "--exam", exam); !strings.Contains(out, "disagreement") || !strings.Contains(out, "options") {
 		t.Errorf("queue:\n%s", out)
 	}
-	if out, err := marks("lock", id, "--marker", "carol"); err == nil || !strings.Contains(err.Error(), "options (disagreed)") {
+	if out, err := as("carol", "marks", "lock", id); err == nil || !strings.Contains(out, "options (disagreed)") {
 		t.Errorf("lock with a disagreement: %v\n%s", err, out)
 	}
-	must("adjudicate", id, "--criterion", "options", "--level", "analysis", "--marker", "carol", "--justification", "two options weighed")
-	if out := must("lock", id, "--marker", "carol"); !strings.Contains(out, "locked by carol") {
+	if out, err := as("alice", "marks", "adjudicate", id, "--criterion", "options", "--level", "description", "--justification", "mine"); err == nil ||
+		!strings.Contains(out, "not a moderator") {
+		t.Errorf("alice adjudicating: %v\n%s", err, out)
+	}
+	must("carol", "marks", "adjudicate", id, "--criterion", "options", "--level", "analysis", "--justification", "two options weighed")
+	out := must("carol", "marks", "lock", id)
+	if !strings.Contains(out, "locked by carol") {
 		t.Errorf("lock: %s", out)
 	}
-	if out := must("verify", id); !strings.Contains(out, "ok: events and marks are as locked") {
+	digest := out[strings.Index(out, "sha256:")+len("sha256:"):]
+	digest = strings.TrimSpace(digest)
+	if out := must("alice", "marks", "verify", id); !strings.Contains(out, "ok: events and marks are as locked") {
 		t.Errorf("verify: %s", out)
 	}
 	var ag struct {
@@ -79,11 +134,15 @@ func TestMarksCommands(t *testing.T) {
 			Exact *float64 `json:"exactAgreement"`
 		}
 	}
-	if err := json.Unmarshal([]byte(must("agreement", "--exam", "hospitality-oral-b2", "--json")), &ag); err != nil ||
+	if err := json.Unmarshal([]byte(must("carol", "marks", "agreement", "--exam", exam, "--json")), &ag); err != nil ||
 		ag.AlphaMetric != "ordinal" || ag.Overall.Items != 4 || ag.Overall.Exact == nil || *ag.Overall.Exact != 0.75 {
 		t.Errorf("agreement: %v %+v", err, ag)
 	}
-	recs, err := csv.NewReader(strings.NewReader(must("export", "--exam", "hospitality-oral-b2", "--format", "csv"))).ReadAll()
+	if out := must("carol", "marks", "agreement", "--exam", exam); !strings.Contains(out, "alice–bob  4      0.750  0.667 [") ||
+		!strings.Contains(out, "WEIGHTED KAPPA") || !strings.Contains(out, "warning: small sample: 4 items") {
+		t.Errorf("agreement:\n%s", out)
+	}
+	recs, err := csv.NewReader(strings.NewReader(must("carol", "marks", "export", "--exam", exam, "--format", "csv"))).ReadAll()
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("export csv: %v %q", err, recs)
 	}
@@ -92,23 +151,71 @@ func TestMarksCommands(t *testing.T) {
 		row[h] = recs[1][i]
 	}
 	if row["candidate"] != "Priya" || row["session"] != id || row["options_level"] != "analysis" || row["options_marks"] != "2" ||
-		row["total"] != "7" || row["result"] != "pass" || row["grade"] != "pass" || row["markers"] != "alice;bob;carol" || row["locked_at"] == "" {
-		t.Errorf("export row %v", row)
+		row["total"] != "7" || row["result"] != "pass" || row["grade"] != "pass" || row["markers"] != "alice;bob;carol" || row["locked_at"] == "" ||
+		row["lock_digest"] != digest || row["verified"] != "yes" {
+		t.Errorf("export row %v (digest %s)", row, digest)
+	}
+	if out := must("carol", "marks", "export", "--exam", exam, "--format", "moodle"); out != "ID number,Email address,Username,"+exam+"\nS001,priya@example.edu,pshah,7\n" {
+		t.Errorf("moodle file:\n%s", out)
+	}
+	if out := must("carol", "marks", "export", "--exam", exam, "--format", "canvas", "--item", "Oral exam (42)"); out !=
+		"Student,ID,SIS User ID,SIS Login ID,Section,Oral exam (42)\nPoints Possible,,,,,12\nPriya Shah,101,S001,pshah,B2-1,7\n" {
+		t.Errorf("canvas file:\n%s", out)
 	}
 
-	// Someone edits a stored answer after the lock.
-	db, err := sql.Open("sqlite", filepath.Join(dir, sessions.DBFile))
+	// Someone with the owner's access renames the candidate after the lock.
+	db, err := sql.Open("pgx", u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(`UPDATE events SET payload = CAST(REPLACE(CAST(payload AS TEXT), 'labour cost', 'labour costs') AS BLOB)
-		WHERE session_id = ? AND type = 'evidence_update'`, id); err != nil {
+	if _, err := db.Exec(`UPDATE sessions SET candidate = 'Mallory' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
-	out, err := marks("verify", id)
+	out, err = as("carol", "marks", "verify", id)
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != 1 || !strings.Contains(out, "event seq 46 (evidence_update) changed") {
-		t.Errorf("verify after tampering: %v\n%s", err, out)
+	if !errors.As(err, &ee) || ee.code != 1 || !strings.Contains(out, "the candidate's identity (name, candidate id, roster entry) changed") {
+		t.Errorf("verify after renaming: %v\n%s", err, out)
+	}
+	out, err = as("carol", "marks", "export", "--exam", exam)
+	if !errors.As(err, &ee) || ee.code != 1 || !strings.Contains(out, id) {
+		t.Errorf("export of a renamed row: %v\n%s", err, out)
+	}
+	out = must("carol", "marks", "export", "--exam", exam, "--include-unverified")
+	if !strings.Contains(out, "NO: the candidate's identity") {
+		t.Errorf("export --include-unverified:\n%s", out)
+	}
+}
+
+// TestMarksCommandsLocal: on a local store the marker is the operating-system account; a
+// --marker naming anyone else is refused, and one person marks and locks a single-marked exam.
+func TestMarksCommandsLocal(t *testing.T) {
+	dir, id := recordRehearsal(t)
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := func(args ...string) (string, error) {
+		out, errOut, err := runCmd(t, "", append([]string{"--data-dir", dir, "marks"}, args...)...)
+		return out + errOut, err
+	}
+	if out, err := marks("set", id, "--criterion", "options", "--level", "analysis", "--marker", "not-"+u.Username, "--justification", "j"); err == nil {
+		t.Errorf("--marker naming someone else accepted:\n%s", out)
+	}
+	for _, c := range [][2]string{{"options", "analysis"}, {"clientele", "description"}, {"resources", "evaluation"}, {"communication", "none"}} {
+		if out, err := marks("set", id, "--criterion", c[0], "--level", c[1], "--justification", "as heard"); err != nil {
+			t.Fatalf("set: %v\n%s", err, out)
+		}
+	}
+	if out, err := marks("lock", id); err != nil || !strings.Contains(out, "locked by "+u.Username) {
+		t.Errorf("lock: %v\n%s", err, out)
+	}
+	if out, err := marks("export", "--exam", "hospitality-oral-b2"); err != nil || !strings.Contains(out, ",yes\n") {
+		t.Errorf("export: %v\n%s", err, out)
+	}
+	// A candidate id the roster does not hold starts no exam.
+	if _, _, err := runCmd(t, "", "--data-dir", dir, "run", "--headless", "--candidate-id", "c-404", "../../examples/hotel-breakfast.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "candidate not in the roster") {
+		t.Errorf("run --candidate-id unknown: %v", err)
 	}
 }

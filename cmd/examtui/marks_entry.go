@@ -19,9 +19,9 @@ type entryFlags struct {
 func (f *entryFlags) add(cmd *cobra.Command, markerHelp string) {
 	cmd.Flags().StringVar(&f.criterion, "criterion", "", "criterion id (required)")
 	cmd.Flags().StringVar(&f.level, "level", "", "level name, or none (required)")
-	cmd.Flags().StringVar(&f.marker, "marker", "", markerHelp+" (required)")
+	markerFlag(cmd, &f.marker, markerHelp)
 	cmd.Flags().StringVar(&f.justification, "justification", "", "why this level (required)")
-	for _, name := range []string{"criterion", "level", "marker", "justification"} {
+	for _, name := range []string{"criterion", "level", "justification"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 }
@@ -64,4 +64,10 @@ func newMarkEntryCmd(use, short, markerHelp string,
 	}
 	f.add(cmd, markerHelp)
 	return cmd
+}
+
+// markerFlag is --marker: optional, and when given it must be who the store says you are (the
+// PostgreSQL role you connect as, or your operating-system account on SQLite).
+func markerFlag(cmd *cobra.Command, p *string, who string) {
+	cmd.Flags().StringVar(p, "marker", "", who+": you, as the store knows you; a different name is refused")
 }

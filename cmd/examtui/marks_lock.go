@@ -1,9 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +15,7 @@ func newMarksLockCmd() *cobra.Command {
 	var marker string
 	cmd := &cobra.Command{
 		Use:   "lock ID",
-		Short: "Finalise a session's marks (refused while a criterion has no final level)",
+		Short: "Finalise a session's marks (a moderator's step; refused while a criterion has no final level or too few markers)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
@@ -29,8 +28,7 @@ func newMarksLockCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&marker, "marker", "", "who locks (required)")
-	_ = cmd.MarkFlagRequired("marker")
+	markerFlag(cmd, &marker, "who locks")
 	return cmd
 }
 
@@ -66,7 +64,7 @@ func newMarksAgreementCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "agreement",
-		Short: "Agreement between markers across an exam's sessions (exact, Cohen's κ, Krippendorff's α)",
+		Short: "Agreement between markers across an exam's sessions (α with intervals, κ and weighted κ per pair, totals, bands, severity)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := openStore(cmd)
@@ -81,17 +79,7 @@ func newMarksAgreementCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), a)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "Markers: %s. κ compares the first two markers of each item; α is ordinal.\n", orDash(strings.Join(a.Markers, ", ")))
-			fmt.Fprintln(tw, "CRITERION\tITEMS\tEXACT\tKAPPA\tALPHA\tNOTE")
-			row := func(name string, f marking.AgreementFigures) {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", name, f.Items, figure(f.Exact), figure(f.Kappa), figure(f.Alpha), f.Undefined)
-			}
-			for _, c := range a.Criteria {
-				row(c.Criterion, c.AgreementFigures)
-			}
-			row("all criteria", a.Overall)
-			return tw.Flush()
+			return writeAgreement(cmd.OutOrStdout(), a)
 		},
 	}
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
@@ -101,10 +89,11 @@ func newMarksAgreementCmd() *cobra.Command {
 }
 
 func newMarksExportCmd() *cobra.Command {
-	var exam, format string
+	var exam, format, title string
+	var includeUnverified, includeRehearsals bool
 	cmd := &cobra.Command{
 		Use:   "export",
-		Short: "An exam's gradebook: candidate, session, levels, marks, total, result, markers, lock",
+		Short: "An exam's gradebook, each locked row verified against its lock (csv, json, moodle, canvas)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := marking.ParseExportFormat(format)
@@ -116,15 +105,31 @@ func newMarksExportCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			rows, scheme, err := marking.Gradebook(cmd.Context(), st, exam)
+			var opts []marking.ListOption
+			if includeRehearsals {
+				opts = append(opts, marking.IncludeRehearsals())
+			}
+			if includeUnverified && (f == marking.ExportMoodle || f == marking.ExportCanvas) {
+				return fmt.Errorf("--include-unverified: an LMS file carries verified rows only (use --format csv or json)")
+			}
+			if includeUnverified {
+				opts = append(opts, marking.IncludeUnverified())
+			}
+			rows, scheme, err := marking.Gradebook(cmd.Context(), st, exam, opts...)
+			if errors.Is(err, marking.ErrUnverified) {
+				return &exitError{code: 1, msg: "examtui: " + err.Error() + " (marks verify ID says what; --include-unverified writes them marked)"}
+			}
 			if err != nil {
 				return err
 			}
-			return marking.WriteGradebook(cmd.OutOrStdout(), f, rows, scheme)
+			return marking.WriteGradebook(cmd.OutOrStdout(), f, rows, scheme, title)
 		},
 	}
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
 	_ = cmd.MarkFlagRequired("exam")
-	cmd.Flags().StringVar(&format, "format", "csv", "csv or json")
+	cmd.Flags().StringVar(&format, "format", "csv", "csv, json, moodle or canvas")
+	cmd.Flags().StringVar(&title, "item", "", `moodle, canvas: the grade column's name (default the exam id; Canvas matches "Title (assignment id)" to an existing assignment)`)
+	cmd.Flags().BoolVar(&includeRehearsals, "include-rehearsals", false, "include sessions candidate scripts played (examtui test, rehearsals)")
+	cmd.Flags().BoolVar(&includeUnverified, "include-unverified", false, "write rows that no longer match their lock, marked in the verified column, instead of refusing")
 	return cmd
 }

@@ -23,7 +23,7 @@ func proposeWithPanel(cmd *cobra.Command, s *marking.Session, p *marking.Proposa
 	if err != nil {
 		return err
 	}
-	in := panel.Input{SessionID: s.ID, Criteria: panel.CriteriaFrom(s.Exam.Marking), Segments: panel.SegmentsFrom(s.Events)}
+	in := panel.Input{SessionID: s.ID, Criteria: panel.CriteriaFrom(s.Exam.Marking, s.Exam.Evidence), Segments: panel.SegmentsFrom(s.Events)}
 	res, runErr := pn.Run(cmd.Context(), in)
 	if res == nil {
 		return runErr

@@ -32,8 +32,7 @@ func newMarksShowCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&marker, "marker", "", "who is looking (required)")
-	_ = cmd.MarkFlagRequired("marker")
+	markerFlag(cmd, &marker, "who is looking")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -71,7 +70,7 @@ func writeView(w io.Writer, v *marking.View) error {
 
 func newMarksQueueCmd() *cobra.Command {
 	var exam, marker string
-	var asJSON bool
+	var asJSON, includeRehearsals bool
 	cmd := &cobra.Command{
 		Use:   "queue",
 		Short: "An exam's finished sessions waiting for marks, adjudication or the lock",
@@ -82,32 +81,31 @@ func newMarksQueueCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			q, err := marking.Queue(cmd.Context(), st, exam, marker)
+			var opts []marking.ListOption
+			if includeRehearsals {
+				opts = append(opts, marking.IncludeRehearsals())
+			}
+			q, err := marking.Queue(cmd.Context(), st, exam, marker, opts...)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if q == nil {
-					q = []marking.QueueItem{}
+			return writeList(cmd.OutOrStdout(), q, asJSON, "Nothing waiting.", "SESSION\tCANDIDATE\tENDED\tWAITING FOR\tCRITERIA", func(tw io.Writer, it marking.QueueItem) {
+				why := it.Reason.String()
+				if it.Boundary {
+					why += " (crosses a grade boundary)"
 				}
-				return writeJSON(cmd.OutOrStdout(), q)
-			}
-			if len(q) == 0 {
-				_, err := fmt.Fprintln(cmd.OutOrStdout(), "Nothing waiting.")
-				return err
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SESSION\tCANDIDATE\tENDED\tWAITING FOR\tCRITERIA")
-			for _, it := range q {
+				if it.Sampled {
+					why += ", in the moderation sample"
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.SessionID, sessions.OneLine(it.Candidate), it.EndedAt.Local().Format("2006-01-02 15:04"),
-					it.Reason, orDash(strings.Join(it.Criteria, ", ")))
-			}
-			return tw.Flush()
+					why, orDash(strings.Join(it.Criteria, ", ")))
+			})
 		},
 	}
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
 	_ = cmd.MarkFlagRequired("exam")
 	cmd.Flags().StringVar(&marker, "marker", "", "list what this marker has still to mark")
+	cmd.Flags().BoolVar(&includeRehearsals, "include-rehearsals", false, "include sessions candidate scripts played (examtui test, rehearsals)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

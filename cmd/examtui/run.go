@@ -16,17 +16,18 @@ import (
 )
 
 type runOptions struct {
-	examiner  string
-	model     string
-	candidate string
-	resume    string
-	noStore   bool
-	headless  bool         // no console: events to stdout (run_headless.go, run_room.go)
-	watch     bool         // recompile the spec when it changes (run_watch.go)
-	jsonOut   bool         // with --headless: events as JSON lines
-	voice     voiceOptions // --mic and audio devices (run_voice.go)
-	room      roomOptions  // --room and LiveKit credentials (run_room.go)
-	limits    llm.Limits   // --llm-first-token, --llm-timeout, --llm-failover
+	examiner    string
+	model       string
+	candidate   string
+	candidateID string
+	resume      string
+	noStore     bool
+	headless    bool         // no console: events to stdout (run_headless.go, run_room.go)
+	watch       bool         // recompile the spec when it changes (run_watch.go)
+	jsonOut     bool         // with --headless: events as JSON lines
+	voice       voiceOptions // --mic and audio devices (run_voice.go)
+	room        roomOptions  // --room and LiveKit credentials (run_room.go)
+	limits      llm.Limits   // --llm-first-token, --llm-timeout, --llm-failover
 }
 
 func newRunCmd() *cobra.Command {
@@ -76,6 +77,7 @@ events on stdout.`,
 	f.StringVar(&o.examiner, "examiner", app.ExaminerAuto, "examiner: auto (LLM when OPENAI_* is set), offline or llm")
 	f.StringVar(&o.model, "model", "", "LLM model (default $EXAMTUI_MODEL or gpt-4o-mini)")
 	f.StringVar(&o.candidate, "candidate", "", "candidate name recorded with the session")
+	f.StringVar(&o.candidateID, "candidate-id", "", "attach the session to this candidate of the store's roster (examtui candidates import); their name unless --candidate")
 	f.StringVar(&o.resume, "resume", "", "continue an interrupted session (id or unique prefix)")
 	f.BoolVar(&o.noStore, "no-store", false, "do not store the session")
 	f.BoolVar(&o.headless, "headless", false, "no console: print events to stdout (answers are read from stdin unless --room)")
@@ -116,7 +118,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 
 	tuiOpts := []tui.Option{tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log)}
 	tuiOpts = append(tuiOpts, graphOption(x.Spec)...)
-	voice, err := startVoice(ctx, x, o.voice, dataDir, log)
+	voice, notice, err := startVoice(ctx, x, o.voice, dataDir, log)
 	if err != nil {
 		return err
 	}
@@ -129,7 +131,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		shown = runtime.SourceTyped // no microphone or no recogniser: the meter says why
 	}
 	m, err := tui.New(tui.Info{
-		Title: x.Spec.Title, Examiner: x.Examiner, Input: shown, SessionID: x.SessionID,
+		Title: x.Spec.Title, Examiner: x.Examiner, Input: shown, SessionID: x.SessionID, Notice: notice,
 	}, x, tuiOpts...)
 	if err != nil {
 		return err
@@ -155,7 +157,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 // An invalid spec exits with status 1 and its diagnostics.
 func openExam(ctx context.Context, specPath string, o runOptions, input runtime.InputSource, dataDir string, log *slog.Logger) (*app.Exam, error) {
 	x, err := app.Open(ctx, app.Options{
-		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate,
+		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate, CandidateID: o.candidateID,
 		DataDir: dataDir, Store: app.StoreTarget(globals.store, dataDir), NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,
 		Limits: o.limits,
 	})

@@ -87,7 +87,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		if err != nil {
 			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
 		}
-		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		tlsConf = candsrv.TLSConfig(cert)
 	}
 	dataDir, log, closeLog, err := setup()
 	if err != nil {

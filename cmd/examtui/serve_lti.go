@@ -54,7 +54,7 @@ func ltiMount(o serveOptions, st *sessions.Store, dataDir, base string, log *slo
 		agent = c.AgentName
 	}
 	catalog := candsrv.SpecCatalog{Dir: o.specs}
-	launcher := &candsrv.LTILauncher{Store: st, Catalog: catalog, Logger: log, Now: time.Now,
+	launcher := &candsrv.LTILauncher{Store: st, Catalog: catalog, Logger: log, Now: time.Now, Services: lti.NewServices(keys, nil, nil),
 		Dispatcher: candsrv.AgentDispatcher{AgentName: agent,
 			Client: lksdk.NewAgentDispatchServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret),
 			Rooms:  lksdk.NewRoomServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret)},

@@ -18,10 +18,17 @@ import (
 // data directory and returns the directory and the session id.
 func recordRehearsal(t *testing.T) (string, string) {
 	t.Helper()
-	ctx := context.Background()
 	dir := t.TempDir()
+	return dir, recordRehearsalAt(t, dir)
+}
+
+// recordRehearsalAt records the example rehearsal into the store target (a data directory or
+// a PostgreSQL URL) and returns the session's id.
+func recordRehearsalAt(t *testing.T, target string) string {
+	t.Helper()
+	ctx := context.Background()
 	script, exam := runtimetest.Rehearsal(t)
-	st, err := sessions.Open(ctx, dir)
+	st, err := sessions.OpenURL(ctx, target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +47,7 @@ func recordRehearsal(t *testing.T) (string, string) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return dir, sess.ID
+	return sess.ID
 }
 
 func TestSessionsCommands(t *testing.T) {

@@ -200,7 +200,7 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 			input = runtime.SourceMic
 		}
 		sess, err := env.store.Create(ctx, sessions.Meta{
-			Exam: exam, Candidate: "script:" + s.Name(), Examiner: s.Examiner, Input: input, SpecPath: s.SpecPath(),
+			Exam: exam, Candidate: sessions.ScriptCandidatePrefix + s.Name(), Examiner: s.Examiner, Input: input, SpecPath: s.SpecPath(),
 			StartedAt: start,
 		})
 		if err != nil {

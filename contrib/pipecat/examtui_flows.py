@@ -41,8 +41,16 @@ handler records the event in flow_manager.state["examtui"]["events"] and passes 
 The export names the handlers ("examtui.node_entered", "examtui.finalize_node"); an export
 naming a handler this module does not have is refused.
 
-HTTP runs in a worker thread (urllib), so the event loop never blocks; every call has a timeout
-and a failure raises ControllerError naming the status and the controller's message.
+HTTP runs in a worker thread (urllib), so the event loop never blocks; every call has a timeout.
+A call that does not reach the controller (connection refused, no route, or a gateway answering
+502-504) is retried a bounded number of times (retries, with a wait that doubles from
+retry_wait); a timeout is not, since the controller may have decided the turn. When a turn still fails (the
+controller unreachable, or answering an error) the candidate is not left in silence: the
+handler returns the same node saying the fallback line ("I'm sorry, could you say that
+again?"), with result["status"] == "error"; the failure is logged (logger "examtui_flows") and
+sent with the next call that reaches the controller, which records it in the session as a
+system_error (code controller_unreachable or controller_error). start() has no session to
+fall back to: it raises ControllerError naming the status and the controller's message.
 
 It needs only the Python standard library and pipecat-ai-flows (or pipecat-ai >= 1.5, which
 ships Flows as pipecat.flows).
@@ -52,7 +60,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import errno
 import json
+import logging
+import socket
 import urllib.error
 import urllib.request
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -74,6 +85,17 @@ FORMAT = "examtui-pipecat-flows"
 FORMAT_VERSIONS = (1,)
 REPORT_OBSERVATION = "report_observation"
 DEFAULT_TIMEOUT = 30.0
+# A turn whose controller call fails says this (the controller's own line for a failed reply).
+FALLBACK_LINE = "I'm sorry, could you say that again?"
+DEFAULT_RETRIES = 2
+DEFAULT_RETRY_WAIT = 0.5
+# The system_error codes of a failed call (runtime.CodeControllerUnreachable, CodeControllerError).
+CODE_UNREACHABLE = "controller_unreachable"
+CODE_ERROR = "controller_error"
+# At most this many failures wait for the next successful call; older ones stay in the log only.
+MAX_PENDING_ERRORS = 20
+
+log = logging.getLogger("examtui_flows")
 
 # The handlers the export's function actions name (spec.PipecatHandlerNodeEnter/NodeFinish).
 HANDLER_NODE_ENTERED = "examtui.node_entered"
@@ -106,6 +128,9 @@ class ControllerError(RuntimeError):
         super().__init__(message)
         self.status = status
         self.code = code
+        # retriable: the request did not reach the controller (refused, no route) or a gateway
+        # in front of it answered 502, 503 or 504; sending it again cannot decide a turn twice.
+        self.retriable = status in (502, 503, 504)
 
 
 class ExamFlow:
@@ -115,8 +140,17 @@ class ExamFlow:
     is its bearer token (EXAMTUI_CONTROLLER_TOKEN), or None on loopback without one.
     """
 
-    def __init__(self, doc: Dict[str, Any], *, controller_url: str, token: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT, on_event: Optional[Callable[[Dict[str, Any]], Any]] = None):
+    def __init__(self, doc: Dict[str, Any], *, controller_url: str, token: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
+                 on_event: Optional[Callable[[Dict[str, Any]], Any]] = None, retries: int = DEFAULT_RETRIES,
+                 retry_wait: float = DEFAULT_RETRY_WAIT, fallback_line: str = FALLBACK_LINE):
         _check(doc)
+        if retries < 0 or retry_wait < 0:
+            raise ExamFlowError(f"retries {retries} and retry_wait {retry_wait} must not be negative")
+        self.retries = retries
+        self.retry_wait = retry_wait
+        self.fallback_line = fallback_line
+        # Failed calls not yet recorded by the controller: sent with the next call that reaches it.
+        self.pending_errors: List[Dict[str, str]] = []
         if not controller_url:
             raise ExamFlowError("controller_url is required (start one with: examtui controller EXAM)")
         self.doc = doc
@@ -170,7 +204,13 @@ class ExamFlow:
         if self._said["durationMs"]:
             body["durationMs"] = self._said["durationMs"]
         self._said = None
-        update = await self._call("POST", f"/v1/sessions/{self.session_id}/turns", body)
+        if self.pending_errors:
+            body["systemErrors"] = list(self.pending_errors)
+        try:
+            update = await self._call("POST", f"/v1/sessions/{self.session_id}/turns", body)
+        except ControllerError as e:
+            return self._failed_turn(e, flow_manager)
+        self.pending_errors = []  # the controller recorded them
         next_node = self._apply(update)
         result = {
             "status": "success",
@@ -178,6 +218,20 @@ class ExamFlow:
             "spokenText": " ".join(line["text"] for line in update["say"]),
             "ended": update["ended"],
         }
+        state = getattr(flow_manager, "state", None)
+        if isinstance(state, dict):
+            state.setdefault("examtui", {}).update({"session": self.session_id, "node": self.node_id, "history": list(self.history)})
+        return result, next_node
+
+    def _failed_turn(self, e: "ControllerError", flow_manager: Any) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+        """A turn the controller could not decide: the same node says the fallback line, and the
+        failure waits for the next call that reaches the controller (and is logged now)."""
+        code = CODE_UNREACHABLE if e.status == 0 else CODE_ERROR
+        log.error("examtui controller call failed (%s): %s; said the fallback line", code, e)
+        self.pending_errors = (self.pending_errors + [{"code": code, "message": str(e)[:500]}])[-MAX_PENDING_ERRORS:]
+        node_id = self.node_id or self.doc["initial_node"]
+        next_node = self.node(node_id, say=[self.fallback_line], stay=True)
+        result = {"status": "error", "error": str(e), "errorStatus": e.status, "node": node_id, "spokenText": self.fallback_line, "ended": False}
         state = getattr(flow_manager, "state", None)
         if isinstance(state, dict):
             state.setdefault("examtui", {}).update({"session": self.session_id, "node": self.node_id, "history": list(self.history)})
@@ -283,7 +337,17 @@ class ExamFlow:
         )
 
     async def _call(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Dict[str, Any]:
-        return await asyncio.to_thread(self._request, method, path, body)
+        """One request, retried while it cannot reach the controller (ControllerError.retriable),
+        at most retries times, with a wait doubling from retry_wait."""
+        for attempt in range(self.retries + 1):
+            try:
+                return await asyncio.to_thread(self._request, method, path, body)
+            except ControllerError as e:
+                if attempt == self.retries or not e.retriable:
+                    raise
+                log.warning("examtui controller call failed, retrying (%d of %d): %s", attempt + 1, self.retries, e)
+                await asyncio.sleep(self.retry_wait * (2 ** attempt))
+        raise AssertionError("unreachable")
 
     def _request(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Dict[str, Any]:
         data = json.dumps(body).encode("utf-8") if body is not None else None
@@ -301,7 +365,12 @@ class ExamFlow:
                 detail = {}
             raise ControllerError(f"examtui controller: {method} {path}: {e.code} {detail.get('error') or e.reason}", e.code, detail.get("code", "")) from None
         except (urllib.error.URLError, OSError) as e:
-            raise ControllerError(f"examtui controller at {self.controller_url} unreachable: {e}") from None
+            reason = getattr(e, "reason", e)
+            err = ControllerError(f"examtui controller at {self.controller_url} unreachable: {e}")
+            # Nothing reached the controller: the request can be sent again safely. A timeout
+            # or a connection cut mid-way may have been decided, so it is not retried.
+            err.retriable = isinstance(reason, (ConnectionRefusedError, socket.gaierror)) or getattr(reason, "errno", None) in (errno.EHOSTUNREACH, errno.ENETUNREACH)
+            raise err from None
 
 
 def _check(doc: Any) -> None:

@@ -11,6 +11,7 @@ import asyncio
 import copy
 import json
 import os
+import socket
 import sys
 import unittest
 from typing import Any, Dict
@@ -38,6 +39,14 @@ def new_flow(doc=None, **kw):
 class FlowManagerStandIn:
     def __init__(self):
         self.state: Dict[str, Any] = {}
+
+
+def closed_port_url() -> str:
+    """The URL of a loopback port nothing listens on (bound, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
 
 
 def run(coro):
@@ -246,12 +255,38 @@ class AgainstTheController(unittest.TestCase):
             run(self.handler(cfg)({}, self.fm))
 
     def test_a_refused_turn_is_a_clear_error(self):
-        run(self.flow.start())
+        cfg = run(self.flow.start())
         self.flow.candidate_said("Hello.", 1.5)
-        with self.assertRaises(examtui_flows.ControllerError) as cm:
-            run(self.flow.no_tool_call())
-        self.assertEqual(cm.exception.status, 400)
-        self.assertIn("confidence", str(cm.exception))
+        with self.assertLogs("examtui_flows", "ERROR"):
+            result, nxt = run(self.flow.no_tool_call())
+        self.assertEqual((result["status"], result["errorStatus"]), ("error", 400))
+        self.assertIn("confidence", result["error"])
+        # The candidate hears the fallback line, in the same node, and the refusal is not retried.
+        self.assertEqual((nxt["name"], said(nxt)), (cfg["name"], [examtui_flows.FALLBACK_LINE]))
+        self.assertEqual([e["code"] for e in self.flow.pending_errors], [examtui_flows.CODE_ERROR])
+
+    def test_an_unreachable_controller_says_the_fallback_then_reports_it(self):
+        cfg = run(self.flow.start())
+        url = self.flow.controller_url
+        self.flow.controller_url, self.flow.retry_wait = closed_port_url(), 0.01
+        self.flow.candidate_said("We could open a second buffet line.", 0.9)
+        args = {"signals": [], "answerQuality": "partial", "needsFollowUp": True, "evidenceSufficient": False,
+                "anxietyDetected": False, "distressDetected": False, "spokenText": "Say more?"}
+        with self.assertLogs("examtui_flows", "WARNING") as logs:
+            result, nxt = run(self.handler(cfg)(args, self.fm))
+        # Two retries with a bounded wait, then the fallback line and the failure logged.
+        self.assertEqual(sum("retrying" in m for m in logs.output), self.flow.retries)
+        self.assertTrue(any("ERROR" in m and "controller_unreachable" in m for m in logs.output))
+        self.assertEqual((result["status"], result["ended"]), ("error", False))
+        self.assertEqual((nxt["name"], said(nxt)), (cfg["name"], [examtui_flows.FALLBACK_LINE]))
+        self.assertEqual(nxt["context_strategy"].strategy, ContextStrategy.APPEND)
+        self.assertEqual([e["code"] for e in self.flow.pending_errors], [examtui_flows.CODE_UNREACHABLE])
+        # The next call that gets through carries it (the Go test checks the system_error).
+        self.flow.controller_url = url
+        self.flow.candidate_said("We could open a second buffet line.", 0.9)
+        result, _ = run(self.handler(cfg)(args, self.fm))
+        self.assertEqual(result["status"], "success")
+        self.assertEqual(self.flow.pending_errors, [])
 
     def test_a_wrong_token_is_refused(self):
         flow = new_flow(self.doc, token="wrong")
@@ -277,9 +312,14 @@ class DocumentChecks(unittest.TestCase):
                     new_flow(bad)
 
     def test_unreachable_controller(self):
-        flow = new_flow(url="http://127.0.0.1:9", timeout=2)
-        with self.assertRaisesRegex(examtui_flows.ControllerError, "unreachable"):
-            run(flow.start())
+        flow = new_flow(url=closed_port_url(), timeout=2, retry_wait=0.01)
+        with self.assertLogs("examtui_flows", "WARNING"):
+            with self.assertRaisesRegex(examtui_flows.ControllerError, "unreachable"):
+                run(flow.start())
+
+    def test_retries_must_not_be_negative(self):
+        with self.assertRaisesRegex(examtui_flows.ExamFlowError, "negative"):
+            new_flow(retries=-1)
 
 
 if __name__ == "__main__":

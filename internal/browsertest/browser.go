@@ -22,6 +22,7 @@ type Browser struct {
 	cancel context.CancelFunc
 	root   context.Context // the first tab, which keeps the process alive
 	wav    string
+	tls    bool
 }
 
 // Option configures Start.
@@ -31,6 +32,10 @@ type Option func(*Browser)
 // the file each time capture starts, so a test can rewrite it between answers and restart the
 // page's capture (SetFakeAudio).
 func WithFakeAudio(path string) Option { return func(b *Browser) { b.wav = path } }
+
+// WithIgnoreCertificateErrors makes the browser accept any TLS certificate: for a test server's
+// own (httptest.NewTLSServer).
+func WithIgnoreCertificateErrors() Option { return func(b *Browser) { b.tls = true } }
 
 // Start launches Chromium headless with a fake microphone and camera granted without a prompt,
 // a fresh --user-data-dir and nothing running in the background; it stops with the test.
@@ -72,6 +77,9 @@ func Start(t testing.TB, opts ...Option) *Browser {
 		// The examiner's voice plays without a click (the test's Join click is a gesture too,
 		// but the level meter starts before it).
 		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+	}
+	if b.tls {
+		flags = append(flags, chromedp.Flag("ignore-certificate-errors", true))
 	}
 	if b.wav != "" {
 		flags = append(flags, chromedp.Flag("use-file-for-fake-audio-capture", b.wav))

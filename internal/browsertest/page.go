@@ -34,17 +34,40 @@ type Page struct {
 	errs     []string
 	expected []string
 	log      []string
+	requests map[network.RequestID]*Transfer
+	order    []network.RequestID
+}
+
+// Transfer is one HTTP request of the page as the network saw it (Network domain events, on
+// once Throttle has run).
+type Transfer struct {
+	URL      string
+	Status   int64
+	Encoding string // the response's Content-Encoding
+	Cache    string // the response's Cache-Control
+	Bytes    int64  // on the wire: headers and the body as sent (compressed), 0 from the cache
+	Cached   bool   // served from the browser's cache
+	Done     bool
 }
 
 // Open opens url in a new tab and waits for it to load.
 func (b *Browser) Open(t testing.TB, url string) *Page {
 	t.Helper()
+	p := b.Blank(t)
+	p.Navigate(url)
+	return p
+}
+
+// Blank opens an empty tab, for a test that sets the network up (Throttle) before it navigates.
+func (b *Browser) Blank(t testing.TB) *Page {
+	t.Helper()
 	ctx, cancel := chromedp.NewContext(b.root)
-	p := &Page{t: t, ctx: ctx, cancel: cancel}
+	p := &Page{t: t, ctx: ctx, cancel: cancel, requests: map[network.RequestID]*Transfer{}}
 	if err := chromedp.Listen(ctx, p.onEvent); err != nil {
 		cancel()
 		t.Fatalf("browsertest: open a tab: %v", err)
 	}
+	url := "about:blank"
 	t.Cleanup(func() {
 		p.cancel()
 		if errs := p.unexpectedErrors(); len(errs) > 0 {
@@ -56,14 +79,23 @@ func (b *Browser) Open(t testing.TB, url string) *Page {
 			p.mu.Unlock()
 		}
 	})
-	p.run("open "+url, chromedp.Navigate(url))
+	p.run("open a tab", chromedp.Navigate(url))
 	return p
+}
+
+// Navigate opens url in the tab and waits for it to load, as following a link does.
+func (p *Page) Navigate(url string) {
+	p.t.Helper()
+	p.run("open "+url, chromedp.Navigate(url))
 }
 
 func (p *Page) onEvent(ev any) {
 	var line string
 	isErr := false
 	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent, *network.EventResponseReceived, *network.EventRequestServedFromCache, *network.EventLoadingFinished:
+		p.onNetwork(ev)
+		return
 	case *cdpruntime.EventConsoleAPICalled:
 		var args []string
 		for _, a := range ev.Args {
@@ -91,6 +123,91 @@ func (p *Page) onEvent(ev any) {
 	if isErr {
 		p.errs = append(p.errs, line)
 	}
+}
+
+func (p *Page) onNetwork(ev any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	get := func(id network.RequestID) *Transfer {
+		tr, ok := p.requests[id]
+		if !ok {
+			tr = &Transfer{}
+			p.requests[id] = tr
+			p.order = append(p.order, id)
+		}
+		return tr
+	}
+	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		get(ev.RequestID).URL = ev.Request.URL
+	case *network.EventResponseReceived:
+		tr := get(ev.RequestID)
+		tr.Status = ev.Response.Status
+		tr.Encoding = header(ev.Response.Headers, "Content-Encoding")
+		tr.Cache = header(ev.Response.Headers, "Cache-Control")
+		tr.Cached = tr.Cached || ev.Response.FromDiskCache || ev.Response.FromPrefetchCache
+	case *network.EventRequestServedFromCache:
+		get(ev.RequestID).Cached = true
+	case *network.EventLoadingFinished:
+		tr := get(ev.RequestID)
+		tr.Bytes = int64(ev.EncodedDataLength)
+		tr.Done = true
+	}
+}
+
+func header(h network.Headers, name string) string {
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			s, _ := v.(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// Transfers returns the page's HTTP requests since the last call (or since Throttle), in the
+// order they were made.
+func (p *Page) Transfers() []Transfer {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Transfer, 0, len(p.order))
+	for _, id := range p.order {
+		out = append(out, *p.requests[id])
+	}
+	p.requests = map[network.RequestID]*Transfer{}
+	p.order = nil
+	return out
+}
+
+// Network is a link to emulate (DevTools' network conditions): the round-trip latency added to
+// each request, and the throughput each way in bits per second (0: not limited).
+type Network struct {
+	Latency  time.Duration
+	Download int64
+	Upload   int64
+}
+
+// Throttle makes the page's network behave as n from now on (requests and WebSockets; WebRTC
+// media is not shaped), with the browser's cache on, and records its requests (Transfers).
+func (p *Page) Throttle(n Network) {
+	p.t.Helper()
+	rate := func(bits int64) float64 {
+		if bits <= 0 {
+			return -1
+		}
+		return float64(bits) / 8
+	}
+	p.run("throttle", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, t, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: false}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, emulateNetworkConditions, networkConditions{
+			Latency: float64(n.Latency.Milliseconds()), DownloadThroughput: rate(n.Download), UploadThroughput: rate(n.Upload)})
+		return err
+	}))
 }
 
 // ExpectConsoleError lets console errors containing substr pass (a test that cuts the network
@@ -150,6 +267,26 @@ func Eval[T any](p *Page, js string) T {
 func (p *Page) Do(js string) {
 	p.t.Helper()
 	Eval[any](p, "(async () => { await ("+js+"); return null; })()")
+}
+
+// Inject runs a script's source in the page (a test library such as axe-core); the page's own
+// Content-Security-Policy does not apply to what DevTools evaluates.
+func (p *Page) Inject(src string) {
+	p.t.Helper()
+	Eval[any](p, src+"\n;null")
+}
+
+// Fetched is what Fetch got.
+type Fetched struct {
+	Status int    `json:"status"`
+	Type   string `json:"type"` // Content-Type
+}
+
+// Fetch requests url from the page (fetch, as the page's own scripts would) and returns the
+// answer's status and type.
+func (p *Page) Fetch(url string) Fetched {
+	p.t.Helper()
+	return Eval[Fetched](p, fmt.Sprintf(`fetch(%q).then((r) => ({status: r.status, type: r.headers.get("Content-Type") || ""}))`, url))
 }
 
 // Text returns the text of the first element matching the CSS selector as the page renders it

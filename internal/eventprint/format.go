@@ -107,6 +107,9 @@ func Describe(ev runtime.Event) string {
 	case *runtime.GuardrailTriggeredPayload:
 		return fmt.Sprintf("%s %s: %s → %s", p.Guardrail, p.Action, quote(p.OriginalText), quote(p.ReplacementText))
 	case *runtime.RecoveryPayload:
+		if p.Kind == runtime.RecoveryNotAssessed {
+			return fmt.Sprintf("%s %s %s (%s): %s", p.Kind, p.SegmentID, p.Reason, "turn "+fmt.Sprint(p.Turn), p.Detail)
+		}
 		return strings.TrimSpace(fmt.Sprintf("%s %s %s", p.Kind, p.SignalType, p.Detail))
 	case *runtime.AdminInstructionPayload:
 		s := fmt.Sprintf("%s %s %s by %s", p.Mode, p.Status, quote(p.Text), p.Sender)

@@ -18,6 +18,9 @@ const (
 	RejectUnknownCriterion
 	// RejectDuplicate: a second mark for a criterion already marked in the same reply.
 	RejectDuplicate
+	// RejectNotCandidate: a cited segment is the examiner's, not the candidate's: only what
+	// the candidate said is evidence.
+	RejectNotCandidate
 )
 
 func (r Rejection) String() string {
@@ -32,6 +35,8 @@ func (r Rejection) String() string {
 		return "unknown_criterion"
 	case RejectDuplicate:
 		return "duplicate"
+	case RejectNotCandidate:
+		return "not_candidate"
 	default:
 		return fmt.Sprintf("Rejection(%d)", int(r))
 	}

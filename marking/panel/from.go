@@ -8,10 +8,15 @@ import (
 )
 
 // CriteriaFrom is the scheme's criteria as the members see them: each with spec.NoLevel below
-// its levels, since a marker may find no evidence at all.
-func CriteriaFrom(m *spec.CompiledMarking) []Criterion {
+// its levels, since a marker may find no evidence at all, and described by its evidence
+// signals with what each means (the exam's evidence descriptions).
+func CriteriaFrom(m *spec.CompiledMarking, evidence []spec.EvidenceDef) []Criterion {
 	if m == nil {
 		return nil
+	}
+	desc := map[string]string{}
+	for _, e := range evidence {
+		desc[e.SignalType] = e.Description
 	}
 	out := make([]Criterion, 0, len(m.Criteria))
 	for _, c := range m.Criteria {
@@ -19,7 +24,14 @@ func CriteriaFrom(m *spec.CompiledMarking) []Criterion {
 		for _, l := range c.Levels {
 			levels = append(levels, l.Name)
 		}
-		out = append(out, Criterion{ID: c.ID, Name: c.Title, Description: "evidence signals: " + strings.Join(c.Signals, ", "), Levels: levels})
+		var signals []string
+		for _, s := range c.Signals {
+			if d := strings.TrimSpace(desc[s]); d != "" {
+				s += " (" + d + ")"
+			}
+			signals = append(signals, s)
+		}
+		out = append(out, Criterion{ID: c.ID, Name: c.Title, Description: "evidence signals: " + strings.Join(signals, "; "), Levels: levels})
 	}
 	return out
 }

@@ -43,10 +43,23 @@ func callArguments(resp openai.ChatCompletionResponse) (string, error) {
 	return "", ErrNoCall
 }
 
+// candidateSpeaker is the speaker whose segments are evidence.
+const candidateSpeaker = "candidate"
+
+// speakers maps each transcript segment id to its speaker: what a citation is checked against.
+func speakers(in Input) map[string]string {
+	out := make(map[string]string, len(in.Segments))
+	for _, s := range in.Segments {
+		out[s.ID] = s.Speaker
+	}
+	return out
+}
+
 // checkMarks parses report_marks arguments and keeps the marks that name a known criterion and
-// level and cite at least one segment, all of them in the transcript. Each other mark is
-// rejected with its reason; a malformed whole is an error.
-func checkMarks(args string, in Input, known map[string]bool, round Round) ([]Mark, []Rejected, error) {
+// level and cite at least one segment, all of them the candidate's segments of the transcript
+// (known: segment id → speaker). Each other mark is rejected with its reason; a malformed
+// whole is an error.
+func checkMarks(args string, in Input, known map[string]string, round Round) ([]Mark, []Rejected, error) {
 	var raw struct {
 		Marks []Mark `json:"marks"`
 	}
@@ -65,10 +78,13 @@ func checkMarks(args string, in Input, known map[string]bool, round Round) ([]Ma
 			rej = append(rej, Rejected{Round: round, Criterion: m.Criterion, Level: m.Level, Reason: r, Detail: detail})
 		}
 		c, found := crit[m.Criterion]
-		var unknown []string
+		var unknown, notCandidate []string
 		for _, s := range m.Segments {
-			if !known[s] {
+			switch sp, ok := known[s]; {
+			case !ok:
 				unknown = append(unknown, s)
+			case sp != candidateSpeaker:
+				notCandidate = append(notCandidate, s)
 			}
 		}
 		switch {
@@ -82,6 +98,8 @@ func checkMarks(args string, in Input, known map[string]bool, round Round) ([]Ma
 			reject(RejectUncited, "the rationale cites no transcript segment")
 		case len(unknown) > 0:
 			reject(RejectUnknownSegment, fmt.Sprintf("cites %s, not in the transcript", strings.Join(unknown, ", ")))
+		case len(notCandidate) > 0:
+			reject(RejectNotCandidate, fmt.Sprintf("cites %s, the examiner's words, not the candidate's", strings.Join(notCandidate, ", ")))
 		default:
 			seen[m.Criterion] = true
 			ok = append(ok, m)

@@ -6,14 +6,16 @@ import (
 )
 
 // Whatever a model sends as report_marks arguments, an accepted mark names a known criterion
-// and level and cites only transcript segments, at least one.
+// and level and cites only the candidate's transcript segments, at least one.
 func FuzzCheckMarks(f *testing.F) {
 	f.Add(`{"marks":[{"criterion":"c","level":"low","rationale":"r","segments":["seg-0001"]}]}`)
 	f.Add(`{"marks":[{"criterion":"c","level":"high","segments":[]},{"criterion":"x"}]}`)
 	f.Add(`{"marks":null}`)
 	f.Add(`[1,2]`)
-	in := Input{SessionID: "s", Criteria: []Criterion{{ID: "c", Levels: []string{"low", "high"}}}, Segments: []Segment{{ID: "seg-0001"}}}
-	known := map[string]bool{"seg-0001": true}
+	in := Input{SessionID: "s", Criteria: []Criterion{{ID: "c", Levels: []string{"low", "high"}}},
+		Segments: []Segment{{ID: "seg-0001", Speaker: "candidate"}, {ID: "seg-0002", Speaker: "examiner"}}}
+	f.Add(`{"marks":[{"criterion":"c","level":"low","rationale":"r","segments":["seg-0002"]}]}`)
+	known := speakers(in)
 	f.Fuzz(func(t *testing.T, args string) {
 		ok, rej, err := checkMarks(args, in, known, RoundFirst)
 		if err != nil && (ok != nil || rej != nil) {
@@ -27,8 +29,8 @@ func FuzzCheckMarks(f *testing.F) {
 				t.Fatalf("accepted %+v", m)
 			}
 			for _, s := range m.Segments {
-				if !known[s] {
-					t.Fatalf("accepted an unknown segment: %+v", m)
+				if known[s] != candidateSpeaker {
+					t.Fatalf("accepted a segment that is not the candidate's: %+v", m)
 				}
 			}
 		}

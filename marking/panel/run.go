@@ -24,10 +24,7 @@ func (p *Panel) Run(ctx context.Context, in Input) (*Result, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	known := make(map[string]bool, len(in.Segments))
-	for _, s := range in.Segments {
-		known[s.ID] = true
-	}
+	known := speakers(in)
 	res := &Result{SessionID: in.SessionID, Members: make([]MemberResult, len(p.members))}
 	for i, m := range p.members {
 		res.Members[i] = MemberResult{Name: m.Name, Model: m.Model}
@@ -118,7 +115,7 @@ func (p *Panel) Run(ctx context.Context, in Input) (*Result, error) {
 }
 
 // ask makes one member's call of one round, bounded by the panel's timeout.
-func (p *Panel) ask(ctx context.Context, m member, msgs []openai.ChatCompletionMessage, in Input, known map[string]bool, round Round) ([]Mark, []Rejected, *runtime.TurnUsage, error) {
+func (p *Panel) ask(ctx context.Context, m member, msgs []openai.ChatCompletionMessage, in Input, known map[string]string, round Round) ([]Mark, []Rejected, *runtime.TurnUsage, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	req := openai.ChatCompletionRequest{

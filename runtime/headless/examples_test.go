@@ -7,6 +7,7 @@ import (
 
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 // exampleScripts lists the candidate scripts shipped in the binary (every example but the exam).
@@ -40,6 +41,9 @@ func TestExampleScripts(t *testing.T) {
 			r := runScript(t, s, headless.Options{})
 			if !r.Passed {
 				t.Fatalf("%s failed:\n%s", name, report(r))
+			}
+			if err := runtimetest.CheckAssessedOnce(r.Log); err != nil {
+				t.Fatal(err)
 			}
 			if disk := runFile(t, "../../examples/"+name); !disk.Passed {
 				t.Fatalf("%s from disk failed:\n%s", name, report(disk))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
 func TestExampleRehearsal(t *testing.T) {
@@ -26,7 +27,7 @@ func TestExampleRehearsal(t *testing.T) {
 }
 
 func TestScripts(t *testing.T) {
-	for _, name := range []string{"silence", "off-topic", "low-confidence", "skip-allowed", "skip-refused", "distress", "finish-confirm", "admin", "pause-resume", "expiry", "silence-checkin"} {
+	for _, name := range []string{"silence", "off-topic", "low-confidence", "skip-allowed", "skip-refused", "distress", "finish-confirm", "admin", "pause-resume", "expiry", "silence-checkin", "pause-answer"} {
 		t.Run(name, func(t *testing.T) {
 			r := runFile(t, "testdata/"+name+".yaml")
 			if !r.Passed {
@@ -34,6 +35,10 @@ func TestScripts(t *testing.T) {
 			}
 			if r.TurnsRun == 0 || len(r.Log) == 0 {
 				t.Fatalf("nothing ran: %+v", r)
+			}
+			// Every word the candidate said was assessed once, or marked with its reason.
+			if err := runtimetest.CheckAssessedOnce(r.Log); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

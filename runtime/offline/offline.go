@@ -253,8 +253,13 @@ func countAsked(msgs []spec.Message, probe string) int {
 	return n
 }
 
-// lastQuestion is the last question the examiner asked in this context, or the node's prompt.
+// lastQuestion is the question on the table as the controller says (a check-in's "Would you
+// like me to repeat the question?" never is), else the last question the examiner asked in
+// this context, or the node's prompt.
 func lastQuestion(req *runtime.ExaminerRequest) string {
+	if req.Question != "" {
+		return req.Question
+	}
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		m := req.Messages[i]
 		if m.Role != "assistant" {

@@ -14,6 +14,8 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/marking"
 	"github.com/examtui/examtui/marking/panel"
+	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/tui"
 	"github.com/examtui/examtui/tui/markconsole"
 )
@@ -161,11 +163,68 @@ func TestLockedSession(t *testing.T) {
 	m := console(t, st, "ana", nil, 120, 40, true)
 	press(t, m, "2")
 	f := tui.Plain(m.Render())
-	if !strings.Contains(f, "locked") || !strings.Contains(f, "the marks of this session are locked") || !strings.Contains(f, "Criteria 4/4 marked") {
+	if !strings.Contains(f, "locked") || !strings.Contains(f, "the marks of this session are locked") || !strings.Contains(f, "Criteria 4/4 · 4/12 fail") {
 		t.Errorf("a locked session:\n%s", f)
 	}
 	press(t, m, "enter")
 	if f := tui.Plain(m.Render()); strings.Contains(f, "justification>") {
 		t.Errorf("a locked session asks for a justification:\n%s", f)
+	}
+}
+
+// Double marking with a tolerance: once ana has saved a criterion the console says where it
+// went (settled within tolerance, or to the moderator) and, once all are marked, her total and
+// grade; it never shows ben's level or justification.
+func TestToleranceOutcomeBlind(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := sessions.Open(ctx, dir, sessions.WithLocalIdentity("ana"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	recordRehearsal(t, st, fixtureID, fixtureStart, func(m *spec.CompiledMarking) {
+		m.Markers = 2
+		m.Moderation = &spec.CompiledModeration{Tolerance: 1, Settle: spec.SettleLower}
+	})
+	ben, err := sessions.Open(ctx, dir, sessions.WithLocalIdentity("ben"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ben.Close() })
+	const secret = "Ben weighs it as evaluation"
+	for c, l := range map[string]string{"options": "analysis", "clientele": "evaluation", "resources": "analysis", "communication": "description"} {
+		if _, err := marking.SetMark(ctx, ben, marking.Entry{SessionID: fixtureID, Criterion: c, Level: l, Justification: secret}, fixtureStart); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := console(t, st, "ana", nil, 120, 40, true)
+	if f := tui.Plain(m.Render()); strings.Contains(f, "┃    → ") || strings.Contains(f, secret) || strings.Contains(f, "ben") {
+		t.Fatalf("before marking, the console shows an outcome or ben's mark:\n%s", f)
+	}
+	save := func(key, why string) {
+		t.Helper()
+		press(t, m, key, "enter")
+		for _, r := range why {
+			press(t, m, string(r))
+		}
+		press(t, m, "enter")
+	}
+	save("1", "one option") // options: description against ben's analysis: one level
+	f := tui.Plain(m.Render())
+	if !strings.Contains(f, "→ settled (lower)") {
+		t.Errorf("options within tolerance:\n%s", f)
+	}
+	save("1", "guests described") // clientele: description against evaluation: two levels
+	save("2", "costs weighed")    // resources: analysis, agreed
+	save("1", "clear")            // communication: description, agreed
+	f = tui.Plain(m.Render())
+	for _, want := range []string{"→ to moderator", "→ agreed", "Criteria 4/4 · 6/12 pass"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("missing %q:\n%s", want, f)
+		}
+	}
+	if strings.Contains(f, secret) || strings.Contains(f, "ben") || strings.Contains(f, "evaluation ✓") {
+		t.Errorf("the console shows ben's mark:\n%s", f)
 	}
 }

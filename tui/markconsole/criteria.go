@@ -18,8 +18,8 @@ func (p *criteriaPane) SetSize(w, h int) { p.width, p.height = w, h }
 
 // criterionRow is what one line shows.
 type criterionRow struct {
-	title, rule, panel, yours string
-	flagged, saved, selected  bool
+	title, rule, panel, yours, outcome string
+	flagged, saved, selected           bool
 }
 
 func (p *criteriaPane) View(rows []criterionRow) []string {
@@ -52,6 +52,9 @@ func (p *criteriaPane) View(rows []criterionRow) []string {
 		}
 		out = append(out, strings.Split(line, "\n")...)
 		out = append(out, "    "+st.Muted.Render("you   ")+yours)
+		if r.outcome != "" {
+			out = append(out, "    "+st.Muted.Render("→ "+r.outcome))
+		}
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/tui/markconsole"
 )
 
@@ -22,10 +23,13 @@ const fixtureID = "5e55100000000001"
 
 // recordRehearsal records the example rehearsal (real controller, offline examiner) in a real
 // SQLite store: the demo exam, whose scheme has four criteria.
-func recordRehearsal(t testing.TB, st *sessions.Store, id string, start time.Time) {
+func recordRehearsal(t testing.TB, st *sessions.Store, id string, start time.Time, scheme ...func(*spec.CompiledMarking)) {
 	t.Helper()
 	ctx := context.Background()
 	script, exam := runtimetest.Rehearsal(t)
+	for _, f := range scheme {
+		f(exam.Marking)
+	}
 	sess, err := st.Create(ctx, sessions.Meta{ID: id, Exam: exam, Candidate: "Priya", Examiner: "offline", Input: runtime.SourceTyped, StartedAt: start})
 	if err != nil {
 		t.Fatal(err)
@@ -42,9 +46,10 @@ func recordRehearsal(t testing.TB, st *sessions.Store, id string, start time.Tim
 	}
 }
 
+// openStore opens a fresh store whose user is ana, the marker of these tests.
 func openStore(t testing.TB) *sessions.Store {
 	t.Helper()
-	st, err := sessions.Open(context.Background(), t.TempDir())
+	st, err := sessions.Open(context.Background(), t.TempDir(), sessions.WithLocalIdentity("ana"))
 	if err != nil {
 		t.Fatal(err)
 	}

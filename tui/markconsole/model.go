@@ -42,6 +42,7 @@ type (
 	savedMsg struct {
 		criterion string
 		entry     Entry
+		outcome   string
 		err       error
 	}
 	panelMsg struct {
@@ -196,6 +197,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.sheet.Marks = map[string]Entry{}
 		}
 		m.sheet.Marks[msg.criterion] = msg.entry
+		if m.sheet.Outcomes == nil {
+			m.sheet.Outcomes = map[string]string{}
+		}
+		m.sheet.Outcomes[msg.criterion] = msg.outcome
 		m.say(nil, fmt.Sprintf("saved %s: %s", msg.criterion, msg.entry.Level))
 		if m.sel < len(m.sheet.Marking.Criteria)-1 {
 			m.selectCriterion(m.sel + 1)
@@ -318,7 +323,8 @@ func (m *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
 		return func() tea.Msg {
 			ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
 			defer cancel()
-			return savedMsg{c, e, b.Save(ctx, id, c, e)}
+			out, err := b.Save(ctx, id, c, e)
+			return savedMsg{c, e, out, err}
 		}
 	}
 	var cmd tea.Cmd

@@ -17,18 +17,22 @@ type Sheet struct {
 	Candidate string
 	StartedAt time.Time
 	Marking   *spec.CompiledMarking
-	Proposal  *marking.Proposal // the rule's proposal
-	Panel     *panel.Result     // the model panel's, when one ran; nil otherwise
-	Lines     []Line            // the final transcript segments, in order
+	Evidence  []spec.EvidenceDef // the exam's signals, whose descriptions the panel's prompt carries
+	Proposal  *marking.Proposal  // the rule's proposal
+	Panel     *panel.Result      // the model panel's, when one ran; nil otherwise
+	Lines     []Line             // the final transcript segments, in order
 	// Recording is the candidate's track (candidate.wav), "" when the session has none;
 	// RecordingStart is the instant its first sample was taken.
 	Recording      string
 	RecordingStart time.Time
 	// Marks are this marker's marks so far, by criterion. Never another marker's: marking is
 	// blind.
-	Marks  map[string]Entry
-	Marker string
-	Locked bool // the session's marks are locked: the console shows them and changes nothing
+	Marks map[string]Entry
+	// Outcomes say, per criterion this marker has marked, where it went (agreed, settled
+	// within tolerance, to the moderator, awaiting the other marker); never another's level.
+	Outcomes map[string]string
+	Marker   string
+	Locked   bool // the session's marks are locked: the console shows them and changes nothing
 	// Queue says where this session is in the marker's queue (Position of Total); zero Total
 	// when one session was asked for.
 	Position, Total int
@@ -54,8 +58,9 @@ type Entry struct {
 type Backend interface {
 	// Load builds the sheet of one session for this marker.
 	Load(ctx context.Context, sessionID string) (*Sheet, error)
-	// Save records the marker's mark on one criterion.
-	Save(ctx context.Context, sessionID, criterion string, e Entry) error
+	// Save records the marker's mark on one criterion and returns the criterion's outcome
+	// (Sheet.Outcomes) after it.
+	Save(ctx context.Context, sessionID, criterion string, e Entry) (string, error)
 	// Next is the next session in the marker's queue after the given one ("" for the first),
 	// or "" when the queue is done.
 	Next(ctx context.Context, after string) (string, error)

@@ -55,7 +55,7 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 		return nil, err
 	}
 	s := &Sheet{SessionID: id, ExamID: sess.ExamID, Candidate: sess.Candidate, StartedAt: sess.StartedAt,
-		Marking: sess.Exam.Marking, Marker: b.marker, Marks: map[string]Entry{}, RecordingStart: sess.StartedAt}
+		Marking: sess.Exam.Marking, Evidence: sess.Exam.Evidence, Marker: b.marker, Marks: map[string]Entry{}, RecordingStart: sess.StartedAt}
 	for _, ev := range sess.Events {
 		if ev.Event != runtime.EventTranscriptSegment {
 			continue
@@ -85,6 +85,9 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	if _, s.Locked, err = b.store.MarkLock(ctx, id); err != nil {
 		return nil, err
 	}
+	if s.Outcomes, err = b.outcomes(ctx, id); err != nil {
+		return nil, err
+	}
 	// The first take's candidate track: its timeline starts with the session. (A resumed
 	// session's later takes start at the resume, which the sheet does not know.)
 	for _, r := range sess.Recordings {
@@ -109,11 +112,30 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 }
 
 // Save records the marker's level on a criterion through marking.SetMark, which checks it
-// against the scheme and requires the justification.
-func (b *StoreBackend) Save(ctx context.Context, id, criterion string, e Entry) error {
-	_, err := marking.SetMark(ctx, b.store, marking.Entry{SessionID: id, Criterion: criterion, Level: e.Level,
-		Marker: b.marker, Justification: e.Justification}, time.Now())
-	return err
+// against the scheme and requires the justification, and returns the criterion's outcome.
+func (b *StoreBackend) Save(ctx context.Context, id, criterion string, e Entry) (string, error) {
+	if _, err := marking.SetMark(ctx, b.store, marking.Entry{SessionID: id, Criterion: criterion, Level: e.Level,
+		Marker: b.marker, Justification: e.Justification}, time.Now()); err != nil {
+		return "", err
+	}
+	out, err := b.outcomes(ctx, id)
+	return out[criterion], err
+}
+
+// outcomes are the tolerance's verdicts on the criteria this marker has marked, from the
+// marker's own view (marking.Show: on PostgreSQL the store returns nothing more).
+func (b *StoreBackend) outcomes(ctx context.Context, id string) (map[string]string, error) {
+	v, err := marking.Show(ctx, b.store, id, b.marker)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, c := range v.Criteria {
+		if o := c.Outcome(); o != "" {
+			out[c.Criterion] = o
+		}
+	}
+	return out, nil
 }
 
 // queue is the exam's sessions this marker has criteria left to mark in (marking.Queue's
@@ -152,7 +174,7 @@ func (b *StoreBackend) Panel(ctx context.Context, s *Sheet) (*panel.Result, erro
 	if b.panel == nil {
 		return nil, ErrNoPanel
 	}
-	in := panel.Input{SessionID: s.SessionID, Criteria: panel.CriteriaFrom(s.Marking)}
+	in := panel.Input{SessionID: s.SessionID, Criteria: panel.CriteriaFrom(s.Marking, s.Evidence)}
 	for _, l := range s.Lines {
 		in.Segments = append(in.Segments, panel.Segment{ID: l.SegmentID, NodeID: l.NodeID, Speaker: l.Speaker, Text: l.Text})
 	}

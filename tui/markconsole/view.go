@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/marking"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -103,15 +104,26 @@ func (m *Model) Render() string {
 	return strings.Join(lines, "\n")
 }
 
-// progress is "2/4 marked".
+// progress is "2/4 marked"; once every criterion has the marker's level, the total those
+// levels give and its grade (or result): "4/4 · 8/12 pass". Only this marker's levels count.
 func (m *Model) progress() string {
-	n := 0
-	for _, c := range m.sheet.Marking.Criteria {
-		if _, ok := m.sheet.Marks[c.ID]; ok {
+	n, total := 0, 0
+	mk := m.sheet.Marking
+	for _, c := range mk.Criteria {
+		if e, ok := m.sheet.Marks[c.ID]; ok {
 			n++
+			total += c.Marks(e.Level)
 		}
 	}
-	return fmt.Sprintf("%d/%d marked", n, len(m.sheet.Marking.Criteria))
+	if n < len(mk.Criteria) {
+		return fmt.Sprintf("%d/%d marked", n, len(mk.Criteria))
+	}
+	r := marking.ResultOf(mk, total)
+	verdict := r.Grade
+	if verdict == "" && r.Passed != nil {
+		verdict = map[bool]string{true: "pass", false: "fail"}[*r.Passed]
+	}
+	return strings.TrimSpace(fmt.Sprintf("%d/%d · %d/%d %s", n, len(mk.Criteria), total, mk.MaxTotal, verdict))
 }
 
 func (m *Model) criterionRows() []criterionRow {
@@ -123,6 +135,9 @@ func (m *Model) criterionRows() []criterionRow {
 		}
 		e, ok := m.sheet.Marks[c.ID]
 		r.saved = ok && e.Level == r.yours
+		if r.saved {
+			r.outcome = m.sheet.Outcomes[c.ID]
+		}
 		rows = append(rows, r)
 	}
 	return rows

@@ -89,7 +89,8 @@ type Options struct {
 	Model     string              // LLM model (overrides EXAMTUI_MODEL)
 	Input     runtime.InputSource // typed | mic | room
 	Candidate string
-	// CandidateID is the candidate's id in the roster or LMS, stored with the session.
+	// CandidateID attaches the session to this candidate of the store's roster (examtui
+	// candidates import); the candidate's name is the roster's when Candidate is empty.
 	CandidateID string
 	DataDir     string // resolved data directory; empty with NoStore
 	Store       string // the session store (StoreTarget): a data directory or a postgres:// URL; empty: DataDir
@@ -210,14 +211,32 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 			if specPath == "" {
 				specPath = DemoSpec
 			}
+			name := o.Candidate
+			if o.CandidateID != "" {
+				c, ok, err := x.Store.LookupCandidate(ctx, o.CandidateID)
+				if err != nil {
+					return x, err
+				}
+				if !ok {
+					return x, fmt.Errorf("--candidate-id %q: %w (examtui candidates import first)", o.CandidateID, sessions.ErrNoCandidate)
+				}
+				if name == "" {
+					name = c.Name
+				}
+			}
 			sess, err := x.Store.Create(ctx, sessions.Meta{
-				ID: o.SessionID, Exam: x.Spec, Candidate: o.Candidate, CandidateID: o.CandidateID, Examiner: x.Examiner,
+				ID: o.SessionID, Exam: x.Spec, Candidate: name, Examiner: x.Examiner,
 				Input: o.Input, SpecPath: specPath,
 			})
 			if err != nil {
 				return x, fmt.Errorf("create session: %w", err)
 			}
 			x.SessionID = sess.ID
+			if o.CandidateID != "" {
+				if err := x.Store.AttachCandidate(ctx, sess.ID, o.CandidateID); err != nil {
+					return x, err
+				}
+			}
 		}
 		if x.Journal, err = x.Store.Journal(ctx, x.SessionID, sessions.WithSubscribers(x.queue)); err != nil {
 			return x, err

@@ -36,19 +36,12 @@ func contentSecurityPolicy(lk *url.URL) string {
 	}, "; ")
 }
 
-// setPageHeaders sets what every page response carries: never cached (a join link's page must
-// not outlive its code in a shared browser), no referrer (the code is in the URL's path), the
-// CSP, no MIME sniffing.
+// setPageHeaders sets what every page response carries: not stored (a join link's page must
+// not outlive its code in a shared browser; serveFile lets content-hashed assets be cached), no
+// referrer (the code is in the URL's path), the CSP, no MIME sniffing.
 func (s *Server) setPageHeaders(h http.Header) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Content-Security-Policy", s.csp)
 	h.Set("X-Content-Type-Options", "nosniff")
-}
-
-func (s *Server) pageHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.setPageHeaders(w.Header())
-		next.ServeHTTP(w, r)
-	})
 }

@@ -41,19 +41,17 @@ type JoinResponse struct {
 	Name     string `json:"name"`
 }
 
-// page serves index.html for any code: GET never consumes a code, and the page finds out what
-// its code is worth when the candidate presses Join.
+// page serves index.html for any code, never stored: GET never consumes a code, and the page
+// finds out what its code is worth when the candidate presses Join.
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
-	s.setPageHeaders(w.Header())
-	index, err := fs.ReadFile(s.cfg.Page, "index.html")
-	if err != nil {
+	if _, err := fs.Stat(s.cfg.Page, "index.html"); err != nil {
+		s.setPageHeaders(w.Header())
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = io.WriteString(w, notBuilt+"\n")
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write(index)
+	s.serveFile(w, r, "index.html", cacheNever)
 }
 
 // join redeems a code for this browser and answers with a fresh candidate token.

@@ -119,6 +119,8 @@ type LTILauncher struct {
 	Dispatcher Dispatcher
 	// Metadata encodes a dispatch's metadata for exam, candidate name and candidate id.
 	Metadata func(exam, name, candidateID string) (string, error)
+	// Services reads a course's roster on an instructor's launch; nil: no roster sync.
+	Services *lti.Services
 	Logger   *slog.Logger
 	Now      func() time.Time
 }
@@ -182,6 +184,12 @@ func (x *LTILauncher) Learner(w http.ResponseWriter, r *http.Request, l *lti.Lau
 		x.fail(w, http.StatusInternalServerError, "your launch could not be recorded; try again", err)
 		return
 	}
+	// The learner joins the candidate roster, so the session is theirs in marking and exports.
+	if err := x.Store.PutCandidates(r.Context(), []sessions.Candidate{RosterEntry(l.Platform.Issuer, lti.Member{
+		UserID: l.Subject, Name: l.Name, Email: l.Email})}); err != nil {
+		x.fail(w, http.StatusInternalServerError, "your launch could not be recorded; try again", err)
+		return
+	}
 	md, err := x.Metadata(exam, l.Name, cid)
 	if err == nil {
 		err = x.Dispatcher.Ensure(r.Context(), room, md)
@@ -204,14 +212,54 @@ var instructorPage = template.Must(template.New("instructor").Parse(`<!doctype h
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Oral exams — {{.Course}}</title></head>
 <body><main><h1>Oral exams in {{.Course}}</h1>
+{{if .Synced}}<p>{{.Synced}}</p>{{end}}
 {{if .Rows}}<table><thead><tr><th scope="col">Candidate</th><th scope="col">Exam</th><th scope="col">Room</th><th scope="col">Last launch</th></tr></thead><tbody>
 {{range .Rows}}<tr><td>{{.Name}}</td><td>{{.Exam}}</td><td>{{.Room}}</td><td>{{.Updated.Format "2006-01-02 15:04"}}</td></tr>
 {{end}}</tbody></table>{{else}}<p>No candidate has launched an exam from this course yet.</p>{{end}}
 <p>Supervise live exams with <code>examtui monitor</code>; mark them with <code>examtui mark</code>; send locked marks to the gradebook with <code>examtui marks publish</code>.</p>
 </main></body></html>`))
 
-// Instructor shows the course's launches.
+// RosterEntry is a course member as a candidate roster entry.
+func RosterEntry(issuer string, m lti.Member) sessions.Candidate {
+	return sessions.Candidate{CandidateID: CandidateID(issuer, m.UserID), Name: m.Name, Email: m.Email, SISUserID: m.SourcedID, LMSUserID: m.UserID}
+}
+
+// SyncRoster puts the learners of a course into the candidate roster; it returns how many.
+func SyncRoster(ctx context.Context, st *sessions.Store, svc *lti.Services, p lti.Platform, membershipsURL string) (int, error) {
+	members, err := svc.Members(ctx, p, membershipsURL)
+	if err != nil {
+		return 0, err
+	}
+	var cs []sessions.Candidate
+	for _, m := range members {
+		if (&lti.Launch{Roles: m.Roles}).IsLearner() {
+			cs = append(cs, RosterEntry(p.Issuer, m))
+		}
+	}
+	if len(cs) == 0 {
+		return 0, nil
+	}
+	return len(cs), st.PutCandidates(ctx, cs)
+}
+
+// rosterSyncTimeout bounds the roster read an instructor's launch waits for.
+const rosterSyncTimeout = 10 * time.Second
+
+// Instructor brings the course's roster in (when the platform offers it) and shows the
+// course's launches.
 func (x *LTILauncher) Instructor(w http.ResponseWriter, r *http.Request, l *lti.Launch) {
+	synced := ""
+	if x.Services != nil && l.NRPS != nil && l.NRPS.ContextMembershipsURL != "" {
+		ctx, cancel := context.WithTimeout(r.Context(), rosterSyncTimeout)
+		n, err := SyncRoster(ctx, x.Store, x.Services, l.Platform, l.NRPS.ContextMembershipsURL)
+		cancel()
+		if err != nil {
+			x.Logger.Warn("lti roster sync", "context", l.Context.ID, "err", err)
+			synced = "The course roster could not be read this time (the examiners' log says why)."
+		} else {
+			synced = fmt.Sprintf("%d learner(s) of this course are in the candidate roster.", n)
+		}
+	}
 	rows, err := x.Store.LTILaunches(r.Context(), "", l.Context.ID)
 	if err != nil {
 		x.fail(w, http.StatusInternalServerError, "the course's exams cannot be read", err)
@@ -223,5 +271,5 @@ func (x *LTILauncher) Instructor(w http.ResponseWriter, r *http.Request, l *lti.
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = instructorPage.Execute(w, map[string]any{"Course": course, "Rows": rows})
+	_ = instructorPage.Execute(w, map[string]any{"Course": course, "Rows": rows, "Synced": synced})
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/runtime"
 )
 
 // CreateRequest starts a session. Both fields are optional.
@@ -26,7 +29,23 @@ type TurnRequest struct {
 	// object, or a JSON string holding the raw arguments text (which may be malformed). Absent
 	// or null: the model made no tool call.
 	Observation json.RawMessage `json:"observation,omitempty"`
+	// SystemErrors are the bot's own failures since its last call that got through (a call
+	// to the controller that could not be made or was refused: the bot said the fallback line
+	// instead). Each is recorded as a system_error before the turn.
+	SystemErrors []BotError `json:"systemErrors,omitempty"`
 }
+
+// BotError is one failure the bot reports: code controller_unreachable or controller_error.
+type BotError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// maxBotErrors and maxBotErrorRunes bound what one turn may report.
+const (
+	maxBotErrors     = 20
+	maxBotErrorRunes = 500
+)
 
 // arguments are the examiner's raw arguments the observation carries (nil: no tool call).
 func (t *TurnRequest) arguments() (json.RawMessage, error) {
@@ -85,4 +104,27 @@ type Transition struct {
 type errorBody struct {
 	Error string `json:"error"`
 	Code  string `json:"code"`
+}
+
+type botError struct {
+	code    runtime.ErrorCode
+	message string
+}
+
+// botErrors validates the turn's systemErrors: only the bot's own codes, a bounded number,
+// messages cut to maxBotErrorRunes and cleaned of control characters.
+func (t *TurnRequest) botErrors() ([]botError, error) {
+	if len(t.SystemErrors) > maxBotErrors {
+		return nil, fmt.Errorf("systemErrors: %d (at most %d)", len(t.SystemErrors), maxBotErrors)
+	}
+	out := make([]botError, 0, len(t.SystemErrors))
+	for i, e := range t.SystemErrors {
+		code := runtime.ErrorCode(e.Code)
+		if code != runtime.CodeControllerUnreachable && code != runtime.CodeControllerError {
+			return nil, fmt.Errorf("systemErrors[%d]: code %q (want %s or %s)", i, e.Code, runtime.CodeControllerUnreachable, runtime.CodeControllerError)
+		}
+		msg := textsafe.Line(runtime.TruncateRunes(e.Message, maxBotErrorRunes))
+		out = append(out, botError{code: code, message: "pipecat bot: " + msg})
+	}
+	return out, nil
 }

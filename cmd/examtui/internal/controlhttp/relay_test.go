@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/examtui/examtui/cmd/examtui/internal/app"
-	"github.com/examtui/examtui/cmd/examtui/internal/controlhttp"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
@@ -22,18 +19,7 @@ import (
 // failover) for want of an observation to relay.
 func TestRelayInstructions(t *testing.T) {
 	ctx := context.Background()
-	store, err := app.OpenStore(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	srv, err := controlhttp.New(store, app.Options{SpecPath: "../../../../examples/hotel-breakfast.yaml"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
+	store, srv, hs := newStoreServer(t)
 	resp, err := http.Post(hs.URL+"/v1/sessions", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)

@@ -15,10 +15,19 @@ import (
 
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/cmd/examtui/internal/controlhttp"
+	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
 
 func newServer(t *testing.T, opts ...controlhttp.Option) (*controlhttp.Server, *httptest.Server) {
+	t.Helper()
+	_, srv, hs := newStoreServer(t, opts...)
+	return srv, hs
+}
+
+// newStoreServer is a controller server on the example exam over a fresh store, with the store
+// for the tests that read what it recorded.
+func newStoreServer(t *testing.T, opts ...controlhttp.Option) (*sessions.Store, *controlhttp.Server, *httptest.Server) {
 	t.Helper()
 	store, err := app.OpenStore(context.Background(), t.TempDir(), nil)
 	if err != nil {
@@ -32,7 +41,7 @@ func newServer(t *testing.T, opts ...controlhttp.Option) (*controlhttp.Server, *
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	t.Cleanup(func() { srv.Close() })
-	return srv, hs
+	return store, srv, hs
 }
 
 // TestPipecatFlowsPythonModule runs contrib/pipecat's stdlib tests on a fresh export of the

@@ -30,12 +30,21 @@ func (s *session) turn(ctx context.Context, req *TurnRequest) (*Update, error) {
 	if req.DurationMs < 0 {
 		return nil, fmt.Errorf("%w: durationMs %d is negative", errBadRequest, req.DurationMs)
 	}
+	botErrs, err := req.botErrors()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errBadRequest, err)
+	}
 	t := runtime.Turn{Text: req.Text, Duration: time.Duration(req.DurationMs) * time.Millisecond, Source: runtime.SourceTyped}
 	if req.Confidence != nil {
 		t.Confidence, t.Source = *req.Confidence, runtime.SourceRoom
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, e := range botErrs {
+		if err := s.exam.Controller.ReportSystemError(e.code, e.message); err != nil {
+			return nil, err
+		}
+	}
 	s.relay.offer(args)
 	err = s.exam.Controller.SubmitTurn(ctx, t)
 	s.relay.offer(nil) // a turn the controller settled without the examiner leaves nothing behind

@@ -68,7 +68,8 @@ var ErrRefused = errors.New("locked marks changed since the lock")
 // Publish sends what is ready for exam examID; dryRun only says what it would send. It returns
 // every session's outcome, and ErrRefused (wrapped, naming them) when a lock failed to verify.
 func (p *Publisher) Publish(ctx context.Context, examID string, dryRun bool) ([]Outcome, error) {
-	rows, _, err := marking.Gradebook(ctx, p.Store, examID)
+	// Every finished session, changed locks included: those are refused here, by name.
+	rows, _, err := marking.Gradebook(ctx, p.Store, examID, marking.IncludeUnverified())
 	if err != nil {
 		return nil, err
 	}
@@ -118,16 +119,16 @@ func (p *Publisher) one(ctx context.Context, row marking.GradeRow, dryRun bool) 
 	digest := ""
 	switch {
 	case row.LockedAt != nil:
-		v, err := marking.Verify(ctx, p.Store, row.SessionID)
-		if err != nil {
+		res, err := marking.LockedResult(ctx, p.Store, row.SessionID)
+		switch {
+		case errors.Is(err, marking.ErrUnverified), errors.Is(err, marking.ErrNoFinalLevel):
+			o.Action, o.Reason = Refused, err.Error()
+			return o, nil
+		case err != nil:
 			return o, err
 		}
-		if !v.OK() {
-			o.Action, o.Reason = Refused, strings.Join(v.Changes, "; ")
-			return o, nil
-		}
-		given, max := float64(row.Total), float64(row.MaxTotal)
-		o.Grading, o.Given, o.Max, digest = lti.GradingFully, &given, &max, v.Lock.Digest
+		given, max := float64(*res.Total), float64(res.MaxTotal)
+		o.Grading, o.Given, o.Max, digest = lti.GradingFully, &given, &max, res.LockDigest
 	default:
 		o.Grading = lti.GradingPending
 	}

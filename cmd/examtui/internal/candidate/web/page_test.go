@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,8 +311,10 @@ func TestPageNetworkDrop(t *testing.T) {
 	p.WaitText("#progress", "1 of 4", waitExam)
 	r.exam.quiet(t, 0)
 
-	// livekit-client says so on the console while its retries fail.
+	// livekit-client says so on the console while its retries fail: the validation request, or
+	// the WebSocket itself, whichever it tries while the network is cut.
 	p.ExpectConsoleError("Failed to fetch")
+	p.ExpectConsoleError("Encountered websocket error during connection establishment")
 	p.Offline(true)
 	p.WaitTrue(`/Reconnecting|Disconnected|Rejoining|Still disconnected/.test(document.querySelector("#connection").innerText)`, waitExam, "the page to say the connection is lost")
 	t.Logf("offline: %q", p.Text("#connection"))
@@ -345,10 +348,49 @@ func TestPageNarrowScreen(t *testing.T) {
 			t.Errorf("%s reaches %.0f px, past the 320 px screen", sel, right)
 		}
 	}
+	checkAccessibility(t, p)
+	// The newest caption stays in view when the screen turns (landscape: the box is half as
+	// tall) and turns back, however many lines the captions wrap to.
+	for _, vp := range [][2]int64{{640, 320}, {320, 640}, {1024, 900}, {320, 480}} {
+		p.SetViewport(vp[0], vp[1])
+		p.WaitTrue(newestCaptionInView, 5*time.Second, fmt.Sprintf("the newest caption in view at %dx%d", vp[0], vp[1]))
+	}
+	if !browsertest.Eval[bool](p, `(() => { const c = document.querySelector("#captions"); return c.scrollHeight > c.clientHeight; })()`) {
+		t.Error("the captions fit their box at 320x480: the resize check above proves nothing")
+	}
 	if testutil.Updating() {
 		p.SetViewport(480, 800)
 		p.Screenshot(filepath.Join("..", "..", "..", "..", "..", "docs", "candidate.png"))
 	}
+}
+
+// newestCaptionInView: the last line of the caption log is inside the log's visible box.
+const newestCaptionInView = `(() => {
+	const box = document.querySelector("#captions").getBoundingClientRect();
+	const last = document.querySelector("#captions p:last-child").getBoundingClientRect();
+	return last.bottom <= box.bottom + 1 && last.bottom > box.top;
+})()`
+
+// TestPageCommandAckClears: "The examiner took your request (repeat)." stays under the answer
+// box while it is news, and goes when the examiner answers the candidate's next (spoken) answer.
+func TestPageCommandAckClears(t *testing.T) {
+	r := newRoom(t)
+	p := r.join(t, r.site.link(r.site.code(t, "cand-ack")))
+	p.WaitText("#progress", "1 of 4", waitExam)
+	r.exam.quiet(t, 0)
+	before := r.exam.count(runtime.EventSpoken)
+	p.Type("#answer", "Sorry, could you repeat the question?")
+	p.WaitText("#answer-note", "The examiner took your request (repeat).", waitExam)
+	r.exam.quiet(t, before) // the question, said again
+	if got := p.Text("#answer-note"); !strings.Contains(got, "took your request") {
+		t.Fatalf("the acknowledgement went before the candidate answered: %q", got)
+	}
+	spoken, taken := r.exam.count(runtime.EventSpoken), r.exam.count(runtime.EventObservation)
+	r.say(t, p, 0)
+	testutil.Eventually(t, waitExam, func() bool { return r.exam.count(runtime.EventObservation) > taken }, "the spoken answer to be taken; the recogniser heard:\n  %s", r.answers)
+	r.exam.quiet(t, spoken)
+	p.WaitTrue(`!document.querySelector("#answer-note").innerText.includes("took your request")`, 10*time.Second,
+		"the acknowledgement to clear once the examiner answered; spoken since: "+strings.Join(r.exam.spokenTexts(t)[spoken:], " | "))
 }
 
 // candidateListening asks the LiveKit server whether the candidate's page is in the room and

@@ -3,11 +3,17 @@
 // spoken, exam_completed), subscribes only to the examiner bot's voice, and sends typed answers
 // on exam-candidate-input. Join credentials come from POST /api/join: nothing secret is in the URL
 // but the one-time join code, which the server binds to this browser on first use.
-import { Room, RoomEvent, Track, createLocalAudioTrack, DisconnectReason } from 'livekit-client';
+//
+// livekit-client is loaded without holding the page up (its own chunk, see build.mjs): the
+// microphone check needs only the browser, and the library arrives while the candidate does it.
 
 const TOPIC_EVENTS = 'exam-runtime-events';
 const TOPIC_INPUT = 'exam-candidate-input';
 const ROLE_ATTRIBUTE = 'examtui.role';
+// Who may hear the candidate's microphone: the examiner bot and supervising examiners.
+const LISTENER_ROLES = ['bot', 'examiner'];
+// The microphone as livekit-client captures it by default.
+const MIC_CAPTURE = { echoCancellation: true, noiseSuppression: true, autoGainControl: true };
 const REJOIN_EVERY_MS = 3000;
 const LEAVE_AFTER_END_MS = 60000;
 
@@ -25,7 +31,8 @@ const ui = {
 
 const code = joinCode();
 let audioCtx = null;
-let micTrack = null; // the LiveKit LocalAudioTrack: checked before joining, then published
+let mic = null; // the microphone's MediaStreamTrack while it is checked, before joining
+let micTrack = null; // the LiveKit LocalAudioTrack once published
 let micAnalyser = null;
 let micSource = null;
 let room = null;
@@ -37,6 +44,9 @@ let frozenLeft = null; // seconds left when the exam paused
 let examState = '';
 const seen = new Set(); // sessionId/seq of events shown: the join replay repeats live ones
 let lastCaption = null;
+let captionsAtEnd = true; // the caption log shows its newest line (the candidate did not scroll up)
+let ackShown = false; // the answer box's note is a command's acknowledgement: true, 'answered' once the examiner answered it
+let livekitModule = null;
 
 // ?measure turns on the latency probe (BenchmarkBrowserLatency): it costs a timer every 10 ms.
 const measure = new URLSearchParams(location.search).has('measure') ? newLatencyProbe() : null;
@@ -47,6 +57,20 @@ function joinCode() {
     try { return decodeURIComponent(parts[1]); } catch { return ''; }
   }
   return '';
+}
+
+// livekit-client, fetched once (again after a failure: the next Join tries anew).
+function livekit() {
+  if (!livekitModule) {
+    livekitModule = import('./livekit.js').then((m) => {
+      performance.mark('examtui-livekit-loaded');
+      return m;
+    }, (err) => {
+      livekitModule = null;
+      throw err;
+    });
+  }
+  return livekitModule;
 }
 
 function setConnection(text, kind) {
@@ -73,7 +97,7 @@ function resumeAudio() {
 function meterSource() {
   if (micSource) micSource.disconnect();
   const ctx = context();
-  micSource = ctx.createMediaStreamSource(new MediaStream([micTrack.mediaStreamTrack]));
+  micSource = ctx.createMediaStreamSource(new MediaStream([liveMic()]));
   if (!micAnalyser) {
     micAnalyser = ctx.createAnalyser();
     micAnalyser.fftSize = 1024;
@@ -82,28 +106,42 @@ function meterSource() {
   if (measure) measure.setMic(micAnalyser);
 }
 
+// The microphone's track: the published one once joined, the checked one before.
+function liveMic() {
+  return micTrack ? micTrack.mediaStreamTrack : mic;
+}
+
 async function openMic(deviceId) {
+  const capture = deviceId ? { ...MIC_CAPTURE, deviceId } : MIC_CAPTURE;
   try {
     if (micTrack) {
-      await micTrack.restartTrack(deviceId ? { deviceId } : {});
+      await micTrack.restartTrack(capture); // published: livekit-client swaps the sender's track
     } else {
-      micTrack = await createLocalAudioTrack(deviceId ? { deviceId } : {});
+      const next = (await navigator.mediaDevices.getUserMedia({ audio: capture })).getAudioTracks()[0];
+      if (mic) mic.stop();
+      mic = next;
     }
     meterSource();
     ui.micNote.textContent = '';
     await listMics();
-    ui.join.disabled = !code || ended || joined;
+    enableJoin(!code || ended || joined);
     resumeAudio();
   } catch (err) {
     ui.micNote.textContent = 'The microphone could not be opened (' + (err && err.name ? err.name : err) +
       '). Allow this page to use it, or type your answers after joining.';
-    ui.join.disabled = !code;
+    enableJoin(!code);
   }
+}
+
+// The Join button's state; the first time it can be pressed is marked for the load test.
+function enableJoin(disabled) {
+  ui.join.disabled = disabled;
+  if (!disabled && performance.getEntriesByName('examtui-join-usable').length === 0) performance.mark('examtui-join-usable');
 }
 
 async function listMics() {
   const devices = (await navigator.mediaDevices.enumerateDevices()).filter((d) => d.kind === 'audioinput');
-  const current = micTrack ? micTrack.mediaStreamTrack.getSettings().deviceId : '';
+  const current = liveMic() ? liveMic().getSettings().deviceId : '';
   ui.mic.replaceChildren(...devices.map((d, i) => {
     const o = document.createElement('option');
     o.value = d.deviceId;
@@ -172,6 +210,7 @@ async function join() {
 }
 
 async function connect(creds) {
+  const { Room, RoomEvent, Track, DisconnectReason } = await livekit();
   const r = new Room({ adaptiveStream: false, dynacast: false });
   room = r;
   r.on(RoomEvent.DataReceived, (payload, participant, _kind, topic) => {
@@ -183,7 +222,12 @@ async function connect(creds) {
   r.on(RoomEvent.TrackPublished, (pub, participant) => subscribeIfBot(pub, participant));
   r.on(RoomEvent.ParticipantAttributesChanged, (_changed, participant) => {
     if (participant !== r.localParticipant) participant.trackPublications.forEach((pub) => subscribeIfBot(pub, participant));
+    allowListeners(r);
   });
+  r.on(RoomEvent.ParticipantPermissionsChanged, (_prev, participant) => {
+    if (participant !== r.localParticipant) allowListeners(r);
+  });
+  r.on(RoomEvent.ParticipantConnected, () => allowListeners(r));
   r.on(RoomEvent.TrackSubscribed, (track, _pub, participant) => {
     if (track.kind !== Track.Kind.Audio || !isBot(participant)) return;
     const el = track.attach();
@@ -192,6 +236,7 @@ async function connect(creds) {
     if (measure) measure.setBot(track.mediaStreamTrack, context());
   });
   r.on(RoomEvent.ParticipantDisconnected, (participant) => {
+    allowListeners(r);
     if (ended && isBot(participant)) r.disconnect().catch(() => {});
   });
   r.on(RoomEvent.TrackUnsubscribed, (track) => track.detach().forEach((el) => el.remove()));
@@ -213,19 +258,44 @@ async function connect(creds) {
   await r.connect(creds.url, creds.token, { autoSubscribe: false });
   await r.startAudio().catch(() => {});
   r.remoteParticipants.forEach((p) => p.trackPublications.forEach((pub) => subscribeIfBot(pub, p)));
-  if (micTrack) await r.localParticipant.publishTrack(micTrack);
+  allowListeners(r); // before the microphone is published: no one else ever gets it
+  if (mic) {
+    const pub = await r.localParticipant.publishTrack(mic, { source: Track.Source.Microphone });
+    micTrack = pub.track;
+    mic = null;
+  }
   setConnection('Connected.', 'good');
   ui.rejoinRow.hidden = true;
 }
 
+// The examtui role the LiveKit server vouches for: the role attribute examtui put in the
+// participant's token, which counts only when the participant cannot change its own attributes
+// (docs/security.md).
+function roleOf(participant) {
+  if (!participant || !participant.attributes || !participant.permissions || participant.permissions.canUpdateMetadata) return '';
+  return participant.attributes[ROLE_ATTRIBUTE] || '';
+}
+
 function isBot(participant) {
-  return !!participant && participant.attributes && participant.attributes[ROLE_ATTRIBUTE] === 'bot';
+  return roleOf(participant) === 'bot';
 }
 
 // Only the examiner's voice is heard: another participant's audio (an observer, a second
 // device) is never subscribed.
 function subscribeIfBot(pub, participant) {
-  if (isBot(participant) && pub.kind === Track.Kind.Audio && !pub.isSubscribed) pub.setSubscribed(true);
+  if (isBot(participant) && pub.kind === 'audio' && !pub.isSubscribed) pub.setSubscribed(true);
+}
+
+// Only the examiner bot and supervising examiners may subscribe to the candidate's microphone:
+// the LiveKit server refuses it to anyone else in the room (a participant without a role,
+// another candidate). Sent again whenever someone arrives, leaves or changes.
+function allowListeners(r) {
+  if (r.state === 'disconnected') return;
+  const allowed = [];
+  r.remoteParticipants.forEach((p) => {
+    if (LISTENER_ROLES.includes(roleOf(p))) allowed.push({ participantIdentity: p.identity, allowAll: true });
+  });
+  r.localParticipant.setTrackSubscriptionPermissions(false, allowed);
 }
 
 function showRejoin() {
@@ -277,7 +347,7 @@ function showEvent(ev) {
     case 'exam_state': return showState(p);
     case 'node_entered': return showProgress(p.progress);
     case 'time_warning': return showWarning(p);
-    case 'spoken': return showCaption(p);
+    case 'spoken': clearAckOnReply(p); return showCaption(p);
     case 'command_acknowledged': return showCommand(p);
     case 'exam_completed': return showEnded(p);
     default: // an event this page does not know: ignored, as the contract asks
@@ -335,12 +405,34 @@ function showCaption(p) {
     lastCaption.appendChild(span);
     ui.captions.appendChild(lastCaption);
   }
-  ui.captions.scrollTop = ui.captions.scrollHeight;
+  captionsAtEnd = true;
+  scrollCaptions();
+}
+
+// The newest caption stays in view when the box changes size (a resize, a phone turned, a
+// larger text size), unless the candidate scrolled up to read an older line.
+function scrollCaptions() {
+  if (captionsAtEnd) ui.captions.scrollTop = ui.captions.scrollHeight;
 }
 
 function showCommand(p) {
   if (!p.accepted) return;
   ui.answerNote.textContent = 'The examiner took your request (' + String(p.command || '').replace(/_/g, ' ') + ').';
+  ackShown = true;
+}
+
+// A command's acknowledgement is about that request: it goes when the candidate's next answer
+// is sent (typed), or when the examiner says something after its answer to the command (the
+// candidate view does not say why a line is said: the first utterance after the
+// acknowledgement is the command's answer, the next one carries the exam on).
+function clearAckOnReply(p) {
+  if (ackShown === false || p.part > 0) return;
+  if (ackShown === 'answered') {
+    ui.answerNote.textContent = '';
+    ackShown = false;
+  } else {
+    ackShown = 'answered';
+  }
 }
 
 function showEnded(p) {
@@ -390,6 +482,7 @@ async function sendAnswer(e) {
       { reliable: true, topic: TOPIC_INPUT });
     ui.answer.value = '';
     ui.answerNote.textContent = 'Sent: ' + text;
+    ackShown = false;
   } catch (err) {
     ui.answerNote.textContent = 'Your answer was not sent (' + err.message + '). Try again.';
   }
@@ -441,9 +534,16 @@ ui.answerForm.addEventListener('submit', sendAnswer);
 ui.mic.addEventListener('change', () => openMic(ui.mic.value));
 document.addEventListener('pointerdown', resumeAudio);
 document.addEventListener('keydown', resumeAudio);
+ui.captions.addEventListener('scroll', () => {
+  const c = ui.captions;
+  captionsAtEnd = c.scrollTop + c.clientHeight >= c.scrollHeight - 2;
+}, { passive: true });
+new ResizeObserver(scrollCaptions).observe(ui.captions);
+window.addEventListener('resize', scrollCaptions);
 setInterval(drawClock, 1000);
 requestAnimationFrame(drawLevel);
 if (!code) {
   ui.joinError.textContent = 'This page needs the join link your examiner gave you (…/join/YOUR-CODE).';
 }
 openMic();
+livekit().catch(() => {}); // fetched now, while the candidate checks the microphone; tried again on Join
