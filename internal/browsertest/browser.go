@@ -22,6 +22,7 @@ type Browser struct {
 	cancel context.CancelFunc
 	root   context.Context // the first tab, which keeps the process alive
 	wav    string
+	flags  []chromedp.ExecAllocatorOption
 }
 
 // Option configures Start.
@@ -31,6 +32,13 @@ type Option func(*Browser)
 // the file each time capture starts, so a test can rewrite it between answers and restart the
 // page's capture (SetFakeAudio).
 func WithFakeAudio(path string) Option { return func(b *Browser) { b.wav = path } }
+
+// WithFlag adds a Chromium command-line switch (name without the dashes; value true for a
+// bare switch), e.g. WithFlag("test-third-party-cookie-phaseout", true) to block third-party
+// cookies as a browser that has turned them off does.
+func WithFlag(name string, value any) Option {
+	return func(b *Browser) { b.flags = append(b.flags, chromedp.Flag(name, value)) }
+}
 
 // Start launches Chromium headless with a fake microphone and camera granted without a prompt,
 // a fresh --user-data-dir and nothing running in the background; it stops with the test.
@@ -76,6 +84,7 @@ func Start(t testing.TB, opts ...Option) *Browser {
 	if b.wav != "" {
 		flags = append(flags, chromedp.Flag("use-file-for-fake-audio-capture", b.wav))
 	}
+	flags = append(flags, b.flags...)
 	b.alloc, b.cancel = chromedp.NewExecAllocator(context.Background(), flags...)
 	root, cancelRoot := chromedp.NewContext(b.alloc)
 	b.root = root
