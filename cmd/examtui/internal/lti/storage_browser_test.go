@@ -1,13 +1,11 @@
 package lti_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,39 +15,12 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 )
 
-// syncBuffer is a log sink the tool writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // crossSiteFixture is the tool on another site than the platform: the platform (its course
 // page, auth and storage frame) on http://127.0.0.1:P, the tool on http://localhost:Q, so the
 // tool in the course page's iframe is third-party. Its state cookie is SameSite=None; Secure
 // (allowed on localhost), so only the browser's third-party cookie blocking keeps it out.
-func crossSiteFixture(t *testing.T) (*fixture, *syncBuffer) {
+func crossSiteFixture(t *testing.T) (*fixture, *testutil.SyncBuffer) {
 	t.Helper()
-	plat := ltitest.Start(t)
-	keys, err := lti.OpenKeys(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := lti.NewRegistry([]lti.Platform{plat.Registration()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,16 +30,11 @@ func crossSiteFixture(t *testing.T) (*fixture, *syncBuffer) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	srv.URL = "http://localhost:" + strings.TrimPrefix(ln.Addr().String(), "127.0.0.1:")
-	logs := &syncBuffer{}
-	f := &fixture{plat: plat, rec: &recorder{}, srv: srv}
-	f.tool, err = lti.New(lti.Config{Platforms: reg, Keys: keys, BaseURL: srv.URL, Launcher: f.rec, SecureCookies: true,
-		Catalog: catalog{{ID: "hotel-breakfast", Title: "Hotel breakfast", ScoreMaximum: 9}}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.tool.Register(mux)
-	plat.ToolJWKS, plat.ToolLaunch, plat.ToolLogin = f.tool.JWKSURL(), f.tool.LaunchURL(), f.tool.LoginURL()
-	plat.AddLink(ltitest.Link{ID: "rl-exam", Title: "Oral exam", Custom: map[string]string{"exam": "hotel-breakfast"}}, 9)
+	logs := &testutil.SyncBuffer{}
+	f := startFixture(t, srv, mux, func(c *lti.Config) {
+		c.SecureCookies = true
+		c.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	})
 	return f, logs
 }
 
@@ -85,7 +51,7 @@ func (f *fixture) launches() []string {
 // a storage that answers with another state gets the launch refused.
 func TestPlatformStorageInChromium(t *testing.T) {
 	b := browsertest.Start(t, browsertest.WithFlag("test-third-party-cookie-phaseout", true))
-	waitLog := func(logs *syncBuffer, want string) {
+	waitLog := func(logs *testutil.SyncBuffer, want string) {
 		t.Helper()
 		testutil.Eventually(t, 30*time.Second, func() bool { return strings.Contains(logs.String(), want) }, "the tool to log "+want)
 	}
