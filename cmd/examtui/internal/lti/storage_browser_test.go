@@ -78,7 +78,7 @@ func TestPlatformStorageInChromium(t *testing.T) {
 
 	t.Run("platform storage", func(t *testing.T) {
 		f, logs := crossSiteFixture(t)
-		b.Open(t, f.plat.LMSPage(f.plat.LoginInitiationWithStorage(ltitest.Learner, "link:rl-exam", ltitest.StorageFrame), ltitest.StorageHonest))
+		lms := b.Open(t, f.plat.LMSPage(f.plat.LoginInitiationWithStorage(ltitest.Learner, "link:rl-exam", ltitest.StorageFrame), ltitest.StorageHonest))
 		testutil.Eventually(t, 30*time.Second, func() bool { return len(f.launches()) == 1 }, "the learner's launch")
 		if got := f.launches(); got[0] != "learner:learner-7" {
 			t.Fatalf("launches %v", got)
@@ -96,6 +96,18 @@ func TestPlatformStorageInChromium(t *testing.T) {
 		}
 		if strings.Join(subjects, " ") != "lti.put_data lti.put_data lti.get_data lti.get_data" {
 			t.Fatalf("storage log %v", f.plat.StorageLog())
+		}
+		// The storage frame says what it supports (lti.capabilities), to whoever asks.
+		caps := browsertest.Eval[string](lms, `new Promise((resolve) => {
+			addEventListener('message', (e) => {
+				if (e.data && e.data.subject === 'lti.capabilities.response' && e.data.message_id === 'caps-1') {
+					resolve(e.data.supported_messages.map((m) => m.subject).join(' '));
+				}
+			});
+			frames['`+ltitest.StorageFrame+`'].postMessage({subject: 'lti.capabilities', message_id: 'caps-1'}, location.origin);
+		})`)
+		if caps != "lti.capabilities lti.put_data lti.get_data" {
+			t.Fatalf("capabilities %q", caps)
 		}
 	})
 
