@@ -29,6 +29,13 @@ func (t *Tool) launch(w http.ResponseWriter, r *http.Request) {
 	state := r.PostForm.Get("state")
 	c, err := r.Cookie(stateCookie(state))
 	if state == "" || err != nil || c.Value != state {
+		if p, ok := t.states.peek(state); ok && state != "" && p.storageTarget != "" {
+			// No cookie, but the login kept its state in the platform's storage: a page
+			// fetches it from there and posts it to PathVerify with the token.
+			t.storagePage(w, storagePageData{Mode: "launch", Target: p.storageTarget, Origin: p.authOrigin, State: state,
+				Nonce: p.nonce, IDToken: r.PostForm.Get("id_token")})
+			return
+		}
 		t.refuse(w, http.StatusBadRequest, fmt.Errorf("%w: this browser did not start the login (no state cookie); launch again from the course", ErrState))
 		return
 	}
@@ -38,13 +45,19 @@ func (t *Tool) launch(w http.ResponseWriter, r *http.Request) {
 		t.refuse(w, http.StatusBadRequest, fmt.Errorf("%w: unknown or expired login; launch again from the course", ErrState))
 		return
 	}
-	l, err := t.Verify(r.Context(), r.PostForm.Get("id_token"), p)
+	t.admit(w, r, p, r.PostForm.Get("id_token"), "cookie")
+}
+
+// admit verifies the id_token of the login p, whose state this browser has proven (by its
+// cookie or from the platform's storage: stateFrom says which), and hands the launch to the Launcher.
+func (t *Tool) admit(w http.ResponseWriter, r *http.Request, p pending, idToken, stateFrom string) {
+	l, err := t.Verify(r.Context(), idToken, p)
 	if err != nil {
 		t.refuse(w, http.StatusUnauthorized, err)
 		return
 	}
 	t.log.Info("lti launch", "issuer", l.Platform.Issuer, "deployment", l.DeploymentID, "message", l.MessageType,
-		"resourceLink", l.ResourceLink.ID, "instructor", l.IsInstructor())
+		"resourceLink", l.ResourceLink.ID, "instructor", l.IsInstructor(), "stateFrom", stateFrom)
 	switch {
 	case l.MessageType == MessageDeepLinking:
 		if !l.IsInstructor() {

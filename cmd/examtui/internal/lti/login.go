@@ -44,8 +44,19 @@ func (t *Tool) login(w http.ResponseWriter, r *http.Request) {
 		t.refuse(w, http.StatusBadRequest, fmt.Errorf("%w: target_link_uri %q is not this tool (%s)", ErrMessage, target, t.cfg.BaseURL))
 		return
 	}
+	storage := r.Form.Get("lti_storage_target")
+	if storage != "" && !validStorageTarget(storage) {
+		t.refuse(w, http.StatusBadRequest, fmt.Errorf("%w: lti_storage_target %q is not a frame name", ErrMessage, storage))
+		return
+	}
+	auth, err := url.Parse(p.AuthURL)
+	if err != nil {
+		t.refuse(w, http.StatusInternalServerError, fmt.Errorf("%w: platform %s: authUrl: %w", ErrInvalidConfig, p.Issuer, err))
+		return
+	}
 	state, nonce := randomToken(), randomToken()
-	if !t.states.add(state, pending{nonce: nonce, issuer: p.Issuer, clientID: p.ClientID}) {
+	if !t.states.add(state, pending{nonce: nonce, issuer: p.Issuer, clientID: p.ClientID, storageTarget: storage,
+		authOrigin: origin(auth)}) {
 		w.Header().Set("Retry-After", "10")
 		t.refuse(w, http.StatusServiceUnavailable, fmt.Errorf("%w: too many logins in progress", ErrState))
 		return
@@ -72,12 +83,18 @@ func (t *Tool) login(w http.ResponseWriter, r *http.Request) {
 	if mh := r.Form.Get("lti_message_hint"); mh != "" {
 		q.Set("lti_message_hint", mh)
 	}
-	auth, _ := url.Parse(p.AuthURL)
 	aq := auth.Query()
 	for k, v := range q {
 		aq[k] = v
 	}
 	auth.RawQuery = aq.Encode()
+	if storage != "" {
+		// The cookie may not come back (a third-party iframe): the state and nonce go into
+		// the platform's storage too, from a page, before the page goes on to the platform.
+		t.storagePage(w, storagePageData{Mode: "login", Target: storage, Origin: origin(auth), State: state, Nonce: nonce,
+			Auth: auth.String()})
+		return
+	}
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, auth.String(), http.StatusFound)
 }

@@ -16,7 +16,13 @@ type pending struct {
 	nonce    string
 	issuer   string
 	clientID string
-	expires  time.Time
+	// storageTarget is the platform's storage frame (lti_storage_target) when the login was
+	// started with platform storage: a launch without the state cookie may then prove the
+	// state from there (storage.go).
+	storageTarget string
+	// authOrigin is the origin of the platform's authorization URL: its storage frame's.
+	authOrigin string
+	expires    time.Time
 }
 
 // stateStore keeps the logins awaiting their launch and the nonces already used; both are
@@ -55,6 +61,17 @@ func (s *stateStore) take(state string) (pending, bool) {
 		return pending{}, false
 	}
 	return p, ok
+}
+
+// peek returns the login of state without using it up.
+func (s *stateStore) peek(state string) (pending, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.open[state]
+	if !ok || s.now().After(p.expires) {
+		return pending{}, false
+	}
+	return p, true
 }
 
 // useNonce marks nonce used; false when it was used before.

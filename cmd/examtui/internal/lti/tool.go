@@ -57,6 +57,7 @@ type Tool struct {
 	keys   *keyCache
 	states *stateStore
 	links  *deepLinks
+	origin string // the tool's own origin (BaseURL's), which PathVerify's POSTs must carry
 }
 
 // New validates cfg.
@@ -80,7 +81,7 @@ func New(cfg Config) (*Tool, error) {
 	}
 	return &Tool{cfg: cfg, log: cfg.Logger,
 		keys:   &keyCache{client: cfg.HTTPClient, now: cfg.Now, sets: map[string]*cachedKeys{}},
-		states: newStateStore(cfg.Now), links: &deepLinks{now: cfg.Now, open: map[string]deepLinkWait{}}}, nil
+		states: newStateStore(cfg.Now), links: &deepLinks{now: cfg.Now, open: map[string]deepLinkWait{}}, origin: origin(u)}, nil
 }
 
 // Paths of the tool's endpoints.
@@ -103,6 +104,8 @@ func (t *Tool) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+PathLaunch, t.launch)
 	mux.HandleFunc("GET "+PathJWKS, t.jwks)
 	mux.HandleFunc("POST "+PathPick, t.pick)
+	mux.HandleFunc("GET "+PathStorageJS, t.storageScript)
+	mux.HandleFunc("POST "+PathVerify, t.verify)
 }
 
 func (t *Tool) jwks(w http.ResponseWriter, _ *http.Request) {

@@ -54,6 +54,16 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return startFixture(t, srv, mux, nil)
+}
+
+// startFixture runs a stand-in platform and the tool on srv (serving mux), edit changing the
+// tool's config first.
+func startFixture(t *testing.T, srv *httptest.Server, mux *http.ServeMux, edit func(*lti.Config)) *fixture {
+	t.Helper()
 	plat := ltitest.Start(t)
 	keys, err := lti.OpenKeys(t.TempDir())
 	if err != nil {
@@ -63,12 +73,13 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{plat: plat, rec: &recorder{}}
-	mux := http.NewServeMux()
-	f.srv = httptest.NewServer(mux)
-	t.Cleanup(f.srv.Close)
-	f.tool, err = lti.New(lti.Config{Platforms: reg, Keys: keys, BaseURL: f.srv.URL, Launcher: f.rec,
-		Catalog: catalog{{ID: "hotel-breakfast", Title: "Hotel breakfast", ScoreMaximum: 9}}})
+	f := &fixture{plat: plat, rec: &recorder{}, srv: srv}
+	cfg := lti.Config{Platforms: reg, Keys: keys, BaseURL: f.srv.URL, Launcher: f.rec,
+		Catalog: catalog{{ID: "hotel-breakfast", Title: "Hotel breakfast", ScoreMaximum: 9}}}
+	if edit != nil {
+		edit(&cfg)
+	}
+	f.tool, err = lti.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

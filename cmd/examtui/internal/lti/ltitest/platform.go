@@ -80,6 +80,7 @@ type Platform struct {
 	tokens     map[string][]string // access token → scopes
 	deepLinked []map[string]any    // content items received
 	jtis       map[string]bool
+	storageLog []StorageRecord
 	// Refuse counts the requests the platform refused, by endpoint, with why.
 	refused []string
 }
@@ -102,6 +103,9 @@ func Start(t testing.TB) *Platform {
 	mux.HandleFunc("POST /lineitems/{id}/scores", p.postScore)
 	mux.HandleFunc("GET /memberships", p.memberships)
 	mux.HandleFunc("POST /deeplink/return", p.deepLinkReturn)
+	mux.HandleFunc("GET /lms", p.lms)
+	mux.HandleFunc("GET /lms/storage", p.storageFrame)
+	mux.HandleFunc("POST /lms/storage/log", p.storageRecord)
 	p.Server = httptest.NewServer(mux)
 	t.Cleanup(p.Server.Close)
 	p.Issuer = p.Server.URL
