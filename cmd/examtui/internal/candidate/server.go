@@ -99,15 +99,11 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers on ln until ctx ends, then lets requests in flight finish (shutdownGrace). A
-// TLS listener (tls.NewListener) makes it HTTPS. The store is the caller's.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	return httpserve.Serve(ctx, hs, ln, shutdownGrace)
+// httpserve.WithTLS option makes it HTTPS; the server's bounds are httpserve's. The store is the
+// caller's.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, opts ...httpserve.Option) error {
+	hs := &http.Server{Handler: s.handler, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	return httpserve.Serve(ctx, hs, ln, shutdownGrace, opts...)
 }
 
 func (s *Server) routes() http.Handler {

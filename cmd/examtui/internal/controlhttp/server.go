@@ -122,10 +122,10 @@ func (s *Server) Handler() http.Handler {
 
 // Serve answers on ln until ctx ends, then lets requests in progress finish and closes every
 // session (Close).
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
-	return errors.Join(httpserve.Serve(ctx, hs, ln, shutdownGrace), s.Close())
+func (s *Server) Serve(ctx context.Context, ln net.Listener, opts ...httpserve.Option) error {
+	hs := &http.Server{Handler: s.Handler(), ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	opts = append([]httpserve.Option{httpserve.WithMaxBody(s.maxBody)}, opts...)
+	return errors.Join(httpserve.Serve(ctx, hs, ln, shutdownGrace, opts...), s.Close())
 }
 
 // Exam is the running exam of session id: for an embedding program or a test driving a
