@@ -100,7 +100,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	srv, err := candsrv.New(candsrv.Config{
 		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
 		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log,
-		SecureCookies: strings.HasPrefix(o.publicURL, "https://"),
+		SecureCookies: strings.HasPrefix(o.publicURL, "https://"), PublicURL: o.publicURL,
 	})
 	if err != nil {
 		return err

@@ -40,6 +40,9 @@ type Config struct {
 	// TokenTTL and SeatTTL: 0 gives DefaultTokenTTL and DefaultSeatTTL.
 	TokenTTL time.Duration
 	SeatTTL  time.Duration
+	// PublicURL is the server's address as browsers reach it behind a reverse proxy (--public-url):
+	// an Origin of that host is the page's own.
+	PublicURL string
 	// SecureCookies marks the seat cookie Secure even on plain HTTP requests: for a server
 	// behind a reverse proxy that terminates TLS. Requests over TLS always get Secure.
 	SecureCookies bool
@@ -58,6 +61,7 @@ type Server struct {
 	log     *slog.Logger
 	csp     string
 	handler http.Handler
+	rate    *rateLimiter
 }
 
 // New validates cfg and returns its server.
@@ -90,7 +94,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, csp: contentSecurityPolicy(lk)}
+	s := &Server{cfg: cfg, log: cfg.Logger, csp: contentSecurityPolicy(lk), rate: newRateLimiter(JoinBurst, JoinPerMin)}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -103,18 +107,42 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // caller's.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts ...httpserve.Option) error {
 	hs := &http.Server{Handler: s.handler, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	go s.purgeEvery(ctx, purgeInterval)
 	return httpserve.Serve(ctx, hs, ln, shutdownGrace, opts...)
 }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /join/{code}", s.page)
-	mux.Handle("GET /assets/", s.pageHeaders(http.FileServerFS(s.cfg.Page)))
-	mux.HandleFunc("POST /api/join", s.join)
+	mux.Handle("GET /assets/", s.pageHeaders(noListing(http.FileServerFS(s.cfg.Page))))
+	mux.HandleFunc("POST /api/join", s.guardJoin(s.join))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write([]byte("ok"))
 	})
-	return mux
+	return secure(mux)
+}
+
+// purgeInterval is how often a running server deletes the join codes that can admit nobody.
+const purgeInterval = time.Hour
+
+// purgeEvery deletes dead join codes now and every d until ctx ends.
+func (s *Server) purgeEvery(ctx context.Context, d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		n, err := s.cfg.Store.PurgeJoinCodes(ctx, s.cfg.Now(), s.cfg.SeatTTL)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("purge join codes", "err", err)
+		case n > 0:
+			s.log.Info("join codes purged", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
