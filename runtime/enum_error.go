@@ -27,13 +27,16 @@ const (
 
 	// CodeSummaryFailed: the model's summary of older turns failed; the extractive one stands.
 	CodeSummaryFailed ErrorCode = "summary_failed"
+	// CodeUsageInvalid: a provider's token counts were refused (runtime.CheckUsage); the call's
+	// usage is recorded as unknown.
+	CodeUsageInvalid ErrorCode = "usage_invalid"
 )
 
 // ErrorCodes lists every error code.
 var ErrorCodes = []ErrorCode{CodeObservationInvalid, CodeExaminerFailed, CodeAdminFailed, CodeWorkerJobFailed,
 	CodeCandidateInputFailed, CodeExaminerCommandFailed, CodeAudioPipelineFailed, CodeSpeechFailed,
 	CodeUnauthorizedMessage, CodeInvalidMessage, CodeUntrustedParticipant, CodeForgedEvent, CodeEventGap,
-	CodeSummaryFailed}
+	CodeSummaryFailed, CodeUsageInvalid}
 
 func (c ErrorCode) String() string { return string(c) }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/examtui/examtui/internal/httpbound"
+	"github.com/examtui/examtui/runtime/llm"
 )
 
 // Defaults.
@@ -123,6 +124,7 @@ func New(members []Member, opts ...Option) (*Panel, error) {
 	// Every member's reply is bounded: the panel's size cap, and the member's timeout covering
 	// the whole body, so an endless or trickling reply fails that member instead of the process.
 	hc := httpbound.MustClient(httpbound.KindPanel, p.hc, p.timeout)
+	hc.Transport = llm.GuardUsage(hc.Transport) // the usage a member's server reports, checked
 	for i := range p.members {
 		p.members[i].client = newClient(p.members[i].Member, hc)
 	}
