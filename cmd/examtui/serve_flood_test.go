@@ -19,26 +19,40 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 )
 
-// startServe runs the real binary's `examtui serve` on loopback with argv prefix wrap (a
-// prlimit, say) and returns its base URL, its data directory and the process.
-func startServe(t *testing.T, wrap ...string) (base, dir string, env []string, proc *os.Process) {
+// serveSecret is the LiveKit API secret the served tests' `examtui serve` signs with.
+const serveSecret = "serve-test-secret-0123456789abcdef"
+
+// served is a running `examtui serve` of the real binary.
+type served struct {
+	base, dir, logFile string
+	env                []string
+	cmd                *exec.Cmd
+	done               chan error // its exit
+	stderr             *testutil.SyncBuffer
+}
+
+// startServe runs the real binary's `examtui serve` on loopback with extra arguments, under
+// argv prefix wrap (a prlimit, say; nil for none), and returns it once its banner names its
+// base URL. It is killed when the test ends.
+func startServe(t *testing.T, wrap []string, extra ...string) *served {
 	t.Helper()
-	bin := examtuiBinary(t)
-	dir = t.TempDir()
-	env = append(os.Environ(), "LIVEKIT_API_KEY=devkey", "LIVEKIT_API_SECRET=serve-test-secret-0123456789abcdef", "LIVEKIT_URL=wss://lk.example.test")
-	args := append(append([]string{}, wrap...), bin, "serve", "--data-dir", dir, "--log-file", filepath.Join(dir, "serve.log"), "--addr", "127.0.0.1:0")
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = env
-	stdout, err := cmd.StdoutPipe()
+	s := &served{dir: t.TempDir(), done: make(chan error, 1), stderr: &testutil.SyncBuffer{}}
+	s.logFile = filepath.Join(s.dir, "serve.log")
+	s.env = append(os.Environ(), "LIVEKIT_API_KEY=devkey", "LIVEKIT_API_SECRET="+serveSecret, "LIVEKIT_URL=wss://lk.example.test")
+	args := append(append(append([]string{}, wrap...), examtuiBinary(t), "serve", "--data-dir", s.dir, "--log-file", s.logFile,
+		"--addr", "127.0.0.1:0"), extra...)
+	s.cmd = exec.Command(args[0], args[1:]...)
+	s.cmd.Env = s.env
+	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr testutil.SyncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	s.cmd.Stderr = s.stderr
+	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	go func() { s.done <- s.cmd.Wait() }()
+	t.Cleanup(func() { _ = s.cmd.Process.Kill() })
 	lines := make(chan string, 4)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -48,20 +62,21 @@ func startServe(t *testing.T, wrap ...string) (base, dir string, env []string, p
 		close(lines)
 	}()
 	banner := testutil.Recv(t, lines, 30*time.Second, "serve's banner")
-	i := strings.Index(banner, "http://")
-	if i < 0 {
-		t.Fatalf("banner %q, stderr %s", banner, stderr.String())
+	at, ok := strings.CutPrefix(banner, "examtui serve: candidates join at ")
+	if !ok {
+		t.Fatalf("banner %q, stderr %s", banner, s.stderr.String())
 	}
-	base = strings.TrimSuffix(strings.Fields(banner[i:])[0], "/join/<code>")
-	return base, dir, env, cmd.Process
+	s.base = strings.TrimSuffix(strings.Fields(at)[0], "/join/<code>")
+	return s
 }
 
 // newLink makes a candidate's join link with the real binary and returns its code.
-func newLink(t *testing.T, base, dir string, env []string, room, identity string) string {
+func (s *served) newLink(t *testing.T, room, identity string, extra ...string) string {
 	t.Helper()
-	tok := exec.Command(examtuiBinary(t), "token", "--data-dir", dir, "--log-file", filepath.Join(dir, "token.log"), "--role", "candidate", "--link",
-		"--room", room, "--identity", identity)
-	tok.Env = append(env, candsrv.EnvServeURL+"="+base)
+	tok := exec.Command(examtuiBinary(t), append([]string{"token", "--data-dir", s.dir, "--log-file", s.logFile, "--role", "candidate", "--link",
+		"--room", room, "--identity", identity}, extra...)...)
+	tok.Env = append(s.env, candsrv.EnvServeURL+"="+s.base)
+	base := s.base
 	out, err := tok.Output()
 	if err != nil {
 		t.Fatalf("token --link: %v %s", err, out)
@@ -78,8 +93,9 @@ func newLink(t *testing.T, base, dir string, env []string, room, identity string
 // bodies), still answers /healthz and a join within a second each. Before the connection caps
 // the flood used up the descriptors and nothing answered.
 func TestServeConnectionFlood(t *testing.T) {
-	base, dir, env, proc := startServe(t, "prlimit", "--nofile=1024:1024", "--")
-	code := newLink(t, base, dir, env, "exam-flood", "ada")
+	s := startServe(t, []string{"prlimit", "--nofile=1024:1024", "--"})
+	base, proc := s.base, s.cmd.Process
+	code := s.newLink(t, "exam-flood", "ada")
 	addr := strings.TrimPrefix(base, "http://")
 
 	// The flood: 5,000 connections from four loopback addresses, held until the test ends.

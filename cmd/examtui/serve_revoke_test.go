@@ -14,8 +14,9 @@ import (
 // browser that joined with it gets no new token (410), through the real binaries sharing a store.
 // Before, a link could not be revoked and its seat minted tokens for 12 hours.
 func TestTokenRevoke(t *testing.T) {
-	base, dir, env, _ := startServe(t)
-	code := newLink(t, base, dir, env, "exam-rv", "ada")
+	s := startServe(t, nil)
+	base, dir, env := s.base, s.dir, s.env
+	code := s.newLink(t, "exam-rv", "ada")
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
 	join := func() (int, string) {

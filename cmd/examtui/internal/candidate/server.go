@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web"
 	"github.com/examtui/examtui/internal/httpserve"
 	"github.com/examtui/examtui/sessions"
@@ -129,20 +130,17 @@ const purgeInterval = time.Hour
 
 // purgeEvery deletes dead join codes now and every d until ctx ends.
 func (s *Server) purgeEvery(ctx context.Context, d time.Duration) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		n, err := s.cfg.Store.PurgeJoinCodes(ctx, s.cfg.Now(), s.cfg.SeatTTL)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.log.Warn("purge join codes", "err", err)
-		case n > 0:
-			s.log.Info("join codes purged", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	s.purge(ctx)
+	app.Every(ctx, d, func() bool { s.purge(ctx); return true })
+}
+
+// purge deletes the join codes that can admit nobody any more.
+func (s *Server) purge(ctx context.Context) {
+	n, err := s.cfg.Store.PurgeJoinCodes(ctx, s.cfg.Now(), s.cfg.SeatTTL)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.log.Warn("purge join codes", "err", err)
+	case n > 0:
+		s.log.Info("join codes purged", "count", n)
 	}
 }

@@ -133,16 +133,7 @@ func (s *Server) unreserve() {
 
 // expireEvery closes, every d until ctx ends, the sessions idle longer than the expiry.
 func (s *Server) expireEvery(ctx context.Context, d time.Duration) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.expireIdle()
-		}
-	}
+	app.Every(ctx, d, func() bool { s.expireIdle(); return true })
 }
 
 // expireIdle closes the sessions no request has touched within the idle expiry; one that had
