@@ -39,16 +39,7 @@ func TestDispatchBeyondCapacity(t *testing.T) {
 	if !strings.Contains(err.Error(), `room "full"`) || !strings.Contains(err.Error(), "withdrawn") {
 		t.Errorf("the error does not say which room and what became of the dispatch: %v", err)
 	}
-	client := lksdk.NewAgentDispatchServiceClient(httpURL(p.srv.URL), p.srv.APIKey, p.srv.Secret)
-	left, err := client.ListDispatch(context.Background(), &lkproto.ListAgentDispatchRequest{Room: "full"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range left.GetAgentDispatches() {
-		if d.GetAgentName() == e2eAgent {
-			t.Errorf("a dispatch nobody took is left on the server: %v", d)
-		}
-	}
+	p.noDispatchLeft("full")
 
 }
 
@@ -126,14 +117,20 @@ func TestDispatchRejected(t *testing.T) {
 	if took := time.Since(start); took > 15*time.Second {
 		t.Errorf("the rejection took %v to report", took)
 	}
+	p.noDispatchLeft("nospec")
+}
+
+// noDispatchLeft fails the test when room still holds a dispatch of the pool's agent.
+func (p *pool) noDispatchLeft(room string) {
+	p.t.Helper()
 	client := lksdk.NewAgentDispatchServiceClient(httpURL(p.srv.URL), p.srv.APIKey, p.srv.Secret)
-	left, lerr := client.ListDispatch(context.Background(), &lkproto.ListAgentDispatchRequest{Room: "nospec"})
-	if lerr != nil {
-		t.Fatal(lerr)
+	left, err := client.ListDispatch(context.Background(), &lkproto.ListAgentDispatchRequest{Room: room})
+	if err != nil {
+		p.t.Fatal(err)
 	}
 	for _, d := range left.GetAgentDispatches() {
 		if d.GetAgentName() == e2eAgent && d.GetState().GetDeletedAt() == 0 {
-			t.Errorf("the rejected dispatch is left on the server: %v", d)
+			p.t.Errorf("a dispatch that will never run is left in room %s: %v", room, d)
 		}
 	}
 }

@@ -8,7 +8,26 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/monitor"
 )
+
+// selectedRoomRow is the selected exam when it runs in a LiveKit room and the control room has a
+// candidate server (server); otherwise nil, with the notice saying why (noRoom for an exam
+// without a room).
+func (m *Model) selectedRoomRow(server bool, noRoom string) *monitor.Row {
+	r := m.board.Row(m.cursor)
+	switch {
+	case r == nil:
+		return nil
+	case !server:
+		m.notice = "no candidate server for links: set serve.url in the config file or EXAMTUI_SERVE_URL (docs/candidate.md)"
+		return nil
+	case r.Room == "":
+		m.notice = noRoom
+		return nil
+	}
+	return r
+}
 
 // linkMsg brings a candidate link made for an exam's room.
 type linkMsg struct {
@@ -23,15 +42,9 @@ const linkTimeout = 10 * time.Second
 // makeLink asks for a join link for the selected exam's candidate; the answer comes back as a
 // linkMsg, since making one writes to the store.
 func (m *Model) makeLink() tea.Cmd {
-	r := m.board.Row(m.cursor)
+	r := m.selectedRoomRow(m.opts.link != nil, "this exam does not run in a LiveKit room: there is no link to give")
 	switch {
 	case r == nil:
-		return nil
-	case m.opts.link == nil:
-		m.notice = "no candidate server for links: set serve.url in the config file or EXAMTUI_SERVE_URL (docs/candidate.md)"
-		return nil
-	case r.Room == "":
-		m.notice = "this exam does not run in a LiveKit room: there is no link to give"
 		return nil
 	case r.State.Finished():
 		m.notice = "this exam has finished: there is no link to give"
@@ -70,15 +83,8 @@ type revokedMsg struct {
 // revokeLinks withdraws the selected exam's candidate's join links (a lost or stolen one): the
 // answer comes back as a revokedMsg, since revoking writes to the store.
 func (m *Model) revokeLinks() tea.Cmd {
-	r := m.board.Row(m.cursor)
-	switch {
-	case r == nil:
-		return nil
-	case m.opts.revoke == nil:
-		m.notice = "no candidate server for links: set serve.url in the config file or EXAMTUI_SERVE_URL (docs/candidate.md)"
-		return nil
-	case r.Room == "":
-		m.notice = "this exam does not run in a LiveKit room: it has no join links"
+	r := m.selectedRoomRow(m.opts.revoke != nil, "this exam does not run in a LiveKit room: it has no join links")
+	if r == nil {
 		return nil
 	}
 	row := *r
