@@ -37,6 +37,7 @@ var (
 	ErrJoinCodeNotFound = errors.New("join code not found")
 	ErrJoinCodeExpired  = errors.New("join code expired")
 	ErrJoinCodeUsed     = errors.New("join code already used on another device")
+	ErrJoinCodeRevoked  = errors.New("join code revoked")
 	ErrInvalidJoinCode  = errors.New("invalid join code")
 )
 

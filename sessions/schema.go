@@ -39,6 +39,7 @@ var migrations = []migration{
 	{6, "variant_draws table (balanced variant draws)", migrateV6, migrateV6},
 	{7, "join_codes table (candidate join links)", migrateV7, migrateV7},
 	{8, "marks, final_marks and mark_locks tables (marking)", migrateV8, migrateV8},
+	{9, "join_codes.revoked_ns (revoked join links)", migrateV9, migrateV9},
 	{10, "marking roster, candidate roster, a session's candidate id; marking's row-level security (PostgreSQL)", migrateV10, pgMigrateV10},
 }
 

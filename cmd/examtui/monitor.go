@@ -174,7 +174,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 			}
 			return app.StoreBackend(ctx, store, r.SessionID, "monitor:"+defaultExaminerIdentity()), nil
 		}),
-		controlroom.WithCandidateLink(monitorLinks(store)),
+		controlroom.WithCandidateLink(monitorLinks(store)), controlroom.WithRevokeLinks(monitorRevoke(store)),
 		controlroom.WithReadOnly(o.readOnly), controlroom.WithQuiet(o.quiet),
 		controlroom.WithStoreLabel(label), controlroom.WithLogger(log),
 		controlroom.WithConsoleOptions(tui.WithLogger(log)))
@@ -226,5 +226,16 @@ func monitorLinks(store *sessions.Store) controlroom.LinkFunc {
 	}
 	return func(ctx context.Context, r *monitor.Row) (string, error) {
 		return candsrv.RoomLink(ctx, store, base, r.Room, r.Candidate, candsrv.DefaultLinkTTL, time.Now())
+	}
+}
+
+// monitorRevoke is how the control room's revoke key withdraws a room's candidate links (all of
+// the room's: a room exam has one candidate); nil when no candidate server is configured.
+func monitorRevoke(store *sessions.Store) controlroom.RevokeFunc {
+	if candsrv.ServeURL("") == "" {
+		return nil
+	}
+	return func(ctx context.Context, r *monitor.Row) (int, error) {
+		return store.RevokeJoinCodes(ctx, r.Room, "", time.Now())
 	}
 }

@@ -72,7 +72,8 @@ func newLLMWithLimits(model string, log *slog.Logger, lim llm.Limits) (runtime.E
 
 // LLMOptions are the examiner options of the llm stage's endpoint (doctor checks the same).
 func LLMOptions(ep endpoint.Endpoint) []llm.Option {
-	opts := []llm.Option{llm.WithBaseURL(ep.BaseURL)}
+	// The stage's bounded client: its size cap and timeout cover the whole reply.
+	opts := []llm.Option{llm.WithBaseURL(ep.BaseURL), llm.WithHTTPClient(ep.Client())}
 	if ep.APIKey != "" {
 		opts = append(opts, llm.WithAPIKey(ep.APIKey))
 	}

@@ -23,6 +23,7 @@ const (
 	msgUsed      = "this join link was already used on another device; ask your examiner for a new one"
 	msgNotFound  = "this join link is not valid; check that you opened the whole link, or ask your examiner for a new one"
 	msgExpired   = "this join link has expired; ask your examiner for a new one"
+	msgRevoked   = "this join link was replaced by a newer one or withdrawn; use the newest link your examiner gave you"
 	msgMalformed = `malformed request: want a JSON body {"code":"…"}`
 	msgInternal  = "the exam server could not let you in; ask your examiner"
 )
@@ -82,6 +83,8 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 			status, msg = http.StatusNotFound, msgNotFound
 		case errors.Is(err, sessions.ErrJoinCodeExpired):
 			status, msg = http.StatusGone, msgExpired
+		case errors.Is(err, sessions.ErrJoinCodeRevoked):
+			status, msg = http.StatusGone, msgRevoked
 		case errors.Is(err, sessions.ErrJoinCodeUsed):
 			status, msg = http.StatusConflict, msgUsed
 		}

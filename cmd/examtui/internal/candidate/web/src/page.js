@@ -477,9 +477,14 @@ async function sendAnswer(e) {
   const text = ui.answer.value.trim();
   if (!text) return;
   if (!room) { ui.answerNote.textContent = 'Not connected: your answer was not sent. Try again when reconnected.'; return; }
+  // The answer goes to the examiner bot only, never to the whole room: a participant without a
+  // role (an observer, a stranger with a token) must not read it. Examiners see it through the
+  // bot's events.
+  const bots = [...room.remoteParticipants.values()].filter(isBot).map((p) => p.identity);
+  if (bots.length === 0) { ui.answerNote.textContent = 'The examiner is not in the room yet: your answer was not sent. Try again in a moment.'; return; }
   try {
     await room.localParticipant.publishData(new TextEncoder().encode(JSON.stringify({ type: 'candidate_text', text })),
-      { reliable: true, topic: TOPIC_INPUT });
+      { reliable: true, topic: TOPIC_INPUT, destinationIdentities: bots });
     ui.answer.value = '';
     ui.answerNote.textContent = 'Sent: ' + text;
     ackShown = false;
