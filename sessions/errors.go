@@ -45,3 +45,10 @@ var (
 	ErrInvalidMark = errors.New("invalid mark")
 	ErrMarksLocked = errors.New("marking is locked")
 )
+
+// Records errors (accesslog.go, delete.go, retention.go).
+var (
+	ErrAccessLogBroken = errors.New("access log chain broken")
+	// ErrLockedMarks refuses deleting a session whose marks are locked unless forced.
+	ErrLockedMarks = errors.New("session has locked marks")
+)
