@@ -69,7 +69,7 @@ func newMarksAgreementCmd() *cobra.Command {
 		Short: "Agreement between markers across an exam's sessions (exact, Cohen's κ, Krippendorff's α)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStore(cmd)
+			st, err := openStoreAccess(cmd, "", "exam "+exam)
 			if err != nil {
 				return err
 			}
@@ -111,7 +111,7 @@ func newMarksExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := openStore(cmd)
+			st, err := openStoreAccess(cmd, "", "exam "+exam)
 			if err != nil {
 				return err
 			}
