@@ -148,7 +148,11 @@ func (s *Store) DeleteSession(ctx context.Context, id string, req DeleteRequest)
 			return out, err
 		}
 	}
-	tomb := AccessEntry{Who: by, Action: AccessDelete, SessionID: id, Detail: tombstoneDetail(req.Reason, req.Force), At: s.cfg.now()}
+	reason := req.Reason
+	if name := strings.TrimSpace(sess.Candidate); name != "" {
+		reason = strings.ReplaceAll(reason, name, "(the candidate)") // the tombstone names no one
+	}
+	tomb := AccessEntry{Who: by, Action: AccessDelete, SessionID: id, Detail: tombstoneDetail(reason, req.Force), At: s.cfg.now()}
 	tomb.From = s.origin(ctx)
 	if err := appendAccess(ctx, tx, &tomb); err != nil {
 		return out, err

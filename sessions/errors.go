@@ -51,4 +51,6 @@ var (
 	ErrAccessLogBroken = errors.New("access log chain broken")
 	// ErrLockedMarks refuses deleting a session whose marks are locked unless forced.
 	ErrLockedMarks = errors.New("session has locked marks")
+	// ErrEncrypted refuses reading a file encrypted at rest without an identity to decrypt it.
+	ErrEncrypted = errors.New("encrypted at rest: give the age identity file (--identity) to read it")
 )

@@ -285,3 +285,30 @@ func purgeLogLines(logs []string, cutoff time.Time, dry bool) (int, error) {
 	}
 	return n, nil
 }
+
+// PurgeText says what a purge removed (or would remove), for people.
+func PurgeText(p Purged) string {
+	verb := "Purged"
+	if p.DryRun {
+		verb = "Would purge"
+	}
+	if p.Empty() {
+		return "Nothing to purge.\n"
+	}
+	var b strings.Builder
+	line := func(what string, ids []string) {
+		if len(ids) > 0 {
+			fmt.Fprintf(&b, "%s %s: %s\n", verb, what, strings.Join(ids, " "))
+		}
+	}
+	line("whole sessions (past their marks' age)", p.Sessions)
+	line("transcripts and events of", p.Events)
+	line("recordings of", p.Recordings)
+	if p.JoinCodes > 0 {
+		fmt.Fprintf(&b, "%s %d join codes\n", verb, p.JoinCodes)
+	}
+	if p.LogLines > 0 {
+		fmt.Fprintf(&b, "%s %d log lines\n", verb, p.LogLines)
+	}
+	return b.String()
+}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 
@@ -105,5 +107,22 @@ func newAuditVerifyCmd() *cobra.Command {
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "Access log intact: %d entries, each chained to the one before.\n", n)
 			return err
 		},
+	}
+}
+
+// watchAccess records in the access log each exam watch is shown (the room's events name its
+// session). Watch reaches the exam through the room, not the store: when the store named by
+// --store or the data directory cannot be opened, the access is logged as not recorded.
+func watchAccess(cmd *cobra.Command, log *slog.Logger) func(id string) {
+	return func(id string) {
+		ctx := cmd.Context()
+		st, err := openStore(cmd)
+		if err == nil {
+			err = st.RecordAccess(ctx, sessions.AccessEntry{Action: sessions.AccessWatch, SessionID: id})
+			err = errors.Join(err, st.Close())
+		}
+		if err != nil {
+			log.Warn("watch: the access log could not record this watch", "session", id, "err", err)
+		}
 	}
 }

@@ -134,6 +134,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		return err
 	}
 	defer store.Close()
+	defer startRetention(ctx, dataDir, log)()
 
 	updates := make(chan monitor.Update, 16)
 	var wg sync.WaitGroup
@@ -159,6 +160,10 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 	}
 	m, err := controlroom.New(board,
 		controlroom.WithLoader(func(ctx context.Context, id string) ([]runtime.Event, error) {
+			// Opening an exam reads its records: the access log says who, first.
+			if err := store.RecordAccess(ctx, sessions.AccessEntry{Action: sessions.AccessMonitorOpen, SessionID: id}); err != nil {
+				return nil, fmt.Errorf("record the access: %w", err)
+			}
 			// A room exam whose bot writes to another store: its history is what the room showed.
 			evs, err := store.LoadEvents(ctx, id)
 			if err == nil && len(evs) == 0 {

@@ -50,6 +50,10 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A marker opening a session reads its records: the access log says who, first.
+	if err := b.store.RecordAccess(ctx, sessions.AccessEntry{Action: sessions.AccessMarking, SessionID: id}); err != nil {
+		return nil, fmt.Errorf("record the access: %w", err)
+	}
 	sess, err := marking.Load(ctx, b.store, id)
 	if err != nil {
 		return nil, err
