@@ -18,8 +18,9 @@ import (
 )
 
 type markOptions struct {
-	exam   string
-	marker string
+	exam     string
+	marker   string
+	identity string
 }
 
 func newMarkCmd() *cobra.Command {
@@ -54,6 +55,7 @@ compares.`,
 	f := cmd.Flags()
 	f.StringVar(&o.exam, "exam", "", "work through this exam's queue of sessions to mark")
 	f.StringVar(&o.marker, "marker", os.Getenv("USER"), "your name as a marker (default $USER)")
+	f.StringVar(&o.identity, "identity", "", "age identity file to play recordings encrypted at rest")
 	return cmd
 }
 
@@ -84,7 +86,11 @@ func runMark(cmd *cobra.Command, id string, o markOptions) error {
 		}
 		return p.Run(ctx, in)
 	}
-	b, err := markconsole.NewStoreBackend(store, o.marker, o.exam, run, player)
+	decrypt, err := playDecrypter(o.identity)
+	if err != nil {
+		return err
+	}
+	b, err := markconsole.NewStoreBackend(store, o.marker, o.exam, run, player, markconsole.WithDecrypt(decrypt))
 	if err != nil {
 		return err
 	}

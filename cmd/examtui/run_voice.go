@@ -15,6 +15,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/internal/atrest"
 	"github.com/examtui/examtui/transport/voicepath"
 	"github.com/examtui/examtui/tui"
 )
@@ -169,9 +170,23 @@ func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string
 		app.WithVoiceLogger(log), app.WithVoiceStatus(status), app.WithVoiceDefault(v.voice),
 		app.WithVoiceAdaptiveEndOfTurn(parts.Recognizer != nil)}
 	if x.Store != nil && !v.noRecord {
-		opts = append(opts, app.WithVoiceRecording(app.RecordingDir(dataDir, x.SessionID)))
+		to, err := atrest.Recipients(globals.config.Records.Recipients)
+		if err != nil {
+			closeVoiceParts(parts)
+			return nil, fmt.Errorf("records.recipients: %w", err)
+		}
+		opts = append(opts, app.WithVoiceRecording(app.RecordingDir(dataDir, x.SessionID)), app.WithVoiceEncryption(to))
 	}
 	return app.StartVoice(ctx, x, parts, opts...)
+}
+
+func closeVoiceParts(p app.VoiceParts) {
+	if p.Source != nil {
+		_ = p.Source.Close()
+	}
+	if p.Sink != nil {
+		_ = p.Sink.Close()
+	}
 }
 
 // statusOnly is the voice path when neither microphone nor speaker could be used: the meter

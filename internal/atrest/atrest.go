@@ -111,7 +111,7 @@ func Open(path string, ids []age.Identity) (io.ReadCloser, error) {
 	}
 	if len(ids) == 0 {
 		_ = f.Close()
-		return nil, fmt.Errorf("%s: %w", filepath.Base(path), ErrNoIdentity)
+		return nil, ErrNoIdentity
 	}
 	r, err := age.Decrypt(f, ids...)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/examtui/examtui/marking"
@@ -31,16 +32,32 @@ type StoreBackend struct {
 	examID string // the queue's exam; empty for one session
 	panel  PanelFunc
 	player string
+	// decrypt gives a playable copy of a recording encrypted at rest (nil: none can be played).
+	decrypt DecryptFunc
 }
+
+// DecryptFunc writes the plaintext of an encrypted recording to a private file and returns its
+// path and how to remove it.
+type DecryptFunc func(path string) (plain string, remove func(), err error)
+
+// BackendOption configures a StoreBackend.
+type BackendOption func(*StoreBackend)
+
+// WithDecrypt lets the console play recordings encrypted at rest (docs/records.md).
+func WithDecrypt(f DecryptFunc) BackendOption { return func(b *StoreBackend) { b.decrypt = f } }
 
 // NewStoreBackend is the backend of marker over store. examID names the exam whose queue the
 // console works through ("" for one session); run may be nil (no panel); player is the
 // command that plays audio (sox's play; "" when there is none).
-func NewStoreBackend(store *sessions.Store, marker, examID string, run PanelFunc, player string) (*StoreBackend, error) {
+func NewStoreBackend(store *sessions.Store, marker, examID string, run PanelFunc, player string, opts ...BackendOption) (*StoreBackend, error) {
 	if store == nil || marker == "" {
 		return nil, fmt.Errorf("%w: a store and a marker name are needed", ErrInvalidOption)
 	}
-	return &StoreBackend{store: store, marker: marker, examID: examID, panel: run, player: player}, nil
+	b := &StoreBackend{store: store, marker: marker, examID: examID, panel: run, player: player}
+	for _, o := range opts {
+		o(b)
+	}
+	return b, nil
 }
 
 // Load builds a session's sheet with this marker's marks only (marking is blind): the
@@ -92,7 +109,7 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	// The first take's candidate track: its timeline starts with the session. (A resumed
 	// session's later takes start at the resume, which the sheet does not know.)
 	for _, r := range sess.Recordings {
-		if filepath.Base(r) == "candidate.wav" {
+		if b := strings.TrimSuffix(filepath.Base(r), sessions.EncryptedSuffix); b == "candidate.wav" {
 			if _, err := os.Stat(r); err == nil {
 				s.Recording = r
 			}
@@ -168,6 +185,17 @@ func (b *StoreBackend) Panel(ctx context.Context, s *Sheet) (*panel.Result, erro
 func (b *StoreBackend) Play(ctx context.Context, path string, offset, length time.Duration) error {
 	if b.player == "" {
 		return errors.New("no audio player: install sox (its play command) to listen")
+	}
+	if strings.HasSuffix(path, sessions.EncryptedSuffix) {
+		if b.decrypt == nil {
+			return fmt.Errorf("%s: %w", filepath.Base(path), sessions.ErrEncrypted)
+		}
+		plain, remove, err := b.decrypt(path)
+		if err != nil {
+			return err
+		}
+		defer remove()
+		path = plain
 	}
 	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
 	cmd := exec.CommandContext(ctx, b.player, "-q", path, "trim", sec(offset), sec(length))
