@@ -246,10 +246,12 @@ func (s *Store) VerifyAccessLog(ctx context.Context) (int, error) {
 	return len(all), nil
 }
 
-// migrateV11SQLite adds the access log.
-func migrateV11SQLite(ctx context.Context, tx *sqlTx) error { return tx.execAll(ctx, accessLogSQLite...) }
+// migrateV11SQLite adds the access log and the recording notice's acknowledgement columns.
+func migrateV11SQLite(ctx context.Context, tx *sqlTx) error {
+	return tx.execAll(ctx, append(accessLogSQLite, noticeColumns...)...)
+}
 
-// migrateV11Postgres adds the access log on PostgreSQL.
+// migrateV11Postgres is migrateV11SQLite on PostgreSQL.
 func migrateV11Postgres(ctx context.Context, tx *sqlTx) error {
-	return tx.execAll(ctx, accessLogPostgres...)
+	return tx.execAll(ctx, append(accessLogPostgres, noticeColumns...)...)
 }

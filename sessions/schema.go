@@ -39,7 +39,7 @@ var migrations = []migration{
 	{6, "variant_draws table (balanced variant draws)", migrateV6, migrateV6},
 	{7, "join_codes table (candidate join links)", migrateV7, migrateV7},
 	{8, "marks, final_marks and mark_locks tables (marking)", migrateV8, migrateV8},
-	{11, "access_log table (append-only, hash-chained)", migrateV11SQLite, migrateV11Postgres},
+	{11, "access_log table (append-only, hash-chained); the recording notice's acknowledgement", migrateV11SQLite, migrateV11Postgres},
 }
 
 // migrateV3 adds the flag recovery uses to find ended sessions whose exam_completed (their
