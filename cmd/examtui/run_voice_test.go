@@ -41,6 +41,8 @@ func TestRunMicInTmux(t *testing.T) {
 	tt, stderrPath, rcPath := startInTmux(t, "/usr/bin/env", dataDir, "ALSA_CONFIG_PATH="+silentALSAConfig(t),
 		"OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=sk-test",
 		bin, "run", "demo", "--examiner", "offline", "--mic")
+	tt.waitScreen("the recording notice", "Recording notice: This exam is recorded", "Press Enter to agree")
+	tt.keys("Enter")
 	tt.waitScreen("start", "input mic", "Examiner: Welcome.", "audio ")
 	// The status line is narrow: the title gives way, then the end of the meter's state.
 	tt.waitScreen("examiner speech", "examiner sp")
@@ -72,6 +74,9 @@ func TestRunMicInTmux(t *testing.T) {
 	list, err := st.List(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %v %v", list, err)
+	}
+	if _, ok, err := st.NoticeAck(ctx, list[0].ID); err != nil || !ok {
+		t.Errorf("the candidate's acknowledgement of the recording notice is not on the session: %v %v", ok, err)
 	}
 	recs := list[0].Recordings
 	if len(recs) != 2 || filepath.Dir(recs[0]) != filepath.Join(dataDir, "sessions", list[0].ID) {
@@ -120,6 +125,8 @@ func TestRunMicWithoutDevice(t *testing.T) {
 	tt, stderrPath, rcPath := startInTmux(t, "/usr/bin/env", dataDir,
 		"OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=sk-test",
 		bin, "run", "demo", "--examiner", "offline", "--mic")
+	tt.waitScreen("the recording notice", "Recording notice:", "Press Enter to agree")
+	tt.keys("Enter")
 	tt.waitScreen("start", "input typed", "no mic", "Examiner: Welcome.")
 	tt.typeLine("Hello, I'm Priya and I'm on the hospitality management course.")
 	tt.waitScreen("typed answer", "answer sent", "Candidate: Hello, I'm Priya")
