@@ -110,6 +110,11 @@ func TestRecordsCommands(t *testing.T) {
 		must("sessions", "show", priya)
 		must("sessions", "export", priya, "--format", "jsonl")
 		must("replay", priya, "--json", "--speed", "16", "--gap-cap", "1ms")
+		// The recordings are encrypted at rest: replay plays them with the identity only.
+		if _, err := run("replay", priya, "--json", "--speed", "16", "--gap-cap", "1ms", "--audio"); err == nil || !strings.Contains(err.Error(), "--identity") {
+			t.Fatalf("replay --audio of encrypted recordings without the identity: %v", err)
+		}
+		must("replay", priya, "--json", "--speed", "16", "--gap-cap", "1ms", "--audio", "--identity", keyFile)
 		for _, c := range []string{"options", "clientele", "resources", "communication"} {
 			must("marks", "set", priya, "--criterion", c, "--level", "none", "--marker", "alice", "--justification", "as heard")
 		}
