@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
-	"log/slog"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
