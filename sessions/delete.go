@@ -81,19 +81,9 @@ func (s *Store) DeleteSession(ctx context.Context, id string, req DeleteRequest)
 	if err := s.checkOpen(); err != nil {
 		return out, err
 	}
-	s.mu.Lock()
-	if _, ok := s.journals[id]; ok {
-		s.mu.Unlock()
-		return out, fmt.Errorf("delete %s: %w", id, ErrSessionBusy)
-	}
-	lock := s.owned[id]
-	delete(s.owned, id)
-	s.mu.Unlock()
-	if lock == nil {
-		var err error
-		if lock, err = s.acquireLease(ctx, id); err != nil {
-			return out, fmt.Errorf("delete %s: %w", id, err)
-		}
+	lock, err := s.takeLease(ctx, id)
+	if err != nil {
+		return out, fmt.Errorf("delete %s: %w", id, err)
 	}
 	defer func() { _ = lock.release() }()
 	sess, err := s.Get(ctx, id)

@@ -16,13 +16,7 @@ import (
 func TestDeleteLeavesNoTrace(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, eng testEngine) {
 		ctx := context.Background()
-		target := eng.target(t)
-		dataDir := target
-		if IsPostgresURL(target) {
-			dataDir = t.TempDir()
-		}
-		st := openStore(t, target)
-		defer closeStore(t, st)
+		st, dataDir := eng.openRecords(t)
 		gone := seedPerson(t, st, dataDir, "del-zelda-0001", "Zelda Quokkaberg", fixtureStart)
 		kept := seedPerson(t, st, dataDir, "keep-ivo-0002", "Ivo Brannigan", fixtureStart.Add(time.Hour))
 

@@ -16,6 +16,17 @@ import (
 	"github.com/examtui/examtui/runtime"
 )
 
+// openRecords opens a fresh store on the engine, closed when the test ends, and the data
+// directory of its files: the store's own on SQLite, a directory of its own beside PostgreSQL.
+func (e testEngine) openRecords(t *testing.T, opts ...Option) (*Store, string) {
+	t.Helper()
+	st := e.open(t, opts...)
+	if st.Engine() == EngineSQLite {
+		return st, st.Dir()
+	}
+	return st, t.TempDir()
+}
+
 // person is one candidate's records in a test store: a session with every kind of data the
 // store keeps about it, and the words only this candidate's records hold.
 type person struct {

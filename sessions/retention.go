@@ -81,20 +81,19 @@ func (s *Store) Purge(ctx context.Context, req PurgeRequest) (Purged, error) {
 		if err != nil {
 			return out, err
 		}
-		for _, id := range ids {
-			if !req.DryRun {
-				del, err := s.DeleteSession(ctx, id, DeleteRequest{Force: true, Reason: "retention: marks kept " + age(p.Marks),
-					DataDir: req.DataDir, Logs: req.Logs, By: "retention"})
-				if err != nil {
-					s.log.Warn("purge: session not deleted", "session", id, "err", err)
-					continue
-				}
-				// What went with the session counts too, so a dry run's figures are the purge's.
-				out.JoinCodes += del.Rows["join_codes"]
-				out.LogLines += del.LogLines
+		out.Sessions = s.purgeEach(ids, skip, req.DryRun, "session", func(id string) error {
+			del, err := s.DeleteSession(ctx, id, DeleteRequest{Force: true, Reason: "retention: marks kept " + age(p.Marks),
+				DataDir: req.DataDir, Logs: req.Logs, By: "retention"})
+			if err != nil {
+				return err
 			}
+			// What went with the session counts too, so a dry run's figures are the purge's.
+			out.JoinCodes += del.Rows["join_codes"]
+			out.LogLines += del.LogLines
+			return nil
+		})
+		for _, id := range out.Sessions {
 			skip[id] = true
-			out.Sessions = append(out.Sessions, id)
 		}
 	}
 	if p.Events > 0 {
@@ -102,36 +101,18 @@ func (s *Store) Purge(ctx context.Context, req PurgeRequest) (Purged, error) {
 		if err != nil {
 			return out, err
 		}
-		for _, id := range ids {
-			if skip[id] {
-				continue
-			}
-			if !req.DryRun {
-				if err := s.purgeEvents(ctx, id, "retention: events kept "+age(p.Events)); err != nil {
-					s.log.Warn("purge: events not removed", "session", id, "err", err)
-					continue
-				}
-			}
-			out.Events = append(out.Events, id)
-		}
+		out.Events = s.purgeEach(ids, skip, req.DryRun, "events", func(id string) error {
+			return s.purgeEvents(ctx, id, "retention: events kept "+age(p.Events))
+		})
 	}
 	if p.Recordings > 0 {
 		ids, err := s.idsWhere(ctx, sessionAge+` < ? AND recordings <> '[]'`, before(p.Recordings))
 		if err != nil {
 			return out, err
 		}
-		for _, id := range ids {
-			if skip[id] {
-				continue
-			}
-			if !req.DryRun {
-				if err := s.purgeRecordings(ctx, id, req.DataDir, "retention: recordings kept "+age(p.Recordings)); err != nil {
-					s.log.Warn("purge: recordings not removed", "session", id, "err", err)
-					continue
-				}
-			}
-			out.Recordings = append(out.Recordings, id)
-		}
+		out.Recordings = s.purgeEach(ids, skip, req.DryRun, "recordings", func(id string) error {
+			return s.purgeRecordings(ctx, id, req.DataDir, "retention: recordings kept "+age(p.Recordings))
+		})
 	}
 	if p.JoinCodes > 0 {
 		n, err := s.purgeJoinCodes(ctx, before(p.JoinCodes), req.DryRun)
@@ -152,6 +133,25 @@ func (s *Store) Purge(ctx context.Context, req PurgeRequest) (Purged, error) {
 			"recordings", len(out.Recordings), "joinCodes", out.JoinCodes, "logLines", out.LogLines)
 	}
 	return out, nil
+}
+
+// purgeEach applies purge to each session of ids not in skip (none when dry) and returns
+// those it purged (or would); a session that fails is logged and left for the next purge.
+func (s *Store) purgeEach(ids []string, skip map[string]bool, dry bool, what string, purge func(id string) error) []string {
+	var done []string
+	for _, id := range ids {
+		if skip[id] {
+			continue
+		}
+		if !dry {
+			if err := purge(id); err != nil {
+				s.log.Warn("purge: "+what+" not removed", "session", id, "err", err)
+				continue
+			}
+		}
+		done = append(done, id)
+	}
+	return done
 }
 
 // age prints a retention age in days.
@@ -207,13 +207,7 @@ func (s *Store) purgeRecordings(ctx context.Context, id, dataDir, why string) er
 // underLease runs change in a transaction while holding session id's lease, with an access
 // log entry (AccessPurge, by "retention") in the same transaction.
 func (s *Store) underLease(ctx context.Context, id string, change func(tx *sqlTx) error, why string) error {
-	s.mu.Lock()
-	_, live := s.journals[id]
-	s.mu.Unlock()
-	if live {
-		return ErrSessionBusy
-	}
-	l, err := s.acquireLease(ctx, id)
+	l, err := s.takeLease(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -19,14 +19,8 @@ import (
 func TestPurgeByAge(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, eng testEngine) {
 		ctx := context.Background()
-		target := eng.target(t)
-		dataDir := target
-		if IsPostgresURL(target) {
-			dataDir = t.TempDir()
-		}
 		var logBuf bytes.Buffer
-		st := openStore(t, target, WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil))))
-		defer closeStore(t, st)
+		st, dataDir := eng.openRecords(t, WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil))))
 		now := fixtureStart
 		day := 24 * time.Hour
 		fresh := seedPerson(t, st, dataDir, "age-10d", "Ada Fresh", now.Add(-10*day))

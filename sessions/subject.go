@@ -238,18 +238,8 @@ func (s *Store) sessionMarks(ctx context.Context, id string) (marks, finals []Ma
 // transcriptLines are the final transcript segments, in order.
 func transcriptLines(events []runtime.Event) []SubjectLine {
 	lines := []SubjectLine{}
-	for _, ev := range events {
-		if ev.Event != runtime.EventTranscriptSegment {
-			continue
-		}
-		p, err := ev.Decode()
-		if err != nil {
-			continue
-		}
-		ts := p.(*runtime.TranscriptSegmentPayload)
-		if ts.IsFinal {
-			lines = append(lines, SubjectLine{AtMs: ts.TimestampMs, NodeID: ts.NodeID, Speaker: ts.Speaker.String(), Text: ts.Text})
-		}
+	for _, ts := range runtime.FinalSegments(events) {
+		lines = append(lines, SubjectLine{AtMs: ts.TimestampMs, NodeID: ts.NodeID, Speaker: ts.Speaker.String(), Text: ts.Text})
 	}
 	return lines
 }

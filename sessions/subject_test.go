@@ -18,13 +18,7 @@ import (
 func TestSubjectArchive(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, eng testEngine) {
 		ctx := context.Background()
-		target := eng.target(t)
-		dataDir := target
-		if IsPostgresURL(target) {
-			dataDir = t.TempDir()
-		}
-		st := openStore(t, target)
-		defer closeStore(t, st)
+		st, dataDir := eng.openRecords(t)
 		me := seedPerson(t, st, dataDir, "subj-mia-01", "Mia Okonkwo", fixtureStart)
 		other := seedPerson(t, st, dataDir, "subj-tom-02", "Tom Other", fixtureStart.Add(time.Hour))
 		if err := st.RecordAccess(ctx, AccessEntry{Action: AccessShow, SessionID: other.id}); err != nil {

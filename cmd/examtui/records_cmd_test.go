@@ -16,9 +16,6 @@ import (
 
 	"github.com/examtui/examtui/internal/atrest"
 	"github.com/examtui/examtui/internal/pgtest"
-	"github.com/examtui/examtui/runtime"
-	"github.com/examtui/examtui/runtime/headless"
-	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -26,28 +23,13 @@ import (
 // its two recordings in dataDir (encrypted to to, when given), and returns the session id.
 func recordRehearsalAt(t *testing.T, target, dataDir, candidate string, to []age.Recipient) string {
 	t.Helper()
-	ctx := context.Background()
-	script, exam := runtimetest.Rehearsal(t)
-	st, err := sessions.OpenURL(ctx, target)
+	id := rehearseIn(t, target, candidate)
+	st, err := sessions.OpenURL(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: candidate, Examiner: "offline", Input: runtime.SourceTyped})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := st.Journal(ctx, sess.ID, sessions.WithWaitCommit())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := headless.Run(ctx, script, headless.Options{Sink: j, SessionID: sess.ID}); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(dataDir, "sessions", sess.ID)
+	dir := filepath.Join(dataDir, "sessions", id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +46,10 @@ func recordRehearsalAt(t *testing.T, target, dataDir, candidate string, to []age
 		}
 		recs = append(recs, p)
 	}
-	if err := st.SetRecordings(ctx, sess.ID, recs); err != nil {
+	if err := st.SetRecordings(context.Background(), id, recs); err != nil {
 		t.Fatal(err)
 	}
-	return sess.ID
+	return id
 }
 
 // TestRecordsCommands governs records from the command line on both engines: every command

@@ -18,15 +18,22 @@ import (
 // data directory and returns the directory and the session id.
 func recordRehearsal(t *testing.T) (string, string) {
 	t.Helper()
-	ctx := context.Background()
 	dir := t.TempDir()
+	return dir, rehearseIn(t, dir, "Priya")
+}
+
+// rehearseIn records the example rehearsal for candidate in the store at target (a data
+// directory or a postgres:// URL) and returns the session id.
+func rehearseIn(t *testing.T, target, candidate string) string {
+	t.Helper()
+	ctx := context.Background()
 	script, exam := runtimetest.Rehearsal(t)
-	st, err := sessions.Open(ctx, dir)
+	st, err := sessions.OpenURL(ctx, target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: runtime.SourceTyped})
+	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: candidate, Examiner: "offline", Input: runtime.SourceTyped})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +47,7 @@ func recordRehearsal(t *testing.T) (string, string) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return dir, sess.ID
+	return sess.ID
 }
 
 func TestSessionsCommands(t *testing.T) {

@@ -21,14 +21,8 @@ import (
 // to a private copy, removed after) and without it is a clear error; opening the session to
 // mark it is in the access log under the store's identity.
 func TestPlayEncryptedRecording(t *testing.T) {
-	player, err := exec.LookPath("play")
-	if err != nil {
-		t.Fatalf("sox's play is required (apt-get install sox): %v", err)
-	}
-	t.Setenv("ALSA_CONFIG_PATH", filepath.Join("..", "..", "testdata", "asound-null.conf"))
+	player, st := playFixture(t)
 	ctx := context.Background()
-	st := openStore(t)
-	recordRehearsal(t, st, fixtureID, fixtureStart)
 	wav := filepath.Join(t.TempDir(), "candidate.wav")
 	if out, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", wav, "synth", "60", "sine", "440").CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v: %s", err, out)

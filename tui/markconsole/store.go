@@ -77,19 +77,9 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	}
 	s := &Sheet{SessionID: id, ExamID: sess.ExamID, Candidate: sess.Candidate, StartedAt: sess.StartedAt,
 		Marking: sess.Exam.Marking, Marker: b.marker, Marks: map[string]Entry{}, RecordingStart: sess.StartedAt}
-	for _, ev := range sess.Events {
-		if ev.Event != runtime.EventTranscriptSegment {
-			continue
-		}
-		p, err := ev.Decode()
-		if err != nil {
-			continue
-		}
-		ts := p.(*runtime.TranscriptSegmentPayload)
-		if ts.IsFinal {
-			s.Lines = append(s.Lines, Line{SegmentID: ts.SegmentID, Seq: ev.Seq, NodeID: ts.NodeID, Speaker: ts.Speaker.String(),
-				Text: ts.Text, At: time.UnixMilli(ts.TimestampMs)})
-		}
+	for ev, ts := range runtime.FinalSegments(sess.Events) {
+		s.Lines = append(s.Lines, Line{SegmentID: ts.SegmentID, Seq: ev.Seq, NodeID: ts.NodeID, Speaker: ts.Speaker.String(),
+			Text: ts.Text, At: time.UnixMilli(ts.TimestampMs)})
 	}
 	if s.Proposal, err = marking.Propose(sess.Exam, sess.Events); err != nil {
 		return nil, err
