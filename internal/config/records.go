@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -67,9 +68,12 @@ func ParseAge(s string) (time.Duration, error) {
 	units := map[byte]time.Duration{'d': day, 'w': 7 * day, 'y': 365 * day}
 	var d time.Duration
 	if u, ok := units[s[len(s)-1]]; ok {
-		n, err := strconv.Atoi(s[:len(s)-1])
+		n, err := strconv.ParseInt(s[:len(s)-1], 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("age %q: want a whole number before %q", s, s[len(s)-1:])
+		}
+		if n > math.MaxInt64/int64(u) {
+			return 0, fmt.Errorf("age %q: too long (at most %d years)", s, math.MaxInt64/int64(365*day))
 		}
 		d = time.Duration(n) * u
 	} else {
