@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/tui/controlroom"
 )
 
 // accessOf names what cmd does to a session in the access log: its path under examtui
@@ -124,5 +127,16 @@ func watchAccess(cmd *cobra.Command, log *slog.Logger) func(id string) {
 		if err != nil {
 			log.Warn("watch: the access log could not record this watch", "session", id, "err", err)
 		}
+	}
+}
+
+// openAccess is the control room's loader of an exam's history with its access recorded first:
+// opening an exam reads its records. A store that cannot record it is not read.
+func openAccess(st *sessions.Store, load controlroom.LoadFunc) controlroom.LoadFunc {
+	return func(ctx context.Context, id string) ([]runtime.Event, error) {
+		if err := st.RecordAccess(ctx, sessions.AccessEntry{Action: sessions.AccessMonitorOpen, SessionID: id}); err != nil {
+			return nil, fmt.Errorf("record the access: %w", err)
+		}
+		return load(ctx, id)
 	}
 }

@@ -159,18 +159,14 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		return monitorJSON(ctx, board, updates, roomMsgs, cmd.OutOrStdout())
 	}
 	m, err := controlroom.New(board,
-		controlroom.WithLoader(func(ctx context.Context, id string) ([]runtime.Event, error) {
-			// Opening an exam reads its records: the access log says who, first.
-			if err := store.RecordAccess(ctx, sessions.AccessEntry{Action: sessions.AccessMonitorOpen, SessionID: id}); err != nil {
-				return nil, fmt.Errorf("record the access: %w", err)
-			}
+		controlroom.WithLoader(openAccess(store, func(ctx context.Context, id string) ([]runtime.Event, error) {
 			// A room exam whose bot writes to another store: its history is what the room showed.
 			evs, err := store.LoadEvents(ctx, id)
 			if err == nil && len(evs) == 0 {
 				return rooms.History(id), nil
 			}
 			return evs, err
-		}),
+		})),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
 			// An exam in a room is controlled over the room's examiner-commands topic; any
 			// other through the store's command channel.
