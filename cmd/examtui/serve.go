@@ -97,9 +97,10 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
+	defer startRetention(ctx, dataDir, log)()
 	srv, err := candsrv.New(candsrv.Config{
 		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
-		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log,
+		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log, Notice: globals.config.Records.Notice,
 		SecureCookies: strings.HasPrefix(o.publicURL, "https://"), PublicURL: o.publicURL,
 	})
 	if err != nil {
