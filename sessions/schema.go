@@ -39,7 +39,9 @@ var migrations = []migration{
 	{6, "variant_draws table (balanced variant draws)", migrateV6, migrateV6},
 	{7, "join_codes table (candidate join links)", migrateV7, migrateV7},
 	{8, "marks, final_marks and mark_locks tables (marking)", migrateV8, migrateV8},
+	{9, "join_codes.revoked_ns (revoked join links)", migrateV9, migrateV9},
 	{10, "marking roster, candidate roster, a session's candidate id; marking's row-level security (PostgreSQL)", migrateV10, pgMigrateV10},
+	{11, "access_log table (append-only, hash-chained); the recording notice's acknowledgement", migrateV11SQLite, migrateV11Postgres},
 	{12, "lti_launches and lti_scores tables (LMS launches and grade passback)", migrateV12, migrateV12},
 }
 

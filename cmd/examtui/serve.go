@@ -13,6 +13,7 @@ import (
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
 	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web"
+	"github.com/examtui/examtui/internal/httpserve"
 )
 
 // defaultServeAddr is where `examtui serve` listens unless told otherwise.
@@ -100,13 +101,15 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
+	defer startRetention(ctx, dataDir, log)()
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.addr)
 	if err != nil {
 		return err
 	}
 	scheme := "http"
+	var serveOpts []httpserve.Option
 	if tlsConf != nil {
-		ln = tls.NewListener(ln, tlsConf)
+		serveOpts = append(serveOpts, httpserve.WithTLS(tlsConf))
 		scheme = "https"
 	}
 	base := o.publicURL
@@ -120,8 +123,8 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	}
 	srv, err := candsrv.New(candsrv.Config{
 		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
-		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log, Mount: mount,
-		SecureCookies: strings.HasPrefix(base, "https://"),
+		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log, Notice: globals.config.Records.Notice, Mount: mount,
+		SecureCookies: strings.HasPrefix(base, "https://"), PublicURL: o.publicURL,
 	})
 	if err != nil {
 		ln.Close()
@@ -141,7 +144,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		fmt.Fprintln(errOut, "examtui serve: plain HTTP off this machine: browsers will refuse the microphone; use --tls-cert/--tls-key or an HTTPS reverse proxy (--public-url)")
 	}
 	log.Info("candidate server serving", "addr", ln.Addr().String(), "tls", tlsConf != nil, "public", base, "page built", web.Built())
-	return srv.Serve(ctx, ln)
+	return srv.Serve(ctx, ln, serveOpts...)
 }
 
 // loopbackAddr reports whether a listener is reachable from this machine only (where browsers
