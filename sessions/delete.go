@@ -104,6 +104,10 @@ func (s *Store) DeleteSession(ctx context.Context, id string, req DeleteRequest)
 	if err != nil {
 		return out, fmt.Errorf("delete %s: %w", id, err)
 	}
+	var candidateID string // read before the session's row goes
+	if err := s.db.QueryRowContext(ctx, `SELECT candidate_id FROM sessions WHERE id = ?`, id).Scan(&candidateID); err != nil {
+		return out, fmt.Errorf("delete %s: %w", id, err)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return out, fmt.Errorf("delete %s: %w", id, err)
@@ -136,6 +140,23 @@ func (s *Store) DeleteSession(ctx context.Context, id string, req DeleteRequest)
 	if name := strings.TrimSpace(sess.Candidate); name != "" {
 		if err := count("join_codes", `DELETE FROM join_codes WHERE display_name = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE candidate = ?)`, name, name); err != nil {
 			return out, err
+		}
+	}
+	// The candidate's roster entry (their name and the institution's ids for them) goes with
+	// their last session, as their join codes do.
+	if candidateID != "" {
+		if err := count("candidates", `DELETE FROM candidates WHERE candidate_id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE candidate_id = ?)`,
+			candidateID, candidateID); err != nil {
+			return out, err
+		}
+		for _, t := range personTables {
+			if !s.hasTable(ctx, t) {
+				continue
+			}
+			if err := count(t, `DELETE FROM `+t+` WHERE candidate_id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE candidate_id = ?)`,
+				candidateID, candidateID); err != nil {
+				return out, err
+			}
 		}
 	}
 	reason := req.Reason
@@ -336,4 +357,14 @@ func (s *Store) checkpoint(ctx context.Context) bool {
 		return false
 	}
 	return busy == 0
+}
+
+// personTables hold a candidate's data by candidate_id rather than by session (an LMS's
+// launches): a deletion removes the candidate's rows with their last session.
+var personTables []string
+
+// hasTable reports whether the store has table t (a table a later schema adds).
+func (s *Store) hasTable(ctx context.Context, t string) bool {
+	cols, err := s.tableColumns(ctx)
+	return err == nil && cols[t] != nil
 }

@@ -87,6 +87,8 @@ func TestDeleteCoversEveryTable(t *testing.T) {
 			"exams":          "compiled exams, removed with their last session",
 			"join_codes":     "removed by the candidate's display name when no other session is theirs",
 			"variant_draws":  "per exam and node tallies: no session id, no person",
+			"exam_roster":    "who marks and moderates which exam: no session id, no candidate",
+			"candidates":     "the candidate's roster entry, removed by candidate_id with their last session",
 			"schema_version": "the layout version",
 		}
 		for table, cs := range cols {
