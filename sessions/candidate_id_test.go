@@ -13,7 +13,13 @@ func TestCandidateIDStored(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, target string) {
 		st := openStore(t, target)
 		defer closeStore(t, st)
-		createSession(t, st, Meta{ID: "with-id", Exam: testExam(), Candidate: "Ada", CandidateID: "lti:ab12cd34:learner-7"})
+		createSession(t, st, Meta{ID: "with-id", Exam: testExam(), Candidate: "Ada"})
+		if err := st.PutCandidates(context.Background(), []Candidate{{CandidateID: "lti:ab12cd34:learner-7", Name: "Ada"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AttachCandidate(context.Background(), "with-id", "lti:ab12cd34:learner-7"); err != nil {
+			t.Fatal(err)
+		}
 		createSession(t, st, Meta{ID: "without", Exam: testExam(), Candidate: "Bob"})
 		got, err := st.Get(context.Background(), "with-id")
 		if err != nil || got.CandidateID != "lti:ab12cd34:learner-7" {
