@@ -8,6 +8,9 @@ EXAMTUI      := $(BIN)/examtui
 LIVEKIT      := $(BIN)/livekit-server
 STATICCHECK  := $(BIN)/staticcheck
 MERMAID      := $(BIN)/mermaid/node_modules/mermaid/package.json
+# ltijs, an independent LTI 1.3 tool the LTI tests run against the stand-in platform
+# (tools/ltijs, pinned by its lock).
+LTIJS        := $(BIN)/ltijs/node_modules/ltijs/package.json
 LIVEKIT_VER  := v1.13.5
 STATICCHECK_VER := v0.8.2
 # ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
@@ -29,7 +32,7 @@ APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-d
 TEST_APT_PACKAGES := postgresql graphviz libxml2-utils nodejs python3 chromium
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build web test test-short lint bench deps test-deps apt tools livekit-server staticcheck ajv mermaid clean
+.PHONY: all run build web test test-short lint bench deps test-deps apt tools livekit-server staticcheck ajv mermaid ltijs clean
 
 all: build
 
@@ -80,7 +83,7 @@ apt:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-tools: livekit-server staticcheck ajv mermaid
+tools: livekit-server staticcheck ajv mermaid ltijs
 
 livekit-server: $(LIVEKIT)
 $(LIVEKIT):
@@ -110,6 +113,14 @@ $(MERMAID): tools/mermaid/package.json tools/mermaid/package-lock.json tools/mer
 	cp tools/mermaid/package.json tools/mermaid/package-lock.json tools/mermaid/check.mjs $(BIN)/mermaid/
 	cd $(BIN)/mermaid && npm ci --no-audit --no-fund --loglevel=error
 	@touch $(MERMAID)
+
+ltijs: $(LTIJS)
+$(LTIJS): tools/ltijs/package.json tools/ltijs/package-lock.json tools/ltijs/tool.js
+	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	@mkdir -p $(BIN)/ltijs
+	cp tools/ltijs/package.json tools/ltijs/package-lock.json tools/ltijs/tool.js $(BIN)/ltijs/
+	cd $(BIN)/ltijs && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(LTIJS)
 
 clean:
 	rm -rf $(BIN)

@@ -361,7 +361,7 @@ func (s *Store) checkpoint(ctx context.Context) bool {
 
 // personTables hold a candidate's data by candidate_id rather than by session (an LMS's
 // launches): a deletion removes the candidate's rows with their last session.
-var personTables []string
+var personTables = []string{"lti_launches"}
 
 // hasTable reports whether the store has table t (a table a later schema adds).
 func (s *Store) hasTable(ctx context.Context, t string) bool {

@@ -89,6 +89,7 @@ func TestDeleteCoversEveryTable(t *testing.T) {
 			"variant_draws":  "per exam and node tallies: no session id, no person",
 			"exam_roster":    "who marks and moderates which exam: no session id, no candidate",
 			"candidates":     "the candidate's roster entry, removed by candidate_id with their last session",
+			"lti_launches":   "a candidate's launches from an LMS, removed by candidate_id with their last session",
 			"schema_version": "the layout version",
 		}
 		for table, cs := range cols {

@@ -30,16 +30,18 @@ func (s *Session) IsRehearsal() bool { return strings.HasPrefix(s.Candidate, Scr
 
 // Meta describes a session being created.
 type Meta struct {
-	ID         string     // optional; a random 16-hex-digit id by default
-	Exam       *spec.Exam // required: the compiled exam, stored whole
-	ExamID     string     // default Exam.ID
-	Title      string     // default Exam.Title
-	Candidate  string
-	Examiner   string              // the examiner implementation or person ("offline", a model name...)
-	Input      runtime.InputSource // how the candidate's answers reach the exam
-	SpecPath   string
-	Recordings []string
-	StartedAt  time.Time // default now
+	ID        string     // optional; a random 16-hex-digit id by default
+	Exam      *spec.Exam // required: the compiled exam, stored whole
+	ExamID    string     // default Exam.ID
+	Title     string     // default Exam.Title
+	Candidate string
+	// CandidateID is the candidate's id in the institution's roster or LMS ("" when unknown).
+	CandidateID string
+	Examiner    string              // the examiner implementation or person ("offline", a model name...)
+	Input       runtime.InputSource // how the candidate's answers reach the exam
+	SpecPath    string
+	Recordings  []string
+	StartedAt   time.Time // default now
 }
 
 // Session is a stored session's metadata and aggregates.
@@ -48,6 +50,7 @@ type Session struct {
 	ExamID        string
 	Title         string
 	Candidate     string
+	CandidateID   string
 	Examiner      string
 	Input         runtime.InputSource
 	StartedAt     time.Time
@@ -224,7 +227,7 @@ func (s *Store) insertSession(ctx context.Context, m Meta, examJSON, recJSON []b
 }
 
 const listColumns = `id, exam_id, title, candidate, examiner, input, started_ns, ended_ns, state, interrupted,
-	spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, usage`
+	spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, usage, candidate_id`
 
 func scanSession(r scanner, extra ...any) (*Session, error) {
 	var (
@@ -235,7 +238,7 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 		interrupted                   int
 	)
 	dest := []any{&ss.ID, &ss.ExamID, &ss.Title, &ss.Candidate, &ss.Examiner, &input, &startedNs, &endedNs,
-		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage, &usageText}
+		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage, &usageText, &ss.CandidateID}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}

@@ -49,6 +49,7 @@ and typed answers.`,
 		newMonitorCmd(),
 		newControllerCmd(),
 		newServeCmd(),
+		newLTICmd(),
 		newDoctorCmd(),
 		newMarkCmd(),
 	)

@@ -46,6 +46,8 @@ type File struct {
 	Panel Panel `yaml:"panel"`
 	// Serve is the candidate server (examtui serve) as the links point at it.
 	Serve Serve `yaml:"serve"`
+	// LTI makes examtui serve an LTI 1.3 tool for these platforms (docs/lms.md).
+	LTI LTI `yaml:"lti"`
 	// Records governs exam records: retention, the recording notice, encryption at rest.
 	Records Records `yaml:"records"`
 }

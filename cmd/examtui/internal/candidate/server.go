@@ -56,6 +56,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Mount adds routes of other services the server carries (the LTI tool); nil: none.
+	Mount func(mux *http.ServeMux)
 	// Notice is the recording notice shown before the microphone opens ("": sessions.DefaultNotice).
 	Notice string
 }
@@ -130,6 +132,9 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.HandleFunc("POST /api/join", s.guardJoin(s.join))
 	mux.HandleFunc("GET /api/notice", s.notice)
+	if s.cfg.Mount != nil {
+		s.cfg.Mount(mux)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")

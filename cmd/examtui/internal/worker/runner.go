@@ -177,7 +177,7 @@ func (r *Runner) Run(ctx context.Context, a agent.Assignment) error {
 		examiner = md.Options.Examiner
 	}
 	j := exam{room: a.Room, jobID: a.ID, sessionID: SessionKey(a.Room, a.RoomSID), specPath: specPath,
-		candidate: md.Candidate, examiner: examiner, cfg: livekit.Config{URL: a.URL, Token: a.Token, APIKey: r.cfg.APIKey, APISecret: r.cfg.APISecret}}
+		candidate: md.Candidate, candidateID: md.CandidateID, examiner: examiner, cfg: livekit.Config{URL: a.URL, Token: a.Token, APIKey: r.cfg.APIKey, APISecret: r.cfg.APISecret}}
 	err = r.runExam(ctx, j, log)
 	if err != nil {
 		log.Warn("job ended with an error", "err", err)
@@ -189,6 +189,7 @@ func (r *Runner) Run(ctx context.Context, a agent.Assignment) error {
 type exam struct {
 	room, jobID, sessionID string
 	specPath, candidate    string
+	candidateID            string
 	examiner               string
 	cfg                    livekit.Config
 	takeover               bool // a worker died running it; tell the candidate
@@ -199,7 +200,7 @@ type exam struct {
 // is left interrupted (resumable); the worker and its other exams go on.
 func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err error) {
 	opts := app.Options{SpecPath: j.specPath, Examiner: j.examiner, Model: r.cfg.Model, Input: runtime.SourceRoom,
-		Candidate: j.candidate, DataDir: r.cfg.DataDir, Store: r.cfg.Store, SharedStore: r.store, Logger: log}
+		Candidate: j.candidate, CandidateID: j.candidateID, DataDir: r.cfg.DataDir, Store: r.cfg.Store, SharedStore: r.store, Logger: log}
 	sess, gerr := r.store.Get(ctx, j.sessionID)
 	switch {
 	case errors.Is(gerr, sessions.ErrNotFound) && j.takeover:
