@@ -55,6 +55,8 @@ type Path struct {
 	heard    atomic.Pointer[audio.SpeakResult]
 	nodeMu   sync.Mutex
 	nodeID   string
+	timer    timer
+	stamp    *playStamp // the sink, noting when each reply starts playing
 
 	started   atomic.Bool
 	ctx       context.Context
@@ -79,6 +81,10 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
 		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8)}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	if parts.Sink != nil {
+		p.stamp = &playStamp{Sink: parts.Sink}
+		parts.Sink = p.stamp
+	}
 	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
 		audio.WithOnEvent(p.onEvent), audio.WithOnTranscript(p.onTranscript)}
 	vopts = append(vopts, p.endOfTurnOptions()...)
