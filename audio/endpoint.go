@@ -118,7 +118,7 @@ type Endpointer struct {
 	paused  bool
 	hold    bool
 	release bool
-	sure    bool // the release is for a sure answer
+	sure    bool  // the release is for a sure answer
 	start   int64 // first voiced sample of the turn
 	buf     []int16
 	bufFrom int64 // source offset of buf[0]

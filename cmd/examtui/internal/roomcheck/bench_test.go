@@ -87,4 +87,3 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 		})
 	}
 }
-
