@@ -1,6 +1,7 @@
 package voicepath
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -49,4 +50,30 @@ func TestTimings(t *testing.T) {
 		t.Errorf("a second timing for one turn: %+v", extra)
 	default:
 	}
+}
+
+// warmSynth is espeak-ng that says when it was warmed.
+type warmSynth struct {
+	audio.Synthesizer
+	warmed chan struct{}
+}
+
+func (w *warmSynth) Warm(context.Context) error { w.warmed <- struct{}{}; return nil }
+
+// TestWarmAtStart: the path warms its providers when it starts, before any line is said.
+func TestWarmAtStart(t *testing.T) {
+	espeak, err := audio.NewEspeak()
+	if err != nil {
+		t.Skipf("espeak-ng: %v", err)
+	}
+	w := &warmSynth{Synthesizer: espeak, warmed: make(chan struct{}, 1)}
+	p, err := New(newCtrl(exam(t, "")), Parts{Synthesizer: w, Sink: newClockSink()}, WithLogger(testutil.Logger(t, -4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Recv(t, w.warmed, 10*time.Second, "the synthesizer warmed at start")
 }
