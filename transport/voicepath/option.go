@@ -25,6 +25,7 @@ type config struct {
 	firstLine  func(context.Context) bool
 	playout    func(context.Context) error
 	speechFail func(text string, err error)
+	timings    func(Timing)
 }
 
 // Option configures New.

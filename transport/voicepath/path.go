@@ -55,6 +55,9 @@ type Path struct {
 	heard    atomic.Pointer[audio.SpeakResult]
 	nodeMu   sync.Mutex
 	nodeID   string
+	timer    timer
+	stamp    *playStamp // the sink, noting when each reply starts playing
+	warm     []any      // the providers, warmed at Start (audio.Warm)
 
 	started   atomic.Bool
 	ctx       context.Context
@@ -77,8 +80,12 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 		}
 	}
 	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
-		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8)}
+		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8), warm: []any{parts.Recognizer, parts.Synthesizer}}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	if parts.Sink != nil {
+		p.stamp = &playStamp{Sink: parts.Sink}
+		parts.Sink = p.stamp
+	}
 	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
 		audio.WithOnEvent(p.onEvent), audio.WithOnTranscript(p.onTranscript)}
 	vopts = append(vopts, p.endOfTurnOptions()...)
@@ -110,6 +117,18 @@ func (p *Path) Start(ctx context.Context) error {
 	}
 	stop := context.AfterFunc(ctx, p.cancel)
 	go func() { <-p.ctx.Done(); stop() }()
+	// Warm the providers while the candidate joins, so the first turns are as fast as the rest.
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		wctx, cancel := context.WithTimeout(p.ctx, warmTimeout)
+		defer cancel()
+		start := time.Now()
+		if err := audio.Warm(wctx, p.warm...); err != nil {
+			p.log.Info("voice: a provider was not warmed", "err", err)
+		}
+		p.log.Debug("voice: providers warmed", "took", time.Since(start).Round(time.Millisecond))
+	}()
 	if p.v.CanListen() {
 		// Turns go to the controller one at a time (SubmitTurn waits for the examiner, an LLM
 		// call perhaps); activity is reported off the capture loop, because the controller's
@@ -139,6 +158,9 @@ func goEach[T any](p *Path, ch <-chan T, fn func(T)) {
 		}
 	}()
 }
+
+// warmTimeout bounds warming the providers at Start.
+const warmTimeout = 10 * time.Second
 
 // Audio is the underlying pipeline (state, statistics, listening on or off).
 func (p *Path) Audio() *audio.Voice { return p.v }

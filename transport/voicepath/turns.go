@@ -32,6 +32,7 @@ func (p *Path) submit(ft audio.FinalTranscript) {
 		p.log.Info("voice: nothing recognised in a turn", "startMs", ft.StartMs, "ms", ft.DurationMs)
 		return
 	}
+	p.timer.turn(ft, turn.Text)
 	err := p.ctrl.SubmitTurn(p.ctx, turn)
 	switch {
 	case err == nil:

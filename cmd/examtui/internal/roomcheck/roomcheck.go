@@ -59,7 +59,10 @@ type Options struct {
 	// VoiceOptions tune the bot's voice path (end of turn, barge-in); nil: the adaptive end
 	// of turn of `examtui run --room` (voicepath.EndAdaptive).
 	VoiceOptions []voicepath.Option
-	Logger       *slog.Logger
+	// Timings receives where each spoken reply's time went on the bot's side
+	// (voicepath.WithTimings); nil: not measured.
+	Timings func(voicepath.Timing)
+	Logger  *slog.Logger
 	// Events receives the voice events as JSON Lines while the run goes (--events); a write
 	// that fails is logged and counted, never the end of the run. Nil: none.
 	Events io.Writer
