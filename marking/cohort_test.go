@@ -9,12 +9,15 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/pgtest"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
 
 // cohortProfiles are the levels the first marker gives a strong, a middling and a weak
-// candidate (12 marks: distinction; 8: pass; 3: fail).
+// candidate (12 marks: distinction; 8: pass; 3: fail): the levels the rule proposes for the
+// example's strong, middling and weak scripts (runtimetest.ScriptsByStrength,
+// TestScriptsByStrength).
 var cohortProfiles = []map[string]string{
 	{"options": "evaluation", "clientele": "evaluation", "resources": "evaluation", "communication": "analysis"},
 	{"options": "analysis", "clientele": "analysis", "resources": "analysis", "communication": "description"},
@@ -49,7 +52,8 @@ func secondMarker(m *spec.CompiledMarking, i int, first map[string]string) map[s
 	return out
 }
 
-// TestCohort marks a cohort of 30 recorded rehearsals on PostgreSQL as an institution would:
+// TestCohort marks a cohort of 30 recorded rehearsals (10 each of the strong, middling and weak
+// scripts) on PostgreSQL as an institution would:
 // two markers (login roles) blind, tolerance one level, a moderator adjudicating the triaged
 // queue (boundary cases first) and the sample, then locking; the agreement report (per-pair κ,
 // weighted κ, α with intervals) and the Moodle and Canvas files, checked against the
@@ -72,7 +76,8 @@ func TestCohort(t *testing.T) {
 	var ids []string
 	timed("record 30 rehearsals", func() {
 		for i := range 30 {
-			ids = append(ids, record(t, owner, fmt.Sprintf("Candidate %02d", i), time.Duration(i)*time.Minute, scheme))
+			name := runtimetest.ScriptsByStrength[i%3]
+			ids = append(ids, recordScript(t, owner, name, fmt.Sprintf("Candidate %02d", i), time.Duration(i)*time.Minute, scheme))
 		}
 	})
 	var roster []sessions.Candidate
