@@ -21,6 +21,9 @@ type Agreement struct {
 	ExamID   string             `json:"examId"`
 	Metric   Metric             `json:"alphaMetric"`
 	Overall  AgreementFigures   `json:"overall"`
+	// Panel compares the model panel's latest run with the final levels (PanelAgreement); set
+	// only when asked for (marks agreement --with-panel).
+	Panel *AgreementFigures `json:"panel,omitempty"`
 	Criteria []CriterionFigures `json:"criteria"`
 	Markers  []string           `json:"markers"`
 	Pairs    []PairFigures      `json:"pairs"`

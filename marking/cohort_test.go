@@ -169,6 +169,24 @@ func TestCohort(t *testing.T) {
 	t.Logf("agreement: exact %.3f, κ %.3f [%.2f, %.2f], weighted κ %.3f [%.2f, %.2f], α %.3f [%.2f, %.2f], same band %.2f",
 		*p.Exact, *p.Kappa, p.KappaCI.Low, p.KappaCI.High, *p.WeightedKappa, p.WeightedKappaCI.Low, p.WeightedKappaCI.High,
 		*ag.Overall.Alpha, ag.Overall.AlphaCI.Low, ag.Overall.AlphaCI.High, *p.SameBand)
+	timed("store 30 model panel runs", func() {
+		for i, id := range ids {
+			// The panel proposes the first marker's levels, one level lower on options every
+			// fourth session: a panel that mostly agrees with the humans.
+			prof := cohortProfiles[i%3]
+			var crit []map[string]string
+			for _, c := range m.Criteria {
+				lv := prof[c.ID]
+				if c.ID == "options" && i%4 == 0 {
+					lv = levelAt(&c, max(c.Rank(lv)-1, 0))
+				}
+				crit = append(crit, map[string]string{"criterion": c.ID, "proposed": lv})
+			}
+			if _, err := SavePanelRun(ctx, owner, id, map[string]any{"sessionId": id, "criteria": crit}, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 	timed("adjudicate and lock 30 sessions", func() {
 		for _, it := range q {
 			for _, c := range it.Criteria {
@@ -184,6 +202,17 @@ func TestCohort(t *testing.T) {
 			}
 		}
 	})
+	var pf *AgreementFigures
+	timed("panel-vs-human agreement", func() {
+		if pf, err = PanelAgreement(ctx, owner, exam); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if pf.Items != 120 || pf.Alpha == nil || pf.AlphaCI == nil || *pf.Alpha >= 1 || *pf.Alpha < 0.5 {
+		t.Errorf("panel-vs-human figures %+v", pf)
+	} else {
+		t.Logf("panel vs final: %d items, exact %.3f, α %.3f [%.2f, %.2f]", pf.Items, *pf.Exact, *pf.Alpha, pf.AlphaCI.Low, pf.AlphaCI.High)
+	}
 	for _, f := range []struct {
 		format ExportFormat
 		check  func([]byte) error
