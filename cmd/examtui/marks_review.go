@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/marking"
+	"github.com/examtui/examtui/marking/panel"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -25,10 +26,23 @@ func newMarksShowCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if asJSON {
-					return writeJSON(cmd.OutOrStdout(), v)
+				pr, err := panel.Latest(cmd.Context(), st, id)
+				if err != nil {
+					return err
 				}
-				return writeView(cmd.OutOrStdout(), v)
+				if asJSON {
+					return writeJSON(cmd.OutOrStdout(), struct {
+						*marking.View
+						Panel *panel.Result `json:"panel,omitempty"`
+					}{v, pr})
+				}
+				if err := writeView(cmd.OutOrStdout(), v); err != nil {
+					return err
+				}
+				if pr != nil {
+					return writePanel(cmd.OutOrStdout(), pr)
+				}
+				return nil
 			})
 		},
 	}

@@ -96,6 +96,9 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	if _, s.Locked, err = b.store.MarkLock(ctx, id); err != nil {
 		return nil, err
 	}
+	if s.Panel, err = panel.Latest(ctx, b.store, id); err != nil {
+		return nil, err
+	}
 	if s.Outcomes, err = b.outcomes(ctx, id); err != nil {
 		return nil, err
 	}
@@ -189,7 +192,14 @@ func (b *StoreBackend) Panel(ctx context.Context, s *Sheet) (*panel.Result, erro
 	for _, l := range s.Lines {
 		in.Segments = append(in.Segments, panel.Segment{ID: l.SegmentID, NodeID: l.NodeID, Speaker: l.Speaker, Text: l.Text})
 	}
-	return b.panel(ctx, in)
+	res, err := b.panel(ctx, in)
+	if res != nil {
+		// The run is evidence: stored (the lock covers it) even when some member failed.
+		if _, serr := marking.SavePanelRun(ctx, b.store, s.SessionID, res, time.Now()); serr != nil {
+			return res, errors.Join(err, serr)
+		}
+	}
+	return res, err
 }
 
 // Play plays the recording from offset with sox's play; its output goes nowhere (the console
