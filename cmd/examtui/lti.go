@@ -22,7 +22,7 @@ lti.platforms (docs/lms.md): learners launch their exam from the course, instruc
 with Deep Linking, and "examtui marks publish" sends locked marks to the gradebook.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newLTIRegisterCmd(), newLTIRosterCmd())
+	cmd.AddCommand(newLTIRegisterCmd(), newLTIRosterCmd(), newLTIKeysCmd())
 	return cmd
 }
 

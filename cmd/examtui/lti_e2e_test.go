@@ -229,3 +229,33 @@ func TestLTIServe(t *testing.T) {
 		t.Fatalf("the log holds a join code or a token:\n%s", logged)
 	}
 }
+
+// TestLTIKeysCommand: keys list, rotate (the new key signs, the old stays published) and
+// retire (never the signing key), through the real binary.
+func TestLTIKeysCommand(t *testing.T) {
+	bin := examtuiBinary(t)
+	dir := t.TempDir()
+	run := func(args ...string) (string, error) {
+		out, err := exec.Command(bin, append(append([]string{"lti", "keys"}, args...), "--data-dir", dir)...).CombinedOutput()
+		return string(out), err
+	}
+	first, err := run("list")
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(first), "(signing)") {
+		t.Fatalf("list: %v %q", err, first)
+	}
+	old := strings.Fields(first)[0]
+	if out, err := run("rotate"); err != nil || !strings.Contains(out, "new signing key") {
+		t.Fatalf("rotate: %v %q", err, out)
+	}
+	both, _ := run("list")
+	if lines := strings.Split(strings.TrimSpace(both), "\n"); len(lines) != 2 || lines[0] != old || !strings.HasSuffix(lines[1], "(signing)") {
+		t.Fatalf("after rotate: %q", both)
+	}
+	if out, err := run("retire", old); err != nil || !strings.Contains(out, "retired "+old) {
+		t.Fatalf("retire: %v %q", err, out)
+	}
+	now, _ := run("list")
+	if out, err := run("retire", strings.Fields(now)[0]); err == nil || !strings.Contains(out, "is the signing key") {
+		t.Fatalf("retiring the signing key: %v %q", err, out)
+	}
+}
