@@ -41,7 +41,7 @@ func TestRoomVoiceBackchannels(t *testing.T) {
 		{"okay", func(t *testing.T) []int16 { return speech(t, "Okay.") }, "Okay.", 0},
 		{"cough", noiseBurst, "", 0},
 		{"sentence", func(t *testing.T) []int16 { return speech(t, "Sorry, can you repeat that?") }, "Sorry, can you repeat that?",
-			voicepath.DefaultBackchannelLength + 400*time.Millisecond},
+			voicepath.DefaultBackchannelLength + 700*time.Millisecond},
 		{"wait", func(t *testing.T) []int16 { return speech(t, "Wait.") }, "Wait.", 3 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

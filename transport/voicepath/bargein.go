@@ -68,9 +68,10 @@ var englishVocabulary = runtime.EnglishVocabulary()
 
 // DefaultBackchannelLength is how much voiced audio a candidate's sound over the examiner's
 // line may have and still be a backchannel ("mm-hmm", "yeah", "okay", "right", a cough, a
-// laugh): about 250 to 550 ms spoken, and a cough or a laugh's burst is shorter. A run past it
+// laugh): about 250 to 550 ms spoken (the voice-activity detector counts up to about 700 ms of
+// it, with its onset and hangover), and a cough or a laugh's burst is shorter. A run past it
 // is an interruption whatever its words; a shorter one is held until its words are recognised.
-const DefaultBackchannelLength = 600 * time.Millisecond
+const DefaultBackchannelLength = 800 * time.Millisecond
 
 // bargeInDecision is the barge-in decision: whether what the candidate has said over the
 // examiner's line so far cuts it (only with WithBargeIn). It runs on the capture loop at every
