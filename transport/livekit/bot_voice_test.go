@@ -17,7 +17,8 @@ import (
 	"github.com/examtui/examtui/transport/voicepath"
 )
 
-// mic writes a participant's microphone in real time: queued speech, silence in between.
+// mic writes a participant's microphone: each queued line whole (the track sends it on its own
+// clock, so a writer starved of CPU leaves no hole in it), silence in between, 20 ms at a time.
 type mic struct {
 	mu sync.Mutex
 	q  []int16
@@ -34,9 +35,8 @@ func (m *mic) run(ctx context.Context, v *livekit.Voice) {
 	testutil.Every(ctx, 20*time.Millisecond, func() {
 		m.mu.Lock()
 		chunk := silence
-		if n := min(len(m.q), 320); n > 0 {
-			chunk = append([]int16(nil), m.q[:n]...)
-			m.q = m.q[n:]
+		if len(m.q) > 0 {
+			chunk, m.q = m.q, nil
 		}
 		m.mu.Unlock()
 		_ = v.Write(chunk)
