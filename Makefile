@@ -32,7 +32,7 @@ APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-d
 TEST_APT_PACKAGES := postgresql graphviz libxml2-utils nodejs python3 chromium
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build web test test-short lint bench deps test-deps apt tools livekit-server staticcheck ajv mermaid ltijs clean
+.PHONY: all run build web test test-short lint bench test-stress deps test-deps apt tools livekit-server staticcheck ajv mermaid ltijs clean
 
 all: build
 
@@ -57,6 +57,21 @@ test: test-deps tools build
 # The quick loop: tests that need a LiveKit server, PortAudio or espeak-ng skip themselves.
 test-short: test-deps ajv mermaid
 	ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf $(GO) test -short ./...
+
+# By hand, not on CI: the room, worker and candidate-page suites, STRESS_COUNT times in a row,
+# while stress-ng (Debian) loads CPU, memory and I/O with twice as many workers as cores each.
+STRESS_COUNT ?= 5
+STRESS_PKGS  ?= ./transport/livekit/ ./cmd/examtui/internal/roomcheck/ ./cmd/examtui/internal/worker/ ./cmd/examtui/internal/candidate/web/
+STRESS_E2E   ?= Worker|Room|Dispatch|TokenDispatch|TestTestCommandThroughRoom
+test-stress: test-deps tools build
+	@$(MAKE) --no-print-directory apt PACKAGES=stress-ng
+	@n=$$(( 2 * $$(nproc) )); tmp=$$(mktemp -d); \
+	echo "stress-ng: $$n CPU, $$n memory and $$n I/O workers; suites -count=$(STRESS_COUNT)"; \
+	stress-ng --cpu $$n --vm $$n --vm-bytes 64M --iomix $$n --iomix-bytes 32M --temp-path $$tmp --timeout 0 --quiet & sp=$$!; \
+	trap 'kill $$sp 2>/dev/null; wait $$sp 2>/dev/null; rm -rf $$tmp' EXIT; \
+	export EXAMTUI_LIVEKIT_SERVER=$(LIVEKIT) EXAMTUI_BIN=$(EXAMTUI) ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf; \
+	$(GO) test -count=$(STRESS_COUNT) -timeout 180m $(STRESS_PKGS) && \
+	$(GO) test -count=$(STRESS_COUNT) -timeout 180m -run '$(STRESS_E2E)' ./cmd/examtui/
 
 lint: staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi

@@ -53,6 +53,8 @@ type Path struct {
 	activity chan bool
 	ttsFirst atomic.Uint64 // math.Float64bits of the latest first-audio latency (ms)
 	heard    atomic.Pointer[audio.SpeakResult]
+	held     atomic.Int64 // start (ms) of a turn over the examiner's line held until its words are known; -1 none
+	cutOpen  atomic.Bool  // a barge-in was reported and no turn has reached the controller since
 	nodeMu   sync.Mutex
 	nodeID   string
 	timer    timer
@@ -72,7 +74,8 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	if ctrl == nil {
 		return nil, fmt.Errorf("%w: a voice path needs a controller", ErrInvalidConfig)
 	}
-	cfg := config{source: runtime.SourceMic, speed: 1, endpoint: audio.DefaultEndpointConfig(), log: slog.New(slog.DiscardHandler)}
+	cfg := config{source: runtime.SourceMic, speed: 1, endpoint: audio.DefaultEndpointConfig(), log: slog.New(slog.DiscardHandler),
+		vocab: englishVocabulary, backchannel: DefaultBackchannelLength}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			closeParts(parts)
@@ -81,6 +84,7 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	}
 	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
 		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8), warm: []any{parts.Recognizer, parts.Synthesizer}}
+	p.held.Store(-1)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if parts.Sink != nil {
 		p.stamp = &playStamp{Sink: parts.Sink}

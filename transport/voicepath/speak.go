@@ -57,6 +57,7 @@ func (p *Path) say(ctx, lctx context.Context, l line) bool {
 		p.log.Info("voice: examiner interrupted", "why", cause.String(), "heard", res.PlayedText,
 			"played", res.Played.Round(time.Millisecond), "of", res.Total.Round(time.Millisecond))
 		if cause.reported() {
+			p.cutOpen.Store(cause == CauseBargeIn)
 			if err := p.ctrl.SpeechInterrupted(res.PlayedText); err != nil {
 				p.log.Warn("voice: interruption not recorded", "err", err)
 			}
