@@ -15,7 +15,7 @@
 //     never a transport, a console or the wiring; runtime itself imports only spec and
 //     internal/textsafe;
 //   - foundations: spec and audio, which import nothing of ours;
-//   - support under internal/: leaves (textsafe, httpserve, logredact, mdterm), CLI helpers
+//   - support under internal/: leaves (textsafe, httpserve, httpbound, logredact, mdterm), CLI helpers
 //     (eventprint, operator, endpoint, config) and test harnesses (testutil, openaitest,
 //     lktest, pgtest, browsertest, and every package named …test), which only tests and other
 //     harnesses import.

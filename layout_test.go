@@ -96,10 +96,10 @@ var forbidden = []rule{
 		func(_, imp string) bool { return under(imp, "transport", "cmd") },
 		"a console never builds on a transport or the wiring: it is given what it shows, so one console serves every transport"},
 	{func(p string) bool {
-		return under(p, "internal/textsafe", "internal/httpserve", "internal/logredact", "internal/mdterm")
+		return under(p, "internal/textsafe", "internal/httpserve", "internal/httpbound", "internal/logredact", "internal/mdterm") && !harness(p)
 	}, false,
 		func(_, imp string) bool { return imp != "internal/textsafe" },
-		"a support leaf (textsafe, httpserve, logredact, mdterm) imports only the standard library (and textsafe): everything may use it"},
+		"a support leaf (textsafe, httpserve, httpbound, logredact, mdterm) imports only the standard library (and textsafe): everything may use it"},
 	{func(p string) bool { return !harness(p) }, false,
 		func(_, imp string) bool { return harness(imp) },
 		"a test harness (a package named …test, or testutil) is imported only by tests and other harnesses: product code never carries test code"},

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
@@ -232,24 +233,26 @@ func WriteGradebook(w io.Writer, f ExportFormat, rows []GradeRow, m *spec.Compil
 	case ExportJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if rows == nil {
-			rows = []GradeRow{}
+		out := make([]GradeRow, len(rows)) // never null: an exam without finished sessions is []
+		for i, r := range rows {
+			out[i] = r.cells()
 		}
-		return enc.Encode(rows)
+		return enc.Encode(out)
 	case ExportCSV:
 		cw := csv.NewWriter(w)
 		head := []string{"candidate", "exam", "session"}
 		if m != nil {
 			for _, c := range m.Criteria {
-				head = append(head, c.ID+"_level", c.ID+"_marks")
+				head = append(head, textsafe.Cell(c.ID+"_level"), textsafe.Cell(c.ID+"_marks"))
 			}
 		}
 		head = append(head, "total", "max_total", "result", "grade", "markers", "locked_at", "locked_by", "lock_digest", "verified")
 		if err := cw.Write(head); err != nil {
 			return err
 		}
-		for _, r := range rows {
-			rec := []string{cell(r.Candidate), r.ExamID, r.SessionID}
+		for _, raw := range rows {
+			r := raw.cells()
+			rec := []string{r.Candidate, r.ExamID, r.SessionID}
 			for _, c := range r.Criteria {
 				rec = append(rec, c.Level, optInt(c.Marks))
 			}
@@ -260,8 +263,8 @@ func WriteGradebook(w io.Writer, f ExportFormat, rows []GradeRow, m *spec.Compil
 					verified = "NO: " + strings.Join(r.Unverified, "; ")
 				}
 			}
-			rec = append(rec, optInt(r.Total), strconv.Itoa(r.MaxTotal), r.Result(), r.Grade, cell(joinMarkers(r.Markers)), locked,
-				cell(r.LockedBy), r.LockDigest, verified)
+			rec = append(rec, optInt(r.Total), strconv.Itoa(r.MaxTotal), r.Result(), r.Grade, textsafe.Cell(joinMarkers(raw.Markers)), locked,
+				r.LockedBy, r.LockDigest, textsafe.Cell(verified))
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -295,14 +298,34 @@ func optInt(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-// cell keeps a name from running as a formula when the gradebook is opened in a spreadsheet:
-// a candidate's name comes from whoever joined the exam, and "=HYPERLINK(…)" is a name too.
-// A leading quote is what spreadsheets read as "text"; the rest of the name is kept.
-func cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
+// cells is the row with every text through textsafe.Cell, the one rule for an export's cells: a
+// candidate's name comes from whoever joined the exam, and "=HYPERLINK(…)", an OSC 52 clipboard
+// write or a right-to-left override are names too.
+func (r GradeRow) cells() GradeRow {
+	r.Candidate, r.CandidateID, r.ExamID, r.SessionID = textsafe.Cell(r.Candidate), textsafe.Cell(r.CandidateID), textsafe.Cell(r.ExamID), textsafe.Cell(r.SessionID)
+	r.Grade, r.LockedBy = textsafe.Cell(r.Grade), textsafe.Cell(r.LockedBy)
+	if r.Criteria != nil {
+		cs := make([]GradeCriterion, len(r.Criteria))
+		for i, c := range r.Criteria {
+			cs[i] = GradeCriterion{Criterion: textsafe.Cell(c.Criterion), Level: textsafe.Cell(c.Level), Marks: c.Marks}
+		}
+		r.Criteria = cs
 	}
-	return s
+	if r.Markers != nil {
+		ms := make([]string, len(r.Markers))
+		for i, m := range r.Markers {
+			ms[i] = textsafe.Cell(m)
+		}
+		r.Markers = ms
+	}
+	if r.Unverified != nil {
+		us := make([]string, len(r.Unverified))
+		for i, u := range r.Unverified {
+			us[i] = textsafe.Cell(u)
+		}
+		r.Unverified = us
+	}
+	return r
 }
 
 func joinMarkers(ms []string) string {

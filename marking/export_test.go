@@ -61,3 +61,38 @@ func TestGradebookFormats(t *testing.T) {
 		t.Error("xlsx accepted")
 	}
 }
+
+// TestGradebookCells: names carrying terminal escapes (ESC, an OSC 52 clipboard write), a
+// right-to-left override, or a formula after spaces or in full-width forms come out of both
+// formats inert, by the one cell rule (textsafe.Cell). The CSV wrote them raw before.
+func TestGradebookCells(t *testing.T) {
+	hostile := []struct{ in, want string }{
+		{"Eve\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07", "Eve"},
+		{"Mallory\u202etxt.exe", "Mallorytxt.exe"},
+		{" =1+1", "' =1+1"},
+		{"＝1+1", "'＝1+1"},
+		{"\t@SUM(A1)", "' @SUM(A1)"},
+	}
+	for _, h := range hostile {
+		rows := []GradeRow{{Candidate: h.in, ExamID: "e", SessionID: "s", Markers: []string{h.in}, LockedBy: h.in}}
+		var b bytes.Buffer
+		if err := WriteGradebook(&b, ExportCSV, rows, nil, ""); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recs[1]; got[0] != h.want || got[len(got)-5] != h.want || got[len(got)-3] != h.want {
+			t.Errorf("CSV of %q: %q, want %q in each name", h.in, got, h.want)
+		}
+		b.Reset()
+		if err := WriteGradebook(&b, ExportJSON, rows, nil, ""); err != nil {
+			t.Fatal(err)
+		}
+		var back []GradeRow
+		if err := json.Unmarshal(b.Bytes(), &back); err != nil || back[0].Candidate != h.want || back[0].Markers[0] != h.want || back[0].LockedBy != h.want {
+			t.Errorf("JSON of %q: %+v %v, want %q", h.in, back, err, h.want)
+		}
+	}
+}

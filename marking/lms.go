@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/spec"
 )
 
@@ -86,9 +87,9 @@ func writeMoodle(w io.Writer, rows []GradeRow, m *spec.CompiledMarking, title st
 		return fmt.Errorf("moodle: the exam's total can reach %d, above Moodle's default maximum grade %d", m.MaxTotal, moodleMaxGrade)
 	}
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"ID number", "Email address", "Username", itemName(rows, title)})
+	_ = cw.Write(cellsOf("ID number", "Email address", "Username", itemName(rows, title)))
 	for _, r := range rows {
-		_ = cw.Write([]string{moodleID(r), r.Roster.Email, r.Roster.Username, strconv.Itoa(*r.Total)})
+		_ = cw.Write(cellsOf(moodleID(r), r.Roster.Email, r.Roster.Username, strconv.Itoa(*r.Total)))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -107,15 +108,23 @@ func writeCanvas(w io.Writer, rows []GradeRow, m *spec.CompiledMarking, title st
 		maxTotal = strconv.Itoa(m.MaxTotal)
 	}
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"Student", "ID", "SIS User ID", "SIS Login ID", "Section", itemName(rows, title)})
+	_ = cw.Write(cellsOf("Student", "ID", "SIS User ID", "SIS Login ID", "Section", itemName(rows, title)))
 	_ = cw.Write([]string{"Points Possible", "", "", "", "", maxTotal})
 	for _, r := range rows {
 		name := r.Roster.Name
 		if name == "" {
 			name = r.Candidate
 		}
-		_ = cw.Write([]string{cell(name), r.Roster.LMSUserID, r.Roster.SISUserID, r.Roster.SISLoginID, r.Roster.Section, strconv.Itoa(*r.Total)})
+		_ = cw.Write(cellsOf(name, r.Roster.LMSUserID, r.Roster.SISUserID, r.Roster.SISLoginID, r.Roster.Section, strconv.Itoa(*r.Total)))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// cellsOf is a record with every cell through textsafe.Cell, the one rule of every export.
+func cellsOf(cells ...string) []string {
+	for i, c := range cells {
+		cells[i] = textsafe.Cell(c)
+	}
+	return cells
 }

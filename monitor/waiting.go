@@ -18,6 +18,9 @@ type Waiting struct {
 	Candidate  string    // the candidate's identity in the room, if one is there
 	DispatchID string    // the dispatch that waits (the oldest, when there are several)
 	Since      time.Time // when it was dispatched (the room's creation when unknown)
+	// Rejected is the worker's reason when a worker took the dispatch and refused it (an
+	// unknown spec): the exam will not start, and the not-started alert is raised at once.
+	Rejected string
 	// Alert is the not-started alert once the room has waited Thresholds.NotStarted; nil before.
 	Alert *Alert
 }
@@ -33,6 +36,7 @@ func (b *Board) SetWaiting(list []Waiting) {
 	for _, w := range list {
 		w := w
 		w.Room, w.Candidate, w.DispatchID = textsafe.Line(w.Room), textsafe.Line(w.Candidate), textsafe.Line(w.DispatchID)
+		w.Rejected = textsafe.Line(w.Rejected)
 		w.Alert = nil
 		if old := b.waiting[w.Room]; old != nil && old.DispatchID == w.DispatchID {
 			w.Alert = old.Alert
@@ -66,10 +70,13 @@ func (b *Board) tickWaiting(now time.Time) []Alert {
 	var out []Alert
 	for _, w := range b.Waiting() {
 		age := w.Age(now)
-		if age < b.th.NotStarted {
+		if age < b.th.NotStarted && w.Rejected == "" {
 			continue
 		}
 		detail := fmt.Sprintf("dispatched %s ago and no exam bot has joined room %s", roundDur(age), w.Room)
+		if w.Rejected != "" {
+			detail = fmt.Sprintf("the worker rejected the exam dispatched to room %s: %s", w.Room, w.Rejected)
+		}
 		if w.Alert != nil {
 			w.Alert.Detail = detail
 			continue

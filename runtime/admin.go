@@ -167,7 +167,7 @@ func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error)
 	a, node := run.a, run.node
 	moved := c.nodeGen != run.gen || c.state.Terminal()
 	if err == nil && !moved && reply.adminResult(0) == AdminNotActionable {
-		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminNotActionable, Usage: replyUsage(reply)})
+		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminNotActionable, Usage: c.replyUsage(reply, node.NodeID)})
 		return true, false, c.sinkErr
 	}
 	text, perr := adminSpokenText(reply, err)
@@ -176,14 +176,14 @@ func (c *Controller) finishAdmin(run *adminRun, reply *ExaminerReply, err error)
 			perr = fmt.Errorf("node changed during the admin run")
 		}
 		c.emit(&SystemErrorPayload{Code: CodeAdminFailed, Message: perr.Error(), NodeID: node.NodeID})
-		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminFailed, Usage: replyUsage(reply)})
+		c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminFailed, Usage: c.replyUsage(reply, node.NodeID)})
 		return false, false, c.sinkErr
 	}
 	c.applying = []string{a.Text}
 	asked = c.speakFiltered(node.NodeID, text, SpokenAdmin)
 	c.applying = nil
 	c.adminApplied(a.Text)
-	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminApplied, Usage: replyUsage(reply)})
+	c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: node.NodeID, Status: AdminApplied, Usage: c.replyUsage(reply, node.NodeID)})
 	return true, asked, c.sinkErr
 }
 

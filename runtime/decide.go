@@ -65,7 +65,7 @@ func (c *Controller) decide(in *turnInput) {
 	}
 	lat.TotalMs = lat.EndpointingMs + lat.STTMs + toSpeech + lat.FiltersMs + lat.TTSFirstByteMs
 	op := &ObservationPayload{NodeID: node.NodeID, Turn: in.turn, Examiner: c.ex.Name(), Raw: rawForEvent(raw), Valid: valid,
-		Problems: problems, Decision: dec, Latency: lat, Usage: replyUsage(in.reply)}
+		Problems: problems, Decision: dec, Latency: lat, Usage: c.replyUsage(in.reply, node.NodeID)}
 	c.emit(op)
 
 	if !valid {

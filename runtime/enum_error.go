@@ -32,13 +32,17 @@ const (
 	// fallback line and reports the failure with its next call that gets through.
 	CodeControllerUnreachable ErrorCode = "controller_unreachable"
 	CodeControllerError       ErrorCode = "controller_error"
+
+	// CodeUsageInvalid: a provider's token counts were refused (runtime.CheckUsage); the call's
+	// usage is recorded as unknown.
+	CodeUsageInvalid ErrorCode = "usage_invalid"
 )
 
 // ErrorCodes lists every error code.
 var ErrorCodes = []ErrorCode{CodeObservationInvalid, CodeExaminerFailed, CodeAdminFailed, CodeWorkerJobFailed,
 	CodeCandidateInputFailed, CodeExaminerCommandFailed, CodeAudioPipelineFailed, CodeSpeechFailed,
 	CodeUnauthorizedMessage, CodeInvalidMessage, CodeUntrustedParticipant, CodeForgedEvent, CodeEventGap,
-	CodeSummaryFailed, CodeControllerUnreachable, CodeControllerError}
+	CodeSummaryFailed, CodeControllerUnreachable, CodeControllerError, CodeUsageInvalid}
 
 func (c ErrorCode) String() string { return string(c) }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/examtui/examtui/internal/textsafe"
 )
@@ -19,12 +20,30 @@ type Turn struct {
 	Latency    Latency       // audio stages measured upstream (endpointing, STT, TTS first byte)
 }
 
+// Bounds of a turn sent as text (typed, or by a room or a bot: the room wire and the controller
+// server take the same), declared once here. A spoken turn's transcript is not capped: what the
+// candidate said is kept whole.
+const (
+	// MaxTurnTextRunes bounds the text of a typed or sent turn.
+	MaxTurnTextRunes = 4000
+	// MaxTurnDuration bounds how long one turn can have lasted.
+	MaxTurnDuration = time.Hour
+)
+
 func (t *Turn) validate() error {
 	if math.IsNaN(t.Confidence) || t.Confidence < 0 || t.Confidence > 1 {
 		return fmt.Errorf("%w: confidence %v outside 0..1", ErrInvalidTurn, t.Confidence)
 	}
 	if t.Duration < 0 {
 		return fmt.Errorf("%w: negative duration", ErrInvalidTurn)
+	}
+	if t.Duration > MaxTurnDuration {
+		return fmt.Errorf("%w: duration %v over %v", ErrInvalidTurn, t.Duration, MaxTurnDuration)
+	}
+	if t.Source == SourceTyped || t.Source == SourceRoom {
+		if n := utf8.RuneCountInString(t.Text); n > MaxTurnTextRunes {
+			return fmt.Errorf("%w: text has %d characters (limit %d)", ErrInvalidTurn, n, MaxTurnTextRunes)
+		}
 	}
 	switch t.Source {
 	case "", SourceTyped, SourceMic, SourceRoom:

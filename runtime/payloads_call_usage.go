@@ -43,7 +43,7 @@ func (c *Controller) settleSpeculation(s *speculation) {
 	p := &CallUsagePayload{Call: CallSpeculation, NodeID: s.nodeID}
 	switch r, ok := s.ex.(UsageReporter); {
 	case s.reply != nil:
-		p.Usage = s.reply.Usage
+		p.Usage = c.checkedUsage(s.reply.Usage, s.nodeID)
 	case s.began && ok && r.ReportsUsage():
 		p.Usage, p.Failed = &TurnUsage{Model: s.ex.Name()}, true
 	}

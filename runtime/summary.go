@@ -93,9 +93,7 @@ func (c *Controller) summariseOlderTurns(ctx context.Context) error {
 		return c.sinkErr
 	}
 	sp := &ContextSummaryPayload{NodeID: req.NodeID, Compression: p.compression, Messages: len(p.messages), Summary: text}
-	if reply.Usage != nil {
-		sp.Usage = reply.Usage
-	}
+	sp.Usage = c.checkedUsage(reply.Usage, req.NodeID)
 	c.emit(sp)
 	c.ctxm.applySummary(sp)
 	return c.sinkErr

@@ -284,7 +284,7 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 		// observation no longer applies to anything, but it is still recorded.
 		op := &ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(in.reply), Valid: false,
 			Problems: []string{"node changed during the examiner call"},
-			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}, Usage: replyUsage(in.reply)}
+			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}, Usage: c.replyUsage(in.reply, "")}
 		c.emit(op)
 		c.settleObservation(op)
 		c.notAssessed(call.req.Candidate.NodeID, in.turn, in.seg.id, in.text, NotAssessedNodeChanged, "the exam moved on during the examiner call")
@@ -354,12 +354,25 @@ func replySpokenText(r *ExaminerReply) string {
 // maxNodeSegments bounds the transcript segments kept for STT provenance within one node.
 const maxNodeSegments = 64
 
-// replyUsage is the reply's usage for the observation event: a discarded reply was paid for too.
-func replyUsage(r *ExaminerReply) *TurnUsage {
+// replyUsage is the reply's usage for the event that records the call (a discarded reply was
+// paid for too), checked by CheckUsage: usage a provider got wrong is recorded as unknown, with
+// a system_error saying so, and never fails the turn. Caller holds c.mu.
+func (c *Controller) replyUsage(r *ExaminerReply, nodeID string) *TurnUsage {
 	if r == nil {
 		return nil
 	}
-	return r.Usage
+	return c.checkedUsage(r.Usage, nodeID)
+}
+
+// checkedUsage is u checked by CheckUsage, with the system_error note when it was refused.
+func (c *Controller) checkedUsage(u *TurnUsage, nodeID string) *TurnUsage {
+	u, reason := CheckUsage(u)
+	if reason != "" {
+		c.log.Warn("provider usage refused", "model", u.Model, "reason", reason)
+		c.emit(&SystemErrorPayload{Code: CodeUsageInvalid, NodeID: nodeID,
+			Message: fmt.Sprintf("the model server's token counts for %s were refused (%s); the call's usage is recorded as unknown", u.Model, reason)})
+	}
+	return u
 }
 
 func replyArgs(r *ExaminerReply) []byte {

@@ -37,6 +37,7 @@ var (
 	ErrJoinCodeNotFound = errors.New("join code not found")
 	ErrJoinCodeExpired  = errors.New("join code expired")
 	ErrJoinCodeUsed     = errors.New("join code already used on another device")
+	ErrJoinCodeRevoked  = errors.New("join code revoked")
 	ErrInvalidJoinCode  = errors.New("invalid join code")
 )
 
@@ -54,4 +55,13 @@ var (
 	ErrNeedsOwner  = errors.New("the store needs its owner to migrate it first")
 	ErrNoAccess    = errors.New("no access to the store: its owner adds you to an exam's roster (examtui marks roster add)")
 	ErrNoCandidate = errors.New("candidate not in the roster")
+)
+
+// Records errors (accesslog.go, delete.go, retention.go).
+var (
+	ErrAccessLogBroken = errors.New("access log chain broken")
+	// ErrLockedMarks refuses deleting a session whose marks are locked unless forced.
+	ErrLockedMarks = errors.New("session has locked marks")
+	// ErrEncrypted refuses reading a file encrypted at rest without an identity to decrypt it.
+	ErrEncrypted = errors.New("encrypted at rest: give the age identity file (--identity) to read it")
 )

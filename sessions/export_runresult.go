@@ -251,14 +251,15 @@ const encodedRunMin = 40
 // excerpt is a candidate's words as the artifact may carry them: one cleaned line, secrets
 // masked, encoded runs removed, at most exportContentRunes.
 func excerpt(s string) string {
-	s = encodedRun.ReplaceAllString(textsafe.Line(s), encodedRedaction)
+	s = encodedRun.ReplaceAllString(textsafe.Visible(s), encodedRedaction)
 	return cleanLine(s, exportContentRunes)
 }
 
-// cleanLine drops control and bidirectional characters, masks secrets, folds whitespace and
-// cuts to n runes.
+// cleanLine is the export's cell rule (textsafe.Cell: terminal escapes, control and
+// bidirectional characters dropped, a formula quoted), with secrets masked, whitespace folded
+// and cut to n runes.
 func cleanLine(s string, n int) string {
-	return boundedLine(textsafe.MaskSecrets(textsafe.Line(s)), n)
+	return boundedLine(textsafe.MaskSecrets(textsafe.Cell(s)), n)
 }
 
 // labelOr is a bounded single-line label, or def when nothing is left of s.

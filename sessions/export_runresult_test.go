@@ -378,3 +378,18 @@ func TestRunResultLongNodeIDsStayDistinct(t *testing.T) {
 		t.Fatalf("the validator refuses it: %v", err)
 	}
 }
+
+// TestRunResultCells: the runresult's texts follow the export's one cell rule (textsafe.Cell): a
+// formula, after spaces or full-width, is quoted; escapes and overrides are dropped.
+func TestRunResultCells(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{" =1+1", "' =1+1"},
+		{"＝1+1", "'＝1+1"},
+		{"Eve\x1b]52;c;cm0=\x07 \u202eok", "Eve ok"},
+		{"plain words", "plain words"},
+	} {
+		if got := excerpt(tc.in); got != tc.want {
+			t.Errorf("excerpt(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -28,6 +28,21 @@ func migrateV7(ctx context.Context, tx *sqlTx) error {
 	return err
 }
 
+// migrateV9 adds revoked_ns: a link revoked (by a newer link for the same candidate, or by hand)
+// admits nobody, its seat included. The index serves the revocation by room and identity.
+func migrateV9(ctx context.Context, tx *sqlTx) error {
+	for _, q := range []string{
+		`ALTER TABLE join_codes ADD COLUMN revoked_ns BIGINT`,
+		`CREATE INDEX IF NOT EXISTS join_codes_room_identity ON join_codes (room, identity)`,
+		`CREATE INDEX IF NOT EXISTS join_codes_expires ON join_codes (expires_ns)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // JoinCode is one stored join code: who it admits to which room, and until when.
 type JoinCode struct {
 	// CodeHash is the hex SHA-256 of the code; the code itself is never stored.
@@ -41,6 +56,8 @@ type JoinCode struct {
 	// of the seat cookie that browser got.
 	Redeemed time.Time
 	SeatHash string
+	// Revoked is when the code was revoked (zero while it stands): it admits nobody since.
+	Revoked time.Time
 }
 
 // validate reports what makes c unstorable.
@@ -58,7 +75,9 @@ func (c JoinCode) validate() error {
 	return nil
 }
 
-// CreateJoinCode stores a new, unused join code.
+// CreateJoinCode stores a new, unused join code and revokes, in the same transaction, every
+// earlier code of the same candidate in the same room, with its seat: whoever holds an older
+// link (a lost or stolen one) cannot join or rejoin once a new one is issued.
 func (s *Store) CreateJoinCode(ctx context.Context, c JoinCode) error {
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -66,19 +85,68 @@ func (s *Store) CreateJoinCode(ctx context.Context, c JoinCode) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO join_codes (code_hash, room, identity, display_name, created_ns, expires_ns)
-		VALUES (?, ?, ?, ?, ?, ?)`, c.CodeHash, c.Room, c.Identity, c.DisplayName, c.Created.UnixNano(), c.Expires.UnixNano())
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store a join code for room %q: %w", c.Room, err)
 	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `UPDATE join_codes SET revoked_ns = ? WHERE room = ? AND identity = ? AND revoked_ns IS NULL`,
+		c.Created.UnixNano(), c.Room, c.Identity); err != nil {
+		return fmt.Errorf("revoke the earlier join codes of %q in room %q: %w", c.Identity, c.Room, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO join_codes (code_hash, room, identity, display_name, created_ns, expires_ns)
+		VALUES (?, ?, ?, ?, ?, ?)`, c.CodeHash, c.Room, c.Identity, c.DisplayName, c.Created.UnixNano(), c.Expires.UnixNano()); err != nil {
+		return fmt.Errorf("store a join code for room %q: %w", c.Room, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store a join code for room %q: %w", c.Room, err)
+	}
 	return nil
+}
+
+// RevokeJoinCodes revokes the standing codes of a room, of one candidate (identity) or of all
+// (identity ""), with their seats, and returns how many it revoked.
+func (s *Store) RevokeJoinCodes(ctx context.Context, room, identity string, now time.Time) (int, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, err
+	}
+	if room == "" {
+		return 0, fmt.Errorf("%w: no room", ErrInvalidJoinCode)
+	}
+	q, args := `UPDATE join_codes SET revoked_ns = ? WHERE room = ? AND revoked_ns IS NULL`, []any{now.UnixNano(), room}
+	if identity != "" {
+		q, args = q+` AND identity = ?`, append(args, identity)
+	}
+	res, err := s.db.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("revoke the join codes of room %q: %w", room, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// PurgeJoinCodes deletes the codes that can admit nobody any more as of now: never used and
+// expired, revoked, or used by a seat older than seatTTL. It returns how many it deleted.
+func (s *Store) PurgeJoinCodes(ctx context.Context, now time.Time, seatTTL time.Duration) (int, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, err
+	}
+	n := now.UnixNano()
+	res, err := s.db.ExecContext(ctx, `DELETE FROM join_codes WHERE revoked_ns IS NOT NULL
+		OR (redeemed_ns IS NULL AND expires_ns <= ?) OR (redeemed_ns IS NOT NULL AND redeemed_ns <= ?)`,
+		n, now.Add(-seatTTL).UnixNano())
+	if err != nil {
+		return 0, fmt.Errorf("purge join codes: %w", err)
+	}
+	k, err := res.RowsAffected()
+	return int(k), err
 }
 
 // RedeemJoinCode seats a browser on a code: the first caller on an unexpired, unused code
 // records seatHash and wins; a later call with the same seatHash (a reload of that browser) is
 // admitted again while the seat is younger than seatTTL; any other call is refused with
 // ErrJoinCodeUsed. Unknown codes give ErrJoinCodeNotFound, codes never used before they
-// expired ErrJoinCodeExpired.
+// expired ErrJoinCodeExpired, revoked codes (seat included) ErrJoinCodeRevoked.
 //
 // The claim is one conditional UPDATE, so two browsers racing with one code cannot both win on
 // either engine: SQLite serialises writers, and PostgreSQL re-checks the WHERE clause of the
@@ -91,7 +159,7 @@ func (s *Store) RedeemJoinCode(ctx context.Context, codeHash, seatHash string, n
 		return JoinCode{}, fmt.Errorf("%w: no seat hash", ErrInvalidJoinCode)
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE join_codes SET redeemed_ns = ?, seat_hash = ?
-		WHERE code_hash = ? AND redeemed_ns IS NULL AND expires_ns > ?`, now.UnixNano(), seatHash, codeHash, now.UnixNano())
+		WHERE code_hash = ? AND redeemed_ns IS NULL AND revoked_ns IS NULL AND expires_ns > ?`, now.UnixNano(), seatHash, codeHash, now.UnixNano())
 	if err != nil {
 		return JoinCode{}, fmt.Errorf("redeem a join code: %w", err)
 	}
@@ -106,6 +174,8 @@ func (s *Store) RedeemJoinCode(ctx context.Context, codeHash, seatHash string, n
 	switch {
 	case n == 1:
 		return c, nil
+	case !c.Revoked.IsZero():
+		return JoinCode{}, ErrJoinCodeRevoked
 	case c.Redeemed.IsZero():
 		return JoinCode{}, ErrJoinCodeExpired
 	case c.SeatHash != seatHash:
@@ -138,7 +208,7 @@ func (s *Store) JoinCodes(ctx context.Context, room string) ([]JoinCode, error) 
 	return out, rows.Err()
 }
 
-const joinCodeColumns = `code_hash, room, identity, display_name, created_ns, expires_ns, redeemed_ns, seat_hash`
+const joinCodeColumns = `code_hash, room, identity, display_name, created_ns, expires_ns, redeemed_ns, seat_hash, revoked_ns`
 
 func (s *Store) joinCode(ctx context.Context, codeHash string) (JoinCode, error) {
 	c, err := scanJoinCode(s.db.QueryRowContext(ctx, `SELECT `+joinCodeColumns+` FROM join_codes WHERE code_hash = ?`, codeHash))
@@ -154,8 +224,9 @@ func scanJoinCode(r scanner) (JoinCode, error) {
 		created, expires int64
 		redeemed         sql.NullInt64
 		seat             sql.NullString
+		revoked          sql.NullInt64
 	)
-	if err := r.Scan(&c.CodeHash, &c.Room, &c.Identity, &c.DisplayName, &created, &expires, &redeemed, &seat); err != nil {
+	if err := r.Scan(&c.CodeHash, &c.Room, &c.Identity, &c.DisplayName, &created, &expires, &redeemed, &seat, &revoked); err != nil {
 		return JoinCode{}, fmt.Errorf("read a join code: %w", err)
 	}
 	c.Created, c.Expires = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()
@@ -163,5 +234,8 @@ func scanJoinCode(r scanner) (JoinCode, error) {
 		c.Redeemed = time.Unix(0, redeemed.Int64).UTC()
 	}
 	c.SeatHash = seat.String
+	if revoked.Valid {
+		c.Revoked = time.Unix(0, revoked.Int64).UTC()
+	}
 	return c, nil
 }

@@ -124,3 +124,63 @@ func TestJoinCodeRace(t *testing.T) {
 		}
 	})
 }
+
+// TestJoinCodeRevoke: a new link for the same candidate and room revokes the earlier one and
+// its seat (the seat cookie stops getting tokens); RevokeJoinCodes revokes by hand; a link of
+// another candidate or room stands. Before revocation a stolen link's seat kept minting for 12 h.
+func TestJoinCodeRevoke(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, eng testEngine) {
+		ctx := context.Background()
+		st := eng.open(t)
+		now := time.Unix(1_800_000_000, 0).UTC()
+		const seatTTL = 12 * time.Hour
+		mk := func(name, room, id string, at time.Duration) JoinCode {
+			c := JoinCode{CodeHash: testHash(name), Room: room, Identity: id, Created: now.Add(at), Expires: now.Add(at + 24*time.Hour)}
+			if err := st.CreateJoinCode(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		first := mk("first", "exam-1", "ada", 0)
+		other := mk("other", "exam-1", "bob", 0)
+		elsewhere := mk("elsewhere", "exam-2", "ada", 0)
+		if _, err := st.RedeemJoinCode(ctx, first.CodeHash, testHash("thief"), now.Add(time.Minute), seatTTL); err != nil {
+			t.Fatal(err)
+		}
+		second := mk("second", "exam-1", "ada", 10*time.Minute)
+		if _, err := st.RedeemJoinCode(ctx, first.CodeHash, testHash("thief"), now.Add(11*time.Minute), seatTTL); !errors.Is(err, ErrJoinCodeRevoked) {
+			t.Errorf("the old link's seat after a new link: %v, want ErrJoinCodeRevoked", err)
+		}
+		if _, err := st.RedeemJoinCode(ctx, second.CodeHash, testHash("ada"), now.Add(12*time.Minute), seatTTL); err != nil {
+			t.Errorf("the new link: %v", err)
+		}
+		for _, c := range []JoinCode{other, elsewhere} {
+			if _, err := st.RedeemJoinCode(ctx, c.CodeHash, testHash("s-"+c.Identity+c.Room), now.Add(13*time.Minute), seatTTL); err != nil {
+				t.Errorf("%s in %s: %v, want it to stand", c.Identity, c.Room, err)
+			}
+		}
+		n, err := st.RevokeJoinCodes(ctx, "exam-1", "", now.Add(20*time.Minute))
+		if err != nil || n != 2 {
+			t.Fatalf("RevokeJoinCodes(exam-1): %d %v, want 2", n, err)
+		}
+		if _, err := st.RedeemJoinCode(ctx, second.CodeHash, testHash("ada"), now.Add(21*time.Minute), seatTTL); !errors.Is(err, ErrJoinCodeRevoked) {
+			t.Errorf("the revoked link's seat: %v, want ErrJoinCodeRevoked", err)
+		}
+		if _, err := st.RevokeJoinCodes(ctx, "", "", now); !errors.Is(err, ErrInvalidJoinCode) {
+			t.Errorf("no room: %v", err)
+		}
+
+		// The purge keeps only what can still admit someone: elsewhere's seat is young.
+		mk("unused", "exam-3", "cy", 0)
+		k, err := st.PurgeJoinCodes(ctx, now.Add(12*time.Hour), seatTTL)
+		if err != nil || k != 3 {
+			t.Fatalf("purge: %d %v, want 3 (the revoked)", k, err)
+		}
+		if left, _ := st.JoinCodes(ctx, "exam-2"); len(left) != 1 {
+			t.Errorf("the seated link in exam-2 was purged: %+v", left)
+		}
+		if k, err := st.PurgeJoinCodes(ctx, now.Add(25*time.Hour), seatTTL); err != nil || k != 2 {
+			t.Errorf("purge after the seat aged and the unused link expired: %d %v, want 2", k, err)
+		}
+	})
+}

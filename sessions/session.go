@@ -408,53 +408,6 @@ func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time, candid
 	return nil
 }
 
-// Delete removes a session and its events. A session running in any process is refused.
-func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := s.checkOpen(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	if _, ok := s.journals[id]; ok {
-		s.mu.Unlock()
-		return fmt.Errorf("delete %s: %w", id, ErrSessionBusy)
-	}
-	lock := s.owned[id]
-	delete(s.owned, id)
-	s.mu.Unlock()
-	if lock == nil {
-		var err error
-		if lock, err = s.acquireLease(ctx, id); err != nil {
-			return fmt.Errorf("delete %s: %w", id, err)
-		}
-	}
-	defer func() { _ = lock.release() }()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("delete %s: %w", id, err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
-	if err != nil {
-		return fmt.Errorf("delete %s: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		s.removeLockFile(id)
-		return fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE session_id = ?`, id); err != nil {
-		return fmt.Errorf("delete %s events: %w", id, err)
-	}
-	// The compiled exam goes with its last session.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM exams WHERE sha256 NOT IN (SELECT exam_sha256 FROM sessions)`); err != nil {
-		return fmt.Errorf("delete %s exam: %w", id, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("delete %s: %w", id, err)
-	}
-	s.removeLockFile(id)
-	return nil
-}
-
 // removeLockFile removes a deleted session's SQLite lock file (PostgreSQL leases leave nothing).
 func (s *Store) removeLockFile(id string) {
 	if s.engine != EngineSQLite {

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,9 @@ import (
 )
 
 type controllerOptions struct {
-	addr string
+	addr        string
+	maxSessions int
+	idle        time.Duration
 }
 
 func newControllerCmd() *cobra.Command {
@@ -39,6 +42,8 @@ the server listens on loopback only. SIGINT or SIGTERM stops it; open sessions s
 		RunE: func(cmd *cobra.Command, args []string) error { return runController(cmd, args[0], o) },
 	}
 	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8765", "address to listen on (HOST:PORT)")
+	cmd.Flags().IntVar(&o.maxSessions, "max-sessions", controlhttp.DefaultMaxSessions, "open sessions at most; past it a new one is refused 503")
+	cmd.Flags().DurationVar(&o.idle, "idle-timeout", controlhttp.DefaultIdleExpiry, "close a session no request has touched for this long (it stays resumable)")
 	return cmd
 }
 
@@ -60,7 +65,7 @@ func runController(cmd *cobra.Command, specPath string, o controllerOptions) err
 	}
 	defer st.Close()
 	srv, err := controlhttp.New(st, app.Options{SpecPath: specPath, DataDir: dataDir, Logger: log},
-		controlhttp.WithToken(token))
+		controlhttp.WithToken(token), controlhttp.WithMaxSessions(o.maxSessions), controlhttp.WithIdleExpiry(o.idle))
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,8 @@ prints it on stderr: "candidate's join link: https://…/join/<code>".`,
 			}
 			client := lksdk.NewAgentDispatchServiceClient(httpURL(creds.url), creds.key, creds.secret)
 			req := &lkproto.CreateAgentDispatchRequest{AgentName: d.agentName, Room: room, Metadata: md}
-			id, err := dispatchUntilTaken(cmd.Context(), client, req, wait)
+			rooms := lksdk.NewRoomServiceClient(httpURL(creds.url), creds.key, creds.secret)
+			id, err := dispatchUntilTaken(cmd.Context(), client, rooms, req, wait)
 			if err != nil {
 				return err
 			}

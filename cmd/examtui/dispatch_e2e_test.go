@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +11,9 @@ import (
 	lkproto "github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/monitor"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/transport/livekit"
 )
@@ -36,16 +39,7 @@ func TestDispatchBeyondCapacity(t *testing.T) {
 	if !strings.Contains(err.Error(), `room "full"`) || !strings.Contains(err.Error(), "withdrawn") {
 		t.Errorf("the error does not say which room and what became of the dispatch: %v", err)
 	}
-	client := lksdk.NewAgentDispatchServiceClient(httpURL(p.srv.URL), p.srv.APIKey, p.srv.Secret)
-	left, err := client.ListDispatch(context.Background(), &lkproto.ListAgentDispatchRequest{Room: "full"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range left.GetAgentDispatches() {
-		if d.GetAgentName() == e2eAgent {
-			t.Errorf("a dispatch nobody took is left on the server: %v", d)
-		}
-	}
+	p.noDispatchLeft("full")
 
 }
 
@@ -104,4 +98,90 @@ func TestDispatchTakenWhenAPlaceFrees(t *testing.T) {
 	}
 	second := p.join("second", "cand-second")
 	testutil.Eventually(t, 30*time.Second, func() bool { return second.has(0, runtime.EventSpoken, "") }, "the second exam's opening")
+}
+
+// TestDispatchRejected: a worker takes a dispatch for a spec it does not have and rejects it:
+// dispatch says so with the worker's reason and fails (it said "taken by a worker" and exited 0
+// before, and the candidate waited in a room nobody would start), and withdraws the dispatch.
+func TestDispatchRejected(t *testing.T) {
+	p := newPool(t)
+	p.startWorker("w1")
+	start := time.Now()
+	out, errOut, err := p.tryDispatch("nospec", "no-such-exam", "ada", "--wait", "20s")
+	if !errors.Is(err, errRejected) || out != "" || strings.Contains(errOut, "taken by a worker") {
+		t.Fatalf("a dispatch the worker rejected: out %q err %v (stderr %q), want %v and no id", out, err, errOut, errRejected)
+	}
+	if !strings.Contains(err.Error(), "unknown exam spec") || !strings.Contains(err.Error(), `room "nospec"`) {
+		t.Errorf("the error does not give the worker's reason and the room: %v", err)
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("the rejection took %v to report", took)
+	}
+	p.noDispatchLeft("nospec")
+}
+
+// noDispatchLeft fails the test when room still holds a dispatch of the pool's agent.
+func (p *pool) noDispatchLeft(room string) {
+	p.t.Helper()
+	client := lksdk.NewAgentDispatchServiceClient(httpURL(p.srv.URL), p.srv.APIKey, p.srv.Secret)
+	left, err := client.ListDispatch(context.Background(), &lkproto.ListAgentDispatchRequest{Room: room})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	for _, d := range left.GetAgentDispatches() {
+		if d.GetAgentName() == e2eAgent && d.GetState().GetDeletedAt() == 0 {
+			p.t.Errorf("a dispatch that will never run is left in room %s: %v", room, d)
+		}
+	}
+}
+
+// TestWaitingListShowsRejection: a dispatch made without waiting (--wait 0) that the worker
+// rejects shows in the control room's waiting list with the worker's reason, and its
+// not-started alert is raised at once. (Before, the rejected room dropped out of the list: the
+// control room showed nothing while the candidate waited.)
+func TestWaitingListShowsRejection(t *testing.T) {
+	p := newPool(t)
+	p.startWorker("w1")
+	if out, errOut, err := p.tryDispatch("rej-room", "no-such-exam", "ada", "--wait", "0"); err != nil || !strings.HasPrefix(out, "AD_") {
+		t.Fatalf("dispatch --wait 0: %v %q %q", err, out, errOut)
+	}
+	w, err := app.NewRoomWatcher(app.RoomWatchConfig{
+		Rooms:      lksdk.NewRoomServiceClient(httpURL(p.srv.URL), p.srv.APIKey, p.srv.Secret),
+		Dispatches: lksdk.NewAgentDispatchServiceClient(httpURL(p.srv.URL), p.srv.APIKey, p.srv.Secret), AgentName: e2eAgent,
+		Dial: func(ctx context.Context, room string) (*livekit.Client, error) {
+			return livekit.Dial(ctx, p.srv.URL, p.srv.RoomToken(room, "monitor-test", livekit.RoleExaminer))
+		},
+		Log: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	board, err := monitor.NewBoard(monitor.Thresholds{NotStarted: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	msgs := make(chan app.RoomMsg, 16)
+	go w.Run(ctx, msgs)
+	for {
+		select {
+		case rm := <-msgs:
+			if !rm.Scanned {
+				continue
+			}
+			board.SetWaiting(rm.Waiting)
+			alerts := board.Tick(time.Now())
+			for _, wt := range board.Waiting() {
+				if wt.Room == "rej-room" && strings.Contains(wt.Rejected, "unknown exam spec") {
+					if len(alerts) != 1 || !strings.Contains(alerts[0].Detail, "rejected") {
+						t.Errorf("alerts %+v, want the not-started alert at once with the rejection", alerts)
+					}
+					return
+				}
+			}
+		case <-ctx.Done():
+			t.Fatalf("the waiting list never showed the rejection: %+v", board.Waiting())
+		}
+	}
 }

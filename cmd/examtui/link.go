@@ -14,6 +14,7 @@ import (
 // dispatch).
 type linkFlags struct {
 	on       bool
+	revoke   bool
 	serveURL string
 	ttl      time.Duration
 }
@@ -22,6 +23,9 @@ func (l *linkFlags) addFlags(cmd *cobra.Command, withSwitch bool) {
 	f := cmd.Flags()
 	if withSwitch {
 		f.BoolVar(&l.on, "link", false, "print a one-time join link for the candidate's browser (examtui serve) instead of a token")
+	}
+	if withSwitch {
+		f.BoolVar(&l.revoke, "revoke", false, "revoke the candidate's join links in --room (of --identity, or all) and their browsers' seats instead of making anything")
 	}
 	f.StringVar(&l.serveURL, "serve-url", "", "the candidate server's address in links (default $"+candsrv.EnvServeURL+" or serve.url in the config file)")
 	f.DurationVar(&l.ttl, "link-ttl", candsrv.DefaultLinkTTL, "how long a join link can be used for the first time")
@@ -51,4 +55,23 @@ func (l linkFlags) create(cmd *cobra.Command, inv candsrv.Invite) (string, error
 	defer st.Close()
 	inv.TTL = l.ttl
 	return candsrv.NewLink(cmd.Context(), st, base, inv, time.Now())
+}
+
+// revokeLinks revokes the join links of room (of identity, or every candidate's for "") in the
+// command's session store, and returns how many it revoked.
+func revokeLinks(cmd *cobra.Command, room, identity string) (int, error) {
+	if room == "" {
+		return 0, errors.New("--revoke needs --room")
+	}
+	dataDir, log, closeLog, err := setup()
+	if err != nil {
+		return 0, err
+	}
+	defer closeLog()
+	st, err := app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dataDir), log)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	return st.RevokeJoinCodes(cmd.Context(), room, identity, time.Now())
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/examtui/examtui/internal/httpbound"
 	"github.com/examtui/examtui/internal/textsafe"
 )
 
@@ -18,6 +19,8 @@ import (
 var version = "dev"
 
 func main() {
+	// Replies read through Go's default transport (the LiveKit server API) are bounded too.
+	httpbound.BoundDefaultTransport()
 	root := newRootCmd()
 	grace := signalGrace
 	if c, _, err := root.Find(os.Args[1:]); err == nil && c.Annotations[annotDrains] == "true" {

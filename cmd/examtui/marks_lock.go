@@ -67,7 +67,7 @@ func newMarksAgreementCmd() *cobra.Command {
 		Short: "Agreement between markers across an exam's sessions (α with intervals, κ and weighted κ per pair, totals, bands, severity)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStore(cmd)
+			st, err := openStoreAccess(cmd, "", "exam "+exam)
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ func newMarksExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := openStore(cmd)
+			st, err := openStoreAccess(cmd, "", "exam "+exam)
 			if err != nil {
 				return err
 			}

@@ -76,7 +76,7 @@ func newMarksQueueCmd() *cobra.Command {
 		Short: "An exam's finished sessions waiting for marks, adjudication or the lock",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStore(cmd)
+			st, err := openStoreAccess(cmd, "", "exam "+exam)
 			if err != nil {
 				return err
 			}

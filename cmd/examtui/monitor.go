@@ -134,6 +134,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		return err
 	}
 	defer store.Close()
+	defer startRetention(ctx, dataDir, log)()
 
 	updates := make(chan monitor.Update, 16)
 	var wg sync.WaitGroup
@@ -158,14 +159,14 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		return monitorJSON(ctx, board, updates, roomMsgs, cmd.OutOrStdout())
 	}
 	m, err := controlroom.New(board,
-		controlroom.WithLoader(func(ctx context.Context, id string) ([]runtime.Event, error) {
+		controlroom.WithLoader(openAccess(store, func(ctx context.Context, id string) ([]runtime.Event, error) {
 			// A room exam whose bot writes to another store: its history is what the room showed.
 			evs, err := store.LoadEvents(ctx, id)
 			if err == nil && len(evs) == 0 {
 				return rooms.History(id), nil
 			}
 			return evs, err
-		}),
+		})),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
 			// An exam in a room is controlled over the room's examiner-commands topic; any
 			// other through the store's command channel.
@@ -174,7 +175,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 			}
 			return app.StoreBackend(ctx, store, r.SessionID, "monitor:"+defaultExaminerIdentity()), nil
 		}),
-		controlroom.WithCandidateLink(monitorLinks(store)),
+		controlroom.WithCandidateLink(monitorLinks(store)), controlroom.WithRevokeLinks(monitorRevoke(store)),
 		controlroom.WithReadOnly(o.readOnly), controlroom.WithQuiet(o.quiet),
 		controlroom.WithStoreLabel(label), controlroom.WithLogger(log),
 		controlroom.WithConsoleOptions(tui.WithLogger(log)))
@@ -226,5 +227,16 @@ func monitorLinks(store *sessions.Store) controlroom.LinkFunc {
 	}
 	return func(ctx context.Context, r *monitor.Row) (string, error) {
 		return candsrv.RoomLink(ctx, store, base, r.Room, r.Candidate, candsrv.DefaultLinkTTL, time.Now())
+	}
+}
+
+// monitorRevoke is how the control room's revoke key withdraws a room's candidate links (all of
+// the room's: a room exam has one candidate); nil when no candidate server is configured.
+func monitorRevoke(store *sessions.Store) controlroom.RevokeFunc {
+	if candsrv.ServeURL("") == "" {
+		return nil
+	}
+	return func(ctx context.Context, r *monitor.Row) (int, error) {
+		return store.RevokeJoinCodes(ctx, r.Room, "", time.Now())
 	}
 }

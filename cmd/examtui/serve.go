@@ -13,6 +13,7 @@ import (
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
 	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web"
+	"github.com/examtui/examtui/internal/httpserve"
 )
 
 // defaultServeAddr is where `examtui serve` listens unless told otherwise.
@@ -96,10 +97,11 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
+	defer startRetention(ctx, dataDir, log)()
 	srv, err := candsrv.New(candsrv.Config{
 		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
-		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log,
-		SecureCookies: strings.HasPrefix(o.publicURL, "https://"),
+		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log, Notice: globals.config.Records.Notice,
+		SecureCookies: strings.HasPrefix(o.publicURL, "https://"), PublicURL: o.publicURL,
 	})
 	if err != nil {
 		return err
@@ -109,8 +111,9 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		return err
 	}
 	scheme := "http"
+	var serveOpts []httpserve.Option
 	if tlsConf != nil {
-		ln = tls.NewListener(ln, tlsConf)
+		serveOpts = append(serveOpts, httpserve.WithTLS(tlsConf))
 		scheme = "https"
 	}
 	base := o.publicURL
@@ -128,7 +131,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		fmt.Fprintln(errOut, "examtui serve: plain HTTP off this machine: browsers will refuse the microphone; use --tls-cert/--tls-key or an HTTPS reverse proxy (--public-url)")
 	}
 	log.Info("candidate server serving", "addr", ln.Addr().String(), "tls", tlsConf != nil, "public", base, "page built", web.Built())
-	return srv.Serve(ctx, ln)
+	return srv.Serve(ctx, ln, serveOpts...)
 }
 
 // loopbackAddr reports whether a listener is reachable from this machine only (where browsers

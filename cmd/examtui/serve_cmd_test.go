@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -16,7 +15,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -74,54 +72,16 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 // without it), one browser joining and reloading, another refused, SIGINT stopping the server
 // cleanly, and a log that names the join without the code, the token, the seat or the secret.
 func TestServeCommand(t *testing.T) {
-	bin := examtuiBinary(t)
-	const secret = "serve-test-secret-0123456789abcdef"
-	dir := t.TempDir()
-	logFile := filepath.Join(dir, "serve.log")
 	certFile, keyFile, pool := selfSigned(t)
-	env := append(os.Environ(), "LIVEKIT_API_KEY=devkey", "LIVEKIT_API_SECRET="+secret, "LIVEKIT_URL=wss://lk.example.test")
-
-	cmd := exec.Command(bin, "serve", "--data-dir", dir, "--log-file", logFile, "--log-level", "debug",
-		"--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
-	cmd.Env = env
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	srv := startServe(t, nil, "--log-level", "debug", "--tls-cert", certFile, "--tls-key", keyFile)
+	base, secret, logFile, cmd, done, stderr := srv.base, serveSecret, srv.logFile, srv.cmd, srv.done, srv.stderr
+	if !strings.HasPrefix(base, "https://") {
+		t.Fatalf("base %q, want https", base)
 	}
-	var stderr testutil.SyncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	lines := make(chan string, 4)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	banner := testutil.Recv(t, lines, 30*time.Second, "serve's banner")
-	i := strings.Index(banner, "https://")
-	if i < 0 {
-		t.Fatalf("banner %q, stderr %s", banner, stderr.String())
-	}
-	base := strings.TrimSuffix(strings.Fields(banner[i:])[0], "/join/<code>")
-
-	tok := exec.Command(bin, "token", "--data-dir", dir, "--log-file", logFile, "--role", "candidate", "--link",
-		"--room", "exam-1", "--identity", "ada", "--name", "Ada Lovelace")
-	tok.Env = append(env, candsrv.EnvServeURL+"="+base)
-	out, err := tok.Output()
-	if err != nil {
-		t.Fatalf("token --link: %v %s", err, out)
-	}
-	link := strings.TrimSpace(string(out))
-	code, ok := strings.CutPrefix(link, base+"/join/")
-	if !ok || len(code) != 22 {
-		t.Fatalf("token --link printed %q, want %s/join/<code>", link, base)
+	link := base + "/join/" + srv.newLink(t, "exam-1", "ada", "--name", "Ada Lovelace")
+	code := strings.TrimPrefix(link, base+"/join/")
+	if len(code) != 22 {
+		t.Fatalf("token --link gave code %q, want 22 characters", code)
 	}
 
 	browser := func() *http.Client {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,10 +75,20 @@ With --link (candidates only) no token is minted here: a one-time join link for 
 browser goes to stdout instead, http(s)://HOST:PORT/join/<code> on the candidate server
 (examtui serve) at --serve-url, $EXAMTUI_SERVE_URL or the config file's serve.url. The code is
 kept (hashed) in the session store, which examtui serve must share; the server mints the token
-when the candidate presses Join, and the first browser to use the link keeps it.`,
+when the candidate presses Join, and the first browser to use the link keeps it. A new link for
+the same candidate and room revokes the earlier ones; --revoke --room R [--identity ID] revokes
+them by hand (a lost or stolen link), and the browsers they seated get no new token.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			creds.resolve()
+			if link.revoke {
+				n, err := revokeLinks(cmd, room, identity)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%d join link(s) revoked in room %q\n", n, room)
+				return nil
+			}
 			r, err := livekit.ParseRole(role)
 			if err != nil {
 				return err
@@ -130,8 +142,22 @@ when the candidate presses Join, and the first browser to use the link keeps it.
 	f.StringVar(&spec, "dispatch-spec", "", "put an exam dispatch for this spec into the token: joining the room starts it on a worker (examtui worker); --name is the candidate")
 	dispatch.addFlags(cmd)
 	link.addFlags(cmd, true)
-	for _, req := range []string{"room", "identity", "role"} {
-		_ = cmd.MarkFlagRequired(req)
+	_ = cmd.MarkFlagRequired("room")
+	// identity and role are required too, except with --revoke (PreRunE).
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		if link.revoke {
+			return nil
+		}
+		var missing []string
+		for _, req := range []string{"identity", "role"} {
+			if !cmd.Flags().Changed(req) {
+				missing = append(missing, strconv.Quote(req))
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("required flag(s) %s not set", strings.Join(missing, ", "))
+		}
+		return nil
 	}
 	return cmd
 }

@@ -46,6 +46,8 @@ type File struct {
 	Panel Panel `yaml:"panel"`
 	// Serve is the candidate server (examtui serve) as the links point at it.
 	Serve Serve `yaml:"serve"`
+	// Records governs exam records: retention, the recording notice, encryption at rest.
+	Records Records `yaml:"records"`
 }
 
 // Serve configures candidate join links (serve:).
@@ -144,6 +146,9 @@ func Load() (File, error) {
 		return f, fmt.Errorf("config %s: %s", p, yaml.FormatError(err, false, true))
 	}
 	if err := f.Prices.Validate(); err != nil {
+		return f, fmt.Errorf("config %s: %w", p, err)
+	}
+	if _, err := f.Records.Retention.Ages(); err != nil {
 		return f, fmt.Errorf("config %s: %w", p, err)
 	}
 	if c := f.Budget.CostPerExam; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {

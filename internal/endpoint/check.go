@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/internal/httpbound"
 	"github.com/examtui/examtui/runtime/llm"
 )
 
@@ -51,6 +52,9 @@ func Check(ctx context.Context, ep Endpoint, hc *http.Client) Result {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The reply is bounded like the exam's own (size by kind, the whole body within the
+	// timeout), so a hostile or broken server fails the check instead of filling memory.
+	hc = httpbound.MustClient(ep.Stage.ReplyKind(), hc, timeout)
 	start := time.Now()
 	var err error
 	switch ep.Stage {
@@ -191,6 +195,10 @@ func explain(ep Endpoint, err error, timeout time.Duration) (Reason, string) {
 		return ReasonNoChatEndpoint, fmt.Sprintf("no chat endpoint: the server answered 404 to %s%s (does the base URL end in /v1?)", redactURL(ep.BaseURL), path)
 	case status != 0:
 		return ReasonHTTPError, fmt.Sprintf("HTTP %d: %s", status, msg)
+	case errors.Is(err, httpbound.ErrTooLarge):
+		return ReasonTooLarge, "too large: " + oneLine(err.Error())
+	case errors.Is(err, httpbound.ErrTimeout):
+		return ReasonTimeout, fmt.Sprintf("timeout: no whole answer within %v", timeout)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return ReasonRefused, fmt.Sprintf("connection refused: nothing listens at %s (is the server running?)", redactURL(ep.BaseURL))
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):

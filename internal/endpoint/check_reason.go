@@ -46,6 +46,7 @@ const (
 	ReasonNoChatEndpoint  // 404 on /chat/completions: usually a base URL without /v1
 	ReasonHTTPError       // any other error status
 	ReasonBadReply        // a 200 whose body is not what the endpoint should answer
+	ReasonTooLarge        // the reply passed the stage's size cap (internal/httpbound)
 )
 
 func (r Reason) String() string {
@@ -70,6 +71,8 @@ func (r Reason) String() string {
 		return "http_error"
 	case ReasonBadReply:
 		return "bad_reply"
+	case ReasonTooLarge:
+		return "too_large"
 	default:
 		return fmt.Sprintf("Reason(%d)", int(r))
 	}

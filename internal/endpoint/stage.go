@@ -2,7 +2,10 @@ package endpoint
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
+
+	"github.com/examtui/examtui/internal/httpbound"
 )
 
 // Stage is one of the places examtui calls a model server: the examiner LLM, speech
@@ -63,3 +66,24 @@ func (s Stage) EnvModel() string { return s.envPrefix() + "MODEL" }
 // EnvTimeout is EXAMTUI_<STAGE>_TIMEOUT. For the LLM it is the same variable as the examiner's
 // turn timeout (llm.EnvTimeout), so the one setting bounds both.
 func (s Stage) EnvTimeout() string { return s.envPrefix() + "TIMEOUT" }
+
+// ReplyKind is the kind of reply the stage's server sends, which sets its size cap.
+func (s Stage) ReplyKind() httpbound.Kind {
+	switch s {
+	case StageLLM:
+		return httpbound.KindLLM
+	case StageSTT:
+		return httpbound.KindSTT
+	case StageTTS:
+		return httpbound.KindTTS
+	case StageMark:
+		return httpbound.KindPanel
+	}
+	return httpbound.KindUnknown
+}
+
+// Client is the bounded HTTP client of the stage's endpoint: its size cap, and its timeout
+// (the kind's default when the endpoint sets none) covering the whole reply.
+func (e Endpoint) Client() *http.Client {
+	return httpbound.MustClient(e.Stage.ReplyKind(), nil, e.Timeout)
+}

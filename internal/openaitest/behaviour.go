@@ -74,6 +74,8 @@ type Behaviour struct {
 
 	// Tokens, when set, is the usage a chat reply reports instead of the estimate (TokenUsage).
 	Tokens *[2]int
+	// UsageJSON, when set, is the usage object sent verbatim (RawUsage).
+	UsageJSON string
 
 	// Dialect shapes a chat reply as another server does (dialect.go); zero: OpenAI's.
 	Dialect Dialect
@@ -155,6 +157,10 @@ func FailAfter(n int) ReplyOption { return func(b *Behaviour) { b.FailAfter = n 
 func TokenUsage(prompt, completion int) ReplyOption {
 	return func(b *Behaviour) { b.Tokens = &[2]int{prompt, completion} }
 }
+
+// RawUsage makes a chat reply report this usage object verbatim (it need not be valid): how a
+// server that gets its figures wrong looks on the wire.
+func RawUsage(obj string) ReplyOption { return func(b *Behaviour) { b.UsageJSON = obj } }
 
 // FunctionName names the function in a ToolCall.
 func FunctionName(name string) ReplyOption { return func(b *Behaviour) { b.FunctionName = name } }

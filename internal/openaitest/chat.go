@@ -278,6 +278,9 @@ func SplitPieces(s string, n int) []string {
 
 // usageFor is the reply's TokenUsage, else an estimate at about four bytes a token.
 func usageFor(req *ChatRequest, b Behaviour) wireUsage {
+	if b.UsageJSON != "" {
+		return wireUsage{raw: json.RawMessage(b.UsageJSON)}
+	}
 	if b.Tokens != nil {
 		return wireUsage{PromptTokens: b.Tokens[0], CompletionTokens: b.Tokens[1], TotalTokens: b.Tokens[0] + b.Tokens[1]}
 	}

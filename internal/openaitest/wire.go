@@ -26,6 +26,17 @@ type wireUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// raw, when set, is sent instead (RawUsage): a server's usage as it got it wrong.
+	raw json.RawMessage
+}
+
+// MarshalJSON sends raw when set, else the counts.
+func (u wireUsage) MarshalJSON() ([]byte, error) {
+	if u.raw != nil {
+		return u.raw, nil
+	}
+	type plain wireUsage
+	return json.Marshal(plain(u))
 }
 
 type wireCompletion struct {

@@ -215,3 +215,21 @@ func EscapeJSON(doc []byte) []byte {
 	}
 	return out
 }
+
+// formulaStarts are the characters a spreadsheet reads, at the start of a cell, as a formula:
+// = + - @ and their full-width forms, which some spreadsheets fold to the ASCII ones.
+const formulaStarts = "=+-@＝＋－＠"
+
+// Cell is the one rule for a text cell of an export (CSV or JSON) that a spreadsheet may open:
+// the text on one line with terminal escapes removed whole and control and bidirectional
+// characters dropped (Visible), and a value a spreadsheet would run as a formula (one that
+// starts, after any spaces, with = + - @ or a full-width form of them) prefixed with a quote,
+// which spreadsheets read as "this is text". The rest of the text is kept.
+func Cell(s string) string {
+	v := Visible(s)
+	t := strings.TrimLeftFunc(v, unicode.IsSpace)
+	if r, _ := utf8.DecodeRuneInString(t); t != "" && strings.ContainsRune(formulaStarts, r) {
+		return "'" + v
+	}
+	return v
+}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -102,4 +103,50 @@ func TestEscapeJSON(t *testing.T) {
 			t.Errorf("EscapeJSON(%q) changed the value: %v vs %v (%v)", tc.in, a, b, err)
 		}
 	}
+}
+
+// TestCell: names seen in exports: ESC, OSC 52 (a clipboard write), RLO and the formula forms
+// a spreadsheet runs (ASCII, full-width, after spaces) come out inert; other text is kept.
+func TestCell(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Ada Lovelace", "Ada Lovelace"},
+		{"=1+1", "'=1+1"},
+		{" =1+1", "' =1+1"},
+		{"\u3000=1+1", "'\u3000=1+1"},
+		{"＝1+1", "'＝1+1"},
+		{"＋1", "'＋1"},
+		{"－1", "'－1"},
+		{"＠SUM(A1)", "'＠SUM(A1)"},
+		{"+cmd", "'+cmd"},
+		{"-2+3", "'-2+3"},
+		{"@SUM(A1:A9)", "'@SUM(A1:A9)"},
+		{"\t=1+1", "' =1+1"},
+		{"\r=1+1", "' =1+1"},
+		{"Eve\x1b[31mred", "Evered"},
+		{"Eve\x1b]52;c;cm0gLXJmIH4=\x07", "Eve"},
+		{"Eve\u202egnp.exe", "Evegnp.exe"},
+		{"x=1", "x=1"},
+		{"", ""},
+	} {
+		if got := Cell(tc.in); got != tc.want {
+			t.Errorf("Cell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzCell: whatever the text, a cell holds nothing Line would change and never starts (after
+// spaces) with a formula character unless quoted.
+func FuzzCell(f *testing.F) {
+	for _, s := range []string{"=1+1", " ＝1", "\x1b]52;c;x\x07=1", "\u202e=1", "@@"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := Cell(s)
+		if Unsafe(c) || strings.ContainsAny(c, "\t\r\n\x1b") {
+			t.Fatalf("Cell(%q) = %q: unsafe", s, c)
+		}
+		if r, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(c, unicode.IsSpace)); strings.ContainsRune("=+-@＝＋－＠", r) {
+			t.Fatalf("Cell(%q) = %q: starts a formula", s, c)
+		}
+	})
 }

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/examtui/examtui/internal/httpbound"
+	"github.com/examtui/examtui/runtime/llm"
 )
 
 // Defaults.
@@ -34,6 +37,7 @@ type Panel struct {
 	timeout    time.Duration
 	flagSpread int
 	log        *slog.Logger
+	hc         *http.Client // nil: a fresh client; bounded by New either way
 }
 
 type member struct {
@@ -73,9 +77,7 @@ func WithHTTPClient(hc *http.Client) Option {
 		if hc == nil {
 			return fmt.Errorf("%w: nil HTTP client", ErrInvalid)
 		}
-		for i := range p.members {
-			p.members[i].client = newClient(p.members[i].Member, hc)
-		}
+		p.hc = hc
 		return nil
 	}
 }
@@ -112,12 +114,19 @@ func New(members []Member, opts ...Option) (*Panel, error) {
 		if names[m.Name]++; names[m.Name] > 1 {
 			m.Name = fmt.Sprintf("%s#%d", m.Name, names[m.Name])
 		}
-		p.members = append(p.members, member{Member: m, client: newClient(m, nil)})
+		p.members = append(p.members, member{Member: m})
 	}
 	for _, o := range opts {
 		if err := o(p); err != nil {
 			return nil, err
 		}
+	}
+	// Every member's reply is bounded: the panel's size cap, and the member's timeout covering
+	// the whole body, so an endless or trickling reply fails that member instead of the process.
+	hc := httpbound.MustClient(httpbound.KindPanel, p.hc, p.timeout)
+	hc.Transport = llm.GuardUsage(hc.Transport) // the usage a member's server reports, checked
+	for i := range p.members {
+		p.members[i].client = newClient(p.members[i].Member, hc)
 	}
 	return p, nil
 }

@@ -101,6 +101,7 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 		if err == nil {
 			if reply.Usage != nil {
 				reply.Usage.FailedAttempts = int64(failed)
+				reply.Usage.Invalid = meta.usageInvalid
 			}
 			reply.Attempts = attempts
 			reply.Complete = time.Since(start)

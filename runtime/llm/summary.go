@@ -77,5 +77,7 @@ func (e *Examiner) Summarise(ctx context.Context, req *runtime.SummaryRequest) (
 	if resp.Usage.PromptTokens != 0 || resp.Usage.CompletionTokens != 0 {
 		u = &resp.Usage
 	}
-	return &runtime.SummaryReply{Text: resp.Choices[0].Message.Content, Usage: e.usage(u)}, nil
+	us := e.usage(u)
+	us.Invalid = meta.usageInvalid
+	return &runtime.SummaryReply{Text: resp.Choices[0].Message.Content, Usage: us}, nil
 }

@@ -15,6 +15,8 @@ type respMeta struct {
 	status     int
 	retryAfter time.Duration
 	tooLarge   bool // the body passed the cap (limits.go)
+	// usageInvalid says why the reply's usage was refused (usage_guard.go); "" when it was not.
+	usageInvalid string
 }
 
 type metaKey struct{}
@@ -35,6 +37,9 @@ func (t *metaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		m.retryAfter = parseRetryAfter(resp.Header, time.Now())
 	}
 	capBody(r, resp, m)
+	if err == nil {
+		guardBody(resp, m) // over the capped body, so the guard never reads past the cap
+	}
 	return resp, err
 }
 

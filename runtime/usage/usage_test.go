@@ -109,3 +109,27 @@ func TestPricesValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestHostileCountsUnknown: counts a provider got wrong (stored before they were checked) are
+// unknown in the totals: never a negative or wrapped sum, never a negative cost.
+func TestHostileCountsUnknown(t *testing.T) {
+	one := 1.0
+	prices := usage.Prices{"m": {PromptPerMTok: &one, CompletionPerMTok: &one}}
+	for _, pc := range [][2]int64{{-1000, -5}, {math.MaxInt64, math.MaxInt64}, {runtime.MaxUsageTokens + 1, 1}} {
+		var tot usage.Totals
+		tot.AddTurn(&runtime.TurnUsage{Model: "m", PromptTokens: ptr64(10), CompletionTokens: ptr64(2)})
+		tot.AddTurn(&runtime.TurnUsage{Model: "m", PromptTokens: ptr64(pc[0]), CompletionTokens: ptr64(pc[1])})
+		m := tot.LLM["m"]
+		if m.PromptTokens != 10 || m.CompletionTokens != 2 || m.UnknownTurns != 1 {
+			t.Errorf("%v: totals %+v, want the valid call only and one unknown", pc, m)
+		}
+		if c := tot.Cost(prices); c.Known || c.Amount < 0 {
+			t.Errorf("%v: cost %+v, want unknown", pc, c)
+		}
+		if u, reason := runtime.CheckUsage(&runtime.TurnUsage{Model: "m", PromptTokens: ptr64(pc[0]), CompletionTokens: ptr64(pc[1])}); reason == "" || u.PromptTokens != nil {
+			t.Errorf("%v: CheckUsage %+v %q, want refused", pc, u, reason)
+		}
+	}
+}
+
+func ptr64(n int64) *int64 { return &n }

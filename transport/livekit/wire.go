@@ -60,7 +60,7 @@ func DecodeRoomEvent(data []byte) (runtime.Event, int, error) {
 // Limits on inbound messages; a packet over them is rejected, not truncated, so nothing is
 // silently lost.
 const (
-	MaxCandidateTextLen = 4000
+	MaxCandidateTextLen = runtime.MaxTurnTextRunes // the runtime's bound of a sent turn, declared once
 	MaxAdminTextLen     = 2000
 	maxInboundPacket    = 16 * 1024
 	maxWireWord         = 32

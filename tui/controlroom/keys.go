@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Open, Back, Filter, ClearFilter         key.Binding
-	Link                                    key.Binding
+	Link, Revoke                            key.Binding
 	Help, Quit                              key.Binding
 }
 
@@ -24,6 +24,7 @@ func DefaultKeyMap() KeyMap {
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		Link:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "candidate's join link")),
+		Revoke:      key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "revoke the candidate's join links")),
 		Help:        key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?", "all keys")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c", "ctrl+q"), key.WithHelp("q/ctrl+c", "quit")),
 	}
@@ -38,6 +39,6 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Open, k.Back, k.Filter, k.ClearFilter, k.Link, k.Help, k.Quit},
+		{k.Open, k.Back, k.Filter, k.ClearFilter, k.Link, k.Revoke, k.Help, k.Quit},
 	}
 }

@@ -2,6 +2,7 @@ package controlroom
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -82,5 +83,41 @@ func TestCandidateLinkKey(t *testing.T) {
 	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	if strings.Contains(tui.Plain(m.Render()), base) {
 		t.Error("the link stayed on the footer after the next key")
+	}
+}
+
+// TestRevokeLinksKey: L withdraws the selected room exam's candidate links in a real store (the
+// seat they gave stops minting) and says how many; without a candidate server it says why.
+func TestRevokeLinksKey(t *testing.T) {
+	st, err := sessions.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	press := func(m *Model) string {
+		_, cmd := m.Update(tea.KeyPressMsg{Code: 'L', Text: "L"})
+		if cmd != nil {
+			m.Update(cmd())
+		}
+		return tui.Plain(m.Render())
+	}
+	if screen := press(fixtureModel(t, 12, 160, 40, true)); !strings.Contains(screen, "no candidate server for links") {
+		t.Errorf("without a candidate server:\n%s", screen)
+	}
+	m := fixtureModel(t, 12, 160, 40, true, WithRevokeLinks(func(ctx context.Context, r *monitor.Row) (int, error) {
+		return st.RevokeJoinCodes(ctx, r.Room, "", time.Now())
+	}))
+	row := m.Board().Row(m.Selected())
+	m.Board().SetRoom(row.SessionID, monitor.RoomInfo{Room: "exam-room-1"})
+	now := time.Now()
+	if err := st.CreateJoinCode(context.Background(), sessions.JoinCode{CodeHash: strings.Repeat("b", 64), Room: "exam-room-1",
+		Identity: "ada", Created: now, Expires: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if screen := press(m); !strings.Contains(screen, "1 join link(s) of room exam-room-1 revoked") {
+		t.Errorf("after L:\n%s", screen)
+	}
+	if _, err := st.RedeemJoinCode(context.Background(), strings.Repeat("b", 64), strings.Repeat("c", 64), time.Now(), time.Hour); !errors.Is(err, sessions.ErrJoinCodeRevoked) {
+		t.Errorf("the link after L: %v, want revoked", err)
 	}
 }

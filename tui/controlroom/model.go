@@ -155,6 +155,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.loaded(msg)
 	case linkMsg:
 		return m, m.linked(msg)
+	case revokedMsg:
+		m.revoked(msg)
+		return m, nil
 	case tea.KeyPressMsg:
 		if m.console != nil {
 			return m, m.consoleKey(msg)
@@ -349,6 +352,8 @@ func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openSelected()
 	case key.Matches(msg, k.Link):
 		return m.makeLink()
+	case key.Matches(msg, k.Revoke):
+		return m.revokeLinks()
 	}
 	return nil
 }

@@ -29,6 +29,10 @@ type LoadFunc func(ctx context.Context, sessionID string) ([]runtime.Event, erro
 // (examtui serve's page); it runs outside Update.
 type LinkFunc func(ctx context.Context, row *monitor.Row) (string, error)
 
+// RevokeFunc revokes the join links of the candidate of an exam that runs in a LiveKit room, and
+// the browsers they seated; it returns how many it revoked and runs outside Update.
+type RevokeFunc func(ctx context.Context, row *monitor.Row) (int, error)
+
 // Option configures the control room.
 type Option func(*options) error
 
@@ -44,6 +48,7 @@ type options struct {
 	since     time.Time
 	label     string
 	link      LinkFunc
+	revoke    RevokeFunc
 	logger    *slog.Logger
 	consoleOp []tui.Option
 }
@@ -126,3 +131,7 @@ func WithConsoleOptions(opts ...tui.Option) Option {
 // WithCandidateLink sets how the link key makes a candidate's join link; without it the key
 // says how to configure one.
 func WithCandidateLink(f LinkFunc) Option { return func(o *options) error { o.link = f; return nil } }
+
+// WithRevokeLinks sets how the revoke key withdraws a candidate's join links; without it the key
+// says there is no candidate server.
+func WithRevokeLinks(f RevokeFunc) Option { return func(o *options) error { o.revoke = f; return nil } }

@@ -44,6 +44,9 @@ func (m *Model) waitingLine(cols []column, w *monitor.Waiting, now time.Time) st
 			}
 		case colLast:
 			cell = st.Muted.Render("dispatched " + w.Since.Local().Format("15:04:05") + "; no exam bot has joined")
+			if w.Rejected != "" {
+				cell = st.Warn.Render("rejected by the worker: " + w.Rejected)
+			}
 		}
 		b.WriteString(pad(cell, c.w))
 	}

@@ -56,14 +56,8 @@ func TestPanelInConsole(t *testing.T) {
 // p plays the candidate's recording from a second before the selected evidence's turn, with
 // sox's play on the ALSA null device; a session without a recording says so.
 func TestPlay(t *testing.T) {
-	player, err := exec.LookPath("play")
-	if err != nil {
-		t.Fatalf("sox's play is required (apt-get install sox): %v", err)
-	}
-	t.Setenv("ALSA_CONFIG_PATH", filepath.Join("..", "..", "testdata", "asound-null.conf"))
+	player, st := playFixture(t)
 	ctx := context.Background()
-	st := openStore(t)
-	recordRehearsal(t, st, fixtureID, fixtureStart)
 
 	b, err := markconsole.NewStoreBackend(st, "ana", "", nil, player)
 	if err != nil {

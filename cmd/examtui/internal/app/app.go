@@ -72,7 +72,8 @@ func newLLMWithLimits(model string, log *slog.Logger, lim llm.Limits) (runtime.E
 
 // LLMOptions are the examiner options of the llm stage's endpoint (doctor checks the same).
 func LLMOptions(ep endpoint.Endpoint) []llm.Option {
-	opts := []llm.Option{llm.WithBaseURL(ep.BaseURL)}
+	// The stage's bounded client: its size cap and timeout cover the whole reply.
+	opts := []llm.Option{llm.WithBaseURL(ep.BaseURL), llm.WithHTTPClient(ep.Client())}
 	if ep.APIKey != "" {
 		opts = append(opts, llm.WithAPIKey(ep.APIKey))
 	}
@@ -336,6 +337,13 @@ func (x *Exam) Admin(mode runtime.AdminMode, text string) error {
 func (x *Exam) Close() error {
 	var errs []error
 	x.closed.Do(func() {
+		// The voice path first: its recordings are finished (and encrypted at rest) while the
+		// store that lists them is still open. Closing it again later is a no-op.
+		if vc := x.voice.Load(); vc != nil {
+			if err := vc.Close(); err != nil {
+				x.log.Warn("voice: close", "err", err)
+			}
+		}
 		if x.cancel != nil {
 			x.cancel()
 		}

@@ -176,8 +176,18 @@ func (w *RoomWatcher) waitingIn(ctx context.Context, r *lkproto.Room, candidate 
 		return monitor.Waiting{}, false
 	}
 	var found *lkproto.AgentDispatch
+	// A dispatch whose job the worker refused (the note on the room names the job) is shown
+	// with the worker's reason: nobody will start that room's exam.
+	rejectedJob, reason, noted := livekit.DecodeRejection(r.GetMetadata())
 	for _, d := range res.GetAgentDispatches() {
-		if d.GetAgentName() != w.agentName || d.GetState().GetDeletedAt() != 0 || jobEnded(d) {
+		if d.GetAgentName() != w.agentName || d.GetState().GetDeletedAt() != 0 {
+			continue
+		}
+		if noted && hasJob(d, rejectedJob) {
+			return monitor.Waiting{Room: r.GetName(), Candidate: candidate, DispatchID: d.GetId(),
+				Since: time.Unix(0, d.GetState().GetCreatedAt()), Rejected: reason}, true
+		}
+		if jobEnded(d) {
 			continue
 		}
 		if found == nil || d.GetState().GetCreatedAt() < found.GetState().GetCreatedAt() {
@@ -195,6 +205,16 @@ func (w *RoomWatcher) waitingIn(ctx context.Context, r *lkproto.Room, candidate 
 		}
 	}
 	return monitor.Waiting{Room: r.GetName(), Candidate: candidate, DispatchID: found.GetId(), Since: since}, true
+}
+
+// hasJob reports whether dispatch d has the job id.
+func hasJob(d *lkproto.AgentDispatch, id string) bool {
+	for _, j := range d.GetState().GetJobs() {
+		if j.GetId() == id {
+			return true
+		}
+	}
+	return false
 }
 
 // jobEnded reports whether a job of dispatch d finished (with success or failure).

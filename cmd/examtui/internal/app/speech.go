@@ -77,7 +77,7 @@ func NewRecognizer(kind, model, language string, log *slog.Logger) (audio.Recogn
 	if ep.Timeout > 0 {
 		opts = append(opts, audio.WithSTTTimeout(ep.Timeout))
 	}
-	r, err := audio.NewOpenAIRecognizer(ep.BaseURL, ep.APIKey, nil, opts...)
+	r, err := audio.NewOpenAIRecognizer(ep.BaseURL, ep.APIKey, ep.Client(), opts...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -116,7 +116,7 @@ func NewSynthesizer(kind, voice, model string, log *slog.Logger) (audio.Synthesi
 			opts = append(opts, audio.WithTTSTimeout(ep.Timeout))
 		}
 		log.Info("tts endpoint", "endpoint", ep)
-		return audio.NewOpenAISpeech(ep.BaseURL, ep.APIKey, nil, opts...)
+		return audio.NewOpenAISpeech(ep.BaseURL, ep.APIKey, ep.Client(), opts...)
 	case SpeechNone:
 		return nil, nil
 	}

@@ -23,6 +23,7 @@ const (
 	msgUsed      = "this join link was already used on another device; ask your examiner for a new one"
 	msgNotFound  = "this join link is not valid; check that you opened the whole link, or ask your examiner for a new one"
 	msgExpired   = "this join link has expired; ask your examiner for a new one"
+	msgRevoked   = "this join link was replaced by a newer one or withdrawn; use the newest link your examiner gave you"
 	msgMalformed = `malformed request: want a JSON body {"code":"…"}`
 	msgInternal  = "the exam server could not let you in; ask your examiner"
 )
@@ -30,6 +31,9 @@ const (
 // joinRequest is POST /api/join's body.
 type joinRequest struct {
 	Code string `json:"code"`
+	// Notice: the candidate acknowledged the recording notice the page showed before the
+	// microphone opened (kept on the code, then on the session).
+	Notice bool `json:"notice"`
 }
 
 // JoinResponse is what POST /api/join answers on success: where and as whom the page joins.
@@ -39,6 +43,12 @@ type JoinResponse struct {
 	Room     string `json:"room"`
 	Identity string `json:"identity"`
 	Name     string `json:"name"`
+}
+
+// notice answers GET /api/notice: the recording notice the page shows before the microphone
+// opens.
+func (s *Server) notice(w http.ResponseWriter, _ *http.Request) {
+	s.writeJSON(w, http.StatusOK, map[string]string{"notice": s.cfg.Notice})
 }
 
 // page serves index.html for any code, never stored: GET never consumes a code, and the page
@@ -82,6 +92,8 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 			status, msg = http.StatusNotFound, msgNotFound
 		case errors.Is(err, sessions.ErrJoinCodeExpired):
 			status, msg = http.StatusGone, msgExpired
+		case errors.Is(err, sessions.ErrJoinCodeRevoked):
+			status, msg = http.StatusGone, msgRevoked
 		case errors.Is(err, sessions.ErrJoinCodeUsed):
 			status, msg = http.StatusConflict, msgUsed
 		}
@@ -91,6 +103,11 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		}
 		s.refuse(w, status, msg)
 		return
+	}
+	if req.Notice {
+		if err := s.cfg.Store.AcknowledgeJoinNotice(r.Context(), jc.CodeHash, now); err != nil {
+			s.log.Warn("join: the notice acknowledgement was not recorded", "code", digest(req.Code), "err", err)
+		}
 	}
 	name := jc.DisplayName
 	if name == "" {

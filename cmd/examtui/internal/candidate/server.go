@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web"
 	"github.com/examtui/examtui/internal/httpserve"
 	"github.com/examtui/examtui/sessions"
@@ -41,6 +43,9 @@ type Config struct {
 	// TokenTTL and SeatTTL: 0 gives DefaultTokenTTL and DefaultSeatTTL.
 	TokenTTL time.Duration
 	SeatTTL  time.Duration
+	// PublicURL is the server's address as browsers reach it behind a reverse proxy (--public-url):
+	// an Origin of that host is the page's own.
+	PublicURL string
 	// SecureCookies marks the seat cookie Secure even on plain HTTP requests: for a server
 	// behind a reverse proxy that terminates TLS. Requests over TLS always get Secure.
 	SecureCookies bool
@@ -51,6 +56,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Notice is the recording notice shown before the microphone opens ("": sessions.DefaultNotice).
+	Notice string
 }
 
 // Server serves the candidate page and the join API (docs/candidate.md).
@@ -59,6 +66,7 @@ type Server struct {
 	log     *slog.Logger
 	csp     string
 	handler http.Handler
+	rate    *rateLimiter
 }
 
 // New validates cfg and returns its server.
@@ -88,10 +96,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if strings.TrimSpace(cfg.Notice) == "" {
+		cfg.Notice = sessions.DefaultNotice
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, csp: contentSecurityPolicy(lk)}
+	s := &Server{cfg: cfg, log: cfg.Logger, csp: contentSecurityPolicy(lk), rate: newRateLimiter(JoinBurst, JoinPerMin)}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -100,15 +111,12 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers on ln until ctx ends, then lets requests in flight finish (shutdownGrace). A
-// TLS listener (tls.NewListener) makes it HTTPS. The store is the caller's.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	return httpserve.Serve(ctx, hs, ln, shutdownGrace)
+// httpserve.WithTLS option makes it HTTPS; the server's bounds are httpserve's. The store is the
+// caller's.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, opts ...httpserve.Option) error {
+	hs := &http.Server{Handler: s.handler, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	go s.purgeEvery(ctx, purgeInterval)
+	return httpserve.Serve(ctx, hs, ln, shutdownGrace, opts...)
 }
 
 func (s *Server) routes() http.Handler {
@@ -120,13 +128,34 @@ func (s *Server) routes() http.Handler {
 		s.setPageHeaders(w.Header())
 		http.NotFound(w, r)
 	})
-	mux.HandleFunc("POST /api/join", s.join)
+	mux.HandleFunc("POST /api/join", s.guardJoin(s.join))
+	mux.HandleFunc("GET /api/notice", s.notice)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write([]byte("ok"))
 	})
-	return mux
+	return secure(mux)
+}
+
+// purgeInterval is how often a running server deletes the join codes that can admit nobody.
+const purgeInterval = time.Hour
+
+// purgeEvery deletes dead join codes now and every d until ctx ends.
+func (s *Server) purgeEvery(ctx context.Context, d time.Duration) {
+	s.purge(ctx)
+	app.Every(ctx, d, func() bool { s.purge(ctx); return true })
+}
+
+// purge deletes the join codes that can admit nobody any more.
+func (s *Server) purge(ctx context.Context) {
+	n, err := s.cfg.Store.PurgeJoinCodes(ctx, s.cfg.Now(), s.cfg.SeatTTL)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.log.Warn("purge join codes", "err", err)
+	case n > 0:
+		s.log.Info("join codes purged", "count", n)
+	}
 }
 
 // TLSConfig is the candidate server's TLS set-up for certs: TLS 1.2 at least, and HTTP/2

@@ -25,6 +25,10 @@ type TurnRequest struct {
 	Confidence *float64 `json:"confidence,omitempty"`
 	// DurationMs is how long the candidate spoke (or was silent), when the bot knows it.
 	DurationMs int64 `json:"durationMs,omitempty"`
+	// TurnID names the turn so that a retry of it (the bot's request timed out, the answer was
+	// lost) is recognised: the same id as the session's last turn gets that turn's answer again
+	// and submits nothing. Optional; at most MaxTurnIDLen characters.
+	TurnID string `json:"turnId,omitempty"`
 	// Observation is the report_observation arguments exactly as the LLM sent them: a JSON
 	// object, or a JSON string holding the raw arguments text (which may be malformed). Absent
 	// or null: the model made no tool call.

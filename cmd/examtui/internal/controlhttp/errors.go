@@ -12,6 +12,8 @@ var (
 	ErrNoStore = errors.New("controlhttp: no session store")
 	// ErrClosed: the server is shutting down.
 	ErrClosed = errors.New("controlhttp: server closed")
+	// ErrTooManySessions: the server holds its cap of open sessions.
+	ErrTooManySessions = errors.New("too many open sessions")
 	// ErrUnknownSession: no open session has that id.
 	ErrUnknownSession = errors.New("unknown session")
 )

@@ -25,6 +25,15 @@ const EnvToken = "EXAMTUI_CONTROLLER_TOKEN"
 // DefaultMaxBody bounds a request's body: a turn's transcript and observation fit many times.
 const DefaultMaxBody = 256 << 10
 
+// Session bounds: an open session holds an exam (its controller, journal and timers, about half a
+// megabyte), so the server holds a bounded number and closes the ones no bot has asked about for
+// a while (an ended conversation whose bot never said DELETE). A closed session that had not
+// ended stays resumable in the store.
+const (
+	DefaultMaxSessions = 200
+	DefaultIdleExpiry  = 30 * time.Minute
+)
+
 // shutdownGrace is how long Serve lets requests in progress finish after its context ends.
 const shutdownGrace = 10 * time.Second
 
@@ -37,10 +46,14 @@ type Server struct {
 	store   *sessions.Store
 	token   string
 	maxBody int64
+	maxOpen int
+	idle    time.Duration
+	now     func() time.Time
 	log     *slog.Logger
 
 	mu       sync.Mutex
 	closed   bool
+	opening  int // sessions being opened, counted against maxOpen
 	sessions map[string]*session
 }
 
@@ -63,6 +76,34 @@ func WithMaxBody(n int64) Option {
 	}
 }
 
+// WithMaxSessions caps the open sessions (default DefaultMaxSessions); past it a new session is
+// refused 503 with Retry-After.
+func WithMaxSessions(n int) Option {
+	return func(s *Server) error {
+		if n < 1 {
+			return fmt.Errorf("controlhttp: max sessions %d must be at least 1", n)
+		}
+		s.maxOpen = n
+		return nil
+	}
+}
+
+// WithIdleExpiry closes a session no request has touched for d (default DefaultIdleExpiry).
+func WithIdleExpiry(d time.Duration) Option {
+	return func(s *Server) error {
+		if d <= 0 {
+			return fmt.Errorf("controlhttp: idle expiry %v must be positive", d)
+		}
+		s.idle = d
+		return nil
+	}
+}
+
+// withClock sets the server's clock (tests).
+func withClock(now func() time.Time) Option {
+	return func(s *Server) error { s.now = now; return nil }
+}
+
 // New builds a server whose sessions are wired from base exactly as app.Open wires any exam
 // (spec, limits, controller options, failover), stored in store, with the relay as examiner.
 // base.SpecPath is compiled once here so a bad spec fails at start, not at the first bot.
@@ -76,7 +117,8 @@ func New(store *sessions.Store, base app.Options, opts ...Option) (*Server, erro
 	if _, _, err := app.LoadSpec(base.SpecPath); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", base.SpecPath, err)
 	}
-	s := &Server{base: base, store: store, maxBody: DefaultMaxBody, log: base.Logger, sessions: map[string]*session{}}
+	s := &Server{base: base, store: store, maxBody: DefaultMaxBody, maxOpen: DefaultMaxSessions, idle: DefaultIdleExpiry,
+		now: time.Now, log: base.Logger, sessions: map[string]*session{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -122,10 +164,11 @@ func (s *Server) Handler() http.Handler {
 
 // Serve answers on ln until ctx ends, then lets requests in progress finish and closes every
 // session (Close).
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
-	return errors.Join(httpserve.Serve(ctx, hs, ln, shutdownGrace), s.Close())
+func (s *Server) Serve(ctx context.Context, ln net.Listener, opts ...httpserve.Option) error {
+	hs := &http.Server{Handler: s.Handler(), ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	opts = append([]httpserve.Option{httpserve.WithMaxBody(s.maxBody)}, opts...)
+	go s.expireEvery(ctx, min(s.idle/4, time.Minute))
+	return errors.Join(httpserve.Serve(ctx, hs, ln, shutdownGrace, opts...), s.Close())
 }
 
 // Exam is the running exam of session id: for an embedding program or a test driving a
@@ -194,6 +237,10 @@ func (s *Server) open(ctx context.Context, req CreateRequest) (*session, error) 
 	if closed {
 		return nil, ErrClosed
 	}
+	if err := s.reserve(); err != nil {
+		return nil, err
+	}
+	defer s.unreserve()
 	rl, err := newRelay(req.Model)
 	if err != nil {
 		return nil, err
@@ -210,6 +257,7 @@ func (s *Server) open(ctx context.Context, req CreateRequest) (*session, error) 
 		return nil, errors.Join(err, x.Close())
 	}
 	ss := &session{exam: x, relay: rl}
+	ss.touch(s.now())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -226,8 +274,10 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) (*session, bool
 	s.mu.Unlock()
 	if !ok {
 		s.fail(w, r, http.StatusNotFound, "unknown_session", fmt.Errorf("%w %q", ErrUnknownSession, id))
+		return nil, false
 	}
-	return ss, ok
+	ss.touch(s.now())
+	return ss, true
 }
 
 func (s *Server) handleTurn(w http.ResponseWriter, r *http.Request) {
@@ -314,6 +364,9 @@ func (s *Server) failErr(w http.ResponseWriter, r *http.Request, err error) {
 		s.fail(w, r, http.StatusConflict, "exam_over", err)
 	case errors.Is(err, runtime.ErrPaused):
 		s.fail(w, r, http.StatusConflict, "paused", err)
+	case errors.Is(err, ErrTooManySessions):
+		w.Header().Set("Retry-After", "30")
+		s.fail(w, r, http.StatusServiceUnavailable, "too_many_sessions", err)
 	case errors.Is(err, ErrClosed), errors.Is(err, runtime.ErrClosed):
 		s.fail(w, r, http.StatusServiceUnavailable, "closed", err)
 	default:

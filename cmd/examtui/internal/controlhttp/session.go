@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
@@ -17,9 +18,21 @@ type session struct {
 	exam  *app.Exam
 	relay *relay
 
-	mu      sync.Mutex
-	lastSeq int64 // the last event an answer has taken
+	mu       sync.Mutex
+	lastSeq  int64        // the last event an answer has taken
+	lastTurn string       // the last turn's TurnID ("" : none given)
+	lastAns  *Update      // the last turn's answer, for a retry of it
+	used     atomic.Int64 // unix nanoseconds of the last request, for the idle expiry
 }
+
+// MaxTurnIDLen bounds a turn id.
+const MaxTurnIDLen = 128
+
+// touch records a request now.
+func (s *session) touch(now time.Time) { s.used.Store(now.UnixNano()) }
+
+// idleSince is when the session last had a request.
+func (s *session) idleSince() time.Time { return time.Unix(0, s.used.Load()) }
 
 // turn submits one candidate turn and returns what followed.
 func (s *session) turn(ctx context.Context, req *TurnRequest) (*Update, error) {
@@ -27,8 +40,13 @@ func (s *session) turn(ctx context.Context, req *TurnRequest) (*Update, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errBadRequest, err)
 	}
-	if req.DurationMs < 0 {
-		return nil, fmt.Errorf("%w: durationMs %d is negative", errBadRequest, req.DurationMs)
+	// The bounds are the runtime's, which the room wire takes too (runtime.MaxTurnDuration,
+	// runtime.MaxTurnTextRunes); checked here before the milliseconds can overflow a Duration.
+	if req.DurationMs < 0 || req.DurationMs > runtime.MaxTurnDuration.Milliseconds() {
+		return nil, fmt.Errorf("%w: durationMs %d outside 0..%d", errBadRequest, req.DurationMs, runtime.MaxTurnDuration.Milliseconds())
+	}
+	if len(req.TurnID) > MaxTurnIDLen {
+		return nil, fmt.Errorf("%w: turnId has %d bytes (limit %d)", errBadRequest, len(req.TurnID), MaxTurnIDLen)
 	}
 	botErrs, err := req.botErrors()
 	if err != nil {
@@ -40,6 +58,9 @@ func (s *session) turn(ctx context.Context, req *TurnRequest) (*Update, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if req.TurnID != "" && req.TurnID == s.lastTurn && s.lastAns != nil {
+		return s.lastAns, nil // a retry: the turn is decided and stored once
+	}
 	for _, e := range botErrs {
 		if err := s.exam.Controller.ReportSystemError(e.code, e.message); err != nil {
 			return nil, err
@@ -51,7 +72,11 @@ func (s *session) turn(ctx context.Context, req *TurnRequest) (*Update, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.updateLocked(ctx)
+	u, err := s.updateLocked(ctx)
+	if err == nil {
+		s.lastTurn, s.lastAns = req.TurnID, u
+	}
+	return u, err
 }
 
 // update returns what happened since the last answer without submitting anything.
@@ -95,4 +120,48 @@ func (s *session) updateLocked(ctx context.Context) (*Update, error) {
 		}
 	}
 	return u, nil
+}
+
+// reserve takes a place for a session being opened, or refuses past the cap; places being
+// opened count, so concurrent creates cannot pass it.
+func (s *Server) reserve() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.sessions)+s.opening >= s.maxOpen {
+		return fmt.Errorf("%w: %d open (limit %d); end finished conversations with DELETE", ErrTooManySessions, len(s.sessions), s.maxOpen)
+	}
+	s.opening++
+	return nil
+}
+
+func (s *Server) unreserve() {
+	s.mu.Lock()
+	s.opening--
+	s.mu.Unlock()
+}
+
+// expireEvery closes, every d until ctx ends, the sessions idle longer than the expiry.
+func (s *Server) expireEvery(ctx context.Context, d time.Duration) {
+	app.Every(ctx, d, func() bool { s.expireIdle(); return true })
+}
+
+// expireIdle closes the sessions no request has touched within the idle expiry; one that had
+// not ended stays resumable in the store.
+func (s *Server) expireIdle() {
+	cutoff := s.now().Add(-s.idle)
+	s.mu.Lock()
+	var idle []*session
+	for id, ss := range s.sessions {
+		if ss.idleSince().Before(cutoff) {
+			idle = append(idle, ss)
+			delete(s.sessions, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, ss := range idle {
+		ss.mu.Lock()
+		err := ss.exam.Close()
+		ss.mu.Unlock()
+		s.log.Info("pipecat session closed: idle", "session", ss.exam.SessionID, "idle", s.idle, "err", err)
+	}
 }

@@ -10,4 +10,11 @@ var (
 	ErrExamEnded     = errors.New("the exam in this room has ended")
 	ErrExamElsewhere = errors.New("the exam in this room runs on another worker")
 	ErrInvalidConfig = errors.New("invalid worker configuration")
+	// ErrRejected wraps why a worker refused a dispatch before any exam opened (bad metadata,
+	// an unknown or invalid spec): its text, RejectedPrefix first, is the job's failure reason,
+	// which `examtui dispatch` and the control room's waiting list report.
+	ErrRejected = errors.New(RejectedPrefix)
 )
+
+// RejectedPrefix starts the failure reason of a job the worker rejected.
+const RejectedPrefix = "job rejected"

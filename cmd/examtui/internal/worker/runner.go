@@ -10,6 +10,9 @@ import (
 	"sync"
 	"time"
 
+	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/runtime"
@@ -163,13 +166,11 @@ func (r *Runner) Run(ctx context.Context, a agent.Assignment) error {
 	log := r.log.With("job", a.ID, "room", a.Room)
 	md, err := ParseMetadata(a.Metadata)
 	if err != nil {
-		log.Warn("job rejected", "reason", err)
-		return err
+		return r.reject(ctx, a, err, log)
 	}
 	specPath, err := resolveSpec(r.cfg.SpecsDir, md.Spec)
 	if err != nil {
-		log.Warn("job rejected", "reason", err)
-		return err
+		return r.reject(ctx, a, err, log)
 	}
 	examiner := r.cfg.Examiner
 	if md.Options.Examiner != "" {
@@ -285,6 +286,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 			return err
 		}
 		log.Info("candidate arrived", "identity", id)
+		x.RecordNoticeAck(ctx, j.room, id)
 	} else if opts.ResumeID != "" {
 		if err := x.Controller.Notice(ReconnectedNotice); err != nil {
 			return err
@@ -376,3 +378,25 @@ func (r *Runner) finish(x *app.Exam, rb *app.RoomBot, log *slog.Logger) {
 		}
 	}
 }
+
+// reject refuses a job before any exam opened: the error is the job's failure reason, and the
+// room's metadata says so too (livekit.EncodeRejection), since that is where `examtui dispatch`
+// and the control room can read it.
+func (r *Runner) reject(ctx context.Context, a agent.Assignment, cause error, log *slog.Logger) error {
+	err := fmt.Errorf("%w: %w", ErrRejected, cause)
+	log.Warn("job rejected", "reason", cause)
+	if r.cfg.APIKey == "" || r.cfg.APISecret == "" {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, rejectNoteTimeout)
+	defer cancel()
+	rooms := lksdk.NewRoomServiceClient(a.URL, r.cfg.APIKey, r.cfg.APISecret)
+	if _, uerr := rooms.UpdateRoomMetadata(cctx, &lkproto.UpdateRoomMetadataRequest{Room: a.Room,
+		Metadata: livekit.EncodeRejection(a.ID, err.Error())}); uerr != nil {
+		log.Warn("job rejected: note on the room", "err", uerr)
+	}
+	return err
+}
+
+// rejectNoteTimeout bounds writing a refusal on the room.
+const rejectNoteTimeout = 5 * time.Second
