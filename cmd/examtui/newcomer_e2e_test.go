@@ -101,6 +101,9 @@ func newcomerHour(t *testing.T, bin string, w, h int) {
 
 	// --mic with no recogniser: the console says why answers are typed.
 	tt, _, rcPath = startInTmuxSize(t, w, h, bin, dataDir, "run", filepath.Join(dir, "servers-move.yaml"), "--examiner", "offline", "--mic", "--tts", "none")
+	// The recording notice comes first: the candidate agrees before the microphone opens.
+	tt.waitScreen("recording notice", "Recording notice:", "Press Enter to agree")
+	tt.keys("Enter")
 	mic := tt.waitScreen("mic fallback", "Answers are typed: --mic found no speech recogniser", "input typed")
 	if !strings.Contains(strings.Join(strings.Fields(mic), " "), "EXAMTUI_STT_BASE_URL") {
 		t.Errorf("the fallback does not say what to set:\n%s", mic)
