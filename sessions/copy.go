@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -74,6 +75,9 @@ type rawSession struct {
 const rawColumns = `id, exam_id, title, candidate, examiner, input, started_ns, ended_ns, state, interrupted,
 	exam_sha256, spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, summarized, usage, notice_ack_ns, candidate_id`
 
+// rawPlaceholders has one placeholder per column of rawColumns.
+var rawPlaceholders = strings.TrimSuffix(strings.Repeat("?, ", strings.Count(rawColumns, ",")+1), ", ")
+
 func (r *rawSession) args() []any {
 	return []any{r.id, r.examID, r.title, r.candidate, r.examiner, r.input, r.startedNs, r.endedNs, r.state, r.interrupted,
 		r.examSum, r.specPath, r.recordings, r.ownerPID, r.events, r.lastNs, r.evidence, r.coverage, r.summarized, r.usage, r.noticeAck, r.candidateID}
@@ -133,7 +137,7 @@ func writeSessionRow(ctx context.Context, x execer, r *rawSession) error {
 	if _, err := x.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, r.id); err != nil {
 		return err
 	}
-	_, err := x.ExecContext(ctx, `INSERT INTO sessions (`+rawColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.args()...)
+	_, err := x.ExecContext(ctx, `INSERT INTO sessions (`+rawColumns+`) VALUES (`+rawPlaceholders+`)`, r.args()...)
 	return err
 }
 
