@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/examtui/examtui/spec/lang"
+
 	"github.com/examtui/examtui/spec"
 )
 
@@ -26,6 +28,10 @@ type Controller struct {
 	turnTimeout time.Duration
 	inputSource InputSource
 	failover    failover
+	// lang is the exam's language pack: every line the controller says and every word it
+	// listens for (language.go); listen is what it listens for, built from lang.
+	lang   *lang.Pack
+	listen *listener
 
 	// turnMu serializes examiner calls (candidate turns and immediate admin runs); mu guards
 	// everything else and is released during the call so the examiner can be paused, advanced or
@@ -164,6 +170,10 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 	if err := checkPins(exam, o.pins); err != nil {
 		return nil, err
 	}
+	pack, err := languagePack(exam, o.packs)
+	if err != nil {
+		return nil, err
+	}
 	if !o.seedSet {
 		o.seed = seedFor(o.sessionID)
 	}
@@ -171,7 +181,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
 		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
 		filters: buildFilters(exam), ctxm: newContextManager(), ttsSpeed: 1,
-		variants: o.variants, pins: o.pins, seed: o.seed,
+		variants: o.variants, pins: o.pins, seed: o.seed, lang: pack, listen: listenerFor(pack),
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
 	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter, wait: o.failoverWait}

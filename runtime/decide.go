@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // decide runs the decision order on one examiner reply. Caller holds mu. The decision is
@@ -94,7 +95,7 @@ func (c *Controller) decide(in *turnInput) {
 		}
 		c.dispatchCommand(cmd, src, obs, valid)
 	case !valid:
-		c.speak(fallbackLine(c.lastQuestion), SpokenFallback, false)
+		c.speak(c.fallbackLine(c.lastQuestion), SpokenFallback, false)
 	default:
 		c.apply(in, p)
 	}
@@ -114,11 +115,11 @@ func errDetail(err error, problems []string) string {
 }
 
 // fallbackLine is the canned line for a malformed or missing examiner reply.
-func fallbackLine(question string) string {
+func (c *Controller) fallbackLine(question string) string {
 	if question == "" {
-		return "I'm sorry, could you say that again?"
+		return c.line(lang.LineSayAgain)
 	}
-	return "Thank you. Let me ask that again: " + question
+	return c.lineThen(lang.LineAskAgain, question)
 }
 
 // plan is what one valid, non-command observation leads to (decision steps 3–6), computed

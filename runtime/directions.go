@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // integrityState is the controller's state for beats as directions, the per-turn status and
@@ -207,7 +208,7 @@ func (c *Controller) checkSilence(now time.Time) bool {
 			return false
 		}
 		st.silenceStage = 2
-		line := "Let me repeat the question. " + c.lastQuestion
+		line := c.lineThen(lang.LineRepeatQuestion, c.lastQuestion)
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceRepeat, NodeID: node, Detail: fmt.Sprintf("%ds more of silence: question repeated", int(quiet.Seconds()))})
 		c.speak(line, SpokenSilence, false)
 	case 2:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Examiner produces one report_observation per candidate turn. Implementations: the offline
@@ -48,6 +49,8 @@ type ExaminerRequest struct {
 	Directions []string
 	// WrapUp is set once the exam's wrap-up beat has fired: the examiner should move to a close.
 	WrapUp bool
+	// Language is the exam's language pack: the offline examiner speaks and listens in it.
+	Language *lang.Pack `json:"-"`
 }
 
 // ExaminerReply is the raw result of one examiner call.

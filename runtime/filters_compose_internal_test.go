@@ -8,6 +8,7 @@ import (
 
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // demoExam is the built-in example exam (hotel-breakfast.yaml): its nodes name different
@@ -221,16 +222,16 @@ func TestCannedLinesPassEveryFilter(t *testing.T) {
 			node := &exam.Nodes[i]
 			nf := filters[node.NodeID]
 			for _, q := range []string{node.Controller.ConversationPrompt, ""} {
-				lines := []string{
-					node.Controller.ScenarioIntro, node.Controller.ConversationPrompt, exam.Policies.Silence.Prompt,
-					helpText + " " + q, "Of course. We'll pause here; tell me when you're ready to go on.", "Take your time.",
-					"We can't skip this one, but take your time. " + q, "Of course. Go ahead with what you'd like to change.",
-					"Are you sure you want to finish the exam now?", "Thank you. The exam is now finished.",
-					HoldingLine, interruptLine, fallbackLine(q), calmSupportText, neutralFollowUp,
-					"Let me repeat the question. " + q, "Welcome back. " + q, "Let's continue where we left off. " + q,
-					"All right, let's carry on. " + q, "Let's continue. " + q, "Of course, I'll speak more slowly. " + q,
-					"I can't clarify further, so please answer as best you can. " + q, clarifyLine(node, q),
-					"Let me put it another way. " + q,
+				lines := []string{node.Controller.ScenarioIntro, node.Controller.ConversationPrompt, exam.Policies.Silence.Prompt,
+					calmSupportText, neutralFollowUp}
+				// Every fixed line of every shipped pack, alone and leading into the question:
+				// a French exam's lines go through the same filters.
+				for _, tag := range lang.Builtin().Languages() {
+					p, _ := lang.Lookup(tag)
+					for _, k := range lang.LineKeys {
+						lines = append(lines, p.Line(k), p.Then(k, q))
+					}
+					lines = append(lines, clarifyLine(p, node, q))
 				}
 				for _, l := range lines {
 					l = strings.TrimSpace(l)

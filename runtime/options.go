@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // DefaultTurnTimeout bounds one examiner call.
@@ -32,6 +34,8 @@ type options struct {
 	pins     map[string]string
 	seed     uint64
 	seedSet  bool
+	// language.go
+	packs *lang.Registry
 }
 
 // Option configures a Controller.
