@@ -305,6 +305,11 @@ func (c *Controller) emit(p Payload) {
 	if c.sinkErr != nil {
 		return
 	}
+	if g, ok := p.(*GuardrailTriggeredPayload); ok {
+		if _, known := LookupGuardrail(g.Guardrail); !known {
+			undeclaredGuardrail(c.log, g.Guardrail)
+		}
+	}
 	ev, err := NewEvent(c.sessionID, c.seq+1, c.clock.Now(), p)
 	if err != nil {
 		c.sinkErr = err

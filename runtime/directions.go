@@ -225,10 +225,6 @@ func (c *Controller) checkSilence(now time.Time) bool {
 	return false
 }
 
-// guardrailSilence names the silence check-in's guardrail (its recovery kinds and spoken
-// source are in enum_recovery.go and enum_speech.go).
-const guardrailSilence = "silence"
-
 // summarizeNow compresses the whole in-node history into the summary (reset_with_summary at a
 // beat boundary).
 func (cm *contextManager) summarizeNow() {

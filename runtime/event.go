@@ -29,12 +29,54 @@ const (
 	EventExamCompleted       EventType = "exam_completed"
 )
 
-// EventTypes lists every event type.
-var EventTypes = []EventType{
-	EventExamState, EventNodeEntered, EventNodeExit, EventTranscriptSegment, EventObservation,
-	EventEvidenceUpdate, EventFollowUpIssued, EventCommandAcknowledged, EventTimeWarning,
-	EventGuardrailTriggered, EventRecovery, EventAdminInstruction, EventBeatFired, EventSpoken,
-	EventSystemError, EventExamCompleted, EventSpecReload,
+// eventTable is every event type with its payload's constructor: the one declaration that
+// EventTypes and Decode both read, so a type cannot be listed and not decodable, or the other
+// way round. Order is the docs' order.
+var eventTable = []struct {
+	typ     EventType
+	payload func() Payload
+}{
+	{EventExamState, func() Payload { return &ExamStatePayload{} }},
+	{EventNodeEntered, func() Payload { return &NodeEnteredPayload{} }},
+	{EventNodeExit, func() Payload { return &NodeExitPayload{} }},
+	{EventTranscriptSegment, func() Payload { return &TranscriptSegmentPayload{} }},
+	{EventObservation, func() Payload { return &ObservationPayload{} }},
+	{EventEvidenceUpdate, func() Payload { return &EvidenceUpdatePayload{} }},
+	{EventFollowUpIssued, func() Payload { return &FollowUpIssuedPayload{} }},
+	{EventCommandAcknowledged, func() Payload { return &CommandAcknowledgedPayload{} }},
+	{EventTimeWarning, func() Payload { return &TimeWarningPayload{} }},
+	{EventGuardrailTriggered, func() Payload { return &GuardrailTriggeredPayload{} }},
+	{EventRecovery, func() Payload { return &RecoveryPayload{} }},
+	{EventAdminInstruction, func() Payload { return &AdminInstructionPayload{} }},
+	{EventBeatFired, func() Payload { return &BeatFiredPayload{} }},
+	{EventSpoken, func() Payload { return &SpokenPayload{} }},
+	{EventSystemError, func() Payload { return &SystemErrorPayload{} }},
+	{EventExamCompleted, func() Payload { return &ExamCompletedPayload{} }},
+	{EventSpecReload, func() Payload { return &SpecReloadPayload{} }},
+	{EventCallUsage, func() Payload { return &CallUsagePayload{} }},
+	{EventExaminerSwitched, func() Payload { return &ExaminerSwitchedPayload{} }},
+	{EventCandidatePresence, func() Payload { return &CandidatePresencePayload{} }},
+	{EventSpeechUsage, func() Payload { return &SpeechUsagePayload{} }},
+	{EventContextSummary, func() Payload { return &ContextSummaryPayload{} }},
+}
+
+// EventTypes lists every event type, from eventTable.
+var EventTypes = func() []EventType {
+	out := make([]EventType, len(eventTable))
+	for i, e := range eventTable {
+		out[i] = e.typ
+	}
+	return out
+}()
+
+// newPayload returns an empty payload of type t, or nil for a type this runtime does not know.
+func newPayload(t EventType) Payload {
+	for _, e := range eventTable {
+		if e.typ == t {
+			return e.payload()
+		}
+	}
+	return nil
 }
 
 func (t EventType) String() string { return string(t) }
@@ -65,53 +107,8 @@ type Payload interface {
 
 // Decode returns the event's typed payload (a pointer to one of the *Payload structs).
 func (e Event) Decode() (Payload, error) {
-	var p Payload
-	switch e.Event {
-	case EventExamState:
-		p = &ExamStatePayload{}
-	case EventNodeEntered:
-		p = &NodeEnteredPayload{}
-	case EventNodeExit:
-		p = &NodeExitPayload{}
-	case EventTranscriptSegment:
-		p = &TranscriptSegmentPayload{}
-	case EventObservation:
-		p = &ObservationPayload{}
-	case EventEvidenceUpdate:
-		p = &EvidenceUpdatePayload{}
-	case EventFollowUpIssued:
-		p = &FollowUpIssuedPayload{}
-	case EventCommandAcknowledged:
-		p = &CommandAcknowledgedPayload{}
-	case EventTimeWarning:
-		p = &TimeWarningPayload{}
-	case EventGuardrailTriggered:
-		p = &GuardrailTriggeredPayload{}
-	case EventRecovery:
-		p = &RecoveryPayload{}
-	case EventAdminInstruction:
-		p = &AdminInstructionPayload{}
-	case EventBeatFired:
-		p = &BeatFiredPayload{}
-	case EventSpoken:
-		p = &SpokenPayload{}
-	case EventSystemError:
-		p = &SystemErrorPayload{}
-	case EventExamCompleted:
-		p = &ExamCompletedPayload{}
-	case EventExaminerSwitched:
-		p = &ExaminerSwitchedPayload{}
-	case EventSpecReload:
-		p = &SpecReloadPayload{}
-	case EventCandidatePresence:
-		p = &CandidatePresencePayload{}
-	case EventSpeechUsage:
-		p = &SpeechUsagePayload{}
-	case EventCallUsage:
-		p = &CallUsagePayload{}
-	case EventContextSummary:
-		p = &ContextSummaryPayload{}
-	default:
+	p := newPayload(e.Event)
+	if p == nil {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e.Event)
 	}
 	if err := json.Unmarshal(e.Payload, p); err != nil {

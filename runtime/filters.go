@@ -8,16 +8,14 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-// Default filter data (pipecat-adapter §8) used when the compiled exam carries none.
+// The runtime's own word lists: the configurable filters' defaults are spec.FilterDefs.
 var (
-	defaultPersonaBreakPatterns = []string{"as your examiner", "according to the rubric", "i'm an ai", "the grading criteria"}
 	// builtinPersonaBreak is always checked: these never belong in an examiner's mouth.
-	builtinPersonaBreak    = []string{"as an ai", "i am an ai", "language model", "i'm a bot", "i am a bot", "my instructions", "my system prompt"}
-	defaultLeadingPatterns = []string{"wouldn't you say", "don't you think", "surely you'd agree"}
-	builtinLeading         = []string{"wouldn't you agree", "don't you agree", "isn't it true that", "isn't it obvious", "you'd agree that", "surely you"}
-	rubricWords            = []string{"rubric", "grading", "graded", "marking scheme", "mark scheme", "assessment criteria", "marking criteria", "evidence signal", "evidence signals"}
-	judgingReassurance     = []string{"you're doing great", "good answer", "that's correct", "excellent", "well done", "you're on the right track", "great answer", "perfect answer", "that's right", "spot on"}
-	stopwords              = map[string]bool{"that": true, "this": true, "with": true, "what": true, "would": true, "could": true, "should": true, "about": true, "your": true, "have": true, "there": true, "their": true, "they": true, "from": true, "when": true, "which": true, "will": true, "were": true, "been": true, "more": true, "some": true, "then": true, "than": true, "into": true, "just": true, "also": true, "tell": true, "like": true, "think": true, "know": true, "here": true, "well": true, "very": true, "much": true, "does": true, "make": true, "take": true, "time": true, "give": true, "please": true, "thank": true, "thanks": true, "little": true, "something": true, "anything": true, "again": true, "question": true, "answer": true, "continue": true}
+	builtinPersonaBreak = []string{"as an ai", "i am an ai", "language model", "i'm a bot", "i am a bot", "my instructions", "my system prompt"}
+	builtinLeading      = []string{"wouldn't you agree", "don't you agree", "isn't it true that", "isn't it obvious", "you'd agree that", "surely you"}
+	rubricWords         = []string{"rubric", "grading", "graded", "marking scheme", "mark scheme", "assessment criteria", "marking criteria", "evidence signal", "evidence signals"}
+	judgingReassurance  = []string{"you're doing great", "good answer", "that's correct", "excellent", "well done", "you're on the right track", "great answer", "perfect answer", "that's right", "spot on"}
+	stopwords           = map[string]bool{"that": true, "this": true, "with": true, "what": true, "would": true, "could": true, "should": true, "about": true, "your": true, "have": true, "there": true, "their": true, "they": true, "from": true, "when": true, "which": true, "will": true, "were": true, "been": true, "more": true, "some": true, "then": true, "than": true, "into": true, "just": true, "also": true, "tell": true, "like": true, "think": true, "know": true, "here": true, "well": true, "very": true, "much": true, "does": true, "make": true, "take": true, "time": true, "give": true, "please": true, "thank": true, "thanks": true, "little": true, "something": true, "anything": true, "again": true, "question": true, "answer": true, "continue": true}
 )
 
 // Canned texts and guardrail names.
@@ -30,16 +28,9 @@ const (
 	minTopicCheckWords   = 6
 	minTopicContentWords = 3
 
-	guardrailTimeBudget          = "time_budget"
-	guardrailFollowUpLimit       = "followup_limit"
-	guardrailOffTopicLimit       = "off_topic_limit"
-	guardrailDistress            = "distress"
+	// guardrailEvidenceSufficiency names a rule of the decision trace, not a guardrail event.
 	guardrailEvidenceSufficiency = "evidence_sufficiency"
 )
-
-// guardrailAnxietyNeutrality names the anxiety guardrail; typed as a filter name because its
-// interception travels as a filterHit.
-const guardrailAnxietyNeutrality spec.FilterName = "anxiety_neutrality"
 
 // filterHit is one interception by the output validation pipeline.
 type filterHit struct {
@@ -119,7 +110,8 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 		maxChars:   spec.DefaultMaxChars,
 		prompt:     node.Controller.ConversationPrompt,
 	}
-	personaPatterns, leadingPatterns := defaultPersonaBreakPatterns, defaultLeadingPatterns
+	// An exam compiled without filter data (an older IR) gets the table's defaults.
+	personaPatterns, leadingPatterns := spec.DefaultPatterns(spec.FilterPersonaBreak), spec.DefaultPatterns(spec.FilterLeadingQuestion)
 	for _, name := range append(IntegrityFilters, FilterOneQuestion) {
 		nf.enabled[name] = true // always on: forbidden actions are never up to the author
 	}

@@ -6,8 +6,6 @@ package runtime
 // admin_instruction. It goes to the examiners and the store, never to the candidate.
 const EventCallUsage EventType = "call_usage"
 
-func init() { EventTypes = append(EventTypes, EventCallUsage) }
-
 // CallUsagePayload is one unused examiner call's usage.
 type CallUsagePayload struct {
 	Call   CallKind   `json:"call"`

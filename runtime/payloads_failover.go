@@ -6,8 +6,6 @@ import "github.com/examtui/examtui/spec"
 // continues on the fallback examiner or ends (spec policies.onExaminerFailure).
 const EventExaminerSwitched EventType = "examiner_switched"
 
-func init() { EventTypes = append(EventTypes, EventExaminerSwitched) }
-
 // ExaminerSwitchedPayload says which examiner failed, how often in a row, and what now runs the
 // exam. To is empty when the policy ended the exam instead.
 type ExaminerSwitchedPayload struct {

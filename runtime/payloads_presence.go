@@ -9,8 +9,6 @@ import (
 // the room server vouched for it. It goes to the examiners and the store, never to the candidate.
 const EventCandidatePresence EventType = "candidate_presence"
 
-func init() { EventTypes = append(EventTypes, EventCandidatePresence) }
-
 // PresenceStatus is what a candidate_presence event reports.
 type PresenceStatus string
 

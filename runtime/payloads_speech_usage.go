@@ -12,8 +12,6 @@ import (
 // the examiner's tokens do. It goes to the examiners and the store, never to the candidate.
 const EventSpeechUsage EventType = "speech_usage"
 
-func init() { EventTypes = append(EventTypes, EventSpeechUsage) }
-
 // SpeechUsage is what one speech request consumed.
 type SpeechUsage struct {
 	Stage SpeechStage

@@ -4,8 +4,6 @@ package runtime
 // the extractive summary in the examiner's context, so a resume puts the same text back.
 const EventContextSummary EventType = "context_summary"
 
-func init() { EventTypes = append(EventTypes, EventContextSummary) }
-
 // ContextSummaryPayload is one model-written summary of a node's older turns. Compression is
 // the node's compression it summarises (1 for the first): the turns that compression took out
 // of the history, with the summary that stood before them. Never spoken.

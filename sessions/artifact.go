@@ -250,7 +250,7 @@ func (v *validator) strAt(obj map[string]any, key, path string, required bool) (
 //     terminal would act on or show reordered: the exporter strips them;
 //   - line breaks, tabs or other whitespace but the space: every exported string is one line;
 //   - a secret-looking value (API key, JWT, bearer token): the exporter masks them with the
-//     journal's patterns (RedactString).
+//     journal's patterns (textsafe.MaskSecrets).
 func (v *validator) texts(path string, x any) {
 	switch x := x.(type) {
 	case string:
@@ -278,7 +278,7 @@ func (v *validator) text(path, s string) {
 	if strings.ContainsFunc(s, func(r rune) bool { return r != ' ' && unicode.IsSpace(r) }) {
 		v.add(path, "must be a single line (no line breaks or tabs)")
 	}
-	if RedactString(s) != s {
+	if textsafe.MaskSecrets(s) != s {
 		v.add(path, "holds a secret-looking value (API key, token): the exporter writes %s", Redacted)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -79,7 +80,7 @@ func TestRunResultMasksSecretsEverywhere(t *testing.T) {
 			if err := WriteRunResult(&buf, rr); err != nil {
 				t.Fatalf("WriteRunResult: %v", err)
 			}
-			if RedactString(buf.String()) != buf.String() {
+			if textsafe.MaskSecrets(buf.String()) != buf.String() {
 				t.Errorf("the artifact holds a secret:\n%s", buf.String())
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -113,7 +114,7 @@ func (s *Store) SendCommand(ctx context.Context, c Command) (Command, error) {
 	if ended.Valid {
 		return Command{}, fmt.Errorf("send command to %s: %w", c.SessionID, ErrSessionEnded)
 	}
-	c.Text, c.Sender = RedactString(c.Text), RedactString(c.Sender)
+	c.Text, c.Sender = textsafe.MaskSecrets(c.Text), textsafe.MaskSecrets(c.Sender)
 	c.CreatedAt = s.cfg.now().UTC()
 	for attempt := 0; ; attempt++ {
 		// Two senders racing for one seq collide on the primary key (SQLite serialises the

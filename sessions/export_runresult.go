@@ -258,7 +258,7 @@ func excerpt(s string) string {
 // cleanLine drops control and bidirectional characters, masks secrets, folds whitespace and
 // cuts to n runes.
 func cleanLine(s string, n int) string {
-	return boundedLine(RedactString(textsafe.Line(s)), n)
+	return boundedLine(textsafe.MaskSecrets(textsafe.Line(s)), n)
 }
 
 // labelOr is a bounded single-line label, or def when nothing is left of s.
@@ -296,7 +296,7 @@ func functionName(s string) string {
 	s = strings.Trim(s, "_.-")
 	// A name that is or holds a secret (or becomes one once its spaces are underscores) is
 	// not a name worth keeping: the caller falls back to its generic one.
-	if RedactString(s) != s {
+	if textsafe.MaskSecrets(s) != s {
 		return ""
 	}
 	return s

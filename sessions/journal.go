@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 )
@@ -253,7 +254,7 @@ func (j *Journal) Publish(ev runtime.Event) error {
 	if !json.Valid(ev.Payload) {
 		return fmt.Errorf("seq %d (%s): %w: payload is not valid JSON", ev.Seq, ev.Event, ErrInvalidEvent)
 	}
-	if masked, found := findSecrets(ev.Payload); found {
+	if masked, found := textsafe.MaskSecretsJSON(ev.Payload); found {
 		if j.cfg.redaction == RedactRefuse {
 			return fmt.Errorf("seq %d (%s): %w", ev.Seq, ev.Event, ErrSecretInPayload)
 		}

@@ -161,7 +161,7 @@ func (s *Store) Create(ctx context.Context, m Meta) (*Session, error) {
 		m.StartedAt = s.cfg.now()
 	}
 	// Metadata is typed by people and wired from flags: mask anything credential-shaped there too.
-	m.Title, m.Candidate, m.Examiner, m.SpecPath = RedactString(m.Title), RedactString(m.Candidate), RedactString(m.Examiner), RedactString(m.SpecPath)
+	m.Title, m.Candidate, m.Examiner, m.SpecPath = textsafe.MaskSecrets(m.Title), textsafe.MaskSecrets(m.Candidate), textsafe.MaskSecrets(m.Examiner), textsafe.MaskSecrets(m.SpecPath)
 	if m.Recordings == nil {
 		m.Recordings = []string{}
 	}
@@ -171,7 +171,7 @@ func (s *Store) Create(ctx context.Context, m Meta) (*Session, error) {
 	}
 	// The compiled exam carries the author's texts (title, prompts) and is kept with the
 	// session for years: a credential pasted into one is masked like one in an event.
-	examJSON, _ = findSecrets(examJSON)
+	examJSON, _ = textsafe.MaskSecretsJSON(examJSON)
 	recJSON, err := json.Marshal(m.Recordings)
 	if err != nil {
 		return nil, fmt.Errorf("encode recordings: %w", err)
@@ -384,7 +384,7 @@ func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time, candid
 		return fmt.Errorf("%w: zero start time", ErrInvalidMeta)
 	}
 	// The identity comes from the room (a peer's token): one clean line.
-	candidate = RedactString(strings.TrimSpace(textsafe.Line(candidate)))
+	candidate = textsafe.MaskSecrets(strings.TrimSpace(textsafe.Line(candidate)))
 	res, err := s.db.ExecContext(ctx, `UPDATE sessions SET started_ns = ?,
 		candidate = CASE WHEN candidate = '' THEN ? ELSE candidate END
 		WHERE id = ? AND event_count = 0`, at.UnixNano(), candidate, id)

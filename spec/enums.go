@@ -75,10 +75,14 @@ const (
 	FilterLeadingQuestion  FilterName = "leading_question"
 )
 
-// FilterNames lists the filters in pipeline order.
-var FilterNames = []FilterName{
-	FilterPersonaBreak, FilterRubricLeak, FilterTopicContainment, FilterLength, FilterLeadingQuestion,
-}
+// FilterNames lists the filters in pipeline order (from FilterDefs).
+var FilterNames = func() []FilterName {
+	out := make([]FilterName, len(FilterDefs))
+	for i, d := range FilterDefs {
+		out[i] = d.Name
+	}
+	return out
+}()
 
 func (f FilterName) String() string { return string(f) }
 

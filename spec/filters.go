@@ -1,34 +1,64 @@
 package spec
 
-// Default output filters (pipecat-adapter §8, outputValidationFilters), in pipeline order.
-var (
-	DefaultPersonaBreakPatterns    = []string{"as your examiner", "according to the rubric", "i'm an ai", "the grading criteria"}
-	DefaultLeadingQuestionPatterns = []string{"wouldn't you say", "don't you think", "surely you'd agree"}
-)
+import "strings"
 
-// Filter actions: the first of each list is the default.
-var filterActions = map[FilterName][]string{
-	FilterPersonaBreak:     {"replace", "intercept"},
-	FilterRubricLeak:       {"intercept", "replace"},
-	FilterTopicContainment: {"redirect", "intercept"},
-	FilterLength:           {"summarize", "split"},
-	FilterLeadingQuestion:  {"rephrase", "intercept"},
+// FilterDef is one output filter an exam can configure: its name, the actions it accepts (the
+// first is its default), which override fields apply to it, and its defaults.
+type FilterDef struct {
+	Name         FilterName
+	Actions      []string
+	Patterns     bool     // takes patterns (which replace Defaults)
+	MaxChars     bool     // takes maxChars
+	Defaults     []string // default patterns
+	CheckAgainst string   // what the filter compares the text with
+}
+
+// FilterDefs is every configurable output filter in pipeline order (pipecat-adapter §8,
+// outputValidationFilters): the one table that FilterNames, the checker, the compiled defaults,
+// the JSON Schema's parity test and the runtime read.
+var FilterDefs = []FilterDef{
+	{Name: FilterPersonaBreak, Actions: []string{"replace", "intercept"}, Patterns: true,
+		Defaults: []string{"as your examiner", "according to the rubric", "i'm an ai", "the grading criteria"}},
+	{Name: FilterRubricLeak, Actions: []string{"intercept", "replace"}, CheckAgainst: "node.evidenceSignalDescriptions"},
+	{Name: FilterTopicContainment, Actions: []string{"redirect", "intercept"}, CheckAgainst: "node.scenarioDomain"},
+	{Name: FilterLength, Actions: []string{"summarize", "split"}, MaxChars: true},
+	{Name: FilterLeadingQuestion, Actions: []string{"rephrase", "intercept"}, Patterns: true,
+		Defaults: []string{"wouldn't you say", "don't you think", "surely you'd agree"}},
+}
+
+// LookupFilter returns the definition of the filter called name.
+func LookupFilter(name FilterName) (FilterDef, bool) {
+	for _, d := range FilterDefs {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return FilterDef{}, false
 }
 
 // FilterActions returns the actions a filter accepts; the first is its default.
 func FilterActions(name FilterName) []string {
-	return append([]string(nil), filterActions[name]...)
+	d, _ := LookupFilter(name)
+	return append([]string(nil), d.Actions...)
 }
 
-// defaultFilters returns all five filters with the reference defaults.
+// DefaultPatterns returns a filter's default patterns (none for a filter without patterns).
+func DefaultPatterns(name FilterName) []string {
+	d, _ := LookupFilter(name)
+	return append([]string(nil), d.Defaults...)
+}
+
+// defaultFilters returns every filter with its defaults.
 func defaultFilters() []ResolvedFilter {
-	return []ResolvedFilter{
-		{Name: FilterPersonaBreak, Enabled: true, Action: "replace", Patterns: append([]string(nil), DefaultPersonaBreakPatterns...)},
-		{Name: FilterRubricLeak, Enabled: true, Action: "intercept", CheckAgainst: "node.evidenceSignalDescriptions"},
-		{Name: FilterTopicContainment, Enabled: true, Action: "redirect", CheckAgainst: "node.scenarioDomain"},
-		{Name: FilterLength, Enabled: true, Action: "summarize", MaxChars: DefaultMaxChars},
-		{Name: FilterLeadingQuestion, Enabled: true, Action: "rephrase", Patterns: append([]string(nil), DefaultLeadingQuestionPatterns...)},
+	out := make([]ResolvedFilter, len(FilterDefs))
+	for i, d := range FilterDefs {
+		out[i] = ResolvedFilter{Name: d.Name, Enabled: true, Action: d.Actions[0], CheckAgainst: d.CheckAgainst,
+			Patterns: append([]string(nil), d.Defaults...)}
+		if d.MaxChars {
+			out[i].MaxChars = DefaultMaxChars
+		}
 	}
+	return out
 }
 
 // resolveFilters applies the author's overrides to the defaults. Overrides replace what they
@@ -60,4 +90,21 @@ func resolveFilters(ov *OutputValidation) []ResolvedFilter {
 		}
 	}
 	return out
+}
+
+// filtersTaking names the filters for which takes holds ("persona_break and leading_question").
+func filtersTaking(takes func(FilterDef) bool) string {
+	var names []string
+	for _, d := range FilterDefs {
+		if takes(d) {
+			names = append(names, string(d.Name))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "no filter"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -247,7 +247,7 @@ nodes:
 		}
 	}
 	if e.Filter(FilterLength).MaxChars != 500 || e.Filter(FilterPersonaBreak).Action != "replace" ||
-		!reflect.DeepEqual(e.Filter(FilterLeadingQuestion).Patterns, DefaultLeadingQuestionPatterns) {
+		!reflect.DeepEqual(e.Filter(FilterLeadingQuestion).Patterns, DefaultPatterns(FilterLeadingQuestion)) {
 		t.Errorf("filter defaults %+v", e.Filters)
 	}
 	if to, ok := e.Node("q").Successor(ReasonDistress); !ok || to != "bye" {

@@ -162,7 +162,7 @@ func TestSchemaMatchesTypes(t *testing.T) {
 	}
 	var actions []string
 	for _, f := range FilterNames {
-		for _, a := range filterActions[f] {
+		for _, a := range FilterActions(f) {
 			if !slices.Contains(actions, a) {
 				actions = append(actions, a)
 			}

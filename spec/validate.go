@@ -10,21 +10,14 @@ import (
 )
 
 var (
-	examIDPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
-	idPattern        = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-	signalPattern    = regexp.MustCompile(`^[a-z0-9_]+$`)
-	languagePattern  = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
-	wordPattern      = regexp.MustCompile(`[A-Za-z]+`)
-	gradingWords     = map[string]bool{"excellent": true, "good": true, "weak": true, "level": true, "levels": true, "mark": true, "marks": true, "grade": true, "grades": true, "graded": true, "grading": true, "score": true, "scores": true, "scored": true, "scoring": true}
-	specVersions     = []string{"1"}
-	reservedNodeIDs  = map[string]bool{beatScopeExam: true}
-	filterFieldUsage = map[FilterName]struct{ patterns, maxChars bool }{
-		FilterPersonaBreak:     {patterns: true},
-		FilterRubricLeak:       {},
-		FilterTopicContainment: {},
-		FilterLength:           {maxChars: true},
-		FilterLeadingQuestion:  {patterns: true},
-	}
+	examIDPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	idPattern       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	signalPattern   = regexp.MustCompile(`^[a-z0-9_]+$`)
+	languagePattern = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
+	wordPattern     = regexp.MustCompile(`[A-Za-z]+`)
+	gradingWords    = map[string]bool{"excellent": true, "good": true, "weak": true, "level": true, "levels": true, "mark": true, "marks": true, "grade": true, "grades": true, "graded": true, "grading": true, "score": true, "scores": true, "scored": true, "scoring": true}
+	specVersions    = []string{"1"}
+	reservedNodeIDs = map[string]bool{beatScopeExam: true}
 )
 
 const (
@@ -509,17 +502,17 @@ func (c *checker) checkFilters() {
 		}
 		seen[f.Name] = path + ".name"
 		c.notEmpty(path+".action", f.Action, "filter "+string(f.Name)+": action", useDefault)
-		if f.Action != "" && !slices.Contains(filterActions[f.Name], f.Action) {
-			c.errorf(path+".action", hintFor(f.Action, "actions for "+string(f.Name), filterActions[f.Name]),
+		def, _ := LookupFilter(f.Name)
+		if f.Action != "" && !slices.Contains(def.Actions, f.Action) {
+			c.errorf(path+".action", hintFor(f.Action, "actions for "+string(f.Name), def.Actions),
 				"filter %s: unknown action %q", f.Name, f.Action)
 		}
-		use := filterFieldUsage[f.Name]
-		if len(f.Patterns) > 0 && !use.patterns {
-			c.add(c.keyAt(path+".patterns"), Error, "patterns apply to persona_break and leading_question", "filter %s takes no patterns", f.Name)
+		if len(f.Patterns) > 0 && !def.Patterns {
+			c.add(c.keyAt(path+".patterns"), Error, "patterns apply to "+filtersTaking(func(d FilterDef) bool { return d.Patterns }), "filter %s takes no patterns", f.Name)
 		}
 		c.uniqueStrings(path+".patterns", f.Patterns, "pattern")
-		if c.present(path+".maxChars") && !use.maxChars {
-			c.add(c.keyAt(path+".maxChars"), Error, "maxChars applies to length", "filter %s takes no maxChars", f.Name)
+		if c.present(path+".maxChars") && !def.MaxChars {
+			c.add(c.keyAt(path+".maxChars"), Error, "maxChars applies to "+filtersTaking(func(d FilterDef) bool { return d.MaxChars }), "filter %s takes no maxChars", f.Name)
 		} else if c.present(path+".maxChars") && f.MaxChars <= 0 && !c.bad(path+".maxChars") {
 			c.errorf(path+".maxChars", "", "filter length: maxChars must be positive, got %d", f.MaxChars)
 		}

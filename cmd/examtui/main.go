@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/internal/textsafe"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -87,11 +87,11 @@ func printError(w io.Writer, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(w, sessions.RedactString(ee.msg))
+			fmt.Fprintln(w, textsafe.MaskSecrets(ee.msg))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(w, "examtui:", sessions.RedactString(err.Error()))
+	fmt.Fprintln(w, "examtui:", textsafe.MaskSecrets(err.Error()))
 	return 1
 }
 

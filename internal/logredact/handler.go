@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/internal/textsafe"
 )
 
 // Handler masks secrets in every record before the wrapped handler sees it.
@@ -30,7 +30,7 @@ func (h *Handler) Enabled(ctx context.Context, l slog.Level) bool { return h.nex
 
 // Handle implements slog.Handler.
 func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, sessions.RedactString(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, textsafe.MaskSecrets(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(redactAttr(a))
 		return true
@@ -54,7 +54,7 @@ func redactAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, sessions.RedactString(v.String()))
+		return slog.String(a.Key, textsafe.MaskSecrets(v.String()))
 	case slog.KindGroup:
 		g := v.Group()
 		clean := make([]any, len(g))
@@ -66,7 +66,7 @@ func redactAttr(a slog.Attr) slog.Attr {
 		// Errors, Stringers, structs and maps print as text; if the text holds a secret the
 		// value is replaced by its masked text.
 		s := fmt.Sprint(v.Any())
-		if m := sessions.RedactString(s); m != s {
+		if m := textsafe.MaskSecrets(s); m != s {
 			return slog.String(a.Key, m)
 		}
 		return slog.Attr{Key: a.Key, Value: v}

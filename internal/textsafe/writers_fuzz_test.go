@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"regexp"
 
-	tea "charm.land/bubbletea/v2"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/examtui/examtui/internal/eventprint"
 	"github.com/examtui/examtui/internal/mdterm"

@@ -191,11 +191,16 @@ func newCoverage(specPath string, exam *spec.Exam, doc *spec.Spec) (*Coverage, e
 			add(CoverRubric, ev.SignalType+": "+lvl, where(fmt.Sprintf("evidence[%d].levels[%d]", i, k)))
 		}
 	}
-	if anyBudget {
-		add(CoverGuardrails, "time_budget", "")
-	}
-	for _, name := range []string{"followup_limit", "off_topic_limit", "distress", "anxiety_neutrality"} {
-		add(CoverGuardrails, name, "")
+	for _, g := range runtime.Guardrails {
+		// The limits and the support guardrail are what an author can exercise by script; the
+		// time budget only where the exam has one, and the silence check-in is a pacing aid.
+		switch {
+		case g.Kind == runtime.GuardrailKindLimit && g.Name == "time_budget" && !anyBudget,
+			g.Kind == runtime.GuardrailKindLimit && g.Name == "silence",
+			g.Kind != runtime.GuardrailKindLimit && g.Kind != runtime.GuardrailKindSupport:
+			continue
+		}
+		add(CoverGuardrails, g.Name.String(), "")
 	}
 	for _, f := range exam.Filters {
 		if !f.Enabled {

@@ -267,3 +267,14 @@ func TestAbsoluteSpecPath(t *testing.T) {
 		t.Fatalf("run failed:\n%s", report(r))
 	}
 }
+
+// TestScriptsKnowEveryGuardrail: a script may expect any guardrail the runtime can report
+// (runtime.Guardrails is the one list; one_question and instruction_echo were once refused).
+func TestScriptsKnowEveryGuardrail(t *testing.T) {
+	for _, name := range runtime.GuardrailNames() {
+		src := "spec: x.yaml\nturns:\n  - say: hi\nexpect:\n  guardrails: {" + name + ": 1}\n"
+		if _, err := headless.ParseScript("ok.yaml", []byte(src)); err != nil {
+			t.Errorf("expect.guardrails.%s: %v", name, err)
+		}
+	}
+}

@@ -240,12 +240,6 @@ func (s *Script) pos(yamlPath string) string {
 	return s.name
 }
 
-// Known guardrail names (output filters, the always-on output guardrails, anxiety neutrality,
-// the transition guardrails and the silence timeout).
-var guardrailNames = []string{"persona_break", "rubric_leak", "hint_refusal", "forbidden_action", "equity",
-	"topic_containment", "length", "leading_question",
-	"anxiety_neutrality", "time_budget", "followup_limit", "off_topic_limit", "distress", "silence"}
-
 func (s *Script) validate() []string {
 	var probs []string
 	add := func(at, format string, args ...any) {
@@ -322,8 +316,8 @@ func (s *Script) validate() []string {
 		add(s.pos("$.expect.maxTurnLatencyMs"), "expect.maxTurnLatencyMs must be positive")
 	}
 	for _, k := range slices.Sorted(maps.Keys(e.Guardrails)) {
-		if !slices.Contains(guardrailNames, k) {
-			add(s.pos("$.expect.guardrails."+k), "expect.guardrails: unknown guardrail %q (known: %s)", k, strings.Join(guardrailNames, ", "))
+		if _, ok := runtime.LookupGuardrail(k); !ok {
+			add(s.pos("$.expect.guardrails."+k), "expect.guardrails: unknown guardrail %q (known: %s)", k, strings.Join(runtime.GuardrailNames(), ", "))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(e.Commands)) {

@@ -1,4 +1,4 @@
-package sessions
+package textsafe
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestRedactString(t *testing.T) {
+func TestMaskSecrets(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"no secrets here", "no secrets here"},
 		{"key sk-abcdefghijklmnopqrstuvwx end", "key " + Redacted + " end"},
@@ -15,15 +15,15 @@ func TestRedactString(t *testing.T) {
 		{"a task-list of sk-12", "a task-list of sk-12"},
 	}
 	for _, tt := range tests {
-		if got := RedactString(tt.in); got != tt.want {
-			t.Errorf("RedactString(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := MaskSecrets(tt.in); got != tt.want {
+			t.Errorf("MaskSecrets(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
-// FuzzRedactKeepsJSON: masking runs on encoded payloads, so it must never break valid JSON,
+// FuzzMaskSecretsKeepsJSON: masking runs on encoded payloads, so it must never break valid JSON,
 // and no pattern match may survive it.
-func FuzzRedactKeepsJSON(f *testing.F) {
+func FuzzMaskSecretsKeepsJSON(f *testing.F) {
 	f.Add(`{"text":"my key sk-proj-abcdefghijklmnopqrstuvwxyz"}`)
 	f.Add(`{"t":"Bearer abc.def-ghi_jkl~mno+pqr/stu="}`)
 	f.Add(`{"t":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlc2ln"}`)
@@ -33,7 +33,7 @@ func FuzzRedactKeepsJSON(f *testing.F) {
 		if err != nil {
 			return
 		}
-		masked, _ := findSecrets(doc)
+		masked, _ := MaskSecretsJSON(doc)
 		if !json.Valid(masked) {
 			t.Fatalf("masking broke JSON: %s -> %s", doc, masked)
 		}
