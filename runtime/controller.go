@@ -180,7 +180,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 	c := &Controller{
 		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
 		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
-		filters: buildFilters(exam), ctxm: newContextManager(), ttsSpeed: 1,
+		filters: buildFiltersIn(exam, pack), ctxm: newContextManager(), ttsSpeed: 1,
 		variants: o.variants, pins: o.pins, seed: o.seed, lang: pack, listen: listenerFor(pack),
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens

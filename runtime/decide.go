@@ -179,7 +179,7 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 		p.anxiety = true
 		// Judged on what the examiner wanted to say: the judging words may already have been
 		// filtered out, but an anxious candidate still gets neutral procedural support.
-		if out, detail, hit := neutralizeReassurance(obs.SpokenText); hit {
+		if out, detail, hit := langVocabFor(c.lang).neutralizeReassurance(obs.SpokenText); hit {
 			p.anxietyHit = &filterHit{Name: guardrailAnxietyNeutrality, Action: GuardrailReplaced.String(), Original: p.text, Replacement: out, Detail: detail}
 			p.text, p.parts = out, []string{out}
 		}

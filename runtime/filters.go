@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // The runtime's own word lists: the configurable filters' defaults are spec.FilterDefs.
@@ -20,10 +21,6 @@ var (
 
 // Canned texts and guardrail names.
 const (
-	neutralFollowUp      = "Could you tell me a little more about that?"
-	neutralQuestion      = "What is your view on that?"
-	calmSupportText      = "Take your time. Would you like me to repeat the question?"
-	topicRedirectPrefix  = "Let's stay with the situation we are discussing."
 	descriptionNgram     = 4
 	minTopicCheckWords   = 6
 	minTopicContentWords = 3
@@ -44,6 +41,7 @@ type filterHit struct {
 // nodeFilters holds a node's filter data, normalized once when the controller is built so the
 // per-turn pipeline does no allocation-heavy preparation.
 type nodeFilters struct {
+	lv           *langVocab // the exam's language (filter_lang.go)
 	personaBreak []string
 	leading      []string
 	rubricWords  []string
@@ -57,18 +55,29 @@ type nodeFilters struct {
 	maxChars     int
 }
 
-// buildFilters builds every node's filters of exam, with the exam's vocabulary built once and
-// shared.
+// buildFilters builds every node's filters of exam in the shipped pack of its language (tests;
+// the controller uses buildFiltersIn with the pack it runs in).
 func buildFilters(exam *spec.Exam) map[string]*nodeFilters {
+	p, err := lang.Lookup(exam.Language)
+	if err != nil {
+		p = lang.English()
+	}
+	return buildFiltersIn(exam, p)
+}
+
+// buildFiltersIn builds every node's filters of exam in a language pack, with the exam's
+// vocabulary built once and shared.
+func buildFiltersIn(exam *spec.Exam, p *lang.Pack) map[string]*nodeFilters {
 	vocab := buildExamVocab(exam)
+	lv := langVocabFor(p)
 	out := make(map[string]*nodeFilters, len(exam.Nodes))
 	for i := range exam.Nodes {
 		n := &exam.Nodes[i]
-		out[filterKey(n.NodeID, "")] = buildNodeFiltersWith(exam, n, vocab)
+		out[filterKey(n.NodeID, "")] = buildNodeFiltersWith(exam, n, vocab, lv)
 		// Each variant has its own topic words and opening: the filters of the drawn one run.
 		for _, id := range n.VariantIDs() {
 			view, _ := n.WithVariant(id)
-			out[filterKey(n.NodeID, id)] = buildNodeFiltersWith(exam, view, vocab)
+			out[filterKey(n.NodeID, id)] = buildNodeFiltersWith(exam, view, vocab, lv)
 		}
 	}
 	return out
@@ -97,11 +106,12 @@ func (c *Controller) filtersFor(nodeID string) *nodeFilters {
 // buildNodeFilters builds one node's filters on its own (tests); the controller uses
 // buildFilters.
 func buildNodeFilters(exam *spec.Exam, node *spec.CompiledNode) *nodeFilters {
-	return buildNodeFiltersWith(exam, node, buildExamVocab(exam))
+	return buildNodeFiltersWith(exam, node, buildExamVocab(exam), langVocabFor(nil))
 }
 
-func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examVocab) *nodeFilters {
+func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examVocab, lv *langVocab) *nodeFilters {
 	nf := &nodeFilters{
+		lv:         lv,
 		vocab:      vocab,
 		descNgrams: map[string]string{},
 		topicWords: map[string]bool{},
@@ -138,15 +148,10 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 			}
 		}
 	}
-	for _, p := range append(append([]string{}, personaPatterns...), builtinPersonaBreak...) {
-		nf.personaBreak = append(nf.personaBreak, normPhrase(p))
-	}
-	for _, p := range append(append([]string{}, leadingPatterns...), builtinLeading...) {
-		nf.leading = append(nf.leading, normPhrase(p))
-	}
-	for _, p := range rubricWords {
-		nf.rubricWords = append(nf.rubricWords, normPhrase(p))
-	}
+	// The author's patterns, then the built-ins of English and of the exam's language.
+	nf.personaBreak = union(personaPatterns, lv.personaBreak)
+	nf.leading = union(leadingPatterns, lv.leading)
+	nf.rubricWords = lv.rubric
 	signals := append(append([]string{}, node.Controller.EvidenceSignals...), node.Controller.TransversalSkills...)
 	for _, st := range signals {
 		def := exam.Signal(st)
@@ -163,7 +168,7 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 	}
 	addTopic := func(s string) {
 		for _, w := range strings.Fields(normalizeWords(s)) {
-			if len(w) >= 4 && !stopwords[w] {
+			if len(w) >= 4 && !lv.procedural(w) {
 				nf.topicWords[stem(w)] = true
 			}
 		}
@@ -195,7 +200,7 @@ func (nf *nodeFilters) withInstructionTopic(instructions []string) *nodeFilters 
 	cp.topicWords = maps.Clone(nf.topicWords)
 	for _, in := range instructions {
 		for _, w := range strings.Fields(normalizeWords(in)) {
-			if len(w) >= 4 && !stopwords[w] {
+			if len(w) >= 4 && !nf.lv.procedural(w) {
 				cp.topicWords[stem(w)] = true
 			}
 		}
@@ -254,9 +259,10 @@ func (nf *nodeFilters) run(text string, topic bool) (string, []string, []filterH
 		}
 		text = out
 	}
-	hits = append(hits, filterHit{Name: spec.FilterRubricLeak, Action: "replace", Original: text, Replacement: neutralFollowUp,
+	neutral := nf.lv.line(lang.LineNeutralFollowUp)
+	hits = append(hits, filterHit{Name: spec.FilterRubricLeak, Action: "replace", Original: text, Replacement: neutral,
 		Detail: fmt.Sprintf("the filters did not settle in %d passes: neutral follow-up", maxFilterPasses)})
-	return neutralFollowUp, []string{neutralFollowUp}, hits
+	return neutral, []string{neutral}, hits
 }
 
 // filterPass passes text once through the output filters in pipeline order and returns the

@@ -217,29 +217,33 @@ func TestFiltersFallbackPassesEveryFilter(t *testing.T) {
 // become a topic redirect), with the node's question as the question repeated.
 func TestCannedLinesPassEveryFilter(t *testing.T) {
 	for _, exam := range []*spec.Exam{demoExam(t), basicExam(t)} {
-		filters := buildFilters(exam)
-		for i := range exam.Nodes {
-			node := &exam.Nodes[i]
-			nf := filters[node.NodeID]
-			for _, q := range []string{node.Controller.ConversationPrompt, ""} {
-				lines := []string{node.Controller.ScenarioIntro, node.Controller.ConversationPrompt, exam.Policies.Silence.Prompt,
-					calmSupportText, neutralFollowUp}
-				// Every fixed line of every shipped pack, alone and leading into the question:
-				// a French exam's lines go through the same filters.
-				for _, tag := range lang.Builtin().Languages() {
-					p, _ := lang.Lookup(tag)
+		// Every shipped pack's fixed lines, alone and leading into the question, through the
+		// filters of the exam in that pack's language.
+		for _, tag := range lang.Builtin().Languages() {
+			p, _ := lang.Lookup(tag)
+			filters := buildFiltersIn(exam, p)
+			for i := range exam.Nodes {
+				node := &exam.Nodes[i]
+				nf := filters[node.NodeID]
+				for _, q := range []string{node.Controller.ConversationPrompt, ""} {
+					lines := []string{node.Controller.ScenarioIntro, node.Controller.ConversationPrompt, clarifyLine(p, node, q)}
+					if tag == "en" {
+						lines = append(lines, exam.Policies.Silence.Prompt)
+					}
 					for _, k := range lang.LineKeys {
-						lines = append(lines, p.Line(k), p.Then(k, q))
+						lines = append(lines, p.Line(k))
+						if !hasQuestion(p.Line(k)) { // a question is never followed by another
+							lines = append(lines, p.Then(k, q))
+						}
 					}
-					lines = append(lines, clarifyLine(p, node, q))
-				}
-				for _, l := range lines {
-					l = strings.TrimSpace(l)
-					if l == "" {
-						continue
-					}
-					if out, _, hits := nf.runFilters(l); out != l || len(hits) > 0 {
-						t.Errorf("%s/%s: %q → %q (%v)", exam.ID, node.NodeID, l, out, filterNames(hits))
+					for _, l := range lines {
+						l = strings.TrimSpace(l)
+						if l == "" {
+							continue
+						}
+						if out, _, hits := nf.runFilters(l); out != l || len(hits) > 0 {
+							t.Errorf("%s/%s/%s: %q → %q (%v)", exam.ID, tag, node.NodeID, l, out, filterNames(hits))
+						}
 					}
 				}
 			}

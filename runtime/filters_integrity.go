@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Output guardrails that enforce what the examiner must never say (design 2.6, 2.7, 4.14).
@@ -55,16 +56,20 @@ type phraseSet struct {
 	phrases phraseIndex
 }
 
-var integritySets = []phraseSet{
-	{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(normAll(hintPhrases))},
-	{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
-	{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(normAll(equityPhrases))},
+// integritySets are the guardrails' phrase sets in one language: the English built-ins with the
+// pack's hint, verdict, praise and equity vocabularies added.
+func (lv *langVocab) integritySets() []phraseSet {
+	v := lv.pack.Vocabulary
+	return []phraseSet{
+		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(union(hintPhrases, v.Hint))},
+		{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
+		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(union(equityPhrases, v.Equity))},
+	}
 }
 
 var (
-	hintRefusals  = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))
-	revealNorm    = newPhraseIndex(normAll(revealPhrases))
-	judgementNorm = newPhraseIndex(normAll(judgementPhrases))
+	hintRefusals = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))
+	revealNorm   = newPhraseIndex(normAll(revealPhrases))
 )
 
 func normAll(ps []string) []string {
@@ -76,11 +81,11 @@ func normAll(ps []string) []string {
 }
 
 // forbiddenMatch names the forbidden action a normalized text commits, or "".
-func forbiddenMatch(norm string) string {
+func forbiddenMatch(judgement phraseIndex, norm string) string {
 	if m := revealNorm.first(norm); m != "" {
 		return "reveals an answer: " + m
 	}
-	if m := judgementNorm.first(norm); m != "" {
+	if m := judgement.first(norm); m != "" {
 		return "evaluative praise or judgement: " + m
 	}
 	return ""
@@ -88,27 +93,22 @@ func forbiddenMatch(norm string) string {
 
 // runIntegrityFilters applies the always-on guardrails through apply (runFilters' closure).
 func (nf *nodeFilters) runIntegrityFilters(apply func(spec.FilterName, string, func(text, norm string) (string, string, bool))) {
-	for i := range integrityFns {
-		apply(integrityFns[i].name, integrityFns[i].action, integrityFns[i].fn)
+	for _, f := range nf.lv.integrity {
+		apply(f.name, f.action, f.fn)
 	}
 }
 
-// integrityFns are the guardrails as filter functions, built once (no per-turn closures).
-var integrityFns = func() []struct {
-	name   spec.FilterName
-	action string
-	fn     func(text, norm string) (string, string, bool)
-} {
-	out := make([]struct {
-		name   spec.FilterName
-		action string
-		fn     func(text, norm string) (string, string, bool)
-	}, len(integritySets))
-	for i := range integritySets {
-		set := &integritySets[i]
+// integrityFns are the guardrails as filter functions in the pack's language, built once per
+// pack (no per-turn closures).
+func (lv *langVocab) integrityFns() []integrityFn {
+	sets := lv.integritySets()
+	judgement := newPhraseIndex(union(judgementPhrases, lv.pack.Vocabulary.Verdict, lv.pack.Vocabulary.Praise))
+	out := make([]integrityFn, len(sets))
+	for i := range sets {
+		set := &sets[i]
 		match := func(n string) string {
 			if set.phrases == nil {
-				return forbiddenMatch(n)
+				return forbiddenMatch(judgement, n)
 			}
 			if m := set.phrases.first(n); m != "" {
 				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
@@ -124,11 +124,11 @@ var integrityFns = func() []struct {
 				return text, "", false
 			}
 			kept, why := dropClauses(text, match)
-			return keepQuestion(text, kept), why, true
+			return lv.keepQuestion(text, kept), why, true
 		}
 	}
 	return out
-}()
+}
 
 // dropClauses removes what match flags: in a question, only the flagged comma clauses ("Good
 // point, but what would it cost?" keeps the question); elsewhere the whole sentence.
@@ -170,13 +170,13 @@ func dropClauses(text string, match func(norm string) string) (string, string) {
 // keepQuestion makes sure a filter never leaves the candidate without a question: when the
 // original asked one and the filtered text asks none, a neutral follow-up is added; an empty
 // result becomes a neutral acknowledgement.
-func keepQuestion(original, out string) string {
+func (lv *langVocab) keepQuestion(original, out string) string {
 	out = strings.TrimSpace(out)
 	if hasQuestion(original) && !hasQuestion(out) {
-		return strings.TrimSpace(out + " " + neutralFollowUp)
+		return strings.TrimSpace(out + " " + lv.line(lang.LineNeutralFollowUp))
 	}
 	if out == "" {
-		return "Thank you."
+		return lv.line(lang.LineThankYou)
 	}
 	return out
 }
@@ -213,13 +213,15 @@ func (nf *nodeFilters) rewriteLeading(sentence, phrase string) string {
 			claim = strings.TrimSpace(claim[len(lead):])
 		}
 	}
-	if len(strings.Fields(claim)) >= 3 {
+	// The neutral question keeps the claim in English only: other languages ask the node's
+	// question (a template cannot agree the claim's grammar in every language).
+	if len(strings.Fields(claim)) >= 3 && nf.lv.pack.Language == "en" {
 		return "What is your view on whether " + lowerFirst(claim) + "?"
 	}
 	if nf.prompt != "" && hasQuestion(nf.prompt) {
 		return nf.prompt
 	}
-	return "How would you approach this situation?"
+	return nf.lv.line(lang.LineApproach)
 }
 
 // removePhrase removes the words of normalized phrase from sentence, matching word by word as

@@ -163,6 +163,7 @@ const (
 	LineApproachMore    LineKey = "approachMore"
 	LineComeBack        LineKey = "comeBack"
 	LineLastQuestion    LineKey = "lastQuestion"
+	LineTopicRedirect   LineKey = "topicRedirect"
 )
 
 // LineKeys lists every fixed line a pack must have.
@@ -170,7 +171,7 @@ var LineKeys = []LineKey{LineHelp, LineClarifyLimit, LineRephrase, LineInContext
 	LineTakeYourTime, LineCannotSkip, LineRevise, LineConfirmFinish, LineFinished, LineCarryOn, LineWelcomeBack,
 	LineResume, LineContinue, LineHolding, LineInterrupt, LineSayAgain, LineAskAgain, LineThankYou, LineThankYouClear,
 	LineTellMeMore, LineNeutralFollowUp, LineNeutralQuestion, LineSilencePrompt, LineRepeatQuestion, LineApproach,
-	LineApproachMore, LineComeBack, LineLastQuestion}
+	LineApproachMore, LineComeBack, LineLastQuestion, LineTopicRedirect}
 
 // PageKeys lists every candidate-page string a pack must have.
 var PageKeys = []string{"title", "micTitle", "micHelp", "micLabel", "level", "micStart", "micError", "joinTitle", "joinHelp", "join", "cannotJoin", "joining", "connectFailed", "tryingAgain", "reconnecting", "reconnected", "otherTab", "rejoining", "connected", "question", "timeLeft", "exam", "waiting", "paused", "clockStopped", "captionsTitle", "answerLabel", "send", "rejoin", "endedTitle", "endedText", "stopped", "notConnected", "sent", "notSent", "needLink"}
