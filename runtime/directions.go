@@ -202,7 +202,11 @@ func (c *Controller) checkSilence(now time.Time) bool {
 		}
 		st.silenceStage = 1
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceCheckIn, NodeID: node, Detail: fmt.Sprintf("%ds of silence: neutral check-in", int(quiet.Seconds()))})
-		c.speak(sl.Prompt, SpokenSilence, false)
+		prompt := sl.Prompt
+		if prompt == spec.DefaultSilencePrompt {
+			prompt = c.line(lang.LineSilencePrompt) // the default, in the exam's language
+		}
+		c.speak(prompt, SpokenSilence, false)
 	case 1:
 		if quiet < secs(sl.RepeatSec) {
 			return false
