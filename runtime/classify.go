@@ -96,19 +96,27 @@ func ClassifyCommandIn(p *lang.Pack, text string) (Command, bool) {
 		return "", false
 	}
 	l := listenerFor(p)
+	// The longest command phrase the utterance holds decides (ties: the rule order), so a
+	// courtesy word that is also a command ("pardon", "عفوا") never hides the command it
+	// introduces ("Pardon, que voulez-vous dire ?" is a clarification).
+	var best Command
+	bestPhrase := ""
 	for _, r := range l.rules {
 		for _, ph := range r.phrases {
-			if containsNorm(norm, ph) {
-				if !l.standalone(norm, ph) {
-					// "To save money we should move on to a cheaper supplier" uses a command
-					// phrase inside an answer: not a command.
-					return "", false
-				}
-				return r.cmd, true
+			if len(ph) > len(bestPhrase) && containsNorm(norm, ph) {
+				best, bestPhrase = r.cmd, ph
 			}
 		}
 	}
-	return "", false
+	if bestPhrase == "" {
+		return "", false
+	}
+	if !l.standalone(norm, bestPhrase) {
+		// "To save money we should move on to a cheaper supplier" uses a command phrase
+		// inside an answer: not a command.
+		return "", false
+	}
+	return best, true
 }
 
 // standalone reports whether an utterance containing command phrase p is a command on its own:
