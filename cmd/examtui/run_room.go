@@ -87,9 +87,10 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
+	pack, _ := languagePacks().Lookup(language) // nil (English words) for a language the controller refuses
 	opts = []livekit.RoomVoiceOption{
-		livekit.WithVoiceOptions(append(app.AdaptiveTurnTaking(ep), audio.WithBargeIn(bargeIn))...),
-		livekit.WithSpeechVoice(v.voice, language),
+		livekit.WithVoiceOptions(append(app.AdaptiveTurnTaking(ep, pack), audio.WithBargeIn(bargeIn))...),
+		livekit.WithSpeechVoice(app.SpeechVoice(v.voice, pack), language),
 	}
 	return rec, synth, opts, speechNote, nil
 }

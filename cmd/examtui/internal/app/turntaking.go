@@ -5,6 +5,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // adaptiveHangover is the VAD hangover with the adaptive end of turn.
@@ -15,9 +16,28 @@ const adaptiveHangover = 100 * time.Millisecond
 // the short delay (ep.CompleteEndpointingDelay, default 250 ms and never above the min delay),
 // a trailing one ("um", "and", "because") waits for the max delay, anything else for the min
 // delay. The pause's transcript is the final one when nothing more is said, so recognition is
-// done by the endpoint.
-func AdaptiveTurnTaking(ep audio.EndpointConfig) []audio.VoiceOption {
-	return []audio.VoiceOption{audio.WithVoiceEndpointing(adaptiveEndpoint(ep)), audio.WithTurnClassifier(audio.ClassifyTurn)}
+// done by the endpoint. The trailing words are the language pack's (nil: English).
+func AdaptiveTurnTaking(ep audio.EndpointConfig, p *lang.Pack) []audio.VoiceOption {
+	return []audio.VoiceOption{audio.WithVoiceEndpointing(adaptiveEndpoint(ep)), audio.WithTurnClassifier(TrailingWords(p).ClassifyTurn)}
+}
+
+// TrailingWords are a language pack's end-of-turn word classes (its trailing words and
+// fillers) as the voice path reads a pause's words; nil: English.
+func TrailingWords(p *lang.Pack) audio.TrailingWords {
+	if p == nil {
+		p = lang.English()
+	}
+	return audio.NewTrailingWords(p.TurnEnd.Trailing, p.TurnEnd.Fillers)
+}
+
+// SpeechVoice is the examiner's voice: the one configured (--voice, the config file), else the
+// language pack's espeak-ng voice (a regional tag speaks with its base language's unless a
+// pack names its own).
+func SpeechVoice(configured string, p *lang.Pack) string {
+	if configured != "" || p == nil {
+		return configured
+	}
+	return p.Voice
 }
 
 // adaptiveEndpoint is ep as the adaptive end of turn uses it (see AdaptiveTurnTaking).

@@ -189,13 +189,14 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 		audio.WithVoiceEndpointing(cfg.endpoint), audio.WithBargeIn(cfg.bargeIn),
 		audio.WithOnEvent(vc.onEvent), audio.WithOnTranscript(vc.onTranscript), audio.WithVoiceLogger(cfg.log),
 	}
+	trailing := TrailingWords(x.Controller.Language()) // the exam's language's end-of-turn words
 	if cfg.adaptive {
 		vopts = append(vopts, audio.WithVoiceEndpointing(adaptiveEndpoint(cfg.endpoint)),
 			audio.WithTurnClassifier(func(partial string) audio.TurnEnd {
 				if err := x.Controller.Interim(partial, 0); err != nil {
 					vc.log.Debug("voice: interim transcript", "err", err)
 				}
-				return audio.ClassifyTurn(partial)
+				return trailing.ClassifyTurn(partial)
 			}),
 			audio.WithSpeculation(vc.speculate))
 	} else if cfg.detector {
@@ -204,7 +205,7 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 			if err := x.Controller.Interim(partial, 0); err != nil {
 				vc.log.Debug("voice: interim transcript", "err", err)
 			}
-			return audio.LooksUnfinished(partial)
+			return trailing.LooksUnfinished(partial)
 		}))
 	}
 	if cfg.recordDir != "" {
@@ -474,7 +475,7 @@ func (vc *Voice) deliver(ev runtime.Event) {
 
 func (vc *Voice) enqueue(p *runtime.SpokenPayload) {
 	vc.mu.Lock()
-	opts := audio.SpeakOptions{Speed: p.TTSSpeed, Language: vc.x.Spec.Language, Voice: vc.cfg.voice}
+	opts := audio.SpeakOptions{Speed: p.TTSSpeed, Language: vc.x.Spec.Language, Voice: SpeechVoice(vc.cfg.voice, vc.x.Controller.Language())}
 	if n := vc.x.Spec.Node(vc.nodeID); n != nil {
 		if n.Controller.Voice != "" {
 			opts.Voice = n.Controller.Voice

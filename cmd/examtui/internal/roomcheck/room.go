@@ -182,7 +182,7 @@ func (o Options) voiceOptions(tt *spec.ResolvedTurnTaking) []audio.VoiceOption {
 	if o.VoiceOptions != nil {
 		return o.VoiceOptions
 	}
-	return app.AdaptiveTurnTaking(app.SpecTurnTaking(audio.DefaultEndpointConfig(), tt, false, false))
+	return app.AdaptiveTurnTaking(app.SpecTurnTaking(audio.DefaultEndpointConfig(), tt, false, false), nil)
 }
 
 // grammar is every line the candidate may say, and each part of a line with pauses on its own:
