@@ -151,7 +151,7 @@ func (r *Registry) Lookup(tag string) (*Pack, error) {
 	if p, ok := r.packs[Base(t)]; ok {
 		return p, nil
 	}
-	return nil, fmt.Errorf("%w for %q (packs: %s; a config file can add one under languages:)", ErrNoPack, tag,
+	return nil, fmt.Errorf("%w for %q (packs: %s)", ErrNoPack, tag,
 		strings.Join(r.Languages(), ", "))
 }
 
