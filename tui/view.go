@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/examtui/examtui/internal/visual"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -65,7 +66,7 @@ func (m *Model) statusLine() string {
 	// The title gives way first: the session id after it is what --resume needs. It keeps at
 	// least minTitle cells so the exam stays recognisable.
 	const minTitle = 16
-	title := " " + m.info.Title
+	title := " " + visual.Line(m.info.Title)
 	rest := ansi.StringWidth(strings.Join(parts, sep))
 	if room := max(m.width-rest, minTitle); ansi.StringWidth(title) > room {
 		title = ansi.Truncate(title, room, "…")
