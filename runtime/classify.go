@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/examtui/examtui/spec/lang"
 )
@@ -33,16 +32,13 @@ type listener struct {
 	negatives    []string
 }
 
-var listeners sync.Map // *lang.Pack → *listener
+// listeners are the listeners built so far, one per pack.
+var listeners = perPack[*listener]{build: newListener}
 
 // listenerFor is the listener of a pack (English when p is nil), built once per pack.
-func listenerFor(p *lang.Pack) *listener {
-	if p == nil {
-		p = lang.English()
-	}
-	if l, ok := listeners.Load(p); ok {
-		return l.(*listener)
-	}
+func listenerFor(p *lang.Pack) *listener { return listeners.get(p) }
+
+func newListener(p *lang.Pack) *listener {
 	l := &listener{politeness: map[string]bool{}}
 	for _, name := range lang.CommandOrder {
 		r := commandRule{cmd: Command(name)}
@@ -60,8 +56,7 @@ func listenerFor(p *lang.Pack) *listener {
 	}
 	l.affirmatives = normPhrases(p.Affirmatives)
 	l.negatives = normPhrases(p.Negatives)
-	got, _ := listeners.LoadOrStore(p, l)
-	return got.(*listener)
+	return l
 }
 
 func normPhrases(ps []string) []string {

@@ -36,7 +36,7 @@ func TestClassifyCommandIn(t *testing.T) {
 		{"es", "Quisiera terminar el examen ahora.", CmdFinish},
 		{"es", "Habría que repetir la encuesta a los vecinos del centro el mes que viene.", ""},
 		{"ar", "هل يمكنكم إعادة السؤال من فضلكم؟", CmdRepeat},
-		{"ar", "هل يمكنكم اعادة السؤال من فضلكم", CmdRepeat}, // without hamza or question mark
+		{"ar", "هل يمكنكم اعادة السؤال من فضلكم", CmdRepeat},                         // without hamza or question mark
 		{"ar", "هَلْ يُمْكِنُكُمْ إِعَادَةُ السُّؤَالِ مِنْ فَضْلِكُمْ؟", CmdRepeat}, // fully vowelled
 		{"ar", "عفوًا، لم أفهم، ماذا تقصدون؟", CmdClarification},
 		{"ar", "تحدثوا ببطء من فضلكم", CmdSlowDown},

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/spec/lang"
@@ -31,16 +30,13 @@ type integrityFn struct {
 	fn     func(text, norm string) (string, string, bool)
 }
 
-var langVocabs sync.Map // *lang.Pack → *langVocab
+// langVocabs are the filters' vocabularies built so far, one per pack.
+var langVocabs = perPack[*langVocab]{build: newLangVocab}
 
 // langVocabFor is the filters' vocabulary of a pack (English for nil), built once per pack.
-func langVocabFor(p *lang.Pack) *langVocab {
-	if p == nil {
-		p = lang.English()
-	}
-	if v, ok := langVocabs.Load(p); ok {
-		return v.(*langVocab)
-	}
+func langVocabFor(p *lang.Pack) *langVocab { return langVocabs.get(p) }
+
+func newLangVocab(p *lang.Pack) *langVocab {
 	voc := p.Vocabulary
 	lv := &langVocab{pack: p, neutral: map[string]bool{},
 		personaBreak: union(builtinPersonaBreak, voc.PersonaBreak),
@@ -66,8 +62,7 @@ func langVocabFor(p *lang.Pack) *langVocab {
 		addWords(p.Commands[c])
 	}
 	lv.integrity = lv.integrityFns()
-	got, _ := langVocabs.LoadOrStore(p, lv)
-	return got.(*langVocab)
+	return lv
 }
 
 // union is the normalized phrases of every list, each once, in order.

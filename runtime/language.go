@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/spec/lang"
@@ -46,4 +47,23 @@ func (c *Controller) line(k lang.LineKey) string { return c.lang.Line(k) }
 // lineThen is the pack's fixed line followed by the question it leads into.
 func (c *Controller) lineThen(k lang.LineKey, question string) string {
 	return c.lang.Then(k, question)
+}
+
+// perPack keeps what is built from a language pack (its normalized words), once per pack: the
+// packs live as long as the process, and every exam in one language shares the result.
+type perPack[T any] struct {
+	m     sync.Map // *lang.Pack → T
+	build func(*lang.Pack) T
+}
+
+// get is the value of pack p (English for nil), built on first use.
+func (c *perPack[T]) get(p *lang.Pack) T {
+	if p == nil {
+		p = lang.English()
+	}
+	if v, ok := c.m.Load(p); ok {
+		return v.(T)
+	}
+	v, _ := c.m.LoadOrStore(p, c.build(p))
+	return v.(T)
 }
