@@ -147,6 +147,7 @@ type voiceConfig struct {
 	endpoint     EndpointConfig
 	bargeIn      bool
 	bargeInMin   time.Duration
+	bargeDecide  func(BargeInEvidence) bool
 	tail         time.Duration
 	onEvent      func(Event)
 	onTranscript func(FinalTranscript)
@@ -198,6 +199,30 @@ func WithBargeInSpeech(d time.Duration) VoiceOption {
 			return fmt.Errorf("%w: barge-in speech %v", ErrInvalidConfig, d)
 		}
 		v.bargeInMin = d
+		return nil
+	}
+}
+
+// BargeInEvidence is what the candidate has done over the examiner's line so far, on which
+// the barge-in decision is taken at every frame of their turn.
+type BargeInEvidence struct {
+	Voiced      time.Duration // voiced audio (frames the VAD counts as speech) in the turn
+	Min         time.Duration // the configured minimum (WithBargeInSpeech)
+	TurnStartMs int64         // where the candidate's turn began on the source timeline
+}
+
+// EnoughSpeech is the default barge-in decision: Min of voiced audio.
+func EnoughSpeech(e BargeInEvidence) bool { return e.Voiced >= e.Min }
+
+// WithBargeInDecision replaces the barge-in decision (default EnoughSpeech). decide runs on
+// the capture loop at every frame of a candidate's turn over the examiner's line, until it
+// says yes or the line ends; it must not block.
+func WithBargeInDecision(decide func(BargeInEvidence) bool) VoiceOption {
+	return func(v *voiceConfig) error {
+		if decide == nil {
+			return fmt.Errorf("%w: nil barge-in decision", ErrInvalidConfig)
+		}
+		v.bargeDecide = decide
 		return nil
 	}
 }
@@ -273,7 +298,7 @@ func NewVoice(src Source, rec Recognizer, synth Synthesizer, sink Sink, opts ...
 	if src == nil && synth == nil {
 		return nil, fmt.Errorf("%w: a voice needs a source and a recognizer, a synthesizer and a sink, or both", ErrInvalidConfig)
 	}
-	cfg := voiceConfig{endpoint: DefaultEndpointConfig(), bargeInMin: DefaultBargeInSpeech, tail: 300 * time.Millisecond, log: slog.New(slog.DiscardHandler)}
+	cfg := voiceConfig{endpoint: DefaultEndpointConfig(), bargeInMin: DefaultBargeInSpeech, bargeDecide: EnoughSpeech, tail: 300 * time.Millisecond, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
@@ -871,9 +896,10 @@ var englishTrailing = NewTrailingWords([]string{
 	"could", "should", "will", "can", "i", "we", "then", "which",
 })
 
-// bargeInCheck cuts the examiner short once the candidate's turn over the examiner's line has
-// DefaultBargeInSpeech (WithBargeInSpeech) of voiced audio: evidence of speech, not a level
-// (see DefaultBargeInSpeech). The barge-in is placed where the turn began. Capture loop only.
+// bargeInCheck cuts the examiner short once the barge-in decision (WithBargeInDecision;
+// by default the candidate's turn over the examiner's line has DefaultBargeInSpeech of voiced
+// audio: evidence of speech, not a level) says so. The barge-in is placed where the turn
+// began. Capture loop only.
 func (v *Voice) bargeInCheck(r EndpointResult, playing bool) {
 	if v.bargeVoiced < 0 || !v.cfg.bargeIn {
 		return
@@ -885,7 +911,7 @@ func (v *Voice) bargeInCheck(r EndpointResult, playing bool) {
 	if !r.TurnStarted && r.VAD.Voiced {
 		v.bargeVoiced += FrameDuration
 	}
-	if v.bargeVoiced < v.cfg.bargeInMin {
+	if !v.cfg.bargeDecide(BargeInEvidence{Voiced: v.bargeVoiced, Min: v.cfg.bargeInMin, TurnStartMs: v.bargeAtMs}) {
 		return
 	}
 	v.bargeVoiced = -1

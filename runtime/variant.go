@@ -73,7 +73,7 @@ func checkPins(exam *spec.Exam, pins map[string]string) error {
 			return fmt.Errorf("%w: variant pin for unknown node %q", ErrInvalidOption, nodeID)
 		}
 		if _, ok := n.WithVariant(v); !ok || v == "" {
-			return fmt.Errorf("%w: node %q has no variant %q (it has %v)", ErrInvalidOption, nodeID, v, n.VariantIDs())
+			return fmt.Errorf("%w: node %q has no variant %q (%s)", ErrInvalidOption, nodeID, v, spec.Hint(v, "variants", n.VariantIDs()))
 		}
 	}
 	return nil

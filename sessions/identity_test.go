@@ -14,7 +14,7 @@ import (
 // operating-system account on SQLite.
 func TestIdentity(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, target string) {
-		st, err := sessions.Open(context.Background(), target)
+		st, err := sessions.OpenURL(context.Background(), target)
 		if err != nil {
 			t.Fatal(err)
 		}

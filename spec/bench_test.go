@@ -21,7 +21,7 @@ func generatedExam(n int) []byte {
 	for i := 0; i < n-1; i++ {
 		fmt.Fprintf(&b, "  - nodeId: node-%d\n    kind: assessment\n    persona: alt\n", i)
 		fmt.Fprintf(&b, "    scenario: \"Scenario %d: a situation with several facts to weigh.\"\n", i)
-		fmt.Fprintf(&b, "    scenarioDomain: [topic%d, budget, staff]\n    scenarioIntro: \"Part %d.\"\n", i, i)
+		fmt.Fprintf(&b, "    scenarioDomain: [topic%d, budget, staff]\n    scenarioIntro: \"Part %d: a situation with facts to weigh.\"\n", i, i)
 		fmt.Fprintf(&b, "    conversationPrompt: \"What would you do in case %d?\"\n", i)
 		s1, s2 := i%signals, (i+1)%signals
 		fmt.Fprintf(&b, "    evidenceSignals: [sig_%d, sig_%d]\n    transversalSkills: [sig_%d]\n", s1, s2, (i+2)%signals)

@@ -10,6 +10,10 @@ type checker struct {
 	s     *Spec
 	src   *source
 	diags Diagnostics
+	// misspelt maps the valid spelling of each invalid signalType ("names_risk") to the one
+	// written ("names-risk"): a reference to the valid spelling is then told where to fix it,
+	// not offered the invalid one.
+	misspelt map[string]string
 }
 
 func newChecker(s *Spec) *checker {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -354,6 +355,16 @@ func parseYAMLFloat(s string) (float64, error) {
 	return strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
 }
 
+// idKey is the field that names a mapping of these fields (id, nodeId, signalType), or "".
+func idKey(names []string) string {
+	for _, k := range []string{"id", "nodeId", "signalType"} {
+		if slices.Contains(names, k) {
+			return k
+		}
+	}
+	return ""
+}
+
 func (d *decoder) typeError(path string, p Pos, want string, n *yaml.Node) {
 	d.badValue(path, p, "", "expected %s, got %s", want, describe(n))
 }
@@ -367,11 +378,17 @@ func (d *decoder) badValue(path string, p Pos, hint, format string, args ...any)
 
 func (d *decoder) decodeStruct(path string, n *yaml.Node, p Pos, v reflect.Value) {
 	pairs, ok := mappingPairs(n)
+	info := infoOf(v.Type())
 	if !ok {
-		d.typeError(path, p, "a mapping", n)
+		// A list item written as its id alone ("- weekend" for a variant) is one mistake:
+		// say how to write it, and the checks that follow leave the item alone.
+		hint := ""
+		if key := idKey(info.names); key != "" && n.Kind == yaml.ScalarNode && n.Value != "" {
+			hint = fmt.Sprintf("write it as a mapping, one field a line: %s: %s", key, n.Value)
+		}
+		d.badValue(path, p, hint, "expected a mapping, got %s", describe(n))
 		return
 	}
-	info := infoOf(v.Type())
 	seen := make([]Pos, len(info.fields)) // by field index; Line 0 = not seen yet
 	for i := 0; i+1 < len(pairs); i += 2 {
 		key, val := pairs[i], pairs[i+1]

@@ -152,7 +152,7 @@ func TestDiagnostics(t *testing.T) {
 		{"unknown context strategy", []string{"    next: bye\n", "    next: bye\n    contextStrategy: restart\n"},
 			[]string{`15:22 error: node "start": unknown contextStrategy "restart" (known strategies: append, reset, reset_with_summary)`}},
 		{"signal type pattern", []string{"signalType: sig_b", "signalType: Sig-B"},
-			[]string{`7:18 error: invalid signalType "Sig-B" (use [a-z0-9_]+)`}},
+			[]string{`7:18 error: invalid signalType "Sig-B" (use [a-z0-9_]+: write sig_b)`}},
 		{"exam id pattern", []string{"id: t", "id: My Exam"},
 			[]string{`2:5 error: invalid exam id "My Exam"`}},
 		{"spec version", []string{`specVersion: "1"`, `specVersion: "2"`},
@@ -284,8 +284,8 @@ func TestSuggest(t *testing.T) {
 		{"maxFollowUp", "maxFollowUps"}, {"titel", "title"}, {"nxt", "next"}, {"zzzzzz", ""}, {"a", ""},
 	}
 	for _, c := range cases {
-		if got := suggest(c.in, []string{"maxFollowUps", "title", "next", "nodes"}); got != c.want {
-			t.Errorf("suggest(%q) = %q, want %q", c.in, got, c.want)
+		if got := Suggest(c.in, []string{"maxFollowUps", "title", "next", "nodes"}); got != c.want {
+			t.Errorf("Suggest(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

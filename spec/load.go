@@ -132,7 +132,27 @@ func syntaxError(name string, src []byte, err error) Diagnostic {
 			}
 		}
 	}
-	return Diagnostic{Pos: p, Severity: Error, Message: "syntax error: " + msg}
+	d := Diagnostic{Pos: p, Severity: Error, Message: "syntax error: " + msg}
+	if strings.Contains(msg, "'\t'") || lineStartsWithTab(src, p.Line) {
+		// A tab is never indentation in YAML; the parsers only say it cannot start a token.
+		d.Message = "syntax error: a tab in the indentation"
+		d.Hint = "YAML indents with spaces, never tabs: replace each tab with spaces"
+	}
+	return d
+}
+
+// lineStartsWithTab reports whether line (1-based) of src has a tab in its indentation.
+func lineStartsWithTab(src []byte, line int) bool {
+	if line < 1 {
+		return false
+	}
+	lines := bytes.SplitN(src, []byte("\n"), line+1)
+	if len(lines) < line {
+		return false
+	}
+	l := lines[line-1]
+	indent := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
+	return bytes.IndexByte(indent, '\t') >= 0
 }
 
 var (

@@ -270,7 +270,7 @@ func (c *checker) checkCriterion(i int, ids *idSet, seen map[string]string, sign
 			continue
 		}
 		if !signals.has[sig] {
-			c.errorf(sp, hintFor(sig, "signals", signals.list), "%s names undefined signal %q", label, sig)
+			c.errorf(sp, c.signalHint(sig, signals), "%s names undefined signal %q", label, sig)
 			continue
 		}
 		for _, l := range levelsOf[sig] {

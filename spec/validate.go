@@ -216,7 +216,12 @@ func (c *checker) checkEvidence() idSet {
 		path := at("evidence", i)
 		if c.required(path+".signalType", e.SignalType, "signalType") {
 			if !signalPattern.MatchString(e.SignalType) {
-				c.errorf(path+".signalType", "use [a-z0-9_]+", "invalid signalType %q", e.SignalType)
+				fixed := signalIDFix(e.SignalType)
+				c.errorf(path+".signalType", fmt.Sprintf("use [a-z0-9_]+: write %s", fixed), "invalid signalType %q", e.SignalType)
+				if c.misspelt == nil {
+					c.misspelt = map[string]string{}
+				}
+				c.misspelt[fixed] = e.SignalType
 			}
 			c.define(&types, seen, e.SignalType, path+".signalType", "signalType")
 		}
@@ -232,7 +237,31 @@ func (c *checker) checkEvidence() idSet {
 		c.uniqueStrings(path+".levels", e.Levels, "level")
 		c.uniqueStrings(path+".cues", e.Cues, "cue")
 	}
+	// Suggestions offer valid ids only: an invalid one is reported where it is defined.
+	types.list = slices.DeleteFunc(types.list, func(id string) bool { return !signalPattern.MatchString(id) })
 	return types
+}
+
+// signalIDFix is id written as a valid signal id: lower case, every other character '_'.
+func signalIDFix(id string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '_'
+	}, id)
+}
+
+// signalHint is the hint for a reference to an undefined signal: where the valid spelling of
+// an invalid signalType is to be written, or the closest signal.
+func (c *checker) signalHint(sig string, signals idSet) string {
+	if orig, ok := c.misspelt[sig]; ok {
+		return fmt.Sprintf("the evidence list writes it %q, which is not a valid id: write %s there too", orig, sig)
+	}
+	return hintFor(sig, "signals", signals.list)
 }
 
 // gradingWord returns the first word of s that judges rather than describes, or "".
@@ -309,6 +338,7 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 		if len(n.Variants) == 0 {
 			c.required(path+".scenario", n.Scenario, "scenario in assessment "+label)
 			c.required(path+".conversationPrompt", n.ConversationPrompt, "conversationPrompt in assessment "+label)
+			c.checkScenarioHeard(path, label, n.Scenario, n.ScenarioIntro, n.ConversationPrompt)
 		}
 		if len(n.EvidenceSignals) == 0 && !c.bad(path+".evidenceSignals") {
 			c.errorf(path+".evidenceSignals", "", "assessment %s needs evidenceSignals", label)
@@ -329,7 +359,7 @@ func (c *checker) checkNode(i int, signals, personas, nodeIDs idSet) {
 			}
 			switch {
 			case !signals.has[sig]:
-				c.errorf(sp, hintFor(sig, "signals", signals.list), "%s: %s names undefined signal %q", label, field, sig)
+				c.errorf(sp, c.signalHint(sig, signals), "%s: %s names undefined signal %q", label, field, sig)
 			case seen[sig]:
 				c.errorf(sp, "", "%s: duplicate signal %q in %s", label, sig, field)
 			case listened[sig]:

@@ -179,6 +179,9 @@ func (c *checker) checkVariants(path, label string, n *Node, listened map[string
 		v := &n.Variants[j]
 		vp := at(path+".variants", j)
 		vlabel := label + " variant " + quoteOr(v.ID, vp)
+		if c.bad(vp) {
+			continue // not a mapping: the decoder said so, once
+		}
 		if c.required(vp+".id", v.ID, "variant id") {
 			if !idPattern.MatchString(v.ID) {
 				c.errorf(vp+".id", "use letters, digits, '_', '-' and '.'", "%s: invalid variant id %q", label, v.ID)
@@ -193,6 +196,11 @@ func (c *checker) checkVariants(path, label string, n *Node, listened map[string
 			if strings.TrimSpace(eff.ConversationPrompt) == "" && !c.bad(vp+".conversationPrompt") {
 				c.errorf(vp, "give the variant a conversationPrompt, or the node one it can share", "%s: no conversationPrompt", vlabel)
 			}
+			heardAt := vp
+			if v.Scenario == "" {
+				heardAt = path // the node's scenario, shared
+			}
+			c.checkScenarioHeard(heardAt, vlabel, eff.Scenario, eff.ScenarioIntro, eff.ConversationPrompt)
 		}
 		for _, f := range []struct{ field, text string }{
 			{"scenario", v.Scenario}, {"scenarioIntro", v.ScenarioIntro}, {"conversationPrompt", v.ConversationPrompt},

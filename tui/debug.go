@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -105,13 +103,35 @@ func (e *debugEntry) render(st *Styles) func(int) []string {
 				raw = buf.String()
 			}
 			raw = cleanText(raw) // invalid JSON may carry raw control characters
-			// JSON has few spaces to break at: cut it hard at the width.
-			for _, l := range strings.Split(ansi.Hardwrap("raw: "+raw, max(width-2, 1), true), "\n") {
-				lines = append(lines, "  "+st.Muted.Render(l))
-			}
+			// Compact JSON has few spaces to break at: a space after each comma and colon
+			// between tokens lets it wrap at token boundaries, like the rest of the console.
+			lines = append(lines, indent(wrapPrefixed([]span{{"raw: ", st.Muted}}, spaceJSON(raw), &st.Muted, width-2, 2), "  ")...)
 		}
 		return lines
 	}
+}
+
+// spaceJSON puts a space after every comma and colon outside strings, so compact JSON breaks
+// between tokens when wrapped; strings are left as they are.
+func spaceJSON(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		b.WriteByte(c)
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // latencyLines draws one proportional bar per measured stage, against the turn's total.
@@ -156,5 +176,5 @@ func (p *debugPane) view() []string {
 	if len(head) > 0 {
 		head = append(head, p.st.Border.Render(strings.Repeat("─", width)))
 	}
-	return append(head, p.scroll.window(p.walk, width, height-len(head))...)
+	return append(head, p.scroll.windowMarked(p.walk, width, height-len(head), p.st)...)
 }

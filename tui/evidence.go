@@ -182,5 +182,5 @@ func (p *evidencePane) view() []string {
 	if len(p.groups) == 0 {
 		return []string{p.st.Muted.Render("no evidence yet")}
 	}
-	return p.scroll.window(p.walk, p.width, p.height)
+	return p.scroll.windowMarked(p.walk, p.width, p.height, p.st)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/spec/examgraph"
 )
 
@@ -41,6 +42,8 @@ type graphPane struct {
 	accepted, required int
 	nodeCounts
 	over       string                     // the final exam state once it ended
+	state      runtime.ExamState          // the exam's state, for the node marks
+	skipped    map[string]bool            // nodes whose last exit was a skip
 	lastReload *runtime.SpecReloadPayload // the last spec edit (reload.go)
 }
 
@@ -55,6 +58,10 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 		p.accepted, p.required = 0, v.RequiredEvidenceCount
 		p.nodeCounts.enter(v)
 	case *runtime.NodeExitPayload:
+		if p.skipped == nil {
+			p.skipped = map[string]bool{}
+		}
+		p.skipped[v.NodeID] = v.Reason.Transition() == spec.ReasonSkipped // a revisit is judged by its last exit
 		if v.Next == "" {
 			break // the exam ended here: there is no edge to label
 		}
@@ -89,7 +96,7 @@ func (p *graphPane) apply(ev runtime.Event, pl runtime.Payload) {
 			p.pausedAt = time.Time{}
 		}
 	case *runtime.ExamCompletedPayload:
-		p.over = v.State.String()
+		p.over, p.state = v.State.String(), v.State
 	case *runtime.SpecReloadPayload:
 		p.reload(v)
 	}
@@ -177,20 +184,19 @@ func (p *graphPane) lines(w int, now time.Time, compact bool) []string {
 		}
 	}
 	out = append(out, "")
-	// Every node at a glance: ✓ visited, ● here, · not yet.
+	// Every node at a glance, as the Timers pane marks it: ✓ done, ● here, ↷ skipped,
+	// ■ where an aborted exam stopped, · not yet.
 	seen := map[string]bool{}
 	for _, s := range p.path {
 		seen[s.node] = true
 	}
+	state := p.state
+	if p.over == "" {
+		state = runtime.StateInProgress
+	}
 	marks := make([]string, 0, len(p.g.Nodes))
 	for _, gn := range p.g.Nodes {
-		mark := "·"
-		switch {
-		case gn.ID == p.current && p.over == "":
-			mark = "●"
-		case seen[gn.ID]:
-			mark = "✓"
-		}
+		mark := map[nodeStatus]string{nodePending: "·", nodeCurrent: "●", nodeStopped: "■", nodeSkipped: "↷", nodeDone: "✓"}[nodeStatusOf(gn.ID, p.current, state, p.skipped[gn.ID], seen[gn.ID])]
 		marks = append(marks, mark+gn.ID)
 	}
 	add([]span{{"Nodes ", st.Key}}, strings.Join(marks, "  "), 6)

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/examtui/examtui/examples"
+	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/spec/examgraph"
 )
@@ -99,5 +101,25 @@ func TestGraphOverlayCompact(t *testing.T) {
 	}
 	if strings.Contains(s, "examiner control advance") {
 		t.Errorf("compact overlay still spells out the conditions:\n%s", s)
+	}
+}
+
+// TestGraphAndTimersAgreeOnSkips: a node left by a skip is marked skipped in the Timers pane
+// and in the graph overlay alike (the overlay once marked it ✓ done).
+func TestGraphAndTimersAgreeOnSkips(t *testing.T) {
+	m := newTestModel(t, hotelInfo, &fakeBackend{}, WithEventClock(), WithExamGraph(demoGraph(t)))
+	r := newRecorder(t, "s-skip", fixtureStart)
+	r.at(0, &runtime.NodeEnteredPayload{NodeID: "welcome", Progress: runtime.Progress{CurrentNodeIndex: 1, TotalNodes: 4}})
+	r.at(time.Second, &runtime.NodeExitPayload{NodeID: "welcome", Reason: runtime.TransitionExit(spec.ReasonSkipped), Next: "scenario-hotel-breakfast"})
+	r.at(time.Second, &runtime.NodeEnteredPayload{NodeID: "scenario-hotel-breakfast", Progress: runtime.Progress{CurrentNodeIndex: 2, TotalNodes: 4}})
+	m.Apply(r.events...)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if got := Plain(m.Render()); !strings.Contains(got, "↷ welcome (skipped)") {
+		t.Fatalf("the Timers pane does not mark the skip:\n%s", got)
+	}
+	m.Update(ctrl('g'))
+	got := Plain(m.Render())
+	if !strings.Contains(got, "↷welcome") || strings.Contains(got, "✓welcome") {
+		t.Errorf("the graph overlay does not mark the skip as the Timers pane does:\n%s", got)
 	}
 }

@@ -88,7 +88,7 @@ func (e *guardEntry) render(st *Styles) func(int) []string {
 		if e.action != "" {
 			meta += " · " + e.action.String()
 		}
-		if d := oneLine(e.detail); d != "" && d != e.name { // a limit's detail often repeats its name
+		if d := guardDetail(oneLine(e.detail)); d != "" && d != e.name { // a limit's detail often repeats its name
 			meta += " · " + d
 		}
 		lines = append(lines, wrapPrefixed(head, meta, &st.Muted, width, 2)...)
@@ -104,6 +104,26 @@ func (e *guardEntry) render(st *Styles) func(int) []string {
 		}
 		return lines
 	}
+}
+
+// guardDetail makes a filter's detail readable. Filters write "ACTION: WHY: PHRASE" (the
+// filter's own action, why it fired, the words that fired it): shown as ACTION · WHY “PHRASE”,
+// WHY left out when the phrase says it already ("drop_hint: hint: hint" reads
+// drop_hint · “hint”).
+func guardDetail(d string) string {
+	parts := strings.SplitN(d, ": ", 3)
+	isWord := func(s string) bool { return s != "" && !strings.ContainsAny(s, " ,.") }
+	switch {
+	case len(parts) == 3 && isWord(parts[0]) && !strings.ContainsAny(parts[2], "\"“”():"):
+		why, phrase := parts[1], "“"+parts[2]+"”"
+		if strings.Contains(strings.ToLower(parts[2]), strings.ToLower(why)) {
+			return parts[0] + " · " + phrase
+		}
+		return parts[0] + " · " + why + " " + phrase
+	case len(parts) >= 2 && isWord(parts[0]):
+		return parts[0] + " · " + strings.Join(parts[1:], ": ")
+	}
+	return d
 }
 
 func (p *guardrailsPane) walk(width int, fn func([]string) bool) {
@@ -143,5 +163,5 @@ func (p *guardrailsPane) view() []string {
 		return nil
 	}
 	out := []string{p.countsLine()}
-	return append(out, p.scroll.window(p.walk, width, height-1)...)
+	return append(out, p.scroll.windowMarked(p.walk, width, height-1, p.st)...)
 }

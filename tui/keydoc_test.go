@@ -41,9 +41,10 @@ func TestKeyTableDoc(t *testing.T) {
 	rows := []keyRow{
 		{k.Send, "input line", ""},
 		{scroll, "input line", "scroll the transcript"},
+		{k.Follow, "input line", "the transcript follows the newest line again (end also moves the cursor to the line's end)"},
 		{k.FocusNext, "anywhere", "next pane (input line, then each pane)"},
 		{k.FocusPrev, "anywhere", ""},
-		{k.Help, "anywhere", "help overlay (`?` from a pane)"},
+		{k.Help, "anywhere", "help overlay (`?` from a pane, or from an empty input line)"},
 		{k.Debug, "anywhere", "toggle the Debug view"},
 		{k.Graph, "anywhere", "exam graph overlay: path, current node, transitions from here (when the console has the spec)"},
 		{k.Quit, "anywhere", "quit (asks while the exam runs)"},

@@ -8,8 +8,10 @@ type KeyMap struct {
 	Send, FocusNext, FocusPrev, Back key.Binding
 	Up, Down, PageUp, PageDown       key.Binding
 	Top, Bottom                      key.Binding
-	Pause, Skip, Advance, End        key.Binding
-	Instruct, InstructMode           key.Binding
+	// Follow, in the answer line, brings the transcript back to its newest line.
+	Follow                    key.Binding
+	Pause, Skip, Advance, End key.Binding
+	Instruct, InstructMode    key.Binding
 	// Say opens the instruction box as a line to say: the examiner's own words, spoken as
 	// typed (an instruction is guidance and is never read out).
 	Say key.Binding
@@ -40,7 +42,8 @@ func DefaultKeyMap() KeyMap {
 		PageUp:       key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 		PageDown:     key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		Top:          key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "oldest")),
-		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "newest")),
+		Bottom:       key.NewBinding(key.WithKeys("end", "ctrl+end", "G"), key.WithHelp("end/G", "newest")),
+		Follow:       key.NewBinding(key.WithKeys("end", "ctrl+end"), key.WithHelp("end", "transcript: follow the newest")),
 		Pause:        key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "pause/resume")),
 		Skip:         key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "skip node")),
 		Advance:      key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "advance node")),

@@ -97,18 +97,26 @@ func (m *Model) layoutStacked(w, h, top int) {
 	rest := h - timersRows
 	y := top + timersRows
 	others := order[1:]
-	// The transcript gets half, the others share the remainder.
-	th := rest / 2
-	if len(others) == 2 {
-		th = rest * 3 / 5
+	// The transcript, or the pane with focus, gets half (three fifths of two); the others
+	// share the remainder. Focus is how a short screen reads a small pane whole.
+	big := PaneTranscript
+	if _, ok := paneSet(others)[m.focus]; ok {
+		big = m.focus
 	}
-	m.rects[PaneTranscript] = rect{0, y, w, th}
-	y += th
-	left := rest - th
-	n := len(others) - 1
-	for i, id := range others[1:] {
-		ph := left / n
-		if i == n-1 {
+	bh := rest / 2
+	if len(others) == 2 {
+		bh = rest * 3 / 5
+	}
+	small, n := rest-bh, len(others)-1
+	for i, id := range others {
+		ph := bh
+		if id != big {
+			ph = small / n
+			if small%n > 0 && i == len(others)-1 {
+				ph += small % n
+			}
+		}
+		if i == len(others)-1 {
 			ph = top + h - y
 		}
 		m.rects[id] = rect{0, y, w, ph}

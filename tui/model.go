@@ -134,6 +134,11 @@ func New(info Info, backend Backend, opts ...Option) (*Model, error) {
 	m.setStyles(o.dark)
 
 	m.panes = m.newPanes(m.styles)
+	if m.info.Notice != "" {
+		// The footer's notice gives way to the next one; the transcript keeps it, so what
+		// was said at the start (why answers are typed) stays readable.
+		m.panes[PaneTranscript].(*transcriptPane).add(turn{kind: turnSystem, text: m.info.Notice}, 0)
+	}
 	if o.graph != nil {
 		m.graph = newGraphPane(o.graph, m.styles)
 	}

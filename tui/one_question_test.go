@@ -43,7 +43,7 @@ func TestGuardrailsPaneOneQuestion(t *testing.T) {
 	m := newTestModel(t, hotelInfo, &fakeBackend{}, WithEventClock())
 	m.Apply(rec.Events()...)
 	got := Plain(strings.Join(viewAt(guardrailsOf(m), 100, 12), "\n"))
-	for _, want := range []string{"one_question · output_intercepted · keep_first: 3 questions in one line", "said: Thanks, Ada. What course are you on?",
+	for _, want := range []string{"one_question · output_intercepted · keep_first · 3 questions in one line", "said: Thanks, Ada. What course are you on?",
 		"was:  Thanks, Ada. What course are you on? How long have you studied? And why hospitality?"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the Guardrails pane lacks %q:\n%s", want, got)

@@ -81,6 +81,17 @@ func fit(s string, w int) string {
 	}
 }
 
+// fitFirst is the first of alts (longest first) that fits w cells whole, else the last one cut
+// to w: a hint keeps every part it names on a narrow screen by saying it shorter.
+func fitFirst(w int, alts ...string) string {
+	for _, a := range alts {
+		if ansi.StringWidth(a) <= w {
+			return fit(a, w)
+		}
+	}
+	return fit(alts[len(alts)-1], w)
+}
+
 // bar draws a horizontal gauge of width cells filled to frac (0..1; above 1 is drawn full in
 // the over style).
 func bar(st *Styles, frac float64, width int) string {

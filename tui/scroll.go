@@ -54,8 +54,24 @@ func (s *scroller) by(n int) {
 // visible lines and the scroll depth, never the session length. An offset past the oldest
 // line is clamped here, where the total is discovered.
 func (s *scroller) window(walk blockWalker, width, height int) []string {
+	lines, _ := s.windowAbove(walk, width, height)
+	return lines
+}
+
+// windowMarked is window with its top row saying "↑ more above" when older lines are out of
+// view, so a pane whose oldest visible entry has lost its header says so.
+func (s *scroller) windowMarked(walk blockWalker, width, height int, st *Styles) []string {
+	lines, above := s.windowAbove(walk, width, height)
+	if above && len(lines) >= 2 {
+		lines[0] = st.Muted.Render(fit("↑ more above · home: oldest", width))
+	}
+	return lines
+}
+
+// windowAbove is window, and whether older lines lie above it.
+func (s *scroller) windowAbove(walk blockWalker, width, height int) ([]string, bool) {
 	if height <= 0 || width <= 0 {
-		return nil
+		return nil, false
 	}
 	type piece struct {
 		lines    []string
@@ -73,14 +89,14 @@ func (s *scroller) window(walk blockWalker, width, height int) []string {
 			pieces = append(pieces, piece{lines, n - (b - lo), n - (a - lo)})
 		}
 		below = hi
-		return below < want
+		return below <= want // one block past the window says whether there is more above
 	})
 	if below < want && s.offset > 0 {
 		// Reached the oldest line before filling the window: clamp and render again.
 		clamped := max(below-height, 0)
 		if clamped != s.offset {
 			s.offset = clamped
-			return s.window(walk, width, height)
+			return s.windowAbove(walk, width, height)
 		}
 	}
 	out := make([]string, 0, height)
@@ -88,5 +104,5 @@ func (s *scroller) window(walk blockWalker, width, height int) []string {
 		p := pieces[i]
 		out = append(out, p.lines[p.from:p.to]...)
 	}
-	return out
+	return out, below > want
 }

@@ -276,15 +276,15 @@ func (p *timersPane) lines(width int, now time.Time) []string {
 		out = append(out, st.StatusKey.Render("Nodes"))
 	}
 	for _, n := range nodes {
-		switch {
-		case n == p.node && !p.state.Terminal():
+		switch nodeStatusOf(n, p.node, p.state, p.skipped[n], p.seen[n]) {
+		case nodeCurrent:
 			out = append(out, st.Current.Render("▶ "+n))
-		case n == p.node && p.state.Terminal() && p.state != runtime.StateCompleted:
+		case nodeStopped:
 			// Aborted or expired inside this node: it was not finished.
 			out = append(out, st.Bad.Render("■ ")+n)
-		case p.skipped[n]:
+		case nodeSkipped:
 			out = append(out, st.Muted.Render("↷ "+n+" (skipped)"))
-		case p.seen[n]:
+		case nodeDone:
 			out = append(out, st.Good.Render("✓ ")+n)
 		default:
 			out = append(out, st.Muted.Render("  "+n))

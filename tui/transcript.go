@@ -48,6 +48,9 @@ type transcriptPane struct {
 	minConf float64
 	st      *Styles
 	spoken  int // candidate and examiner turns, for the title
+	// unseen counts the lines added below the view while the reader is scrolled up: the
+	// newest unseen lines, shown as a "N new lines ↓" marker until they come into view.
+	unseen int
 }
 
 func newTranscriptPane(st *Styles, minConf float64) *transcriptPane {
@@ -63,7 +66,19 @@ func (p *transcriptPane) badge() string {
 	return plural(p.spoken, "turn")
 }
 
-func (p *transcriptPane) scrollBy(n int) { p.scroll.by(n) }
+// scrollBy moves the view; lines that come into view are no longer new, and reaching the
+// bottom follows the exam again.
+func (p *transcriptPane) scrollBy(n int) {
+	p.scroll.by(n)
+	p.unseen = min(p.unseen, p.scroll.offset)
+}
+
+// grew keeps a scrolled reader's place when n lines are added at the bottom, and counts them
+// as new until they come into view.
+func (p *transcriptPane) grew(n int) {
+	p.scroll.up(n)
+	p.unseen += n
+}
 
 func (p *transcriptPane) invalidate() {
 	for i := range p.turns {
@@ -113,7 +128,7 @@ func (p *transcriptPane) apply(ev runtime.Event, pl runtime.Payload) {
 			}
 			last.cache.invalidate()
 			if before > 0 {
-				p.scroll.up(len(last.cache.get(width, last.render(p.st))) - before)
+				p.grew(len(last.cache.get(width, last.render(p.st))) - before)
 			}
 			return
 		}
@@ -179,7 +194,7 @@ func (p *transcriptPane) add(t turn, width int) {
 	p.turns = append(p.turns, t)
 	if p.scroll.offset > 0 && width > 0 {
 		last := &p.turns[len(p.turns)-1]
-		p.scroll.up(len(last.cache.get(width, last.render(p.st))))
+		p.grew(len(last.cache.get(width, last.render(p.st))))
 	}
 }
 
@@ -187,11 +202,7 @@ func (t *turn) render(st *Styles) func(width int) []string {
 	return func(width int) []string {
 		switch t.kind {
 		case turnSystem:
-			ls := wrapPlain(t.text, width)
-			for i := range ls {
-				ls[i] = st.System.Render(ls[i])
-			}
-			return ls
+			return wrapPrefixed(nil, oneLine(t.text), &st.System, width, 2)
 		case turnExaminer:
 			prefix := []span{{"Examiner", st.Examiner}}
 			if t.tag != "" {
@@ -225,6 +236,14 @@ func (p *transcriptPane) walk(width int, fn func([]string) bool) {
 	walkNewest(p.turns, fn, func(t *turn) []string { return t.cache.get(width, t.render(p.st)) })
 }
 
+// view shows the window; while the reader is scrolled up and lines arrived below it, the last
+// row says how many instead, so an examiner reading back never misses the exam going on.
 func (p *transcriptPane) view() []string {
-	return p.scroll.window(p.walk, p.width, p.height)
+	lines := p.scroll.window(p.walk, p.width, p.height)
+	p.unseen = min(p.unseen, p.scroll.offset) // the window clamps the offset
+	if p.unseen == 0 || len(lines) < 2 {
+		return lines
+	}
+	lines[len(lines)-1] = p.st.Notice.Render(fit(plural(p.unseen, "new line")+" ↓ end: follow", p.width))
+	return lines
 }

@@ -256,6 +256,15 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			// The one-line input has no use for these: they scroll the transcript.
 			m.scrollKey(PaneTranscript, msg)
 			return nil
+		case key.Matches(msg, k.PaneHelp) && m.input.Value() == "":
+			// An empty answer line has no use for a question mark yet: it is the help key, as
+			// the footer says. Once the line holds text, ? is typed.
+			m.showHelp = true
+			return nil
+		case key.Matches(msg, k.Follow):
+			// end keeps its place in the line (the cursor goes to its end) and brings the
+			// transcript back to the newest line, following the exam again.
+			m.scrollPane(PaneTranscript, -(1 << 30))
 		}
 		return m.forwardToInput(msg)
 	}

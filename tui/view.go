@@ -45,34 +45,78 @@ func (m *Model) Render() string {
 func (m *Model) statusLine() string {
 	st := m.styles
 	sep := st.Muted.Render(" · ")
-	parts := []string{"", styledState(st, m.state)}
+	state := styledState(st, m.state)
+	var replay, examiner, input, session, audio, readOnly string
 	if m.opts.replay != nil {
 		// Early in the line: what a replay is about comes before the details.
-		parts = append(parts, m.replayStatus())
+		replay = m.replayStatus()
 	}
 	if m.info.Examiner != "" {
-		parts = append(parts, st.StatusKey.Render("examiner ")+st.StatusValue.Render(m.info.Examiner))
+		examiner = st.StatusKey.Render("examiner ") + st.StatusValue.Render(m.info.Examiner)
 	}
-	parts = append(parts, st.StatusKey.Render("input ")+st.StatusValue.Render(m.info.Input.String()))
+	input = st.StatusKey.Render("input ") + st.StatusValue.Render(m.info.Input.String())
 	if m.info.SessionID != "" {
-		parts = append(parts, st.StatusKey.Render("session ")+st.StatusValue.Render(m.info.SessionID))
+		session = st.StatusKey.Render("session ") + st.StatusValue.Render(m.info.SessionID)
 	}
 	if m.haveAudio {
-		parts = append(parts, m.audioMeter())
+		audio = m.audioMeter()
 	}
-	if m.info.ReadOnly && m.opts.replay == nil { // a replay says so already
-		parts = append(parts, st.StatusWarn.Render("read-only"))
+	if m.info.ReadOnly {
+		readOnly = st.StatusWarn.Render("read-only")
 	}
-	// The title gives way first: the session id after it is what --resume needs. It keeps at
-	// least minTitle cells so the exam stays recognisable.
+	// What gives way when the line is too narrow, in order: the title down to minTitle
+	// cells, the examiner, the audio meter, the input, then the title altogether. The state,
+	// the replay's position, read-only and the session id (what --resume needs) stay whole.
+	// A part given up comes back when another's going made room for it.
 	const minTitle = 16
+	order := []*string{&examiner, &audio, &input}
+	shown := make([]string, len(order))
+	for i, p := range order {
+		shown[i] = *p
+	}
+	width := func() int {
+		n := 0
+		for _, p := range []string{state, replay, examiner, input, session, audio, readOnly} {
+			if p != "" {
+				n += ansi.StringWidth(sep) + ansi.StringWidth(p)
+			}
+		}
+		return n
+	}
+	for _, p := range order {
+		if m.width-width() >= minTitle {
+			break
+		}
+		*p = ""
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		if *order[i] == "" && shown[i] != "" {
+			*order[i] = shown[i]
+			if m.width-width() < minTitle {
+				*order[i] = ""
+			}
+		}
+	}
+	var parts []string
+	for _, p := range []string{state, replay, examiner, input, session, audio, readOnly} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
 	title := " " + visual.Line(m.info.Title)
-	rest := ansi.StringWidth(strings.Join(parts, sep))
-	if room := max(m.width-rest, minTitle); ansi.StringWidth(title) > room {
+	switch room := m.width - width(); {
+	case room < 4:
+		title = ""
+	case ansi.StringWidth(title) > room:
 		title = ansi.Truncate(title, room, "…")
 	}
-	parts[0] = st.Status.Render(title)
-	return fit(strings.Join(parts, sep), m.width)
+	line := strings.Join(parts, sep)
+	if title != "" {
+		line = st.Status.Render(title) + sep + line
+	} else {
+		line = " " + line
+	}
+	return fit(line, m.width)
 }
 
 func (m *Model) audioMeter() string {
@@ -146,17 +190,21 @@ func (m *Model) body() []string {
 
 func (m *Model) helpOverlay(h int) []string {
 	w := min(m.width, 110)
-	content := m.helpColumns(m.fullHelp(), w-2)
-	letters := "Letters (↑/k ↓/j g G ? q) act only when a pane has focus; the input line keeps them."
+	letters := "Letters (↑/k ↓/j g G q) act only when a pane has focus. In an empty answer line ? opens this help; end follows the transcript."
 	if m.info.ReadOnly {
 		letters = "Letters (↑/k ↓/j g G ? q) scroll and navigate the focused pane."
 	}
-	content = append(content, "")
+	var notes []string
 	for _, note := range []string{letters, "Press ? , f1 or esc to close."} {
 		for _, l := range wrapPlain(note, w-2) {
-			content = append(content, m.styles.Muted.Render(l))
+			notes = append(notes, m.styles.Muted.Render(l))
 		}
 	}
+	// The keys get the rows the notes and the borders leave, so the close note stays on a
+	// short screen.
+	content := m.helpColumns(m.fullHelp(), w-2, h-2-len(notes)-1)
+	content = append(content, "")
+	content = append(content, notes...)
 	return m.overlay("Help", "", w, h, content)
 }
 
@@ -184,11 +232,15 @@ func (m *Model) footerLine() string {
 	case m.confirm == confirmEnd:
 		return fit(st.Warn.Render("End the exam now?")+st.Muted.Render("  y end exam · n cancel"), m.width)
 	case m.adminOpen && m.adminMode == runtime.AdminSay:
-		return fit(st.Key.Render("Say to the candidate, word for word ")+st.Current.Render("["+m.adminMode.String()+"]")+
-			st.Muted.Render("  tab: an instruction instead · enter: send · esc: cancel"), m.width)
+		mode := st.Current.Render("[" + m.adminMode.String() + "]")
+		return fitFirst(m.width,
+			st.Key.Render("Say to the candidate, word for word ")+mode+st.Muted.Render("  tab: an instruction instead · enter: send · esc: cancel"),
+			st.Key.Render("Say, word for word ")+mode+st.Muted.Render("  tab: instruction · enter: send · esc: cancel"))
 	case m.adminOpen:
-		return fit(st.Key.Render("Examiner instruction (never read out) ")+st.Current.Render("["+m.adminMode.String()+"]")+
-			st.Muted.Render("  tab: immediate/queued · enter: send · esc: cancel"), m.width)
+		mode := st.Current.Render("[" + m.adminMode.String() + "]")
+		return fitFirst(m.width,
+			st.Key.Render("Examiner instruction (never read out) ")+mode+st.Muted.Render("  tab: immediate/queued · enter: send · esc: cancel"),
+			st.Key.Render("Instruction, never read out ")+mode+st.Muted.Render("  tab: mode · enter: send · esc: cancel"))
 	}
 	hint := m.help.ShortHelpView(m.shortHelp())
 	if m.notice == "" {
@@ -210,8 +262,46 @@ func (m *Model) inputLine() string {
 
 // helpColumns lays the help groups out side by side, moving whole groups to a further row
 // when the screen is too narrow for all of them: truncating would hide the last group, which
-// holds the exam controls.
-func (m *Model) helpColumns(groups [][]key.Binding, width int) []string {
+// holds the exam controls. When the rows exceed maxRows, the longest group is cut in two
+// columns, as often as that makes the help shorter.
+func (m *Model) helpColumns(groups [][]key.Binding, width, maxRows int) []string {
+	var enabled [][]key.Binding
+	for _, g := range groups {
+		var keep []key.Binding
+		for _, b := range g {
+			if b.Enabled() {
+				keep = append(keep, b)
+			}
+		}
+		if len(keep) > 0 {
+			enabled = append(enabled, keep)
+		}
+	}
+	best := m.packHelp(enabled, width)
+	for len(best) > maxRows {
+		i := 0
+		for j, g := range enabled {
+			if len(g) > len(enabled[i]) {
+				i = j
+			}
+		}
+		g := enabled[i]
+		if len(g) < 4 {
+			break
+		}
+		half := (len(g) + 1) / 2
+		split := slices.Concat(enabled[:i:i], [][]key.Binding{g[:half], g[half:]}, enabled[i+1:])
+		out := m.packHelp(split, width)
+		if len(out) >= len(best) {
+			break
+		}
+		enabled, best = split, out
+	}
+	return best
+}
+
+// packHelp puts groups side by side while they fit width, starting a new row when not.
+func (m *Model) packHelp(groups [][]key.Binding, width int) []string {
 	free := m.help
 	free.SetWidth(0) // measure without the help model's own truncation
 	var out []string

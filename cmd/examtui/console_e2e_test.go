@@ -74,6 +74,12 @@ func (tt *tmuxTerm) keys(k ...string) {
 // exit status to another, since the pane disappears with the process.
 func startInTmux(t *testing.T, bin, dataDir string, args ...string) (tt *tmuxTerm, stderrPath, rcPath string) {
 	t.Helper()
+	return startInTmuxSize(t, 120, 40, bin, dataDir, args...)
+}
+
+// startInTmuxSize is startInTmux in a w×h terminal.
+func startInTmuxSize(t *testing.T, w, h int, bin, dataDir string, args ...string) (tt *tmuxTerm, stderrPath, rcPath string) {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is required (apt-get install tmux): %v", err)
 	}
@@ -94,7 +100,7 @@ func startInTmux(t *testing.T, bin, dataDir string, args ...string) (tt *tmuxTer
 	}
 	script := fmt.Sprintf("%s 2>%s; echo $? >%s.tmp && mv %s.tmp %s", strings.Join(quoted, " "),
 		shellQuote(stderrPath), shellQuote(rcPath), shellQuote(rcPath), shellQuote(rcPath))
-	tt.must("-f", "/dev/null", "new-session", "-d", "-s", tmuxSession, "-x", "120", "-y", "40", script)
+	tt.must("-f", "/dev/null", "new-session", "-d", "-s", tmuxSession, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), script)
 	t.Cleanup(func() {
 		_, _ = tt.tmux("kill-server")
 	})

@@ -22,15 +22,16 @@ func newDoctorCmd() *cobra.Command {
 	var o doctorOptions
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check each stage's endpoint (llm, stt, tts) with one tiny request",
+		Short: "Check each stage's endpoint (llm, stt, tts, mark) with one tiny request",
 		Long: `Check the endpoint of each stage with one tiny request and say plainly what works,
 what does not and why: the LLM answers a 1-token chat completion, STT transcribes half a
-second of silence, TTS speaks one word. A stage with no endpoint is reported as not
+second of silence, TTS speaks one word, and the marking panel's endpoint (mark) answers a
+1-token chat completion like the LLM. A stage with no endpoint is reported as not
 configured (it runs offline) and is not a failure. Exit status 1 when a configured stage
 fails. Keys are never printed.
 
 Each stage's endpoint is EXAMTUI_<STAGE>_BASE_URL / _API_KEY / _MODEL / _TIMEOUT (or the
-config file's llm:, stt:, tts: sections), else the shared OPENAI_BASE_URL / OPENAI_API_KEY.`,
+config file's llm:, stt:, tts:, mark: sections), else the shared OPENAI_BASE_URL / OPENAI_API_KEY.`,
 		Example: `  examtui doctor
   examtui doctor --stage stt --json`,
 		Args: cobra.NoArgs,

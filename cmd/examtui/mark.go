@@ -105,5 +105,5 @@ func buildPanel(log *slog.Logger) (*panel.Panel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return panel.FromConfig(globals.config.Panel, ep, panel.WithLogger(log))
+	return app.Panel(globals.config.Panel, ep, panel.WithLogger(log))
 }

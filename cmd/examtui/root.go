@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/examtui/examtui/cmd/examtui/internal/cliguide"
 )
 
 func newRootCmd() *cobra.Command {
@@ -47,5 +49,6 @@ and typed answers.`,
 		newDoctorCmd(),
 		newMarkCmd(),
 	)
+	cliguide.Install(root) // after every command is added: it walks the tree
 	return root
 }

@@ -116,7 +116,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 
 	tuiOpts := []tui.Option{tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log)}
 	tuiOpts = append(tuiOpts, graphOption(x.Spec)...)
-	voice, err := startVoice(ctx, x, o.voice, dataDir, log)
+	voice, notice, err := startVoice(ctx, x, o.voice, dataDir, log)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 		shown = runtime.SourceTyped // no microphone or no recogniser: the meter says why
 	}
 	m, err := tui.New(tui.Info{
-		Title: x.Spec.Title, Examiner: x.Examiner, Input: shown, SessionID: x.SessionID,
+		Title: x.Spec.Title, Examiner: x.Examiner, Input: shown, SessionID: x.SessionID, Notice: notice,
 	}, x, tuiOpts...)
 	if err != nil {
 		return err

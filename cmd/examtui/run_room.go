@@ -15,6 +15,7 @@ import (
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -64,7 +65,7 @@ func (r roomOptions) config() (livekit.Config, error) {
 // pipeline's options (endpointing; barge-in on unless --barge-in=false, since the candidate's
 // client cancels its own echo).
 // speechNote is set when the candidate's speech will not be understood, to be said plainly.
-func (r roomOptions) providers(v voiceOptions, language string, tt *spec.ResolvedTurnTaking, log *slog.Logger) (rec audio.Recognizer, synth audio.Synthesizer, opts []livekit.RoomVoiceOption, speechNote string, err error) {
+func (r roomOptions) providers(v voiceOptions, language string, tt *spec.ResolvedTurnTaking, log *slog.Logger) (rec audio.Recognizer, synth audio.Synthesizer, opts []voicepath.Option, speechNote string, err error) {
 	bargeIn := true
 	if v.flags != nil && v.flags.Changed("barge-in") {
 		bargeIn = v.bargeIn
@@ -74,7 +75,7 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	ep = app.SpecTurnTaking(ep, tt, v.minDelay > 0, v.maxDelay > 0) // the exam's policies.turnTaking
+	ep = voicepath.SpecTurnTaking(ep, tt, v.minDelay > 0, v.maxDelay > 0) // the exam's policies.turnTaking
 	rec, status, err := app.NewRecognizer(v.stt, v.sttModel, language, log)
 	if err != nil {
 		return nil, nil, nil, "", err
@@ -87,11 +88,8 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	pack, _ := languagePacks().Lookup(language) // nil (English words) for a language the controller refuses
-	opts = []livekit.RoomVoiceOption{
-		livekit.WithVoiceOptions(append(app.AdaptiveTurnTaking(ep, pack), audio.WithBargeIn(bargeIn))...),
-		livekit.WithSpeechVoice(app.SpeechVoice(v.voice, pack), language),
-	}
+	opts = []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndAdaptive, ep), voicepath.WithBargeIn(bargeIn),
+		voicepath.WithDefaultVoice(v.voice)}
 	return rec, synth, opts, speechNote, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/transport/voicepath"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -107,35 +107,37 @@ type localVoice interface {
 }
 
 // startVoice starts the local voice path when --mic was given; nil otherwise. A missing
-// device or recogniser is not fatal: the console opens with typed answers and says why in
-// its status line (and the log); a device named but not found is an error.
-func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string, log *slog.Logger) (localVoice, error) {
+// device or recogniser is not fatal: the console opens with typed answers and says why (the
+// returned sentence, which the console shows as its opening notice) and what to set; a device
+// named but not found is an error.
+func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string, log *slog.Logger) (localVoice, string, error) {
 	if !v.mic {
-		return nil, nil
+		return nil, "", nil
 	}
 	v = v.merged()
 	ep, err := app.EndpointConfig(v.minDelay, v.maxDelay)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	rec, status, err := app.NewRecognizer(v.stt, v.sttModel, x.Spec.Language, log)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	why := typedWhy(status, nil)
 	synth, err := app.NewSynthesizer(v.tts, v.voice, v.ttsModel, log)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var parts app.VoiceParts
 	if rec != nil {
 		capt, err := audio.OpenCapture(audio.WithInputDevice(v.inputDevice), audio.WithCaptureLogger(log))
 		switch {
 		case errors.Is(err, audio.ErrDeviceNotFound):
-			return nil, fmt.Errorf("--input-device: %w", err)
+			return nil, "", fmt.Errorf("--input-device: %w", err)
 		case err != nil:
 			log.Warn("voice: no microphone; answers are typed", "err", err)
-			fmt.Fprintf(os.Stderr, "examtui: --mic: %v\n", err)
 			status = "no mic: typing"
+			why = typedWhy(status, err)
 		default:
 			parts.Source, parts.Recognizer = capt, rec
 		}
@@ -147,30 +149,48 @@ func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string
 			if parts.Source != nil {
 				_ = parts.Source.Close()
 			}
-			return nil, fmt.Errorf("--output-device: %w", err)
+			return nil, "", fmt.Errorf("--output-device: %w", err)
 		case err != nil:
 			log.Warn("voice: no speaker; the examiner's lines are shown only", "err", err)
-			fmt.Fprintf(os.Stderr, "examtui: --mic: %v\n", err)
 			if status == "" {
 				status = "no speaker"
 			}
+			why = strings.TrimSpace(why + " " + typedWhy("no speaker", err))
 		default:
 			parts.Synthesizer, parts.Sink = synth, player
 		}
 	}
 	if parts.Source == nil && parts.Sink == nil {
-		return newStatusOnly(status), nil
+		return newStatusOnly(status), why, nil
 	}
 	// The adaptive end of turn (the exam's policies.turnTaking, as in rooms): a complete answer
 	// ends after the short delay, a pause after "…and" waits up to maxEndpointingDelay.
-	ep = app.SpecTurnTaking(ep, x.Spec.Policies.TurnTaking, v.minDelay > 0, v.maxDelay > 0)
+	ep = voicepath.SpecTurnTaking(ep, x.Spec.Policies.TurnTaking, v.minDelay > 0, v.maxDelay > 0)
 	opts := []app.VoiceOption{app.WithVoiceEndpointing(ep), app.WithVoiceBargeIn(v.bargeIn),
 		app.WithVoiceLogger(log), app.WithVoiceStatus(status), app.WithVoiceDefault(v.voice),
 		app.WithVoiceAdaptiveEndOfTurn(parts.Recognizer != nil)}
 	if x.Store != nil && !v.noRecord {
 		opts = append(opts, app.WithVoiceRecording(app.RecordingDir(dataDir, x.SessionID)))
 	}
-	return app.StartVoice(ctx, x, parts, opts...)
+	vc, err := app.StartVoice(ctx, x, parts, opts...)
+	return vc, why, err
+}
+
+// typedWhy says in a sentence why --mic fell back (status is the meter's word for it) and
+// what to set, for the console to show when it opens: the log alone is not read.
+func typedWhy(status string, err error) string {
+	switch status {
+	case "no STT: typing":
+		return "Answers are typed: --mic found no speech recogniser. Set EXAMTUI_STT_BASE_URL (or OPENAI_BASE_URL) " +
+			"to an OpenAI-compatible server with /v1/audio/transcriptions, or pass --stt openai (docs/voice.md)."
+	case "STT off: typing":
+		return "Answers are typed: --stt none switches speech recognition off."
+	case "no mic: typing":
+		return fmt.Sprintf("Answers are typed: no microphone could be opened (%v); examtui devices lists them, --input-device picks one.", err)
+	case "no speaker":
+		return fmt.Sprintf("The examiner's lines are shown, not spoken: no speaker could be opened (%v); examtui devices lists them, --output-device picks one.", err)
+	}
+	return ""
 }
 
 // statusOnly is the voice path when neither microphone nor speaker could be used: the meter

@@ -149,13 +149,15 @@ func newSessionsExportCmd() *cobra.Command {
 	var format, output string
 	cmd := &cobra.Command{
 		Use:   "export ID",
-		Short: "Export a session as runresult, jsonl or markdown",
+		Short: "Export a session as runresult, jsonl, markdown or script",
 		Long: `Export a session:
   runresult  the small evidence artifact (LiveKit voice.testing RunResult v1 shape):
              decisions, evidence with the candidate's cited words, transitions and
              guardrail events; checked with validate-artifact before it is written
   jsonl      the raw event stream, one envelope per line
-  markdown   the examiner's record of the exam, transcript included`,
+  markdown   the examiner's record of the exam, transcript included
+  script     a candidate script for examtui test: the candidate's answers, the
+             examiner's instructions and lines to say, the variants pinned`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == scriptFormat { // a candidate script for examtui test (sessions_script.go)

@@ -2,6 +2,7 @@ package headless
 
 import (
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/runtime"
 
 	"encoding/json"
 	"encoding/xml"
@@ -27,7 +28,12 @@ func WriteText(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, ", %d skipped after the exam ended", r.TurnsSkipped)
 	}
 	fmt.Fprintf(&b, ", %s)\n", r.WallTime.Round(100_000))
-	fmt.Fprintf(&b, "  state:      %s\n", r.State)
+	state := r.State.String()
+	if r.State == runtime.StateInProgress || r.State == runtime.StatePaused {
+		// Nothing ended the exam: stored, it is a session that stopped mid-exam.
+		state += " (the script ended before the exam did; stored, the session lists as interrupted)"
+	}
+	fmt.Fprintf(&b, "  state:      %s\n", state)
 	fmt.Fprintf(&b, "  visited:    %s\n", strings.Join(r.Visits, " → "))
 	fmt.Fprintf(&b, "  evidence:   %s\n", countList(r.Evidence))
 	fmt.Fprintf(&b, "  guardrails: %s\n", countList(r.Guardrails))
@@ -38,12 +44,18 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	if len(r.Turns) > 0 {
 		b.WriteString("  turns:\n")
+		// The columns are as wide as their longest entry, and the decision, whose length
+		// varies most, comes last: the latency column stays put.
+		nodeW := 4
+		for _, t := range r.Turns {
+			nodeW = max(nodeW, len([]rune(t.NodeID)))
+		}
 		for _, t := range r.Turns {
 			said := t.Said
 			if said == "" {
 				said = "(silence)"
 			}
-			fmt.Fprintf(&b, "    %2d %-26s %-44q %-40s %7.2f ms\n", t.Turn, t.NodeID, clip(said, 42), t.Decision, t.LatencyMs)
+			fmt.Fprintf(&b, "    %2d %-*s %-44q %7.2f ms  %s\n", t.Turn, nodeW, t.NodeID, clip(said, 42), t.LatencyMs, t.Decision)
 		}
 	}
 	if len(r.Failures) > 0 {

@@ -286,7 +286,8 @@ func (s *Script) checkAgainst(exam *spec.Exam) []string {
 			case n == nil:
 				probs = append(probs, fmt.Sprintf("%s: %s: %q is not a node of exam %s", at, field.name, k, exam.ID))
 			case !slices.Contains(n.VariantIDs(), field.m[k]):
-				probs = append(probs, fmt.Sprintf("%s: %s: node %q has no variant %q (it has %v)", at, field.name, k, field.m[k], n.VariantIDs()))
+				probs = append(probs, fmt.Sprintf("%s: %s: node %q has no variant %q (%s)", at, field.name, k, field.m[k],
+					spec.Hint(field.m[k], "variants", n.VariantIDs())))
 			}
 		}
 	}

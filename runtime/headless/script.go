@@ -25,6 +25,8 @@ import (
 	"math"
 	"path"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -217,15 +219,58 @@ func ParseScript(name string, src []byte) (*Script, error) {
 	return s, nil
 }
 
-// positioned renders a go-yaml error as name:line:col: message.
+// positioned renders a go-yaml error as name:line:col: message, an unknown key with the
+// closest key a script has (scriptKeyHint).
 func positioned(name string, err error) string {
 	var ye yaml.Error
 	if errors.As(err, &ye) && ye.GetToken() != nil {
 		p := ye.GetToken().Position
-		return fmt.Sprintf("%s:%d:%d: %s", name, p.Line, p.Column, ye.GetMessage())
+		return fmt.Sprintf("%s:%d:%d: %s", name, p.Line, p.Column, scriptKeyHint(ye.GetMessage()))
 	}
 	return fmt.Sprintf("%s: %v", name, err)
 }
+
+var unknownKey = regexp.MustCompile(`^unknown field "([^"]*)"`)
+
+// scriptKeyHint adds to go-yaml's `unknown field "sya"` the closest of a script's keys
+// (spec.Suggest, the one "did you mean" of examtui), else where the keys are listed.
+func scriptKeyHint(msg string) string {
+	m := unknownKey.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	if s := spec.Suggest(m[1], scriptKeys); s != "" {
+		return msg + ": did you mean " + s + "?"
+	}
+	return msg + ": known keys are in docs/testing.md (`examtui test --help`)"
+}
+
+// scriptKeys are every key a script may hold, at any level, read from the types' yaml tags.
+var scriptKeys = func() []string {
+	seen := map[string]bool{}
+	var keys []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if tag == "" || tag == "-" || seen[tag] {
+				continue
+			}
+			seen[tag] = true
+			keys = append(keys, tag)
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeFor[Script]())
+	return keys
+}()
 
 // pos returns name:line:col of the node at a YAML path, or name alone.
 func (s *Script) pos(yamlPath string) string {

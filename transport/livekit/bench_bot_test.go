@@ -133,13 +133,8 @@ func BenchmarkBotAddedLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rv, err := livekit.NewRoomVoice(room, nil, timedSynth{espeak, ttsSW})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rv.Close()
 	armed := armedController{Controller: ctrl, watch: watch, ex: exSW, tts: ttsSW, at: make(chan time.Time, 1), done: make(chan struct{}, 1)}
-	bot, err := livekit.NewBot(room, armed, livekit.WithSpeaker(rv.Say))
+	bot, err := livekit.NewBot(room, armed, livekit.WithVoice(nil, timedSynth{espeak, ttsSW}))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // TestBotCutsTheLine has the bot say the exam's opening (about nine seconds) and cuts it a
@@ -39,13 +40,7 @@ func TestBotCutsTheLine(t *testing.T) {
 			e := startExam(t)
 			rec := &runtime.Recorder{}
 			ctrl, fan := liveController(t, "cut-"+strings.ReplaceAll(tc.name, " ", "-"), rec)
-			rv, err := livekit.NewRoomVoice(e.bot, nil, espeak, livekit.WithRoomVoiceLogger(testLogger(t)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { rv.Close() })
-			bot := e.serve(t, ctrl, fan, livekit.WithAudioTurns(rv.Turns), livekit.WithSpeaker(rv.Say))
-			rv.OnBargeIn(bot.Interrupt)
+			bot := e.serve(t, ctrl, fan, livekit.WithVoice(nil, espeak, voicepath.WithLogger(testLogger(t))))
 			cand, exr := e.dialBoth(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -102,16 +97,7 @@ func TestBotCutsALineNotYetPlaying(t *testing.T) {
 	rec := &runtime.Recorder{}
 	ctrl, fan := liveController(t, "cut-synth", rec)
 	entered := make(chan struct{}, 8)
-	slow := func(ctx context.Context, _ runtime.SpokenPayload, _ *livekit.Voice) error {
-		entered <- struct{}{}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(30 * time.Second): // a synthesis far longer than the test waits
-			return nil
-		}
-	}
-	bot := e.serve(t, ctrl, fan, livekit.WithSpeaker(slow))
+	bot := e.serve(t, ctrl, fan, livekit.WithVoice(nil, slowSynth{entered}, voicepath.WithLogger(testLogger(t))))
 	cand, _ := e.dialBoth(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -138,4 +124,20 @@ func TestBotCutsALineNotYetPlaying(t *testing.T) {
 		t.Fatalf("barge_in recoveries %q, want one: the candidate heard nothing", cuts)
 	}
 	t.Logf("idle %s after the stop", time.Since(cutAt).Round(time.Millisecond))
+}
+
+// slowSynth takes far longer to synthesise a sentence than the test waits, unless cut.
+type slowSynth struct{ entered chan struct{} }
+
+func (s slowSynth) Synthesize(ctx context.Context, _ string, _ audio.SpeakOptions) (audio.Clip, error) {
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-ctx.Done():
+		return audio.Clip{}, ctx.Err()
+	case <-time.After(30 * time.Second):
+		return audio.Clip{}, nil
+	}
 }

@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 func compileExample(t testing.TB) *spec.Exam {
@@ -28,18 +30,18 @@ func compileExample(t testing.TB) *spec.Exam {
 	return exam
 }
 
-// espeakSpeaker says lines with espeak-ng, as the audio pipeline's offline TTS would.
-func espeakSpeaker(said *[]string, mu *sync.Mutex) livekit.Speaker {
-	return func(_ context.Context, p runtime.SpokenPayload, voice *livekit.Voice) error {
-		mu.Lock()
-		*said = append(*said, p.Text)
-		mu.Unlock()
-		pcm, err := synth(p.Text)
-		if err != nil {
-			return err
-		}
-		return voice.Write(pcm)
-	}
+// saidSynth is espeak-ng keeping what it was asked to say.
+type saidSynth struct {
+	audio.Synthesizer
+	said *[]string
+	mu   *sync.Mutex
+}
+
+func (s saidSynth) Synthesize(ctx context.Context, text string, o audio.SpeakOptions) (audio.Clip, error) {
+	s.mu.Lock()
+	*s.said = append(*s.said, text)
+	s.mu.Unlock()
+	return s.Synthesizer.Synthesize(ctx, text, o)
 }
 
 // TestBotRunsALiveExam runs the real controller with the offline examiner behind a bot in a
@@ -52,7 +54,11 @@ func TestBotRunsALiveExam(t *testing.T) {
 		said   []string
 		saidMu sync.Mutex
 	)
-	e.serve(t, ctrl, fan, livekit.WithSpeaker(espeakSpeaker(&said, &saidMu)))
+	espeak, err := audio.NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.serve(t, ctrl, fan, livekit.WithVoice(nil, saidSynth{espeak, &said, &saidMu}, voicepath.WithLogger(testLogger(t))))
 
 	cand, exr := e.dialBoth(t)
 	ctx := context.Background()

@@ -99,6 +99,9 @@ func (c *connector) join(ctx context.Context) error {
 	opts := append([]lksdk.ConnectOption{lksdk.WithLogger(sdkLogger(c.log))}, c.opts...)
 	if err := lk.JoinWithContextAndToken(ctx, c.url, tok, opts...); err != nil {
 		lk.Disconnect()
+		if ns := noServer(c.url, err); ns != nil {
+			return ns
+		}
 		return fmt.Errorf("join %s: %w", c.url, err)
 	}
 	c.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // TestOpeningWaitsForTheListener: a candidate whose subscription to the bot's voice completes
@@ -29,12 +30,7 @@ func TestOpeningWaitsForTheListener(t *testing.T) {
 	}
 	e := startExam(t)
 	ctrl, fan := liveController(t, "opening-listener")
-	rv, err := livekit.NewRoomVoice(e.bot, nil, espeak, livekit.WithRoomVoiceLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rv.Close() })
-	e.serve(t, ctrl, fan, livekit.WithSpeaker(rv.Say))
+	e.serve(t, ctrl, fan, livekit.WithVoice(nil, espeak, voicepath.WithLogger(testLogger(t))))
 
 	var packets, lastPacket atomic.Int64
 	var mu sync.Mutex

@@ -16,8 +16,8 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // rawMic is a candidate's microphone that sends exactly the Opus packets it is given, as a
@@ -118,20 +118,15 @@ func TestRoomVoiceTurnEndsWhenAudioStops(t *testing.T) {
 			}
 			t.Cleanup(func() { sphinx.Close() })
 			e := startExam(t)
-			rv, err := livekit.NewRoomVoice(e.bot, sphinx, nil, livekit.WithRoomVoiceLogger(testLogger(t)))
+			ctrl := newVoiceCtrl()
+			bot, err := livekit.NewBot(e.bot, ctrl, livekit.WithVoice(sphinx, nil, voicepath.WithLogger(testLogger(t))))
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { rv.Close() })
+			t.Cleanup(func() { bot.Close() })
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			turns := make(chan runtime.Turn, 4)
-			go func() {
-				_ = rv.Turns(ctx, e.bot.Audio(), func(_ context.Context, tr runtime.Turn) error {
-					turns <- tr
-					return nil
-				})
-			}()
+			turns := ctrl.turns
 			m := dialRawMic(t, e, "candidate-raw")
 			e.waitAudience(t, "candidate-raw")
 			if err := m.play(ctx, make([]int16, 16000)); err != nil { // a second of silence first

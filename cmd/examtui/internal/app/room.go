@@ -10,6 +10,7 @@ import (
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // BotSpeechRate is the sample rate of the bot's voice track.
@@ -28,8 +29,9 @@ type RoomOptions struct {
 	// Synthesizer speaks the examiner's lines into the bot's track; nil: the lines reach the
 	// candidate only as spoken events.
 	Synthesizer audio.Synthesizer
-	// VoiceOptions tune the room's voice pipeline (endpointing, barge-in, voice).
-	VoiceOptions []livekit.RoomVoiceOption
+	// VoiceOptions tune the room's voice path (end of turn, barge-in, default voice). The
+	// exam's personas' voices apply on their own.
+	VoiceOptions []voicepath.Option
 	// RoomOptions are passed to livekit.Join (backoff, connect options, state changes).
 	RoomOptions []livekit.Option
 	// OnVoiceEvent, when set, sees every voice event (levels for a meter); it must not block.
@@ -38,9 +40,10 @@ type RoomOptions struct {
 
 // RoomBot is an exam's examiner bot in a LiveKit room.
 type RoomBot struct {
-	Room  *livekit.Room
-	Bot   *livekit.Bot
-	Voice *livekit.RoomVoice // nil without a recognizer and a synthesizer
+	Room *livekit.Room
+	Bot  *livekit.Bot
+	// Voice is the bot's voice path (Bot.Voice), nil without a recognizer and a synthesizer.
+	Voice *voicepath.Path
 
 	log  *slog.Logger
 	name string // the room's name, for logs
@@ -89,47 +92,19 @@ func (x *Exam) JoinRoom(ctx context.Context, o RoomOptions) (*RoomBot, error) {
 		return nil, fmt.Errorf("join room: %w", err)
 	}
 	rb := &RoomBot{Room: room, log: log, name: o.Config.Room}
-	var botOpts []livekit.BotOption
+	botOpts := []livekit.BotOption{livekit.WithBotLogger(log)}
 	if o.Recognizer != nil || o.Synthesizer != nil {
-		vopts := append([]livekit.RoomVoiceOption{
-			livekit.WithRoomVoiceLogger(log),
-			livekit.WithSpeculation(x.Controller.Speculate),
-			livekit.WithVoiceEvents(func(e audio.Event) {
-				switch e.Kind {
-				case audio.EventSpeechStarted:
-					x.Controller.UserActivity(true)
-				case audio.EventSpeechEnded:
-					x.Controller.UserActivity(false)
-				}
-				if o.OnVoiceEvent != nil {
-					o.OnVoiceEvent(e)
-				}
-			}),
-		}, o.VoiceOptions...)
+		// The same voice path as the microphone's: each line in its persona's voice.
+		vopts := append([]voicepath.Option{voicepath.WithLogger(log), voicepath.WithEvents(o.OnVoiceEvent)}, o.VoiceOptions...)
 		rec, synth := x.meterSpeech(o.Recognizer, o.Synthesizer)
-		rv, err := livekit.NewRoomVoice(room, rec, synth, vopts...)
-		if err != nil {
-			room.Close()
-			return nil, err
-		}
-		rb.Voice = rv
-		if o.Recognizer != nil {
-			botOpts = append(botOpts, livekit.WithAudioTurns(rv.Turns))
-		}
-		if o.Synthesizer != nil {
-			botOpts = append(botOpts, livekit.WithSpeaker(rv.Say))
-		}
+		botOpts = append(botOpts, livekit.WithVoice(rec, synth, vopts...))
 	}
-	bot, err := livekit.NewBot(room, x.Controller, append(botOpts, livekit.WithBotLogger(log))...)
+	bot, err := livekit.NewBot(room, x.Controller, botOpts...)
 	if err != nil {
-		rb.closeVoice()
 		room.Close()
 		return nil, err
 	}
-	rb.Bot = bot
-	if rb.Voice != nil {
-		rb.Voice.OnBargeIn(bot.Interrupt)
-	}
+	rb.Bot, rb.Voice = bot, bot.Voice()
 	x.Subscribe(bot)
 	return rb, nil
 }
@@ -139,18 +114,12 @@ func (b *RoomBot) WaitCandidate(ctx context.Context) (string, error) {
 	return b.Room.WaitCandidate(ctx)
 }
 
-func (b *RoomBot) closeVoice() {
-	if b.Voice != nil {
-		if err := b.Voice.Close(); err != nil {
-			b.log.Warn("close room voice", "err", err)
-		}
-	}
-}
-
 // Close stops the bot and its voice and leaves the room, after sending what is still queued.
 // Close the exam first, so that its last events reach the room.
 func (b *RoomBot) Close() error {
 	err := b.Bot.Close()
-	b.closeVoice()
+	if err != nil {
+		b.log.Warn("close room voice", "err", err)
+	}
 	return errors.Join(err, b.Room.Close())
 }

@@ -70,7 +70,7 @@ func TestRoomSpeechUsage(t *testing.T) {
 		mu.Unlock()
 		reqs := ttsSrv.Requests()
 		return line != "" && len(reqs) > 0 && reqs[len(reqs)-1].Speech != nil &&
-			strings.HasSuffix(strings.TrimSpace(line), strings.TrimSpace(reqs[len(reqs)-1].Speech.Input)) && rb.Voice.Voice().State() != audio.StateExaminerSpeaking
+			strings.HasSuffix(strings.TrimSpace(line), strings.TrimSpace(reqs[len(reqs)-1].Speech.Input)) && rb.Voice.Audio().State() != audio.StateExaminerSpeaking
 	}, "the bot to say the examiner's latest line")
 	if err := x.Close(); err != nil {
 		t.Fatal(err)

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/transport/voicepath"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -46,7 +46,6 @@ type voiceConfig struct {
 	status    string
 	voice     string
 	speed     float64
-	detector  bool
 	adaptive  bool
 	log       *slog.Logger
 	meterEach int
@@ -90,30 +89,18 @@ func WithVoiceDefault(name string) VoiceOption {
 	return func(v *voiceConfig) error { v.voice = strings.TrimSpace(name); return nil }
 }
 
-// WithVoiceSpeed scales the examiner's speaking rate (1 normal; 0.5..2): a faster examiner
-// for quick rehearsals, a slower one for beginners. slow_down applies on top of it.
+// WithVoiceSpeed scales the examiner's speaking rate (1 normal; 0.5..2, voicepath.WithSpeed):
+// a faster examiner for quick rehearsals, a slower one for beginners. slow_down applies on top
+// of it.
 func WithVoiceSpeed(f float64) VoiceOption {
-	return func(v *voiceConfig) error {
-		if math.IsNaN(f) || f < audio.MinSpeed || f > audio.MaxSpeed {
-			return fmt.Errorf("%w: speed %v (want %v..%v)", ErrVoiceConfig, f, audio.MinSpeed, audio.MaxSpeed)
-		}
-		v.speed = f
-		return nil
-	}
+	return func(v *voiceConfig) error { v.speed = f; return nil }
 }
 
-// WithVoiceTurnDetector transcribes the turn so far whenever the candidate pauses and, when
-// the words stop mid-thought ("…and", "because"), waits up to MaxEndpointingDelay instead of
-// MinEndpointingDelay (audio.LooksUnfinished). It costs one extra recognition per pause.
-func WithVoiceTurnDetector(on bool) VoiceOption {
-	return func(v *voiceConfig) error { v.detector = on; return nil }
-}
-
-// WithVoiceAdaptiveEndOfTurn is the adaptive end of turn that rooms use (AdaptiveTurnTaking),
-// in place of WithVoiceTurnDetector: at each pause the words so far are recognised (and shown
-// as the interim transcript); a complete answer ends the turn after the short delay, a
-// trailing one waits up to MaxEndpointingDelay; and the examiner starts on a complete answer
-// during the wait (Controller.Speculate), its reply kept only if the final turn is the same.
+// WithVoiceAdaptiveEndOfTurn is the adaptive end of turn that rooms use too
+// (voicepath.EndAdaptive): at each pause the words so far are recognised (and shown as the
+// interim transcript); a complete answer ends the turn after the short delay, a trailing one
+// waits up to MaxEndpointingDelay; and the examiner starts on a complete answer during the
+// wait (Controller.Speculate), its reply kept only if the final turn is the same.
 func WithVoiceAdaptiveEndOfTurn(on bool) VoiceOption {
 	return func(v *voiceConfig) error { v.adaptive = on; return nil }
 }
@@ -129,44 +116,24 @@ func WithVoiceLogger(l *slog.Logger) VoiceOption {
 	}
 }
 
-// Voice is the local voice path of one exam: candidate speech → VAD and endpointing → STT →
-// the controller's turns; the examiner's spoken events → TTS by sentence → the speaker; and
-// the console's level meter. Close it before the exam.
+// Voice is the local voice path of one exam: the microphone and the speaker on the voice
+// path every transport uses (transport/voicepath: turns, the speech queue, interruptions),
+// the session's recordings, and the console's level meter. Close it before the exam.
 type Voice struct {
-	x   *Exam
-	v   *audio.Voice
-	cfg voiceConfig
-	log *slog.Logger
-	rec *audio.SessionRecorder
+	x    *Exam
+	path *voicepath.Path
+	v    *audio.Voice
+	cfg  voiceConfig
+	log  *slog.Logger
+	rec  *audio.SessionRecorder
 
 	levelMu   sync.RWMutex // Close holds it to close levels; senders hold it shared
 	levelsOff bool
 	levels    chan tui.AudioLevelMsg
-	turns     chan audio.FinalTranscript
-	activity  chan bool
-	wake      chan struct{}
+	frames    atomic.Uint64 // level events seen, for the meter's rate
 
-	mu     sync.Mutex // guards queue and nodeID
-	queue  []spokenLine
-	nodeID string
-
-	pending  atomic.Int64  // examiner lines queued or playing
-	frames   atomic.Uint64 // level events seen, for the meter's rate
-	ttsFirst atomic.Uint64 // math.Float64bits of the latest TTS first-audio latency (ms)
-	heard    atomic.Pointer[audio.SpeakResult]
-
-	ctx       context.Context
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
-}
-
-// spokenLine is one piece of examiner speech waiting to be played.
-type spokenLine struct {
-	text  string
-	opts  audio.SpeakOptions
-	lines int // events joined into text
 }
 
 // StartVoice attaches a voice path to x and starts it; call it before x.Start so the
@@ -182,31 +149,14 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 			return nil, err
 		}
 	}
-	vc := &Voice{x: x, cfg: cfg, log: cfg.log,
-		levels: make(chan tui.AudioLevelMsg, 32), turns: make(chan audio.FinalTranscript, 8),
-		activity: make(chan bool, 8), wake: make(chan struct{}, 1)}
-	vopts := []audio.VoiceOption{
-		audio.WithVoiceEndpointing(cfg.endpoint), audio.WithBargeIn(cfg.bargeIn),
-		audio.WithOnEvent(vc.onEvent), audio.WithOnTranscript(vc.onTranscript), audio.WithVoiceLogger(cfg.log),
-	}
-	trailing := TrailingWords(x.Controller.Language()) // the exam's language's end-of-turn words
+	vc := &Voice{x: x, cfg: cfg, log: cfg.log, levels: make(chan tui.AudioLevelMsg, 32)}
+	popts := []voicepath.Option{voicepath.WithSource(runtime.SourceMic),
+		voicepath.WithDefaultVoice(cfg.voice), voicepath.WithSpeed(cfg.speed), voicepath.WithBargeIn(cfg.bargeIn),
+		voicepath.WithLogger(cfg.log), voicepath.WithEvents(vc.onEvent), voicepath.WithInterim(true)}
 	if cfg.adaptive {
-		vopts = append(vopts, audio.WithVoiceEndpointing(adaptiveEndpoint(cfg.endpoint)),
-			audio.WithTurnClassifier(func(partial string) audio.TurnEnd {
-				if err := x.Controller.Interim(partial, 0); err != nil {
-					vc.log.Debug("voice: interim transcript", "err", err)
-				}
-				return trailing.ClassifyTurn(partial)
-			}),
-			audio.WithSpeculation(vc.speculate))
-	} else if cfg.detector {
-		// The turn so far, transcribed at each pause, doubles as the console's interim text.
-		vopts = append(vopts, audio.WithTurnDetector(func(partial string) bool {
-			if err := x.Controller.Interim(partial, 0); err != nil {
-				vc.log.Debug("voice: interim transcript", "err", err)
-			}
-			return trailing.LooksUnfinished(partial)
-		}))
+		popts = append(popts, voicepath.WithEndOfTurn(voicepath.EndAdaptive, cfg.endpoint))
+	} else {
+		popts = append(popts, voicepath.WithEndOfTurn(voicepath.EndFixed, cfg.endpoint))
 	}
 	if cfg.recordDir != "" {
 		rec, err := audio.NewSessionRecorder(cfg.recordDir)
@@ -215,50 +165,40 @@ func StartVoice(ctx context.Context, x *Exam, parts VoiceParts, opts ...VoiceOpt
 			return nil, err
 		}
 		vc.rec = rec
-		vopts = append(vopts, audio.WithRecorder(rec))
+		popts = append(popts, voicepath.WithAudioOptions(audio.WithRecorder(rec)))
 	}
 	rec, synth := x.meterSpeech(parts.Recognizer, parts.Synthesizer)
-	v, err := audio.NewVoice(parts.Source, rec, synth, parts.Sink, vopts...)
+	p, err := voicepath.New(x.Controller, voicepath.Parts{Source: parts.Source, Recognizer: rec, Synthesizer: synth, Sink: parts.Sink}, popts...)
 	if err != nil {
-		closeParts(parts)
 		if vc.rec != nil {
 			_ = vc.rec.Close()
 		}
 		return nil, err
 	}
-	vc.v = v
+	vc.path, vc.v = p, p.Audio()
 	if vc.rec != nil && x.Store != nil {
 		paths := []string{vc.rec.Path(audio.TrackCandidate), vc.rec.Path(audio.TrackExaminer)}
 		if err := x.Store.SetRecordings(ctx, x.SessionID, paths); err != nil {
 			vc.log.Warn("voice: listing the recordings on the session", "err", err)
 		}
 	}
-	vc.ctx, vc.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	x.voice.Store(vc)
-	if v.CanListen() {
+	if vc.v.CanListen() {
 		x.Input = runtime.SourceMic
-		// Turns go to the controller one at a time (SubmitTurn waits for the examiner, which may
-		// be an LLM call); activity is reported off the capture loop, because the controller's
-		// lock may be held while it stores events.
-		goReceive(vc, vc.turns, vc.submitTurn)
-		goReceive(vc, vc.activity, vc.x.Controller.UserActivity) // beats hold off meanwhile
 	}
-	if v.CanSpeak() {
-		x.Subscribe(runtime.SubscriberFunc(vc.deliver))
-		goReceive(vc, vc.wake, func(struct{}) { vc.speakLines() })
+	if vc.v.CanSpeak() {
+		x.Subscribe(p)
 	}
-	if err := v.Start(vc.ctx); err != nil {
-		vc.cancel()
-		vc.wg.Wait()
+	if err := p.Start(context.WithoutCancel(ctx)); err != nil {
 		x.voice.Store(nil)
-		_ = v.Close()
+		_ = p.Close()
 		if vc.rec != nil {
 			_ = vc.rec.Close()
 		}
 		return nil, err
 	}
 	vc.meter(0)
-	vc.log.Info("voice started", "listen", v.CanListen(), "speak", v.CanSpeak(), "bargeIn", cfg.bargeIn,
+	vc.log.Info("voice started", "listen", vc.v.CanListen(), "speak", vc.v.CanSpeak(), "bargeIn", cfg.bargeIn,
 		"minEndpointing", cfg.endpoint.MinEndpointingDelay, "maxEndpointing", cfg.endpoint.MaxEndpointingDelay,
 		"recording", cfg.recordDir, "status", cfg.status)
 	return vc, nil
@@ -302,17 +242,21 @@ func (vc *Voice) Audio() *audio.Voice { return vc.v }
 // Recorder is the session recorder, nil when not recording.
 func (vc *Voice) Recorder() *audio.SessionRecorder { return vc.rec }
 
+// Path is the voice path (the speech queue, turns, interruptions).
+func (vc *Voice) Path() *voicepath.Path { return vc.path }
+
 // LastHeard is what the candidate actually heard of the latest examiner line that was
 // interrupted (barge-in, pause, immediate instruction); nil when none was.
-func (vc *Voice) LastHeard() *audio.SpeakResult { return vc.heard.Load() }
+func (vc *Voice) LastHeard() *audio.SpeakResult { return vc.path.LastHeard() }
 
 // Idle reports that no examiner line is queued or playing.
-func (vc *Voice) Idle() bool { return vc.pending.Load() == 0 }
+func (vc *Voice) Idle() bool { return vc.path.Idle() }
 
 // Status is why a part of the path is missing ("" when none is).
 func (vc *Voice) Status() string { return vc.cfg.status }
 
-// onEvent runs on the capture loop (and the recogniser and speaker goroutines): it never blocks.
+// onEvent feeds the console's meter; it runs on the capture loop (and the recogniser and
+// speaker goroutines) and never blocks.
 func (vc *Voice) onEvent(e audio.Event) {
 	switch e.Kind {
 	case audio.EventLevel:
@@ -321,19 +265,14 @@ func (vc *Voice) onEvent(e audio.Event) {
 		}
 	case audio.EventState:
 		vc.meter(math.NaN())
-	case audio.EventSpeechStarted:
-		vc.signalActivity(true)
-	case audio.EventSpeechEnded:
-		vc.signalActivity(false)
-	case audio.EventBargeIn:
-		vc.log.Info("voice: the candidate spoke over the examiner", "atMs", e.AtMs)
-	case audio.EventError:
-		vc.log.Warn("voice: a turn was lost", "err", e.Err)
 	}
 }
 
 // meter sends the level (dBFS; NaN keeps the bar empty) and the current state to the console.
 func (vc *Voice) meter(db float64) {
+	if vc.v == nil { // an event while the path is being built
+		return
+	}
 	st := vc.v.State()
 	state := st.String()
 	switch {
@@ -358,219 +297,11 @@ func (vc *Voice) meter(db float64) {
 	}
 }
 
-func (vc *Voice) signalActivity(speaking bool) {
-	select {
-	case vc.activity <- speaking:
-	default:
-	}
-}
-
-// goReceive starts one of the voice path's goroutines: fn with each value from ch, in order,
-// until the voice path closes (Close waits for it).
-func goReceive[T any](vc *Voice, ch <-chan T, fn func(T)) {
-	vc.wg.Add(1)
-	go func() {
-		defer vc.wg.Done()
-		for {
-			select {
-			case <-vc.ctx.Done():
-				return
-			case v := <-ch:
-				fn(v)
-			}
-		}
-	}()
-}
-
-func (vc *Voice) onTranscript(ft audio.FinalTranscript) {
-	select {
-	case vc.turns <- ft:
-	default:
-		vc.log.Warn("voice: the controller is behind, a recognised turn was dropped", "text", ft.Text)
-	}
-}
-
-// speculate starts the examiner on a pause's words, as the turn they will be if the candidate
-// says nothing more.
-func (vc *Voice) speculate(ft audio.FinalTranscript) {
-	if !vc.v.Listening() {
-		return
-	}
-	turn, ok := vc.turnFrom(ft)
-	if !ok {
-		return
-	}
-	if err := vc.x.Controller.Speculate(vc.ctx, turn); err != nil {
-		vc.log.Debug("voice: speculation not started", "err", err)
-	}
-}
-
-// submitTurn hands a recognised turn to the controller.
-func (vc *Voice) submitTurn(ft audio.FinalTranscript) {
-	if !vc.v.Listening() {
-		return // switched to typing while it was being recognised
-	}
-	turn, ok := vc.turnFrom(ft)
-	if !ok {
-		vc.log.Info("voice: nothing recognised in a turn", "startMs", ft.StartMs, "ms", ft.DurationMs)
-		return
-	}
-	err := vc.x.Controller.SubmitTurn(vc.ctx, turn)
-	switch {
-	case err == nil:
-	case errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrClosed), errors.Is(err, context.Canceled):
-		vc.log.Info("voice: turn after the exam", "text", turn.Text, "err", err)
-	default:
-		vc.log.Warn("voice: submitting a spoken turn", "text", turn.Text, "err", err)
-	}
-}
-
-// turnFrom makes a controller turn of a final transcript: its text, STT confidence, when the
-// speech started on the wall clock, and the endpointing, STT and TTS latencies measured here.
-// TTS first audio is that of the examiner's latest line (the reply to this turn is yet to be
-// synthesised when the controller records the turn's latency).
-func (vc *Voice) turnFrom(ft audio.FinalTranscript) (runtime.Turn, bool) {
-	text := strings.TrimSpace(ft.Text)
-	if text == "" {
-		return runtime.Turn{}, false
-	}
-	conf := 1.0
-	if ft.HasConfidence {
-		conf = min(max(ft.Confidence, 0), 1)
-	}
-	dur := time.Duration(ft.DurationMs) * time.Millisecond
-	started := time.Time{}
-	if u := ft.Utterance; !u.DecidedAt.IsZero() {
-		started = u.DecidedAt.Add(-time.Duration(u.DecidedMs-u.StartMs) * time.Millisecond)
-	}
-	return runtime.Turn{Text: text, Confidence: conf, StartedAt: started, Duration: dur, Source: runtime.SourceMic,
-		Latency: runtime.Latency{EndpointingMs: ft.EndpointingMs, STTMs: ft.STTMs,
-			TTSFirstByteMs: math.Float64frombits(vc.ttsFirst.Load())}}, true
-}
-
-// deliver receives every stored event (it must not block): the examiner's spoken lines are
-// queued for the speaker; a pause or an immediate instruction cuts the current line.
-func (vc *Voice) deliver(ev runtime.Event) {
-	p, err := ev.Decode()
-	if err != nil {
-		return
-	}
-	switch p := p.(type) {
-	case *runtime.NodeEnteredPayload:
-		vc.mu.Lock()
-		vc.nodeID = p.NodeID
-		vc.mu.Unlock()
-	case *runtime.SpokenPayload:
-		vc.enqueue(p)
-	case *runtime.ExamStatePayload:
-		if p.State == runtime.StatePaused {
-			vc.interrupt("paused")
-		}
-	case *runtime.AdminInstructionPayload:
-		if p.Mode.Interrupts() && p.Status == runtime.AdminReceived {
-			vc.interrupt(p.Mode.String() + " instruction")
-		}
-	}
-}
-
-func (vc *Voice) enqueue(p *runtime.SpokenPayload) {
-	vc.mu.Lock()
-	opts := audio.SpeakOptions{Speed: p.TTSSpeed, Language: vc.x.Spec.Language, Voice: SpeechVoice(vc.cfg.voice, vc.x.Controller.Language())}
-	if n := vc.x.Spec.Node(vc.nodeID); n != nil {
-		if n.Controller.Voice != "" {
-			opts.Voice = n.Controller.Voice
-		}
-		if opts.Speed == 0 {
-			opts.Speed = n.Controller.TTSSpeed
-		}
-	}
-	if opts.Speed == 0 {
-		opts.Speed = 1
-	}
-	opts.Speed = min(max(opts.Speed*vc.cfg.speed, audio.MinSpeed), audio.MaxSpeed)
-	vc.queue = append(vc.queue, spokenLine{text: p.Text, opts: opts})
-	vc.pending.Add(1)
-	vc.mu.Unlock()
-	select {
-	case vc.wake <- struct{}{}:
-	default:
-	}
-}
-
-// interrupt drops the queued lines and stops the one playing.
-func (vc *Voice) interrupt(why string) {
-	vc.mu.Lock()
-	dropped := len(vc.queue)
-	vc.queue = nil
-	vc.pending.Add(-int64(dropped))
-	vc.mu.Unlock()
-	vc.v.StopSpeaking()
-	vc.log.Info("voice: examiner speech stopped", "why", why, "droppedLines", dropped)
-}
-
-// next takes the queued lines that share the first one's voice and speed, joined, so the
-// sentences of one reply (streamed as separate events) play back to back.
-func (vc *Voice) next() (spokenLine, bool) {
-	vc.mu.Lock()
-	defer vc.mu.Unlock()
-	if len(vc.queue) == 0 {
-		return spokenLine{}, false
-	}
-	line := vc.queue[0]
-	n := 1
-	for n < len(vc.queue) && vc.queue[n].opts == line.opts {
-		line.text += " " + vc.queue[n].text
-		n++
-	}
-	line.lines = n
-	vc.queue = vc.queue[n:]
-	return line, true
-}
-
-// speakLines plays queued examiner lines, then tells the controller the speech is done.
-func (vc *Voice) speakLines() {
-	spoke := false
-	for {
-		line, ok := vc.next()
-		if !ok {
-			break
-		}
-		spoke = true
-		res, err := vc.v.Speak(vc.ctx, line.text, line.opts)
-		vc.pending.Add(-int64(line.lines))
-		if res.FirstAudioMs > 0 {
-			vc.ttsFirst.Store(math.Float64bits(res.FirstAudioMs))
-		}
-		if err != nil {
-			if vc.ctx.Err() != nil {
-				return
-			}
-			vc.log.Warn("voice: examiner speech failed", "err", err, "text", line.text)
-			continue
-		}
-		if res.Interrupted {
-			r := res
-			vc.heard.Store(&r)
-			vc.log.Info("voice: examiner interrupted", "heard", res.PlayedText, "said", res.Text,
-				"played", res.Played, "of", res.Total)
-			if err := vc.x.Controller.SpeechInterrupted(res.PlayedText); err != nil {
-				vc.log.Warn("voice: report interruption", "err", err)
-			}
-		}
-	}
-	if spoke {
-		vc.x.Controller.SpeechDone()
-	}
-}
-
 // Close stops the voice path: workers, capture and playback, and finishes the recordings.
 // It is safe to call twice.
 func (vc *Voice) Close() error {
 	vc.closeOnce.Do(func() {
-		vc.cancel()
-		vc.v.StopSpeaking()
-		vc.wg.Wait()
-		err := vc.v.Close()
+		err := vc.path.Close()
 		if vc.rec != nil {
 			err = errors.Join(err, vc.rec.Close())
 		}

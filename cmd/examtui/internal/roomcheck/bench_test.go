@@ -10,6 +10,7 @@ import (
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/runtime/runtimetest"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // BenchmarkSpokenReplyLatency runs the example script spoken through a local LiveKit server
@@ -26,9 +27,9 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 	hopts := headless.Options{NewExaminer: hoptsExaminer}
 	for _, bc := range []struct {
 		name string
-		opts []audio.VoiceOption
+		opts []voicepath.Option
 	}{
-		{"fixed", []audio.VoiceOption{audio.WithVoiceEndpointing(audio.DefaultEndpointConfig())}},
+		{"fixed", []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndFixed, audio.DefaultEndpointConfig())}},
 		{"adaptive", nil},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

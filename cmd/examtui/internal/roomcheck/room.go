@@ -16,6 +16,7 @@ import (
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // BotIdentity is the exam bot's identity in a test room.
@@ -25,7 +26,6 @@ const BotIdentity = "examtui-bot"
 type room struct {
 	lk       *livekit.Room
 	bot      *livekit.Bot
-	voice    *livekit.RoomVoice
 	cand     *livekit.Client
 	exr      *livekit.Client
 	listener *listener
@@ -96,30 +96,12 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 		rt.heard = &stepRecognizer{Recognizer: sph}
 		recog = rt.heard
 	}
-	rv, err := livekit.NewRoomVoice(lk, recog, synth, livekit.WithRoomVoiceLogger(log), livekit.WithSpeculation(ctrl.Speculate),
-		livekit.WithVoiceOptions(o.voiceOptions(tt)...),
-		livekit.WithVoiceEvents(func(e audio.Event) {
-			switch e.Kind {
-			case audio.EventSpeechStarted:
-				ctrl.UserActivity(true)
-			case audio.EventSpeechEnded:
-				ctrl.UserActivity(false)
-			}
-		}))
-	if err != nil {
-		return rt, err
-	}
-	rt.voice = rv
-	botOpts := []livekit.BotOption{livekit.WithSpeaker(rv.Say), livekit.WithBotLogger(log)}
-	if o.Spoken {
-		botOpts = append(botOpts, livekit.WithAudioTurns(rv.Turns))
-	}
-	bot, err := livekit.NewBot(lk, ctrl, botOpts...)
+	bot, err := livekit.NewBot(lk, ctrl, livekit.WithBotLogger(log),
+		livekit.WithVoice(recog, synth, append([]voicepath.Option{voicepath.WithLogger(log)}, o.voiceOptions(tt)...)...))
 	if err != nil {
 		return rt, err
 	}
 	rt.bot = bot
-	rv.OnBargeIn(bot.Interrupt)
 	fan.Subscribe(bot)
 
 	candTok, err := livekit.NewToken(o.APIKey, o.APISecret, name, "candidate", livekit.RoleCandidate)
@@ -178,11 +160,12 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 
 // voiceOptions are the bot's voice options: the caller's, or the adaptive end of turn that
 // `examtui run --room` uses, tuned by the exam's policies.turnTaking.
-func (o Options) voiceOptions(tt *spec.ResolvedTurnTaking) []audio.VoiceOption {
+func (o Options) voiceOptions(tt *spec.ResolvedTurnTaking) []voicepath.Option {
 	if o.VoiceOptions != nil {
 		return o.VoiceOptions
 	}
-	return app.AdaptiveTurnTaking(app.SpecTurnTaking(audio.DefaultEndpointConfig(), tt, false, false), nil)
+	return []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndAdaptive,
+		voicepath.SpecTurnTaking(audio.DefaultEndpointConfig(), tt, false, false))}
 }
 
 // grammar is every line the candidate may say, and each part of a line with pauses on its own:
@@ -375,9 +358,6 @@ func (rt *room) close() {
 	rt.wg.Wait()
 	if rt.bot != nil {
 		rt.bot.Close()
-	}
-	if rt.voice != nil {
-		rt.voice.Close()
 	}
 	for _, c := range []*livekit.Client{rt.cand, rt.exr} {
 		if c != nil {

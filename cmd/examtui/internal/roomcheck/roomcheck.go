@@ -22,6 +22,7 @@ import (
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // Reply measurement defaults, as a voice-agent test adapter's: the reply ends after 0.6 s of
@@ -55,9 +56,9 @@ type Options struct {
 	// Spoken: the candidate speaks (espeak-ng into its microphone track, pocketsphinx on the
 	// bot's side) instead of typing.
 	Spoken bool
-	// VoiceOptions tune the bot's voice pipeline (endpointing, turn detection); nil: the
-	// adaptive end of turn of `examtui run --room` (app.AdaptiveTurnTaking).
-	VoiceOptions []audio.VoiceOption
+	// VoiceOptions tune the bot's voice path (end of turn, barge-in); nil: the adaptive end
+	// of turn of `examtui run --room` (voicepath.EndAdaptive).
+	VoiceOptions []voicepath.Option
 	Logger       *slog.Logger
 	// Events receives the voice events as JSON Lines while the run goes (--events); a write
 	// that fails is logged and counted, never the end of the run. Nil: none.

@@ -18,6 +18,7 @@ import (
 	"github.com/examtui/examtui/spec/lang"
 	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/transport/livekit/agent"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // DefaultBotIdentity is the examiner bot's identity in every room. One identity for every
@@ -38,7 +39,7 @@ const endLinger = 5 * time.Second
 
 // VoiceFunc builds an exam's voice providers for its language and turn-taking policy (nil: the
 // defaults); nil recogniser and synthesizer mean typed answers and written lines only.
-type VoiceFunc func(language string, tt *spec.ResolvedTurnTaking, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error)
+type VoiceFunc func(language string, tt *spec.ResolvedTurnTaking, log *slog.Logger) (audio.Recognizer, audio.Synthesizer, []voicepath.Option, error)
 
 // Config is what every job of a worker shares.
 type Config struct {
@@ -266,7 +267,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 
 	var rec audio.Recognizer
 	var synth audio.Synthesizer
-	var vopts []livekit.RoomVoiceOption
+	var vopts []voicepath.Option
 	if r.cfg.Voice != nil {
 		if rec, synth, vopts, err = r.cfg.Voice(x.Spec.Language, x.Spec.Policies.TurnTaking, log); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/transport/livekit/agent"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // TestJobFailureIsIsolated: a job whose voice setup panics ends with a system_error and an
@@ -27,7 +28,7 @@ func TestJobFailureIsIsolated(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int32
 	r, err := NewRunner(ctx, Config{DataDir: t.TempDir(), Examiner: "offline", Logger: testLog(t),
-		Voice: func(string, *spec.ResolvedTurnTaking, *slog.Logger) (audio.Recognizer, audio.Synthesizer, []livekit.RoomVoiceOption, error) {
+		Voice: func(string, *spec.ResolvedTurnTaking, *slog.Logger) (audio.Recognizer, audio.Synthesizer, []voicepath.Option, error) {
 			if calls.Add(1) == 1 {
 				panic("provider blew up")
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/transport/livekit"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // exam is the demo exam's bot in a real room with a voice: espeak-ng says the examiner's lines
@@ -64,7 +65,7 @@ func startExam(t testing.TB, lk *lktest.Server, answers *answers) *exam {
 		Synthesizer: synth,
 		// Barge-in on, as examtui run --room has it (the candidate's browser cancels its own
 		// echo); the fixed endpointing delay, so the recogniser hears whole answers only.
-		VoiceOptions: []livekit.RoomVoiceOption{livekit.WithVoiceOptions(audio.WithBargeIn(true))},
+		VoiceOptions: []voicepath.Option{voicepath.WithBargeIn(true)},
 		OnVoiceEvent: func(ev audio.Event) {
 			if ev.Kind == audio.EventBargeIn {
 				e.mu.Lock()

@@ -1,0 +1,161 @@
+package livekit
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+)
+
+// The room's side of the voice path (transport/voicepath): the candidate's decoded microphone
+// as an audio.Source and the bot's track as an audio.Sink. Everything between them and the
+// controller (turns, the speech queue, interruptions) is the voice path's.
+
+// roomSource re-frames the room's decoded candidate audio (frames of any length) into the
+// 20 ms frames the VAD expects, on a wall-clock timeline (audio.LiveFramer): time in which no
+// audio arrives (the candidate muted, left, lost the network, or their client uses Opus DTX)
+// becomes silent frames, so a turn ends on the clock rather than when more audio happens to
+// arrive. Samples are numbered from the first one received, so the turn timeline is continuous
+// across the candidate's rejoins.
+type roomSource struct {
+	in     <-chan AudioFrame
+	frames chan audio.Frame
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	start  sync.Once
+	log    *slog.Logger
+}
+
+func newRoomSource(in <-chan AudioFrame, log *slog.Logger) *roomSource {
+	return &roomSource{in: in, frames: make(chan audio.Frame, 50), stop: make(chan struct{}), done: make(chan struct{}), log: log}
+}
+
+func (s *roomSource) Frames() <-chan audio.Frame { return s.frames }
+
+func (s *roomSource) Start(ctx context.Context) error {
+	started := false
+	s.start.Do(func() {
+		started = true
+		go s.run(ctx)
+	})
+	if !started {
+		return audio.ErrAlreadyStarted
+	}
+	return nil
+}
+
+func (s *roomSource) run(ctx context.Context) {
+	defer close(s.done)
+	defer close(s.frames)
+	framer, err := audio.NewLiveFramer(audio.DefaultGapTolerance)
+	if err != nil {
+		s.log.Error("room audio framer", "err", err)
+		return
+	}
+	tick := time.NewTicker(audio.FrameDuration)
+	defer tick.Stop()
+	for {
+		var out []audio.Frame
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.stop:
+			return
+		case now := <-tick.C:
+			out = framer.Tick(now)
+		case f := <-s.in:
+			at := f.Received
+			if at.IsZero() {
+				at = time.Now()
+			}
+			rate := f.SampleRate
+			if rate <= 0 {
+				rate = audio.SampleRate
+			}
+			if out, err = framer.Write(f.Samples, rate, at); err != nil {
+				s.log.Warn("candidate audio dropped", "rate", rate, "err", err)
+				continue
+			}
+		}
+		for _, fr := range out {
+			select {
+			case s.frames <- fr:
+			case <-ctx.Done():
+				return
+			case <-s.stop:
+				return
+			}
+		}
+	}
+}
+
+func (s *roomSource) Close() error {
+	s.once.Do(func() { close(s.stop) })
+	started := true
+	s.start.Do(func() { started = false }) // never started: nothing to wait for
+	if started {
+		<-s.done
+	}
+	return nil
+}
+
+// trackSink plays clips into the bot's track: Write queues the whole clip and Play waits for it
+// to have played; Stop (barge-in) or any other Clear of the track (an examiner's immediate
+// instruction) ends it at once.
+type trackSink struct {
+	v *Voice
+}
+
+func (s *trackSink) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, error) {
+	rate := s.v.SampleRate()
+	if c.Rate <= 0 || len(c.Samples) == 0 {
+		return audio.PlayResult{}, nil
+	}
+	total := time.Duration(int64(len(c.Samples)) * int64(time.Second) / int64(c.Rate))
+	stop := s.v.clearedCh()
+	ahead := s.v.Queued()
+	start := time.Now()
+	if err := s.write(c, rate); err != nil {
+		return audio.PlayResult{Total: total}, err
+	}
+	played := func() time.Duration { return min(max(time.Since(start)-ahead, 0), total) }
+	t := time.NewTimer(s.v.Queued())
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return audio.PlayResult{Played: total, Total: total}, nil
+	case <-stop:
+		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, nil
+	case <-ctx.Done():
+		s.v.Clear()
+		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, ctx.Err()
+	}
+}
+
+// firstChunk is how much of a clip is resampled and queued before the rest, so the first
+// packet leaves without waiting for the whole sentence to be resampled.
+const firstChunk = 40 * time.Millisecond
+
+// write queues the clip on the track at rate.
+func (s *trackSink) write(c audio.Clip, rate int) error {
+	if c.Rate == rate {
+		return s.v.Write(c.Samples)
+	}
+	rs, err := audio.NewResampler(c.Rate, rate)
+	if err != nil {
+		return err
+	}
+	n := min(len(c.Samples), int(int64(c.Rate)*int64(firstChunk)/int64(time.Second)))
+	if err := s.v.Write(rs.Process(c.Samples[:n], nil)); err != nil {
+		return err
+	}
+	return s.v.Write(rs.Flush(rs.Process(c.Samples[n:], nil)))
+}
+
+func (s *trackSink) Stop() { s.v.Clear() }
+
+// Close leaves the track to the room, which owns it.
+func (s *trackSink) Close() error { return nil }

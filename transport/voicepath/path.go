@@ -1,0 +1,212 @@
+package voicepath
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
+)
+
+// Controller is the part of the exam runtime a voice path drives; *runtime.Controller
+// implements it. Exam is the compiled exam (nil: none), read once by New: each spoken line is
+// said in the voice, language and speed of its node's persona (persona.go), on every path
+// alike. The other methods may be called from any of the path's goroutines, never from
+// Deliver (the controller may hold its lock while it delivers an event).
+type Controller interface {
+	Exam() *spec.Exam
+	SubmitTurn(ctx context.Context, t runtime.Turn) error
+	Speculate(ctx context.Context, t runtime.Turn) error
+	Interim(text string, confidence float64) error
+	UserActivity(speaking bool)
+	SpeechInterrupted(heard string) error
+	SpeechDone()
+}
+
+// Parts are what a transport brings. Source and Recognizer come together (the candidate
+// speaks), Synthesizer and Sink together (the examiner speaks); either pair may be missing,
+// not both. New takes ownership of Source and Sink (Close closes them).
+type Parts struct {
+	Source      audio.Source
+	Recognizer  audio.Recognizer
+	Synthesizer audio.Synthesizer
+	Sink        audio.Sink
+}
+
+// Path is one exam's voice path: the candidate's speech to turns, the examiner's spoken lines
+// to speech, and the interruptions between them.
+type Path struct {
+	ctrl Controller
+	exam *spec.Exam
+	cfg  config
+	log  *slog.Logger
+	v    *audio.Voice
+	// lang is the exam's language pack (nil: English); trailing its end-of-turn words.
+	lang     *lang.Pack
+	trailing audio.TrailingWords
+
+	queue    *speechQueue
+	turns    chan audio.FinalTranscript
+	activity chan bool
+	ttsFirst atomic.Uint64 // math.Float64bits of the latest first-audio latency (ms)
+	heard    atomic.Pointer[audio.SpeakResult]
+	nodeMu   sync.Mutex
+	nodeID   string
+
+	started   atomic.Bool
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds a path over parts for ctrl; Start runs it.
+func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
+	if ctrl == nil {
+		return nil, fmt.Errorf("%w: a voice path needs a controller", ErrInvalidConfig)
+	}
+	cfg := config{source: runtime.SourceMic, speed: 1, endpoint: audio.DefaultEndpointConfig(), log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			closeParts(parts)
+			return nil, err
+		}
+	}
+	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
+		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8)}
+	p.lang = languageOf(ctrl)
+	p.trailing = TrailingWords(p.lang)
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
+		audio.WithOnEvent(p.onEvent), audio.WithOnTranscript(p.onTranscript)}
+	vopts = append(vopts, p.endOfTurnOptions()...)
+	vopts = append(vopts, cfg.audioOpts...)
+	v, err := audio.NewVoice(parts.Source, parts.Recognizer, parts.Synthesizer, parts.Sink, vopts...)
+	if err != nil {
+		p.cancel()
+		closeParts(parts)
+		return nil, err
+	}
+	p.v = v
+	return p, nil
+}
+
+func closeParts(p Parts) {
+	if p.Source != nil {
+		_ = p.Source.Close()
+	}
+	if p.Sink != nil {
+		_ = p.Sink.Close()
+	}
+}
+
+// Start runs the path until ctx ends or Close: capture and recognition when it can listen,
+// the speaker when it can speak.
+func (p *Path) Start(ctx context.Context) error {
+	if !p.started.CompareAndSwap(false, true) {
+		return ErrAlreadyStarted
+	}
+	stop := context.AfterFunc(ctx, p.cancel)
+	go func() { <-p.ctx.Done(); stop() }()
+	if p.v.CanListen() {
+		// Turns go to the controller one at a time (SubmitTurn waits for the examiner, an LLM
+		// call perhaps); activity is reported off the capture loop, because the controller's
+		// lock may be held while it stores events.
+		goEach(p, p.turns, p.submit)
+		goEach(p, p.activity, p.ctrl.UserActivity)
+	}
+	if p.v.CanSpeak() {
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); p.runSpeech(p.ctx) }()
+	}
+	return p.v.Start(p.ctx)
+}
+
+// goEach runs fn with each value from ch, in order, until the path closes.
+func goEach[T any](p *Path, ch <-chan T, fn func(T)) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			select {
+			case <-p.ctx.Done():
+				return
+			case v := <-ch:
+				fn(v)
+			}
+		}
+	}()
+}
+
+// Audio is the underlying pipeline (state, statistics, listening on or off).
+func (p *Path) Audio() *audio.Voice { return p.v }
+
+// CanListen says the path recognises the candidate's speech; CanSpeak that it says the
+// examiner's lines.
+func (p *Path) CanListen() bool { return p.v.CanListen() }
+
+// CanSpeak says the path says the examiner's lines aloud.
+func (p *Path) CanSpeak() bool { return p.v.CanSpeak() }
+
+// LastHeard is what the candidate heard of the latest examiner line that was cut (barge-in,
+// stop, pause, immediate instruction); nil when none was.
+func (p *Path) LastHeard() *audio.SpeakResult { return p.heard.Load() }
+
+// Idle reports that no examiner line is queued or being said.
+func (p *Path) Idle() bool { return p.queue.idle() }
+
+// WaitIdle blocks until the examiner has said every line queued so far, or ctx ends: a bot
+// leaving at the end of an exam lets the closing words reach the candidate first.
+func (p *Path) WaitIdle(ctx context.Context) error {
+	for !p.Idle() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.ctx.Done():
+			return ErrClosed
+		case <-p.queue.waitChange():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func (p *Path) ttsFirstMs() float64 { return math.Float64frombits(p.ttsFirst.Load()) }
+
+// onEvent runs on the capture loop (and the recogniser and speaker goroutines): it never blocks.
+func (p *Path) onEvent(e audio.Event) {
+	switch e.Kind {
+	case audio.EventSpeechStarted, audio.EventSpeechEnded:
+		select {
+		case p.activity <- e.Kind == audio.EventSpeechStarted:
+		default:
+		}
+	case audio.EventBargeIn:
+		p.bargedIn(e.AtMs)
+	case audio.EventError:
+		p.log.Warn("voice: a turn was lost", "err", e.Err)
+	}
+	if p.cfg.onEvent != nil {
+		p.cfg.onEvent(e)
+	}
+}
+
+// Close stops the path: the speaker, capture and playback (it closes the source and sink).
+// It is safe to call twice.
+func (p *Path) Close() error {
+	p.closeOnce.Do(func() {
+		p.cancel()
+		p.v.StopSpeaking()
+		p.wg.Wait()
+		p.closeErr = p.v.Close()
+	})
+	return p.closeErr
+}

@@ -1,0 +1,78 @@
+package voicepath
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// runSpeech says the queued lines one after another until ctx ends.
+func (p *Path) runSpeech(ctx context.Context) {
+	first := true
+	for {
+		l, lctx, ok := p.queue.take(ctx)
+		if !ok {
+			return
+		}
+		if first && p.cfg.firstLine != nil {
+			// The first line (the opening) waits, bounded, until someone can hear it.
+			if !p.cfg.firstLine(lctx) && ctx.Err() == nil {
+				p.log.Warn("voice: nobody can hear the examiner yet; speaking anyway")
+			}
+		}
+		first = false
+		if !p.say(ctx, lctx, l) {
+			return
+		}
+	}
+}
+
+// say says one line and deals with how it ended: played, cut (the controller hears what was
+// heard, unless it ordered the cut), or failed. It reports false once ctx has ended.
+func (p *Path) say(ctx, lctx context.Context, l line) bool {
+	res, err := p.v.Speak(lctx, l.text, l.opts)
+	if res.FirstAudioMs > 0 {
+		p.ttsFirst.Store(math.Float64bits(res.FirstAudioMs))
+	}
+	if ctx.Err() != nil {
+		p.queue.finish()
+		return false
+	}
+	cause := p.queue.cause()
+	if cause != CauseNone || res.Interrupted {
+		if cause == CauseNone {
+			cause = CauseBargeIn // the pipeline cut it before telling the path
+		}
+		r := res
+		r.Interrupted = true
+		p.heard.Store(&r)
+		p.log.Info("voice: examiner interrupted", "why", cause.String(), "heard", res.PlayedText,
+			"played", res.Played.Round(time.Millisecond), "of", res.Total.Round(time.Millisecond))
+		if cause.reported() {
+			if err := p.ctrl.SpeechInterrupted(res.PlayedText); err != nil {
+				p.log.Warn("voice: interruption not recorded", "err", err)
+			}
+		}
+		err = nil
+	}
+	if err != nil {
+		p.log.Warn("voice: examiner speech failed", "err", err, "text", l.text)
+		if p.cfg.speechFail != nil {
+			p.cfg.speechFail(l.text, err)
+		}
+		p.queue.finish()
+		return true
+	}
+	p.log.Info("said", "seq", l.seq, "lines", l.n, "firstAudioMs", res.FirstAudioMs, "played", res.Played.Round(time.Millisecond),
+		"interrupted", cause != CauseNone)
+	if p.cfg.playout != nil {
+		if err := p.cfg.playout(ctx); err != nil {
+			p.queue.finish()
+			return false
+		}
+	}
+	if p.queue.finish() {
+		p.ctrl.SpeechDone()
+	}
+	return true
+}

@@ -1,0 +1,84 @@
+package voicepath
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/runtime"
+)
+
+// onTranscript queues a recognised turn for the controller; it runs on the recognition worker,
+// which a slow controller must not hold up.
+func (p *Path) onTranscript(ft audio.FinalTranscript) {
+	select {
+	case p.turns <- ft:
+	default:
+		p.log.Warn("voice: the controller is behind, a recognised turn was dropped", "text", ft.Text)
+	}
+}
+
+// submit hands a recognised turn to the controller.
+func (p *Path) submit(ft audio.FinalTranscript) {
+	if !p.v.Listening() {
+		return // switched to typing while it was being recognised
+	}
+	turn, ok := p.turnOf(ft)
+	if !ok {
+		// Noise the VAD took for speech: not a silent turn, which would count against the
+		// candidate.
+		p.log.Info("voice: nothing recognised in a turn", "startMs", ft.StartMs, "ms", ft.DurationMs)
+		return
+	}
+	err := p.ctrl.SubmitTurn(p.ctx, turn)
+	switch {
+	case err == nil:
+	case errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrClosed), errors.Is(err, context.Canceled):
+		p.log.Info("voice: turn after the exam", "text", turn.Text, "err", err)
+	default:
+		p.log.Warn("voice: spoken turn not accepted", "text", turn.Text, "err", err)
+	}
+}
+
+// speculate starts the examiner on a pause's words, as the turn they will be if the candidate
+// says nothing more (the adaptive end of turn).
+func (p *Path) speculate(ft audio.FinalTranscript) {
+	if !p.v.Listening() {
+		return
+	}
+	turn, ok := p.turnOf(ft)
+	if !ok {
+		return
+	}
+	if err := p.ctrl.Speculate(p.ctx, turn); err != nil {
+		p.log.Debug("voice: speculation not started", "err", err)
+	}
+}
+
+// turnOf is the controller's turn for a recognised one (the same for a speculation, so the
+// controller can tell it is the same turn): its text, STT confidence, when the speech started
+// on the wall clock, and the endpointing, STT and TTS latencies. TTS first audio is that of
+// the examiner's latest line (the reply to this turn is yet to be synthesised when the
+// controller records the turn's latency). ok is false for a turn without words.
+func (p *Path) turnOf(ft audio.FinalTranscript) (runtime.Turn, bool) {
+	text := strings.TrimSpace(ft.Text)
+	if text == "" {
+		return runtime.Turn{}, false
+	}
+	conf := 1.0
+	if ft.HasConfidence {
+		conf = min(max(ft.Confidence, 0), 1)
+	}
+	dur := time.Duration(ft.DurationMs) * time.Millisecond
+	var started time.Time
+	if u := ft.Utterance; !u.DecidedAt.IsZero() {
+		started = u.DecidedAt.Add(-time.Duration(u.DecidedMs-u.StartMs) * time.Millisecond)
+	} else {
+		since := time.Duration(ft.EndpointingMs+ft.STTMs) * time.Millisecond
+		started = time.Now().Add(-since - dur)
+	}
+	return runtime.Turn{Text: text, Confidence: conf, StartedAt: started, Duration: dur, Source: p.cfg.source,
+		Latency: runtime.Latency{EndpointingMs: ft.EndpointingMs, STTMs: ft.STTMs, TTSFirstByteMs: p.ttsFirstMs()}}, true
+}
