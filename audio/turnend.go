@@ -40,12 +40,14 @@ const minCompleteWords = 3
 // ClassifyTurn reads a partial transcript: trailing when it stops on a word that cannot end an
 // English sentence (LooksUnfinished), complete when it has a few words and ends on a sentence
 // mark or an ordinary word, unsure otherwise.
-func ClassifyTurn(text string) TurnEnd {
+func ClassifyTurn(text string) TurnEnd { return classifyTurn(englishTrailing, text) }
+
+func classifyTurn(w TrailingWords, text string) TurnEnd {
 	text = strings.TrimSpace(text)
 	if text == "" || text == InterimText {
 		return TurnUnsure
 	}
-	if LooksUnfinished(text) {
+	if w.LooksUnfinished(text) {
 		return TurnTrailing
 	}
 	if len(strings.Fields(text)) < minCompleteWords {

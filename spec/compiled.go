@@ -5,7 +5,7 @@ const IRVersion = "examtui-ir/1"
 
 // AdapterVersion identifies the report_observation schema, the task message template and the
 // node compilation rules (docs/outputs.md).
-const AdapterVersion = "examtui-pipecat-adapter/0.3"
+const AdapterVersion = "examtui-pipecat-adapter/0.4"
 
 // Exam is a compiled exam: everything the runtime executes, with every default resolved.
 // Compile is deterministic, so the JSON encoding of an Exam is byte-identical for the same input.

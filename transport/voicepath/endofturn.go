@@ -44,7 +44,7 @@ func (p *Path) endOfTurn(partial string) audio.TurnEnd {
 			p.log.Debug("voice: interim transcript", "err", err)
 		}
 	}
-	return audio.ClassifyTurn(partial)
+	return p.trailing.ClassifyTurn(partial) // in the exam's language
 }
 
 // endOfTurnOptions are the audio pipeline's options for the configured end of turn.

@@ -12,6 +12,7 @@ import (
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Controller is the part of the exam runtime a voice path drives; *runtime.Controller
@@ -47,6 +48,9 @@ type Path struct {
 	cfg  config
 	log  *slog.Logger
 	v    *audio.Voice
+	// lang is the exam's language pack (nil: English); trailing its end-of-turn words.
+	lang     *lang.Pack
+	trailing audio.TrailingWords
 
 	queue    *speechQueue
 	turns    chan audio.FinalTranscript
@@ -78,6 +82,8 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	}
 	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
 		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8)}
+	p.lang = languageOf(ctrl)
+	p.trailing = TrailingWords(p.lang)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
 		audio.WithOnEvent(p.onEvent), audio.WithOnTranscript(p.onTranscript)}
