@@ -8,6 +8,9 @@ EXAMTUI      := $(BIN)/examtui
 LIVEKIT      := $(BIN)/livekit-server
 STATICCHECK  := $(BIN)/staticcheck
 MERMAID      := $(BIN)/mermaid/node_modules/mermaid/package.json
+# ltijs, an independent LTI 1.3 tool the LTI tests run against the stand-in platform
+# (tools/ltijs, pinned by its lock).
+LTIJS        := $(BIN)/ltijs/node_modules/ltijs/package.json
 LIVEKIT_VER  := v1.13.5
 STATICCHECK_VER := v0.8.2
 # ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
@@ -29,7 +32,7 @@ APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-d
 TEST_APT_PACKAGES := postgresql graphviz libxml2-utils nodejs python3 chromium
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build web test test-short lint bench deps test-deps apt tools livekit-server staticcheck ajv mermaid clean
+.PHONY: all run build web test test-short lint bench test-stress deps test-deps apt tools livekit-server staticcheck ajv mermaid ltijs clean
 
 all: build
 
@@ -54,6 +57,21 @@ test: test-deps tools build
 # The quick loop: tests that need a LiveKit server, PortAudio or espeak-ng skip themselves.
 test-short: test-deps ajv mermaid
 	ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf $(GO) test -short ./...
+
+# By hand, not on CI: the room, worker and candidate-page suites, STRESS_COUNT times in a row,
+# while stress-ng (Debian) loads CPU, memory and I/O with twice as many workers as cores each.
+STRESS_COUNT ?= 5
+STRESS_PKGS  ?= ./transport/livekit/ ./cmd/examtui/internal/roomcheck/ ./cmd/examtui/internal/worker/ ./cmd/examtui/internal/candidate/web/
+STRESS_E2E   ?= Worker|Room|Dispatch|TokenDispatch|TestTestCommandThroughRoom
+test-stress: test-deps tools build
+	@$(MAKE) --no-print-directory apt PACKAGES=stress-ng
+	@n=$$(( 2 * $$(nproc) )); tmp=$$(mktemp -d); \
+	echo "stress-ng: $$n CPU, $$n memory and $$n I/O workers; suites -count=$(STRESS_COUNT)"; \
+	stress-ng --cpu $$n --vm $$n --vm-bytes 64M --iomix $$n --iomix-bytes 32M --temp-path $$tmp --timeout 0 --quiet & sp=$$!; \
+	trap 'kill $$sp 2>/dev/null; wait $$sp 2>/dev/null; rm -rf $$tmp' EXIT; \
+	export EXAMTUI_LIVEKIT_SERVER=$(LIVEKIT) EXAMTUI_BIN=$(EXAMTUI) ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf; \
+	$(GO) test -count=$(STRESS_COUNT) -timeout 180m $(STRESS_PKGS) && \
+	$(GO) test -count=$(STRESS_COUNT) -timeout 180m -run '$(STRESS_E2E)' ./cmd/examtui/
 
 lint: staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
@@ -80,7 +98,7 @@ apt:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-tools: livekit-server staticcheck ajv mermaid
+tools: livekit-server staticcheck ajv mermaid ltijs
 
 livekit-server: $(LIVEKIT)
 $(LIVEKIT):
@@ -110,6 +128,14 @@ $(MERMAID): tools/mermaid/package.json tools/mermaid/package-lock.json tools/mer
 	cp tools/mermaid/package.json tools/mermaid/package-lock.json tools/mermaid/check.mjs $(BIN)/mermaid/
 	cd $(BIN)/mermaid && npm ci --no-audit --no-fund --loglevel=error
 	@touch $(MERMAID)
+
+ltijs: $(LTIJS)
+$(LTIJS): tools/ltijs/package.json tools/ltijs/package-lock.json tools/ltijs/tool.js
+	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	@mkdir -p $(BIN)/ltijs
+	cp tools/ltijs/package.json tools/ltijs/package-lock.json tools/ltijs/tool.js $(BIN)/ltijs/
+	cd $(BIN)/ltijs && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(LTIJS)
 
 clean:
 	rm -rf $(BIN)

@@ -17,6 +17,9 @@ type EndpointConfig struct {
 	// CompleteEndpointingDelay: the shorter wait used once a turn detector has read the words
 	// so far as a complete answer (Release). Zero: no adaptive end of turn.
 	CompleteEndpointingDelay time.Duration
+	// SureEndpointingDelay: the shortest wait, once the words read as a sure answer (a complete
+	// one with high confidence, ReleaseSure). Zero: CompleteEndpointingDelay.
+	SureEndpointingDelay time.Duration
 	// PreRoll is audio kept before the detected start, so the recogniser hears the onset.
 	PreRoll time.Duration
 	// PostRoll is audio kept after the last speech (never more than the silence waited).
@@ -47,6 +50,10 @@ func (c EndpointConfig) validate() error {
 	if c.CompleteEndpointingDelay != 0 && (c.CompleteEndpointingDelay < FrameDuration || c.CompleteEndpointingDelay > c.MinEndpointingDelay) {
 		return fmt.Errorf("%w: complete-answer endpointing delay %v (want %v ≤ it ≤ min %v)",
 			ErrInvalidConfig, c.CompleteEndpointingDelay, FrameDuration, c.MinEndpointingDelay)
+	}
+	if c.SureEndpointingDelay != 0 && (c.SureEndpointingDelay < FrameDuration || c.CompleteEndpointingDelay == 0 || c.SureEndpointingDelay > c.CompleteEndpointingDelay) {
+		return fmt.Errorf("%w: sure-answer endpointing delay %v (want %v ≤ it ≤ the complete-answer delay %v)",
+			ErrInvalidConfig, c.SureEndpointingDelay, FrameDuration, c.CompleteEndpointingDelay)
 	}
 	if c.PreRoll < 0 || c.PostRoll < 0 || c.MaxUtterance < time.Second {
 		return fmt.Errorf("%w: pre-roll %v, post-roll %v, max utterance %v", ErrInvalidConfig, c.PreRoll, c.PostRoll, c.MaxUtterance)
@@ -111,6 +118,7 @@ type Endpointer struct {
 	paused  bool
 	hold    bool
 	release bool
+	sure    bool  // the release is for a sure answer
 	start   int64 // first voiced sample of the turn
 	buf     []int16
 	bufFrom int64 // source offset of buf[0]
@@ -153,6 +161,12 @@ func (e *Endpointer) Release() {
 	}
 }
 
+// ReleaseSure is Release for a sure answer: the wait becomes SureEndpointingDelay (when set).
+func (e *Endpointer) ReleaseSure() {
+	e.Release()
+	e.sure = e.release
+}
+
 // InTurn reports whether a turn is open.
 func (e *Endpointer) InTurn() bool { return e.inTurn }
 
@@ -184,7 +198,7 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 		res.Resumed = e.paused
 		e.paused = false
 		e.hold = false
-		e.release = false
+		e.release, e.sure = false, false
 	}
 	if vr.Ended {
 		e.paused = true
@@ -195,6 +209,8 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 	switch {
 	case e.hold:
 		delay = e.cfg.MaxEndpointingDelay
+	case e.release && e.sure && e.cfg.SureEndpointingDelay > 0:
+		delay = e.cfg.SureEndpointingDelay
 	case e.release:
 		delay = e.cfg.CompleteEndpointingDelay
 	}
@@ -209,7 +225,7 @@ func (e *Endpointer) openTurn(start int64) {
 	e.inTurn = true
 	e.paused = false
 	e.hold = false
-	e.release = false
+	e.release, e.sure = false, false
 	e.start = start
 	from := max(start-msToSamples(e.cfg.PreRoll.Milliseconds()), 0)
 	e.buf = e.buf[:0]
@@ -262,7 +278,7 @@ func (e *Endpointer) closeTurn(lastVoicedEnd, frameEnd int64, delay time.Duratio
 	e.inTurn = false
 	e.paused = false
 	e.hold = false
-	e.release = false
+	e.release, e.sure = false, false
 	e.buf = e.buf[:0]
 	e.pre = e.pre[:0]
 	if forced {

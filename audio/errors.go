@@ -27,4 +27,6 @@ var (
 	ErrTTS = errors.New("speech synthesis failed")
 	// ErrNoSpeech means an utterance or a file held no speech the VAD could find.
 	ErrNoSpeech = errors.New("no speech detected")
+	// ErrWarm wraps a provider that could not be warmed (Warm); it is tried again when needed.
+	ErrWarm = errors.New("provider not warmed")
 )

@@ -17,6 +17,9 @@ const (
 	// TurnTrailing: the words stop mid-thought ("um", "and", "because", a list still rising);
 	// the long delay applies.
 	TurnTrailing
+	// TurnSure: a complete answer read with high confidence, on no filler (ClassifyTranscript);
+	// the shortest delay applies (SureEndpointingDelay).
+	TurnSure
 )
 
 func (t TurnEnd) String() string {
@@ -25,6 +28,8 @@ func (t TurnEnd) String() string {
 		return "complete"
 	case TurnTrailing:
 		return "trailing"
+	case TurnSure:
+		return "sure"
 	default:
 		return "unsure"
 	}
@@ -32,6 +37,45 @@ func (t TurnEnd) String() string {
 
 // DefaultCompleteEndpointingDelay is the silence that ends a turn whose words read as complete.
 const DefaultCompleteEndpointingDelay = 250 * time.Millisecond
+
+// DefaultSureEndpointingDelay is the silence that ends a turn read as TurnSure.
+const DefaultSureEndpointingDelay = 150 * time.Millisecond
+
+// Sure answers: how many words and what recogniser confidence a complete answer needs before
+// its turn may end after the shortest wait.
+const (
+	sureWords      = 4
+	SureConfidence = 0.85
+)
+
+// fillers are words a speaker says while thinking; a turn that stops on one is never sure.
+var fillers = map[string]bool{"um": true, "uh": true, "er": true, "erm": true, "hmm": true, "mm": true, "ah": true,
+	"well": true, "like": true, "so": true, "actually": true, "basically": true, "anyway": true, "yeah": true, "okay": true,
+	"ok": true, "right": true, "know": true, "mean": true}
+
+// ClassifyTranscript is ClassifyTurn with the recogniser's confidence: a complete answer of at
+// least four words, recognised with confidence SureConfidence or more (a recogniser that
+// reports none never qualifies) and not stopping on a filler ("well", "you know", "I mean"),
+// is TurnSure.
+func ClassifyTranscript(t Transcript) TurnEnd { return englishTrailing.ClassifyTranscript(t) }
+
+// ClassifyTranscript is ClassifyTranscript in w's language: ClassifyTurn with w's trailing
+// words, and a turn that stops on an English filler or on one of w's words is never sure.
+func (w TrailingWords) ClassifyTranscript(t Transcript) TurnEnd {
+	end := w.ClassifyTurn(t.Text)
+	if end != TurnComplete || !t.HasConfidence || t.Confidence < SureConfidence {
+		return end
+	}
+	words := strings.Fields(strings.ToLower(t.Text))
+	if len(words) < sureWords {
+		return end
+	}
+	last := strings.Trim(words[len(words)-1], `.,!?;:"'()`)
+	if fillers[last] || w.one[strings.TrimSpace(foldWord(last))] {
+		return end
+	}
+	return TurnSure
+}
 
 // minCompleteWords is how many words a turn needs before it can read as complete: "yes" may
 // be the start of "yes, because…".

@@ -36,10 +36,14 @@ func TestEndpointerReleaseShortensTheWait(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		release bool
+		sure    bool
 		want    time.Duration
-	}{{"ordinary wait", false, 500 * time.Millisecond}, {"complete answer", true, 250 * time.Millisecond}} {
+	}{{"ordinary wait", false, false, 500 * time.Millisecond}, {"complete answer", true, false, 250 * time.Millisecond},
+		{"sure answer", true, true, 150 * time.Millisecond}} {
 		cfg := DefaultEndpointConfig()
 		cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
+		cfg.SureEndpointingDelay = DefaultSureEndpointingDelay
+		cfg.VAD.Hangover = 100 * time.Millisecond // as the adaptive end of turn has it: the pause is read in time
 		ep, err := NewEndpointer(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +51,10 @@ func TestEndpointerReleaseShortensTheWait(t *testing.T) {
 		var got *Utterance
 		for _, f := range frames(sc.samples) {
 			r := ep.Push(f)
-			if r.Paused && tc.release {
+			switch {
+			case r.Paused && tc.sure:
+				ep.ReleaseSure()
+			case r.Paused && tc.release:
 				ep.Release()
 			}
 			if r.Utterance != nil {
@@ -67,6 +74,66 @@ func TestEndpointerReleaseShortensTheWait(t *testing.T) {
 	if _, err := NewEndpointer(bad); err == nil {
 		t.Error("a complete-answer delay above the min delay was accepted")
 	}
+	bad = DefaultEndpointConfig()
+	bad.CompleteEndpointingDelay = DefaultSureEndpointingDelay
+	bad.SureEndpointingDelay = DefaultCompleteEndpointingDelay // longer than the complete-answer delay
+	if _, err := NewEndpointer(bad); err == nil {
+		t.Error("a sure-answer delay above the complete-answer delay was accepted")
+	}
+}
+
+// TestClassifyTranscript: only a complete answer of four words or more, recognised with high
+// confidence and not stopping on a filler, is sure; trailing words and fillers keep their
+// waits, and a recogniser that reports no confidence never shortens the wait below complete.
+func TestClassifyTranscript(t *testing.T) {
+	sure := func(text string, conf float64) Transcript {
+		return Transcript{Text: text, Confidence: conf, HasConfidence: true}
+	}
+	cases := []struct {
+		t    Transcript
+		want TurnEnd
+	}{
+		{sure("Most guests are business travellers.", 0.95), TurnSure},
+		{sure("most guests are business travellers", 0.9), TurnSure},
+		{sure("Most guests are business travellers.", 0.6), TurnComplete},                       // unsure recognition
+		{Transcript{Text: "Most guests are business travellers.", Confidence: 1}, TurnComplete}, // no confidence reported
+		{sure("a double room please", 0.95), TurnSure},
+		{sure("a double room", 0.99), TurnComplete}, // three words
+		{sure("I would like it, well", 0.99), TurnComplete},
+		{sure("the breakfast is fine you know", 0.99), TurnComplete},
+		{sure("the breakfast is fine I mean", 0.99), TurnComplete},
+		{sure("Because,", 0.99), TurnTrailing},
+		{sure("we could add a second line and", 0.99), TurnTrailing},
+		{sure("most guests are um", 0.99), TurnTrailing},
+		{sure("yes", 0.99), TurnUnsure},
+	}
+	for _, tc := range cases {
+		if got := ClassifyTranscript(tc.t); got != tc.want {
+			t.Errorf("ClassifyTranscript(%q, %.2f, %v) = %s, want %s", tc.t.Text, tc.t.Confidence, tc.t.HasConfidence, got, tc.want)
+		}
+	}
+}
+
+// FuzzClassifyTranscript: sure only where the text alone reads complete, never on a trailing
+// word or a filler, never without a confident recognition.
+func FuzzClassifyTranscript(f *testing.F) {
+	for _, s := range []string{"Most guests are business travellers.", "Because,", "a b c um", "I think it is fine well"} {
+		f.Add(s, 0.9, true)
+	}
+	f.Fuzz(func(t *testing.T, text string, conf float64, has bool) {
+		got := ClassifyTranscript(Transcript{Text: text, Confidence: conf, HasConfidence: has})
+		if got != TurnSure {
+			if got != ClassifyTurn(text) {
+				t.Fatalf("%q: %s, but the text alone reads %s", text, got, ClassifyTurn(text))
+			}
+			return
+		}
+		words := strings.Fields(strings.ToLower(text))
+		last := strings.Trim(words[len(words)-1], `.,!?;:"'()`)
+		if ClassifyTurn(text) != TurnComplete || LooksUnfinished(text) || fillers[last] || !has || !(conf >= SureConfidence) {
+			t.Fatalf("%q (%.2f, %v) read as sure", text, conf, has)
+		}
+	})
 }
 
 // TestVoiceAdaptiveEndOfTurn speaks "Good morning, I would like", pauses 1.2 s, then "a table
@@ -143,7 +210,7 @@ func runAdaptiveTurn(t *testing.T, samples []int16, srv *openaitest.Server) []Fi
 	cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
 	log := newEventLog()
 	v := startVoice(t, NewClipSource(samples, true), newTestRecognizer(t, srv), nil, nil,
-		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTurn))
+		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTranscript))
 	defer v.Close() // each call's voice ends here, not with the test
 	return log.wait(t, 1)
 }

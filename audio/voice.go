@@ -132,6 +132,7 @@ type holdReq struct {
 	pause   uint64 // the pause it was made in: a release is stale once speech resumed
 	on      bool
 	release bool // the words read as complete: the short delay (Endpointer.Release)
+	sure    bool // and as sure: the shortest (Endpointer.ReleaseSure)
 }
 
 // speculation is a transcript of a turn made during its pause; when the turn ends with no
@@ -154,7 +155,7 @@ type voiceConfig struct {
 	recorder     *SessionRecorder
 	log          *slog.Logger
 	turnDetector func(partial string) bool
-	classify     func(partial string) TurnEnd
+	classify     func(partial Transcript) TurnEnd
 	speculate    func(FinalTranscript)
 }
 
@@ -268,11 +269,11 @@ func WithTurnDetector(unfinished func(partial string) bool) VoiceOption {
 
 // WithTurnClassifier enables the adaptive end of turn: when the candidate pauses, the turn so
 // far is transcribed, and classify decides the wait: TurnComplete ends the turn after the
-// endpointer's CompleteEndpointingDelay, TurnTrailing holds it to MaxEndpointingDelay, and
-// TurnUnsure keeps MinEndpointingDelay. When the turn then ends with no more speech, that
-// transcript is the final one, so recognition is already done at the endpoint. ClassifyTurn
-// is a ready classifier.
-func WithTurnClassifier(classify func(partial string) TurnEnd) VoiceOption {
+// endpointer's CompleteEndpointingDelay (TurnSure after its SureEndpointingDelay),
+// TurnTrailing holds it to MaxEndpointingDelay, and TurnUnsure keeps MinEndpointingDelay. When
+// the turn then ends with no more speech, that transcript is the final one, so recognition is
+// already done at the endpoint. ClassifyTranscript is a ready classifier.
+func WithTurnClassifier(classify func(partial Transcript) TurnEnd) VoiceOption {
 	return func(v *voiceConfig) error { v.classify = classify; return nil }
 }
 
@@ -394,6 +395,9 @@ func (v *Voice) loop(ctx context.Context) {
 				case h.pause != 0 && h.pause != v.pauseGen.Load():
 					// Made in an earlier silence: speech resumed since, and the endpointer
 					// already dropped that wait.
+				case h.release && h.sure:
+					v.ep.Hold(false)
+					v.ep.ReleaseSure()
 				case h.release:
 					v.ep.Hold(false)
 					v.ep.Release()
@@ -509,7 +513,7 @@ func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance)
 			v.specMu.Lock()
 			v.spec = &speculation{startMs: u.StartMs, endMs: u.EndMs, t: t, took: time.Since(start)}
 			v.specMu.Unlock()
-			end = v.cfg.classify(t.Text)
+			end = v.cfg.classify(t)
 			if end != TurnTrailing && v.cfg.speculate != nil {
 				ft := t
 				ft.IsFinal = true
@@ -524,7 +528,8 @@ func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance)
 	case v.cfg.classify != nil:
 		// Every reading is sent, unsure and failed ones too: they lift the pending hold.
 		req.pause = pause
-		req.release = end == TurnComplete
+		req.release = end == TurnComplete || end == TurnSure
+		req.sure = end == TurnSure
 		req.on = end == TurnTrailing
 	case err == nil && v.cfg.turnDetector(t.Text):
 		req.on = true

@@ -45,7 +45,7 @@ func TestVoiceStreamsRecognition(t *testing.T) {
 		{"adaptive", func() []VoiceOption {
 			cfg := DefaultEndpointConfig()
 			cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
-			return []VoiceOption{WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTurn)}
+			return []VoiceOption{WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTranscript)}
 		}()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,9 +18,12 @@ import (
 // pooled, Cohen's κ and quadratic-weighted κ with intervals, and agreement on totals and grade
 // bands; per marker, severity; and warnings where a figure says less than it seems.
 type Agreement struct {
-	ExamID   string             `json:"examId"`
-	Metric   Metric             `json:"alphaMetric"`
-	Overall  AgreementFigures   `json:"overall"`
+	ExamID  string           `json:"examId"`
+	Metric  Metric           `json:"alphaMetric"`
+	Overall AgreementFigures `json:"overall"`
+	// Panel compares the model panel's latest run with the final levels (PanelAgreement); set
+	// only when asked for (marks agreement --with-panel).
+	Panel    *AgreementFigures  `json:"panel,omitempty"`
 	Criteria []CriterionFigures `json:"criteria"`
 	Markers  []string           `json:"markers"`
 	Pairs    []PairFigures      `json:"pairs"`

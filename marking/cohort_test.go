@@ -9,12 +9,15 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/pgtest"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
 
 // cohortProfiles are the levels the first marker gives a strong, a middling and a weak
-// candidate (12 marks: distinction; 8: pass; 3: fail).
+// candidate (12 marks: distinction; 8: pass; 3: fail): the levels the rule proposes for the
+// example's strong, middling and weak scripts (runtimetest.ScriptsByStrength,
+// TestScriptsByStrength).
 var cohortProfiles = []map[string]string{
 	{"options": "evaluation", "clientele": "evaluation", "resources": "evaluation", "communication": "analysis"},
 	{"options": "analysis", "clientele": "analysis", "resources": "analysis", "communication": "description"},
@@ -49,7 +52,8 @@ func secondMarker(m *spec.CompiledMarking, i int, first map[string]string) map[s
 	return out
 }
 
-// TestCohort marks a cohort of 30 recorded rehearsals on PostgreSQL as an institution would:
+// TestCohort marks a cohort of 30 recorded rehearsals (10 each of the strong, middling and weak
+// scripts) on PostgreSQL as an institution would:
 // two markers (login roles) blind, tolerance one level, a moderator adjudicating the triaged
 // queue (boundary cases first) and the sample, then locking; the agreement report (per-pair κ,
 // weighted κ, α with intervals) and the Moodle and Canvas files, checked against the
@@ -72,7 +76,8 @@ func TestCohort(t *testing.T) {
 	var ids []string
 	timed("record 30 rehearsals", func() {
 		for i := range 30 {
-			ids = append(ids, record(t, owner, fmt.Sprintf("Candidate %02d", i), time.Duration(i)*time.Minute, scheme))
+			name := runtimetest.ScriptsByStrength[i%3]
+			ids = append(ids, recordScript(t, owner, name, fmt.Sprintf("Candidate %02d", i), time.Duration(i)*time.Minute, scheme))
 		}
 	})
 	var roster []sessions.Candidate
@@ -164,6 +169,24 @@ func TestCohort(t *testing.T) {
 	t.Logf("agreement: exact %.3f, κ %.3f [%.2f, %.2f], weighted κ %.3f [%.2f, %.2f], α %.3f [%.2f, %.2f], same band %.2f",
 		*p.Exact, *p.Kappa, p.KappaCI.Low, p.KappaCI.High, *p.WeightedKappa, p.WeightedKappaCI.Low, p.WeightedKappaCI.High,
 		*ag.Overall.Alpha, ag.Overall.AlphaCI.Low, ag.Overall.AlphaCI.High, *p.SameBand)
+	timed("store 30 model panel runs", func() {
+		for i, id := range ids {
+			// The panel proposes the first marker's levels, one level lower on options every
+			// fourth session: a panel that mostly agrees with the humans.
+			prof := cohortProfiles[i%3]
+			var crit []map[string]string
+			for _, c := range m.Criteria {
+				lv := prof[c.ID]
+				if c.ID == "options" && i%4 == 0 {
+					lv = levelAt(&c, max(c.Rank(lv)-1, 0))
+				}
+				crit = append(crit, map[string]string{"criterion": c.ID, "proposed": lv})
+			}
+			if _, err := SavePanelRun(ctx, owner, id, map[string]any{"sessionId": id, "criteria": crit}, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 	timed("adjudicate and lock 30 sessions", func() {
 		for _, it := range q {
 			for _, c := range it.Criteria {
@@ -179,6 +202,17 @@ func TestCohort(t *testing.T) {
 			}
 		}
 	})
+	var pf *AgreementFigures
+	timed("panel-vs-human agreement", func() {
+		if pf, err = PanelAgreement(ctx, owner, exam); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if pf.Items != 120 || pf.Alpha == nil || pf.AlphaCI == nil || *pf.Alpha >= 1 || *pf.Alpha < 0.5 {
+		t.Errorf("panel-vs-human figures %+v", pf)
+	} else {
+		t.Logf("panel vs final: %d items, exact %.3f, α %.3f [%.2f, %.2f]", pf.Items, *pf.Exact, *pf.Alpha, pf.AlphaCI.Low, pf.AlphaCI.High)
+	}
 	for _, f := range []struct {
 		format ExportFormat
 		check  func([]byte) error

@@ -32,6 +32,8 @@ type Subject struct {
 	Roster   *sessions.Candidate
 	ExamID   string
 	ExamJSON []byte // the compiled exam as stored
+	// PanelRuns are the model panel's stored runs on the session, the evidence a marker saw.
+	PanelRuns []sessions.PanelRun
 }
 
 // manifestV2 heads a manifest that covers the subject; locks made before it lack the line and
@@ -48,6 +50,9 @@ func subjectOf(ctx context.Context, st *sessions.Store, sess *sessions.Session) 
 	sub.CandidateID = c.CandidateID
 	if ok {
 		sub.Roster = &c
+	}
+	if sub.PanelRuns, err = st.PanelRuns(ctx, sess.ID); err != nil {
+		return nil, err
 	}
 	return sub, nil
 }
@@ -85,6 +90,13 @@ func Manifest(sub *Subject, events []runtime.Event, marks, finals []sessions.Mar
 		}{sub.Candidate, sub.CandidateID, sub.Roster}))
 		fmt.Fprintf(&b, "exam %s %s\n", strconv.Quote(sub.ExamID), hashBytes(sub.ExamJSON))
 		fmt.Fprintf(&b, "scheme %s\n", hashBytes(schemeOf(sub.ExamJSON)))
+		for _, r := range sub.PanelRuns {
+			fmt.Fprintf(&b, "panel %d %s\n", r.Seq, hashJSON(struct {
+				RunBy  string          `json:"runBy"`
+				At     string          `json:"at"`
+				Result json.RawMessage `json:"result"`
+			}{r.RunBy, r.At.UTC().Format(time.RFC3339Nano), compactJSON(r.Result)}))
+		}
 	}
 	evs := slices.Clone(events)
 	slices.SortFunc(evs, func(a, b runtime.Event) int { return int(a.Seq - b.Seq) })
@@ -193,6 +205,8 @@ func describe(key string) string {
 		return "the compiled exam " + id + " as stored"
 	case "scheme":
 		return "the marking scheme as stored"
+	case "panel":
+		return "the model panel's run " + f[1]
 	case "manifest":
 		return "the manifest's format"
 	}
@@ -229,4 +243,15 @@ func diffManifests(locked, current string) []string {
 		}
 	}
 	return out
+}
+
+// compactJSON is b compacted, or b as a JSON string when it is not JSON (a run edited into
+// something else still hashes, and differs).
+func compactJSON(b []byte) json.RawMessage {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		enc, _ := json.Marshal(string(b))
+		return enc
+	}
+	return out.Bytes()
 }

@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite"             // the "sqlite" driver, to tamper with a SQLite store
 
 	"github.com/examtui/examtui/internal/pgtest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/runtime/runtimetest"
@@ -85,8 +86,14 @@ func addRoster(t *testing.T, owner *sessions.Store, exam string, role sessions.M
 // record records the example rehearsal as a finished session, started after the given time.
 func record(t *testing.T, st *sessions.Store, candidate string, after time.Duration, scheme ...func(*spec.CompiledMarking)) string {
 	t.Helper()
+	return recordScript(t, st, testutil.RehearsalScript, candidate, after, scheme...)
+}
+
+// recordScript records the example candidate script name as candidate's session.
+func recordScript(t *testing.T, st *sessions.Store, name, candidate string, after time.Duration, scheme ...func(*spec.CompiledMarking)) string {
+	t.Helper()
 	start := headless.DefaultStart.Add(after)
-	script, exam := runtimetest.Rehearsal(t)
+	script, exam := runtimetest.Example(t, name)
 	for _, f := range scheme {
 		f(exam.Marking)
 	}

@@ -398,7 +398,8 @@ func (c *Controller) examDeadline() string {
 func (c *Controller) emitIntercepts(nodeID string, hits []filterHit) {
 	for _, h := range hits {
 		c.emit(&GuardrailTriggeredPayload{Guardrail: h.Name.String(), NodeID: nodeID, Action: GuardrailOutputIntercepted,
-			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail})
+			OriginalText: h.Original, ReplacementText: h.Replacement, Detail: h.Action + ": " + h.Detail,
+			FilterAction: h.Action, Reason: h.Reason, Phrase: h.Phrase})
 	}
 }
 

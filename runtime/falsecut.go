@@ -80,3 +80,8 @@ func (v *Vocabulary) onlyBackchannel(text string) bool {
 	}
 	return true
 }
+
+// OnlyBackchannel reports whether text is made only of the vocabulary's backchannels and
+// fillers ("Mm-hmm, yeah."): a voice path reads it to tell a listener's sound over the
+// examiner's line from an interruption, by the same words the controller's false-cut rule uses.
+func (v *Vocabulary) OnlyBackchannel(text string) bool { return v.onlyBackchannel(text) }

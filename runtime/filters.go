@@ -36,6 +36,31 @@ type filterHit struct {
 	Original    string
 	Replacement string
 	Detail      string
+	// Reason and Phrase are the detail's parts when the filter knows them apart (why it fired,
+	// the words that fired it); Detail is always set.
+	Reason, Phrase string
+}
+
+// filterWhy is why a filter fired: the reason, and the words that fired it when the filter
+// matched a phrase.
+type filterWhy struct{ Reason, Phrase string }
+
+func (w filterWhy) none() bool { return w.Reason == "" && w.Phrase == "" }
+
+// String is the detail as sessions have always stored it: "REASON: PHRASE", or the reason.
+func (w filterWhy) String() string {
+	if w.Phrase == "" {
+		return w.Reason
+	}
+	return w.Reason + ": " + w.Phrase
+}
+
+// plainWhy adapts a filter whose detail is one sentence (no phrase apart).
+func plainWhy(fn func(text, norm string) (string, string, bool)) func(text, norm string) (string, filterWhy, bool) {
+	return func(text, norm string) (string, filterWhy, bool) {
+		out, detail, hit := fn(text, norm)
+		return out, filterWhy{Reason: detail}, hit
+	}
 }
 
 // nodeFilters holds a node's filter data, normalized once when the controller is built so the
@@ -265,8 +290,9 @@ func (nf *nodeFilters) run(text string, topic bool) (string, []string, []filterH
 		text = out
 	}
 	neutral := nf.lv.line(lang.LineNeutralFollowUp)
+	unsettled := fmt.Sprintf("the filters did not settle in %d passes: neutral follow-up", maxFilterPasses)
 	hits = append(hits, filterHit{Name: spec.FilterRubricLeak, Action: "replace", Original: text, Replacement: neutral,
-		Detail: fmt.Sprintf("the filters did not settle in %d passes: neutral follow-up", maxFilterPasses)})
+		Detail: unsettled, Reason: unsettled})
 	return neutral, []string{neutral}, hits
 }
 
@@ -277,11 +303,11 @@ func (nf *nodeFilters) filterPass(text string, topic bool) (string, []string, []
 	// Every filter matches on the normalized text; it is computed again only when a filter
 	// rewrote the text, not once per filter.
 	norm := normalizeWords(text)
-	apply := func(name spec.FilterName, defAction string, fn func(text, norm string) (string, string, bool)) {
+	apply := func(name spec.FilterName, defAction string, fn func(text, norm string) (string, filterWhy, bool)) {
 		if !nf.enabled[name] {
 			return
 		}
-		out, detail, hit := fn(text, norm)
+		out, why, hit := fn(text, norm)
 		if !hit {
 			return
 		}
@@ -292,16 +318,17 @@ func (nf *nodeFilters) filterPass(text string, topic bool) (string, []string, []
 		if action == "" {
 			action = defAction
 		}
-		hits = append(hits, filterHit{Name: name, Action: action, Original: text, Replacement: out, Detail: detail})
+		hits = append(hits, filterHit{Name: name, Action: action, Original: text, Replacement: out, Detail: why.String(),
+			Reason: why.Reason, Phrase: why.Phrase})
 		text = out
 	}
-	apply(spec.FilterPersonaBreak, "replace", nf.personaBreakFilter)
-	apply(spec.FilterRubricLeak, "intercept", nf.rubricLeakFilter)
+	apply(spec.FilterPersonaBreak, "replace", plainWhy(nf.personaBreakFilter))
+	apply(spec.FilterRubricLeak, "intercept", plainWhy(nf.rubricLeakFilter))
 	nf.runIntegrityFilters(apply)
 	if topic {
-		apply(spec.FilterTopicContainment, "redirect", nf.topicFilter)
+		apply(spec.FilterTopicContainment, "redirect", plainWhy(nf.topicFilter))
 	}
-	apply(FilterOneQuestion, "keep_first", oneQuestionFilter)
+	apply(FilterOneQuestion, "keep_first", plainWhy(oneQuestionFilter))
 	var parts []string
 	if nf.enabled[spec.FilterLength] {
 		action := nf.action[spec.FilterLength]
@@ -309,14 +336,14 @@ func (nf *nodeFilters) filterPass(text string, topic bool) (string, []string, []
 			action = "summarize"
 		}
 		if out, ps, detail, hit := nf.lengthFilter(text, action); hit {
-			hits = append(hits, filterHit{Name: spec.FilterLength, Action: action, Original: text, Replacement: out, Detail: detail})
+			hits = append(hits, filterHit{Name: spec.FilterLength, Action: action, Original: text, Replacement: out, Detail: detail, Reason: detail})
 			if out != text {
 				norm = normalizeWords(out)
 			}
 			text, parts = out, ps
 		}
 	}
-	apply(spec.FilterLeadingQuestion, "rephrase", nf.leadingFilter)
+	apply(spec.FilterLeadingQuestion, "rephrase", plainWhy(nf.leadingFilter))
 	if len(parts) == 0 || len(hits) > 0 && hits[len(hits)-1].Name == spec.FilterLeadingQuestion {
 		// Every part keeps to maxChars, also after a rewrite that followed a split.
 		parts = []string{text}

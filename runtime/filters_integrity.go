@@ -83,22 +83,22 @@ func normAll(ps []string) []string {
 // forbiddenMatch names the forbidden action a normalized text commits, or "": an answer
 // revealed, a judging phrase (English's and the pack's verdict and praise phrases), or a verdict
 // in any wording by the verdict detector.
-func forbiddenMatch(judgement phraseIndex, norm string, verdicts *verdictIndex) string {
+func forbiddenMatch(judgement phraseIndex, norm string, verdicts *verdictIndex) filterWhy {
 	if m := revealNorm.first(norm); m != "" {
-		return "reveals an answer: " + m
+		return filterWhy{Reason: "reveals an answer", Phrase: m}
 	}
 	if m := judgement.first(norm); m != "" {
-		return "evaluative praise or judgement: " + m
+		return filterWhy{Reason: "evaluative praise or judgement", Phrase: m}
 	}
 	// A verdict in any wording (verdict.go): the class, not a list of phrases.
 	if why := verdicts.detect(norm); why != "" {
-		return "verdict: " + why
+		return filterWhy{Reason: "verdict", Phrase: why}
 	}
-	return ""
+	return filterWhy{}
 }
 
 // runIntegrityFilters applies the always-on guardrails through apply (runFilters' closure).
-func (nf *nodeFilters) runIntegrityFilters(apply func(spec.FilterName, string, func(text, norm string) (string, string, bool))) {
+func (nf *nodeFilters) runIntegrityFilters(apply func(spec.FilterName, string, func(text, norm string) (string, filterWhy, bool))) {
 	for i := range nf.integrity {
 		apply(nf.integrity[i].name, nf.integrity[i].action, nf.integrity[i].fn)
 	}
@@ -108,7 +108,7 @@ func (nf *nodeFilters) runIntegrityFilters(apply func(spec.FilterName, string, f
 type integrityFilter struct {
 	name   spec.FilterName
 	action string
-	fn     func(text, norm string) (string, string, bool)
+	fn     func(text, norm string) (string, filterWhy, bool)
 }
 
 // integrityFns are the guardrails as filter functions in the pack's language, with the
@@ -119,28 +119,28 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 	out := make([]integrityFilter, len(sets))
 	for i := range sets {
 		set := &sets[i]
-		match := func(n string) string {
+		match := func(n string) filterWhy {
 			if set.phrases == nil {
 				return forbiddenMatch(lv.judgement, n, verdicts)
 			}
 			if m := set.phrases.first(n); m != "" {
 				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
-					return "" // "I can't give hints" refuses a hint rather than giving one
+					return filterWhy{} // "I can't give hints" refuses a hint rather than giving one
 				}
-				return set.why + ": " + m
+				return filterWhy{Reason: set.why, Phrase: m}
 			}
-			return ""
+			return filterWhy{}
 		}
 		out[i].name, out[i].action = set.name, set.action
-		out[i].fn = func(text, norm string) (string, string, bool) {
-			if set.phrases != nil && match(norm) == "" {
-				return text, "", false
+		out[i].fn = func(text, norm string) (string, filterWhy, bool) {
+			if set.phrases != nil && match(norm).none() {
+				return text, filterWhy{}, false
 			}
 			// forbidden_action judges sentence by sentence: a verdict's structure ends with its
 			// sentence ("Correct." before "What would you test first?").
 			kept, why := dropClauses(text, match)
-			if why == "" {
-				return text, "", false
+			if why.none() {
+				return text, filterWhy{}, false
 			}
 			return lv.keepQuestion(text, kept), why, true
 		}
@@ -150,16 +150,16 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 
 // dropClauses removes what match flags: in a question, only the flagged comma clauses ("Good
 // point, but what would it cost?" keeps the question); elsewhere the whole sentence.
-func dropClauses(text string, match func(norm string) string) (string, string) {
+func dropClauses(text string, match func(norm string) filterWhy) (string, filterWhy) {
 	var kept []string
-	first := ""
+	var first filterWhy
 	for _, s := range SplitSentences(text) {
 		why := match(normalizeWords(s))
-		if why == "" {
+		if why.none() {
 			kept = append(kept, s)
 			continue
 		}
-		if first == "" {
+		if first.none() {
 			first = why
 		}
 		if !strings.HasSuffix(s, "?") {
@@ -167,7 +167,7 @@ func dropClauses(text string, match func(norm string) string) (string, string) {
 		}
 		var clauses []string
 		for _, cl := range strings.Split(s, ",") {
-			if match(normalizeWords(cl)) == "" {
+			if match(normalizeWords(cl)).none() {
 				clauses = append(clauses, strings.TrimSpace(cl))
 			}
 		}
@@ -180,7 +180,7 @@ func dropClauses(text string, match func(norm string) string) (string, string) {
 		}
 		// What is left is kept only if it no longer matches as a whole: a verdict can span
 		// clauses that are harmless one by one ("You, 10 out of 12?").
-		if len(strings.Fields(rest)) >= 3 && strings.HasSuffix(rest, "?") && match(normalizeWords(rest)) == "" {
+		if len(strings.Fields(rest)) >= 3 && strings.HasSuffix(rest, "?") && match(normalizeWords(rest)).none() {
 			kept = append(kept, upperFirst(rest))
 		}
 	}

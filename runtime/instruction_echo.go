@@ -77,7 +77,7 @@ func instructionEcho(lv *langVocab, text string, instructions []string) (string,
 	}
 	out := lv.keepQuestion(text, strings.Join(kept, " "))
 	return out, &filterHit{Name: guardrailInstructionEcho, Action: "drop", Original: text, Replacement: out,
-		Detail: "repeats the examiner's instruction: " + strconv.Quote(first)}
+		Detail: "repeats the examiner's instruction: " + strconv.Quote(first), Reason: "repeats the examiner's instruction", Phrase: first}
 }
 
 // echoRuns are the guarded word runs of the instructions: every run of echoRunWords

@@ -15,6 +15,6 @@ func neutralizeReassurance(text string) (string, string, bool) {
 
 // forbiddenMatchEN is forbiddenMatch with the English verdict and praise words and the English
 // verdict detector.
-func forbiddenMatchEN(norm string) string {
+func forbiddenMatchEN(norm string) filterWhy {
 	return forbiddenMatch(langVocabFor(nil).judgement, norm, defaultVocabulary.verdictIndex())
 }

@@ -41,6 +41,10 @@ func languagePack(exam *spec.Exam, r *lang.Registry) (*lang.Pack, error) {
 // voice, the end-of-turn word classes) and the candidate page.
 func (c *Controller) Language() *lang.Pack { return c.lang }
 
+// Vocabulary is the words the controller's rules read: the ones built from the exam's pack, or
+// WithVocabulary's. A voice path reads its backchannels from it.
+func (c *Controller) Vocabulary() *Vocabulary { return c.vocab }
+
 // line is the pack's fixed line of a key.
 func (c *Controller) line(k lang.LineKey) string { return c.lang.Line(k) }
 

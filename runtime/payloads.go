@@ -177,7 +177,15 @@ type GuardrailTriggeredPayload struct {
 	Action          GuardrailAction `json:"action"` // GuardrailActions (enum_guardrail.go)
 	OriginalText    string          `json:"originalText"`
 	ReplacementText string          `json:"replacementText"`
-	Detail          string          `json:"detail,omitempty"`
+	// Detail says why in one line (an output filter's "FILTER_ACTION: REASON: PHRASE"); the
+	// fields below carry its parts apart for an output filter, and are empty in sessions
+	// stored before they existed.
+	Detail string `json:"detail,omitempty"`
+	// FilterAction is the output filter's own action (drop_hint, keep_first, summarize…).
+	FilterAction string `json:"filterAction,omitempty"`
+	// Reason is why the filter fired; Phrase the words that fired it, when it matched a phrase.
+	Reason string `json:"reason,omitempty"`
+	Phrase string `json:"phrase,omitempty"`
 }
 
 // RecoveryPayload reports a recovery (a rejected low-confidence signal, a retried call...).

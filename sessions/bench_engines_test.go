@@ -130,7 +130,7 @@ func seedSessions(b *testing.B, st *Store, n int) {
 		} else {
 			r.endedNs = r.lastNs
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (`+rawColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.args()...); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (`+rawColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.args()...); err != nil {
 			b.Fatal(err)
 		}
 	}

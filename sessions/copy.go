@@ -60,22 +60,23 @@ func CopySessions(ctx context.Context, from, to *Store) (CopyResult, error) {
 
 // rawSession is a sessions row as stored, for copying between stores.
 type rawSession struct {
-	id, examID, title, candidate, examiner, input, state, examSum, specPath, recordings string
-	startedNs                                                                           int64
-	endedNs, lastNs                                                                     sql.NullInt64
-	interrupted, ownerPID, evidence, summarized                                         int
-	usage                                                                               string
-	events                                                                              int64
-	coverage                                                                            float64
-	examJSON                                                                            string
+	id, examID, title, candidate, examiner, input, state, examSum, specPath, recordings, candidateID string
+	startedNs                                                                                        int64
+	endedNs, lastNs                                                                                  sql.NullInt64
+	interrupted, ownerPID, evidence, summarized                                                      int
+	usage                                                                                            string
+	noticeAck                                                                                        sql.NullInt64
+	events                                                                                           int64
+	coverage                                                                                         float64
+	examJSON                                                                                         string
 }
 
 const rawColumns = `id, exam_id, title, candidate, examiner, input, started_ns, ended_ns, state, interrupted,
-	exam_sha256, spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, summarized, usage`
+	exam_sha256, spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, summarized, usage, notice_ack_ns, candidate_id`
 
 func (r *rawSession) args() []any {
 	return []any{r.id, r.examID, r.title, r.candidate, r.examiner, r.input, r.startedNs, r.endedNs, r.state, r.interrupted,
-		r.examSum, r.specPath, r.recordings, r.ownerPID, r.events, r.lastNs, r.evidence, r.coverage, r.summarized, r.usage}
+		r.examSum, r.specPath, r.recordings, r.ownerPID, r.events, r.lastNs, r.evidence, r.coverage, r.summarized, r.usage, r.noticeAck, r.candidateID}
 }
 
 func copySession(ctx context.Context, from, to *Store, id string) error {
@@ -83,7 +84,7 @@ func copySession(ctx context.Context, from, to *Store, id string) error {
 	err := from.db.QueryRowContext(ctx, `SELECT `+rawColumns+`, exams.exam_json FROM sessions
 		JOIN exams ON exams.sha256 = sessions.exam_sha256 WHERE id = ?`, id).Scan(
 		&r.id, &r.examID, &r.title, &r.candidate, &r.examiner, &r.input, &r.startedNs, &r.endedNs, &r.state, &r.interrupted,
-		&r.examSum, &r.specPath, &r.recordings, &r.ownerPID, &r.events, &r.lastNs, &r.evidence, &r.coverage, &r.summarized, &r.usage, &r.examJSON)
+		&r.examSum, &r.specPath, &r.recordings, &r.ownerPID, &r.events, &r.lastNs, &r.evidence, &r.coverage, &r.summarized, &r.usage, &r.noticeAck, &r.candidateID, &r.examJSON)
 	if err != nil {
 		return fmt.Errorf("read session: %w", err)
 	}
@@ -132,7 +133,7 @@ func writeSessionRow(ctx context.Context, x execer, r *rawSession) error {
 	if _, err := x.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, r.id); err != nil {
 		return err
 	}
-	_, err := x.ExecContext(ctx, `INSERT INTO sessions (`+rawColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.args()...)
+	_, err := x.ExecContext(ctx, `INSERT INTO sessions (`+rawColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.args()...)
 	return err
 }
 

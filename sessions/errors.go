@@ -56,3 +56,12 @@ var (
 	ErrNoAccess    = errors.New("no access to the store: its owner adds you to an exam's roster (examtui marks roster add)")
 	ErrNoCandidate = errors.New("candidate not in the roster")
 )
+
+// Records errors (accesslog.go, delete.go, retention.go).
+var (
+	ErrAccessLogBroken = errors.New("access log chain broken")
+	// ErrLockedMarks refuses deleting a session whose marks are locked unless forced.
+	ErrLockedMarks = errors.New("session has locked marks")
+	// ErrEncrypted refuses reading a file encrypted at rest without an identity to decrypt it.
+	ErrEncrypted = errors.New("encrypted at rest: give the age identity file (--identity) to read it")
+)

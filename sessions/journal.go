@@ -144,18 +144,9 @@ func (s *Store) Journal(ctx context.Context, id string, opts ...JournalOption) (
 		return nil, err
 	}
 
-	s.mu.Lock()
-	if _, ok := s.journals[id]; ok {
-		s.mu.Unlock()
-		return nil, fmt.Errorf("journal %s: %w", id, ErrSessionBusy)
-	}
-	lock := s.owned[id]
-	delete(s.owned, id)
-	s.mu.Unlock()
-	if lock == nil {
-		if lock, err = s.acquireLease(ctx, id); err != nil {
-			return nil, fmt.Errorf("journal %s: %w", id, err)
-		}
+	lock, err := s.takeLease(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", id, err)
 	}
 	j, err := s.openJournal(ctx, sess, exam, lock, cfg)
 	if err != nil {

@@ -144,8 +144,8 @@ func ownerOnly(err error) error {
 // write, under the row-level security policies. Nothing else is granted: a marker cannot start,
 // change or delete sessions, read join codes or the command channel.
 var (
-	markingTablesRead  = []string{"schema_version", "sessions", "events", "exams", "exam_roster", "candidates", "marks", "final_marks", "mark_locks"}
-	markingTablesWrite = map[string]string{"marks": "INSERT, UPDATE", "final_marks": "INSERT, UPDATE", "mark_locks": "INSERT"}
+	markingTablesRead  = []string{"schema_version", "sessions", "events", "exams", "exam_roster", "candidates", "marks", "final_marks", "mark_locks", "panel_runs"}
+	markingTablesWrite = map[string]string{"marks": "INSERT, UPDATE", "final_marks": "INSERT, UPDATE", "mark_locks": "INSERT", "panel_runs": "INSERT"}
 )
 
 // grantMarking grants a PostgreSQL role what marking needs: the schema, reading the sessions

@@ -30,16 +30,18 @@ func (s *Session) IsRehearsal() bool { return strings.HasPrefix(s.Candidate, Scr
 
 // Meta describes a session being created.
 type Meta struct {
-	ID         string     // optional; a random 16-hex-digit id by default
-	Exam       *spec.Exam // required: the compiled exam, stored whole
-	ExamID     string     // default Exam.ID
-	Title      string     // default Exam.Title
-	Candidate  string
-	Examiner   string              // the examiner implementation or person ("offline", a model name...)
-	Input      runtime.InputSource // how the candidate's answers reach the exam
-	SpecPath   string
-	Recordings []string
-	StartedAt  time.Time // default now
+	ID        string     // optional; a random 16-hex-digit id by default
+	Exam      *spec.Exam // required: the compiled exam, stored whole
+	ExamID    string     // default Exam.ID
+	Title     string     // default Exam.Title
+	Candidate string
+	// CandidateID is the candidate's id in the institution's roster or LMS ("" when unknown).
+	CandidateID string
+	Examiner    string              // the examiner implementation or person ("offline", a model name...)
+	Input       runtime.InputSource // how the candidate's answers reach the exam
+	SpecPath    string
+	Recordings  []string
+	StartedAt   time.Time // default now
 }
 
 // Session is a stored session's metadata and aggregates.
@@ -48,6 +50,7 @@ type Session struct {
 	ExamID        string
 	Title         string
 	Candidate     string
+	CandidateID   string
 	Examiner      string
 	Input         runtime.InputSource
 	StartedAt     time.Time
@@ -224,7 +227,7 @@ func (s *Store) insertSession(ctx context.Context, m Meta, examJSON, recJSON []b
 }
 
 const listColumns = `id, exam_id, title, candidate, examiner, input, started_ns, ended_ns, state, interrupted,
-	spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, usage`
+	spec_path, recordings, owner_pid, event_count, last_event_ns, evidence_count, coverage, usage, candidate_id`
 
 func scanSession(r scanner, extra ...any) (*Session, error) {
 	var (
@@ -235,7 +238,7 @@ func scanSession(r scanner, extra ...any) (*Session, error) {
 		interrupted                   int
 	)
 	dest := []any{&ss.ID, &ss.ExamID, &ss.Title, &ss.Candidate, &ss.Examiner, &input, &startedNs, &endedNs,
-		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage, &usageText}
+		&state, &interrupted, &ss.SpecPath, &recs, &ss.OwnerPID, &ss.EventCount, &lastNs, &ss.EvidenceCount, &ss.Coverage, &usageText, &ss.CandidateID}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -405,53 +408,6 @@ func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time, candid
 		}
 		return fmt.Errorf("%w: session %s already has events", ErrInvalidMeta, id)
 	}
-	return nil
-}
-
-// Delete removes a session and its events. A session running in any process is refused.
-func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := s.checkOpen(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	if _, ok := s.journals[id]; ok {
-		s.mu.Unlock()
-		return fmt.Errorf("delete %s: %w", id, ErrSessionBusy)
-	}
-	lock := s.owned[id]
-	delete(s.owned, id)
-	s.mu.Unlock()
-	if lock == nil {
-		var err error
-		if lock, err = s.acquireLease(ctx, id); err != nil {
-			return fmt.Errorf("delete %s: %w", id, err)
-		}
-	}
-	defer func() { _ = lock.release() }()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("delete %s: %w", id, err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
-	if err != nil {
-		return fmt.Errorf("delete %s: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		s.removeLockFile(id)
-		return fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE session_id = ?`, id); err != nil {
-		return fmt.Errorf("delete %s events: %w", id, err)
-	}
-	// The compiled exam goes with its last session.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM exams WHERE sha256 NOT IN (SELECT exam_sha256 FROM sessions)`); err != nil {
-		return fmt.Errorf("delete %s exam: %w", id, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("delete %s: %w", id, err)
-	}
-	s.removeLockFile(id)
 	return nil
 }
 

@@ -71,6 +71,9 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", cfg.sync.String())
 	q.Set("_txlock", "immediate")
+	// Deleted rows are overwritten, not just unlinked: a deleted session must not linger in
+	// the file's free pages (docs/records.md).
+	q.Add("_pragma", "secure_delete(1)")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	raw, err := sql.Open("sqlite", dsn)
 	if err != nil {

@@ -102,6 +102,7 @@ func compile(s *Spec) *Exam {
 		if len(ev.Cues) == 0 {
 			ev.Cues = nil
 		}
+		ev.LevelCues = cloneLists(ev.LevelCues)
 		e.Evidence = append(e.Evidence, ev)
 	}
 	for i := range e.Evidence {

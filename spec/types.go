@@ -92,6 +92,10 @@ type EvidenceDef struct {
 	Description string   `json:"description" yaml:"description"`
 	Levels      []string `json:"levels" yaml:"levels"`
 	Cues        []string `json:"cues,omitempty" yaml:"cues,omitempty"`
+	// LevelCues are phrases, per level name, that show the signal at that level: the offline
+	// examiner reports the highest level whose cues the answer holds (the first level when
+	// none). Like Cues, they never reach the model.
+	LevelCues map[string][]string `json:"levelCues,omitempty" yaml:"levelCues,omitempty"`
 }
 
 // Node is one node of the exam graph.

@@ -236,6 +236,7 @@ func (c *checker) checkEvidence() idSet {
 		}
 		c.uniqueStrings(path+".levels", e.Levels, "level")
 		c.uniqueStrings(path+".cues", e.Cues, "cue")
+		c.checkLevelCues(path+".levelCues", e)
 	}
 	// Suggestions offer valid ids only: an invalid one is reported where it is defined.
 	types.list = slices.DeleteFunc(types.list, func(id string) bool { return !signalPattern.MatchString(id) })
@@ -609,4 +610,20 @@ func (c *checker) nodeByID(id string) *Node {
 		}
 	}
 	return nil
+}
+
+// checkLevelCues checks a signal's levelCues: every key one of its levels, every list
+// non-empty, no empty or repeated phrase.
+func (c *checker) checkLevelCues(path string, e EvidenceDef) {
+	for _, k := range slices.Sorted(maps.Keys(e.LevelCues)) {
+		kp := path + "." + k
+		if !slices.Contains(e.Levels, k) {
+			c.add(c.keyAt(kp), Error, hintFor(k, "levels", e.Levels),
+				"signal %s: levelCues key %q is not one of its levels", quoteOr(e.SignalType, path), k)
+		}
+		if len(e.LevelCues[k]) == 0 && !c.bad(kp) {
+			c.errorf(kp, "", "signal %s: levelCues.%s is empty", quoteOr(e.SignalType, path), k)
+		}
+		c.uniqueStrings(kp, e.LevelCues[k], "level cue")
+	}
 }

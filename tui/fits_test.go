@@ -91,6 +91,28 @@ func TestGuardDetailReadable(t *testing.T) {
 	}
 }
 
+// TestGuardDetailFromParts: a payload that carries the filter's action, reason and phrase
+// apart is said from them, the same way, also where the one-line detail cannot be split back
+// (a phrase with ": " or quotes in it); a payload without them reads its detail as before.
+func TestGuardDetailFromParts(t *testing.T) {
+	for _, tc := range []struct {
+		e    guardEntry
+		want string
+	}{
+		{guardEntry{filterAction: "drop_hint", reason: "hint", phrase: "hint", detail: "drop_hint: hint: hint"}, "drop_hint · “hint”"},
+		{guardEntry{filterAction: "drop", reason: "reveals an answer", phrase: "the answer is: yes",
+			detail: "drop: reveals an answer: the answer is: yes"}, "drop · reveals an answer “the answer is: yes”"},
+		{guardEntry{filterAction: "drop", reason: "repeats the examiner's instruction", phrase: `ask about "cover"`,
+			detail: `drop: repeats the examiner's instruction: "ask about \"cover\""`}, "drop · repeats the examiner's instruction “ask about \"cover\"”"},
+		{guardEntry{filterAction: "summarize", reason: "612 characters > maxChars 400", detail: "summarize: 612 characters > maxChars 400"}, "summarize · 612 characters > maxChars 400"},
+		{guardEntry{detail: "drop_hint: hint: hint"}, "drop_hint · “hint”"},
+	} {
+		if got := tc.e.readableDetail(); got != tc.want {
+			t.Errorf("readableDetail(%+v) = %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}
+
 // TestWrappedLinesHang: every wrapped line of the transcript, the guardrails and the debug
 // view starts indented under its first line, instruction and system lines included.
 func TestWrappedLinesHang(t *testing.T) {

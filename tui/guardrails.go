@@ -20,7 +20,10 @@ type guardEntry struct {
 	original    string
 	replacement string
 	detail      string
-	cache       lineCache
+	// filterAction, reason and phrase are the detail's parts (an output filter's, in sessions
+	// recorded since the payload carries them); empty otherwise.
+	filterAction, reason, phrase string
+	cache                        lineCache
 }
 
 // guardrailsPane lists every interception and recovery, newest at the bottom, under a fixed
@@ -61,7 +64,8 @@ func (p *guardrailsPane) apply(ev runtime.Event, pl runtime.Payload) {
 	case *runtime.GuardrailTriggeredPayload:
 		p.counts[v.Guardrail]++
 		p.entries = append(p.entries, guardEntry{at: ev.Timestamp, name: v.Guardrail, action: v.Action, node: v.NodeID,
-			original: v.OriginalText, replacement: v.ReplacementText, detail: v.Detail})
+			original: v.OriginalText, replacement: v.ReplacementText, detail: v.Detail,
+			filterAction: v.FilterAction, reason: v.Reason, phrase: v.Phrase})
 	case *runtime.RecoveryPayload:
 		p.recov++
 		d := v.Detail
@@ -88,7 +92,7 @@ func (e *guardEntry) render(st *Styles) func(int) []string {
 		if e.action != "" {
 			meta += " · " + e.action.String()
 		}
-		if d := guardDetail(oneLine(e.detail)); d != "" && d != e.name { // a limit's detail often repeats its name
+		if d := e.readableDetail(); d != "" && d != e.name { // a limit's detail often repeats its name
 			meta += " · " + d
 		}
 		lines = append(lines, wrapPrefixed(head, meta, &st.Muted, width, 2)...)
@@ -110,20 +114,42 @@ func (e *guardEntry) render(st *Styles) func(int) []string {
 // filter's own action, why it fired, the words that fired it): shown as ACTION · WHY “PHRASE”,
 // WHY left out when the phrase says it already ("drop_hint: hint: hint" reads
 // drop_hint · “hint”).
+//
+// Sessions stored before the payload carried the parts apart have only the detail string;
+// newer ones are read from the parts (readableDetail), said by the same rule (guardWords).
 func guardDetail(d string) string {
 	parts := strings.SplitN(d, ": ", 3)
 	isWord := func(s string) bool { return s != "" && !strings.ContainsAny(s, " ,.") }
 	switch {
 	case len(parts) == 3 && isWord(parts[0]) && !strings.ContainsAny(parts[2], "\"“”():"):
-		why, phrase := parts[1], "“"+parts[2]+"”"
-		if strings.Contains(strings.ToLower(parts[2]), strings.ToLower(why)) {
-			return parts[0] + " · " + phrase
-		}
-		return parts[0] + " · " + why + " " + phrase
+		return guardWords(parts[0], parts[1], parts[2])
 	case len(parts) >= 2 && isWord(parts[0]):
 		return parts[0] + " · " + strings.Join(parts[1:], ": ")
 	}
 	return d
+}
+
+// readableDetail is the entry's detail as guardDetail says it, from the payload's parts when
+// it has them.
+func (e *guardEntry) readableDetail() string {
+	if e.filterAction == "" {
+		return guardDetail(oneLine(e.detail))
+	}
+	return guardWords(e.filterAction, oneLine(e.reason), oneLine(e.phrase))
+}
+
+// guardWords says a filter's action, why it fired and the words that fired it:
+// ACTION · WHY “PHRASE”, WHY left out when the phrase says it already.
+func guardWords(action, why, phrase string) string {
+	switch {
+	case phrase == "" && why == "":
+		return action
+	case phrase == "":
+		return action + " · " + why
+	case why == "" || strings.Contains(strings.ToLower(phrase), strings.ToLower(why)):
+		return action + " · “" + phrase + "”"
+	}
+	return action + " · " + why + " “" + phrase + "”"
 }
 
 func (p *guardrailsPane) walk(width int, fn func([]string) bool) {

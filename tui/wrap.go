@@ -143,3 +143,8 @@ func closesCJK(g string) bool {
 // kinsokuStart lists what may not begin a line: closing punctuation, the prolonged sound
 // mark and small kana.
 const kinsokuStart = "、。，．・：；？！）」』】〕〉》ー〜…‥ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"
+
+// WrapHanging is the console's one wrapping function for the other consoles (the marking
+// console): plain text wrapped as wrapPlain does, a paragraph's first line first cells wide and
+// the others rest cells wide. A no-break space (U+00A0) keeps the words it joins on one line.
+func WrapHanging(s string, first, rest int) []string { return wrapHanging(s, first, rest) }

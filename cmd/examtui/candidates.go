@@ -13,14 +13,15 @@ import (
 func newCandidatesCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "candidates",
-		Short: "The candidate roster: the institution's identifiers the gradebook carries",
+		Short: "Candidates: the roster of the institution's identifiers, and everything held about one (subject access)",
 		Long: `The candidate roster holds, per candidate, the identifiers a learning platform matches
 grades on: candidate_id (required, examtui's own), name, email, username, sis_user_id,
 sis_login_id, lms_user_id and section. A session attached to a candidate carries them into
-marks export (--format moodle or canvas). See docs/marking.md.`,
+marks export (--format moodle or canvas). See docs/marking.md. export writes one candidate's
+subject-access archive (docs/records.md).`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCandidatesImportCmd())
+	cmd.AddCommand(newCandidatesImportCmd(), newCandidatesExportCmd())
 	return cmd
 }
 

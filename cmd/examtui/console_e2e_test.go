@@ -103,6 +103,11 @@ func startInTmuxSize(t *testing.T, w, h int, bin, dataDir string, args ...string
 	tt.must("-f", "/dev/null", "new-session", "-d", "-s", tmuxSession, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), script)
 	t.Cleanup(func() {
 		_, _ = tt.tmux("kill-server")
+		if t.Failed() {
+			b, _ := os.ReadFile(stderrPath)
+			rc, _ := os.ReadFile(rcPath)
+			t.Logf("examtui %v exited %s; its stderr:\n%s", args, rc, b)
+		}
 	})
 	return tt, stderrPath, rcPath
 }

@@ -4,13 +4,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/examtui/examtui/tui"
+	"github.com/examtui/examtui/tui/controlroom"
 )
 
 // docFiles are the pages a user reads: the README and docs/.
@@ -165,4 +170,91 @@ func TestHelpNamesEveryValue(t *testing.T) {
 		}
 	}
 	walk(newRootCmd())
+}
+
+// bindingKeys is every key bound in a key map (a struct of key.Binding fields).
+func bindingKeys(km any) map[string]bool {
+	out := map[string]bool{}
+	v := reflect.ValueOf(km)
+	for i := range v.NumField() {
+		if b, ok := v.Field(i).Interface().(key.Binding); ok {
+			for _, k := range b.Keys() {
+				out[k] = true
+			}
+		}
+	}
+	return out
+}
+
+// docKeyNames spells a key as the key maps do: the arrows and pgdn as the docs write them.
+var docKeyNames = map[string]string{"↑": "up", "↓": "down", "←": "left", "→": "right", "pgdn": "pgdown"}
+
+// TestMonitorDocKeys checks docs/monitor.md's key table against the control room's key map,
+// both ways: every key the table names is bound, every bound key is in the table.
+func TestMonitorDocKeys(t *testing.T) {
+	doc := docFiles(t)["docs/monitor.md"]
+	_, table, ok := strings.Cut(doc, "## Keys\n")
+	if !ok {
+		t.Fatal("docs/monitor.md has no Keys section")
+	}
+	documented := map[string]bool{}
+	for _, line := range strings.Split(table, "\n") {
+		if line != "" && !strings.HasPrefix(line, "|") {
+			if len(documented) > 0 {
+				break // the table's end
+			}
+			continue
+		}
+		cells := strings.Split(line, " | ")
+		if len(cells) < 2 || strings.HasPrefix(line, "|---") || strings.HasPrefix(line, "| key ") {
+			continue
+		}
+		for _, k := range strings.FieldsFunc(strings.TrimPrefix(cells[0], "| "), func(r rune) bool { return r == ',' || r == ' ' }) {
+			if k == "or" {
+				continue
+			}
+			parts := []string{k}
+			if k != "/" {
+				parts = strings.Split(k, "/")
+			}
+			for _, p := range parts {
+				if n, ok := docKeyNames[p]; ok {
+					p = n
+				}
+				documented[p] = true
+			}
+		}
+	}
+	bound := bindingKeys(controlroom.DefaultKeyMap())
+	for k := range documented {
+		if !bound[k] {
+			t.Errorf("docs/monitor.md's key table names %q; the control room binds no such key", k)
+		}
+	}
+	for k := range bound {
+		if !documented[k] {
+			t.Errorf("the control room binds %q; docs/monitor.md's key table does not name it", k)
+		}
+	}
+}
+
+// docCtrlKey is a control or function key named in prose: ctrl+p, f1.
+var docCtrlKey = regexp.MustCompile(`\b(ctrl\+[a-z]+|f[0-9]{1,2})\b`)
+
+// TestDocsNameBoundKeys checks that every ctrl or function key docs/console.md and
+// docs/monitor.md name, in tables or prose, is bound by the console's or the control room's
+// key map (so the prose cannot keep a key the program dropped).
+func TestDocsNameBoundKeys(t *testing.T) {
+	bound := bindingKeys(tui.DefaultKeyMap())
+	for k := range bindingKeys(controlroom.DefaultKeyMap()) {
+		bound[k] = true
+	}
+	docs := docFiles(t)
+	for _, page := range []string{"docs/console.md", "docs/monitor.md"} {
+		for _, m := range docCtrlKey.FindAllStringSubmatch(docs[page], -1) {
+			if !bound[m[1]] {
+				t.Errorf("%s names %s; no key map binds it", page, m[1])
+			}
+		}
+	}
 }

@@ -18,8 +18,9 @@ import (
 )
 
 type markOptions struct {
-	exam   string
-	marker string
+	exam     string
+	marker   string
+	identity string
 }
 
 func newMarkCmd() *cobra.Command {
@@ -54,6 +55,7 @@ operating-system account on a local store. --marker, when given, must be that na
 	f := cmd.Flags()
 	f.StringVar(&o.exam, "exam", "", "work through this exam's queue of sessions to mark")
 	markerFlag(cmd, &o.marker, "who is marking")
+	f.StringVar(&o.identity, "identity", "", "age identity file to play recordings encrypted at rest")
 	return cmd
 }
 
@@ -89,7 +91,11 @@ func runMark(cmd *cobra.Command, id string, o markOptions) error {
 		}
 		return p.Run(ctx, in)
 	}
-	b, err := markconsole.NewStoreBackend(store, o.marker, o.exam, run, player)
+	decrypt, err := playDecrypter(o.identity)
+	if err != nil {
+		return err
+	}
+	b, err := markconsole.NewStoreBackend(store, o.marker, o.exam, run, player, markconsole.WithDecrypt(decrypt))
 	if err != nil {
 		return err
 	}

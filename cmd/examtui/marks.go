@@ -18,7 +18,7 @@ Session ids may be shortened to any unambiguous prefix.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newMarksProposeCmd(), newMarksSetCmd(), newMarksShowCmd(), newMarksQueueCmd(), newMarksAdjudicateCmd(),
-		newMarksLockCmd(), newMarksVerifyCmd(), newMarksAgreementCmd(), newMarksExportCmd(), newMarksRosterCmd())
+		newMarksLockCmd(), newMarksVerifyCmd(), newMarksAgreementCmd(), newMarksExportCmd(), newMarksRosterCmd(), newMarksPublishCmd())
 	return cmd
 }
 

@@ -22,6 +22,9 @@ func writeAgreement(w io.Writer, a *marking.Agreement) error {
 		row(c.Criterion, c.AgreementFigures)
 	}
 	row("all criteria", a.Overall)
+	if a.Panel != nil {
+		row("model panel vs final", *a.Panel)
+	}
 	if len(a.Pairs) > 0 {
 		fmt.Fprintln(tw, "\nPAIR\tITEMS\tEXACT\tKAPPA\tWEIGHTED KAPPA\tSESSIONS\tSAME TOTAL\tSAME BAND\tMEAN |ΔTOTAL|")
 		for _, p := range a.Pairs {

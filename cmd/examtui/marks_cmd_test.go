@@ -26,7 +26,7 @@ import (
 // renamed candidate is caught by verify (exit 1, naming it) and the export refuses the row.
 func TestMarksCommands(t *testing.T) {
 	u := pgtest.NewDB(t)
-	id := recordRehearsalAt(t, u)
+	id := rehearseIn(t, u, "Priya")
 	urls := map[string]string{"owner": u}
 	for _, who := range []string{"alice", "bob", "carol"} {
 		urls[who] = pgtest.LoginRole(t, u, who)

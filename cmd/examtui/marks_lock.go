@@ -61,13 +61,13 @@ func newMarksVerifyCmd() *cobra.Command {
 
 func newMarksAgreementCmd() *cobra.Command {
 	var exam string
-	var asJSON bool
+	var asJSON, withPanel bool
 	cmd := &cobra.Command{
 		Use:   "agreement",
 		Short: "Agreement between markers across an exam's sessions (α with intervals, κ and weighted κ per pair, totals, bands, severity)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStore(cmd)
+			st, err := openStoreAccess(cmd, "", "exam "+exam)
 			if err != nil {
 				return err
 			}
@@ -75,6 +75,11 @@ func newMarksAgreementCmd() *cobra.Command {
 			a, err := marking.ExamAgreement(cmd.Context(), st, exam)
 			if err != nil {
 				return err
+			}
+			if withPanel {
+				if a.Panel, err = marking.PanelAgreement(cmd.Context(), st, exam); err != nil {
+					return err
+				}
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), a)
@@ -85,6 +90,7 @@ func newMarksAgreementCmd() *cobra.Command {
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
 	_ = cmd.MarkFlagRequired("exam")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&withPanel, "with-panel", false, "also compare the model panel's stored runs with the final levels (α over the cohort)")
 	return cmd
 }
 
@@ -100,7 +106,7 @@ func newMarksExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := openStore(cmd)
+			st, err := openStoreAccess(cmd, "", "exam "+exam)
 			if err != nil {
 				return err
 			}

@@ -8,17 +8,19 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/internal/textsafe"
 	"github.com/examtui/examtui/marking"
 	"github.com/examtui/examtui/marking/panel"
+	"github.com/examtui/examtui/sessions"
 )
 
 // proposeWithPanel runs the model panel on the session and prints it after the rule's
 // proposal. A panel where no member gave a mark is printed too, then the command fails.
-func proposeWithPanel(cmd *cobra.Command, s *marking.Session, p *marking.Proposal, asJSON bool) error {
+func proposeWithPanel(cmd *cobra.Command, st *sessions.Store, s *marking.Session, p *marking.Proposal, asJSON bool) error {
 	pn, err := buildPanel(slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
@@ -27,6 +29,10 @@ func proposeWithPanel(cmd *cobra.Command, s *marking.Session, p *marking.Proposa
 	res, runErr := pn.Run(cmd.Context(), in)
 	if res == nil {
 		return runErr
+	}
+	// The run is evidence: stored with the session (the lock covers it), shown by marks show.
+	if _, err := marking.SavePanelRun(cmd.Context(), st, s.ID, res, time.Now()); err != nil {
+		return err
 	}
 	w := cmd.OutOrStdout()
 	if asJSON {

@@ -80,4 +80,39 @@ func TestMarksProposePanel(t *testing.T) {
 	if doc.SessionID != id || len(doc.Criteria) != 4 || len(doc.Panel.Criteria) != 4 || !doc.Panel.Criteria[0].Flagged || doc.Panel.Members[2].Error == "" {
 		t.Errorf("--json: %+v", doc)
 	}
+
+	// Both runs were stored with the session: marks show prints the latest (the second, where
+	// citer's server had nothing left to say), with no call.
+	calls := len(steady.ChatRequests())
+	out, errOut, err = runCmd(t, "", "--data-dir", dir, "marks", "show", id)
+	if err != nil {
+		t.Fatalf("marks show: %v\n%s%s", err, out, errOut)
+	}
+	for _, want := range []string{"Model panel (3 members;", "steady description [seg-0008]: two options", "member citer failed: first round:", "member down failed: first round:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("marks show lacks %q:\n%s", want, out)
+		}
+	}
+	if len(steady.ChatRequests()) != calls {
+		t.Error("marks show asked the panel again")
+	}
+	out, _, err = runCmd(t, "", "--data-dir", dir, "marks", "show", id, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown struct {
+		Panel struct {
+			Members []struct {
+				Name, Model, Endpoint string
+				Calls                 []struct{ Round, PromptDigest, Reply string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if m := shown.Panel.Members; len(m) != 3 || m[0].Model != "m-steady" || m[1].Endpoint != wrongCite.URL() || len(m[1].Calls) != 1 ||
+		m[0].Calls[0].Round != "first" || !strings.HasPrefix(m[0].Calls[0].PromptDigest, "sha256:") || m[0].Calls[0].Reply != marks("description", "seg-0008") {
+		t.Errorf("marks show --json panel: %+v", shown.Panel)
+	}
 }

@@ -28,7 +28,7 @@ func newMarksProposeCmd() *cobra.Command {
 					return err
 				}
 				if withPanel {
-					return proposeWithPanel(cmd, s, p, asJSON)
+					return proposeWithPanel(cmd, st, s, p, asJSON)
 				}
 				if asJSON {
 					return writeJSON(cmd.OutOrStdout(), p)

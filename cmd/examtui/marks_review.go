@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/marking"
+	"github.com/examtui/examtui/marking/panel"
 	"github.com/examtui/examtui/sessions"
 )
 
@@ -25,10 +26,23 @@ func newMarksShowCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if asJSON {
-					return writeJSON(cmd.OutOrStdout(), v)
+				pr, err := panel.Latest(cmd.Context(), st, id)
+				if err != nil {
+					return err
 				}
-				return writeView(cmd.OutOrStdout(), v)
+				if asJSON {
+					return writeJSON(cmd.OutOrStdout(), struct {
+						*marking.View
+						Panel *panel.Result `json:"panel,omitempty"`
+					}{v, pr})
+				}
+				if err := writeView(cmd.OutOrStdout(), v); err != nil {
+					return err
+				}
+				if pr != nil {
+					return writePanel(cmd.OutOrStdout(), pr)
+				}
+				return nil
 			})
 		},
 	}
@@ -76,7 +90,7 @@ func newMarksQueueCmd() *cobra.Command {
 		Short: "An exam's finished sessions waiting for marks, adjudication or the lock",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStore(cmd)
+			st, err := openStoreAccess(cmd, "", "exam "+exam)
 			if err != nil {
 				return err
 			}

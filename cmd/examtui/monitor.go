@@ -134,6 +134,7 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		return err
 	}
 	defer store.Close()
+	defer startRetention(ctx, dataDir, log)()
 
 	updates := make(chan monitor.Update, 16)
 	var wg sync.WaitGroup
@@ -158,14 +159,14 @@ func runMonitor(cmd *cobra.Command, o monitorOptions) error {
 		return monitorJSON(ctx, board, updates, roomMsgs, cmd.OutOrStdout())
 	}
 	m, err := controlroom.New(board,
-		controlroom.WithLoader(func(ctx context.Context, id string) ([]runtime.Event, error) {
+		controlroom.WithLoader(openAccess(store, func(ctx context.Context, id string) ([]runtime.Event, error) {
 			// A room exam whose bot writes to another store: its history is what the room showed.
 			evs, err := store.LoadEvents(ctx, id)
 			if err == nil && len(evs) == 0 {
 				return rooms.History(id), nil
 			}
 			return evs, err
-		}),
+		})),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
 			// An exam in a room is controlled over the room's examiner-commands topic; any
 			// other through the store's command channel.

@@ -149,7 +149,7 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := newControlRoomTest(t, board, controlroom.WithLoader(store.LoadEvents),
+	tm := newControlRoomTest(t, board, controlroom.WithLoader(openAccess(store, store.LoadEvents)),
 		controlroom.WithBackend(func(r *monitor.Row) (tui.Backend, error) {
 			return app.StoreBackend(ctx, store, r.SessionID, "monitor:"+defaultExaminerIdentity()), nil
 		}))
@@ -203,6 +203,10 @@ func testMonitorEndToEnd(t *testing.T, dir string, storeArgs func() []string, ta
 	}
 	if r := final.Board().Row(id(bob)); r == nil || r.State != monitor.RowPaused {
 		t.Errorf("the board shows bob as %v", r)
+	}
+	// Opening bob's exam is in the access log, under the store's identity.
+	if log, err := store.AccessLog(ctx, sessions.AccessFilter{SessionID: id(bob)}); err != nil || len(log) == 0 || log[0].Action != sessions.AccessMonitorOpen {
+		t.Errorf("access log of bob's exam = %+v, %v; want the control room's opening", log, err)
 	}
 }
 

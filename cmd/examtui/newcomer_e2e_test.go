@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/runtime"
 )
 
 // TestNewcomerFirstHour is the first hour of an author new to examtui, in a real terminal at
@@ -19,7 +20,8 @@ import (
 // with a candidate script, rehearsed in the console (help with ?, the transcript scrolled back
 // while the exam goes on, end to follow it again), --mic without a recogniser (the console
 // says why answers are typed), then the control room and the marking console on a finished
-// exam. Screens are compared with goldens, their clocks and ids masked.
+// exam, and a live supervise: the control room on a running exam, its console opened, an
+// instruction sent. Screens are compared with goldens, their clocks and ids masked.
 func TestNewcomerFirstHour(t *testing.T) {
 	bin := examtuiBinary(t)
 	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
@@ -99,6 +101,9 @@ func newcomerHour(t *testing.T, bin string, w, h int) {
 
 	// --mic with no recogniser: the console says why answers are typed.
 	tt, _, rcPath = startInTmuxSize(t, w, h, bin, dataDir, "run", filepath.Join(dir, "servers-move.yaml"), "--examiner", "offline", "--mic", "--tts", "none")
+	// The recording notice comes first: the candidate agrees before the microphone opens.
+	tt.waitScreen("recording notice", "Recording notice:", "Press Enter to agree")
+	tt.keys("Enter")
 	mic := tt.waitScreen("mic fallback", "Answers are typed: --mic found no speech recogniser", "input typed")
 	if !strings.Contains(strings.Join(strings.Fields(mic), " "), "EXAMTUI_STT_BASE_URL") {
 		t.Errorf("the fallback does not say what to set:\n%s", mic)
@@ -133,23 +138,78 @@ func newcomerHour(t *testing.T, bin string, w, h int) {
 	golden("monitor", tt.waitScreen("control room", "examtui monitor", "finished today"))
 	tt.keys("q")
 	waitExit(t, rcPath)
-	tt, _, rcPath = startInTmuxSize(t, w, h, bin, dataDir, "mark", id, "--marker", "ana")
+	tt, _, rcPath = startInTmuxSize(t, w, h, bin, dataDir, "mark", id)
 	golden("mark", tt.waitScreen("marking console", "examtui mark", "Criteria", "Evidence"))
 	tt.keys("q")
 	waitExit(t, rcPath)
+
+	newcomerSupervise(t, bin, dataDir, filepath.Join(dir, "servers-move.yaml"), w, h, golden)
+}
+
+// newcomerSupervise is the live supervise of the first hour: an exam runs (headless, its
+// candidate typing on standard input) while the control room lists it live; the examiner
+// opens its console from there, sees the candidate's answer arrive, and sends an instruction
+// that the running exam receives.
+func newcomerSupervise(t *testing.T, bin, dataDir, exam string, w, h int, golden func(name, screen string)) {
+	t.Helper()
+	p := startHeadless(t, bin, 0, "--data-dir", dataDir, "run", exam, "--headless", "--json",
+		"--examiner", "offline", "--candidate", "newcomer")
+	t.Cleanup(func() { p.kill(); _ = p.cmd.Wait() })
+	if !p.waitEvent(0, func(ev runtime.Event) bool { return ev.Event == runtime.EventNodeEntered }, 20*time.Second) {
+		t.Fatalf("the live exam never started; stderr:\n%s", p.stderr.String())
+	}
+	tt, _, rcPath := startInTmuxSize(t, w, h, bin, dataDir, "monitor")
+	golden("monitor_live", tt.waitScreen("control room, one exam live", "LIVE (1)", "newcomer", "plan"))
+	tt.keys("/")
+	tt.typeLine("newcomer")
+	tt.keys("Enter")
+	tt.waitScreen("the live exam's console", "Transcript", "What do you think of this plan?")
+	p.write("I would first ask who is on call that weekend.")
+	tt.waitScreen("the answer, live", "Candidate: I would first ask who is on call")
+	mark := len(p.events())
+	tt.keys("C-o")
+	tt.waitScreen("instruction box", "instruction")
+	tt.typeLine("Ask about the rollback plan")
+	sent := func(ev runtime.Event) bool {
+		a, ok := decodeAs[*runtime.AdminInstructionPayload](ev)
+		return ok && a.Text == "Ask about the rollback plan"
+	}
+	if !p.waitEvent(mark, sent, 20*time.Second) {
+		t.Fatalf("the running exam never received the instruction; stderr:\n%s", p.stderr.String())
+	}
+	golden("supervise", tt.waitScreen("instruction in the transcript", "examiner instruction (immediate", "rollback plan", "the rollback plan?"))
+	tt.keys("Escape")
+	tt.waitScreen("back to the list", "LIVE (1)")
+	tt.keys("q")
+	if code := waitExit(t, rcPath); code != 0 {
+		t.Fatalf("the control room exited %d", code)
+	}
 }
 
 var (
 	maskHex   = regexp.MustCompile(`\b[0-9a-f]{16}\b`)
 	maskDigit = regexp.MustCompile(`[0-9]`)
 	maskTemp  = regexp.MustCompile(`/tmp/\S+`)
+	// Who the store says the user is: the OS account, and a console's sender with its random
+	// suffix (monitor:examiner-root-76eb12).
+	maskWho = regexp.MustCompile(`(marker |monitor:)[^\s)]+`)
 )
 
 // maskScreen keeps a screen's layout and words and drops what changes from run to run:
 // session ids, clocks and counts of time, paths, the fill of time bars.
 func maskScreen(s string) string {
 	s = maskHex.ReplaceAllString(s, "<session-id-----")
-	s = maskTemp.ReplaceAllStringFunc(s, func(p string) string { return strings.Repeat("~", len([]rune(p))) })
+	s = maskWho.ReplaceAllStringFunc(s, func(w string) string {
+		pre, rest, _ := strings.Cut(w, " ")
+		if rest == "" {
+			pre, rest, _ = strings.Cut(w, ":")
+			return pre + ":" + strings.Repeat("~", len([]rune(rest)))
+		}
+		return pre + " " + strings.Repeat("~", len([]rune(rest)))
+	})
+	// A temporary path's length changes from run to run (the test's name, a random number):
+	// one token for it, whether shown whole or cut.
+	s = maskTemp.ReplaceAllString(s, "<tmp>")
 	s = maskDigit.ReplaceAllString(s, "0")
 	return strings.ReplaceAll(s, "█", "░")
 }

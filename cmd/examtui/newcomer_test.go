@@ -72,6 +72,8 @@ nodes:
 	}{
 		{"mistyped command", []string{"tset"}, nil, []string{`did you mean "test"?`, "'examtui --help'"}},
 		{"mistyped subcommand", []string{"sessions", "lsit"}, nil, []string{`did you mean "list"?`, "'examtui sessions --help'"}},
+		{"help for a mistyped command", []string{"help", "tset"}, nil, []string{`did you mean "test"?`, "'examtui --help'"}},
+		{"help for a mistyped subcommand", []string{"help", "sessions", "lsit"}, nil, []string{`did you mean "list"?`, "'examtui sessions --help'"}},
 		{"subcommand of a group with no action", []string{"marks", "exprot"}, nil, []string{`did you mean "export"?`}},
 		{"mistyped flag", []string{"check", "--strcit", "demo"}, nil, []string{"did you mean --strict?", "'examtui check --help'"}},
 		{"mistyped global flag", []string{"check", "--data-dri", dir, "demo"}, nil, []string{"did you mean --data-dir?"}},

@@ -118,6 +118,11 @@ func runConsole(cmd *cobra.Command, specPath string, o runOptions) error {
 
 	tuiOpts := []tui.Option{tui.WithSTTMinConfidence(x.Spec.Policies.STTMinConfidence), tui.WithLogger(log)}
 	tuiOpts = append(tuiOpts, graphOption(x.Spec)...)
+	if o.voice.mic {
+		if err := micNotice(cmd, x); err != nil {
+			return err
+		}
+	}
 	voice, notice, err := startVoice(ctx, x, o.voice, dataDir, log)
 	if err != nil {
 		return err

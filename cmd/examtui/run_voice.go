@@ -14,6 +14,7 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/internal/atrest"
 	"github.com/examtui/examtui/transport/voicepath"
 	"github.com/examtui/examtui/tui"
 )
@@ -170,7 +171,12 @@ func startVoice(ctx context.Context, x *app.Exam, v voiceOptions, dataDir string
 		app.WithVoiceLogger(log), app.WithVoiceStatus(status), app.WithVoiceDefault(v.voice),
 		app.WithVoiceAdaptiveEndOfTurn(parts.Recognizer != nil)}
 	if x.Store != nil && !v.noRecord {
-		opts = append(opts, app.WithVoiceRecording(app.RecordingDir(dataDir, x.SessionID)))
+		to, err := atrest.Recipients(globals.config.Records.Recipients)
+		if err != nil {
+			closeVoiceParts(parts)
+			return nil, "", fmt.Errorf("records.recipients: %w", err)
+		}
+		opts = append(opts, app.WithVoiceRecording(app.RecordingDir(dataDir, x.SessionID)), app.WithVoiceEncryption(to))
 	}
 	vc, err := app.StartVoice(ctx, x, parts, opts...)
 	return vc, why, err
@@ -191,6 +197,15 @@ func typedWhy(status string, err error) string {
 		return fmt.Sprintf("The examiner's lines are shown, not spoken: no speaker could be opened (%v); examtui devices lists them, --output-device picks one.", err)
 	}
 	return ""
+}
+
+func closeVoiceParts(p app.VoiceParts) {
+	if p.Source != nil {
+		_ = p.Source.Close()
+	}
+	if p.Sink != nil {
+		_ = p.Sink.Close()
+	}
 }
 
 // statusOnly is the voice path when neither microphone nor speaker could be used: the meter

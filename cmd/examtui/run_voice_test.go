@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/age"
 	"github.com/spf13/cobra"
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/internal/atrest"
 	"github.com/examtui/examtui/internal/config"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
@@ -41,6 +43,8 @@ func TestRunMicInTmux(t *testing.T) {
 	tt, stderrPath, rcPath := startInTmux(t, "/usr/bin/env", dataDir, "ALSA_CONFIG_PATH="+silentALSAConfig(t),
 		"OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=sk-test",
 		bin, "run", "demo", "--examiner", "offline", "--mic")
+	tt.waitScreen("the recording notice", "Recording notice: This exam is recorded", "Press Enter to agree")
+	tt.keys("Enter")
 	tt.waitScreen("start", "input mic", "Examiner: Welcome.", "audio ")
 	// The status line is narrow: the title gives way, then the end of the meter's state.
 	tt.waitScreen("examiner speech", "examiner sp")
@@ -72,6 +76,9 @@ func TestRunMicInTmux(t *testing.T) {
 	list, err := st.List(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions %v %v", list, err)
+	}
+	if _, ok, err := st.NoticeAck(ctx, list[0].ID); err != nil || !ok {
+		t.Errorf("the candidate's acknowledgement of the recording notice is not on the session: %v %v", ok, err)
 	}
 	recs := list[0].Recordings
 	if len(recs) != 2 || filepath.Dir(recs[0]) != filepath.Join(dataDir, "sessions", list[0].ID) {
@@ -120,6 +127,8 @@ func TestRunMicWithoutDevice(t *testing.T) {
 	tt, stderrPath, rcPath := startInTmux(t, "/usr/bin/env", dataDir,
 		"OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=sk-test",
 		bin, "run", "demo", "--examiner", "offline", "--mic")
+	tt.waitScreen("the recording notice", "Recording notice:", "Press Enter to agree")
+	tt.keys("Enter")
 	tt.waitScreen("start", "input typed", "no mic", "Examiner: Welcome.")
 	tt.typeLine("Hello, I'm Priya and I'm on the hospitality management course.")
 	tt.waitScreen("typed answer", "answer sent", "Candidate: Hello, I'm Priya")
@@ -180,4 +189,51 @@ func mergedFrom(t *testing.T, args []string) voiceOptions {
 		t.Fatal(err)
 	}
 	return o.merged()
+}
+
+// TestRunMicEncryptsRecordings: with records.recipients in the config file, run --mic leaves
+// only age-encrypted recordings, listed on the session; the identity decrypts them to the WAV
+// files they were.
+func TestRunMicEncryptsRecordings(t *testing.T) {
+	testutil.SkipIfShort(t, "PortAudio and espeak-ng")
+	bin := examtuiBinary(t)
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), echoTranscriberCmd("nothing"))
+	dataDir := filepath.Join(t.TempDir(), "data")
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("records:\n  recipients: ["+id.Recipient().String()+"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tt, stderrPath, rcPath := startInTmux(t, "/usr/bin/env", dataDir, "ALSA_CONFIG_PATH="+silentALSAConfig(t),
+		"OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=sk-test", "EXAMTUI_CONFIG="+cfg,
+		bin, "run", "demo", "--examiner", "offline", "--mic")
+	tt.waitScreen("the recording notice", "Recording notice:")
+	tt.keys("Enter")
+	tt.waitScreen("start", "input mic", "Examiner: Welcome.")
+	tt.keys("C-c")
+	tt.waitScreen("quit confirmation", "y")
+	tt.keys("y")
+	waitExitOK(t, rcPath, stderrPath)
+	st := apptest.OpenStore(t, dataDir)
+	list, err := st.List(context.Background())
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %v %v", list, err)
+	}
+	recs := list[0].Recordings
+	if len(recs) != 2 || !strings.HasSuffix(recs[0], atrest.Suffix) || !strings.HasSuffix(recs[1], atrest.Suffix) {
+		t.Fatalf("recordings %v, want both encrypted", recs)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(recs[0], atrest.Suffix)); !os.IsNotExist(err) {
+		t.Errorf("the plaintext recording stayed: %v", err)
+	}
+	plain, err := atrest.DecryptTo(t.TempDir(), recs[0], []age.Identity{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := audio.ReadWAVFile(plain); err != nil || w.Duration() <= 0 {
+		t.Errorf("the decrypted recording is not the WAV it was: %v", err)
+	}
 }

@@ -27,6 +27,8 @@ type serveOptions struct {
 	publicURL string
 	tokenTTL  time.Duration
 	seatTTL   time.Duration
+	specs     string
+	agentName string
 }
 
 func newServeCmd() *cobra.Command {
@@ -60,6 +62,8 @@ behind a reverse proxy that does, and pass --public-url with the address candida
 	f.StringVar(&o.publicURL, "public-url", "", "the address candidates open, when a reverse proxy stands in front (https://… marks the seat cookie Secure)")
 	f.DurationVar(&o.tokenTTL, "token-ttl", candsrv.DefaultTokenTTL, "how long a minted candidate token admits its holder (the page gets a new one on every reload)")
 	f.DurationVar(&o.seatTTL, "seat-ttl", candsrv.DefaultSeatTTL, "how long after its first use the same browser can use a link again")
+	f.StringVar(&o.specs, "specs", "", "with LTI platforms in the config file: the exam specs directory the workers run (the exams teachers can place)")
+	f.StringVar(&o.agentName, "agent-name", defaultAgentName, "with LTI: the workers' agent name a learner's launch dispatches the exam to")
 	return cmd
 }
 
@@ -97,14 +101,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		return err
 	}
 	defer st.Close()
-	srv, err := candsrv.New(candsrv.Config{
-		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
-		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log,
-		SecureCookies: strings.HasPrefix(o.publicURL, "https://"), PublicURL: o.publicURL,
-	})
-	if err != nil {
-		return err
-	}
+	defer startRetention(ctx, dataDir, log)()
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.addr)
 	if err != nil {
 		return err
@@ -119,10 +116,27 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	if base == "" {
 		base = scheme + "://" + ln.Addr().String()
 	}
+	mount, ltiNote, err := ltiMount(o, st, dataDir, strings.TrimRight(base, "/"), log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv, err := candsrv.New(candsrv.Config{
+		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
+		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log, Notice: globals.config.Records.Notice, Mount: mount,
+		SecureCookies: strings.HasPrefix(base, "https://"), PublicURL: o.publicURL,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	fmt.Fprintf(out, "examtui serve: candidates join at %s/join/<code> (listening on %s://%s, store %s)\n",
 		strings.TrimRight(base, "/"), scheme, ln.Addr(), st.Target())
 	fmt.Fprintf(out, "links: EXAMTUI_SERVE_URL=%s examtui token --role candidate --link --room R --identity ID\n", strings.TrimRight(base, "/"))
+	if ltiNote != "" {
+		fmt.Fprintln(out, ltiNote)
+	}
 	if !web.Built() {
 		fmt.Fprintln(errOut, "examtui serve: the candidate page is not built into this binary (run make build); join links answer 503")
 	}

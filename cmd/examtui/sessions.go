@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -25,8 +23,9 @@ func openStore(cmd *cobra.Command) (*sessions.Store, error) {
 	return app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dir), nil)
 }
 
-// withSession opens the store, resolves idOrPrefix (an id or unambiguous prefix) and runs fn
-// with both; the store is closed when fn returns.
+// withSession opens the store, resolves idOrPrefix (an id or unambiguous prefix), appends the
+// command's access to the session to the access log and runs fn with both; the store is
+// closed when fn returns. A session whose access cannot be recorded is not read.
 func withSession(cmd *cobra.Command, idOrPrefix string, fn func(st *sessions.Store, id string) error) error {
 	st, err := openStore(cmd)
 	if err != nil {
@@ -36,6 +35,9 @@ func withSession(cmd *cobra.Command, idOrPrefix string, fn func(st *sessions.Sto
 	id, err := st.Resolve(cmd.Context(), idOrPrefix)
 	if err != nil {
 		return err
+	}
+	if err := st.RecordAccess(cmd.Context(), sessions.AccessEntry{Action: accessOf(cmd), SessionID: id}); err != nil {
+		return fmt.Errorf("record the access: %w", err)
 	}
 	return fn(st, id)
 }
@@ -50,7 +52,8 @@ shortened to any unambiguous prefix.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSessionsList(cmd, false) },
 	}
-	cmd.AddCommand(newSessionsListCmd(), newSessionsShowCmd(), newSessionsDeleteCmd(), newSessionsExportCmd(), newSessionsMigrateCmd())
+	cmd.AddCommand(newSessionsListCmd(), newSessionsShowCmd(), newSessionsDeleteCmd(), newSessionsExportCmd(), newSessionsMigrateCmd(),
+		newSessionsPurgeCmd())
 	return cmd
 }
 
@@ -109,39 +112,6 @@ func newSessionsShowCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&plain, "plain", false, "print plain Markdown even on a terminal")
-	return cmd
-}
-
-func newSessionsDeleteCmd() *cobra.Command {
-	var yes bool
-	cmd := &cobra.Command{
-		Use:   "delete ID",
-		Short: "Delete a session and its events",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSession(cmd, args[0], func(st *sessions.Store, id string) error {
-				s, err := st.Get(cmd.Context(), id)
-				if err != nil {
-					return err
-				}
-				if !yes {
-					fmt.Fprintf(cmd.OutOrStdout(), "Delete session %s (%s, %s, %d events, %s)? [y/N] ",
-						s.ID, sessions.OneLine(s.ExamID), sessions.OneLine(s.Candidate), s.EventCount, s.Status())
-					line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-					if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-						fmt.Fprintln(cmd.OutOrStdout(), "Not deleted.")
-						return &exitError{code: 1}
-					}
-				}
-				if err := st.Delete(cmd.Context(), id); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "Deleted session %s.\n", id)
-				return nil
-			})
-		},
-	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	return cmd
 }
 

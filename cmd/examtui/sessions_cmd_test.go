@@ -19,12 +19,12 @@ import (
 func recordRehearsal(t *testing.T) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	return dir, recordRehearsalAt(t, dir)
+	return dir, rehearseIn(t, dir, "Priya")
 }
 
-// recordRehearsalAt records the example rehearsal into the store target (a data directory or
-// a PostgreSQL URL) and returns the session's id.
-func recordRehearsalAt(t *testing.T, target string) string {
+// rehearseIn records the example rehearsal for candidate in the store at target (a data
+// directory or a postgres:// URL) and returns the session id.
+func rehearseIn(t *testing.T, target, candidate string) string {
 	t.Helper()
 	ctx := context.Background()
 	script, exam := runtimetest.Rehearsal(t)
@@ -33,7 +33,7 @@ func recordRehearsalAt(t *testing.T, target string) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: "Priya", Examiner: "offline", Input: runtime.SourceTyped})
+	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: candidate, Examiner: "offline", Input: runtime.SourceTyped})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,8 +135,11 @@ commands from stdin, ` + operator.Help(operator.Commands),
 				return err
 			}
 			defer c.Close()
+			nctx, stop := context.WithCancel(ctx)
+			defer stop()
+			events := app.NoteSessions(nctx, c.Events(), watchAccess(cmd, log))
 			if console {
-				return watchConsole(ctx, c, o, log)
+				return watchConsole(ctx, c, events, o, log)
 			}
 			if commands {
 				// A blocked stdin read cannot be cancelled, so the reader may outlive this
@@ -148,7 +151,7 @@ commands from stdin, ` + operator.Help(operator.Commands),
 			// Put back in seq order as for the console, so that a gap is reported.
 			octx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			return eventprint.Print(ctx, app.OrderEvents(octx, c.Events(), app.GapWait), cmd.OutOrStdout(), asJSON, keepOpen)
+			return eventprint.Print(ctx, app.OrderEvents(octx, events, app.GapWait), cmd.OutOrStdout(), asJSON, keepOpen)
 		},
 	}
 	o.creds.addFlags(cmd, true)
@@ -165,7 +168,7 @@ commands from stdin, ` + operator.Help(operator.Commands),
 
 // watchConsole opens the examiner's console on a room: events from the data channel, put back
 // in seq order, and controls and instructions sent back over it.
-func watchConsole(ctx context.Context, c *livekit.Client, o watchOptions, log *slog.Logger) error {
+func watchConsole(ctx context.Context, c *livekit.Client, in <-chan runtime.Event, o watchOptions, log *slog.Logger) error {
 	title := "exam room"
 	if o.room != "" {
 		title = "exam room " + o.room
@@ -177,7 +180,7 @@ func watchConsole(ctx context.Context, c *livekit.Client, o watchOptions, log *s
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := app.OrderEvents(cctx, c.Events(), app.GapWait)
+	events := app.OrderEvents(cctx, in, app.GapWait)
 	return tui.Run(cctx, m, events)
 }
 

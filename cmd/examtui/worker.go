@@ -126,6 +126,7 @@ func runWorker(cmd *cobra.Command, o workerOptions) error {
 		log = stderrLogger(cmd.ErrOrStderr(), o.jsonLogs)
 	}
 	livekit.SetSDKLogger(log)
+	defer startRetention(cmd.Context(), dataDir, log)()
 
 	runner, err := worker.NewRunner(cmd.Context(), worker.Config{
 		SpecsDir: o.specsDir, DataDir: dataDir, Store: app.StoreTarget(globals.store, dataDir), Examiner: o.examiner, Model: o.model, Logger: log,

@@ -23,6 +23,7 @@ type Browser struct {
 	root   context.Context // the first tab, which keeps the process alive
 	wav    string
 	tls    bool
+	flags  []chromedp.ExecAllocatorOption
 }
 
 // Option configures Start.
@@ -36,6 +37,13 @@ func WithFakeAudio(path string) Option { return func(b *Browser) { b.wav = path 
 // WithIgnoreCertificateErrors makes the browser accept any TLS certificate: for a test server's
 // own (httptest.NewTLSServer).
 func WithIgnoreCertificateErrors() Option { return func(b *Browser) { b.tls = true } }
+
+// WithFlag adds a Chromium command-line switch (name without the dashes; value true for a
+// bare switch), e.g. WithFlag("test-third-party-cookie-phaseout", true) to block third-party
+// cookies as a browser that has turned them off does.
+func WithFlag(name string, value any) Option {
+	return func(b *Browser) { b.flags = append(b.flags, chromedp.Flag(name, value)) }
+}
 
 // Start launches Chromium headless with a fake microphone and camera granted without a prompt,
 // a fresh --user-data-dir and nothing running in the background; it stops with the test.
@@ -84,6 +92,7 @@ func Start(t testing.TB, opts ...Option) *Browser {
 	if b.wav != "" {
 		flags = append(flags, chromedp.Flag("use-file-for-fake-audio-capture", b.wav))
 	}
+	flags = append(flags, b.flags...)
 	b.alloc, b.cancel = chromedp.NewExecAllocator(context.Background(), flags...)
 	root, cancelRoot := chromedp.NewContext(b.alloc)
 	b.root = root

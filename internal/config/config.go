@@ -51,6 +51,11 @@ type File struct {
 	// file: each adds a language or overrides lines and words of a shipped one.
 	Languages []string `yaml:"languages"`
 
+	// LTI makes examtui serve an LTI 1.3 tool for these platforms (docs/lms.md).
+	LTI LTI `yaml:"lti"`
+	// Records governs exam records: retention, the recording notice, encryption at rest.
+	Records Records `yaml:"records"`
+
 	packs *lang.Registry // the shipped packs with Languages laid over them (Load)
 }
 
@@ -183,6 +188,9 @@ func Load() (File, error) {
 		return f, fmt.Errorf("config %s: %s", p, yaml.FormatError(err, false, true))
 	}
 	if err := f.Prices.Validate(); err != nil {
+		return f, fmt.Errorf("config %s: %w", p, err)
+	}
+	if _, err := f.Records.Retention.Ages(); err != nil {
 		return f, fmt.Errorf("config %s: %w", p, err)
 	}
 	if c := f.Budget.CostPerExam; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {

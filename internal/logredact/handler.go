@@ -1,11 +1,17 @@
 // Package logredact is the one slog handler wrapper examtui installs around every log it
 // writes: it masks bearer tokens, JWTs (LiveKit join tokens) and API keys wherever they appear
 // in a record (the message, string attributes, errors, anything printed), because libraries
-// such as the LiveKit SDK may log a join URL or token at debug level.
+// such as the LiveKit SDK may log a join URL or token at debug level. Logs are part of the exam
+// record too: attributes that name a person (identity, candidate, sender, name...) are
+// replaced by a pseudonym, so no log line keeps a candidate's name (docs/records.md).
 package logredact
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 
@@ -50,8 +56,34 @@ func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 // WithGroup implements slog.Handler.
 func (h *Handler) WithGroup(name string) slog.Handler { return &Handler{next: h.next.WithGroup(name)} }
 
+// personKeys are the attribute keys whose values name a person (a participant's identity may
+// be the candidate's name): their values are logged as Pseudonym.
+var personKeys = map[string]bool{"identity": true, "candidate": true, "sender": true, "name": true,
+	"displayName": true, "display_name": true, "participant": true}
+
+// pseudonymKey is this process's key for pseudonyms: one person has one pseudonym through one
+// run's log (lines can be followed), and a name cannot be recovered by hashing a list of names.
+var pseudonymKey = func() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	return k
+}()
+
+// Pseudonym is how the log names a person: "person-" and 8 hex digits of a keyed hash.
+func Pseudonym(name string) string {
+	if name == "" {
+		return ""
+	}
+	m := hmac.New(sha256.New, pseudonymKey)
+	m.Write([]byte(name))
+	return "person-" + hex.EncodeToString(m.Sum(nil)[:4])
+}
+
 func redactAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
+	if personKeys[a.Key] && v.Kind() != slog.KindGroup {
+		return slog.String(a.Key, Pseudonym(fmt.Sprint(v.Any())))
+	}
 	switch v.Kind() {
 	case slog.KindString:
 		return slog.String(a.Key, textsafe.MaskSecrets(v.String()))

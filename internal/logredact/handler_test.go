@@ -58,3 +58,25 @@ func TestHandlerMasksSecrets(t *testing.T) {
 		t.Errorf("clean record changed: %s", buf.String())
 	}
 }
+
+// TestHandlerPseudonymisesPeople: attributes naming a person never carry the name, wherever
+// they are set; one person keeps one pseudonym through the log, two people have two.
+func TestHandlerPseudonymisesPeople(t *testing.T) {
+	const name = "Zelda Quokkaberg"
+	var buf bytes.Buffer
+	l := slog.New(logredact.New(slog.NewTextHandler(&buf, nil)))
+	l.Info("candidate arrived", "identity", name)
+	l.With("candidate", name).Info("exam started")
+	l.Info("command", slog.Group("cmd", slog.String("sender", name)))
+	l.Info("join admitted", "displayName", name, "room", "exam-1")
+	l.Info("other", "identity", "Ivo Brannigan")
+	out := buf.String()
+	if strings.Contains(out, "Zelda") || strings.Contains(out, "Quokkaberg") || strings.Contains(out, "Brannigan") {
+		t.Fatalf("a name reached the log:\n%s", out)
+	}
+	p := logredact.Pseudonym(name)
+	if strings.Count(out, p) != 4 || !strings.Contains(out, "room=exam-1") || !strings.Contains(out, logredact.Pseudonym("Ivo Brannigan")) ||
+		p == logredact.Pseudonym("Ivo Brannigan") {
+		t.Fatalf("pseudonym %s:\n%s", p, out)
+	}
+}

@@ -68,3 +68,23 @@ func (r Round) String() string {
 
 // MarshalText writes the round's word.
 func (r Round) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads the round's word (a stored run).
+func (r *Round) UnmarshalText(b []byte) error { return unmarshalEnum(b, r, RoundRevision) }
+
+// UnmarshalText reads the rejection's word (a stored run).
+func (r *Rejection) UnmarshalText(b []byte) error { return unmarshalEnum(b, r, RejectNotCandidate) }
+
+// unmarshalEnum sets *v to the value up to last whose String is b.
+func unmarshalEnum[E interface {
+	~int
+	String() string
+}](b []byte, v *E, last E) error {
+	for e := E(0); e <= last; e++ {
+		if e.String() == string(b) {
+			*v = e
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: unknown value %q", ErrInvalid, b)
+}

@@ -40,18 +40,7 @@ func CriteriaFrom(m *spec.CompiledMarking, evidence []spec.EvidenceDef) []Criter
 // Partial (interim) segments are left out; they are superseded by the final one.
 func SegmentsFrom(events []runtime.Event) []Segment {
 	var out []Segment
-	for _, ev := range events {
-		if ev.Event != runtime.EventTranscriptSegment {
-			continue
-		}
-		p, err := ev.Decode()
-		if err != nil {
-			continue
-		}
-		s := p.(*runtime.TranscriptSegmentPayload)
-		if !s.IsFinal {
-			continue
-		}
+	for _, s := range runtime.FinalSegments(events) {
 		out = append(out, Segment{ID: s.SegmentID, NodeID: s.NodeID, Speaker: s.Speaker.String(), Text: s.Text})
 	}
 	return out

@@ -20,6 +20,12 @@ type Result struct {
 type MemberResult struct {
 	Name  string `json:"name"`
 	Model string `json:"model"`
+	// Endpoint is the member's server (scheme, host, path; no credentials); empty for the
+	// default OpenAI server.
+	Endpoint string `json:"endpoint,omitempty"`
+	// Calls are the member's calls in order (the first round, then the revision): the digest of
+	// the prompt sent and the reply's arguments as received.
+	Calls []Call `json:"calls,omitempty"`
 	// Error is why the member gave no first-round marks (a failed call, a timeout, no
 	// report_marks call); the panel went on without it.
 	Error string `json:"error,omitempty"`
@@ -61,4 +67,12 @@ type CriterionResult struct {
 	// panel's flag spread), or fewer than two members marked it.
 	Flagged bool   `json:"flagged"`
 	Why     string `json:"why,omitempty"`
+}
+
+// Call is one call to a member: its round, the SHA-256 of the messages sent, and the reply's
+// report_marks arguments as received (empty when none came).
+type Call struct {
+	Round        Round  `json:"round"`
+	PromptDigest string `json:"promptDigest"`
+	Reply        string `json:"reply,omitempty"`
 }

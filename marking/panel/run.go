@@ -2,8 +2,12 @@ package panel
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"sync"
 
 	"github.com/sashabaranov/go-openai"
@@ -27,7 +31,7 @@ func (p *Panel) Run(ctx context.Context, in Input) (*Result, error) {
 	known := speakers(in)
 	res := &Result{SessionID: in.SessionID, Members: make([]MemberResult, len(p.members))}
 	for i, m := range p.members {
-		res.Members[i] = MemberResult{Name: m.Name, Model: m.Model}
+		res.Members[i] = MemberResult{Name: m.Name, Model: m.Model, Endpoint: endpointOf(m.BaseURL)}
 	}
 	var mu sync.Mutex // guards res.Usage
 	each := func(round Round, msgs func(i int) []openai.ChatCompletionMessage, take func(i int, marks []Mark, rej []Rejected, err error)) {
@@ -37,9 +41,11 @@ func (p *Panel) Run(ctx context.Context, in Input) (*Result, error) {
 				continue
 			}
 			wg.Go(func() {
-				marks, rej, u, err := p.ask(ctx, p.members[i], msgs(i), in, known, round)
+				sent := msgs(i)
+				marks, rej, u, reply, err := p.ask(ctx, p.members[i], sent, in, known, round)
 				mu.Lock()
 				res.Usage.AddTurn(u)
+				res.Members[i].Calls = append(res.Members[i].Calls, Call{Round: round, PromptDigest: promptDigest(sent), Reply: reply})
 				mu.Unlock()
 				take(i, marks, rej, err)
 			})
@@ -115,7 +121,8 @@ func (p *Panel) Run(ctx context.Context, in Input) (*Result, error) {
 }
 
 // ask makes one member's call of one round, bounded by the panel's timeout.
-func (p *Panel) ask(ctx context.Context, m member, msgs []openai.ChatCompletionMessage, in Input, known map[string]string, round Round) ([]Mark, []Rejected, *runtime.TurnUsage, error) {
+// It returns the reply's call arguments as sent, when there were any.
+func (p *Panel) ask(ctx context.Context, m member, msgs []openai.ChatCompletionMessage, in Input, known map[string]string, round Round) (_ []Mark, _ []Rejected, _ *runtime.TurnUsage, reply string, _ error) {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	req := openai.ChatCompletionRequest{
@@ -130,9 +137,9 @@ func (p *Panel) ask(ctx context.Context, m member, msgs []openai.ChatCompletionM
 	resp, err := m.client.CreateChatCompletion(ctx, req)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, nil, nil, fmt.Errorf("%s round: no answer within %v: %w", round, p.timeout, err)
+			return nil, nil, nil, "", fmt.Errorf("%s round: no answer within %v: %w", round, p.timeout, err)
 		}
-		return nil, nil, nil, fmt.Errorf("%s round: %w", round, err)
+		return nil, nil, nil, "", fmt.Errorf("%s round: %w", round, err)
 	}
 	u := &runtime.TurnUsage{Model: m.Model}
 	// go-openai decodes an absent usage as zeros; no real request has zero prompt tokens.
@@ -142,13 +149,13 @@ func (p *Panel) ask(ctx context.Context, m member, msgs []openai.ChatCompletionM
 	}
 	args, err := callArguments(resp)
 	if err != nil {
-		return nil, nil, u, fmt.Errorf("%s round: %w", round, err)
+		return nil, nil, u, "", fmt.Errorf("%s round: %w", round, err)
 	}
 	marks, rej, err := checkMarks(args, in, known, round)
 	if err != nil {
-		return nil, nil, u, fmt.Errorf("%s round: %w", round, err)
+		return nil, nil, u, args, fmt.Errorf("%s round: %w", round, err)
 	}
-	return marks, rej, u, nil
+	return marks, rej, u, args, nil
 }
 
 // merge is the revision's marks, with the first round's mark kept for each criterion the
@@ -180,4 +187,22 @@ func count(bs []bool) int {
 		}
 	}
 	return n
+}
+
+// promptDigest is the SHA-256 of the messages sent to a member, as JSON: a stored run names
+// the prompt it answered without storing the transcript twice.
+func promptDigest(msgs []openai.ChatCompletionMessage) string {
+	enc, _ := json.Marshal(msgs)
+	h := sha256.Sum256(enc)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// endpointOf is a member's server as a stored run names it: scheme, host and path, never a
+// user, password or query.
+func endpointOf(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }

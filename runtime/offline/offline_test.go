@@ -236,3 +236,66 @@ func TestOfflineQueuedInstructions(t *testing.T) {
 		t.Fatalf("results on a command %v, want %v", reply.AdminResults, want)
 	}
 }
+
+// TestOfflineLevelFromLevelCues: with levelCues authored, the level is the highest one whose
+// cues the answer holds (the first level when none), as the exam says, not the built-in
+// guess; without them, the guess (reasons lift to the second level, weighing to the third).
+func TestOfflineLevelFromLevelCues(t *testing.T) {
+	const authored = `    levelCues:
+      analysis: ["because", "so that", "which means", "in order to"]
+      evaluation: ["better than", "compared to", "on the other hand", "trade-off"]
+`
+	custom := func(src string) string {
+		return strings.Replace(src, authored, `    levelCues:
+      analysis: ["pilot"]
+      evaluation: ["measure", "roll back"]
+`, 1)
+	}
+	none := func(src string) string {
+		i := strings.Index(src, "    levelCues:\n")
+		for i >= 0 {
+			j := strings.Index(src[i:], "\n  - signalType:")
+			k := strings.Index(src[i:], "\n\n")
+			end := k
+			if j >= 0 && j < k {
+				end = j
+			}
+			src = src[:i] + src[i+end+1:]
+			i = strings.Index(src, "    levelCues:\n")
+		}
+		return src
+	}
+	ex := newExaminer(t)
+	tests := []struct {
+		name, text, want string
+		edit             func(string) string
+	}{
+		{"example: no level cue", "We could open a second buffet line.", "description", nil},
+		{"example: a reason", "We could open a second buffet line so that the queue moves.", "analysis", nil},
+		{"example: weighed", "We could open a second line, which is better than a bigger buffet.", "evaluation", nil},
+		{"example: the highest level heard wins", "We could open a line because it is better than a bigger buffet.", "evaluation", nil},
+		{"authored: its own words lift", "We could run a pilot of a second line.", "analysis", custom},
+		{"authored: the third level's words", "We could run a pilot and measure the queue, then roll back.", "evaluation", custom},
+		{"authored: the built-in guess's words do not", "We could open a second line because it is better than the buffet, however it costs.", "description", custom},
+		{"none authored: the guess", "We could open a second line because the queue is long.", "analysis", none},
+		{"none authored: weighing", "We could open a second line; however, the kitchen is small.", "evaluation", none},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exam := runtimetest.DemoExam(t, tt.edit)
+			if tt.edit != nil && reflect.DeepEqual(exam.Signal("proposes_options").LevelCues, runtimetest.DemoExam(t, nil).Signal("proposes_options").LevelCues) {
+				t.Fatal("the edit did not change the demo's levelCues")
+			}
+			o, _ := observe(t, ex, exam, "scenario-hotel-breakfast", tt.text, nil)
+			for _, s := range o.Signals {
+				if s.SignalType == "proposes_options" {
+					if s.RubricLevel != tt.want {
+						t.Errorf("level %q, want %q", s.RubricLevel, tt.want)
+					}
+					return
+				}
+			}
+			t.Fatalf("no proposes_options in %+v", o.Signals)
+		})
+	}
+}

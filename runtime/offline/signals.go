@@ -50,18 +50,29 @@ func detectSignals(p *lang.Pack, exam *spec.Exam, node *spec.CompiledNode, text 
 		}
 		excerpt = runtime.TruncateRunes(excerpt, runtime.MaxExcerptRunes)
 		conf := min(0.95, 0.6+0.1*float64(matched-1))
-		out = append(out, runtime.Signal{SignalType: st, RubricLevel: level(p, def.Levels, text), Excerpt: excerpt, Confidence: conf})
+		out = append(out, runtime.Signal{SignalType: st, RubricLevel: level(p, def, text), Excerpt: excerpt, Confidence: conf})
 	}
 	return out
 }
 
-// level estimates the rubric level: the first level by default, the second when the candidate
-// gives reasons, the third when they weigh alternatives.
-func level(p *lang.Pack, levels []string, text string) string {
+// level judges the rubric level from the answer. With levelCues authored it is the highest
+// level whose cues the answer holds, the first level when it holds none. Without them, a
+// heuristic in the exam's language (the pack's offline markers): the first level by default,
+// the second when the candidate gives reasons, the third when they weigh alternatives.
+func level(p *lang.Pack, def *spec.EvidenceDef, text string) string {
+	levels := def.Levels
 	if len(levels) == 0 {
 		return ""
 	}
 	i := 0
+	if len(def.LevelCues) > 0 {
+		for j, l := range levels {
+			if matchAny(text, def.LevelCues[l]) {
+				i = j
+			}
+		}
+		return levels[i]
+	}
 	if matchAny(text, p.Offline.Analysis) {
 		i = 1
 	}

@@ -24,7 +24,18 @@ var RehearsalAnswers = slices.DeleteFunc(testutil.RehearsalSaid(), func(line str
 // record or play the rehearsal with the real controller.
 func Rehearsal(t testing.TB) (*headless.Script, *spec.Exam) {
 	t.Helper()
-	script, err := headless.LoadScriptFS(examples.FS, testutil.RehearsalScript)
+	return Example(t, testutil.RehearsalScript)
+}
+
+// ScriptsByStrength are the example exam's candidate scripts of a strong, a middling and a weak
+// candidate, strongest first: the offline examiner reaches higher levels on the stronger.
+var ScriptsByStrength = []string{"hotel-strong.yaml", "hotel-middling.yaml", "hotel-weak.yaml"}
+
+// Example loads the candidate script name from examples.FS and compiles the exam it plays,
+// failing the test on an error.
+func Example(t testing.TB, name string) (*headless.Script, *spec.Exam) {
+	t.Helper()
+	script, err := headless.LoadScriptFS(examples.FS, name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/runtime"
@@ -237,14 +236,23 @@ func (b *Bot) drainAudio(ctx context.Context) {
 
 // WaitIdle blocks until the examiner has said every line queued so far (or ctx ends): a bot
 // leaving at the end of an exam lets the closing words reach the candidate first.
+// It waits on events (the speech queue's changes, the track's queue emptied), not a poll.
 func (b *Bot) WaitIdle(ctx context.Context) error {
 	for (b.voice != nil && !b.voice.Idle()) || b.room.Voice().Queued() > 0 {
+		if b.voice != nil {
+			if err := b.voice.WaitIdle(ctx); err != nil {
+				if b.ctx.Err() != nil {
+					return ErrClosed
+				}
+				return err
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-b.ctx.Done():
 			return ErrClosed
-		case <-time.After(50 * time.Millisecond):
+		case <-b.room.Voice().Sent():
 		}
 	}
 	return nil

@@ -17,7 +17,8 @@ import (
 	"github.com/examtui/examtui/transport/voicepath"
 )
 
-// mic writes a participant's microphone in real time: queued speech, silence in between.
+// mic writes a participant's microphone: each queued line whole (the track sends it on its own
+// clock, so a writer starved of CPU leaves no hole in it), silence in between, 20 ms at a time.
 type mic struct {
 	mu sync.Mutex
 	q  []int16
@@ -34,9 +35,8 @@ func (m *mic) run(ctx context.Context, v *livekit.Voice) {
 	testutil.Every(ctx, 20*time.Millisecond, func() {
 		m.mu.Lock()
 		chunk := silence
-		if n := min(len(m.q), 320); n > 0 {
-			chunk = append([]int16(nil), m.q[:n]...)
-			m.q = m.q[n:]
+		if len(m.q) > 0 {
+			chunk, m.q = m.q, nil
 		}
 		m.mu.Unlock()
 		_ = v.Write(chunk)
@@ -157,10 +157,6 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	m := &mic{}
 	go m.run(ctx, cand.Voice())
 	var lastVoiced atomic.Int64 // unix nanos of the last voiced frame the candidate heard
-	type heardFrame struct {
-		at  time.Time
-		rms float64
-	}
 	var mu sync.Mutex
 	var heard []heardFrame // every frame of the examiner's track the candidate received
 	go onAudio(ctx, cand, func(f livekit.AudioFrame) {
@@ -198,11 +194,27 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 		t.Errorf("the bot was idle after %s: the whole line played", took)
 	}
 	testutil.Recv(t, ctrl.cuts, 5*time.Second, "the controller to hear of the barge-in")
-	// Frames in flight drain: once the bot's track has sent what was queued (the barge-in
-	// cleared it), a marker written to the track (200 ms of silence, then a tone louder than
-	// any speech) arrives after every frame sent before it, however slowly the machine runs;
-	// the track sends nothing in silence, so there is no other frame to wait for. The examiner
-	// stopped at the last voiced frame before the marker's silence.
+	stopped := examinerStopped(ctx, t, e, &mu, &heard)
+	if d := stopped.Sub(speakAt); d > voicepath.DefaultBackchannelLength+time.Second {
+		t.Errorf("the examiner was still heard %s after the candidate began to speak", d)
+	}
+	t.Logf("examiner stopped %s after the candidate began; idle after %s", stopped.Sub(speakAt).Round(time.Millisecond), took.Round(time.Millisecond))
+}
+
+// heardFrame is a frame of the examiner's track the candidate received: when, and how loud.
+type heardFrame struct {
+	at  time.Time
+	rms float64
+}
+
+// examinerStopped is when the candidate heard the examiner's last voiced frame after a cut.
+// Frames in flight drain: once the bot's track has sent what was queued (the barge-in
+// cleared it), a marker written to the track (200 ms of silence, then a tone louder than
+// any speech) arrives after every frame sent before it, however slowly the machine runs;
+// the track sends nothing in silence, so there is no other frame to wait for. The examiner
+// stopped at the last voiced frame before the marker's silence.
+func examinerStopped(ctx context.Context, t *testing.T, e *exam, mu *sync.Mutex, heard *[]heardFrame) time.Time {
+	t.Helper()
 	select {
 	case <-e.bot.Voice().Sent():
 	case <-ctx.Done():
@@ -215,28 +227,25 @@ func TestRoomVoiceBargeIn(t *testing.T) {
 	testutil.Eventually(t, 20*time.Second, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		i := slices.IndexFunc(heard, func(h heardFrame) bool { return h.rms > 16000 })
+		i := slices.IndexFunc(*heard, func(h heardFrame) bool { return h.rms > 16000 })
 		if i < 0 {
 			return false
 		}
-		for i > 0 && heard[i-1].rms > 500 { // the tone's onset
+		for i > 0 && (*heard)[i-1].rms > 500 { // the tone's onset
 			i--
 		}
-		for i > 0 && heard[i-1].rms <= 500 { // the marker's silence, and the tail before it
+		for i > 0 && (*heard)[i-1].rms <= 500 { // the marker's silence, and the tail before it
 			i--
 		}
 		if i > 0 {
-			stopped = heard[i-1].at
+			stopped = (*heard)[i-1].at
 		}
 		return true
 	}, "the marker written to the examiner's track after the barge-in")
 	if stopped.IsZero() {
 		t.Fatal("no voiced frame of the examiner before the marker")
 	}
-	if d := stopped.Sub(speakAt); d > 1500*time.Millisecond {
-		t.Errorf("the examiner was still heard %s after the candidate began to speak", d)
-	}
-	t.Logf("examiner stopped %s after the candidate began; idle after %s", stopped.Sub(speakAt).Round(time.Millisecond), took.Round(time.Millisecond))
+	return stopped
 }
 
 // voiceCtrl is a controller that keeps the turns and cuts it is handed.

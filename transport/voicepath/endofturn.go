@@ -36,15 +36,17 @@ const adaptiveHangover = 100 * time.Millisecond
 
 // endOfTurn is the end-of-turn decision of the adaptive end of turn: given the words
 // recognised at a pause, whether the turn is complete (end it after the short delay),
-// trailing (wait up to the max delay) or neither (the min delay). The words are the interim
+// trailing (wait up to the max delay) or neither (the min delay); a complete answer recognised
+// with high confidence that stops on no filler is sure (the shortest delay,
+// SureEndpointingDelay). The words are the interim
 // transcript too, when the path shows one (WithInterim).
-func (p *Path) endOfTurn(partial string) audio.TurnEnd {
+func (p *Path) endOfTurn(partial audio.Transcript) audio.TurnEnd {
 	if p.cfg.interim {
-		if err := p.ctrl.Interim(partial, 0); err != nil {
+		if err := p.ctrl.Interim(partial.Text, 0); err != nil {
 			p.log.Debug("voice: interim transcript", "err", err)
 		}
 	}
-	return p.trailing.ClassifyTurn(partial) // in the exam's language
+	return p.trailing.ClassifyTranscript(partial) // in the exam's language
 }
 
 // endOfTurnOptions are the audio pipeline's options for the configured end of turn.
@@ -58,7 +60,8 @@ func (p *Path) endOfTurnOptions() []audio.VoiceOption {
 }
 
 // AdaptiveEndpoint is ep as the adaptive end of turn uses it: the complete-answer delay never
-// above the min delay (default 250 ms), and a short VAD hangover so a pause is read sooner.
+// above the min delay (default 250 ms), the sure-answer delay never above that (default
+// 150 ms), and a short VAD hangover so a pause is read sooner.
 func AdaptiveEndpoint(ep audio.EndpointConfig) audio.EndpointConfig {
 	if ep == (audio.EndpointConfig{}) {
 		ep = audio.DefaultEndpointConfig()
@@ -73,6 +76,9 @@ func AdaptiveEndpoint(ep audio.EndpointConfig) audio.EndpointConfig {
 	}
 	if ep.CompleteEndpointingDelay == 0 {
 		ep.CompleteEndpointingDelay = min(audio.DefaultCompleteEndpointingDelay, ep.MinEndpointingDelay)
+	}
+	if ep.SureEndpointingDelay == 0 || ep.SureEndpointingDelay > ep.CompleteEndpointingDelay {
+		ep.SureEndpointingDelay = min(audio.DefaultSureEndpointingDelay, ep.CompleteEndpointingDelay)
 	}
 	return ep
 }

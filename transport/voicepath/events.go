@@ -7,6 +7,9 @@ import "github.com/examtui/examtui/runtime"
 // instruction cuts what is being said.
 func (p *Path) Deliver(ev runtime.Event) {
 	switch ev.Event {
+	case runtime.EventObservation:
+		p.timer.observed(observationAt(ev))
+		return
 	case runtime.EventNodeEntered, runtime.EventSpoken, runtime.EventExamState, runtime.EventAdminInstruction:
 	default:
 		return
@@ -23,7 +26,7 @@ func (p *Path) Deliver(ev runtime.Event) {
 		p.nodeMu.Unlock()
 	case *runtime.SpokenPayload:
 		if p.v.CanSpeak() {
-			p.queue.push(line{text: pl.Text, opts: p.speakOptions(pl), seq: ev.Seq, n: 1})
+			p.queue.push(line{text: pl.Text, opts: p.speakOptions(pl), seq: ev.Seq, n: 1, timing: p.timer.spoken()})
 		}
 	case *runtime.ExamStatePayload:
 		if pl.State == runtime.StatePaused {

@@ -2,6 +2,7 @@ package voicepath
 
 import (
 	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec/lang"
 )
 
@@ -14,6 +15,18 @@ func languageOf(ctrl Controller) *lang.Pack {
 		return l.Language()
 	}
 	return nil
+}
+
+// vocabularied is a controller that knows the exam's vocabulary (runtime.Controller does).
+type vocabularied interface{ Vocabulary() *runtime.Vocabulary }
+
+// vocabularyOf is the controller's vocabulary (built from the exam's language pack), or
+// English's for a controller that has none.
+func vocabularyOf(ctrl Controller) *runtime.Vocabulary {
+	if v, ok := ctrl.(vocabularied); ok && v.Vocabulary() != nil {
+		return v.Vocabulary()
+	}
+	return englishVocabulary
 }
 
 // TrailingWords are a language pack's end-of-turn word classes (its trailing words and

@@ -3,6 +3,7 @@ package voicepath
 import (
 	"testing"
 
+	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/offline"
@@ -33,12 +34,24 @@ func TestPathSpeaksTheExamsLanguage(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
-	p, _ := newPath(t, ctrl(fr))
-	if got := p.endOfTurn("Je ne suis pas d'accord parce que"); got.String() != "trailing" {
+	frc := ctrl(fr)
+	p, _ := newPath(t, frc)
+	if p.cfg.vocab != frc.Vocabulary() || p.cfg.vocab == englishVocabulary {
+		t.Error("a French exam's path does not read the backchannels of the French pack's vocabulary")
+	}
+	if got := p.endOfTurn(audio.Transcript{Text: "Je ne suis pas d'accord parce que"}); got.String() != "trailing" {
 		t.Errorf("French trailing words: %s, want trailing", got)
 	}
-	if got := p.endOfTurn("Je ne suis pas d'accord avec cela"); got.String() != "complete" {
+	if got := p.endOfTurn(audio.Transcript{Text: "Je ne suis pas d'accord avec cela"}); got.String() != "complete" {
 		t.Errorf("a complete French sentence: %s, want complete", got)
+	}
+	sure := audio.Transcript{Text: "Je ne suis pas d'accord avec cela", HasConfidence: true, Confidence: 0.95}
+	if got := p.endOfTurn(sure); got != audio.TurnSure {
+		t.Errorf("a confident complete French sentence: %s, want sure", got)
+	}
+	sure.Text = "Je ne suis pas d'accord parce que"
+	if got := p.endOfTurn(sure); got != audio.TurnTrailing {
+		t.Errorf("a confident French sentence on parce que: %s, want trailing", got)
 	}
 	if v := p.defaultVoice(); v != "fr-fr" {
 		t.Errorf("default voice %q, want the French pack's fr-fr", v)
@@ -48,10 +61,10 @@ func TestPathSpeaksTheExamsLanguage(t *testing.T) {
 		t.Errorf("configured voice %q, want mb-fr1", v)
 	}
 	en, _ := newPath(t, ctrl(exam(t, "")))
-	if got := en.endOfTurn("I think that because"); got.String() != "trailing" {
+	if got := en.endOfTurn(audio.Transcript{Text: "I think that because"}); got.String() != "trailing" {
 		t.Errorf("English trailing words: %s", got)
 	}
-	if got := en.endOfTurn("Je ne suis pas d'accord parce que"); got.String() == "trailing" {
+	if got := en.endOfTurn(audio.Transcript{Text: "Je ne suis pas d'accord parce que"}); got.String() == "trailing" {
 		t.Error("French words hold the turn in an English exam")
 	}
 }

@@ -6,25 +6,29 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/runtime"
 )
 
 type config struct {
-	source     runtime.InputSource
-	voice      string
-	speed      float64
-	endOfTurn  EndOfTurn
-	endpoint   audio.EndpointConfig
-	bargeIn    bool
-	interim    bool
-	audioOpts  []audio.VoiceOption
-	onEvent    func(audio.Event)
-	log        *slog.Logger
-	firstLine  func(context.Context) bool
-	playout    func(context.Context) error
-	speechFail func(text string, err error)
+	source      runtime.InputSource
+	voice       string
+	speed       float64
+	endOfTurn   EndOfTurn
+	endpoint    audio.EndpointConfig
+	bargeIn     bool
+	interim     bool
+	audioOpts   []audio.VoiceOption
+	onEvent     func(audio.Event)
+	log         *slog.Logger
+	firstLine   func(context.Context) bool
+	playout     func(context.Context) error
+	speechFail  func(text string, err error)
+	vocab       *runtime.Vocabulary
+	backchannel time.Duration
+	timings     func(Timing)
 }
 
 // Option configures New.
@@ -121,4 +125,32 @@ func WithPlayoutWait(wait func(context.Context) error) Option {
 // it to the examiners.
 func WithSpeechErrors(fn func(text string, err error)) Option {
 	return func(c *config) error { c.speechFail = fn; return nil }
+}
+
+// WithVocabulary sets the words of the exam's language the path reads (the backchannels a
+// sound over the examiner's line may be and still not cut it). Default: the controller's
+// (runtime.Controller.Vocabulary: built from the exam's language pack), else
+// runtime.EnglishVocabulary.
+func WithVocabulary(v *runtime.Vocabulary) Option {
+	return func(c *config) error {
+		if v == nil {
+			return fmt.Errorf("%w: nil vocabulary", ErrInvalidConfig)
+		}
+		c.vocab = v
+		return nil
+	}
+}
+
+// WithBackchannelLength sets how much voiced audio a sound over the examiner's line may have
+// and still be held until its words are known (default DefaultBackchannelLength): past it,
+// the line is cut at once. It is never below the audio's barge-in minimum
+// (audio.WithBargeInSpeech).
+func WithBackchannelLength(d time.Duration) Option {
+	return func(c *config) error {
+		if d < audio.FrameDuration || d > 5*time.Second {
+			return fmt.Errorf("%w: backchannel length %v", ErrInvalidConfig, d)
+		}
+		c.backchannel = d
+		return nil
+	}
 }

@@ -57,8 +57,13 @@ type Path struct {
 	activity chan bool
 	ttsFirst atomic.Uint64 // math.Float64bits of the latest first-audio latency (ms)
 	heard    atomic.Pointer[audio.SpeakResult]
+	held     atomic.Int64 // start (ms) of a turn over the examiner's line held until its words are known; -1 none
+	cutOpen  atomic.Bool  // a barge-in was reported and no turn has reached the controller since
 	nodeMu   sync.Mutex
 	nodeID   string
+	timer    timer
+	stamp    *playStamp // the sink, noting when each reply starts playing
+	warm     []any      // the providers, warmed at Start (audio.Warm)
 
 	started   atomic.Bool
 	ctx       context.Context
@@ -73,7 +78,8 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	if ctrl == nil {
 		return nil, fmt.Errorf("%w: a voice path needs a controller", ErrInvalidConfig)
 	}
-	cfg := config{source: runtime.SourceMic, speed: 1, endpoint: audio.DefaultEndpointConfig(), log: slog.New(slog.DiscardHandler)}
+	cfg := config{source: runtime.SourceMic, speed: 1, endpoint: audio.DefaultEndpointConfig(), log: slog.New(slog.DiscardHandler),
+		vocab: vocabularyOf(ctrl), backchannel: DefaultBackchannelLength}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			closeParts(parts)
@@ -81,10 +87,15 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 		}
 	}
 	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
-		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8)}
+		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8), warm: []any{parts.Recognizer, parts.Synthesizer}}
+	p.held.Store(-1)
 	p.lang = languageOf(ctrl)
 	p.trailing = TrailingWords(p.lang)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	if parts.Sink != nil {
+		p.stamp = &playStamp{Sink: parts.Sink}
+		parts.Sink = p.stamp
+	}
 	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
 		audio.WithOnEvent(p.onEvent), audio.WithOnTranscript(p.onTranscript)}
 	vopts = append(vopts, p.endOfTurnOptions()...)
@@ -116,6 +127,18 @@ func (p *Path) Start(ctx context.Context) error {
 	}
 	stop := context.AfterFunc(ctx, p.cancel)
 	go func() { <-p.ctx.Done(); stop() }()
+	// Warm the providers while the candidate joins, so the first turns are as fast as the rest.
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		wctx, cancel := context.WithTimeout(p.ctx, warmTimeout)
+		defer cancel()
+		start := time.Now()
+		if err := audio.Warm(wctx, p.warm...); err != nil {
+			p.log.Info("voice: a provider was not warmed", "err", err)
+		}
+		p.log.Debug("voice: providers warmed", "took", time.Since(start).Round(time.Millisecond))
+	}()
 	if p.v.CanListen() {
 		// Turns go to the controller one at a time (SubmitTurn waits for the examiner, an LLM
 		// call perhaps); activity is reported off the capture loop, because the controller's
@@ -145,6 +168,9 @@ func goEach[T any](p *Path, ch <-chan T, fn func(T)) {
 		}
 	}()
 }
+
+// warmTimeout bounds warming the providers at Start.
+const warmTimeout = 10 * time.Second
 
 // Audio is the underlying pipeline (state, statistics, listening on or off).
 func (p *Path) Audio() *audio.Voice { return p.v }

@@ -15,6 +15,8 @@ type line struct {
 	opts audio.SpeakOptions
 	seq  int64 // the last joined event's sequence number
 	n    int   // events joined
+	// timing is the turn this line is the first reply to (nil: not the first line of a reply).
+	timing *Timing
 }
 
 // speechQueue is the examiner's speech queue: lines waiting, and the one being said with the
@@ -63,6 +65,9 @@ func (q *speechQueue) take(ctx context.Context) (line, context.Context, bool) {
 				l.text += " " + q.lines[i].text
 				l.seq = q.lines[i].seq
 				l.n += max(q.lines[i].n, 1)
+				if l.timing == nil {
+					l.timing = q.lines[i].timing
+				}
 			}
 			q.lines = append(q.lines[:0:0], q.lines[i:]...)
 			lctx, cancel := context.WithCancel(ctx)

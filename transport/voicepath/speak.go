@@ -2,8 +2,11 @@ package voicepath
 
 import (
 	"context"
+
 	"math"
 	"time"
+
+	"github.com/examtui/examtui/audio"
 )
 
 // runSpeech says the queued lines one after another until ctx ends.
@@ -30,7 +33,12 @@ func (p *Path) runSpeech(ctx context.Context) {
 // say says one line and deals with how it ended: played, cut (the controller hears what was
 // heard, unless it ordered the cut), or failed. It reports false once ctx has ended.
 func (p *Path) say(ctx, lctx context.Context, l line) bool {
+	if p.stamp != nil {
+		p.stamp.reset()
+	}
+	start := time.Now()
 	res, err := p.v.Speak(lctx, l.text, l.opts)
+	p.timed(l, start, res)
 	if res.FirstAudioMs > 0 {
 		p.ttsFirst.Store(math.Float64bits(res.FirstAudioMs))
 	}
@@ -49,6 +57,7 @@ func (p *Path) say(ctx, lctx context.Context, l line) bool {
 		p.log.Info("voice: examiner interrupted", "why", cause.String(), "heard", res.PlayedText,
 			"played", res.Played.Round(time.Millisecond), "of", res.Total.Round(time.Millisecond))
 		if cause.reported() {
+			p.cutOpen.Store(cause == CauseBargeIn)
 			if err := p.ctrl.SpeechInterrupted(res.PlayedText); err != nil {
 				p.log.Warn("voice: interruption not recorded", "err", err)
 			}
@@ -75,4 +84,19 @@ func (p *Path) say(ctx, lctx context.Context, l line) bool {
 		p.ctrl.SpeechDone()
 	}
 	return true
+}
+
+// timed reports where the time of the turn this line first replies to went (WithTimings).
+func (p *Path) timed(l line, start time.Time, res audio.SpeakResult) {
+	if l.timing == nil || p.cfg.timings == nil {
+		return
+	}
+	t := *l.timing
+	if res.FirstAudioMs > 0 {
+		t.FirstFrame = start.Add(time.Duration(res.FirstAudioMs * float64(time.Millisecond)))
+	}
+	if p.stamp != nil {
+		t.FirstPacket = p.stamp.firstPlay()
+	}
+	p.cfg.timings(t)
 }

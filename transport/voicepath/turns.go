@@ -25,13 +25,23 @@ func (p *Path) submit(ft audio.FinalTranscript) {
 	if !p.v.Listening() {
 		return // switched to typing while it was being recognised
 	}
+	if !p.heldTurn(ft) {
+		return
+	}
 	turn, ok := p.turnOf(ft)
+	if !ok && p.cutOpen.Load() {
+		// A cough or a laugh that cut the examiner: the controller hears the empty turn and
+		// says the line again from the sentence it was cut in (a false cut).
+		turn, ok = p.emptyTurn(ft), true
+	}
 	if !ok {
 		// Noise the VAD took for speech: not a silent turn, which would count against the
 		// candidate.
 		p.log.Info("voice: nothing recognised in a turn", "startMs", ft.StartMs, "ms", ft.DurationMs)
 		return
 	}
+	p.timer.turn(ft, turn.Text)
+	p.cutOpen.Store(false)
 	err := p.ctrl.SubmitTurn(p.ctx, turn)
 	switch {
 	case err == nil:
@@ -81,4 +91,12 @@ func (p *Path) turnOf(ft audio.FinalTranscript) (runtime.Turn, bool) {
 	}
 	return runtime.Turn{Text: text, Confidence: conf, StartedAt: started, Duration: dur, Source: p.cfg.source,
 		Latency: runtime.Latency{EndpointingMs: ft.EndpointingMs, STTMs: ft.STTMs, TTSFirstByteMs: p.ttsFirstMs()}}, true
+}
+
+// emptyTurn is the controller's turn for a sound with no words after a barge-in.
+func (p *Path) emptyTurn(ft audio.FinalTranscript) runtime.Turn {
+	ft.Text = "…"
+	t, _ := p.turnOf(ft)
+	t.Text, t.Confidence = "", 0
+	return t
 }

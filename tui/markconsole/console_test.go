@@ -51,19 +51,24 @@ func TestPanelInConsole(t *testing.T) {
 	if len(a.ChatRequests()) != 2 || len(b.ChatRequests()) != 2 {
 		t.Errorf("requests: %d and %d, want a first round and a revision each", len(a.ChatRequests()), len(b.ChatRequests()))
 	}
+	// The run was stored with the session: the console opened again (with no panel at all)
+	// shows it without asking a model again.
+	again := tui.Plain(console(t, st, "ana", nil, 120, 40, true).Render())
+	for _, want := range []string{"PANEL description · agreement 0.00 · spread 2 ⚑ levels 2 apart", "alpha description", "beta evaluation"} {
+		if !strings.Contains(again, want) {
+			t.Errorf("reopened, the frame lacks %q:\n%s", want, again)
+		}
+	}
+	if len(a.ChatRequests()) != 2 || len(b.ChatRequests()) != 2 {
+		t.Errorf("reopening asked the models again: %d and %d requests", len(a.ChatRequests()), len(b.ChatRequests()))
+	}
 }
 
 // p plays the candidate's recording from a second before the selected evidence's turn, with
 // sox's play on the ALSA null device; a session without a recording says so.
 func TestPlay(t *testing.T) {
-	player, err := exec.LookPath("play")
-	if err != nil {
-		t.Fatalf("sox's play is required (apt-get install sox): %v", err)
-	}
-	t.Setenv("ALSA_CONFIG_PATH", filepath.Join("..", "..", "testdata", "asound-null.conf"))
+	player, st := playFixture(t)
 	ctx := context.Background()
-	st := openStore(t)
-	recordRehearsal(t, st, fixtureID, fixtureStart)
 
 	b, err := markconsole.NewStoreBackend(st, "ana", "", nil, player)
 	if err != nil {

@@ -55,15 +55,8 @@ func (p *detailPane) View(d detailData) (_ []string, selLine int) {
 	}
 	c := d.c
 	out = append(out, st.StatusValue.Render(textsafe.Line(c.Title))+st.Muted.Render("  "+c.ID+" · signals "+strings.Join(c.Signals, ", ")))
-	var lv []string
-	for i, name := range levelNames(c) {
-		s := fmt.Sprintf("%d %s (%d)", i, name, c.Marks(name))
-		if name == d.level {
-			s = st.Current.Render(s)
-		}
-		lv = append(lv, s)
-	}
-	out = append(out, st.Muted.Render("levels ")+strings.Join(lv, st.Muted.Render(" · ")), "")
+	out = append(out, levelsLines(st, c, d.level, w)...)
+	out = append(out, "")
 
 	if r := d.rule; r != nil {
 		add(st.Key.Render("RULE  ")+st.Level.Render(r.Level)+st.Muted.Render(fmt.Sprintf(" (%d/%d) ", r.Marks, r.MaxMarks)), "      ", textsafe.Line(r.Reason))
@@ -132,4 +125,49 @@ func (p *detailPane) View(d detailData) (_ []string, selLine int) {
 		out = append(out, yours+st.Warn.Render(d.level+" (unsaved)")+st.Muted.Render(": enter to justify and save"))
 	}
 	return out, selLine
+}
+
+// levelsLines is the criterion's levels, "levels 0 none (0) · 1 description (1) · …", wrapped
+// to width with a hanging indent: a level never breaks across lines and the current one is
+// highlighted.
+func levelsLines(st *tui.Styles, c *spec.CompiledCriterion, current string, width int) []string {
+	const nbsp = "\u00a0"
+	const head = "levels "
+	names := levelNames(c)
+	items := make([]string, len(names))
+	for i, name := range names {
+		items[i] = strings.ReplaceAll(fmt.Sprintf("%d %s (%d)", i, textsafe.Line(name), c.Marks(name)), " ", nbsp)
+	}
+	cur := ""
+	for i, name := range names {
+		if name == current {
+			cur = items[i]
+		}
+	}
+	text := strings.Join(items, nbsp+"· ")
+	var out []string
+	for i, l := range tui.WrapHanging(text, max(width-len(head), 1), max(width-len(head), 1)) {
+		prefix := st.Muted.Render(head)
+		if i > 0 {
+			prefix = strings.Repeat(" ", len(head))
+		}
+		var b strings.Builder
+		for j, tok := range strings.Split(l, " ") { // ASCII spaces only: no-break spaces join an item
+			if j > 0 {
+				b.WriteString(" ")
+			}
+			item, sep := strings.CutSuffix(tok, nbsp+"·")
+			plain := strings.ReplaceAll(item, nbsp, " ")
+			if item == cur {
+				b.WriteString(st.Current.Render(plain))
+			} else {
+				b.WriteString(plain)
+			}
+			if sep {
+				b.WriteString(st.Muted.Render(" ·"))
+			}
+		}
+		out = append(out, prefix+b.String())
+	}
+	return out
 }

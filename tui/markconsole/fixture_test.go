@@ -2,6 +2,8 @@ package markconsole_test
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +129,18 @@ func console(t testing.TB, st *sessions.Store, marker string, run markconsole.Pa
 		t.Fatalf("the session did not load:\n%s", m.Render())
 	}
 	return m
+}
+
+// playFixture is what the playback tests need: sox's play on the ALSA null device and a store
+// holding the rehearsal as fixtureID.
+func playFixture(t *testing.T) (string, *sessions.Store) {
+	t.Helper()
+	player, err := exec.LookPath("play")
+	if err != nil {
+		t.Fatalf("sox's play is required (apt-get install sox): %v", err)
+	}
+	t.Setenv("ALSA_CONFIG_PATH", filepath.Join("..", "..", "testdata", "asound-null.conf"))
+	st := openStore(t)
+	recordRehearsal(t, st, fixtureID, fixtureStart)
+	return player, st
 }

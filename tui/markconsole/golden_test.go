@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/runtime/runtimetest"
+	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -57,5 +59,31 @@ func TestGolden(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestEveryLevelShown: the detail's levels line wraps rather than cuts, so at every size each
+// criterion shows all its levels with their marks, a level never split across two lines, the
+// chosen one highlighted.
+func TestEveryLevelShown(t *testing.T) {
+	st := openStore(t)
+	recordRehearsal(t, st, fixtureID, fixtureStart)
+	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m := console(t, st, "ana", nil, sz.w, sz.h, true)
+			_, exam := runtimetest.Rehearsal(t)
+			for i, c := range exam.Marking.Criteria {
+				if i > 0 {
+					press(t, m, "down")
+				}
+				frame := tui.Plain(m.Render())
+				for j, l := range append([]spec.CompiledLevel{{Name: spec.NoLevel}}, c.Levels...) {
+					want := fmt.Sprintf("%d %s (%d)", j, l.Name, l.Marks)
+					if !strings.Contains(frame, want) {
+						t.Errorf("%s: level %q not on screen:\n%s", c.ID, want, frame)
+					}
+				}
+			}
+		})
 	}
 }

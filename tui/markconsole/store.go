@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/examtui/examtui/marking"
@@ -31,16 +32,32 @@ type StoreBackend struct {
 	examID string // the queue's exam; empty for one session
 	panel  PanelFunc
 	player string
+	// decrypt gives a playable copy of a recording encrypted at rest (nil: none can be played).
+	decrypt DecryptFunc
 }
+
+// DecryptFunc writes the plaintext of an encrypted recording to a private file and returns its
+// path and how to remove it.
+type DecryptFunc func(path string) (plain string, remove func(), err error)
+
+// BackendOption configures a StoreBackend.
+type BackendOption func(*StoreBackend)
+
+// WithDecrypt lets the console play recordings encrypted at rest (docs/records.md).
+func WithDecrypt(f DecryptFunc) BackendOption { return func(b *StoreBackend) { b.decrypt = f } }
 
 // NewStoreBackend is the backend of marker over store. examID names the exam whose queue the
 // console works through ("" for one session); run may be nil (no panel); player is the
 // command that plays audio (sox's play; "" when there is none).
-func NewStoreBackend(store *sessions.Store, marker, examID string, run PanelFunc, player string) (*StoreBackend, error) {
+func NewStoreBackend(store *sessions.Store, marker, examID string, run PanelFunc, player string, opts ...BackendOption) (*StoreBackend, error) {
 	if store == nil || marker == "" {
 		return nil, fmt.Errorf("%w: a store and a marker name are needed", ErrInvalidOption)
 	}
-	return &StoreBackend{store: store, marker: marker, examID: examID, panel: run, player: player}, nil
+	b := &StoreBackend{store: store, marker: marker, examID: examID, panel: run, player: player}
+	for _, o := range opts {
+		o(b)
+	}
+	return b, nil
 }
 
 // Load builds a session's sheet with this marker's marks only (marking is blind): the
@@ -50,25 +67,19 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A marker opening a session reads its records: the access log says who, first.
+	if err := b.store.RecordAccess(ctx, sessions.AccessEntry{Action: sessions.AccessMarking, SessionID: id}); err != nil {
+		return nil, fmt.Errorf("record the access: %w", err)
+	}
 	sess, err := marking.Load(ctx, b.store, id)
 	if err != nil {
 		return nil, err
 	}
 	s := &Sheet{SessionID: id, ExamID: sess.ExamID, Candidate: sess.Candidate, StartedAt: sess.StartedAt,
 		Marking: sess.Exam.Marking, Evidence: sess.Exam.Evidence, Marker: b.marker, Marks: map[string]Entry{}, RecordingStart: sess.StartedAt}
-	for _, ev := range sess.Events {
-		if ev.Event != runtime.EventTranscriptSegment {
-			continue
-		}
-		p, err := ev.Decode()
-		if err != nil {
-			continue
-		}
-		ts := p.(*runtime.TranscriptSegmentPayload)
-		if ts.IsFinal {
-			s.Lines = append(s.Lines, Line{SegmentID: ts.SegmentID, Seq: ev.Seq, NodeID: ts.NodeID, Speaker: ts.Speaker.String(),
-				Text: ts.Text, At: time.UnixMilli(ts.TimestampMs)})
-		}
+	for ev, ts := range runtime.FinalSegments(sess.Events) {
+		s.Lines = append(s.Lines, Line{SegmentID: ts.SegmentID, Seq: ev.Seq, NodeID: ts.NodeID, Speaker: ts.Speaker.String(),
+			Text: ts.Text, At: time.UnixMilli(ts.TimestampMs)})
 	}
 	if s.Proposal, err = marking.Propose(sess.Exam, sess.Events); err != nil {
 		return nil, err
@@ -85,13 +96,16 @@ func (b *StoreBackend) Load(ctx context.Context, id string) (*Sheet, error) {
 	if _, s.Locked, err = b.store.MarkLock(ctx, id); err != nil {
 		return nil, err
 	}
+	if s.Panel, err = panel.Latest(ctx, b.store, id); err != nil {
+		return nil, err
+	}
 	if s.Outcomes, err = b.outcomes(ctx, id); err != nil {
 		return nil, err
 	}
 	// The first take's candidate track: its timeline starts with the session. (A resumed
 	// session's later takes start at the resume, which the sheet does not know.)
 	for _, r := range sess.Recordings {
-		if filepath.Base(r) == "candidate.wav" {
+		if b := strings.TrimSuffix(filepath.Base(r), sessions.EncryptedSuffix); b == "candidate.wav" {
 			if _, err := os.Stat(r); err == nil {
 				s.Recording = r
 			}
@@ -178,7 +192,14 @@ func (b *StoreBackend) Panel(ctx context.Context, s *Sheet) (*panel.Result, erro
 	for _, l := range s.Lines {
 		in.Segments = append(in.Segments, panel.Segment{ID: l.SegmentID, NodeID: l.NodeID, Speaker: l.Speaker, Text: l.Text})
 	}
-	return b.panel(ctx, in)
+	res, err := b.panel(ctx, in)
+	if res != nil {
+		// The run is evidence: stored (the lock covers it) even when some member failed.
+		if _, serr := marking.SavePanelRun(ctx, b.store, s.SessionID, res, time.Now()); serr != nil {
+			return res, errors.Join(err, serr)
+		}
+	}
+	return res, err
 }
 
 // Play plays the recording from offset with sox's play; its output goes nowhere (the console
@@ -186,6 +207,17 @@ func (b *StoreBackend) Panel(ctx context.Context, s *Sheet) (*panel.Result, erro
 func (b *StoreBackend) Play(ctx context.Context, path string, offset, length time.Duration) error {
 	if b.player == "" {
 		return errors.New("no audio player: install sox (its play command) to listen")
+	}
+	if strings.HasSuffix(path, sessions.EncryptedSuffix) {
+		if b.decrypt == nil {
+			return fmt.Errorf("%s: %w", filepath.Base(path), sessions.ErrEncrypted)
+		}
+		plain, remove, err := b.decrypt(path)
+		if err != nil {
+			return err
+		}
+		defer remove()
+		path = plain
 	}
 	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
 	cmd := exec.CommandContext(ctx, b.player, "-q", path, "trim", sec(offset), sec(length))

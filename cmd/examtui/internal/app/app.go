@@ -344,6 +344,13 @@ func (x *Exam) Admin(mode runtime.AdminMode, text string) error {
 func (x *Exam) Close() error {
 	var errs []error
 	x.closed.Do(func() {
+		// The voice path first: its recordings are finished (and encrypted at rest) while the
+		// store that lists them is still open. Closing it again later is a no-op.
+		if vc := x.voice.Load(); vc != nil {
+			if err := vc.Close(); err != nil {
+				x.log.Warn("voice: close", "err", err)
+			}
+		}
 		if x.cancel != nil {
 			x.cancel()
 		}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"filippo.io/age"
+
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/internal/atrest"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/transport/voicepath"
 	"github.com/examtui/examtui/tui"
@@ -43,6 +46,7 @@ type voiceConfig struct {
 	endpoint  audio.EndpointConfig
 	bargeIn   bool
 	recordDir string
+	encryptTo []age.Recipient
 	status    string
 	voice     string
 	speed     float64
@@ -75,6 +79,13 @@ func WithVoiceRecording(dir string) VoiceOption {
 		v.recordDir = dir
 		return nil
 	}
+}
+
+// WithVoiceEncryption encrypts the recordings to these age recipients when the voice path
+// closes (internal/atrest): the plaintext WAV files are removed and the session lists the
+// encrypted ones. None: the recordings stay as they are.
+func WithVoiceEncryption(to []age.Recipient) VoiceOption {
+	return func(v *voiceConfig) error { v.encryptTo = to; return nil }
 }
 
 // WithVoiceStatus is what the console's meter says while a part is missing (no microphone,
@@ -217,7 +228,7 @@ func closeParts(p VoiceParts) {
 // take-N folder inside it when an earlier run of the session (before a resume) left files.
 func RecordingDir(dataDir, sessionID string) string {
 	dir := filepath.Join(dataDir, "sessions", sessionID)
-	if _, err := os.Stat(filepath.Join(dir, audio.TrackCandidate.String()+".wav")); err != nil {
+	if !hasRecording(dir) {
 		return dir
 	}
 	for n := 2; ; n++ {
@@ -226,6 +237,44 @@ func RecordingDir(dataDir, sessionID string) string {
 			return d
 		}
 	}
+}
+
+// hasRecording says whether dir holds a candidate track, plain or encrypted at rest.
+func hasRecording(dir string) bool {
+	p := filepath.Join(dir, audio.TrackCandidate.String()+".wav")
+	for _, f := range []string{p, p + atrest.Suffix} {
+		if _, err := os.Stat(f); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// encryptRecordings encrypts the finished recordings to the configured recipients and lists
+// the encrypted files on the session. A recording that cannot be encrypted stays plain, and
+// the error says so.
+func (vc *Voice) encryptRecordings() error {
+	if len(vc.cfg.encryptTo) == 0 {
+		return nil
+	}
+	var paths []string
+	var errs []error
+	for _, t := range []audio.Track{audio.TrackCandidate, audio.TrackExaminer} {
+		p := vc.rec.Path(t)
+		enc, err := atrest.EncryptFile(p, vc.cfg.encryptTo)
+		if err != nil {
+			errs = append(errs, err)
+			enc = p
+		}
+		paths = append(paths, enc)
+	}
+	if vc.x.Store != nil {
+		if err := vc.x.Store.SetRecordings(context.Background(), vc.x.SessionID, paths); err != nil {
+			errs = append(errs, fmt.Errorf("list the encrypted recordings: %w", err))
+		}
+	}
+	vc.log.Info("recordings encrypted at rest", "files", len(paths)-len(errs))
+	return errors.Join(errs...)
 }
 
 // TUIOptions feed the console's audio meter.
@@ -303,7 +352,7 @@ func (vc *Voice) Close() error {
 	vc.closeOnce.Do(func() {
 		err := vc.path.Close()
 		if vc.rec != nil {
-			err = errors.Join(err, vc.rec.Close())
+			err = errors.Join(err, vc.rec.Close(), vc.encryptRecordings())
 		}
 		vc.x.voice.CompareAndSwap(vc, nil)
 		vc.levelMu.Lock()

@@ -129,3 +129,36 @@ func gapWarning(session string, from, to int64) runtime.Event {
 	}
 	return ev
 }
+
+// NoteSessions passes in's events on unchanged and calls note, off the event path, once for
+// each session id the events name (watch records each exam it is shown in the access log).
+// The returned channel closes when in closes or ctx ends.
+func NoteSessions(ctx context.Context, in <-chan runtime.Event, note func(id string)) <-chan runtime.Event {
+	out := make(chan runtime.Event, 256)
+	go func() {
+		defer close(out)
+		seen := map[string]bool{}
+		for {
+			var ev runtime.Event
+			var ok bool
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok = <-in:
+				if !ok {
+					return
+				}
+			}
+			if ev.SessionID != "" && !seen[ev.SessionID] {
+				seen[ev.SessionID] = true
+				note(ev.SessionID)
+			}
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}

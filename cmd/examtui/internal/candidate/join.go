@@ -31,6 +31,9 @@ const (
 // joinRequest is POST /api/join's body.
 type joinRequest struct {
 	Code string `json:"code"`
+	// Notice: the candidate acknowledged the recording notice the page showed before the
+	// microphone opened (kept on the code, then on the session).
+	Notice bool `json:"notice"`
 }
 
 // JoinResponse is what POST /api/join answers on success: where and as whom the page joins.
@@ -40,6 +43,12 @@ type JoinResponse struct {
 	Room     string `json:"room"`
 	Identity string `json:"identity"`
 	Name     string `json:"name"`
+}
+
+// notice answers GET /api/notice: the recording notice the page shows before the microphone
+// opens.
+func (s *Server) notice(w http.ResponseWriter, _ *http.Request) {
+	s.writeJSON(w, http.StatusOK, map[string]string{"notice": s.cfg.Notice})
 }
 
 // page serves index.html for any code, never stored: GET never consumes a code, and the page
@@ -94,6 +103,11 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		}
 		s.refuse(w, status, msg)
 		return
+	}
+	if req.Notice {
+		if err := s.cfg.Store.AcknowledgeJoinNotice(r.Context(), jc.CodeHash, now); err != nil {
+			s.log.Warn("join: the notice acknowledgement was not recorded", "code", digest(req.Code), "err", err)
+		}
 	}
 	name := jc.DisplayName
 	if name == "" {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
@@ -55,6 +56,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Mount adds routes of other services the server carries (the LTI tool); nil: none.
+	Mount func(mux *http.ServeMux)
+	// Notice is the recording notice shown before the microphone opens ("": sessions.DefaultNotice).
+	Notice string
 }
 
 // Server serves the candidate page and the join API (docs/candidate.md).
@@ -93,6 +98,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if strings.TrimSpace(cfg.Notice) == "" {
+		cfg.Notice = sessions.DefaultNotice
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -123,6 +131,10 @@ func (s *Server) routes() http.Handler {
 		http.NotFound(w, r)
 	})
 	mux.HandleFunc("POST /api/join", s.guardJoin(s.join))
+	mux.HandleFunc("GET /api/notice", s.notice)
+	if s.cfg.Mount != nil {
+		s.cfg.Mount(mux)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")

@@ -32,6 +32,45 @@ func (e *FlagError) Unwrap() error { return e.Err }
 func Install(root *cobra.Command) {
 	root.SetFlagErrorFunc(flagError)
 	walk(root)
+	guardHelp(root)
+}
+
+// guardHelp makes `help NAME…` refuse an unknown NAME the way the command line does (cobra's
+// help command printed the root's help for any topic it could not find, and exited 0).
+func guardHelp(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, h := range root.Commands() {
+		if h.Name() != "help" {
+			continue
+		}
+		h.Run = nil
+		h.RunE = func(cmd *cobra.Command, args []string) error {
+			target := root
+			for _, name := range args {
+				next := subcommand(target, name)
+				if next == nil {
+					return UnknownCommand(target, name)
+				}
+				target = next
+			}
+			if target.Context() == nil {
+				target.SetContext(cmd.Context())
+			}
+			target.InitDefaultHelpFlag()
+			target.InitDefaultVersionFlag()
+			return target.Help()
+		}
+	}
+}
+
+// subcommand is parent's subcommand called name (or aliased so), or nil.
+func subcommand(parent *cobra.Command, name string) *cobra.Command {
+	for _, sub := range parent.Commands() {
+		if sub.Name() == name || sub.HasAlias(name) {
+			return sub
+		}
+	}
+	return nil
 }
 
 func walk(c *cobra.Command) {

@@ -2,6 +2,7 @@ package roomcheck_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +19,11 @@ import (
 // examiner, espeak-ng examiner) and reports the reply latency the harness measures: from the
 // candidate's last voiced sample to the examiner's first audio at the candidate, p50 and p95
 // over every reply of b.N runs. "fixed" is the 500 ms endpointing delay alone; "adaptive" the
-// end of turn that `examtui run --room` uses.
+// end of turn that `examtui run --room` uses. Where the time goes is reported per stage
+// (voicepath.Timing, from the speech end the bot heard): "closed-p50-ms" (the end of turn
+// decided), "recognised", "observation", "sentence" (the first filtered sentence), "frame"
+// (its first synthesised audio), "packet" (handed to the bot's track); the reply's p50-ms is
+// the last stage, audible at the candidate. cut-offs counts the examiner speaking into a pause.
 //
 //	go test -run XXX -bench BenchmarkSpokenReplyLatency -benchtime 2x ./cmd/examtui/internal/roomcheck/
 func BenchmarkSpokenReplyLatency(b *testing.B) {
@@ -34,15 +39,27 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var lat []float64
-			early, failed := 0, 0
+			early, failed, cutOffs := 0, 0, 0
+			var mu sync.Mutex
+			stages := make([][]float64, len(voicepath.Stages()))
+			timings := func(t voicepath.Timing) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, s := range voicepath.Stages() {
+					if ms, ok := t.Since(s); ok {
+						stages[s] = append(stages[s], ms)
+					}
+				}
+			}
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				res, err := roomcheck.Run(ctx, script, hopts, roomcheck.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
-					RecordDir: b.TempDir(), Spoken: true, VoiceOptions: bc.opts})
+					RecordDir: b.TempDir(), Spoken: true, VoiceOptions: bc.opts, Timings: timings})
 				cancel()
 				if err != nil {
 					b.Fatal(err)
 				}
+				cutOffs += res.Voice.CutOffs
 				for _, rp := range res.Voice.Replies {
 					switch {
 					case rp.Error != "":
@@ -54,6 +71,14 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 					}
 				}
 			}
+			mu.Lock()
+			for _, s := range voicepath.Stages() {
+				name := s.Key()
+				b.ReportMetric(headless.Percentile(stages[s], 50), name+"-p50-ms")
+				b.ReportMetric(headless.Percentile(stages[s], 95), name+"-p95-ms")
+			}
+			mu.Unlock()
+			b.ReportMetric(float64(cutOffs), "cut-offs")
 			b.ReportMetric(headless.Percentile(lat, 50), "p50-ms")
 			b.ReportMetric(headless.Percentile(lat, 95), "p95-ms")
 			b.ReportMetric(float64(len(lat)), "replies")

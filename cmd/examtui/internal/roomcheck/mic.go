@@ -15,8 +15,9 @@ type micTrack interface {
 	Sent() <-chan struct{}
 }
 
-// micPump writes the candidate's microphone in real time, 20 ms at a time: queued speech, and
-// silence in between, as a live microphone would (the bot's endpointing needs the silence).
+// micPump writes the candidate's microphone: each queued line whole, once the track has sent
+// what came before it, and silence in between, 20 ms at a time, as a live microphone would (the
+// bot's endpointing needs the silence).
 //
 // The track sends what it is given on its own clock, and under load that clock runs slow (the
 // SDK's pacer drops ticks when it is late), so audio written without pause piles up in its
@@ -81,10 +82,19 @@ func (m *micPump) run(ctx context.Context) {
 				m.started <- now
 				m.started = nil
 			}
-			n := min(len(m.q), audio.FrameSamples)
-			chunk = append([]int16(nil), m.q[:n]...)
-			m.q = m.q[n:]
-			if len(m.q) == 0 && m.done != nil {
+			if !idle {
+				// A line waits until the track has sent what came before it.
+				m.mu.Unlock()
+				continue
+			}
+			// The whole line at once: the track sends it on its own clock, without a gap. Written
+			// 20 ms at a time, a writer starved of CPU left the track's queue empty in the middle
+			// of the line, the track filled the hole with silence, and the bot's endpointing cut
+			// the candidate's words into fragments it could not recognise ("the bot never heard
+			// the line").
+			chunk = m.q
+			m.q = nil
+			if m.done != nil {
 				lineDone, m.done = m.done, nil
 			}
 		}

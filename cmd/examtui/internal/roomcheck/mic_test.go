@@ -21,9 +21,14 @@ type slowTrack struct {
 	voiced  bool // the last frame taken held speech
 	firsts  []time.Time
 	lasts   []time.Time
+	// every is the pacer's period (default 25 ms); writeLate is how late each Write returns,
+	// as a writer starved of CPU would.
+	every     time.Duration
+	writeLate time.Duration
 }
 
 func (s *slowTrack) Write(samples []int16) error {
+	time.Sleep(s.writeLate)
 	s.mu.Lock()
 	s.q = append(s.q, samples...)
 	s.mu.Unlock()
@@ -69,7 +74,11 @@ func (s *slowTrack) sentLine(t *testing.T, n int) (first, last time.Time) {
 }
 
 func (s *slowTrack) pace(ctx context.Context) {
-	testutil.Every(ctx, 25*time.Millisecond, s.sendFrame)
+	every := s.every
+	if every == 0 {
+		every = 25 * time.Millisecond
+	}
+	testutil.Every(ctx, every, s.sendFrame)
 }
 
 // sendFrame takes one frame off the queue, noting when voiced runs begin and end.
@@ -137,6 +146,43 @@ func TestMicPumpLagDoesNotGrow(t *testing.T) {
 			t.Errorf("after the last line the track still holds %v", q)
 		}
 		cancel()
+		synctest.Wait()
+	})
+}
+
+// TestMicPumpStarvedWriterLeavesNoGap: the track sends on time (20 ms a frame) but every write
+// reaches it 30 ms late, as a harness starved of CPU writes. Each line must still leave as one
+// voiced run. Written 20 ms at a time, the track ran dry inside the line and sent silence in
+// the holes, and the bot's endpointing cut the candidate's words into fragments it could not
+// recognise: on a busy machine the bot never heard the candidate's line.
+func TestMicPumpStarvedWriterLeavesNoGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		tr := &slowTrack{every: audio.FrameDuration, writeLate: 30 * time.Millisecond}
+		go tr.pace(ctx)
+		m := newMicPump(tr)
+		go m.run(ctx)
+		line := make([]int16, audio.SampleRate) // 1 s of speech
+		for i := range line {
+			line[i] = 3000
+		}
+		for turn := range 3 {
+			time.Sleep(time.Second)
+			if _, _, err := m.say(ctx, line); err != nil {
+				t.Fatal(err)
+			}
+			tr.sentLine(t, turn)
+		}
+		time.Sleep(time.Second)
+		tr.mu.Lock()
+		runs := len(tr.firsts)
+		tr.mu.Unlock()
+		if runs != 3 {
+			t.Errorf("3 lines left as %d voiced runs: the track ran dry inside a line", runs)
+		}
+		cancel()
+		time.Sleep(time.Second) // a write in progress returns, and the pump sees the end
 		synctest.Wait()
 	})
 }

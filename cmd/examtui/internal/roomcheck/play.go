@@ -191,7 +191,11 @@ func (p *player) interrupt(ctx context.Context, step int, t headless.TurnStep) (
 	if err := runtime.Sleep(ctx, 400*time.Millisecond); err != nil { // well into the examiner's line
 		return nil, err
 	}
-	b := &headless.BargeIn{LimitMs: ms(BargeInLimit), Stopped: true, Method: p.interruption}
+	limit := BargeInLimit
+	if !native {
+		limit = SpokenBargeInLimit
+	}
+	b := &headless.BargeIn{LimitMs: ms(limit), Stopped: true, Method: p.interruption}
 	if native {
 		if rp, err := p.stop(ctx, &req, b); rp != nil || err != nil {
 			return rp, err
@@ -214,7 +218,7 @@ func (p *player) interrupt(ctx context.Context, step int, t headless.TurnStep) (
 		for _, r := range p.rt.listener.runs(onset, onset) {
 			silentAt = r.end
 			b.StoppedAfterMs = ms(r.end.Sub(onset))
-			b.Stopped = r.end.Sub(onset) <= BargeInLimit
+			b.Stopped = r.end.Sub(onset) <= limit
 		}
 		stopped := b.Stopped
 		p.events.emit(silentAt, VoiceEvent{Event: EventBargeIn, Step: step, Kind: req.kind, LatencyMs: b.StoppedAfterMs, Stopped: &stopped})

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -161,11 +162,15 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 // voiceOptions are the bot's voice options: the caller's, or the adaptive end of turn that
 // `examtui run --room` uses, tuned by the exam's policies.turnTaking.
 func (o Options) voiceOptions(tt *spec.ResolvedTurnTaking) []voicepath.Option {
-	if o.VoiceOptions != nil {
-		return o.VoiceOptions
+	opts := o.VoiceOptions
+	if opts == nil {
+		opts = []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndAdaptive,
+			voicepath.SpecTurnTaking(audio.DefaultEndpointConfig(), tt, false, false))}
 	}
-	return []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndAdaptive,
-		voicepath.SpecTurnTaking(audio.DefaultEndpointConfig(), tt, false, false))}
+	if o.Timings != nil {
+		opts = append(slices.Clip(opts), voicepath.WithTimings(o.Timings))
+	}
+	return opts
 }
 
 // grammar is every line the candidate may say, and each part of a line with pauses on its own:

@@ -32,10 +32,14 @@ const (
 	DefaultTailSilence  = 600 * time.Millisecond
 	DefaultMaxReply     = 30 * time.Second
 	DefaultReplyTimeout = 60 * time.Second
-	// BargeInLimit is how soon the examiner must fall silent once the candidate speaks over it:
-	// the barge-in needs audio.DefaultBargeInSpeech of voiced speech first (evidence of speech,
-	// not a level), and the rest is the room's way there and back.
+	// BargeInLimit is how soon the examiner must fall silent once the candidate presses stop
+	// (a native interruption): the room's way there and back.
 	BargeInLimit = 400 * time.Millisecond
+	// SpokenBargeInLimit is how soon the examiner must fall silent once the candidate speaks
+	// over it: the voiced run must first pass the length a backchannel never has
+	// (voicepath.DefaultBackchannelLength: an "mm-hmm" or a cough does not cut the line), then
+	// 400 ms for the decision and the room's way there and back, as for a stop message.
+	SpokenBargeInLimit = voicepath.DefaultBackchannelLength + 400*time.Millisecond
 	// stepSettle bounds how long a control or an instruction may take to show in the events.
 	stepSettle = 10 * time.Second
 	// transportGrace is how long the candidate's connection may be down (reconnecting) before
@@ -59,7 +63,10 @@ type Options struct {
 	// VoiceOptions tune the bot's voice path (end of turn, barge-in); nil: the adaptive end
 	// of turn of `examtui run --room` (voicepath.EndAdaptive).
 	VoiceOptions []voicepath.Option
-	Logger       *slog.Logger
+	// Timings receives where each spoken reply's time went on the bot's side
+	// (voicepath.WithTimings); nil: not measured.
+	Timings func(voicepath.Timing)
+	Logger  *slog.Logger
 	// Events receives the voice events as JSON Lines while the run goes (--events); a write
 	// that fails is logged and counted, never the end of the run. Nil: none.
 	Events io.Writer

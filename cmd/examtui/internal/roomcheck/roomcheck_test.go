@@ -178,7 +178,7 @@ func TestRunSpokenPauseAndBargeIn(t *testing.T) {
 		}
 	}
 	b := v.Replies[2].BargeIn
-	if b == nil || b.LimitMs != float64(roomcheck.BargeInLimit.Milliseconds()) || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 || b.Method != headless.InterruptTiming {
+	if b == nil || b.LimitMs != float64(roomcheck.SpokenBargeInLimit.Milliseconds()) || b.StoppedAfterMs < 0 || b.StoppedAfterMs > 5000 || b.Method != headless.InterruptTiming {
 		t.Errorf("barge-in %+v", b)
 	}
 	// The bot told the controller of the barge-in, with what the candidate heard of the line.

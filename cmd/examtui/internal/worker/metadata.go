@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
@@ -20,9 +21,12 @@ const maxCandidate = 120
 // Metadata is what a dispatch says about its exam (JSON in the dispatch's metadata). The
 // spec is a name in the worker's spec directory, never a path.
 type Metadata struct {
-	Spec      string          `json:"spec"`
-	Candidate string          `json:"candidate,omitempty"`
-	Options   MetadataOptions `json:"options,omitempty"`
+	Spec      string `json:"spec"`
+	Candidate string `json:"candidate,omitempty"`
+	// CandidateID is the candidate's id in the institution's roster or LMS, kept with the
+	// session so marks and exports find the person.
+	CandidateID string          `json:"candidateId,omitempty"`
+	Options     MetadataOptions `json:"options,omitempty"`
 }
 
 // MetadataOptions are the per-exam choices a dispatcher may make.
@@ -66,6 +70,8 @@ func (m Metadata) validate() error {
 		return fmt.Errorf("%w: spec %q is not a plain name (letters, digits, '.', '_', '-'; no directories)", ErrBadMetadata, m.Spec)
 	case !utf8.ValidString(m.Candidate) || utf8.RuneCountInString(m.Candidate) > maxCandidate:
 		return fmt.Errorf("%w: candidate name is not valid UTF-8 of at most %d characters", ErrBadMetadata, maxCandidate)
+	case !utf8.ValidString(m.CandidateID) || utf8.RuneCountInString(m.CandidateID) > maxCandidate || strings.ContainsFunc(m.CandidateID, unicode.IsControl):
+		return fmt.Errorf("%w: candidate id is not printable UTF-8 of at most %d characters", ErrBadMetadata, maxCandidate)
 	}
 	switch m.Options.Examiner {
 	case "", app.ExaminerAuto, app.ExaminerOffline, app.ExaminerLLM:

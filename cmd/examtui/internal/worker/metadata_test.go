@@ -30,6 +30,9 @@ func TestParseMetadata(t *testing.T) {
 		{`{"spec":"demo","options":{"examiner":"human"}}`, Metadata{}, "examiner \"human\""},
 		{`{"spec":"demo","candidate":"` + strings.Repeat("x", 121) + `"}`, Metadata{}, "candidate name"},
 		{strings.Repeat(" ", 5000), Metadata{}, "at most 4096"},
+		{`{"spec":"demo","candidate":"Ada","candidateId":"lti:ab12cd34:learner-7"}`,
+			Metadata{Spec: "demo", Candidate: "Ada", CandidateID: "lti:ab12cd34:learner-7"}, ""},
+		{`{"spec":"demo","candidateId":"a\u001bb"}`, Metadata{}, "candidate id"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.raw[:min(len(tc.raw), 30)], func(t *testing.T) {

@@ -180,7 +180,7 @@ func (r *Runner) Run(ctx context.Context, a agent.Assignment) error {
 		examiner = md.Options.Examiner
 	}
 	j := exam{room: a.Room, jobID: a.ID, sessionID: SessionKey(a.Room, a.RoomSID), specPath: specPath,
-		candidate: md.Candidate, examiner: examiner, cfg: livekit.Config{URL: a.URL, Token: a.Token, APIKey: r.cfg.APIKey, APISecret: r.cfg.APISecret}}
+		candidate: md.Candidate, candidateID: md.CandidateID, examiner: examiner, cfg: livekit.Config{URL: a.URL, Token: a.Token, APIKey: r.cfg.APIKey, APISecret: r.cfg.APISecret}}
 	err = r.runExam(ctx, j, log)
 	if err != nil {
 		log.Warn("job ended with an error", "err", err)
@@ -192,6 +192,7 @@ func (r *Runner) Run(ctx context.Context, a agent.Assignment) error {
 type exam struct {
 	room, jobID, sessionID string
 	specPath, candidate    string
+	candidateID            string
 	examiner               string
 	cfg                    livekit.Config
 	takeover               bool // a worker died running it; tell the candidate
@@ -202,7 +203,7 @@ type exam struct {
 // is left interrupted (resumable); the worker and its other exams go on.
 func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err error) {
 	opts := app.Options{SpecPath: j.specPath, Examiner: j.examiner, Model: r.cfg.Model, Input: runtime.SourceRoom,
-		Candidate: j.candidate, DataDir: r.cfg.DataDir, Store: r.cfg.Store, SharedStore: r.store, Logger: log,
+		Candidate: j.candidate, CandidateID: j.candidateID, DataDir: r.cfg.DataDir, Store: r.cfg.Store, SharedStore: r.store, Logger: log,
 		Languages: r.cfg.Languages}
 	sess, gerr := r.store.Get(ctx, j.sessionID)
 	switch {
@@ -290,6 +291,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 			return err
 		}
 		log.Info("candidate arrived", "identity", id)
+		x.RecordNoticeAck(ctx, j.room, id)
 	} else if opts.ResumeID != "" {
 		if err := x.Controller.Notice(ReconnectedNotice); err != nil {
 			return err

@@ -5,15 +5,20 @@ import (
 	"testing"
 
 	"github.com/examtui/examtui/internal/browsertest"
+	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/transport/voicepath"
 )
 
 // BenchmarkBrowserLatency measures the reply latency a candidate's browser experiences: the
 // page (?measure) reads an AnalyserNode on its microphone track and one on the examiner's
 // remote track in one AudioContext, and per turn takes the candidate's last voiced window → the
 // examiner's first voiced window. Each iteration is the demo exam answered by voice (6 turns);
-// -benchtime 2x gives 12. Reported: p50-ms and p95-ms over every turn.
+// -benchtime 2x gives 12. Reported: p50-ms and p95-ms over every turn (audible in the page),
+// and where the time went on the bot's side per stage from the speech end it heard
+// (voicepath.Timing): closed, recognised, observation, sentence, frame, packet.
 func BenchmarkBrowserLatency(b *testing.B) {
 	var turns []float64
+	stages := make([][]float64, len(voicepath.Stages()))
 	for i := 0; b.Loop(); i++ {
 		r := newRoom(b)
 		p := r.join(b, r.site.link(r.site.code(b, "cand-latency"))+"?measure")
@@ -23,6 +28,15 @@ func BenchmarkBrowserLatency(b *testing.B) {
 		got := browsertest.Eval[[]float64](p, `window.examtuiMeasure.turns`)
 		b.Logf("exam %d: %v ms", i+1, got)
 		turns = append(turns, got...)
+		r.exam.mu.Lock()
+		for _, tm := range r.exam.timings {
+			for _, s := range voicepath.Stages() {
+				if ms, ok := tm.Since(s); ok {
+					stages[s] = append(stages[s], ms)
+				}
+			}
+		}
+		r.exam.mu.Unlock()
 		p.Close()
 		r.browser.Close()
 	}
@@ -30,6 +44,10 @@ func BenchmarkBrowserLatency(b *testing.B) {
 		b.Fatalf("%d turns measured, want at least 6 per exam", len(turns))
 	}
 	slices.Sort(turns)
+	for _, s := range voicepath.Stages() {
+		b.ReportMetric(headless.Percentile(stages[s], 50), s.Key()+"-p50-ms")
+		b.ReportMetric(headless.Percentile(stages[s], 95), s.Key()+"-p95-ms")
+	}
 	b.ReportMetric(percentile(turns, 50), "p50-ms")
 	b.ReportMetric(percentile(turns, 95), "p95-ms")
 	b.ReportMetric(float64(len(turns)), "turns")

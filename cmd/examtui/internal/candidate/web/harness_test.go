@@ -36,6 +36,7 @@ type exam struct {
 	mu       sync.Mutex
 	events   []runtime.Event
 	bargeIns int // the bot stopped its line because it heard the candidate
+	timings  []voicepath.Timing
 }
 
 // startExam opens the demo exam (offline examiner, a store so a rejoining page gets the
@@ -65,7 +66,11 @@ func startExam(t testing.TB, lk *lktest.Server, answers *answers) *exam {
 		Synthesizer: synth,
 		// Barge-in on, as examtui run --room has it (the candidate's browser cancels its own
 		// echo); the fixed endpointing delay, so the recogniser hears whole answers only.
-		VoiceOptions: []voicepath.Option{voicepath.WithBargeIn(true)},
+		VoiceOptions: []voicepath.Option{voicepath.WithBargeIn(true), voicepath.WithTimings(func(tm voicepath.Timing) {
+			e.mu.Lock()
+			e.timings = append(e.timings, tm)
+			e.mu.Unlock()
+		})},
 		OnVoiceEvent: func(ev audio.Event) {
 			if ev.Kind == audio.EventBargeIn {
 				e.mu.Lock()

@@ -87,6 +87,7 @@ func TestPageMicrophoneOnlyForExaminers(t *testing.T) {
 
 	b := browsertest.Start(t) // Chromium's own fake microphone: a beep, never silent for long
 	p := b.Open(t, s.link(s.code(t, cand)))
+	acknowledge(p)
 	p.WaitTrue(`!document.querySelector("#join").disabled`, waitExam, "the Join button")
 	p.Click("#join")
 	p.WaitText("#connection", "Connected.", waitExam)

@@ -80,6 +80,7 @@ type loadTimes struct {
 func load(t *testing.T, p *browsertest.Page, link string) (loadTimes, []browsertest.Transfer) {
 	t.Helper()
 	p.Navigate(link)
+	acknowledge(p) // the recording notice comes before the microphone, so before Join
 	p.WaitTrue(`performance.getEntriesByName("examtui-livekit-loaded").length > 0 && performance.getEntriesByName("examtui-join-usable").length > 0`,
 		30*time.Second, "the page to load livekit-client and enable Join")
 	raw := browsertest.Eval[string](p, `JSON.stringify({

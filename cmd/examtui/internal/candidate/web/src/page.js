@@ -20,6 +20,7 @@ const LEAVE_AFTER_END_MS = 60000;
 const $ = (id) => document.getElementById(id);
 const ui = {
   main: $('main'), connection: $('connection'),
+  notice: $('notice'), noticeText: $('notice-text'), noticeAck: $('notice-ack'),
   micPanel: $('mic-panel'), mic: $('mic'), level: $('level'), micNote: $('mic-note'),
   setup: $('setup'), join: $('join'), joinError: $('join-error'),
   exam: $('exam'), progress: $('progress'), timeLeft: $('time-left'), state: $('state'),
@@ -36,6 +37,7 @@ let micTrack = null; // the LiveKit LocalAudioTrack once published
 let micAnalyser = null;
 let micSource = null;
 let room = null;
+let noticeAcked = false; // the candidate acknowledged the recording notice (sent with the join)
 let joined = false; // the candidate pressed Join (a rejoin after a drop keeps this)
 let ended = false;
 let rejoinTimer = null;
@@ -169,7 +171,7 @@ function rms(analyser) {
 async function fetchJoin() {
   const res = await fetch('/api/join', {
     method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ code }), credentials: 'same-origin', cache: 'no-store',
+    body: JSON.stringify({ code, notice: noticeAcked }), credentials: 'same-origin', cache: 'no-store',
   });
   let body = {};
   try { body = await res.json(); } catch { /* a proxy's error page: the status says enough */ }
@@ -550,5 +552,14 @@ requestAnimationFrame(drawLevel);
 if (!code) {
   ui.joinError.textContent = 'This page needs the join link your examiner gave you (…/join/YOUR-CODE).';
 }
-openMic();
-livekit().catch(() => {}); // fetched now, while the candidate checks the microphone; tried again on Join
+// The recording notice comes first: the microphone opens only once the candidate has read it.
+fetch('/api/notice', { cache: 'no-store' }).then((res) => res.json())
+  .then((body) => { if (body.notice) ui.noticeText.textContent = body.notice; })
+  .catch(() => { /* the notice built into the page stays */ });
+ui.noticeAck.addEventListener('click', () => {
+  noticeAcked = true;
+  ui.notice.hidden = true;
+  ui.micPanel.hidden = false;
+  openMic();
+});
+livekit().catch(() => {}); // fetched now, while the candidate reads the notice and checks the microphone; tried again on Join

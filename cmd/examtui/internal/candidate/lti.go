@@ -1,0 +1,275 @@
+package candidate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	lkproto "github.com/livekit/protocol/livekit"
+
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/lti"
+	"github.com/examtui/examtui/sessions"
+)
+
+// Dispatcher starts an exam in a room unless one is already dispatched there (LiveKit agent
+// dispatch; the wiring gives the server one when it runs with LTI).
+type Dispatcher interface {
+	Ensure(ctx context.Context, room, metadata string) error
+}
+
+// AgentDispatcher is a Dispatcher over LiveKit's AgentDispatch service.
+type AgentDispatcher struct {
+	Client interface {
+		ListDispatch(ctx context.Context, req *lkproto.ListAgentDispatchRequest) (*lkproto.ListAgentDispatchResponse, error)
+		CreateDispatch(ctx context.Context, req *lkproto.CreateAgentDispatchRequest) (*lkproto.AgentDispatch, error)
+	}
+	Rooms interface {
+		ListRooms(ctx context.Context, req *lkproto.ListRoomsRequest) (*lkproto.ListRoomsResponse, error)
+	}
+	AgentName string
+}
+
+// Ensure dispatches metadata's exam to room when the room has no dispatch yet.
+func (d AgentDispatcher) Ensure(ctx context.Context, room, metadata string) error {
+	// The server answers a dispatch list of a room it does not have only after a timeout, so
+	// ask for the room first: none yet is a first launch.
+	rooms, err := d.Rooms.ListRooms(ctx, &lkproto.ListRoomsRequest{Names: []string{room}})
+	if err != nil {
+		return fmt.Errorf("look up the room: %w", err)
+	}
+	if len(rooms.GetRooms()) > 0 {
+		list, err := d.Client.ListDispatch(ctx, &lkproto.ListAgentDispatchRequest{Room: room})
+		if err != nil {
+			return fmt.Errorf("list the room's dispatches: %w", err)
+		}
+		for _, ad := range list.GetAgentDispatches() {
+			// The server adds a dispatch with no agent name to a new room (for workers that
+			// take every room); ours names the examtui workers.
+			if ad.GetAgentName() == d.AgentName {
+				return nil // a relaunch: the exam is already on its way
+			}
+		}
+	}
+	_, err = d.Client.CreateDispatch(ctx, &lkproto.CreateAgentDispatchRequest{AgentName: d.AgentName, Room: room, Metadata: metadata})
+	return err
+}
+
+// SpecCatalog offers the exams of a specs directory (as the workers read it) and the demo.
+type SpecCatalog struct {
+	Dir string
+}
+
+// Exams compiles each spec of the directory for its title and its marking scheme's maximum.
+func (c SpecCatalog) Exams() ([]lti.CatalogExam, error) {
+	names := []string{app.DemoSpec}
+	if c.Dir != "" {
+		ents, err := os.ReadDir(c.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			ext := filepath.Ext(e.Name())
+			if e.Type().IsRegular() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+				names = append(names, strings.TrimSuffix(e.Name(), ext))
+			}
+		}
+	}
+	var out []lti.CatalogExam
+	for _, n := range names {
+		path := n
+		if n != app.DemoSpec {
+			path = filepath.Join(c.Dir, n)
+			for _, ext := range []string{".yaml", ".yml", ".json"} {
+				if _, err := os.Stat(path + ext); err == nil {
+					path += ext
+					break
+				}
+			}
+		}
+		exam, _, err := app.LoadSpec(path)
+		if err != nil {
+			continue // a spec that does not compile is not offered; examtui check says why
+		}
+		ce := lti.CatalogExam{ID: n, Title: exam.Title}
+		if exam.Marking != nil {
+			ce.ScoreMaximum = float64(exam.Marking.MaxTotal)
+		}
+		out = append(out, ce)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Title < out[j].Title })
+	return out, nil
+}
+
+// LTILauncher is what a verified LMS launch does on the candidate server: a learner joins
+// their exam through the join page (the seat-cookie rules hold as for any link); an
+// instructor sees who launched and how their exams stand.
+type LTILauncher struct {
+	Store      *sessions.Store
+	Catalog    lti.Catalog
+	Dispatcher Dispatcher
+	// Metadata encodes a dispatch's metadata for exam, candidate name and candidate id.
+	Metadata func(exam, name, candidateID string) (string, error)
+	// Services reads a course's roster on an instructor's launch; nil: no roster sync.
+	Services *lti.Services
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+// CandidateID is examtui's id for an LMS user: the platform's issuer, hashed short, and the
+// user's sub, so users of two platforms never collide.
+func CandidateID(issuer, sub string) string {
+	h := sha256.Sum256([]byte(issuer))
+	return "lti:" + hex.EncodeToString(h[:4]) + ":" + sub
+}
+
+// roomFor is the room of one learner's exam from one placement: stable, so a relaunch finds
+// the same exam.
+func roomFor(l *lti.Launch, exam string) string {
+	h := sha256.Sum256([]byte(l.Platform.Issuer + "\x00" + l.DeploymentID + "\x00" + l.ResourceLink.ID + "\x00" + l.Subject))
+	return "lti-" + exam + "-" + hex.EncodeToString(h[:6])
+}
+
+func (x *LTILauncher) fail(w http.ResponseWriter, status int, msg string, err error) {
+	x.Logger.Warn("lti launch failed", "status", status, "err", err)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = fmt.Fprintln(w, msg)
+}
+
+// Learner records the launch, starts the learner's exam in their room unless it runs already,
+// and sends the browser to the join page with a fresh one-time code.
+func (x *LTILauncher) Learner(w http.ResponseWriter, r *http.Request, l *lti.Launch) {
+	exam := l.Custom["exam"]
+	exams, err := x.Catalog.Exams()
+	if err != nil {
+		x.fail(w, http.StatusInternalServerError, "the exam catalog cannot be read; tell your examiner", err)
+		return
+	}
+	known := false
+	for _, e := range exams {
+		known = known || e.ID == exam
+	}
+	if !known {
+		x.fail(w, http.StatusNotFound, fmt.Sprintf("this course link names no exam this server has (%q); ask your teacher to place the exam again", exam), nil)
+		return
+	}
+	now := x.Now()
+	cid := CandidateID(l.Platform.Issuer, l.Subject)
+	room := roomFor(l, exam)
+	rec := sessions.LTILaunch{CandidateID: cid, ResourceLink: l.ResourceLink.ID, Issuer: l.Platform.Issuer, ClientID: l.Platform.ClientID,
+		DeploymentID: l.DeploymentID, Subject: l.Subject, Name: l.Name, Email: l.Email, Exam: exam, Room: room,
+		ContextID: l.Context.ID, Created: now, Updated: now}
+	if l.AGS != nil {
+		rec.LineItem = l.AGS.LineItem
+	}
+	if l.NRPS != nil {
+		rec.Memberships = l.NRPS.ContextMembershipsURL
+	}
+	if prev, err := x.Store.LTILaunchOf(r.Context(), cid, l.ResourceLink.ID); err == nil {
+		room = prev.Room
+		rec.Room = prev.Room
+	}
+	if err := x.Store.RecordLTILaunch(r.Context(), rec); err != nil {
+		x.fail(w, http.StatusInternalServerError, "your launch could not be recorded; try again", err)
+		return
+	}
+	// The learner joins the candidate roster, so the session is theirs in marking and exports.
+	if err := x.Store.PutCandidates(r.Context(), []sessions.Candidate{RosterEntry(l.Platform.Issuer, lti.Member{
+		UserID: l.Subject, Name: l.Name, Email: l.Email})}); err != nil {
+		x.fail(w, http.StatusInternalServerError, "your launch could not be recorded; try again", err)
+		return
+	}
+	md, err := x.Metadata(exam, l.Name, cid)
+	if err == nil {
+		err = x.Dispatcher.Ensure(r.Context(), room, md)
+	}
+	if err != nil {
+		x.fail(w, http.StatusServiceUnavailable, "the exam could not be started; try again in a minute or tell your examiner", err)
+		return
+	}
+	code, err := NewCode(r.Context(), x.Store, Invite{Room: room, Identity: DefaultIdentity, Name: l.Name}, now)
+	if err != nil {
+		x.fail(w, http.StatusInternalServerError, "your join link could not be made; try again", err)
+		return
+	}
+	x.Logger.Info("lti learner launch", "room", room, "exam", exam, "code", digest(code))
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, "/join/"+code, http.StatusSeeOther)
+}
+
+var instructorPage = template.Must(template.New("instructor").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Oral exams — {{.Course}}</title></head>
+<body><main><h1>Oral exams in {{.Course}}</h1>
+{{if .Synced}}<p>{{.Synced}}</p>{{end}}
+{{if .Rows}}<table><thead><tr><th scope="col">Candidate</th><th scope="col">Exam</th><th scope="col">Room</th><th scope="col">Last launch</th></tr></thead><tbody>
+{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.Exam}}</td><td>{{.Room}}</td><td>{{.Updated.Format "2006-01-02 15:04"}}</td></tr>
+{{end}}</tbody></table>{{else}}<p>No candidate has launched an exam from this course yet.</p>{{end}}
+<p>Supervise live exams with <code>examtui monitor</code>; mark them with <code>examtui mark</code>; send locked marks to the gradebook with <code>examtui marks publish</code>.</p>
+</main></body></html>`))
+
+// RosterEntry is a course member as a candidate roster entry.
+func RosterEntry(issuer string, m lti.Member) sessions.Candidate {
+	return sessions.Candidate{CandidateID: CandidateID(issuer, m.UserID), Name: m.Name, Email: m.Email, SISUserID: m.SourcedID, LMSUserID: m.UserID}
+}
+
+// SyncRoster puts the learners of a course into the candidate roster; it returns how many.
+func SyncRoster(ctx context.Context, st *sessions.Store, svc *lti.Services, p lti.Platform, membershipsURL string) (int, error) {
+	members, err := svc.Members(ctx, p, membershipsURL)
+	if err != nil {
+		return 0, err
+	}
+	var cs []sessions.Candidate
+	for _, m := range members {
+		if (&lti.Launch{Roles: m.Roles}).IsLearner() {
+			cs = append(cs, RosterEntry(p.Issuer, m))
+		}
+	}
+	if len(cs) == 0 {
+		return 0, nil
+	}
+	return len(cs), st.PutCandidates(ctx, cs)
+}
+
+// rosterSyncTimeout bounds the roster read an instructor's launch waits for.
+const rosterSyncTimeout = 10 * time.Second
+
+// Instructor brings the course's roster in (when the platform offers it) and shows the
+// course's launches.
+func (x *LTILauncher) Instructor(w http.ResponseWriter, r *http.Request, l *lti.Launch) {
+	synced := ""
+	if x.Services != nil && l.NRPS != nil && l.NRPS.ContextMembershipsURL != "" {
+		ctx, cancel := context.WithTimeout(r.Context(), rosterSyncTimeout)
+		n, err := SyncRoster(ctx, x.Store, x.Services, l.Platform, l.NRPS.ContextMembershipsURL)
+		cancel()
+		if err != nil {
+			x.Logger.Warn("lti roster sync", "context", l.Context.ID, "err", err)
+			synced = "The course roster could not be read this time (the examiners' log says why)."
+		} else {
+			synced = fmt.Sprintf("%d learner(s) of this course are in the candidate roster.", n)
+		}
+	}
+	rows, err := x.Store.LTILaunches(r.Context(), "", l.Context.ID)
+	if err != nil {
+		x.fail(w, http.StatusInternalServerError, "the course's exams cannot be read", err)
+		return
+	}
+	course := l.Context.Title
+	if course == "" {
+		course = "this course"
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = instructorPage.Execute(w, map[string]any{"Course": course, "Rows": rows, "Synced": synced})
+}

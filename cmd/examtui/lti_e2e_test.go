@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	lkproto "github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+
+	"github.com/examtui/examtui/cmd/examtui/internal/lti/ltitest"
+	"github.com/examtui/examtui/internal/lktest"
+	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/spec"
+)
+
+var (
+	ltiHidden = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+	ltiAction = regexp.MustCompile(`<form method="post" action="([^"]+)"`)
+)
+
+// postPage submits an HTML page's auto-submitting form, as the browser's onload does.
+func postPage(t *testing.T, c *http.Client, page string) *http.Response {
+	t.Helper()
+	act := ltiAction.FindStringSubmatch(page)
+	if act == nil {
+		t.Fatalf("no form in:\n%s", page)
+	}
+	un := strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'")
+	vals := url.Values{}
+	for _, m := range ltiHidden.FindAllStringSubmatch(page, -1) {
+		vals.Set(m[1], un.Replace(m[2]))
+	}
+	resp, err := c.PostForm(un.Replace(act[1]), vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func readBody(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestLTIServe runs the real binary as an LTI tool: `examtui lti register` for the stand-in
+// platform, `examtui serve` carrying the tool, a learner's launch that dispatches the exam to
+// the learner's room on a real LiveKit server and lands on the join page whose code admits
+// them, a relaunch that finds the same room and dispatches nothing more, the instructor's page,
+// and a Deep Linking placement whose line item carries the marking scheme's maximum.
+func TestLTIServe(t *testing.T) {
+	bin := examtuiBinary(t)
+	lk := lktest.Start(t)
+	plat := ltitest.Start(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	logFile := filepath.Join(dir, "serve.log")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	env := append(os.Environ(), "EXAMTUI_CONFIG="+cfg, "LIVEKIT_API_KEY="+lk.APIKey, "LIVEKIT_API_SECRET="+lk.Secret, "LIVEKIT_URL="+lk.URL)
+
+	reg := plat.Registration()
+	register := exec.Command(bin, "lti", "register", "--data-dir", dir, "--issuer", reg.Issuer, "--client-id", reg.ClientID,
+		"--deployment-ids", strings.Join(reg.DeploymentIDs, ","), "--auth-url", reg.AuthURL, "--token-url", reg.TokenURL,
+		"--jwks-url", reg.JWKSURL, "--public-url", base)
+	register.Env = env
+	out, err := register.CombinedOutput()
+	if err != nil {
+		t.Fatalf("lti register: %v\n%s", err, out)
+	}
+	for _, want := range []string{base + "/lti/login", base + "/lti/launch", base + "/.well-known/jwks.json"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("lti register does not print %s:\n%s", want, out)
+		}
+	}
+	plat.ToolLogin, plat.ToolLaunch, plat.ToolJWKS = base+"/lti/login", base+"/lti/launch", base+"/.well-known/jwks.json"
+
+	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := exec.Command(bin, "serve", "--data-dir", dir, "--log-file", logFile, "--addr", "127.0.0.1:"+strconv.Itoa(port),
+		"--public-url", base, "--specs", examples)
+	serve.Env = env
+	stdout, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr testutil.SyncBuffer
+	serve.Stderr = &stderr
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for {
+		l := testutil.Recv(t, lines, 30*time.Second, "serve's LTI line (stderr: "+stderr.String()+")")
+		if strings.Contains(l, "LTI 1.3 tool") {
+			break
+		}
+	}
+
+	plat.AddLink(ltitest.Link{ID: "rl-oral", Title: "Hotel breakfast oral", Custom: map[string]string{"exam": "hotel-breakfast"}}, 9)
+	jar, _ := cookiejar.New(nil)
+	ada := &http.Client{Jar: jar, Timeout: 20 * time.Second}
+	launch := func(c *http.Client, u ltitest.User, message string) (*http.Response, string) {
+		t.Helper()
+		resp, err := c.Get(plat.LoginInitiation(u, message))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := readBody(t, resp)
+		if resp.StatusCode != 200 {
+			t.Fatalf("login: %d %s (platform refused %v)", resp.StatusCode, page, plat.Refused())
+		}
+		resp = postPage(t, c, page)
+		return resp, readBody(t, resp)
+	}
+	resp, _ := launch(ada, ltitest.Learner, "link:rl-oral")
+	// The join page itself (200, or 503 from a binary built without the page).
+	code, ok := strings.CutPrefix(resp.Request.URL.Path, "/join/")
+	if !ok || resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("the learner's launch ended at %s (%d); stderr %s", resp.Request.URL, resp.StatusCode, stderr.String())
+	}
+	joinResp, err := ada.Post(base+"/api/join", "application/json", strings.NewReader(`{"code":"`+code+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined map[string]string
+	if err := json.Unmarshal([]byte(readBody(t, joinResp)), &joined); err != nil || joined["token"] == "" || joined["name"] != "Ada Lovelace" {
+		t.Fatalf("join after the launch: %d %v %v", joinResp.StatusCode, joined, err)
+	}
+	room := joined["room"]
+	if !strings.HasPrefix(room, "lti-hotel-breakfast-") {
+		t.Fatalf("room %q", room)
+	}
+	dispatches := func() []*lkproto.AgentDispatch {
+		c := lksdk.NewAgentDispatchServiceClient(lk.HTTPURL, lk.APIKey, lk.Secret)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		l, err := c.ListDispatch(ctx, &lkproto.ListAgentDispatchRequest{Room: room})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours []*lkproto.AgentDispatch
+		for _, d := range l.GetAgentDispatches() {
+			if d.GetAgentName() == defaultAgentName {
+				ours = append(ours, d)
+			}
+		}
+		return ours
+	}
+	ds := dispatches()
+	if len(ds) != 1 || !strings.Contains(ds[0].GetMetadata(), `"spec":"hotel-breakfast"`) || !strings.Contains(ds[0].GetMetadata(), "Ada Lovelace") ||
+		!strings.Contains(ds[0].GetMetadata(), `"candidateId":"lti:`) {
+		t.Fatalf("dispatches in %s: %v", room, ds)
+	}
+	// A relaunch finds the same room and does not start a second exam.
+	resp, _ = launch(ada, ltitest.Learner, "link:rl-oral")
+	if !strings.HasPrefix(resp.Request.URL.Path, "/join/") || len(dispatches()) != 1 {
+		t.Fatalf("relaunch: %s, %d dispatches", resp.Request.URL, len(dispatches()))
+	}
+
+	jar2, _ := cookiejar.New(nil)
+	grace := &http.Client{Jar: jar2, Timeout: 20 * time.Second}
+	if _, page := launch(grace, ltitest.Instructor, "link:rl-oral"); !strings.Contains(page, "Ada Lovelace") || !strings.Contains(page, room) ||
+		!strings.Contains(page, "1 learner(s) of this course are in the candidate roster") {
+		t.Fatalf("instructor page:\n%s", page)
+	}
+	plat.AddUser(ltitest.User{Sub: "learner-8", Name: "Alan Turing", Roles: []string{"http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"}})
+	roster := exec.Command(bin, "lti", "roster", "--data-dir", dir, "--log-file", logFile, "--course", plat.ContextID)
+	roster.Env = env
+	if out, err := roster.CombinedOutput(); err != nil || !strings.Contains(string(out), "2 learner(s) of course course-101") {
+		t.Fatalf("lti roster: %v\n%s", err, out)
+	}
+	_, picker := launch(grace, ltitest.Instructor, "deeplink")
+	tok := regexp.MustCompile(`name="dl" value="([^"]+)"`).FindStringSubmatch(picker)
+	exam, _, err := spec.CompileFile(filepath.Join(examples, "hotel-breakfast.yaml"))
+	if err != nil || exam.Marking == nil {
+		t.Fatalf("the example exam: %v", err)
+	}
+	maxMarks := float64(exam.Marking.MaxTotal)
+	if tok == nil || !strings.Contains(picker, "hotel-breakfast, "+strconv.Itoa(exam.Marking.MaxTotal)+" marks") {
+		t.Fatalf("picker:\n%s", picker)
+	}
+	resp, err = grace.PostForm(base+"/lti/deeplink", url.Values{"dl": {tok[1]}, "exam": {"hotel-breakfast"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := readBody(t, postPage(t, grace, readBody(t, resp))); b != "placed" {
+		t.Fatalf("deep link return: %q (refused %v)", b, plat.Refused())
+	}
+	items := plat.DeepLinked()
+	if len(items) != 1 || items[0]["lineItem"].(map[string]any)["scoreMaximum"] != maxMarks {
+		t.Fatalf("placed %v", items)
+	}
+	logged, _ := os.ReadFile(logFile)
+	if strings.Contains(string(logged), code) || strings.Contains(string(logged), "eyJ") {
+		t.Fatalf("the log holds a join code or a token:\n%s", logged)
+	}
+}
+
+// TestLTIKeysCommand: keys list, rotate (the new key signs, the old stays published) and
+// retire (never the signing key), through the real binary.
+func TestLTIKeysCommand(t *testing.T) {
+	bin := examtuiBinary(t)
+	dir := t.TempDir()
+	run := func(args ...string) (string, error) {
+		out, err := exec.Command(bin, append(append([]string{"lti", "keys"}, args...), "--data-dir", dir)...).CombinedOutput()
+		return string(out), err
+	}
+	first, err := run("list")
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(first), "(signing)") {
+		t.Fatalf("list: %v %q", err, first)
+	}
+	old := strings.Fields(first)[0]
+	if out, err := run("rotate"); err != nil || !strings.Contains(out, "new signing key") {
+		t.Fatalf("rotate: %v %q", err, out)
+	}
+	both, _ := run("list")
+	if lines := strings.Split(strings.TrimSpace(both), "\n"); len(lines) != 2 || lines[0] != old || !strings.HasSuffix(lines[1], "(signing)") {
+		t.Fatalf("after rotate: %q", both)
+	}
+	if out, err := run("retire", old); err != nil || !strings.Contains(out, "retired "+old) {
+		t.Fatalf("retire: %v %q", err, out)
+	}
+	now, _ := run("list")
+	if out, err := run("retire", strings.Fields(now)[0]); err == nil || !strings.Contains(out, "is the signing key") {
+		t.Fatalf("retiring the signing key: %v %q", err, out)
+	}
+}
