@@ -142,10 +142,12 @@ func ownerOnly(err error) error {
 
 // markingTablesRead are the tables a marker or moderator reads; markingTablesWrite those they
 // write, under the row-level security policies. Nothing else is granted: a marker cannot start,
-// change or delete sessions, read join codes or the command channel.
+// change or delete sessions, read join codes or the command channel. The access log is read
+// (its last entry chains the next) and appended to — every marking command records who read
+// what — and its triggers refuse any change to what is written.
 var (
-	markingTablesRead  = []string{"schema_version", "sessions", "events", "exams", "exam_roster", "candidates", "marks", "final_marks", "mark_locks", "panel_runs"}
-	markingTablesWrite = map[string]string{"marks": "INSERT, UPDATE", "final_marks": "INSERT, UPDATE", "mark_locks": "INSERT", "panel_runs": "INSERT"}
+	markingTablesRead  = []string{"schema_version", "sessions", "events", "exams", "exam_roster", "candidates", "marks", "final_marks", "mark_locks", "panel_runs", "access_log"}
+	markingTablesWrite = map[string]string{"marks": "INSERT, UPDATE", "final_marks": "INSERT, UPDATE", "mark_locks": "INSERT", "panel_runs": "INSERT", "access_log": "INSERT"}
 )
 
 // grantMarking grants a PostgreSQL role what marking needs: the schema, reading the sessions

@@ -98,9 +98,9 @@ func TestRecordsCommands(t *testing.T) {
 		}
 		must("replay", priya, "--json", "--speed", "16", "--gap-cap", "1ms", "--audio", "--identity", keyFile)
 		for _, c := range []string{"options", "clientele", "resources", "communication"} {
-			must("marks", "set", priya, "--criterion", c, "--level", "none", "--marker", "alice", "--justification", "as heard")
+			must("marks", "set", priya, "--criterion", c, "--level", "none", "--justification", "as heard")
 		}
-		must("marks", "show", priya, "--marker", "alice")
+		must("marks", "show", priya)
 		must("marks", "queue", "--exam", "hospitality-oral-b2")
 		must("marks", "export", "--exam", "hospitality-oral-b2")
 
@@ -141,7 +141,7 @@ func TestRecordsCommands(t *testing.T) {
 			t.Error("the encrypted archive opened without an identity")
 		}
 
-		must("marks", "lock", priya, "--marker", "alice")
+		must("marks", "lock", priya)
 		if out, err := run("sessions", "delete", priya, "--yes"); err == nil || !strings.Contains(err.Error(), "--force") {
 			t.Fatalf("delete with locked marks: %v\n%s", err, out)
 		}
