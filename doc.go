@@ -12,10 +12,11 @@
 //   - transports: transport/livekit (+agent) and transport/voicepath — only audio, runtime
 //     and spec;
 //   - domain: runtime (+offline, llm, headless, usage), sessions, marking (+panel), monitor —
-//     never a transport, a console or the wiring; runtime itself imports only spec and
-//     internal/textsafe;
-//   - foundations: spec and audio, which import nothing of ours;
-//   - support under internal/: leaves (textsafe, httpserve, httpbound, logredact, mdterm), CLI helpers
+//     never a transport, a console or the wiring; runtime itself imports only spec (with
+//     spec/lang) and internal/textsafe;
+//   - foundations: spec (with its language packs, spec/lang) and audio, which import nothing
+//     else of ours;
+//   - support under internal/: leaves (textsafe, httpserve, httpbound, logredact, mdterm, visual), CLI helpers
 //     (eventprint, operator, endpoint, config) and test harnesses (testutil, openaitest,
 //     lktest, pgtest, browsertest, and every package named …test), which only tests and other
 //     harnesses import.

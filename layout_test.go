@@ -78,14 +78,17 @@ type rule struct {
 // forbidden is the layout's rules (docs/architecture.md quotes them).
 var forbidden = []rule{
 	{func(p string) bool { return p == "spec" }, false,
+		func(_, imp string) bool { return imp != "spec/lang" },
+		"spec imports nothing of ours but its language packs (spec/lang): it is the exam format, read by every layer and by tools outside examtui"},
+	{func(p string) bool { return p == "spec/lang" }, false,
 		func(_, imp string) bool { return true },
-		"spec imports nothing of ours: it is the exam format, read by every layer and by tools outside examtui"},
+		"spec/lang imports nothing of ours: the language packs are data every layer reads"},
 	{func(p string) bool { return under(p, "audio") }, false,
 		func(_, imp string) bool { return !under(imp, "audio") },
 		"audio imports nothing of ours: devices, VAD, endpointing, STT/TTS and WAV know no exam"},
 	{func(p string) bool { return p == "runtime" }, false,
-		func(_, imp string) bool { return imp != "spec" && imp != "internal/textsafe" },
-		"runtime imports only spec and internal/textsafe: it takes interfaces for storage, audio and transports, so every path runs the same controller"},
+		func(_, imp string) bool { return imp != "spec" && imp != "spec/lang" && imp != "internal/textsafe" },
+		"runtime imports only spec (and its language packs, spec/lang) and internal/textsafe: it takes interfaces for storage, audio and transports, so every path runs the same controller"},
 	{func(p string) bool { return under(p, "transport") }, false,
 		func(_, imp string) bool { return !under(imp, "audio", "runtime", "spec", "transport") },
 		"a transport imports only audio, runtime and spec: the wiring (cmd/examtui/internal/app) composes transports with stores and consoles"},
@@ -96,10 +99,10 @@ var forbidden = []rule{
 		func(_, imp string) bool { return under(imp, "transport", "cmd") },
 		"a console never builds on a transport or the wiring: it is given what it shows, so one console serves every transport"},
 	{func(p string) bool {
-		return under(p, "internal/textsafe", "internal/httpserve", "internal/httpbound", "internal/logredact", "internal/mdterm") && !harness(p)
+		return under(p, "internal/textsafe", "internal/httpserve", "internal/httpbound", "internal/logredact", "internal/mdterm", "internal/visual") && !harness(p)
 	}, false,
 		func(_, imp string) bool { return imp != "internal/textsafe" },
-		"a support leaf (textsafe, httpserve, httpbound, logredact, mdterm) imports only the standard library (and textsafe): everything may use it"},
+		"a support leaf (textsafe, httpserve, httpbound, logredact, mdterm, visual) imports only the standard library (and textsafe): everything may use it"},
 	{func(p string) bool { return !harness(p) }, false,
 		func(_, imp string) bool { return harness(imp) },
 		"a test harness (a package named …test, or testutil) is imported only by tests and other harnesses: product code never carries test code"},

@@ -57,13 +57,21 @@ var fillers = map[string]bool{"um": true, "uh": true, "er": true, "erm": true, "
 // least four words, recognised with confidence SureConfidence or more (a recogniser that
 // reports none never qualifies) and not stopping on a filler ("well", "you know", "I mean"),
 // is TurnSure.
-func ClassifyTranscript(t Transcript) TurnEnd {
-	end := ClassifyTurn(t.Text)
+func ClassifyTranscript(t Transcript) TurnEnd { return englishTrailing.ClassifyTranscript(t) }
+
+// ClassifyTranscript is ClassifyTranscript in w's language: ClassifyTurn with w's trailing
+// words, and a turn that stops on an English filler or on one of w's words is never sure.
+func (w TrailingWords) ClassifyTranscript(t Transcript) TurnEnd {
+	end := w.ClassifyTurn(t.Text)
 	if end != TurnComplete || !t.HasConfidence || t.Confidence < SureConfidence {
 		return end
 	}
 	words := strings.Fields(strings.ToLower(t.Text))
-	if len(words) < sureWords || fillers[strings.Trim(words[len(words)-1], `.,!?;:"'()`)] {
+	if len(words) < sureWords {
+		return end
+	}
+	last := strings.Trim(words[len(words)-1], `.,!?;:"'()`)
+	if fillers[last] || w.one[strings.TrimSpace(foldWord(last))] {
 		return end
 	}
 	return TurnSure
@@ -76,12 +84,14 @@ const minCompleteWords = 3
 // ClassifyTurn reads a partial transcript: trailing when it stops on a word that cannot end an
 // English sentence (LooksUnfinished), complete when it has a few words and ends on a sentence
 // mark or an ordinary word, unsure otherwise.
-func ClassifyTurn(text string) TurnEnd {
+func ClassifyTurn(text string) TurnEnd { return classifyTurn(englishTrailing, text) }
+
+func classifyTurn(w TrailingWords, text string) TurnEnd {
 	text = strings.TrimSpace(text)
 	if text == "" || text == InterimText {
 		return TurnUnsure
 	}
-	if LooksUnfinished(text) {
+	if w.LooksUnfinished(text) {
 		return TurnTrailing
 	}
 	if len(strings.Fields(text)) < minCompleteWords {

@@ -214,3 +214,43 @@ func runAdaptiveTurn(t *testing.T, samples []int16, srv *openaitest.Server) []Fi
 	defer v.Close() // each call's voice ends here, not with the test
 	return log.wait(t, 1)
 }
+
+// TestTrailingWordsPerLanguage: each language's words that cannot end a sentence hold the
+// turn in that language ("parce que…"), and only there: English "the" ends nothing special in
+// French, and a French sentence ending on a noun is complete.
+func TestTrailingWordsPerLanguage(t *testing.T) {
+	fr := NewTrailingWords([]string{"et", "parce que", "parce", "le", "de"}, []string{"euh"})
+	ar := NewTrailingWords([]string{"و", "لأن", "في"}, []string{"يعني"})
+	de := NewTrailingWords([]string{"weil", "und", "der"}, []string{"ähm"})
+	for _, tc := range []struct {
+		name string
+		w    TrailingWords
+		text string
+		want bool
+	}{
+		{"fr parce que", fr, "Je pense que non parce que", true},
+		{"fr parce qu'", fr, "C'est important parce", true},
+		{"fr filler", fr, "Le télétravail est utile, euh", true},
+		{"fr complete", fr, "Le télétravail est un progrès", false},
+		{"fr english word", fr, "Je vais à the", false},
+		{"ar because (hamza)", ar, "لا أوافق لأن", true},
+		{"ar because (bare alef)", ar, "لا أوافق لان", true},
+		{"ar because (vowelled)", ar, "لا أوافق لِأَنَّ", true},
+		{"ar arabic comma", ar, "أعتقد ذلك،", true},
+		{"ar complete", ar, "القراءة مهمة", false},
+		{"ar question mark", ar, "هل تقصدون الكتب؟", false},
+		{"de weil", de, "Ich finde das gut, weil", true},
+		{"de complete", de, "Ich finde das gut", false},
+		{"zero value is English", TrailingWords{}, "I think that because", true},
+	} {
+		if got := tc.w.LooksUnfinished(tc.text); got != tc.want {
+			t.Errorf("%s: LooksUnfinished(%q) = %v, want %v", tc.name, tc.text, got, tc.want)
+		}
+	}
+	if got := fr.ClassifyTurn("Je ne suis pas d'accord parce que"); got != TurnTrailing {
+		t.Errorf("fr ClassifyTurn = %s, want trailing", got)
+	}
+	if got := fr.ClassifyTurn("Je ne suis pas d'accord avec cela"); got != TurnComplete {
+		t.Errorf("fr ClassifyTurn = %s, want complete", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 )
 
 // Event is one thing the voice loop reports to the console.
@@ -813,30 +814,92 @@ func (v *Voice) Close() error {
 
 // LooksUnfinished is a text turn detector: true when a partial transcript stops on a word that
 // cannot end an English sentence (a conjunction, article, preposition or filler) or on a comma,
-// so the endpointer should wait for MaxEndpointingDelay.
-func LooksUnfinished(text string) bool {
+// so the endpointer should wait for MaxEndpointingDelay. Other languages: TrailingWords.
+func LooksUnfinished(text string) bool { return englishTrailing.LooksUnfinished(text) }
+
+// TrailingWords are the words of one language that cannot end a sentence (conjunctions,
+// articles, prepositions) and its hesitation fillers: a partial transcript stopping on one
+// holds the turn. An entry may be two words ("parce que"). The wiring builds them from the
+// exam's language pack; the zero value is English.
+type TrailingWords struct {
+	one map[string]bool
+	two map[string]bool
+}
+
+// NewTrailingWords builds the trailing words of a language from its word lists.
+func NewTrailingWords(lists ...[]string) TrailingWords {
+	w := TrailingWords{one: map[string]bool{}, two: map[string]bool{}}
+	for _, l := range lists {
+		for _, e := range l {
+			f := strings.Fields(foldWord(e))
+			switch len(f) {
+			case 1:
+				w.one[f[0]] = true
+			case 2:
+				w.two[f[0]+" "+f[1]] = true
+			}
+		}
+	}
+	return w
+}
+
+// LooksUnfinished is LooksUnfinished in the words' language.
+func (w TrailingWords) LooksUnfinished(text string) bool {
+	if w.one == nil {
+		w = englishTrailing
+	}
 	text = strings.TrimSpace(text)
 	if text == "" || text == InterimText {
 		return false
 	}
-	if strings.HasSuffix(text, ",") || strings.HasSuffix(text, "...") || strings.HasSuffix(text, "…") || strings.HasSuffix(text, "-") {
+	if strings.HasSuffix(text, ",") || strings.HasSuffix(text, "،") || strings.HasSuffix(text, "...") ||
+		strings.HasSuffix(text, "…") || strings.HasSuffix(text, "-") {
 		return true
 	}
-	if strings.HasSuffix(text, ".") || strings.HasSuffix(text, "?") || strings.HasSuffix(text, "!") {
+	if strings.HasSuffix(text, ".") || strings.HasSuffix(text, "?") || strings.HasSuffix(text, "!") || strings.HasSuffix(text, "؟") {
 		return false
 	}
-	words := strings.Fields(strings.ToLower(text))
-	last := strings.Trim(words[len(words)-1], `"'()`)
-	return unfinishedWords[last]
+	words := strings.Fields(foldWord(text))
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	if w.one[last] {
+		return true
+	}
+	return len(words) >= 2 && w.two[words[len(words)-2]+" "+last]
 }
 
-var unfinishedWords = map[string]bool{
-	"and": true, "but": true, "or": true, "so": true, "because": true, "if": true, "when": true, "that": true,
-	"the": true, "a": true, "an": true, "to": true, "of": true, "in": true, "on": true, "at": true, "for": true,
-	"with": true, "by": true, "from": true, "about": true, "like": true, "um": true, "uh": true, "er": true,
-	"erm": true, "hmm": true, "my": true, "your": true, "is": true, "was": true, "are": true, "would": true,
-	"could": true, "should": true, "will": true, "can": true, "i": true, "we": true, "then": true, "which": true,
+// ClassifyTurn is ClassifyTurn in the words' language.
+func (w TrailingWords) ClassifyTurn(text string) TurnEnd { return classifyTurn(w, text) }
+
+// foldWord lowercases text for the trailing-word lookup, drops quotes and combining marks
+// (Arabic short vowels), and folds the Arabic letters written interchangeably (hamza on alef,
+// alef maqsura), so "لأن" and "لان" are one word.
+func foldWord(text string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(text) {
+		switch {
+		case r == '"' || r == '\'' || r == '(' || r == ')' || r == '«' || r == '»' || r == '“' || r == '”':
+			b.WriteByte(' ')
+		case unicode.Is(unicode.Mn, r) || r == '\u0640':
+		case r == 'أ' || r == 'إ' || r == 'آ' || r == 'ٱ':
+			b.WriteRune('ا')
+		case r == 'ى':
+			b.WriteRune('ي')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
+
+// englishTrailing are the English trailing words, the default.
+var englishTrailing = NewTrailingWords([]string{
+	"and", "but", "or", "so", "because", "if", "when", "that", "the", "a", "an", "to", "of", "in", "on", "at", "for",
+	"with", "by", "from", "about", "like", "um", "uh", "er", "erm", "hmm", "my", "your", "is", "was", "are", "would",
+	"could", "should", "will", "can", "i", "we", "then", "which",
+})
 
 // bargeInCheck cuts the examiner short once the barge-in decision (WithBargeInDecision;
 // by default the candidate's turn over the examiner's line has DefaultBargeInSpeech of voiced

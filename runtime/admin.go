@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Admin delivers an examiner's instruction. Queued instructions join the next turn's context
@@ -249,7 +250,7 @@ func (c *Controller) Control(ctx context.Context, a ControlAction, sender string
 		c.pauseExam("paused by "+sender, Actor{Kind: ActorExaminer, Identity: sender})
 	case ControlResume:
 		c.resumeExam("resumed by "+sender, Actor{Kind: ActorExaminer, Identity: sender})
-		c.speak("Let's continue. "+c.lastQuestion, SpokenCommand, false)
+		c.speak(c.lineThen(lang.LineContinue, c.lastQuestion), SpokenCommand, false)
 	case ControlSkip:
 		c.transition(spec.ReasonSkipped)
 	case ControlAdvance:

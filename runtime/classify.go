@@ -1,35 +1,84 @@
 package runtime
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/examtui/examtui/spec/lang"
+)
 
 // maxCommandWords bounds the utterances the rule-based classifier treats as commands: a long
 // answer that happens to contain "move on" or "another way" is an answer, not a command.
 const maxCommandWords = 14
 
-// CommandPhrases maps phrases to a command. Rules are tried in order; the first match wins, so
-// more specific phrasings come first. A language's rules are its Vocabulary's Commands.
+// maxCommandContentWords bounds the words of a command utterance outside its command phrase
+// and the courtesy words around it: "Could you repeat the question, please?" has none,
+// "What do you mean by occupancy?" has one, an answer has several.
+const maxCommandContentWords = 2
+
+// CommandPhrases maps phrases to a command. A language's rules are its Vocabulary's Commands,
+// built from its pack in the pack's command order; the longest phrase an utterance holds
+// decides, ties going to the earlier rule.
 type CommandPhrases struct {
 	Command Command
 	Phrases []string
 }
 
-// englishCommands are the default vocabulary's command phrases.
-var englishCommands = []CommandPhrases{
-	{CmdSlowDown, []string{"slow down", "more slowly", "speak slower", "talk slower", "too fast", "slower please"}},
-	{CmdRequestRephrase, []string{"rephrase", "reword", "say it another way", "say it differently", "put it another way", "ask it another way", "ask it differently", "in simpler words", "in simpler terms"}},
-	{CmdRepeat, []string{"repeat", "say that again", "say it again", "pardon", "come again", "didnt catch", "did not catch", "didnt hear", "did not hear", "once more"}},
-	{CmdClarification, []string{"what do you mean", "what does that mean", "what is meant by", "clarify", "clarification", "i dont understand", "i do not understand", "not sure what you mean", "explain the question", "what exactly are you asking"}},
-	{CmdFinish, []string{"finish the exam", "end the exam", "stop the exam", "finish the test", "end the test", "im done", "i am done", "im finished", "i am finished", "want to finish", "want to stop", "finish now", "end now"}},
-	{CmdSkip, []string{"skip", "next question", "move on", "pass on this", "rather not answer", "can we go on"}},
-	{CmdPause, []string{"pause", "take a break", "need a break", "short break", "hold on a minute", "give me a minute"}},
-	{CmdReviseEarlierAnswer, []string{"change my answer", "change my earlier", "revise my", "correct my earlier", "correct my previous", "go back to my", "go back to the previous", "earlier answer", "previous answer", "add to my earlier", "add something to my"}},
-	{CmdThinkingAloud, []string{"let me think", "thinking out loud", "thinking aloud", "give me a moment", "give me a second", "let me see", "just a moment", "let me consider"}},
-	{CmdHelp, []string{"help", "how does this work", "what am i supposed to do", "what should i do", "what do i do", "how do i answer"}},
+// listener is what the controller listens for in one language: the command rules, the
+// courtesy words around a command, and the replies to "are you sure?". It is built from the
+// language's Vocabulary (itself built from the pack), normalized as the candidate's text is
+// (normalizeWords).
+type listener struct {
+	rules        []CommandPhrases
+	politeness   map[string]bool
+	affirmatives []string
+	negatives    []string
 }
 
-// ClassifyCommand is the rule-based command classifier shared by the controller's safety net
-// and the offline examiner. It looks only at short utterances, on word boundaries.
-func ClassifyCommand(text string) (Command, bool) {
+// listeners are the listeners built so far, one per pack.
+var listeners = perPack[*listener]{build: func(p *lang.Pack) *listener { return newListener(vocabularyFor(p)) }}
+
+// listenerFor is the listener of a pack (English when p is nil), built once per pack.
+func listenerFor(p *lang.Pack) *listener { return listeners.get(p) }
+
+// newListener builds the listener of a vocabulary.
+func newListener(v *Vocabulary) *listener {
+	l := &listener{politeness: map[string]bool{}}
+	for _, r := range v.Commands {
+		l.rules = append(l.rules, CommandPhrases{Command: r.Command, Phrases: normPhrases(r.Phrases)})
+	}
+	for _, w := range v.Politeness {
+		for _, x := range strings.Fields(normPhrase(w)) {
+			l.politeness[x] = true
+		}
+	}
+	l.affirmatives = normPhrases(v.Affirmatives)
+	l.negatives = normPhrases(v.Negatives)
+	return l
+}
+
+func normPhrases(ps []string) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		if n := normPhrase(p); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ClassifyCommand is the rule-based command classifier of English (ClassifyCommandIn).
+func ClassifyCommand(text string) (Command, bool) { return ClassifyCommandIn(nil, text) }
+
+// ClassifyCommandIn is the rule-based command classifier shared by the controller's safety net
+// and the offline examiner, in the pack's language (English for nil). It looks only at short
+// utterances, on word boundaries, and allows the language's courtesy words around a command
+// ("Pouvez-vous répéter la question, s'il vous plaît ?" is a repeat).
+func ClassifyCommandIn(p *lang.Pack, text string) (Command, bool) {
+	return listenerFor(p).classify(text)
+}
+
+// classify is the rule-based command classifier in the listener's language.
+func (l *listener) classify(text string) (Command, bool) {
 	norm := normalizeWords(text)
 	if n := len(norm); n < 3 {
 		return "", false
@@ -43,41 +92,32 @@ func ClassifyCommand(text string) (Command, bool) {
 	if words == 0 || words > maxCommandWords {
 		return "", false
 	}
-	for _, r := range defaultVocabulary.Commands {
-		for _, p := range r.Phrases {
-			if containsNorm(norm, p) {
-				if !standalone(norm, p) {
-					// "To save money we should move on to a cheaper supplier" uses a command
-					// phrase inside an answer: not a command.
-					return "", false
-				}
-				return r.Command, true
+	// The longest command phrase the utterance holds decides (ties: the rule order), so a
+	// courtesy word that is also a command ("pardon", "عفوا") never hides the command it
+	// introduces ("Pardon, que voulez-vous dire ?" is a clarification).
+	var best Command
+	bestPhrase := ""
+	for _, r := range l.rules {
+		for _, ph := range r.Phrases {
+			if len(ph) > len(bestPhrase) && containsNorm(norm, ph) {
+				best, bestPhrase = r.Command, ph
 			}
 		}
 	}
-	return "", false
-}
-
-// maxCommandContentWords bounds the words of a command utterance outside its command phrase
-// and the courtesy words around it: "Could you repeat the question, please?" has none,
-// "What do you mean by occupancy?" has one, an answer has several.
-const maxCommandContentWords = 2
-
-// commandFillers are the words that surround a command without carrying an answer.
-var commandFillers = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields("a an the i im me my we us you your can could would will please sorry excuse " +
-		"just maybe perhaps do dont does to of for on by it this that one question questions bit little moment " +
-		"now again ok okay so um uh hmm er well oh and but is are be was if mind may might should like want wanted " +
-		"id ill lets let go get what sir madam thank thanks yes no there here too really again exam test") {
-		commandFillers[w] = true
+	if bestPhrase == "" {
+		return "", false
 	}
+	if !l.standalone(norm, bestPhrase) {
+		// "To save money we should move on to a cheaper supplier" uses a command phrase
+		// inside an answer: not a command.
+		return "", false
+	}
+	return best, true
 }
 
 // standalone reports whether an utterance containing command phrase p is a command on its own:
 // besides the phrase it holds only courtesy words and at most maxCommandContentWords others.
-func standalone(norm, p string) bool {
+func (l *listener) standalone(norm, p string) bool {
 	i := strings.Index(norm, " "+p+" ")
 	if i < 0 {
 		return false
@@ -85,23 +125,17 @@ func standalone(norm, p string) bool {
 	rest := norm[:i] + " " + norm[i+len(p)+2:]
 	content := 0
 	for _, w := range strings.Fields(rest) {
-		if !commandFillers[w] {
+		if !l.politeness[w] {
 			content++
 		}
 	}
 	return content <= maxCommandContentWords
 }
 
-// affirmatives confirm a pending finish.
-var affirmatives = []string{"yes", "yeah", "yep", "sure", "confirm", "i confirm", "correct", "please do", "i am sure", "im sure", "finish", "definitely", "ok", "okay"}
-
-// negatives cancel a pending finish (checked first: "no, I'm not sure").
-var negatives = []string{"no", "not", "nope", "cancel", "continue", "dont", "wait"}
-
-// isNegative reports whether a reply to "are you sure?" declines it.
-func isNegative(text string) bool {
+// negative reports whether a reply to "are you sure?" declines it.
+func (l *listener) negative(text string) bool {
 	norm := normalizeWords(text)
-	for _, p := range negatives {
+	for _, p := range l.negatives {
 		if containsNorm(norm, p) {
 			return true
 		}
@@ -109,32 +143,17 @@ func isNegative(text string) bool {
 	return false
 }
 
-// isAffirmative reports whether a reply to "are you sure?" confirms it.
-func isAffirmative(text string) bool {
-	norm := normalizeWords(text)
-	for _, p := range negatives {
-		if containsNorm(norm, p) {
-			return false
-		}
+// affirmative reports whether a reply to "are you sure?" confirms it; a negative word wins
+// ("no, I'm not sure").
+func (l *listener) affirmative(text string) bool {
+	if l.negative(text) {
+		return false
 	}
-	for _, p := range affirmatives {
+	norm := normalizeWords(text)
+	for _, p := range l.affirmatives {
 		if containsNorm(norm, p) {
 			return true
 		}
 	}
 	return false
-}
-
-func init() {
-	for i := range englishCommands {
-		for j, p := range englishCommands[i].Phrases {
-			englishCommands[i].Phrases[j] = normPhrase(p)
-		}
-	}
-	for i, p := range affirmatives {
-		affirmatives[i] = normPhrase(p)
-	}
-	for i, p := range negatives {
-		negatives[i] = normPhrase(p)
-	}
 }

@@ -63,7 +63,7 @@ func TestIsAffirmative(t *testing.T) {
 		{"Hmm", false},
 	}
 	for _, tt := range tests {
-		if got := isAffirmative(tt.text); got != tt.want {
+		if got := listenerFor(nil).affirmative(tt.text); got != tt.want {
 			t.Errorf("isAffirmative(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/examtui/examtui/spec/lang"
+
 	"github.com/examtui/examtui/spec"
 )
 
@@ -12,9 +14,6 @@ const (
 	slowDownFactor = 0.85
 	minTTSSpeed    = 0.6
 )
-
-const helpText = "This is an oral exam: I ask questions and you answer in your own words. " +
-	"You can ask me to repeat or rephrase a question, to clarify it, to slow down, or to pause."
 
 // dispatchCommand carries out a candidate command (decision step 2) and acknowledges it.
 // Text the examiner wrote for the command (a clarification, a rephrasing) still goes through
@@ -44,48 +43,48 @@ func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observa
 		c.clarifications++
 		if c.clarifications > pol.MaxClarifications {
 			ack(false, fmt.Sprintf("maxClarifications %d reached", pol.MaxClarifications))
-			say("I can't clarify further, so please answer as best you can. " + c.lastQuestion)
+			say(c.lineThen(lang.LineClarifyLimit, c.lastQuestion))
 			break
 		}
 		ack(true, fmt.Sprintf("%d of %d", c.clarifications, pol.MaxClarifications))
-		examinerText(clarifyLine(node, c.lastQuestion))
+		examinerText(clarifyLine(c.lang, node, c.lastQuestion))
 	case CmdRequestRephrase:
 		ack(true, "")
-		examinerText("Let me put it another way. " + c.lastQuestion)
+		examinerText(c.lineThen(lang.LineRephrase, c.lastQuestion))
 	case CmdSlowDown:
 		c.ttsSpeed = math.Max(minTTSSpeed, math.Round(c.ttsSpeed*slowDownFactor*100)/100)
 		ack(true, fmt.Sprintf("ttsSpeed %.2f", c.ttsSpeed))
-		say("Of course, I'll speak more slowly. " + c.lastQuestion)
+		say(c.lineThen(lang.LineSlowDown, c.lastQuestion))
 	case CmdPause:
 		ack(true, "")
-		say("Of course. We'll pause here; tell me when you're ready to go on.")
+		say(c.line(lang.LinePause))
 		c.pauseExam(candidatePauseReason, Actor{Kind: ActorCandidate})
 	case CmdThinkingAloud:
 		ack(true, "")
-		say("Take your time.")
+		say(c.line(lang.LineTakeYourTime))
 	case CmdHelp:
 		ack(true, "")
-		say(helpText + " " + c.lastQuestion)
+		say(c.lineThen(lang.LineHelp, c.lastQuestion))
 	case CmdSkip:
 		if !pol.SkipAllowed || node.Kind == spec.KindEnd {
 			ack(false, "skipAllowed is false")
-			say("We can't skip this one, but take your time. " + c.lastQuestion)
+			say(c.lineThen(lang.LineCannotSkip, c.lastQuestion))
 			break
 		}
 		ack(true, "")
 		c.transition(spec.ReasonSkipped)
 	case CmdReviseEarlierAnswer:
 		ack(true, "")
-		say("Of course. Go ahead with what you'd like to change.")
+		say(c.line(lang.LineRevise))
 	case CmdFinish:
 		if pol.ConfirmFinish {
 			c.pendingFinish = true
 			ack(true, detailAwaitingConfirmation)
-			say("Are you sure you want to finish the exam now?")
+			say(c.line(lang.LineConfirmFinish))
 			break
 		}
 		ack(true, "")
-		say("Thank you. The exam is now finished.")
+		say(c.line(lang.LineFinished))
 		c.exitNode(ExitFinished, "")
 		c.finish(StateCompleted, "candidate finished")
 	}
@@ -107,10 +106,19 @@ func (c *Controller) commandDecision(cmd Command) Decision {
 
 func assistant(text string) spec.Message { return spec.Message{Role: "assistant", Content: text} }
 
-// clarifyLine restates the situation without hinting at an answer.
-func clarifyLine(node *spec.CompiledNode, question string) string {
-	if s := firstSentence(node.Controller.Scenario, 240); s != "" {
-		return "To put it in context: " + s + " " + question
+// ClarifyLine restates the situation without hinting at an answer, in the pack's language:
+// the first sentence of the node's scenario, else the rephrase line, then the question. The
+// controller and the offline examiner both say it.
+func ClarifyLine(p *lang.Pack, node *spec.CompiledNode, question string) string {
+	if p == nil {
+		p = lang.English()
 	}
-	return "Let me put it another way. " + question
+	if s := firstSentence(node.Controller.Scenario, 240); s != "" {
+		return p.Then(lang.LineInContext, s+" "+question)
+	}
+	return p.Then(lang.LineRephrase, question)
+}
+
+func clarifyLine(p *lang.Pack, node *spec.CompiledNode, question string) string {
+	return ClarifyLine(p, node, question)
 }

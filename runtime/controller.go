@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/examtui/examtui/spec/lang"
+
 	"github.com/examtui/examtui/spec"
 )
 
@@ -26,7 +28,12 @@ type Controller struct {
 	turnTimeout time.Duration
 	inputSource InputSource
 	failover    failover
-	vocab       *Vocabulary // the exam language's words (vocabulary.go)
+	// lang is the exam's language pack: every line the controller says and every word it
+	// listens for (language.go); vocab is the words its rules read, built from lang unless
+	// WithVocabulary set them (vocabulary.go); listen is what it listens for, built from vocab.
+	lang   *lang.Pack
+	vocab  *Vocabulary
+	listen *listener
 
 	// turnMu serializes examiner calls (candidate turns and immediate admin runs); mu guards
 	// everything else and is released during the call so the examiner can be paused, advanced or
@@ -152,8 +159,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		return nil, err
 	}
 	o := options{clock: SystemClock{}, turnTimeout: DefaultTurnTimeout, inputSource: SourceTyped,
-		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens, failoverAfter: DefaultFailoverAfter,
-		vocab: defaultVocabulary}
+		maxMessages: defaultMaxContextMessages, maxTokens: defaultMaxContextTokens, failoverAfter: DefaultFailoverAfter}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -168,14 +174,23 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 	if err := checkPins(exam, o.pins); err != nil {
 		return nil, err
 	}
+	pack, err := languagePack(exam, o.packs)
+	if err != nil {
+		return nil, err
+	}
+	// The words the rules read: the pack's, unless WithVocabulary set others.
+	vocab, listen := vocabularyFor(pack), listenerFor(pack)
+	if o.vocab != nil {
+		vocab, listen = o.vocab, newListener(o.vocab)
+	}
 	if !o.seedSet {
 		o.seed = seedFor(o.sessionID)
 	}
 	c := &Controller{
 		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
 		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
-		filters: buildFilters(exam, o.vocab), ctxm: newContextManager(), ttsSpeed: 1,
-		variants: o.variants, pins: o.pins, seed: o.seed, vocab: o.vocab,
+		filters: buildFiltersIn(exam, pack, vocab), ctxm: newContextManager(), ttsSpeed: 1,
+		variants: o.variants, pins: o.pins, seed: o.seed, lang: pack, vocab: vocab, listen: listen,
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
 	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter, wait: o.failoverWait}
@@ -457,7 +472,7 @@ func (c *Controller) speakPart(text string, source SpokenSource, intercepted boo
 // prompt whole, else the last question of the examiner's own reply. Live speech and the
 // replay of a stored spoken event both use it.
 func (c *Controller) noteQuestion(text string, source SpokenSource) {
-	switch q := nodeQuestionIn(text); {
+	switch q := c.listen.nodeQuestionIn(text); {
 	case source == SpokenPrompt:
 		c.lastQuestion = text
 	case source == SpokenExaminer && q != "":
@@ -478,13 +493,13 @@ func speechDuration(text string, speed float64) time.Duration {
 // nodeQuestionIn returns the last question sentence of text that asks something of the exam,
 // or "": a procedural question, one that is itself a candidate command ("Would you like me to
 // repeat the question?", "Do you need a break?"), is never the question to come back to.
-func nodeQuestionIn(text string) string {
+func (l *listener) nodeQuestionIn(text string) string {
 	ss := SplitSentences(text)
 	for i := len(ss) - 1; i >= 0; i-- {
 		if !strings.HasSuffix(ss[i], "?") {
 			continue
 		}
-		if _, procedural := ClassifyCommand(ss[i]); !procedural {
+		if _, procedural := l.classify(ss[i]); !procedural {
 			return ss[i]
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // decide runs the decision order on one examiner reply. Caller holds mu. The decision is
@@ -97,7 +98,7 @@ func (c *Controller) decide(in *turnInput) {
 		}
 		in.said = c.dispatchCommand(cmd, src, obs, valid)
 	case !valid:
-		c.speak(fallbackLine(c.lastQuestion), SpokenFallback, false)
+		c.speak(c.fallbackLine(c.lastQuestion), SpokenFallback, false)
 	default:
 		c.apply(in, p)
 	}
@@ -117,11 +118,11 @@ func errDetail(err error, problems []string) string {
 }
 
 // fallbackLine is the canned line for a malformed or missing examiner reply.
-func fallbackLine(question string) string {
+func (c *Controller) fallbackLine(question string) string {
 	if question == "" {
-		return "I'm sorry, could you say that again?"
+		return c.line(lang.LineSayAgain)
 	}
-	return "Thank you. Let me ask that again: " + question
+	return c.lineThen(lang.LineAskAgain, question)
 }
 
 // plan is what one valid, non-command observation leads to (decision steps 3–6), computed
@@ -181,7 +182,7 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 		p.anxiety = true
 		// Judged on what the examiner wanted to say: the judging words may already have been
 		// filtered out, but an anxious candidate still gets neutral procedural support.
-		if out, detail, hit := neutralizeReassurance(obs.SpokenText); hit {
+		if out, detail, hit := langVocabFor(c.lang).neutralizeReassurance(obs.SpokenText); hit {
 			p.anxietyHit = &filterHit{Name: guardrailAnxietyNeutrality, Action: GuardrailReplaced.String(), Original: p.text, Replacement: out, Detail: detail}
 			p.text, p.parts = out, []string{out}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // integrityState is the controller's state for beats as directions, the per-turn status and
@@ -201,13 +202,17 @@ func (c *Controller) checkSilence(now time.Time) bool {
 		}
 		st.silenceStage = 1
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceCheckIn, NodeID: node, Detail: fmt.Sprintf("%ds of silence: neutral check-in", int(quiet.Seconds()))})
-		c.speak(sl.Prompt, SpokenSilence, false)
+		prompt := sl.Prompt
+		if prompt == spec.DefaultSilencePrompt {
+			prompt = c.line(lang.LineSilencePrompt) // the default, in the exam's language
+		}
+		c.speak(prompt, SpokenSilence, false)
 	case 1:
 		if quiet < secs(sl.RepeatSec) {
 			return false
 		}
 		st.silenceStage = 2
-		line := "Let me repeat the question. " + c.lastQuestion
+		line := c.lineThen(lang.LineRepeatQuestion, c.lastQuestion)
 		c.emit(&RecoveryPayload{Kind: RecoverySilenceRepeat, NodeID: node, Detail: fmt.Sprintf("%ds more of silence: question repeated", int(quiet.Seconds()))})
 		c.speak(line, SpokenSilence, false)
 	case 2:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Examiner produces one report_observation per candidate turn. Implementations: the offline
@@ -52,6 +53,8 @@ type ExaminerRequest struct {
 	// comes back to (the node's prompt, or the examiner's last question of its own), never a
 	// procedural question such as a silence check-in's "Would you like me to repeat the question?".
 	Question string
+	// Language is the exam's language pack: the offline examiner speaks and listens in it.
+	Language *lang.Pack `json:"-"`
 }
 
 // ExaminerReply is the raw result of one examiner call.

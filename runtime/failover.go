@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // An examiner that keeps failing (an LLM endpoint answering 500, hanging, closing the
@@ -16,12 +17,6 @@ import (
 
 // DefaultFailoverAfter is how many failed examiner turns in a row trigger the failover.
 const DefaultFailoverAfter = 3
-
-// HoldingLine is the short neutral line spoken when the examiner is slow to answer.
-const HoldingLine = "One moment, please."
-
-// interruptLine is spoken when the spec ends the exam on examiner failure.
-const interruptLine = "I'm sorry, we have to stop the exam here because of a technical problem. Your answers so far have been saved."
 
 // WithExaminerFailover names the examiner that takes over after `after` failed examiner turns
 // in a row (a call error or a reply without the tool call). With a nil fallback only the
@@ -112,7 +107,7 @@ func (c *Controller) examinerGaveUp(failed bool, took time.Duration, err error) 
 	case policy == spec.ExaminerFailureInterrupt:
 		c.emit(p)
 		c.log.Warn("examiner failed; ending the exam as the spec asks", "examiner", p.From, "failures", f.failures)
-		c.speak(interruptLine, SpokenSystem, false)
+		c.speak(c.line(lang.LineInterrupt), SpokenSystem, false)
 		c.exitNode(ExitEnded, "")
 		c.finish(StateAborted, "interrupted: examiner unavailable")
 		return true
@@ -166,7 +161,7 @@ func (c *Controller) holdWhileSlow(in *turnInput) (stop func()) {
 		if c.closed || in.stream.done || len(in.stream.emitted) > 0 || c.nodeGen != in.gen || c.state != StateInProgress {
 			return
 		}
-		c.speak(HoldingLine, SpokenHolding, false)
+		c.speak(c.line(lang.LineHolding), SpokenHolding, false)
 	})
 	return func() { t.Stop() }
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // dropSentences removes the sentences for which bad returns a reason; it returns what is left
@@ -40,7 +41,7 @@ func (nf *nodeFilters) personaBreakFilter(text, norm string) (string, string, bo
 	}
 	kept, why := dropSentences(text, func(n string) string { return firstMatch(n, nf.personaBreak) })
 	if !hasQuestion(kept) {
-		kept = strings.TrimSpace(kept + " " + neutralFollowUp)
+		kept = strings.TrimSpace(kept + " " + nf.lv.line(lang.LineNeutralFollowUp))
 	}
 	return kept, fmt.Sprintf("matched %q", why), true
 }
@@ -93,7 +94,7 @@ func (nf *nodeFilters) rubricLeakFilter(text, norm string) (string, string, bool
 	}
 	kept, why := dropSentences(text, nf.rubricLeak)
 	if !hasQuestion(kept) {
-		kept = strings.TrimSpace(kept + " " + neutralFollowUp)
+		kept = strings.TrimSpace(kept + " " + nf.lv.line(lang.LineNeutralFollowUp))
 	}
 	return kept, why, true
 }
@@ -106,7 +107,7 @@ func (nf *nodeFilters) topicSettled(norm string) bool {
 		return true
 	}
 	for _, w := range strings.Fields(norm) {
-		if len(w) >= 4 && !stopwords[w] && !neutralWords[w] && nf.topicWords[stem(w)] {
+		if len(w) >= 4 && !nf.lv.procedural(w) && nf.topicWords[stem(w)] {
 			return true
 		}
 	}
@@ -126,7 +127,7 @@ func (nf *nodeFilters) topicFilter(text, norm string) (string, string, bool) {
 	}
 	content := 0
 	for _, w := range words {
-		if len(w) < 4 || stopwords[w] || neutralWords[w] {
+		if len(w) < 4 || nf.lv.procedural(w) {
 			// Procedural words ("explain your reasoning", "let's stop here") carry no topic.
 			continue
 		}
@@ -139,7 +140,7 @@ func (nf *nodeFilters) topicFilter(text, norm string) (string, string, bool) {
 	if content < minTopicContentWords {
 		return text, "", false
 	}
-	out := topicRedirectPrefix
+	out := nf.lv.line(lang.LineTopicRedirect)
 	if nf.prompt != "" {
 		out += " " + nf.prompt
 	}
@@ -235,15 +236,16 @@ func (nf *nodeFilters) leadingFilter(text, norm string) (string, string, bool) {
 	return strings.Join(out, " "), why, true
 }
 
-func hasQuestion(s string) bool { return strings.Contains(s, "?") }
+// hasQuestion reports a question mark, Latin or Arabic.
+func hasQuestion(s string) bool { return strings.ContainsAny(s, "?؟") }
 
 // neutralizeReassurance replaces spoken text that judges the answer while the candidate is
-// anxious (POL-008: prompting must neither discourage nor reassure).
-func neutralizeReassurance(text string) (string, string, bool) {
+// anxious (POL-008: prompting must neither discourage nor reassure), in the pack's language.
+func (lv *langVocab) neutralizeReassurance(text string) (string, string, bool) {
 	norm := normalizeWords(text)
-	for _, p := range judgingReassurance {
-		if containsPhrase(norm, p) {
-			return calmSupportText, fmt.Sprintf("judging reassurance %q", p), true
+	for _, p := range lv.reassurance {
+		if containsNorm(norm, p) {
+			return lv.line(lang.LineSilencePrompt), fmt.Sprintf("judging reassurance %q", p), true
 		}
 	}
 	return text, "", false

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // The runtime's own word lists: the configurable filters' defaults are spec.FilterDefs.
@@ -20,10 +21,6 @@ var (
 
 // Canned texts and guardrail names.
 const (
-	neutralFollowUp      = "Could you tell me a little more about that?"
-	neutralQuestion      = "What is your view on that?"
-	calmSupportText      = "Take your time. Would you like me to repeat the question?"
-	topicRedirectPrefix  = "Let's stay with the situation we are discussing."
 	descriptionNgram     = 4
 	minTopicCheckWords   = 6
 	minTopicContentWords = 3
@@ -69,6 +66,7 @@ func plainWhy(fn func(text, norm string) (string, string, bool)) func(text, norm
 // nodeFilters holds a node's filter data, normalized once when the controller is built so the
 // per-turn pipeline does no allocation-heavy preparation.
 type nodeFilters struct {
+	lv           *langVocab // the exam's language (filter_lang.go)
 	personaBreak []string
 	leading      []string
 	rubricWords  []string
@@ -83,19 +81,31 @@ type nodeFilters struct {
 	integrity    []integrityFilter // the always-on guardrails, with the language's verdict detector
 }
 
-// buildFilters builds every node's filters of exam, with the exam's vocabulary built once and
-// shared, and the always-on guardrails judging verdicts with lang's detector.
-func buildFilters(exam *spec.Exam, lang *Vocabulary) map[string]*nodeFilters {
+// buildFilters builds every node's filters of exam in the shipped pack of its language and that
+// pack's vocabulary (tests; the controller uses buildFiltersIn with the pack it runs in).
+func buildFilters(exam *spec.Exam) map[string]*nodeFilters {
+	p, err := lang.Lookup(exam.Language)
+	if err != nil {
+		p = lang.English()
+	}
+	return buildFiltersIn(exam, p, vocabularyFor(p))
+}
+
+// buildFiltersIn builds every node's filters of exam in a language pack, with the exam's
+// vocabulary built once and shared, and the always-on guardrails judging verdicts with words's
+// detector plus the pack's verdict and praise phrases.
+func buildFiltersIn(exam *spec.Exam, p *lang.Pack, words *Vocabulary) map[string]*nodeFilters {
 	vocab := buildExamVocab(exam)
-	integrity := integrityFns(lang.verdictIndex())
+	lv := langVocabFor(p)
+	integrity := lv.integrityFns(words.verdictIndex())
 	out := make(map[string]*nodeFilters, len(exam.Nodes))
 	for i := range exam.Nodes {
 		n := &exam.Nodes[i]
-		out[filterKey(n.NodeID, "")] = buildNodeFiltersWith(exam, n, vocab, integrity)
+		out[filterKey(n.NodeID, "")] = buildNodeFiltersWith(exam, n, vocab, lv, integrity)
 		// Each variant has its own topic words and opening: the filters of the drawn one run.
 		for _, id := range n.VariantIDs() {
 			view, _ := n.WithVariant(id)
-			out[filterKey(n.NodeID, id)] = buildNodeFiltersWith(exam, view, vocab, integrity)
+			out[filterKey(n.NodeID, id)] = buildNodeFiltersWith(exam, view, vocab, lv, integrity)
 		}
 	}
 	return out
@@ -124,11 +134,13 @@ func (c *Controller) filtersFor(nodeID string) *nodeFilters {
 // buildNodeFilters builds one node's filters on its own (tests); the controller uses
 // buildFilters.
 func buildNodeFilters(exam *spec.Exam, node *spec.CompiledNode) *nodeFilters {
-	return buildNodeFiltersWith(exam, node, buildExamVocab(exam), integrityFns(defaultVocabulary.verdictIndex()))
+	lv := langVocabFor(nil)
+	return buildNodeFiltersWith(exam, node, buildExamVocab(exam), lv, lv.integrityFns(defaultVocabulary.verdictIndex()))
 }
 
-func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examVocab, integrity []integrityFilter) *nodeFilters {
+func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examVocab, lv *langVocab, integrity []integrityFilter) *nodeFilters {
 	nf := &nodeFilters{
+		lv:         lv,
 		integrity:  integrity,
 		vocab:      vocab,
 		descNgrams: map[string]string{},
@@ -166,15 +178,10 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 			}
 		}
 	}
-	for _, p := range append(append([]string{}, personaPatterns...), builtinPersonaBreak...) {
-		nf.personaBreak = append(nf.personaBreak, normPhrase(p))
-	}
-	for _, p := range append(append([]string{}, leadingPatterns...), builtinLeading...) {
-		nf.leading = append(nf.leading, normPhrase(p))
-	}
-	for _, p := range rubricWords {
-		nf.rubricWords = append(nf.rubricWords, normPhrase(p))
-	}
+	// The author's patterns, then the built-ins of English and of the exam's language.
+	nf.personaBreak = union(personaPatterns, lv.personaBreak)
+	nf.leading = union(leadingPatterns, lv.leading)
+	nf.rubricWords = lv.rubric
 	signals := append(append([]string{}, node.Controller.EvidenceSignals...), node.Controller.TransversalSkills...)
 	for _, st := range signals {
 		def := exam.Signal(st)
@@ -191,7 +198,7 @@ func buildNodeFiltersWith(exam *spec.Exam, node *spec.CompiledNode, vocab *examV
 	}
 	addTopic := func(s string) {
 		for _, w := range strings.Fields(normalizeWords(s)) {
-			if len(w) >= 4 && !stopwords[w] {
+			if len(w) >= 4 && !lv.procedural(w) {
 				nf.topicWords[stem(w)] = true
 			}
 		}
@@ -223,7 +230,7 @@ func (nf *nodeFilters) withInstructionTopic(instructions []string) *nodeFilters 
 	cp.topicWords = maps.Clone(nf.topicWords)
 	for _, in := range instructions {
 		for _, w := range strings.Fields(normalizeWords(in)) {
-			if len(w) >= 4 && !stopwords[w] {
+			if len(w) >= 4 && !nf.lv.procedural(w) {
 				cp.topicWords[stem(w)] = true
 			}
 		}
@@ -282,10 +289,11 @@ func (nf *nodeFilters) run(text string, topic bool) (string, []string, []filterH
 		}
 		text = out
 	}
+	neutral := nf.lv.line(lang.LineNeutralFollowUp)
 	unsettled := fmt.Sprintf("the filters did not settle in %d passes: neutral follow-up", maxFilterPasses)
-	hits = append(hits, filterHit{Name: spec.FilterRubricLeak, Action: "replace", Original: text, Replacement: neutralFollowUp,
+	hits = append(hits, filterHit{Name: spec.FilterRubricLeak, Action: "replace", Original: text, Replacement: neutral,
 		Detail: unsettled, Reason: unsettled})
-	return neutralFollowUp, []string{neutralFollowUp}, hits
+	return neutral, []string{neutral}, hits
 }
 
 // filterPass passes text once through the output filters in pipeline order and returns the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // demoExam is the built-in example exam (hotel-breakfast.yaml): its nodes name different
@@ -29,7 +30,7 @@ func demoExam(t testing.TB) *spec.Exam {
 // dropped its neighbour still passes every filter; neither the verdict nor the limit is said.
 func TestFiltersRubricThenForbidden(t *testing.T) {
 	exam := basicExam(t)
-	nf := buildFilters(exam, defaultVocabulary)["plan"]
+	nf := buildFilters(exam)["plan"]
 	for _, in := range []string{
 		"The rubric rewards naming risks. You pass this part; requiredEvidenceCount is 2.",
 		"The rubric rewards naming risks. You pass this part; requiredEvidenceCount is 2. What would you test first?",
@@ -56,7 +57,7 @@ func TestFiltersRubricThenForbidden(t *testing.T) {
 // transition reasons) are caught in every node, and ordinary sentences pass.
 func TestFiltersExamVocabulary(t *testing.T) {
 	exam := demoExam(t)
-	filters := buildFilters(exam, defaultVocabulary)
+	filters := buildFilters(exam)
 	caught := []string{
 		"I am now checking analyses_clientele and considers_budget.",
 		"I am now checking analyses clientele.",
@@ -174,7 +175,7 @@ func TestFiltersFixedPoint(t *testing.T) {
 		exam := compileEdited(t, func(s string) string {
 			return strings.Replace(s, "nodes:\n", "outputValidation:\n  filters:\n    - {name: length, maxChars: 300, action: "+action+"}\nnodes:\n", 1)
 		})
-		nf := buildFilters(exam, defaultVocabulary)["plan"]
+		nf := buildFilters(exam)["plan"]
 		if nf.maxChars != 300 || nf.lengthAction() != action {
 			t.Fatalf("the length filter was not configured: %d %s", nf.maxChars, nf.lengthAction())
 		}
@@ -204,7 +205,7 @@ func FuzzFiltersFixedPoint(f *testing.F) {
 // TestFiltersFallbackPassesEveryFilter: the line said when the passes do not settle is itself
 // a fixed point, in every node of the example.
 func TestFiltersFallbackPassesEveryFilter(t *testing.T) {
-	for id, nf := range buildFilters(demoExam(t), defaultVocabulary) {
+	for id, nf := range buildFilters(demoExam(t)) {
 		if out, _, hits := nf.runFilters(neutralFollowUp); out != neutralFollowUp || len(hits) > 0 {
 			t.Errorf("node %s: the neutral follow-up → %q (%v)", id, out, filterNames(hits))
 		}
@@ -216,29 +217,33 @@ func TestFiltersFallbackPassesEveryFilter(t *testing.T) {
 // become a topic redirect), with the node's question as the question repeated.
 func TestCannedLinesPassEveryFilter(t *testing.T) {
 	for _, exam := range []*spec.Exam{demoExam(t), basicExam(t)} {
-		filters := buildFilters(exam, defaultVocabulary)
-		for i := range exam.Nodes {
-			node := &exam.Nodes[i]
-			nf := filters[node.NodeID]
-			for _, q := range []string{node.Controller.ConversationPrompt, ""} {
-				lines := []string{
-					node.Controller.ScenarioIntro, node.Controller.ConversationPrompt, exam.Policies.Silence.Prompt,
-					helpText + " " + q, "Of course. We'll pause here; tell me when you're ready to go on.", "Take your time.",
-					"We can't skip this one, but take your time. " + q, "Of course. Go ahead with what you'd like to change.",
-					"Are you sure you want to finish the exam now?", "Thank you. The exam is now finished.",
-					HoldingLine, interruptLine, fallbackLine(q), calmSupportText, neutralFollowUp,
-					"Let me repeat the question. " + q, "Welcome back. " + q, "Let's continue where we left off. " + q,
-					"All right, let's carry on. " + q, "Let's continue. " + q, "Of course, I'll speak more slowly. " + q,
-					"I can't clarify further, so please answer as best you can. " + q, clarifyLine(node, q),
-					"Let me put it another way. " + q,
-				}
-				for _, l := range lines {
-					l = strings.TrimSpace(l)
-					if l == "" {
-						continue
+		// Every shipped pack's fixed lines, alone and leading into the question, through the
+		// filters of the exam in that pack's language.
+		for _, tag := range lang.Builtin().Languages() {
+			p, _ := lang.Lookup(tag)
+			filters := buildFiltersIn(exam, p, vocabularyFor(p))
+			for i := range exam.Nodes {
+				node := &exam.Nodes[i]
+				nf := filters[node.NodeID]
+				for _, q := range []string{node.Controller.ConversationPrompt, ""} {
+					lines := []string{node.Controller.ScenarioIntro, node.Controller.ConversationPrompt, clarifyLine(p, node, q)}
+					if tag == "en" {
+						lines = append(lines, exam.Policies.Silence.Prompt)
 					}
-					if out, _, hits := nf.runFilters(l); out != l || len(hits) > 0 {
-						t.Errorf("%s/%s: %q → %q (%v)", exam.ID, node.NodeID, l, out, filterNames(hits))
+					for _, k := range lang.LineKeys {
+						lines = append(lines, p.Line(k))
+						if !hasQuestion(p.Line(k)) { // a question is never followed by another
+							lines = append(lines, p.Then(k, q))
+						}
+					}
+					for _, l := range lines {
+						l = strings.TrimSpace(l)
+						if l == "" {
+							continue
+						}
+						if out, _, hits := nf.runFilters(l); out != l || len(hits) > 0 {
+							t.Errorf("%s/%s/%s: %q → %q (%v)", exam.ID, tag, node.NodeID, l, out, filterNames(hits))
+						}
 					}
 				}
 			}
@@ -253,7 +258,7 @@ func TestCannedLinesPassEveryFilter(t *testing.T) {
 func TestOwnLinesKeepTheirTopic(t *testing.T) {
 	const notice = "Sorry, the examiner lost the connection for a moment and is back now."
 	exam := demoExam(t)
-	filters := buildFilters(exam, defaultVocabulary)
+	filters := buildFilters(exam)
 	redirected := 0
 	for i := range exam.Nodes {
 		nf := filters[exam.Nodes[i].NodeID]

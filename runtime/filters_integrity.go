@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Output guardrails that enforce what the examiner must never say (design 2.6, 2.7, 4.14).
@@ -55,16 +56,20 @@ type phraseSet struct {
 	phrases phraseIndex
 }
 
-var integritySets = []phraseSet{
-	{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(normAll(hintPhrases))},
-	{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
-	{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(normAll(equityPhrases))},
+// integritySets are the guardrails' phrase sets in one language: the English built-ins with the
+// pack's hint, verdict, praise and equity vocabularies added.
+func (lv *langVocab) integritySets() []phraseSet {
+	v := lv.pack.Vocabulary
+	return []phraseSet{
+		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(union(hintPhrases, v.Hint))},
+		{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
+		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(union(equityPhrases, v.Equity))},
+	}
 }
 
 var (
-	hintRefusals  = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))
-	revealNorm    = newPhraseIndex(normAll(revealPhrases))
-	judgementNorm = newPhraseIndex(normAll(judgementPhrases))
+	hintRefusals = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))
+	revealNorm   = newPhraseIndex(normAll(revealPhrases))
 )
 
 func normAll(ps []string) []string {
@@ -76,12 +81,13 @@ func normAll(ps []string) []string {
 }
 
 // forbiddenMatch names the forbidden action a normalized text commits, or "": an answer
-// revealed, a judging phrase, or a verdict in any wording by the language's detector.
-func forbiddenMatch(norm string, verdicts *verdictIndex) filterWhy {
+// revealed, a judging phrase (English's and the pack's verdict and praise phrases), or a verdict
+// in any wording by the verdict detector.
+func forbiddenMatch(judgement phraseIndex, norm string, verdicts *verdictIndex) filterWhy {
 	if m := revealNorm.first(norm); m != "" {
 		return filterWhy{Reason: "reveals an answer", Phrase: m}
 	}
-	if m := judgementNorm.first(norm); m != "" {
+	if m := judgement.first(norm); m != "" {
 		return filterWhy{Reason: "evaluative praise or judgement", Phrase: m}
 	}
 	// A verdict in any wording (verdict.go): the class, not a list of phrases.
@@ -105,15 +111,17 @@ type integrityFilter struct {
 	fn     func(text, norm string) (string, filterWhy, bool)
 }
 
-// integrityFns are the guardrails as filter functions for the exam language's verdict
-// detector, built once per node's filters (no per-turn closures).
-func integrityFns(verdicts *verdictIndex) []integrityFilter {
-	out := make([]integrityFilter, len(integritySets))
-	for i := range integritySets {
-		set := &integritySets[i]
+// integrityFns are the guardrails as filter functions in the pack's language, with the
+// verdict detector of the exam's vocabulary, built once per exam's filters (no per-turn
+// closures).
+func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
+	sets := lv.integritySets()
+	out := make([]integrityFilter, len(sets))
+	for i := range sets {
+		set := &sets[i]
 		match := func(n string) filterWhy {
 			if set.phrases == nil {
-				return forbiddenMatch(n, verdicts)
+				return forbiddenMatch(lv.judgement, n, verdicts)
 			}
 			if m := set.phrases.first(n); m != "" {
 				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
@@ -134,7 +142,7 @@ func integrityFns(verdicts *verdictIndex) []integrityFilter {
 			if why.none() {
 				return text, filterWhy{}, false
 			}
-			return keepQuestion(text, kept), why, true
+			return lv.keepQuestion(text, kept), why, true
 		}
 	}
 	return out
@@ -182,13 +190,13 @@ func dropClauses(text string, match func(norm string) filterWhy) (string, filter
 // keepQuestion makes sure a filter never leaves the candidate without a question: when the
 // original asked one and the filtered text asks none, a neutral follow-up is added; an empty
 // result becomes a neutral acknowledgement.
-func keepQuestion(original, out string) string {
+func (lv *langVocab) keepQuestion(original, out string) string {
 	out = strings.TrimSpace(out)
 	if hasQuestion(original) && !hasQuestion(out) {
-		return strings.TrimSpace(out + " " + neutralFollowUp)
+		return strings.TrimSpace(out + " " + lv.line(lang.LineNeutralFollowUp))
 	}
 	if out == "" {
-		return "Thank you."
+		return lv.line(lang.LineThankYou)
 	}
 	return out
 }
@@ -225,13 +233,15 @@ func (nf *nodeFilters) rewriteLeading(sentence, phrase string) string {
 			claim = strings.TrimSpace(claim[len(lead):])
 		}
 	}
-	if len(strings.Fields(claim)) >= 3 {
+	// The neutral question keeps the claim in English only: other languages ask the node's
+	// question (a template cannot agree the claim's grammar in every language).
+	if len(strings.Fields(claim)) >= 3 && nf.lv.pack.Language == "en" {
 		return "What is your view on whether " + lowerFirst(claim) + "?"
 	}
 	if nf.prompt != "" && hasQuestion(nf.prompt) {
 		return nf.prompt
 	}
-	return "How would you approach this situation?"
+	return nf.lv.line(lang.LineApproach)
 }
 
 // removePhrase removes the words of normalized phrase from sentence, matching word by word as

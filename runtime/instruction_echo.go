@@ -32,7 +32,7 @@ const echoRunWords = 4
 // then the node's pipeline (runFilters). Its interception comes first among the hits. Caller
 // holds mu.
 func (c *Controller) outputFilters(nf *nodeFilters, text string) (string, []string, []filterHit) {
-	text, echo := instructionEcho(text, c.guardedInstructions())
+	text, echo := instructionEcho(nf.lv, text, c.guardedInstructions())
 	out, parts, hits := nf.withInstructionTopic(c.applying).runFilters(text)
 	if echo != nil {
 		hits = append([]filterHit{*echo}, hits...)
@@ -56,7 +56,7 @@ func (c *Controller) guardedInstructions() []string {
 // instructionEcho drops from text the sentences that repeat an instruction. With nothing
 // dropped it returns text and nil; when every sentence goes, what is left keeps a question
 // if text asked one (keepQuestion, as the other dropping filters do).
-func instructionEcho(text string, instructions []string) (string, *filterHit) {
+func instructionEcho(lv *langVocab, text string, instructions []string) (string, *filterHit) {
 	runs := echoRuns(instructions)
 	if len(runs) == 0 {
 		return text, nil
@@ -75,7 +75,7 @@ func instructionEcho(text string, instructions []string) (string, *filterHit) {
 	if first == "" {
 		return text, nil
 	}
-	out := keepQuestion(text, strings.Join(kept, " "))
+	out := lv.keepQuestion(text, strings.Join(kept, " "))
 	return out, &filterHit{Name: guardrailInstructionEcho, Action: "drop", Original: text, Replacement: out,
 		Detail: "repeats the examiner's instruction: " + strconv.Quote(first), Reason: "repeats the examiner's instruction", Phrase: first}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // DefaultTurnTimeout bounds one examiner call.
@@ -32,7 +34,9 @@ type options struct {
 	pins     map[string]string
 	seed     uint64
 	seedSet  bool
-	vocab    *Vocabulary // vocabulary.go
+	vocab    *Vocabulary // vocabulary.go; nil: the one built from the exam's pack
+	// language.go
+	packs *lang.Registry
 }
 
 // Option configures a Controller.

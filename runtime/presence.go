@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Presence is a change of who is in the exam's room as the candidate. The room wiring reports
@@ -112,7 +114,7 @@ func (c *Controller) applyPresence(p Presence) {
 		if c.state == StatePaused && ps.pausedBy.Kind == ActorSystem && ps.pausedBy.Reason == ReasonCandidateLeft {
 			c.resumeExam(ReasonCandidateRejoined, Actor{Kind: ActorSystem, Reason: ReasonCandidateRejoined})
 			if c.lastQuestion != "" {
-				c.speak("Welcome back. "+c.lastQuestion, "resume", false)
+				c.speak(c.lineThen(lang.LineWelcomeBack, c.lastQuestion), "resume", false)
 			}
 		}
 		return

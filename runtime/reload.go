@@ -107,7 +107,7 @@ func (c *Controller) swapExam(exam *spec.Exam) {
 		}
 	}
 	c.exam = exam
-	c.filters = buildFilters(exam, c.vocab)
+	c.filters = buildFiltersIn(exam, c.lang, c.vocab)
 	c.beats = make([]beatState, len(exam.Beats))
 	for i, b := range exam.Beats {
 		c.beats[i] = old[beatKey{b.Scope, b.Message, b.AtSec}]

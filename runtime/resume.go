@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // restore rebuilds the controller from a stored event log (WithResume). The log must be one
@@ -258,6 +259,6 @@ func (c *Controller) continueResumed() {
 	case c.node.Kind == spec.KindEnd:
 		c.completeAtEnd()
 	case c.state == StateInProgress && c.lastQuestion != "":
-		c.speak("Let's continue where we left off. "+c.lastQuestion, SpokenResume, false)
+		c.speak(c.lineThen(lang.LineResume, c.lastQuestion), SpokenResume, false)
 	}
 }

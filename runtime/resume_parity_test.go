@@ -3,7 +3,6 @@ package runtime_test
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -47,14 +46,7 @@ func TestResumeParity(t *testing.T) {
 			resumeAfter: []int{4, 7, 9}},
 		{name: "demo-context-streamed", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
 			resumeAfter: []int{6}, streamed: true}}
-	names, err := fs.Glob(examples.FS, "*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
-		if n == examples.DemoSpecName {
-			continue
-		}
+	for _, n := range examples.Scripts() {
 		s, err := headless.LoadScriptFS(examples.FS, n)
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // MaxExcerptRunes caps evidence excerpts (pipecat-adapter §3: "max 200 chars").
@@ -66,7 +68,11 @@ func SplitSentences(text string) []string {
 
 func isCloser(r rune) bool { return r == '"' || r == '\'' || r == ')' || r == '”' || r == '’' }
 
-func isTerminator(r rune) bool { return r == '.' || r == '?' || r == '!' || r == '…' }
+// isTerminator: the Latin terminators and the Arabic question mark (U+061F) and full stop
+// (U+06D4).
+func isTerminator(r rune) bool {
+	return r == '.' || r == '?' || r == '!' || r == '…' || r == '؟' || r == '۔'
+}
 
 // completeSentences returns the sentences of a text that is still being streamed: only those
 // followed by whitespace are certainly finished.
@@ -86,7 +92,9 @@ func completeSentences(text string) []string {
 }
 
 // normalizeWords lowercases text and reduces it to words separated by single spaces, so that
-// phrase matching ignores punctuation and spacing.
+// phrase matching ignores punctuation and spacing. Combining marks (Arabic short vowels, a
+// decomposed accent) and the Arabic tatweel are dropped and Arabic letter variants folded
+// (lang.FoldRune), as the language packs' words are.
 func normalizeWords(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
@@ -94,8 +102,10 @@ func normalizeWords(s string) string {
 	space := true
 	for _, r := range s {
 		switch {
+		case r >= 0x300 && (unicode.Is(unicode.Mn, r) || r == '\u0640'):
+			// a combining mark or tatweel: part of the word, not a letter of it
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
+			b.WriteRune(lang.FoldRune(unicode.ToLower(r)))
 			space = false
 		case r == '\'' || r == '’':
 			// keep contractions together: "don't" → "dont"

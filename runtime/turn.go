@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // turnInput is what decide needs about one candidate turn.
@@ -128,7 +129,7 @@ func (c *Controller) answerInstead(text string) {
 	switch {
 	case c.state == StatePaused && !c.pausedByExam:
 		c.resumeExam("candidate answered", Actor{Kind: ActorCandidate})
-	case c.pendingFinish && !isAffirmative(text) && !isNegative(text):
+	case c.pendingFinish && !c.listen.affirmative(text) && !c.listen.negative(text):
 		c.pendingFinish = false
 		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: CommandByConfirmation, Detail: detailAnsweredInstead})
 	}
@@ -174,21 +175,21 @@ func (c *Controller) candidateSegment(t *Turn, text string) TranscriptSegmentPay
 // question. Caller holds mu.
 func (c *Controller) candidateReturned() {
 	c.resumeExam("candidate returned", Actor{Kind: ActorCandidate})
-	c.speak("Welcome back. "+c.lastQuestion, SpokenCommand, false)
+	c.speak(c.lineThen(lang.LineWelcomeBack, c.lastQuestion), SpokenCommand, false)
 }
 
 // confirmFinish takes the candidate's answer to "are you sure you want to finish?": yes ends
 // the exam, anything else carries on with the question. Caller holds mu.
 func (c *Controller) confirmFinish(text string) {
 	c.pendingFinish = false
-	if isAffirmative(text) {
+	if c.listen.affirmative(text) {
 		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: true, Source: CommandByConfirmation, Detail: detailConfirmed})
-		c.speak("Thank you. The exam is now finished.", SpokenCommand, false)
+		c.speak(c.line(lang.LineFinished), SpokenCommand, false)
 		c.exitNode(ExitFinished, "")
 		c.finish(StateCompleted, "candidate finished")
 	} else {
 		c.emit(&CommandAcknowledgedPayload{Command: CmdFinish.String(), NodeID: c.node.NodeID, Accepted: false, Source: CommandByConfirmation, Detail: detailNotConfirmed})
-		c.speak("All right, let's carry on. "+c.lastQuestion, SpokenCommand, false)
+		c.speak(c.lineThen(lang.LineCarryOn, c.lastQuestion), SpokenCommand, false)
 	}
 }
 
@@ -196,7 +197,7 @@ func (c *Controller) confirmFinish(text string) {
 // instructions, the status, the directions) and marks the turn in flight. Caller holds mu.
 func (c *Controller) prepareCall(t Turn, text string, segPayload TranscriptSegmentPayload, seg segment, wallStart time.Time) examinerCall {
 	in := &turnInput{turn: c.turn, gen: c.nodeGen, text: text, seg: seg, latency: t.Latency}
-	if cmd, ok := ClassifyCommand(text); ok {
+	if cmd, ok := c.listen.classify(text); ok {
 		in.safety = cmd
 	}
 	gate := c.callGate()
@@ -223,7 +224,7 @@ func (c *Controller) examinerRequest(cm *contextManager, t Turn, text string, se
 	extra = append(extra, c.statusMessage())
 	req := &ExaminerRequest{
 		Exam: c.exam, Node: c.node, Messages: cm.messages(c.node, extra, &final), Candidate: seg,
-		Turn: c.turn, AdminInstructions: admin, Question: c.lastQuestion,
+		Turn: c.turn, AdminInstructions: admin, Question: c.lastQuestion, Language: c.lang,
 		CoveredSignals: c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals),
 	}
 	req.Directions, req.WrapUp = directions(), c.integ.wrapUp != ""

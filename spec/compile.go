@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Compile loads, validates and compiles a spec. name is the file name used in diagnostics.
@@ -79,7 +81,7 @@ func compile(s *Spec) *Exam {
 		Language:           s.Language,
 		SourceSHA256:       sourceHash(s),
 		TotalTimeBudgetSec: s.TotalTimeBudgetSec,
-		Policies:           resolvePolicies(s.Policies),
+		Policies:           resolvePolicies(s.Policies, s.Language),
 		Filters:            resolveFilters(s.OutputValidation),
 		Beats:              append([]Beat(nil), s.Beats...),
 		Context:            ResolvedContext{SummaryTokens: DefaultSummaryTokens},
@@ -126,7 +128,7 @@ func sourceHash(s *Spec) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func resolvePolicies(p *Policies) ResolvedPolicies {
+func resolvePolicies(p *Policies, language string) ResolvedPolicies {
 	r := ResolvedPolicies{
 		MaxClarifications: DefaultMaxClarifications,
 		STTMinConfidence:  DefaultSTTMinConfidence,
@@ -137,7 +139,7 @@ func resolvePolicies(p *Policies) ResolvedPolicies {
 			UserIdle: DefaultUserIdle, UserIdleTimeout: DefaultUserIdleTimeout,
 		},
 		Silence: ResolvedSilence{Enabled: true, CheckInSec: DefaultSilenceCheckInSec, RepeatSec: DefaultSilenceRepeatSec,
-			Prompt: DefaultSilencePrompt},
+			Prompt: silencePrompt(language)},
 	}
 	if p == nil {
 		return r
@@ -270,4 +272,16 @@ func cloneStrings(s []string) []string {
 		return nil
 	}
 	return append([]string(nil), s...)
+}
+
+// silencePrompt is the default silence check-in in the exam's language: its shipped pack's
+// line, else the English default (a pack from the config file is applied by the runtime).
+func silencePrompt(language string) string {
+	if language == "" {
+		return DefaultSilencePrompt
+	}
+	if p, err := lang.Lookup(language); err == nil {
+		return p.Line(lang.LineSilencePrompt)
+	}
+	return DefaultSilencePrompt
 }

@@ -65,6 +65,7 @@ func (c *checker) validate() {
 	c.checkBeats(nodeIDs)
 	c.checkMarking(signals)
 	c.checkGraph()
+	c.checkLanguage()
 	if s.Context != nil && s.Context.SummaryTokens != nil {
 		if n := *s.Context.SummaryTokens; n < MinSummaryTokens || n > MaxSummaryTokens {
 			c.errorf("context.summaryTokens", fmt.Sprintf("allowed: %d to %d", MinSummaryTokens, MaxSummaryTokens),

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/examtui/examtui/internal/visual"
 )
 
 // Border runes: light for a pane, heavy for the focused one, so focus stays visible without
@@ -149,6 +150,9 @@ func wrapPrefixed(prefix []span, text string, textStyle *lipgloss.Style, width, 
 			}
 			body = l[len(pre):]
 		}
+		// The text is its own paragraph, apart from its label: an Arabic line reads from its
+		// right whatever the "Candidate: " before it.
+		body = visual.Line(body)
 		if textStyle != nil && body != "" {
 			body = textStyle.Render(body)
 		}

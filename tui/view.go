@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/examtui/examtui/internal/visual"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -102,7 +103,7 @@ func (m *Model) statusLine() string {
 			parts = append(parts, p)
 		}
 	}
-	title := " " + m.info.Title
+	title := " " + visual.Line(m.info.Title)
 	switch room := m.width - width(); {
 	case room < 4:
 		title = ""

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/examtui/examtui/internal/visual"
 )
 
 // wrapPlain wraps unstyled text to width cells and returns the lines. Words break at spaces;
@@ -17,7 +18,7 @@ func wrapPlain(s string, width int) []string {
 	if width < 1 {
 		width = 1
 	}
-	return wrapHanging(s, width, width)
+	return display(wrapHanging(s, width, width))
 }
 
 // wrapHanging wraps like wrapPlain with the first line of each paragraph first cells wide and
@@ -32,6 +33,15 @@ func wrapHanging(s string, first, rest int) []string {
 		out = wrapLine(para, first, rest, out)
 	}
 	return out
+}
+
+// display puts wrapped lines in display order: right-to-left script in reading order, line by
+// line (internal/visual), each line its own paragraph.
+func display(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = visual.Line(l)
+	}
+	return lines
 }
 
 // wrapLine appends the lines of one paragraph to out.

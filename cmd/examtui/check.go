@@ -59,6 +59,15 @@ func checkOne(cmd *cobra.Command, arg string) checkResult {
 		return checkResult{File: arg, ReadError: err.Error(), Errors: 1, Diagnostics: spec.Diagnostics{}}
 	}
 	exam, diags, _ := spec.Compile(name, src)
+	if exam != nil {
+		// The exam's language needs a pack: a shipped one or one the config file adds.
+		if s, _ := spec.Load(name, src); s != nil {
+			if more := spec.LanguagePackDiagnostics(s, languagePacks()); len(more) > 0 {
+				diags = append(diags, more...)
+				exam = nil
+			}
+		}
+	}
 	r := checkResult{File: name, Diagnostics: diags, Errors: len(diags.Errors()), Warnings: len(diags.Warnings())}
 	if r.Diagnostics == nil {
 		r.Diagnostics = spec.Diagnostics{}

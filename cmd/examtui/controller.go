@@ -64,7 +64,7 @@ func runController(cmd *cobra.Command, specPath string, o controllerOptions) err
 		return err
 	}
 	defer st.Close()
-	srv, err := controlhttp.New(st, app.Options{SpecPath: specPath, DataDir: dataDir, Logger: log},
+	srv, err := controlhttp.New(st, app.Options{SpecPath: specPath, DataDir: dataDir, Logger: log, Languages: languagePacks()},
 		controlhttp.WithToken(token), controlhttp.WithMaxSessions(o.maxSessions), controlhttp.WithIdleExpiry(o.idle))
 	if err != nil {
 		return err

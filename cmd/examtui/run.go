@@ -164,7 +164,7 @@ func openExam(ctx context.Context, specPath string, o runOptions, input runtime.
 	x, err := app.Open(ctx, app.Options{
 		SpecPath: specPath, Examiner: o.examiner, Model: o.model, Candidate: o.candidate, CandidateID: o.candidateID,
 		DataDir: dataDir, Store: app.StoreTarget(globals.store, dataDir), NoStore: o.noStore, ResumeID: o.resume, Logger: log, Input: input,
-		Limits: o.limits,
+		Limits: o.limits, Languages: languagePacks(),
 	})
 	if err != nil {
 		if errors.Is(err, app.ErrSpecInvalid) {

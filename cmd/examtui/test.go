@@ -170,6 +170,9 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 	if err != nil {
 		return nil, err
 	}
+	if err := env.o.audio.refuse(s); err != nil {
+		return nil, err
+	}
 	opts := headless.Options{
 		Logger: env.log,
 		NewExaminer: func(kind string) (runtime.Examiner, []runtime.Option, error) {
@@ -178,6 +181,7 @@ func (env *testEnv) runScript(cmd *cobra.Command, arg string) (*headless.Result,
 			}
 			return app.BuildExaminer(app.ExaminerSetup{Kind: kind, Model: env.o.model}, env.log)
 		},
+		ControllerOptions: []runtime.Option{runtime.WithLanguagePacks(languagePacks())},
 	}
 	if env.store != nil {
 		// A scripted run lives on the virtual clock; its session starts where the clock does,

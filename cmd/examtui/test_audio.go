@@ -16,6 +16,7 @@ import (
 	"github.com/examtui/examtui/internal/endpoint"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // testAudioOptions is `examtui test --audio`: scripted turns are spoken with espeak-ng and go
@@ -43,6 +44,33 @@ func (a *testAudioOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&a.maxDelay, "max-endpointing-delay", def.MaxEndpointingDelay, "with --audio: longest wait while a turn looks unfinished (when not given: config audio.maxEndpointingDelay)")
 }
 
+// refuse refuses a script --audio cannot hear before it runs: pocketsphinx (the recogniser
+// without an OpenAI-compatible endpoint) recognises English only.
+func (a testAudioOptions) refuse(s *headless.Script) error {
+	if !a.enabled {
+		return nil
+	}
+	switch a.stt {
+	case app.SpeechSphinx:
+	case "", app.SpeechAuto:
+		if ep, err := app.StageEndpoint(endpoint.StageSTT); err != nil || ep.Configured {
+			return nil // the openai recogniser (or an error apply reports)
+		}
+	default:
+		return nil
+	}
+	exam, err := s.CompileSpec()
+	if err != nil {
+		return nil // reported by the run
+	}
+	if p, err := languagePacks().Lookup(exam.Language); err == nil && lang.Base(p.Language) != "en" {
+		return fmt.Errorf("%w: pocketsphinx recognises English only, and this exam is in %s (%s): "+
+			"use an OpenAI-compatible recogniser (--audio-stt openai, with EXAMTUI_STT_BASE_URL or OPENAI_BASE_URL)",
+			app.ErrSpeechLanguage, p.Name, p.Language)
+	}
+	return nil
+}
+
 // apply changes the runner's options for spoken turns; cleanup releases what it started.
 func (a testAudioOptions) apply(ctx context.Context, opts *headless.Options, log *slog.Logger) (cleanup func(), err error) {
 	if !a.enabled {
@@ -59,7 +87,8 @@ func (a testAudioOptions) apply(ctx context.Context, opts *headless.Options, log
 	if err != nil {
 		return nil, err
 	}
-	sp := &scriptedSpeech{synth: synth, endpoint: ep, noiseDB: a.noiseDB, log: log, sphinx: map[*headless.Script]*audio.Sphinx{}}
+	sp := &scriptedSpeech{synth: synth, endpoint: ep, noiseDB: a.noiseDB, log: log, sphinx: map[*headless.Script]*audio.Sphinx{},
+		openai: map[string]audio.Recognizer{}, langs: map[*headless.Script]*lang.Pack{}}
 	switch a.stt {
 	case "", app.SpeechAuto:
 		ep, err := app.StageEndpoint(endpoint.StageSTT)
@@ -71,11 +100,11 @@ func (a testAudioOptions) apply(ctx context.Context, opts *headless.Options, log
 		}
 		fallthrough
 	case app.SpeechOpenAI:
-		rec, _, err := app.NewRecognizer(app.SpeechOpenAI, "", "", log)
-		if err != nil {
+		// Checked now; each exam's language gets its own recogniser (the request carries it).
+		if _, _, err := app.NewRecognizer(app.SpeechOpenAI, "", "", log); err != nil {
 			return nil, fmt.Errorf("--audio-stt openai: %w", err)
 		}
-		sp.openai = rec
+		sp.useOpenAI = true
 	case app.SpeechSphinx:
 	default:
 		return nil, fmt.Errorf("--audio-stt %q: want auto, openai or sphinx", a.stt)
@@ -88,22 +117,56 @@ func (a testAudioOptions) apply(ctx context.Context, opts *headless.Options, log
 // recogniser when one is configured, else with pocketsphinx on a grammar of the script's own
 // turns (exact on those phrases, forced onto the nearest one otherwise).
 type scriptedSpeech struct {
-	synth    audio.Synthesizer
-	endpoint audio.EndpointConfig
-	noiseDB  float64
-	log      *slog.Logger
-	openai   audio.Recognizer
+	synth     audio.Synthesizer
+	endpoint  audio.EndpointConfig
+	noiseDB   float64
+	log       *slog.Logger
+	useOpenAI bool
 
 	mu     sync.Mutex
 	sphinx map[*headless.Script]*audio.Sphinx
+	openai map[string]audio.Recognizer     // per exam language
+	langs  map[*headless.Script]*lang.Pack // each script's exam language
 }
 
-func (sp *scriptedSpeech) recognizer(s *headless.Script) (audio.Recognizer, error) {
-	if sp.openai != nil {
-		return sp.openai, nil
-	}
+// language is the language pack of the script's exam.
+func (sp *scriptedSpeech) language(s *headless.Script) (*lang.Pack, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	if p, ok := sp.langs[s]; ok {
+		return p, nil
+	}
+	exam, err := s.CompileSpec()
+	if err != nil {
+		return nil, err
+	}
+	p, err := languagePacks().Lookup(exam.Language)
+	if err != nil {
+		return nil, err
+	}
+	sp.langs[s] = p
+	return p, nil
+}
+
+func (sp *scriptedSpeech) recognizer(s *headless.Script, p *lang.Pack) (audio.Recognizer, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.useOpenAI {
+		if r, ok := sp.openai[p.Language]; ok {
+			return r, nil
+		}
+		r, _, err := app.NewRecognizer(app.SpeechOpenAI, "", p.Language, sp.log)
+		if err != nil {
+			return nil, err
+		}
+		sp.openai[p.Language] = r
+		return r, nil
+	}
+	if lang.Base(p.Language) != "en" {
+		return nil, fmt.Errorf("%w: pocketsphinx recognises English only, and this exam is in %s (%s): "+
+			"use an OpenAI-compatible recogniser (--audio-stt openai, with EXAMTUI_STT_BASE_URL or OPENAI_BASE_URL)",
+			app.ErrSpeechLanguage, p.Name, p.Language)
+	}
 	if r, ok := sp.sphinx[s]; ok {
 		return r, nil
 	}
@@ -120,7 +183,11 @@ func (sp *scriptedSpeech) recognizer(s *headless.Script) (audio.Recognizer, erro
 
 // speak is headless.Options.Speak.
 func (sp *scriptedSpeech) speak(ctx context.Context, s *headless.Script, say string) (runtime.Turn, error) {
-	rec, err := sp.recognizer(s)
+	p, err := sp.language(s)
+	if err != nil {
+		return runtime.Turn{}, err
+	}
+	rec, err := sp.recognizer(s, p)
 	if err != nil {
 		return runtime.Turn{}, err
 	}
@@ -128,6 +195,7 @@ func (sp *scriptedSpeech) speak(ctx context.Context, s *headless.Script, say str
 	h.Write([]byte(say))
 	tr, timing, err := audio.SpeakAndRecognize(ctx, say, rec, audio.ScriptedConfig{
 		Synth: sp.synth, Endpoint: sp.endpoint, NoiseDB: sp.noiseDB, NoiseSeed: h.Sum64(),
+		Speak: audio.SpeakOptions{Language: p.Language, Voice: p.Voice}, // the candidate speaks the exam's language
 	})
 	if err != nil {
 		return runtime.Turn{}, fmt.Errorf("spoken turn %q: %w", say, err)

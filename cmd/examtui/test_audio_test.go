@@ -10,8 +10,10 @@ import (
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/runtime/headless"
 )
 
 // sphinxTranscriber is an OpenAI-compatible transcription endpoint that really listens: it
@@ -121,6 +123,63 @@ func TestTestCommandAudio(t *testing.T) {
 			if _, _, err := runCmd(t, "", args...); exitCode(err) != 2 {
 				t.Errorf("%v: exit %d (%v), want 2", args, exitCode(err), err)
 			}
+		}
+	})
+}
+
+// TestTestCommandAudioFrench: the French oral spoken by espeak-ng's French voice through VAD,
+// endpointing and the OpenAI-compatible recogniser, which is asked for French (the request's
+// language) and answers French transcripts: French commands are honoured and the exam
+// completes. Without an OpenAI-compatible recogniser, pocketsphinx is refused with the way out.
+func TestTestCommandAudioFrench(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
+	script, err := headless.LoadScriptFS(examples.FS, "oral-fr-b2-script.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := script.Said()
+	var mu sync.Mutex
+	var langs []string
+	next := 0
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+		clip, err := audio.ReadWAV(bytes.NewReader(req.File))
+		if err != nil || len(clip.Samples) < audio.SampleRate/2 {
+			return openaitest.Status(400) // not half a second of speech
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		langs = append(langs, req.Language)
+		if req.Language != "fr" || next >= len(said) {
+			return openaitest.Status(400)
+		}
+		next++
+		return openaitest.Transcribed(openaitest.Transcript{Text: said[next-1], Language: "french"})
+	}))
+	t.Setenv("OPENAI_BASE_URL", srv.URL())
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	out, errOut, err := runCmd(t, "", "test", "--no-store", "--audio", "oral-fr-b2-script.yaml")
+	if code := exitCode(err); code != 0 {
+		t.Fatalf("exit %d (%v)\n%s\n%s", code, err, out, errOut)
+	}
+	for _, want := range []string{"PASS oral-fr-b2-script.yaml", "commands:   clarification 1, repeat 1, slow_down 1, thinking_aloud 1",
+		"visited:    accueil → teletravail → semaine-quatre-jours → fin"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	mu.Lock()
+	if len(langs) != len(said) {
+		t.Errorf("%d recognitions (languages %q), want one per turn (%d)", len(langs), langs, len(said))
+	}
+	mu.Unlock()
+
+	t.Run("pocketsphinx refused", func(t *testing.T) {
+		t.Setenv("OPENAI_BASE_URL", "")
+		t.Setenv("OPENAI_API_KEY", "")
+		out, errOut, err := runCmd(t, "", "test", "--no-store", "--audio", "oral-fr-b2-script.yaml")
+		if exitCode(err) == 0 || !strings.Contains(out+errOut, "pocketsphinx recognises English only") ||
+			!strings.Contains(out+errOut, "--audio-stt openai") {
+			t.Fatalf("exit %d\n%s\n%s", exitCode(err), out, errOut)
 		}
 	})
 }

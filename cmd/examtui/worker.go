@@ -130,7 +130,7 @@ func runWorker(cmd *cobra.Command, o workerOptions) error {
 
 	runner, err := worker.NewRunner(cmd.Context(), worker.Config{
 		SpecsDir: o.specsDir, DataDir: dataDir, Store: app.StoreTarget(globals.store, dataDir), Examiner: o.examiner, Model: o.model, Logger: log,
-		APIKey: o.creds.key, APISecret: o.creds.secret,
+		Languages: languagePacks(), APIKey: o.creds.key, APISecret: o.creds.secret,
 		Voice: func(language string, tt *spec.ResolvedTurnTaking, l *slog.Logger) (audio.Recognizer, audio.Synthesizer, []voicepath.Option, error) {
 			rec, synth, opts, _, err := roomOptions{}.providers(o.voice, language, tt, l) // the speech note is logged
 			return rec, synth, opts, err

@@ -13,6 +13,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/examtui/examtui/runtime/usage"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // EnvConfigFile overrides the config file location.
@@ -46,10 +47,49 @@ type File struct {
 	Panel Panel `yaml:"panel"`
 	// Serve is the candidate server (examtui serve) as the links point at it.
 	Serve Serve `yaml:"serve"`
+	// Languages lists language pack files (JSON, docs/languages.md), relative to the config
+	// file: each adds a language or overrides lines and words of a shipped one.
+	Languages []string `yaml:"languages"`
+
 	// LTI makes examtui serve an LTI 1.3 tool for these platforms (docs/lms.md).
 	LTI LTI `yaml:"lti"`
 	// Records governs exam records: retention, the recording notice, encryption at rest.
 	Records Records `yaml:"records"`
+
+	packs *lang.Registry // the shipped packs with Languages laid over them (Load)
+}
+
+// LanguagePacks is the registry exams look their language up in: the shipped packs with the
+// config file's added (the shipped ones alone for a config that names none).
+func (f File) LanguagePacks() *lang.Registry {
+	if f.packs == nil {
+		return lang.Builtin()
+	}
+	return f.packs
+}
+
+// loadPacks reads the config file's language packs (paths relative to the config file at p).
+func loadPacks(p string, files []string) (*lang.Registry, error) {
+	var packs []*lang.Pack
+	for i, name := range files {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(filepath.Dir(p), name)
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("languages[%d]: %w", i, err)
+		}
+		pack, err := lang.Parse(src)
+		if err != nil {
+			return nil, fmt.Errorf("languages[%d] %s: %w", i, name, err)
+		}
+		packs = append(packs, pack)
+	}
+	r, err := lang.Builtin().With(packs...)
+	if err != nil {
+		return nil, fmt.Errorf("languages: %w", err)
+	}
+	return r, nil
 }
 
 // Serve configures candidate join links (serve:).
@@ -155,6 +195,11 @@ func Load() (File, error) {
 	}
 	if c := f.Budget.CostPerExam; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
 		return f, fmt.Errorf("config %s: budget.costPerExam is %v, want a cost of 0 or more", p, c)
+	}
+	if len(f.Languages) > 0 {
+		if f.packs, err = loadPacks(p, f.Languages); err != nil {
+			return f, fmt.Errorf("config %s: %w", p, err)
+		}
 	}
 	return f, nil
 }

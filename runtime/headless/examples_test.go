@@ -1,7 +1,6 @@
 package headless_test
 
 import (
-	"io/fs"
 	"strings"
 	"testing"
 
@@ -10,19 +9,10 @@ import (
 	"github.com/examtui/examtui/runtime/runtimetest"
 )
 
-// exampleScripts lists the candidate scripts shipped in the binary (every example but the exam).
+// exampleScripts lists the candidate scripts shipped in the binary (every example but the exams).
 func exampleScripts(t *testing.T) []string {
 	t.Helper()
-	names, err := fs.Glob(examples.FS, "*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, n := range names {
-		if n != examples.DemoSpecName {
-			out = append(out, n)
-		}
-	}
+	out := examples.Scripts()
 	if len(out) < 8 {
 		t.Fatalf("only %d example scripts: %v", len(out), out)
 	}

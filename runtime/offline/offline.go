@@ -13,6 +13,7 @@ import (
 
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Name is the examiner's name in events.
@@ -109,7 +110,8 @@ func (e *Examiner) Observe(ctx context.Context, req *runtime.ExaminerRequest) (*
 // stay queued). Any other instruction is guidance it cannot follow: it says nothing for it and
 // reports it not actionable, never reading it out.
 func (e *Examiner) observe(req *runtime.ExaminerRequest) (report, []runtime.AdminStatus) {
-	r := e.observeTurn(req)
+	p := packOf(req)
+	r := e.observeTurn(req, p)
 	results := make([]runtime.AdminStatus, len(req.AdminInstructions))
 	var lines []string
 	for i, in := range req.AdminInstructions {
@@ -124,7 +126,7 @@ func (e *Examiner) observe(req *runtime.ExaminerRequest) (report, []runtime.Admi
 	}
 	switch {
 	case req.AdminOnly && len(req.AdminInstructions) == 0:
-		r.SpokenText = "Let's continue."
+		r.SpokenText = p.Line(lang.LineContinue)
 	case req.AdminOnly:
 		r.SpokenText = strings.Join(lines, " ")
 	case len(lines) > 0:
@@ -133,7 +135,7 @@ func (e *Examiner) observe(req *runtime.ExaminerRequest) (report, []runtime.Admi
 	return r, results
 }
 
-func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
+func (e *Examiner) observeTurn(req *runtime.ExaminerRequest, p *lang.Pack) report {
 	node := req.Node
 	question := lastQuestion(req)
 	r := report{Signals: []runtime.Signal{}, RapportMove: "none", DialogueMove: "none"}
@@ -145,19 +147,19 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
 	if text == "" {
 		r.AnswerQuality = runtime.QualitySilence.String()
 		r.NeedsFollowUp, r.FollowUpType = true, "nudge"
-		r.SpokenText = "Take your time. " + question
+		r.SpokenText = p.Then(lang.LineTakeYourTime, question)
 		return r
 	}
 	// Distress outranks every command: "I can't cope, I want to stop" is distress, not finish.
-	r.DistressDetected = matchAny(text, distressPhrases)
-	if cmd, ok := runtime.ClassifyCommand(text); ok && !r.DistressDetected {
+	r.DistressDetected = matchAny(text, p.Offline.Distress) || matchAny(text, distressPhrases)
+	if cmd, ok := runtime.ClassifyCommandIn(p, text); ok && !r.DistressDetected {
 		r.CommandDetected = cmd.String()
 		r.AnswerQuality = runtime.QualityPartial.String()
-		r.SpokenText = commandLine(cmd, node, question)
+		r.SpokenText = commandLine(p, cmd, node, question)
 		return r
 	}
-	r.AnxietyDetected = r.DistressDetected || matchAny(text, anxietyPhrases)
-	r.Signals = detectSignals(req.Exam, node, text)
+	r.AnxietyDetected = r.DistressDetected || matchAny(text, p.Offline.Anxiety) || matchAny(text, anxietyPhrases)
+	r.Signals = detectSignals(p, req.Exam, node, text)
 
 	covered := map[string]bool{}
 	for _, s := range req.CoveredSignals {
@@ -185,41 +187,41 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest) report {
 	}
 	prefix := ""
 	if r.AnxietyDetected {
-		prefix = "Take your time. "
+		prefix = p.Line(lang.LineTakeYourTime) + " "
 	}
 	if node.Kind != spec.KindAssessment {
 		if r.AnswerQuality == runtime.QualitySubstantive.String() {
 			r.EvidenceSufficient = true
-			r.SpokenText = prefix + "Thank you."
+			r.SpokenText = prefix + p.Line(lang.LineThankYou)
 			return r
 		}
 		r.NeedsFollowUp, r.FollowUpType = true, "nudge"
-		r.SpokenText = prefix + "Could you tell me a little more?"
+		r.SpokenText = prefix + p.Line(lang.LineTellMeMore)
 		return r
 	}
 	if len(covered) >= node.Controller.RequiredEvidenceCount && r.AnswerQuality != runtime.QualityOffTopic.String() {
 		r.EvidenceSufficient = true
-		r.SpokenText = prefix + "Thank you, that's clear."
+		r.SpokenText = prefix + p.Line(lang.LineThankYouClear)
 		return r
 	}
 	r.NeedsFollowUp = true
 	if r.AnswerQuality == runtime.QualityOffTopic.String() {
 		r.FollowUpType = "redirect"
-		r.SpokenText = prefix + "Let's come back to the situation. " + node.Controller.ConversationPrompt
+		r.SpokenText = prefix + p.Then(lang.LineComeBack, node.Controller.ConversationPrompt)
 		return r
 	}
 	r.FollowUpType = "probe"
 	if req.WrapUp {
 		// The wrap-up beat directs the examiner to close: the follow-up is announced as the last.
-		prefix += "We are nearly out of time, so one last question. "
+		prefix += p.Line(lang.LineLastQuestion) + " "
 	}
-	r.SpokenText = prefix + nextProbe(req, covered)
+	r.SpokenText = prefix + nextProbe(p, req, covered)
 	return r
 }
 
 // nextProbe picks the authored follow-up for the first target not yet covered, rotating
 // through a target's probes by how often they were already asked.
-func nextProbe(req *runtime.ExaminerRequest, covered map[string]bool) string {
+func nextProbe(p *lang.Pack, req *runtime.ExaminerRequest, covered map[string]bool) string {
 	nc := req.Node.Controller
 	targets := nc.EvidenceSignals
 	if t := directedTarget(req, covered); t != "" {
@@ -240,7 +242,7 @@ func nextProbe(req *runtime.ExaminerRequest, covered map[string]bool) string {
 		}
 		return probes[asked%len(probes)]
 	}
-	return "Could you tell me more about how you would approach that?"
+	return p.Line(lang.LineApproachMore)
 }
 
 func countAsked(msgs []spec.Message, probe string) int {
@@ -267,7 +269,7 @@ func lastQuestion(req *runtime.ExaminerRequest) string {
 		}
 		ss := runtime.SplitSentences(m.Content)
 		for j := len(ss) - 1; j >= 0; j-- {
-			if strings.HasSuffix(ss[j], "?") {
+			if strings.HasSuffix(ss[j], "?") || strings.HasSuffix(ss[j], "؟") {
 				return ss[j]
 			}
 		}
@@ -275,17 +277,26 @@ func lastQuestion(req *runtime.ExaminerRequest) string {
 	return req.Node.Controller.ConversationPrompt
 }
 
-func commandLine(cmd runtime.Command, node *spec.CompiledNode, question string) string {
+func commandLine(p *lang.Pack, cmd runtime.Command, node *spec.CompiledNode, question string) string {
 	switch cmd {
 	case runtime.CmdClarification:
-		if s := runtime.SplitSentences(node.Controller.Scenario); len(s) > 0 {
-			return "To put it in context: " + s[0] + " " + question
-		}
-		return "Let me put it another way. " + question
+		return runtime.ClarifyLine(p, node, question)
 	case runtime.CmdRequestRephrase:
-		return "Let me put it another way. " + question
+		return p.Then(lang.LineRephrase, question)
 	case runtime.CmdThinkingAloud:
-		return "Take your time."
+		return p.Line(lang.LineTakeYourTime)
 	}
 	return question
+}
+
+// packOf is the request's language pack: the controller's, else the shipped pack of the
+// exam's language, else English.
+func packOf(req *runtime.ExaminerRequest) *lang.Pack {
+	if req.Language != nil {
+		return req.Language
+	}
+	if p, err := lang.Lookup(req.Exam.Language); err == nil {
+		return p
+	}
+	return lang.English()
 }

@@ -3,20 +3,20 @@ package offline
 import (
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
-// Markers behind the rubric-level heuristic: reasons lift a signal from the first level to the
-// second, weighing alternatives to the third.
+// Distress and anxiety are heard in English in every exam as well as in the exam's language
+// (a candidate in distress may fall back on English); the rubric-level markers are the
+// language's (lang.Offline).
 var (
-	analysisMarkers   = []string{"because", "so that", "which means", "therefore", "since", "as a result", "in order to"}
-	evaluationMarkers = []string{"however", "on the other hand", "trade-off", "trade off", "weigh", "compared to", "better than", "worse than", "the risk", "downside", "pays for"}
-	distressPhrases   = []string{"i can't do this", "i cant do this", "i give up", "leave me alone", "i'm crying", "i am crying", "this is awful", "i feel sick", "i can't go on", "i cant go on", "i can't cope", "i cant cope", "i cannot cope", "i'm overwhelmed", "i am overwhelmed", "panic attack"}
-	anxietyPhrases    = []string{"nervous", "anxious", "my mind went blank", "mind is blank", "panicking", "so stressed", "i'm stressed", "i am stressed", "scared"}
+	distressPhrases = lang.English().Offline.Distress
+	anxietyPhrases  = lang.English().Offline.Anxiety
 )
 
 // detectSignals finds the node's signals whose cues occur in the text on word boundaries. The
 // excerpt is the sentence holding the first cue, capped at runtime.MaxExcerptRunes.
-func detectSignals(exam *spec.Exam, node *spec.CompiledNode, text string) []runtime.Signal {
+func detectSignals(p *lang.Pack, exam *spec.Exam, node *spec.CompiledNode, text string) []runtime.Signal {
 	sentences := runtime.SplitSentences(text)
 	out := []runtime.Signal{}
 	targets := append(append([]string{}, node.Controller.EvidenceSignals...), node.Controller.TransversalSkills...)
@@ -50,16 +50,16 @@ func detectSignals(exam *spec.Exam, node *spec.CompiledNode, text string) []runt
 		}
 		excerpt = runtime.TruncateRunes(excerpt, runtime.MaxExcerptRunes)
 		conf := min(0.95, 0.6+0.1*float64(matched-1))
-		out = append(out, runtime.Signal{SignalType: st, RubricLevel: level(def, text), Excerpt: excerpt, Confidence: conf})
+		out = append(out, runtime.Signal{SignalType: st, RubricLevel: level(p, def, text), Excerpt: excerpt, Confidence: conf})
 	}
 	return out
 }
 
 // level judges the rubric level from the answer. With levelCues authored it is the highest
 // level whose cues the answer holds, the first level when it holds none. Without them, a
-// heuristic: the first level by default, the second when the candidate gives reasons, the third
-// when they weigh alternatives.
-func level(def *spec.EvidenceDef, text string) string {
+// heuristic in the exam's language (the pack's offline markers): the first level by default,
+// the second when the candidate gives reasons, the third when they weigh alternatives.
+func level(p *lang.Pack, def *spec.EvidenceDef, text string) string {
 	levels := def.Levels
 	if len(levels) == 0 {
 		return ""
@@ -73,10 +73,10 @@ func level(def *spec.EvidenceDef, text string) string {
 		}
 		return levels[i]
 	}
-	if matchAny(text, analysisMarkers) {
+	if matchAny(text, p.Offline.Analysis) {
 		i = 1
 	}
-	if matchAny(text, evaluationMarkers) {
+	if matchAny(text, p.Offline.Evaluation) {
 		i = 2
 	}
 	return levels[min(i, len(levels)-1)]

@@ -46,7 +46,7 @@ func (p *Path) endOfTurn(partial audio.Transcript) audio.TurnEnd {
 			p.log.Debug("voice: interim transcript", "err", err)
 		}
 	}
-	return audio.ClassifyTranscript(partial)
+	return p.trailing.ClassifyTranscript(partial) // in the exam's language
 }
 
 // endOfTurnOptions are the audio pipeline's options for the configured end of turn.

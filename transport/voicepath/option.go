@@ -128,7 +128,8 @@ func WithSpeechErrors(fn func(text string, err error)) Option {
 }
 
 // WithVocabulary sets the words of the exam's language the path reads (the backchannels a
-// sound over the examiner's line may be and still not cut it). Default:
+// sound over the examiner's line may be and still not cut it). Default: the controller's
+// (runtime.Controller.Vocabulary: built from the exam's language pack), else
 // runtime.EnglishVocabulary.
 func WithVocabulary(v *runtime.Vocabulary) Option {
 	return func(c *config) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Controller is the part of the exam runtime a voice path drives; *runtime.Controller
@@ -47,6 +48,9 @@ type Path struct {
 	cfg  config
 	log  *slog.Logger
 	v    *audio.Voice
+	// lang is the exam's language pack (nil: English); trailing its end-of-turn words.
+	lang     *lang.Pack
+	trailing audio.TrailingWords
 
 	queue    *speechQueue
 	turns    chan audio.FinalTranscript
@@ -75,7 +79,7 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 		return nil, fmt.Errorf("%w: a voice path needs a controller", ErrInvalidConfig)
 	}
 	cfg := config{source: runtime.SourceMic, speed: 1, endpoint: audio.DefaultEndpointConfig(), log: slog.New(slog.DiscardHandler),
-		vocab: englishVocabulary, backchannel: DefaultBackchannelLength}
+		vocab: vocabularyOf(ctrl), backchannel: DefaultBackchannelLength}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			closeParts(parts)
@@ -85,6 +89,8 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
 		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8), warm: []any{parts.Recognizer, parts.Synthesizer}}
 	p.held.Store(-1)
+	p.lang = languageOf(ctrl)
+	p.trailing = TrailingWords(p.lang)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if parts.Sink != nil {
 		p.stamp = &playStamp{Sink: parts.Sink}

@@ -9,7 +9,7 @@ import (
 // persona (else the default voice), in the exam's language, at the line's speed (else the
 // persona's, else 1) scaled by WithSpeed and kept within audio's limits.
 func (p *Path) speakOptions(sp *runtime.SpokenPayload) audio.SpeakOptions {
-	opts := audio.SpeakOptions{Speed: sp.TTSSpeed, Voice: p.cfg.voice}
+	opts := audio.SpeakOptions{Speed: sp.TTSSpeed, Voice: p.defaultVoice()}
 	if e := p.exam; e != nil {
 		opts.Language = e.Language
 		p.nodeMu.Lock()

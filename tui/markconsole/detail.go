@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/visual"
 	"github.com/examtui/examtui/marking"
 	"github.com/examtui/examtui/marking/panel"
 	"github.com/examtui/examtui/spec"
@@ -44,6 +45,7 @@ func (p *detailPane) View(d detailData) (_ []string, selLine int) {
 	add := func(first, rest string, text string) {
 		lines := strings.Split(ansi.Wrap(text, max(w-max(ansi.StringWidth(first), ansi.StringWidth(rest)), 10), " -"), "\n")
 		for i, l := range lines {
+			l = visual.Line(l) // right-to-left script in reading order
 			if i == 0 {
 				out = append(out, first+l)
 			} else {

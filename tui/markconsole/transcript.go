@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/visual"
 	"github.com/examtui/examtui/tui"
 )
 
@@ -62,7 +63,7 @@ func (p *transcriptPane) wrap() {
 		}
 		text := textsafe.Line(l.Text)
 		for j, part := range strings.Split(ansi.Wrap(text, bodyW, " -"), "\n") {
-			r := trow{line: i, body: part}
+			r := trow{line: i, body: visual.Line(part)}
 			if j == 0 {
 				r.id, r.at, r.speaker = l.SegmentID, at, l.Speaker
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/examtui/examtui/runtime/llm"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // DemoSpec names the built-in demo exam wherever a spec path is expected.
@@ -106,6 +107,9 @@ type Options struct {
 	Limits llm.Limits
 	// ControllerOptions are appended to the controller's options.
 	ControllerOptions []runtime.Option
+	// Languages are the language packs the exam's language is looked up in (the config file's
+	// LanguagePacks); nil: the shipped packs.
+	Languages *lang.Registry
 	// SharedStore is an open store to use instead of opening Store/DataDir (a worker's exams
 	// share one, so their commits are grouped); Close leaves it open.
 	SharedStore *sessions.Store
@@ -264,6 +268,9 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 		return x, err
 	} else if gateOpt != nil {
 		opts = append(opts, gateOpt)
+	}
+	if o.Languages != nil {
+		opts = append(opts, runtime.WithLanguagePacks(o.Languages))
 	}
 	opts = append(opts, o.ControllerOptions...)
 	if x.Controller, err = runtime.NewController(x.Spec, ex, opts...); err != nil {

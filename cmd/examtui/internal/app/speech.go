@@ -47,6 +47,10 @@ func StageEndpoint(s endpoint.Stage) (endpoint.Endpoint, error) { return endpoin
 // (EXAMTUI_STT_*, else OPENAI_*); model "" is the stage's model, else whisper-1. A nil
 // recogniser with a reason means typed answers: pocketsphinx is accurate only on a fixed phrase
 // grammar (examtui test --audio), so live speech needs an OpenAI-compatible transcription
+// ErrSpeechLanguage: the recogniser cannot hear the exam's language (pocketsphinx is English
+// only).
+var ErrSpeechLanguage = errors.New("the recogniser does not serve the exam's language")
+
 // endpoint.
 func NewRecognizer(kind, model, language string, log *slog.Logger) (audio.Recognizer, string, error) {
 	ep, err := endpoint.Resolve(endpoint.StageSTT)

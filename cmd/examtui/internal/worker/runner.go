@@ -18,6 +18,7 @@ import (
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/transport/livekit/agent"
 	"github.com/examtui/examtui/transport/voicepath"
@@ -45,11 +46,13 @@ type VoiceFunc func(language string, tt *spec.ResolvedTurnTaking, log *slog.Logg
 
 // Config is what every job of a worker shares.
 type Config struct {
-	SpecsDir    string // where dispatches' spec names are looked up
-	DataDir     string // the data directory (the session store unless Store is set)
-	Store       string // the session store shared by the pool (app.StoreTarget): a data directory or a postgres:// URL; empty: DataDir
-	Examiner    string // auto | offline | llm (a dispatch may override)
-	Model       string
+	SpecsDir string // where dispatches' spec names are looked up
+	DataDir  string // the data directory (the session store unless Store is set)
+	Store    string // the session store shared by the pool (app.StoreTarget): a data directory or a postgres:// URL; empty: DataDir
+	Examiner string // auto | offline | llm (a dispatch may override)
+	Model    string
+	// Languages are the language packs (the config file's); nil: the shipped ones.
+	Languages   *lang.Registry
 	BotIdentity string // default DefaultBotIdentity
 	Voice       VoiceFunc
 	Logger      *slog.Logger
@@ -200,7 +203,8 @@ type exam struct {
 // is left interrupted (resumable); the worker and its other exams go on.
 func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err error) {
 	opts := app.Options{SpecPath: j.specPath, Examiner: j.examiner, Model: r.cfg.Model, Input: runtime.SourceRoom,
-		Candidate: j.candidate, CandidateID: j.candidateID, DataDir: r.cfg.DataDir, Store: r.cfg.Store, SharedStore: r.store, Logger: log}
+		Candidate: j.candidate, CandidateID: j.candidateID, DataDir: r.cfg.DataDir, Store: r.cfg.Store, SharedStore: r.store, Logger: log,
+		Languages: r.cfg.Languages}
 	sess, gerr := r.store.Get(ctx, j.sessionID)
 	switch {
 	case errors.Is(gerr, sessions.ErrNotFound) && j.takeover:

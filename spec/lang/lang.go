@@ -1,0 +1,280 @@
+// Package lang holds examtui's language packs: every word the runtime says or listens for in
+// one language (candidate-command phrases, end-of-turn word classes, backchannels, the output
+// filters' vocabularies, the fixed lines, the candidate page's strings, the default espeak-ng
+// voice). The packs of the shipped languages are data files embedded in the binary
+// (packs/*.json, format in docs/languages.md, JSON Schema in schema.json); a config file can
+// add a language or override lines. The package imports nothing of examtui's, so spec and
+// runtime both use it.
+package lang
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Direction is the writing direction of a language's script.
+type Direction string
+
+// Directions.
+const (
+	DirectionUnknown Direction = ""
+	LTR              Direction = "ltr"
+	RTL              Direction = "rtl"
+)
+
+func (d Direction) String() string { return string(d) }
+
+// Valid reports whether d is ltr or rtl.
+func (d Direction) Valid() bool { return d == LTR || d == RTL }
+
+// Command names, as the runtime's candidate commands travel (runtime.Command's values).
+const (
+	CmdRepeat              = "repeat"
+	CmdClarification       = "clarification"
+	CmdRequestRephrase     = "request_rephrase"
+	CmdSlowDown            = "slow_down"
+	CmdPause               = "pause"
+	CmdThinkingAloud       = "thinking_aloud"
+	CmdHelp                = "help"
+	CmdSkip                = "skip"
+	CmdReviseEarlierAnswer = "revise_earlier_answer"
+	CmdFinish              = "finish"
+)
+
+// CommandOrder is the order command phrases are tried in: the more specific phrasings first
+// (a rephrase request often contains "say", a slow-down request "again").
+var CommandOrder = []string{CmdSlowDown, CmdRequestRephrase, CmdRepeat, CmdClarification, CmdFinish, CmdSkip,
+	CmdPause, CmdReviseEarlierAnswer, CmdThinkingAloud, CmdHelp}
+
+// Pack is one language's words. Every field is required in a shipped pack; a pack given in
+// the config file is laid over its base language's pack (Overlay), so it names only what it
+// changes.
+type Pack struct {
+	// Schema is the editor's "$schema" reference; it means nothing to examtui.
+	Schema string `json:"$schema,omitempty"`
+	// Language is the pack's BCP-47 tag, a base language ("fr") or a regional one ("fr-CA").
+	Language string `json:"language"`
+	// Name is the language's name in itself ("Français"), for people.
+	Name string `json:"name"`
+	// Direction is the script's writing direction: "ltr" or "rtl".
+	Direction Direction `json:"direction"`
+	// Voice is the default espeak-ng voice ("fr-fr").
+	Voice string `json:"voice"`
+	// Commands are the candidate-command phrases, per command name (CommandOrder).
+	Commands map[string][]string `json:"commands"`
+	// Politeness are the words that may surround a command without making it an answer
+	// ("s'il vous plaît", "pouvez", "vous").
+	Politeness []string `json:"politeness"`
+	// Affirmatives confirm a pending finish; Negatives cancel it (checked first).
+	Affirmatives []string `json:"affirmatives"`
+	Negatives    []string `json:"negatives"`
+	// TurnEnd are the end-of-turn word classes.
+	TurnEnd TurnEnd `json:"turnEnd"`
+	// Backchannels are the short sounds and words a listener makes without taking the turn.
+	Backchannels []string `json:"backchannels"`
+	// Vocabulary is what the output filters look for in the examiner's lines.
+	Vocabulary Vocabulary `json:"vocabulary"`
+	// Offline is what the offline (rule-based) examiner listens for.
+	Offline Offline `json:"offline"`
+	// Lines are the fixed lines the runtime and the offline examiner say, by key (LineKeys).
+	Lines map[LineKey]string `json:"lines"`
+	// Page are the candidate page's strings, by key (PageKeys).
+	Page map[string]string `json:"page"`
+	// CommonWords are the language's most frequent short words, by which check tells which
+	// language a text is written in.
+	CommonWords []string `json:"commonWords"`
+}
+
+// TurnEnd are the word classes that say a turn is not over when the words stop on them.
+type TurnEnd struct {
+	// Trailing are the words that cannot end a sentence: conjunctions, articles, prepositions
+	// ("parce que", "et", "le").
+	Trailing []string `json:"trailing"`
+	// Fillers are the hesitation sounds ("euh", "ähm").
+	Fillers []string `json:"fillers"`
+}
+
+// Vocabulary is what the output filters look for in an examiner's line, in this language.
+type Vocabulary struct {
+	// Verdict are the phrases that judge an answer right or wrong ("c'est exact").
+	Verdict []string `json:"verdict"`
+	// Praise are the phrases that reassure by judging ("excellente réponse").
+	Praise []string `json:"praise"`
+	// Rubric are the words of the marking scheme ("barème", "critères d'évaluation").
+	Rubric []string `json:"rubric"`
+	// Hint are the phrases that give a hint ("un indice").
+	Hint []string `json:"hint"`
+	// Leading are the phrases of a leading question ("ne pensez-vous pas").
+	Leading []string `json:"leading"`
+	// PersonaBreak are the phrases of an examiner speaking as a machine ("en tant qu'IA").
+	PersonaBreak []string `json:"personaBreak"`
+	// Equity are the phrases about who the candidate is rather than what they said.
+	Equity []string `json:"equity"`
+	// QuestionWords open a question written without its question mark.
+	QuestionWords []string `json:"questionWords"`
+}
+
+// Offline is what the offline examiner listens for.
+type Offline struct {
+	// Analysis markers give reasons (lift a signal to the second level).
+	Analysis []string `json:"analysis"`
+	// Evaluation markers weigh alternatives (the third level).
+	Evaluation []string `json:"evaluation"`
+	// Distress and Anxiety phrases.
+	Distress []string `json:"distress"`
+	Anxiety  []string `json:"anxiety"`
+}
+
+// LineKey names one fixed line.
+type LineKey string
+
+func (k LineKey) String() string { return string(k) }
+
+// The fixed lines. A line ending in a sentence is followed by the question it leads into
+// where the runtime adds one.
+const (
+	LineHelp            LineKey = "help"
+	LineClarifyLimit    LineKey = "clarifyLimit"
+	LineRephrase        LineKey = "rephrase"
+	LineInContext       LineKey = "inContext"
+	LineSlowDown        LineKey = "slowDown"
+	LinePause           LineKey = "pause"
+	LineTakeYourTime    LineKey = "takeYourTime"
+	LineCannotSkip      LineKey = "cannotSkip"
+	LineRevise          LineKey = "revise"
+	LineConfirmFinish   LineKey = "confirmFinish"
+	LineFinished        LineKey = "finished"
+	LineCarryOn         LineKey = "carryOn"
+	LineWelcomeBack     LineKey = "welcomeBack"
+	LineResume          LineKey = "resume"
+	LineContinue        LineKey = "continue"
+	LineHolding         LineKey = "holding"
+	LineInterrupt       LineKey = "interrupt"
+	LineSayAgain        LineKey = "sayAgain"
+	LineAskAgain        LineKey = "askAgain"
+	LineThankYou        LineKey = "thankYou"
+	LineThankYouClear   LineKey = "thankYouClear"
+	LineTellMeMore      LineKey = "tellMeMore"
+	LineNeutralFollowUp LineKey = "neutralFollowUp"
+	LineNeutralQuestion LineKey = "neutralQuestion"
+	LineSilencePrompt   LineKey = "silencePrompt"
+	LineRepeatQuestion  LineKey = "repeatQuestion"
+	LineApproach        LineKey = "approach"
+	LineApproachMore    LineKey = "approachMore"
+	LineComeBack        LineKey = "comeBack"
+	LineLastQuestion    LineKey = "lastQuestion"
+	LineTopicRedirect   LineKey = "topicRedirect"
+)
+
+// LineKeys lists every fixed line a pack must have.
+var LineKeys = []LineKey{LineHelp, LineClarifyLimit, LineRephrase, LineInContext, LineSlowDown, LinePause,
+	LineTakeYourTime, LineCannotSkip, LineRevise, LineConfirmFinish, LineFinished, LineCarryOn, LineWelcomeBack,
+	LineResume, LineContinue, LineHolding, LineInterrupt, LineSayAgain, LineAskAgain, LineThankYou, LineThankYouClear,
+	LineTellMeMore, LineNeutralFollowUp, LineNeutralQuestion, LineSilencePrompt, LineRepeatQuestion, LineApproach,
+	LineApproachMore, LineComeBack, LineLastQuestion, LineTopicRedirect}
+
+// PageKeys lists every candidate-page string a pack must have.
+var PageKeys = []string{"title", "micTitle", "micHelp", "micLabel", "level", "micStart", "micError", "joinTitle", "joinHelp", "join", "cannotJoin", "joining", "connectFailed", "tryingAgain", "reconnecting", "reconnected", "otherTab", "rejoining", "connected", "question", "timeLeft", "exam", "waiting", "paused", "clockStopped", "captionsTitle", "answerLabel", "send", "rejoin", "endedTitle", "endedText", "stopped", "notConnected", "sent", "notSent", "needLink"}
+
+// Line is the fixed line of a key. A pack that passed Validate has every line.
+func (p *Pack) Line(k LineKey) string { return p.Lines[k] }
+
+// Then is the line of a key followed by the question it leads into (when there is one).
+func (p *Pack) Then(k LineKey, question string) string {
+	l := p.Line(k)
+	if question == "" {
+		return l
+	}
+	if l == "" {
+		return question
+	}
+	return l + " " + question
+}
+
+// RTL reports whether the pack's script is written right to left.
+func (p *Pack) RTL() bool { return p.Direction == RTL }
+
+// Base is the base language of a BCP-47 tag, lower-cased: "fr-CA" → "fr", "ar_EG" → "ar".
+func Base(tag string) string {
+	tag = strings.ToLower(strings.TrimSpace(tag))
+	if i := strings.IndexAny(tag, "-_"); i >= 0 {
+		tag = tag[:i]
+	}
+	return tag
+}
+
+// Validate reports what a complete pack lacks: every command, line and page string, the
+// end-of-turn classes, the vocabularies and a voice, direction and common words.
+func (p *Pack) Validate() error {
+	var missing []string
+	need := func(ok bool, what string) {
+		if !ok {
+			missing = append(missing, what)
+		}
+	}
+	need(p.Language != "", "language")
+	need(p.Name != "", "name")
+	need(p.Direction.Valid(), "direction (ltr or rtl)")
+	need(p.Voice != "", "voice")
+	for _, c := range CommandOrder {
+		need(len(p.Commands[c]) > 0, "commands."+c)
+	}
+	for c := range p.Commands {
+		if !knownCommand(c) {
+			return fmt.Errorf("%w: pack %q: unknown command %q", ErrInvalidPack, p.Language, c)
+		}
+	}
+	need(len(p.Politeness) > 0, "politeness")
+	need(len(p.Affirmatives) > 0, "affirmatives")
+	need(len(p.Negatives) > 0, "negatives")
+	need(len(p.TurnEnd.Trailing) > 0, "turnEnd.trailing")
+	need(len(p.TurnEnd.Fillers) > 0, "turnEnd.fillers")
+	need(len(p.Backchannels) > 0, "backchannels")
+	v := p.Vocabulary
+	for _, f := range []struct {
+		name string
+		l    []string
+	}{{"verdict", v.Verdict}, {"praise", v.Praise}, {"rubric", v.Rubric}, {"hint", v.Hint}, {"leading", v.Leading},
+		{"personaBreak", v.PersonaBreak}, {"equity", v.Equity}, {"questionWords", v.QuestionWords}} {
+		need(len(f.l) > 0, "vocabulary."+f.name)
+	}
+	o := p.Offline
+	need(len(o.Analysis) > 0, "offline.analysis")
+	need(len(o.Evaluation) > 0, "offline.evaluation")
+	need(len(o.Distress) > 0, "offline.distress")
+	need(len(o.Anxiety) > 0, "offline.anxiety")
+	for _, k := range LineKeys {
+		need(strings.TrimSpace(p.Lines[k]) != "", "lines."+k.String())
+	}
+	for k := range p.Lines {
+		if !knownLine(k) {
+			return fmt.Errorf("%w: pack %q: unknown line %q", ErrInvalidPack, p.Language, k)
+		}
+	}
+	for _, k := range PageKeys {
+		need(strings.TrimSpace(p.Page[k]) != "", "page."+k)
+	}
+	need(len(p.CommonWords) >= 20, "commonWords (at least 20)")
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: pack %q lacks %s", ErrIncompletePack, p.Language, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func knownCommand(c string) bool {
+	for _, k := range CommandOrder {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+func knownLine(k LineKey) bool {
+	for _, l := range LineKeys {
+		if l == k {
+			return true
+		}
+	}
+	return false
+}
