@@ -101,12 +101,22 @@ func TestIdleConnectionsMakeRoom(t *testing.T) {
 // Connections inside a request are never closed to make room; past the cap a new connection
 // gets 503 with Retry-After, and other addresses are served.
 func TestBusyAddressGets503(t *testing.T) {
-	addr := start(t, ok, httpserve.Limits{MaxConns: 8, MaxConnsPerAddr: 2, RetryAfter: 3 * time.Second})
+	// The two slow requests must be in the handler (their connections busy, not idle) before
+	// the third connection comes, or the cap would rightly close one of them to make room.
+	inside := make(chan struct{}, 2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			inside <- struct{}{}
+		}
+		ok.ServeHTTP(w, r)
+	})
+	addr := start(t, h, httpserve.Limits{MaxConns: 8, MaxConnsPerAddr: 2, RetryAfter: 3 * time.Second})
 	for range 2 {
 		c := dialFrom(t, "127.0.0.2", addr)
 		if _, err := fmt.Fprintf(c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 			t.Fatal(err)
 		}
+		testutil.Recv(t, inside, 5*time.Second, "the slow request to reach the handler")
 	}
 	testutil.Eventually(t, 5*time.Second, func() bool {
 		resp, err := get(t, dialFrom(t, "127.0.0.2", addr), "/")
