@@ -130,21 +130,14 @@ func TestRunMicWithoutDevice(t *testing.T) {
 	tt.waitScreen("the recording notice", "Recording notice:", "Press Enter to agree")
 	tt.keys("Enter")
 	tt.waitScreen("start", "input typed", "no mic", "Examiner: Welcome.")
+	// Why typing was chosen, and what to set, is on the screen (the transcript's first line).
+	tt.waitScreen("the reason and what to do", "Answers are typed", "--input-device", "ALSA_CONFIG_PATH")
 	tt.typeLine("Hello, I'm Priya and I'm on the hospitality management course.")
 	tt.waitScreen("typed answer", "answer sent", "Candidate: Hello, I'm Priya")
 	tt.keys("C-c")
 	tt.waitScreen("quit confirmation", "y")
 	tt.keys("y")
 	waitExitOK(t, rcPath, stderrPath)
-	b, err := os.ReadFile(stderrPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"no audio device for input", "--input-device", "examtui devices", "ALSA_CONFIG_PATH"} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("stderr lacks %q: %s", want, b)
-		}
-	}
 }
 
 func echoTranscriberCmd(text string) openaitest.Option {
