@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/examtui/examtui/internal/httpserve"
 )
 
 // staticPage writes a page as the build leaves it: content-hashed assets, each with its .br and
@@ -179,7 +181,7 @@ func TestTLSOffersHTTP2(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, tls.NewListener(ln, TLSConfig(certSrv.TLS.Certificates...))) }()
+	go func() { done <- srv.Serve(ctx, ln, httpserve.WithTLS(TLSConfig(certSrv.TLS.Certificates...))) }() // as examtui serve does: TLS after the connection caps
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
