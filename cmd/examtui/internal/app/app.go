@@ -135,9 +135,14 @@ type Exam struct {
 	voice  atomic.Pointer[Voice] // the microphone path, when one is attached (voice.go)
 	queue  *eventQueue
 	fanout *runtime.Fanout
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	closed sync.Once
+	// startMu orders Start's goroutines against a Close from another goroutine (a test's
+	// cleanup, a signal): Close sees the cancel func Start set, and a Start after Close starts
+	// nothing.
+	startMu  sync.Mutex
+	stopping bool
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	closed   sync.Once
 
 	sharedStore bool            // Store belongs to the caller (Options.SharedStore)
 	manualTicks bool            // Options.ManualTicks: Start runs no ticker
@@ -301,6 +306,11 @@ func (x *Exam) Start(ctx context.Context) error {
 	if err := x.Controller.Start(ctx); err != nil {
 		return err
 	}
+	x.startMu.Lock()
+	defer x.startMu.Unlock()
+	if x.stopping {
+		return nil
+	}
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	x.cancel = cancel
 	if !x.manualTicks {
@@ -351,9 +361,12 @@ func (x *Exam) Close() error {
 				x.log.Warn("voice: close", "err", err)
 			}
 		}
+		x.startMu.Lock()
+		x.stopping = true
 		if x.cancel != nil {
 			x.cancel()
 		}
+		x.startMu.Unlock()
 		x.wg.Wait()
 		x.meterOnce.Do(func() {}) // orders the read of x.meter after a meter's start
 		if x.meter != nil {
