@@ -142,14 +142,3 @@ func secure(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-// noListing answers 404 for a directory: the page's files are served, never their list.
-func noListing(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/") {
-			http.NotFound(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
