@@ -27,28 +27,10 @@ import (
 	"github.com/examtui/examtui/spec"
 )
 
-var (
-	ltiHidden = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
-	ltiAction = regexp.MustCompile(`<form method="post" action="([^"]+)"`)
-)
-
 // postPage submits an HTML page's auto-submitting form, as the browser's onload does.
 func postPage(t *testing.T, c *http.Client, page string) *http.Response {
 	t.Helper()
-	act := ltiAction.FindStringSubmatch(page)
-	if act == nil {
-		t.Fatalf("no form in:\n%s", page)
-	}
-	un := strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'")
-	vals := url.Values{}
-	for _, m := range ltiHidden.FindAllStringSubmatch(page, -1) {
-		vals.Set(m[1], un.Replace(m[2]))
-	}
-	resp, err := c.PostForm(un.Replace(act[1]), vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return ltitest.SubmitForm(t, c, page)
 }
 
 func readBody(t *testing.T, resp *http.Response) string {

@@ -19,7 +19,7 @@ func storageData(t *testing.T, page string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, m := range dataAttr.FindAllStringSubmatch(page, -1) {
-		out[m[1]] = htmlUnescape(m[2])
+		out[m[1]] = ltitest.Unescape(m[2])
 	}
 	if out["mode"] == "" {
 		t.Fatalf("not a platform-storage page:\n%s", page)
@@ -55,10 +55,7 @@ func (f *fixture) storageLaunch(t *testing.T, u ltitest.User, message string) ma
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("auth: %d %s (refused %v)", resp.StatusCode, form, f.plat.Refused())
 	}
-	vals := url.Values{}
-	for _, m := range hiddenField.FindAllStringSubmatch(form, -1) {
-		vals.Set(m[1], htmlUnescape(m[2]))
-	}
+	vals := ltitest.FormValues(form)
 	resp, err = http.PostForm(f.tool.LaunchURL(), vals)
 	if err != nil {
 		t.Fatal(err)

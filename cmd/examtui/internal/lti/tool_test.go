@@ -92,29 +92,10 @@ func startFixture(t *testing.T, srv *httptest.Server, mux *http.ServeMux, edit f
 	return f
 }
 
-var hiddenField = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
-var formAction = regexp.MustCompile(`<form method="post" action="([^"]+)"`)
-
 // submit posts the auto-submitting form of an HTML page, as the browser's onload does.
 func (f *fixture) submit(t *testing.T, page string) *http.Response {
 	t.Helper()
-	act := formAction.FindStringSubmatch(page)
-	if act == nil {
-		t.Fatalf("no form in:\n%s", page)
-	}
-	vals := url.Values{}
-	for _, m := range hiddenField.FindAllStringSubmatch(page, -1) {
-		vals.Set(m[1], htmlUnescape(m[2]))
-	}
-	resp, err := f.client.PostForm(htmlUnescape(act[1]), vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
-func htmlUnescape(s string) string {
-	return strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'", "&lt;", "<", "&gt;", ">").Replace(s)
+	return ltitest.SubmitForm(t, f.client, page)
 }
 
 func body(t *testing.T, resp *http.Response) string {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,15 +116,7 @@ func TestStandInWithLtijs(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("ltijs login → the stand-in's auth: %d %s (refused %v; ltijs: %s)", resp.StatusCode, page, plat.Refused(), stderr.String())
 	}
-	act := regexp.MustCompile(`<form method="post" action="([^"]+)"`).FindStringSubmatch(page)
-	vals := url.Values{}
-	for _, m := range regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`).FindAllStringSubmatch(page, -1) {
-		vals.Set(m[1], strings.NewReplacer("&amp;", "&", "&#43;", "+").Replace(m[2]))
-	}
-	resp, err = c.PostForm(strings.ReplaceAll(act[1], "&amp;", "&"), vals)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp = ltitest.SubmitForm(t, c, page)
 	if b := read(t, resp); resp.StatusCode != 200 || b != "ltijs launched learner-7 and posted a score" {
 		t.Fatalf("ltijs's launch: %d %q (stand-in refused %v; ltijs: %s)", resp.StatusCode, b, plat.Refused(), stderr.String())
 	}

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -525,3 +526,36 @@ func (p *Platform) deepLinkReturn(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("placed"))
 }
+
+var (
+	hiddenField = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+	formAction  = regexp.MustCompile(`<form method="post" action="([^"]+)"`)
+	htmlEntity  = strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'", "&lt;", "<", "&gt;", ">")
+)
+
+// SubmitForm posts the auto-submitting form of an HTML page (the platform's launch, the tool's
+// Deep Linking return) with c, as the browser's onload does.
+func SubmitForm(t testing.TB, c *http.Client, page string) *http.Response {
+	t.Helper()
+	act := formAction.FindStringSubmatch(page)
+	if act == nil {
+		t.Fatalf("no form in:\n%s", page)
+	}
+	resp, err := c.PostForm(htmlEntity.Replace(act[1]), FormValues(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// FormValues are the hidden fields of an HTML page's form.
+func FormValues(page string) url.Values {
+	vals := url.Values{}
+	for _, m := range hiddenField.FindAllStringSubmatch(page, -1) {
+		vals.Set(m[1], htmlEntity.Replace(m[2]))
+	}
+	return vals
+}
+
+// Unescape undoes the HTML escaping of an attribute value.
+func Unescape(s string) string { return htmlEntity.Replace(s) }
