@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/lti"
 	"github.com/spf13/cobra"
 )
 
@@ -31,14 +32,17 @@ one. examtui serve reads the directory when it starts.`,
 			return nil
 		}
 	}
-	keys := func() (string, error) { return resolveDataDir() }
+	// keys opens the tool's key set where examtui serve reads it.
+	keys := func() (*lti.KeySet, error) {
+		dir, err := resolveDataDir()
+		if err != nil {
+			return nil, err
+		}
+		return ltiKeys(globals.config.LTI, dir)
+	}
 	cmd.AddCommand(&cobra.Command{Use: "list", Short: "List the published keys, the signing key last", Args: cobra.NoArgs,
 		RunE: run(func(string) (string, error) {
-			dir, err := keys()
-			if err != nil {
-				return "", err
-			}
-			ks, err := ltiKeys(globals.config.LTI, dir)
+			ks, err := keys()
 			if err != nil {
 				return "", err
 			}
@@ -54,11 +58,7 @@ one. examtui serve reads the directory when it starts.`,
 		})},
 		&cobra.Command{Use: "rotate", Short: "Add a new signing key (the older ones stay published)", Args: cobra.NoArgs,
 			RunE: run(func(string) (string, error) {
-				dir, err := keys()
-				if err != nil {
-					return "", err
-				}
-				ks, err := ltiKeys(globals.config.LTI, dir)
+				ks, err := keys()
 				if err != nil {
 					return "", err
 				}
@@ -70,11 +70,7 @@ one. examtui serve reads the directory when it starts.`,
 			})},
 		&cobra.Command{Use: "retire KID", Short: "Remove an old key (never the signing key)", Args: cobra.ExactArgs(1),
 			RunE: run(func(kid string) (string, error) {
-				dir, err := keys()
-				if err != nil {
-					return "", err
-				}
-				ks, err := ltiKeys(globals.config.LTI, dir)
+				ks, err := keys()
 				if err != nil {
 					return "", err
 				}
