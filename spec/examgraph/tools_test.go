@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/examtui/examtui/internal/testutil"
 )
 
 // EnvMermaid names the Mermaid checker (tools/mermaid/check.mjs installed with its pinned
@@ -17,27 +19,7 @@ const EnvMermaid = "EXAMTUI_MERMAID"
 
 func mermaidChecker(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv(EnvMermaid); p != "" {
-		return p
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "bin", "mermaid", "check.mjs")
-			if _, err := os.Stat(p); err != nil {
-				t.Fatalf("the Mermaid parser is not installed (run `make mermaid` or set %s): %v", EnvMermaid, err)
-			}
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root not found")
-		}
-		dir = parent
-	}
+	return testutil.InstalledTool(t, EnvMermaid, "mermaid/check.mjs", "mermaid")
 }
 
 // TestDOTRendersWithGraphviz renders every DOT output with the real Graphviz dot and checks

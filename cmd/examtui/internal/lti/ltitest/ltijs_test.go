@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,27 +27,7 @@ const EnvLTIJS = "EXAMTUI_LTIJS"
 
 func ltijsTool(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv(EnvLTIJS); p != "" {
-		return p
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "bin", "ltijs", "tool.js")
-			if _, err := os.Stat(p); err != nil {
-				t.Fatalf("ltijs is not installed (run `make ltijs` or set %s): %v", EnvLTIJS, err)
-			}
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root not found")
-		}
-		dir = parent
-	}
+	return testutil.InstalledTool(t, EnvLTIJS, "ltijs/tool.js", "ltijs")
 }
 
 // TestStandInWithLtijs runs ltijs, an independent, IMS-certified LTI 1.3 tool, against the
