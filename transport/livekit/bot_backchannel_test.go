@@ -202,6 +202,7 @@ func pauseOf(heard []heardFrame, onset time.Time) (silent, resumed time.Time) {
 	}
 	return time.Time{}, time.Time{}
 }
+
 // firstHeard is when the candidate first heard the examiner's voice.
 func firstHeard(mu *sync.Mutex, heard *[]heardFrame) time.Time {
 	mu.Lock()
