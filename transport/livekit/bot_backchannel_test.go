@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -99,14 +100,23 @@ func TestRoomVoiceBackchannels(t *testing.T) {
 			testutil.Eventually(t, 20*time.Second, func() bool { return time.Since(firstHeard(&mu, &heard)) >= time.Second }, "a second of the line")
 			sound := tc.sound(t)
 			loud := func(x int16) bool { return x > 500 || x < -500 }
-			// The sound's voice begins after the clip's own lead-in of silence.
-			speakAt := time.Now().Add(time.Duration(slices.IndexFunc(sound, loud)) * time.Second / 16000)
 			lastLoud := len(sound) - 1
 			for lastLoud > 0 && !loud(sound[lastLoud]) {
 				lastLoud--
 			}
-			quietAt := time.Now().Add(time.Duration(lastLoud) * time.Second / 16000)
+			written := m.written()
 			m.say(sound)
+			select {
+			case <-written:
+			case <-ctx.Done():
+				t.Fatal("the sound was never written to the candidate's track")
+			}
+			m.mu.Lock()
+			wrote := m.wrote
+			m.mu.Unlock()
+			// The sound's voice begins after the clip's own lead-in of silence.
+			speakAt := wrote.Add(time.Duration(slices.IndexFunc(sound, loud)) * time.Second / 16000)
+			quietAt := wrote.Add(time.Duration(lastLoud) * time.Second / 16000)
 			if !tc.interrupt {
 				if err := bot.WaitIdle(ctx); err != nil {
 					t.Fatal("the bot never finished the line:", err)
@@ -142,10 +152,11 @@ func TestRoomVoiceBackchannels(t *testing.T) {
 					t.Logf("figures: the line heard uncut has %s of voiced audio", got)
 					return
 				}
-				// A frame or two either way: Opus and the resampler smear an edge or two. A line
-				// that resumed from the sentence start would be heard about a second longer; one
-				// whose queue was dropped at the pause, shorter by what the track had queued.
-				if d := got - want; want == 0 || d < -60*time.Millisecond || d > 60*time.Millisecond {
+				// A few frames either way: the same line heard uncut measures 5.10-5.14 s from
+				// run to run (Opus and the resampler smear an edge or two). A line that resumed
+				// from the sentence start would be heard about a second longer; one whose queue
+				// was dropped at the pause, shorter by the rest of the sentence.
+				if d := got - want; want == 0 || d < -120*time.Millisecond || d > 120*time.Millisecond {
 					t.Errorf("the candidate heard %s of voiced audio, the line uncut %s: part of it was lost or said twice", got, want)
 				}
 				if silent.IsZero() {
@@ -161,7 +172,10 @@ func TestRoomVoiceBackchannels(t *testing.T) {
 			}
 			stopped := examinerStopped(ctx, t, e, &mu, &heard)
 			if d := stopped.Sub(speakAt); d > onsetToSilence {
-				t.Errorf("the examiner was still heard %s after the candidate began, want within %s", d, onsetToSilence)
+				mu.Lock()
+				trace := heardSince(heard, speakAt)
+				mu.Unlock()
+				t.Errorf("the examiner was still heard %s after the candidate began, want within %s; heard (ms from the onset: RMS) %s", d, onsetToSilence, trace)
 			}
 			t.Logf("figures: %s onset-to-silence %d ms", tc.name, stopped.Sub(speakAt).Milliseconds())
 		})
@@ -201,6 +215,17 @@ func pauseOf(heard []heardFrame, onset time.Time) (silent, resumed time.Time) {
 		last = h.at
 	}
 	return time.Time{}, time.Time{}
+}
+
+// heardSince lists the frames heard from 200 ms before t: when (ms from t) and how loud.
+func heardSince(heard []heardFrame, t time.Time) string {
+	var b strings.Builder
+	for _, h := range heard {
+		if h.at.After(t.Add(-200 * time.Millisecond)) {
+			fmt.Fprintf(&b, "%d:%.0f ", h.at.Sub(t).Milliseconds(), h.rms)
+		}
+	}
+	return b.String()
 }
 
 // firstHeard is when the candidate first heard the examiner's voice.

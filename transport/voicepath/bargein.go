@@ -76,9 +76,9 @@ const DefaultBackchannelLength = 800 * time.Millisecond
 
 // DefaultPauseAfter is how much voiced audio over the examiner's line pauses it (with a sink
 // that can pause, audio.Pauser): the voice-activity detector's onset (60 ms, longer than a
-// click or a tap) and two frames more. The candidate hears the examiner fall silent about
+// click or a tap) and one frame more. The candidate hears the examiner fall silent about
 // 0.2 s after they began; the words then decide whether the line is cut or plays on.
-const DefaultPauseAfter = 100 * time.Millisecond
+const DefaultPauseAfter = 80 * time.Millisecond
 
 // DefaultFalseCutTimeout is how long a paused line waits for the words of the sound that paused
 // it, counted from the last frame of that sound's turn (its endpoint): with no words by then
