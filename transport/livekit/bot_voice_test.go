@@ -257,10 +257,10 @@ func examinerStopped(ctx context.Context, t *testing.T, e *exam, mu *sync.Mutex,
 		if i < 0 {
 			return false
 		}
-		for i > 0 && ((*heard)[i-1].rms > 500 || !(*heard)[i-1].at.Before(markerAt)) { // the tone's onset, the marker
+		for i > 0 && !(*heard)[i-1].at.Before(markerAt) { // the tone's onset, the marker's silence
 			i--
 		}
-		for i > 0 && (*heard)[i-1].rms <= 500 { // the marker's silence, and the tail before it
+		for i > 0 && (*heard)[i-1].rms <= 500 { // the tail of silence after the examiner's last word
 			i--
 		}
 		if i > 0 {
