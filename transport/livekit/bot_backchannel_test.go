@@ -160,7 +160,7 @@ func TestRoomVoiceBackchannels(t *testing.T) {
 					t.Errorf("the candidate heard %s of voiced audio, the line uncut %s: part of it was lost or said twice", got, want)
 				}
 				if silent.IsZero() {
-					t.Fatal("the examiner never paused for the sound")
+					t.Fatal("the examiner did not pause within 800 ms of the sound's onset")
 				}
 				t.Logf("figures: %s onset-to-silence %d ms, resumed %d ms after the sound ended (paused %d ms); heard %s of %s voiced",
 					tc.name, silent.Sub(speakAt).Milliseconds(), resumed.Sub(quietAt).Milliseconds(), resumed.Sub(silent).Milliseconds(), got, want)
