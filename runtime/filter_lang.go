@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/examtui/examtui/spec/lang"
 )
@@ -18,6 +20,9 @@ type langVocab struct {
 	reassurance  []string
 	// judgement are the judging phrases: English's with the pack's verdict and praise phrases.
 	judgement phraseIndex
+	// questions are the pack's question words; questionRules tell a question by them.
+	questions     lang.Questions
+	questionRules *questionRules
 	// neutral are the words of the pack's own lines, politeness, question and common words:
 	// a controller's line in the language never reads as off topic.
 	neutral map[string]bool
@@ -31,7 +36,7 @@ func langVocabFor(p *lang.Pack) *langVocab { return langVocabs.get(p) }
 
 func newLangVocab(p *lang.Pack) *langVocab {
 	voc := p.Vocabulary
-	lv := &langVocab{pack: p, neutral: map[string]bool{},
+	lv := &langVocab{pack: p, neutral: map[string]bool{}, questions: p.Questions, questionRules: newQuestionRules(p.Questions),
 		personaBreak: union(builtinPersonaBreak, voc.PersonaBreak),
 		leading:      union(builtinLeading, voc.Leading),
 		rubric:       union(rubricWords, voc.Rubric),
@@ -80,4 +85,12 @@ func (lv *langVocab) line(k lang.LineKey) string { return lv.pack.Line(k) }
 // the pack's language.
 func (lv *langVocab) procedural(w string) bool {
 	return stopwords[w] || neutralWords[w] || lv.neutral[w]
+}
+
+// endsQuestion reports whether s ends in one of the language's question marks (closing
+// quotes and brackets after it allowed).
+func (lv *langVocab) endsQuestion(s string) bool {
+	s = strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsSpace(r) || isCloser(r) })
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return lv.questionRules.isMark(r)
 }

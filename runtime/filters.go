@@ -328,7 +328,7 @@ func (nf *nodeFilters) filterPass(text string, topic bool) (string, []string, []
 	if topic {
 		apply(spec.FilterTopicContainment, "redirect", plainWhy(nf.topicFilter))
 	}
-	apply(FilterOneQuestion, "keep_first", plainWhy(oneQuestionFilter))
+	apply(FilterOneQuestion, "keep_first", plainWhy(nf.lv.questionRules.oneQuestionFilter))
 	var parts []string
 	if nf.enabled[spec.FilterLength] {
 		action := nf.action[spec.FilterLength]

@@ -83,7 +83,7 @@ func normAll(ps []string) []string {
 // forbiddenMatch names the forbidden action a normalized text commits, or "": an answer
 // revealed, a judging phrase (English's and the pack's verdict and praise phrases), or a verdict
 // in any wording by the verdict detector.
-func forbiddenMatch(judgement phraseIndex, norm string, verdicts *verdictIndex) filterWhy {
+func forbiddenMatch(judgement phraseIndex, text, norm string, verdicts *verdictIndex) filterWhy {
 	if m := revealNorm.first(norm); m != "" {
 		return filterWhy{Reason: "reveals an answer", Phrase: m}
 	}
@@ -91,7 +91,7 @@ func forbiddenMatch(judgement phraseIndex, norm string, verdicts *verdictIndex) 
 		return filterWhy{Reason: "evaluative praise or judgement", Phrase: m}
 	}
 	// A verdict in any wording (verdict.go): the class, not a list of phrases.
-	if why := verdicts.detect(norm); why != "" {
+	if why := verdicts.detectIn(text, norm); why != "" {
 		return filterWhy{Reason: "verdict", Phrase: why}
 	}
 	return filterWhy{}
@@ -119,9 +119,10 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 	out := make([]integrityFilter, len(sets))
 	for i := range sets {
 		set := &sets[i]
-		match := func(n string) filterWhy {
+		match := func(raw string) filterWhy {
+			n := normalizeWords(raw)
 			if set.phrases == nil {
-				return forbiddenMatch(lv.judgement, n, verdicts)
+				return forbiddenMatch(lv.judgement, raw, n, verdicts)
 			}
 			if m := set.phrases.first(n); m != "" {
 				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
@@ -133,12 +134,12 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 		}
 		out[i].name, out[i].action = set.name, set.action
 		out[i].fn = func(text, norm string) (string, filterWhy, bool) {
-			if set.phrases != nil && match(norm).none() {
+			if set.phrases != nil && set.phrases.first(norm) == "" {
 				return text, filterWhy{}, false
 			}
 			// forbidden_action judges sentence by sentence: a verdict's structure ends with its
 			// sentence ("Correct." before "What would you test first?").
-			kept, why := dropClauses(text, match)
+			kept, why := lv.dropClauses(text, match)
 			if why.none() {
 				return text, filterWhy{}, false
 			}
@@ -148,13 +149,15 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 	return out
 }
 
-// dropClauses removes what match flags: in a question, only the flagged comma clauses ("Good
-// point, but what would it cost?" keeps the question); elsewhere the whole sentence.
-func dropClauses(text string, match func(norm string) filterWhy) (string, filterWhy) {
+// dropClauses removes what match flags (match reads a sentence or clause as written): in a
+// question, only the flagged comma clauses ("Good point, but what would it cost?" keeps the
+// question); elsewhere the whole sentence. A kept clause loses the language's lead-in word
+// ("but", "mais").
+func (lv *langVocab) dropClauses(text string, match func(s string) filterWhy) (string, filterWhy) {
 	var kept []string
 	var first filterWhy
 	for _, s := range SplitSentences(text) {
-		why := match(normalizeWords(s))
+		why := match(s)
 		if why.none() {
 			kept = append(kept, s)
 			continue
@@ -162,29 +165,43 @@ func dropClauses(text string, match func(norm string) filterWhy) (string, filter
 		if first.none() {
 			first = why
 		}
-		if !strings.HasSuffix(s, "?") {
+		if !lv.endsQuestion(s) {
 			continue
 		}
 		var clauses []string
-		for _, cl := range strings.Split(s, ",") {
-			if match(normalizeWords(cl)).none() {
+		for _, cl := range splitClauses(s) {
+			if match(cl).none() {
 				clauses = append(clauses, strings.TrimSpace(cl))
 			}
 		}
 		rest := strings.TrimSpace(strings.Join(clauses, ", "))
-		rest = strings.TrimLeft(rest, ",;:- ")
-		for _, lead := range []string{"but ", "and ", "so "} {
-			if len(rest) > len(lead) && strings.EqualFold(rest[:len(lead)], lead) {
-				rest = rest[len(lead):]
-			}
-		}
+		rest = lv.trimLeads(strings.TrimLeft(rest, ",;:- ،"), lv.questions.LeadIns)
 		// What is left is kept only if it no longer matches as a whole: a verdict can span
 		// clauses that are harmless one by one ("You, 10 out of 12?").
-		if len(strings.Fields(rest)) >= 3 && strings.HasSuffix(rest, "?") && match(normalizeWords(rest)).none() {
+		if len(strings.Fields(rest)) >= 3 && lv.endsQuestion(rest) && match(rest).none() {
 			kept = append(kept, upperFirst(rest))
 		}
 	}
 	return strings.Join(kept, " "), first
+}
+
+// trimLeads removes the lead words at the start of s, one after another ("but so …").
+func (lv *langVocab) trimLeads(s string, leads []string) string {
+	for cut := true; cut; {
+		cut = false
+		for _, lead := range leads {
+			l := len(lead)
+			if len(s) > l && strings.EqualFold(s[:l], lead) && (s[l] == ' ' || s[l] == ',') {
+				s, cut = strings.TrimLeft(s[l:], " ,،"), true
+			}
+		}
+	}
+	return s
+}
+
+// splitClauses cuts a sentence at its commas, Latin or Arabic.
+func splitClauses(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '،' })
 }
 
 // keepQuestion makes sure a filter never leaves the candidate without a question: when the
@@ -227,16 +244,13 @@ func lowerFirst(s string) string {
 // never points at a "that" the candidate cannot resolve.
 func (nf *nodeFilters) rewriteLeading(sentence, phrase string) string {
 	claim := removePhrase(sentence, phrase)
-	claim = strings.Trim(claim, " ,;:-?.!")
-	for _, lead := range []string{"that ", "but ", "and ", "so "} {
-		if len(claim) > len(lead) && strings.EqualFold(claim[:len(lead)], lead) {
-			claim = strings.TrimSpace(claim[len(lead):])
-		}
-	}
-	// The neutral question keeps the claim in English only: other languages ask the node's
-	// question (a template cannot agree the claim's grammar in every language).
-	if len(strings.Fields(claim)) >= 3 && nf.lv.pack.Language == "en" {
-		return "What is your view on whether " + lowerFirst(claim) + "?"
+	claim = strings.Trim(claim, " ,;:-?.!¿¡؟،")
+	rw := nf.lv.pack.LeadingRewrite
+	claim = nf.lv.trimLeads(claim, rw.ClaimLeads)
+	// The pack's template keeps the claim ("What is your view on whether {claim}?"); a pack
+	// without one asks the node's question.
+	if len(strings.Fields(claim)) >= 3 && rw.Template != "" {
+		return strings.Replace(rw.Template, "{claim}", lowerFirst(claim), 1)
 	}
 	if nf.prompt != "" && hasQuestion(nf.prompt) {
 		return nf.prompt
