@@ -152,10 +152,12 @@ func isDigits(s string) bool {
 func (x *verdictIndex) at(w []string, i int, question bool) string {
 	isNumber := func(s string) bool { return isDigits(s) || x.numbers[s] }
 	cur := w[i]
-	// An examiner awarding marks: "I'd give you a 7", "I'd mark that as correct", "that earns you two points".
+	// An examiner awarding marks: "I'd give you a 7", "I'd mark that as correct", "that earns you two points"
+	// (a number awarded is a mark when it ends the sentence, has an article or a score noun:
+	// "I'll give you an example with ten shops" awards nothing).
 	if x.awardVerbs[cur] && !question {
 		for k := i + 1; k < len(w) && k <= i+5; k++ {
-			if isNumber(w[k]) && x.scoreValue(w, k) || x.score(w[k]) && !x.topic(w) {
+			if isNumber(w[k]) && (x.scoreValue(w, k) || x.articles[w[k-1]]) || x.score(w[k]) && !x.topic(w) {
 				return "marks awarded: " + strings.Join(w[i:k+1], " ")
 			}
 			if x.awardLinks[w[k]] && k+1 < len(w) && (x.judgements[w[k+1]] || x.outcomes[w[k+1]] || x.articles[w[k+1]] && k+2 < len(w) && x.outcomes[w[k+2]]) {
