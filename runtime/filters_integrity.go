@@ -191,7 +191,8 @@ func (lv *langVocab) trimLeads(s string, leads []string) string {
 		cut = false
 		for _, lead := range leads {
 			l := len(lead)
-			if len(s) > l && strings.EqualFold(s[:l], lead) && (s[l] == ' ' || s[l] == ',') {
+			elided := strings.HasSuffix(lead, "'") || strings.HasSuffix(lead, "’") // "qu'il"
+			if len(s) > l && strings.EqualFold(s[:l], lead) && (elided || s[l] == ' ' || s[l] == ',') {
 				s, cut = strings.TrimLeft(s[l:], " ,،"), true
 			}
 		}
@@ -250,7 +251,10 @@ func (nf *nodeFilters) rewriteLeading(sentence, phrase string) string {
 	// The pack's template keeps the claim ("What is your view on whether {claim}?"); a pack
 	// without one asks the node's question.
 	if len(strings.Fields(claim)) >= 3 && rw.Template != "" {
-		return strings.Replace(rw.Template, "{claim}", lowerFirst(claim), 1)
+		if !rw.KeepCase {
+			claim = lowerFirst(claim)
+		}
+		return strings.Replace(rw.Template, "{claim}", claim, 1)
 	}
 	if nf.prompt != "" && hasQuestion(nf.prompt) {
 		return nf.prompt
@@ -259,7 +263,7 @@ func (nf *nodeFilters) rewriteLeading(sentence, phrase string) string {
 }
 
 // removePhrase removes the words of normalized phrase from sentence, matching word by word as
-// normalizeWords does ("wouldn't" matches "wouldnt").
+// normalizeWords does ("wouldn't" matches "wouldnt", "ألا" matches "الا").
 func removePhrase(sentence, phrase string) string {
 	want := strings.Fields(phrase)
 	type word struct {
@@ -278,11 +282,13 @@ func removePhrase(sentence, phrase string) string {
 	}
 	for i, r := range sentence {
 		switch {
+		case r >= 0x300 && (unicode.Is(unicode.Mn, r) || r == '\u0640') && start >= 0:
+			// a combining mark or tatweel: part of the word, as normalizeWords reads it
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if start < 0 {
 				start = i
 			}
-			cur.WriteRune(unicode.ToLower(r))
+			cur.WriteRune(lang.FoldRune(unicode.ToLower(r)))
 		case (r == '\'' || r == '’') && start >= 0:
 		default:
 			flush(i)

@@ -233,8 +233,12 @@ type LeadingRewrite struct {
 	// Template holds {claim}: "What is your view on whether {claim}?". Empty: the node's
 	// question is asked instead.
 	Template string `json:"template"`
-	// ClaimLeads are words cut from the claim's start ("that", "que", "dass").
+	// ClaimLeads are words cut from the claim's start ("that", "que", "dass"); one ending in
+	// an apostrophe is cut from its word ("qu'").
 	ClaimLeads []string `json:"claimLeads"`
+	// KeepCase keeps the claim's first letter as written (German nouns keep their capital);
+	// otherwise it is lowered to stand inside the template.
+	KeepCase bool `json:"keepCase,omitempty"`
 }
 
 // Offline is what the offline examiner listens for.

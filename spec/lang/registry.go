@@ -208,7 +208,9 @@ func Overlay(base, over *Pack) *Pack {
 	p.VerdictWords.VerbReach = reach
 	overlayLists(&p.Questions, &over.Questions)
 	overlayLists(&p.Return, &over.Return)
-	str(&p.LeadingRewrite.Template, over.LeadingRewrite.Template)
+	if over.LeadingRewrite.Template != "" {
+		p.LeadingRewrite.Template, p.LeadingRewrite.KeepCase = over.LeadingRewrite.Template, over.LeadingRewrite.KeepCase
+	}
 	list(&p.LeadingRewrite.ClaimLeads, over.LeadingRewrite.ClaimLeads)
 	o, oo := &p.Offline, over.Offline
 	list(&o.Analysis, oo.Analysis)
