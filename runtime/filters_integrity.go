@@ -26,29 +26,6 @@ const (
 // IntegrityFilters lists the always-on output guardrails in pipeline order.
 var IntegrityFilters = []spec.FilterName{FilterHintRefusal, FilterForbiddenAction, FilterEquity}
 
-var (
-	hintPhrases = []string{"hint", "hints", "a clue", "as a clue", "here is a clue", "try mentioning", "you should mention",
-		"you should say", "you could mention", "you might mention", "what im looking for", "what i am looking for",
-		"the key is", "the trick is", "the key word", "remember that the"}
-	revealPhrases = []string{"the answer is", "the correct answer", "the right answer", "the answer would be", "the solution is",
-		"the best answer", "the expected answer", "the model answer", "the ideal answer"}
-	judgementPhrases = []string{"thats correct", "that is correct", "correct answer", "exactly right", "thats right", "that is right",
-		"youre right", "you are right", "well done", "excellent", "great answer", "good answer", "perfect", "brilliant",
-		"spot on", "impressive", "good job", "great job", "nice work", "very good", "good point", "great point",
-		"youre doing great", "you are doing great", "on the right track", "thats wrong", "that is wrong", "thats incorrect",
-		"that is incorrect", "not quite right", "thats not right", "wrong answer", "poor answer", "weak answer", "bad answer",
-		"good thinking", "great thinking", "nicely done", "fantastic", "wonderful answer", "strong answer",
-		// A verdict is a judgement too.
-		"you pass this", "you passed this", "youve passed", "you have passed", "you fail this", "you failed this",
-		"youve failed", "you have failed"}
-	equityPhrases = []string{"your accent", "your english", "your age", "for your age", "for someone your age", "for a woman",
-		"for a man", "for a girl", "for a foreigner", "non native", "nonnative", "where are you from", "where are you really from",
-		"your background", "people like you", "someone like you", "your gender", "your religion", "your disability",
-		"your nationality", "your ethnicity", "are you married", "do you have children", "since youre struggling",
-		"since you are struggling", "make it easier for you", "an easier question", "a simpler question for you",
-		"let me make it easier", "ill make it easier", "go easy on you"}
-)
-
 type phraseSet struct {
 	name    spec.FilterName
 	action  string
@@ -56,21 +33,17 @@ type phraseSet struct {
 	phrases phraseIndex
 }
 
-// integritySets are the guardrails' phrase sets in one language: the English built-ins with the
-// pack's hint, verdict, praise and equity vocabularies added.
+// integritySets are the guardrails' phrase sets in one language: the English pack's with the
+// exam pack's hint, verdict, praise and equity vocabularies added (an examiner model can slip
+// into English in any exam).
 func (lv *langVocab) integritySets() []phraseSet {
-	v := lv.pack.Vocabulary
+	en, v := lang.English().Vocabulary, lv.pack.Vocabulary
 	return []phraseSet{
-		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(union(hintPhrases, v.Hint))},
+		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(union(en.Hint, v.Hint))},
 		{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
-		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(union(equityPhrases, v.Equity))},
+		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(union(en.Equity, v.Equity))},
 	}
 }
-
-var (
-	hintRefusals = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))
-	revealNorm   = newPhraseIndex(normAll(revealPhrases))
-)
 
 func normAll(ps []string) []string {
 	out := make([]string, len(ps))
@@ -83,11 +56,11 @@ func normAll(ps []string) []string {
 // forbiddenMatch names the forbidden action a normalized text commits, or "": an answer
 // revealed, a judging phrase (English's and the pack's verdict and praise phrases), or a verdict
 // in any wording by the verdict detector.
-func forbiddenMatch(judgement phraseIndex, text, norm string, verdicts *verdictIndex) filterWhy {
-	if m := revealNorm.first(norm); m != "" {
+func (lv *langVocab) forbiddenMatch(text, norm string, verdicts *verdictIndex) filterWhy {
+	if m := lv.reveal.first(norm); m != "" {
 		return filterWhy{Reason: "reveals an answer", Phrase: m}
 	}
-	if m := judgement.first(norm); m != "" {
+	if m := lv.judgement.first(norm); m != "" {
 		return filterWhy{Reason: "evaluative praise or judgement", Phrase: m}
 	}
 	// A verdict in any wording (verdict.go): the class, not a list of phrases.
@@ -122,10 +95,10 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 		match := func(raw string) filterWhy {
 			n := normalizeWords(raw)
 			if set.phrases == nil {
-				return forbiddenMatch(lv.judgement, raw, n, verdicts)
+				return lv.forbiddenMatch(raw, n, verdicts)
 			}
 			if m := set.phrases.first(n); m != "" {
-				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
+				if set.name == FilterHintRefusal && lv.hintRefusals.first(n) != "" {
 					return filterWhy{} // "I can't give hints" refuses a hint rather than giving one
 				}
 				return filterWhy{Reason: set.why, Phrase: m}
@@ -355,22 +328,3 @@ func (nf *nodeFilters) lengthAction() string {
 	return "summarize"
 }
 
-// neutralWords are procedural words an examiner uses on any topic: a probe made of them
-// ("Can you explain your reasoning in more detail?") is never off topic, and neither is a
-// controller's line (help, the interruption), which passes the same filters.
-var neutralWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields("explain explaining reasoning reason reasons detail details elaborate example examples " +
-		"describe approach expand clarify justify stop lets moment pause continue ready start next point points idea ideas " +
-		"thoughts thought view views opinion consider considering thinking mean means meant choose choice decide decision " +
-		"first second third further else specific specifically concrete situation part topic talk discuss said says mentioned " +
-		"earlier before already right okay sure happen happens work works change difference important main step steps " +
-		"walk through same other another instead rather exactly prefer preferred move finish done need needs want wants " +
-		"comes going sounds able happy carry carried would could might thing things word words sense clear understand " +
-		"understood repeat rephrase slowly take break ahead minute minutes seconds pick back return answer answers " +
-		// The exam's own procedure, as the controller's lines say it (help, the interruption).
-		"exam exams oral questions slow down sorry because technical problem saved") {
-		m[w] = true
-	}
-	return m
-}()

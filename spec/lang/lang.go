@@ -106,12 +106,16 @@ type TurnEnd struct {
 type Vocabulary struct {
 	// Verdict are the phrases that judge an answer right or wrong ("c'est exact").
 	Verdict []string `json:"verdict"`
+	// Reveal are the phrases that reveal an answer ("la bonne réponse est").
+	Reveal []string `json:"reveal"`
 	// Praise are the phrases that reassure by judging ("excellente réponse").
 	Praise []string `json:"praise"`
 	// Rubric are the words of the marking scheme ("barème", "critères d'évaluation").
 	Rubric []string `json:"rubric"`
-	// Hint are the phrases that give a hint ("un indice").
-	Hint []string `json:"hint"`
+	// Hint are the phrases that give a hint ("un indice"); HintRefusal refuse one ("je ne
+	// peux pas donner d'indice"), so a hint phrase beside one is no hint.
+	Hint        []string `json:"hint"`
+	HintRefusal []string `json:"hintRefusal"`
 	// Leading are the phrases of a leading question ("ne pensez-vous pas").
 	Leading []string `json:"leading"`
 	// PersonaBreak are the phrases of an examiner speaking as a machine ("en tant qu'IA").
@@ -120,6 +124,23 @@ type Vocabulary struct {
 	Equity []string `json:"equity"`
 	// QuestionWords open a question written without its question mark.
 	QuestionWords []string `json:"questionWords"`
+	// Stopwords carry no topic; Procedural are the words an examiner uses on any topic
+	// ("explain", "example"). Both are optional: a pack's lines, politeness, question words
+	// and common words count as procedural too.
+	Stopwords  []string `json:"stopwords,omitempty"`
+	Procedural []string `json:"procedural,omitempty"`
+	// Limits are how the exam's limits are said (optional).
+	Limits LimitWords `json:"limits,omitzero"`
+}
+
+// LimitWords are how the exam's limits are said ("you have 1 of 2 clarifications left"): a
+// limit noun with a count, a word after it or a word before it is the exam's limit.
+type LimitWords struct {
+	Nouns  []string `json:"nouns,omitempty"`
+	After  []string `json:"after,omitempty"`
+	Before []string `json:"before,omitempty"`
+	Of     []string `json:"of,omitempty"`
+	Counts []string `json:"counts,omitempty"`
 }
 
 // VerdictWords are the word classes the verdict detector reads a sentence with: who is judged
@@ -361,7 +382,7 @@ func (p *Pack) Validate() error {
 	for _, f := range []struct {
 		name string
 		l    []string
-	}{{"verdict", v.Verdict}, {"praise", v.Praise}, {"rubric", v.Rubric}, {"hint", v.Hint}, {"leading", v.Leading},
+	}{{"verdict", v.Verdict}, {"reveal", v.Reveal}, {"hintRefusal", v.HintRefusal}, {"praise", v.Praise}, {"rubric", v.Rubric}, {"hint", v.Hint}, {"leading", v.Leading},
 		{"personaBreak", v.PersonaBreak}, {"equity", v.Equity}, {"questionWords", v.QuestionWords}} {
 		need(len(f.l) > 0, "vocabulary."+f.name)
 	}

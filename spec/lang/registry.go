@@ -200,6 +200,11 @@ func Overlay(base, over *Pack) *Pack {
 	list(&v.PersonaBreak, ov.PersonaBreak)
 	list(&v.Equity, ov.Equity)
 	list(&v.QuestionWords, ov.QuestionWords)
+	list(&v.Reveal, ov.Reveal)
+	list(&v.HintRefusal, ov.HintRefusal)
+	list(&v.Stopwords, ov.Stopwords)
+	list(&v.Procedural, ov.Procedural)
+	overlayLists(&v.Limits, &ov.Limits)
 	reach := p.VerdictWords.VerbReach
 	overlayLists(&p.VerdictWords, &over.VerdictWords)
 	if over.VerdictWords.VerbReach > 0 {
