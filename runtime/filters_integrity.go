@@ -53,9 +53,9 @@ func normAll(ps []string) []string {
 	return out
 }
 
-// forbiddenMatch names the forbidden action a normalized text commits, or "": an answer
-// revealed, a judging phrase (English's and the pack's verdict and praise phrases), or a verdict
-// in any wording by the verdict detector.
+// forbiddenMatch names the forbidden action a text (and its normalizeWords) commits, or "": an
+// answer revealed, a judging phrase (English's and the pack's verdict and praise phrases), or a
+// verdict in any wording by the verdict detector of the exam's language, or of English.
 func (lv *langVocab) forbiddenMatch(text, norm string, verdicts *verdictIndex) filterWhy {
 	if m := lv.reveal.first(norm); m != "" {
 		return filterWhy{Reason: "reveals an answer", Phrase: m}
@@ -66,6 +66,12 @@ func (lv *langVocab) forbiddenMatch(text, norm string, verdicts *verdictIndex) f
 	// A verdict in any wording (verdict.go): the class, not a list of phrases.
 	if why := verdicts.detectIn(text, norm); why != "" {
 		return filterWhy{Reason: "verdict", Phrase: why}
+	}
+	// An examiner model can slip into English in any exam: English's detector runs too.
+	if en := vocabularyFor(lang.English()).verdictIndex(); en != verdicts {
+		if why := en.detectIn(text, norm); why != "" {
+			return filterWhy{Reason: "verdict", Phrase: why}
+		}
 	}
 	return filterWhy{}
 }

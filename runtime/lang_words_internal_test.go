@@ -97,3 +97,16 @@ func TestLeadingRewritePerLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestEnglishVerdictInEveryExam: an examiner model that slips into English is judged by the
+// English verdict detector in an exam of any language, beside the language's own.
+func TestEnglishVerdictInEveryExam(t *testing.T) {
+	for _, tag := range lang.Builtin().Languages() {
+		p := mustPack(t, tag)
+		for _, s := range []string{"You scored seven out of ten.", "Your analysis was flawless."} {
+			if why := langVocabFor(p).forbiddenMatch(s, normalizeWords(s), vocabularyFor(p).verdictIndex()); why.none() {
+				t.Errorf("%s: %q passed", tag, s)
+			}
+		}
+	}
+}

@@ -253,7 +253,8 @@ func (x *verdictIndex) at(w []string, i int, question bool) string {
 				return "a judgement of the answer: " + strings.Join(w[i:k+1], " ")
 			}
 		}
-		if x.outcomes[w[k]] && !x.outcomeBlocked(w, k) {
+		// After a copula an article cannot block ("you have failed the budget task").
+		if x.outcomes[w[k]] && (!x.outcomeBlocked(w, k) || x.articles[w[k+1]]) {
 			return "an outcome: " + strings.Join(w[i:k+1], " ")
 		}
 	}
