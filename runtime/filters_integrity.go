@@ -333,4 +333,3 @@ func (nf *nodeFilters) lengthAction() string {
 	}
 	return "summarize"
 }
-
