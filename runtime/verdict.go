@@ -15,8 +15,9 @@ import (
 // (who is judged, a verb or copula, a judging word), not by a list of whole phrases, so a
 // rewording is caught as surely as the phrase it rewords. It runs inside the forbidden_action
 // guardrail (forbiddenMatch), so inside runFilters, the one pipeline every spoken line passes.
-// Its words come from the language's VerdictVocabulary; the figures on the committed corpus
-// (testdata/verdict) are in docs/exam-format.md.
+// Its words are the language pack's verdictWords (VerdictVocabulary); the figures on the
+// committed corpora (testdata/verdict, testdata/verdicts) are in docs/exam-format.md and
+// docs/languages.md.
 
 // VerdictVocabulary is the verdict detector's words for one language: the language pack's
 // verdictWords (lang.VerdictWords).
@@ -175,8 +176,9 @@ func (x *verdictIndex) at(w []string, i int, question bool) string {
 	}
 	// "N out of M", "N/M" (normalized "N M") near a score noun or a target.
 	if isNumber(cur) {
-		// A one-word "out of" ("sur", "von", "de") is common: the score needs a target, a score
-		// noun or a short sentence ("Acht von zehn."), so "two of ten staff" stays a fact.
+		// A one-word "out of" ("sur", "von", "de") is common: the score ends the sentence, has a
+		// score noun after it or an outcome or award verb before it, so "zwei von drei
+		// Anwohnern" stays a fact.
 		if n := x.outOfAt(w, i+1); n > 0 && i+1+n < len(w) && isNumber(w[i+1+n]) &&
 			(n > 1 || x.scoreValue(w, i+1+n) || x.verbBefore(w, i)) {
 			return "a score: " + strings.Join(w[i:i+2+n], " ")
@@ -351,15 +353,6 @@ func (x *verdictIndex) outOfAt(w []string, i int) int {
 // makes it qualify the noun after it: a verdict only when that noun is an answer noun.
 func (x *verdictIndex) articleBefore(w []string, k int) bool {
 	return k > 0 && x.articles[w[k-1]]
-}
-
-func (x *verdictIndex) anyScore(w []string) bool {
-	for _, s := range w {
-		if x.score(s) {
-			return true
-		}
-	}
-	return false
 }
 
 func (x *verdictIndex) anyTarget(w []string) bool {
