@@ -163,8 +163,11 @@ func limitWording(norm string) string {
 			continue
 		}
 		noun, next := strings.Join(words[i:i+n], ""), i+n
-		if next < len(words) && limits.after[words[next]] {
-			return "limit wording " + noun + " " + words[next]
+		// A word after the noun, or one further ("trois relances au maximum").
+		for k := next; k < len(words) && k <= next+1; k++ {
+			if limits.after[words[k]] {
+				return "limit wording " + noun + " " + words[k]
+			}
 		}
 		// Look back a few words for "N of M", "maximum", "limit", "up to", "at most".
 		for j := i - 1; j >= 0 && j >= i-4; j-- {

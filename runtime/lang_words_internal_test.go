@@ -110,3 +110,28 @@ func TestEnglishVerdictInEveryExam(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitWordingPerLanguage: a limit of the exam said in any shipped language is the exam's
+// word (rubric_leak keeps it from the candidate), while the limit noun alone is speech.
+func TestLimitWordingPerLanguage(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		limit bool
+	}{
+		{"You have 1 of 2 clarifications left.", true},
+		{"Could you give me a clarification?", false},
+		{"Il vous reste deux clarifications.", true},
+		{"Vous avez droit à trois relances au maximum.", true},
+		{"Puis-je vous demander une précision ?", false},
+		{"Sie haben noch zwei Rückfragen übrig.", true},
+		{"Haben Sie eine Rückfrage?", false},
+		{"Le quedan dos aclaraciones.", true},
+		{"¿Necesita una aclaración?", false},
+		{"بقي لديكم توضيحان متبقيان.", true},
+		{"هل تحتاجون إلى توضيح؟", false},
+	} {
+		if got := limitWording(normalizeWords(c.text)) != ""; got != c.limit {
+			t.Errorf("%q: limit wording %v, want %v", c.text, got, c.limit)
+		}
+	}
+}
