@@ -107,6 +107,22 @@ func languageRoom(t *testing.T, script string) (*room, *lang.Pack, []string) {
 	return newRoomOf(t, filepath.Join("..", "..", "..", "..", "..", "examples", s.Spec), &answers{said: said}), own, said
 }
 
+// openIn opens a new link for identity with ?lang=tag and takes the page up to Join, checking
+// at the recording notice and at the microphone check that it is laid out in own's direction,
+// holds no English and that axe-core finds nothing.
+func (r *room) openIn(t *testing.T, identity, tag string, own *lang.Pack) *browsertest.Page {
+	t.Helper()
+	p := r.browser.Open(t, r.site.link(r.site.code(t, identity))+"?lang="+tag)
+	p.WaitText("#notice-title", own.Page["noticeTitle"], waitExam)
+	checkDirection(t, p, own)
+	noEnglish(t, p, own, "the recording notice")
+	checkAccessibility(t, p)
+	acknowledge(p)
+	p.WaitTrue(`!document.querySelector("#join").disabled`, waitExam, "the Join button to be enabled (microphone open)")
+	noEnglish(t, p, own, "the microphone check")
+	return p
+}
+
 // progress is the page's "question N of M" figure in own's language.
 func progress(own *lang.Pack, n, of int) string {
 	return strings.NewReplacer("{current}", fmt.Sprint(n), "{total}", fmt.Sprint(of)).Replace(own.Page["progress"])
@@ -118,13 +134,7 @@ func progress(own *lang.Pack, n, of int) string {
 // no English line is spoken. With -update it writes docs/images/candidate-fr.png.
 func TestPageInFrench(t *testing.T) {
 	r, fr, said := languageRoom(t, "oral-fr-b2-script.yaml")
-	p := r.browser.Open(t, r.site.link(r.site.code(t, "cand-fr"))+"?lang=fr")
-	p.WaitText("#notice-title", fr.Page["noticeTitle"], waitExam)
-	checkDirection(t, p, fr)
-	noEnglish(t, p, fr, "the recording notice")
-	acknowledge(p)
-	p.WaitTrue(`!document.querySelector("#join").disabled`, waitExam, "the Join button to be enabled (microphone open)")
-	noEnglish(t, p, fr, "the microphone check")
+	p := r.openIn(t, "cand-fr", "fr", fr)
 	p.Click("#join")
 	p.WaitText("#progress", progress(fr, 1, 4), waitExam)
 	p.WaitText("#state", fr.Page["stateInProgress"], waitExam)
@@ -168,13 +178,7 @@ func TestPageInFrench(t *testing.T) {
 // finds nothing. With -update it writes docs/images/candidate-ar.png.
 func TestPageInArabic(t *testing.T) {
 	r, ar, said := languageRoom(t, "oral-ar-script.yaml")
-	p := r.browser.Open(t, r.site.link(r.site.code(t, "cand-ar"))+"?lang=ar-EG")
-	p.WaitText("#notice-title", ar.Page["noticeTitle"], waitExam)
-	checkDirection(t, p, ar)
-	noEnglish(t, p, ar, "the recording notice")
-	checkAccessibility(t, p)
-	acknowledge(p)
-	p.WaitTrue(`!document.querySelector("#join").disabled`, waitExam, "the Join button to be enabled (microphone open)")
+	p := r.openIn(t, "cand-ar", "ar-EG", ar)
 	p.Click("#join")
 	p.WaitText("#progress", progress(ar, 1, 3), waitExam)
 	r.exam.quiet(t, 0)
