@@ -15,6 +15,7 @@ import (
 	"github.com/examtui/examtui/internal/openaitest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/spec/lang"
 )
 
@@ -36,9 +37,10 @@ func (v *frenchVoices) Synthesize(ctx context.Context, text string, o audio.Spea
 // French (espeak-ng's French voice, over a noise floor) into the real VAD and endpointing; the
 // recogniser is the stand-in on the OpenAI wire, asked for French, answering the French words
 // of the audio it is sent (known by how long its speech lasts); the examiner speaks with the
-// French pack's espeak-ng voice. An answer that pauses after "parce que" is one turn (the
-// French trailing words hold it), "Pouvez-vous répéter la question, s'il vous plaît ?" is a
-// repeat, and no English fixed line is spoken.
+// French pack's espeak-ng voice; the examiner is the model (go-openai against the stand-in). An
+// answer that pauses after "parce que" is one turn (the French trailing words hold it), the
+// model's French verdict on it is intercepted, "Pouvez-vous répéter la question, s'il vous
+// plaît ?" is a repeat, and no English fixed line is spoken.
 func TestFrenchExamByVoice(t *testing.T) {
 	testutil.SkipIfShort(t, "PortAudio and espeak-ng")
 	voiceNullALSA(t)
@@ -84,7 +86,22 @@ func TestFrenchExamByVoice(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var langs []string
-	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+	// The examiner (go-openai against the same stand-in) judges the answer in French, which
+	// the verdict filter must intercept; any other turn gets a neutral probe.
+	const verdict = "C'est exact, excellente réponse."
+	examiner := openaitest.WithDefault(func(req *openaitest.ChatRequest) openaitest.Behaviour {
+		var last string
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				last = m.Content
+			}
+		}
+		if strings.Contains(last, "étudier à Lyon") {
+			return openaitest.ToolCall(runtimetest.Args{AnswerQuality: "substantive", SpokenText: verdict}.String())
+		}
+		return openaitest.ToolCall(runtimetest.Args{SpokenText: "Pouvez-vous développer votre point de vue ?"}.String())
+	})
+	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), examiner, openaitest.WithTranscriber(func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
 		clip, err := audio.ReadWAV(bytes.NewReader(req.File))
 		if err != nil {
 			return openaitest.Status(400)
@@ -100,8 +117,9 @@ func TestFrenchExamByVoice(t *testing.T) {
 		}
 		return openaitest.Transcribed(openaitest.Transcript{Text: text, Language: "french"})
 	}))
-	endpointtest.Isolate(t, map[string]string{"EXAMTUI_STT_BASE_URL": srv.URL(), "EXAMTUI_STT_API_KEY": "sk-test"})
-	x := apptest.OpenExam(ctx, t, app.Options{SpecPath: "../../../../examples/oral-fr-b2.yaml", Examiner: app.ExaminerOffline, NoStore: true})
+	endpointtest.Isolate(t, map[string]string{"EXAMTUI_STT_BASE_URL": srv.URL(), "EXAMTUI_STT_API_KEY": "sk-test",
+		"EXAMTUI_LLM_BASE_URL": srv.URL(), "EXAMTUI_LLM_API_KEY": "sk-test", "EXAMTUI_LLM_MODEL": "gpt-4o-mini"})
+	x := apptest.OpenExam(ctx, t, app.Options{SpecPath: "../../../../examples/oral-fr-b2.yaml", Examiner: app.ExaminerLLM, NoStore: true})
 	// The recogniser as run --mic makes it, for the exam's language.
 	rec, status, err := app.NewRecognizer(app.SpeechAuto, "", x.Spec.Language, voiceTestLogger(t))
 	if err != nil || rec == nil {
@@ -193,11 +211,23 @@ func TestFrenchExamByVoice(t *testing.T) {
 	}, "the French repeat request honoured")
 	quiet()
 
+	intercepted := 0
+	for _, p := range payloads() {
+		if g, ok := p.(*runtime.GuardrailTriggeredPayload); ok && g.Guardrail == string(runtime.FilterForbiddenAction) && strings.Contains(g.OriginalText, "C'est exact") {
+			intercepted++
+		}
+	}
+	if intercepted == 0 {
+		t.Errorf("the French verdict %q was not intercepted", verdict)
+	}
 	en := lang.English()
 	for _, p := range payloads() {
 		s, ok := p.(*runtime.SpokenPayload)
 		if !ok {
 			continue
+		}
+		if strings.Contains(s.Text, "C'est exact") || strings.Contains(s.Text, "excellente réponse") {
+			t.Errorf("the French verdict was spoken: %q", s.Text)
 		}
 		for _, k := range lang.LineKeys {
 			if strings.Contains(s.Text, en.Line(k)) {
