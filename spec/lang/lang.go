@@ -9,6 +9,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -321,8 +322,12 @@ var LineKeys = []LineKey{LineHelp, LineClarifyLimit, LineRephrase, LineInContext
 	LineTellMeMore, LineNeutralFollowUp, LineNeutralQuestion, LineSilencePrompt, LineRepeatQuestion, LineApproach,
 	LineApproachMore, LineComeBack, LineLastQuestion, LineTopicRedirect}
 
-// PageKeys lists every candidate-page string a pack must have.
-var PageKeys = []string{"title", "micTitle", "micHelp", "micLabel", "level", "micStart", "micError", "joinTitle", "joinHelp", "join", "cannotJoin", "joining", "connectFailed", "tryingAgain", "reconnecting", "reconnected", "otherTab", "rejoining", "connected", "question", "timeLeft", "exam", "waiting", "paused", "clockStopped", "captionsTitle", "answerLabel", "send", "rejoin", "endedTitle", "endedText", "stopped", "notConnected", "sent", "notSent", "needLink"}
+// PageKeys lists every candidate-page string a pack must have. A string may hold {name}
+// placeholders the page fills in (progress: {current} and {total}; the time warnings: {minutes};
+// serverAnswered: {status}; stillDisconnected: {error}); a pack keeps the placeholders its
+// English string has.
+var PageKeys = []string{"title", "micTitle", "micHelp", "micLabel", "level", "micStart", "micError", "joinTitle", "joinHelp", "join", "cannotJoin", "joining", "connectFailed", "tryingAgain", "reconnecting", "reconnected", "otherTab", "rejoining", "connected", "question", "timeLeft", "exam", "waiting", "paused", "clockStopped", "captionsTitle", "answerLabel", "send", "rejoin", "endedTitle", "endedText", "stopped", "notConnected", "sent", "notSent", "needLink",
+	"noticeTitle", "noticeText", "noticeAck", "examTitle", "micAllow", "serverAnswered", "refusedUsed", "refusedNotFound", "refusedExpired", "refusedRevoked", "refusedInternal", "cannotRejoin", "stillDisconnected", "progress", "progressLabel", "warnQuestion", "warnExam", "stateStarting", "stateInProgress", "statePaused", "stateFinished", "stateStopped", "pausedLeft", "pausedAsked", "pausedByExaminer", "commandTaken", "closePage", "examinerAbsent", "tryAgain"}
 
 // Line is the fixed line of a key. A pack that passed Validate has every line.
 func (p *Pack) Line(k LineKey) string { return p.Lines[k] }
@@ -417,6 +422,11 @@ func (p *Pack) Validate() error {
 	for _, k := range PageKeys {
 		need(strings.TrimSpace(p.Page[k]) != "", "page."+k)
 	}
+	for _, k := range PageKeys {
+		if err := checkPlaceholders(k, p.Page[k]); err != nil && p.Page[k] != "" {
+			return fmt.Errorf("%w: pack %q: page.%s: %w", ErrInvalidPack, p.Language, k, err)
+		}
+	}
 	need(len(p.CommonWords) >= 20, "commonWords (at least 20)")
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: pack %q lacks %s", ErrIncompletePack, p.Language, strings.Join(missing, ", "))
@@ -440,4 +450,49 @@ func knownLine(k LineKey) bool {
 		}
 	}
 	return false
+}
+
+// PagePlaceholders are the {name} placeholders each page string has, which the page fills in;
+// a string without any has none.
+var PagePlaceholders = map[string][]string{
+	"progress": {"current", "total"}, "progressLabel": {"current", "total"},
+	"warnQuestion": {"minutes"}, "warnExam": {"minutes"},
+	"serverAnswered": {"status"}, "stillDisconnected": {"error"},
+}
+
+// checkPlaceholders reports a page string that lacks one of its key's placeholders or has one
+// the page does not fill in (which the candidate would read as it is).
+func checkPlaceholders(key, s string) error {
+	want := PagePlaceholders[key]
+	var got []string
+	for rest := s; ; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			break
+		}
+		got = append(got, rest[i+1:i+j])
+		rest = rest[i+j+1:]
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			return fmt.Errorf("unknown placeholder {%s} (this string has %s)", g, placeholderList(want))
+		}
+	}
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			return fmt.Errorf("lacks the placeholder {%s}", w)
+		}
+	}
+	return nil
+}
+
+func placeholderList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return "{" + strings.Join(names, "}, {") + "}"
 }

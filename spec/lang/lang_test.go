@@ -292,3 +292,30 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPagePlaceholders: a page string keeps the placeholders the page fills in ({current} of
+// {total}), and a pack whose string lacks one or has another is refused, from the config file
+// as from the shipped ones.
+func TestPagePlaceholders(t *testing.T) {
+	for _, tc := range []struct {
+		key, text string
+		ok        bool
+	}{
+		{"progress", "{current} sur {total}", true},
+		{"progress", "{total} : {current}", true},
+		{"progress", "{current} sur", false},
+		{"progress", "{current} sur {totale}", false},
+		{"send", "Envoyer {x}", false},
+		{"send", "Envoyer", true},
+		{"warnExam", "Noch etwa {minutes} Min.", true},
+	} {
+		over := &lang.Pack{Language: "fr-CA", Page: map[string]string{tc.key: tc.text}}
+		_, err := lang.Builtin().With(over)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s %q: %v, want ok %v", tc.key, tc.text, err, tc.ok)
+		}
+		if err != nil && !errors.Is(err, lang.ErrInvalidPack) {
+			t.Errorf("%s %q: %v, want ErrInvalidPack", tc.key, tc.text, err)
+		}
+	}
+}
