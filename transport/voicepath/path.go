@@ -99,7 +99,7 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 		parts.Sink = p.stamp
 	}
 	if _, ok := ctrl.(lineSpeculator); ok && parts.Synthesizer != nil && cfg.endOfTurn == EndAdaptive {
-		p.prep = &preparedSynth{Synthesizer: parts.Synthesizer}
+		p.prep = &preparedSynth{Synthesizer: parts.Synthesizer, log: cfg.log}
 		parts.Synthesizer = p.prep
 	}
 	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
@@ -240,7 +240,9 @@ func (p *Path) Close() error {
 		p.wg.Wait()
 		p.closeErr = p.v.Close()
 		p.prepWG.Wait() // after the pipeline, which starts them
-
+		if st := p.Prepared(); st.Prepared > 0 {
+			p.log.Info("voice: first sentences prepared during pauses", "prepared", st.Prepared, "used", st.Used, "discarded", st.Discarded)
+		}
 	})
 	return p.closeErr
 }

@@ -2,7 +2,9 @@ package voicepath
 
 import (
 	"context"
+	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/runtime"
@@ -32,6 +34,7 @@ type PreparedStats struct {
 // been synthesised ahead of its line.
 type preparedSynth struct {
 	audio.Synthesizer
+	log *slog.Logger
 
 	mu    sync.Mutex
 	slot  *prepared
@@ -98,6 +101,10 @@ func (ps *preparedSynth) Synthesize(ctx context.Context, text string, opts audio
 	}
 	ps.mu.Unlock()
 	if hit {
+		asked := time.Now()
+		defer func() {
+			ps.log.Debug("voice: prepared sentence used", "waited", time.Since(asked).Round(time.Millisecond), "err", pr.err)
+		}()
 		select {
 		case <-pr.done:
 		case <-ctx.Done():
@@ -148,6 +155,7 @@ func (p *Path) prepareReply() {
 		defer p.prepWG.Done()
 		sp, ok := ls.SpeculativeLine(p.ctx)
 		if !ok {
+			p.log.Debug("voice: no reply to prepare for the pause")
 			return
 		}
 		// The first sentence as Voice.Speak will cut the line (a short one goes with the next).
@@ -155,6 +163,7 @@ func (p *Path) prepareReply() {
 		if len(sentences) == 0 {
 			return
 		}
+		p.log.Debug("voice: preparing the reply's first sentence", "text", sentences[0], "node", sp.NodeID)
 		p.prep.prepare(p.ctx, &p.prepWG, sentences[0], p.speakOptionsIn(sp.NodeID, &sp))
 	}()
 }
