@@ -1,0 +1,141 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/examtui/examtui/audio"
+	"github.com/examtui/examtui/cmd/examtui/internal/app"
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/runtime"
+)
+
+// confidentWhisper is the transcription stand-in as a confident Whisper answers: every segment
+// with avg_logprob −0.05 and no_speech_prob 0.01 (confidence 0.94). It tells the utterances
+// apart by how long they are voiced: the nearest of the clips it knows.
+type confidentWhisper struct {
+	mu    sync.Mutex
+	texts []string
+	loud  []time.Duration
+}
+
+func (w *confidentWhisper) add(text string, clip []int16) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.texts = append(w.texts, text)
+	w.loud = append(w.loud, loudFor(clip))
+}
+
+func (w *confidentWhisper) transcribe(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
+	pcm, err := openaitest.ReadWAV(bytes.NewReader(req.File))
+	if err != nil {
+		return openaitest.Status(400, openaitest.ErrorBody("invalid_request_error", "", err.Error()))
+	}
+	got := loudFor(pcm.Samples)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	best := 0
+	for i, l := range w.loud {
+		if (got - l).Abs() < (got - w.loud[best]).Abs() {
+			best = i
+		}
+	}
+	text := w.texts[best]
+	d := pcm.Duration().Seconds()
+	return openaitest.Transcribed(openaitest.Transcript{Text: text, Duration: d,
+		Segments: []openaitest.Segment{{Start: 0, End: d, Text: text, AvgLogprob: -0.05, NoSpeechProb: 0.01}}})
+}
+
+// TestVoiceSureAnswerOnTheOpenAIWire: with a recogniser that reports its confidence (Whisper's
+// verbose_json on the OpenAI-compatible wire), a complete answer recognised with high
+// confidence ends after the shortest wait (audio.DefaultSureEndpointingDelay), and the
+// examiner's reply made during it is reused; the same confidence never shortens the wait after
+// a trailing word: "Because, [pause] …" stays one turn.
+func TestVoiceSureAnswerOnTheOpenAIWire(t *testing.T) {
+	ctx := context.Background()
+	x := apptest.OpenExam(ctx, t, app.Options{DataDir: t.TempDir()})
+	espeak, err := audio.NewEspeak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := apptest.Rehearsal(t).Said()
+	const because, reason = "Because,", "most of our guests leave early for the conference."
+	whisper := &confidentWhisper{}
+	answer := spokenTurn(t, espeak, said[0], 1)
+	whisper.add(said[0], answer)
+	a := spokenTurn(t, espeak, because, 2)
+	b := spokenTurn(t, espeak, reason, 3)
+	whisper.add(because, a)
+	whisper.add(because+" "+reason, append(append([]int16(nil), a...), b...))
+	srv := openaitest.New(t, openaitest.WithTranscriber(whisper.transcribe))
+	rec, err := audio.NewOpenAIRecognizer(srv.URL(), "test-key", srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newPushSource()
+	v, err := app.StartVoice(ctx, x, app.VoiceParts{Source: src, Recognizer: rec},
+		app.WithVoiceAdaptiveEndOfTurn(true), app.WithVoiceLogger(voiceTestLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	var mu sync.Mutex
+	var obs []*runtime.ObservationPayload
+	var finals []string
+	x.Subscribe(runtime.SubscriberFunc(func(ev runtime.Event) {
+		p, err := ev.Decode()
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch p := p.(type) {
+		case *runtime.ObservationPayload:
+			obs = append(obs, p)
+		case *runtime.TranscriptSegmentPayload:
+			if p.Speaker == "candidate" && p.IsFinal {
+				finals = append(finals, p.Text)
+			}
+		}
+	}))
+	drainLevels(v)
+	if err := x.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	observed := func(n int) *runtime.ObservationPayload {
+		t.Helper()
+		var o *runtime.ObservationPayload
+		testutil.Eventually(t, 30*time.Second, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(obs) >= n {
+				o = obs[n-1]
+			}
+			return o != nil
+		}, "observation")
+		return o
+	}
+
+	pushPaced(src, answer)
+	o := observed(1)
+	sure := audio.DefaultSureEndpointingDelay.Milliseconds()
+	if ms := o.Latency.EndpointingMs; ms < float64(sure) || ms > float64(sure)+2*float64(audio.FrameDuration.Milliseconds()) {
+		t.Errorf("a sure answer ended %.0f ms after the speech, want the shortest wait (%d ms)", ms, sure)
+	}
+	if st := x.Controller.Speculations(); st.Reused != 1 {
+		t.Errorf("speculations %+v: the examiner's reply made during the wait was not reused", st)
+	}
+
+	pushPaced(src, append(a[:len(a)-audio.SampleRate/5], b...)) // 1.4 s after "Because,"
+	observed(2)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := because + " " + reason; len(finals) != 2 || finals[1] != want {
+		t.Fatalf("final turns %q: want the second to be %q (held through the pause after %q)", finals, want, because)
+	}
+}
