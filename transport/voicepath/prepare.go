@@ -75,17 +75,6 @@ func (ps *preparedSynth) prepare(ctx context.Context, wg *sync.WaitGroup, text s
 	}()
 }
 
-// discard drops the prepared sentence (the candidate spoke again).
-func (ps *preparedSynth) discard() {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if pr := ps.slot; pr != nil {
-		pr.cancel()
-		ps.slot = nil
-		ps.stats.Discarded++
-	}
-}
-
 // Synthesize returns the prepared audio for the very sentence it was prepared for (waiting for
 // it if it is still being synthesised), else synthesises text now.
 func (ps *preparedSynth) Synthesize(ctx context.Context, text string, opts audio.SpeakOptions) (audio.Clip, error) {

@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"sync"
 	"testing"
@@ -14,42 +13,6 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
-
-// confidentWhisper is the transcription stand-in as a confident Whisper answers: every segment
-// with avg_logprob −0.05 and no_speech_prob 0.01 (confidence 0.94). It tells the utterances
-// apart by how long they are voiced: the nearest of the clips it knows.
-type confidentWhisper struct {
-	mu    sync.Mutex
-	texts []string
-	loud  []time.Duration
-}
-
-func (w *confidentWhisper) add(text string, clip []int16) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.texts = append(w.texts, text)
-	w.loud = append(w.loud, loudFor(clip))
-}
-
-func (w *confidentWhisper) transcribe(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
-	pcm, err := openaitest.ReadWAV(bytes.NewReader(req.File))
-	if err != nil {
-		return openaitest.Status(400, openaitest.ErrorBody("invalid_request_error", "", err.Error()))
-	}
-	got := loudFor(pcm.Samples)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	best := 0
-	for i, l := range w.loud {
-		if (got - l).Abs() < (got - w.loud[best]).Abs() {
-			best = i
-		}
-	}
-	text := w.texts[best]
-	d := pcm.Duration().Seconds()
-	return openaitest.Transcribed(openaitest.Transcript{Text: text, Duration: d,
-		Segments: []openaitest.Segment{{Start: 0, End: d, Text: text, AvgLogprob: -0.05, NoSpeechProb: 0.01}}})
-}
 
 // TestVoiceSureAnswerOnTheOpenAIWire: with a recogniser that reports its confidence (Whisper's
 // verbose_json on the OpenAI-compatible wire), a complete answer recognised with high
@@ -65,14 +28,16 @@ func TestVoiceSureAnswerOnTheOpenAIWire(t *testing.T) {
 	}
 	said := apptest.Rehearsal(t).Said()
 	const because, reason = "Because,", "most of our guests leave early for the conference."
-	whisper := &confidentWhisper{}
+	// The transcription stand-in as a confident Whisper answers: avg_logprob −0.05 and
+	// no_speech_prob 0.01 (confidence 0.94).
+	whisper := &openaitest.Answers{AvgLogprob: -0.05, NoSpeechProb: 0.01}
 	answer := spokenTurn(t, espeak, said[0], 1)
-	whisper.add(said[0], answer)
+	whisper.Add(said[0], answer, audio.SampleRate)
 	a := spokenTurn(t, espeak, because, 2)
 	b := spokenTurn(t, espeak, reason, 3)
-	whisper.add(because, a)
-	whisper.add(because+" "+reason, append(append([]int16(nil), a...), b...))
-	srv := openaitest.New(t, openaitest.WithTranscriber(whisper.transcribe))
+	whisper.Add(because, a, audio.SampleRate)
+	whisper.Add(because+" "+reason, append(append([]int16(nil), a...), b...), audio.SampleRate)
+	srv := openaitest.New(t, openaitest.WithTranscriber(whisper.Transcribe))
 	rec, err := audio.NewOpenAIRecognizer(srv.URL(), "test-key", srv.Client())
 	if err != nil {
 		t.Fatal(err)
