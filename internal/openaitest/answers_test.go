@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/openaitest"
+	"github.com/examtui/examtui/internal/testutil"
+	"github.com/sashabaranov/go-openai"
 )
 
 // tone is d of a loud 440 Hz tone at 16 kHz, after 300 ms of silence.
@@ -52,5 +54,17 @@ func TestAnswers(t *testing.T) {
 	}
 	if b := a.Transcribe(&openaitest.TranscriptionRequest{File: []byte("not a wav")}); b.StatusCode != 400 {
 		t.Errorf("not a WAV: %+v", b)
+	}
+}
+
+// WithSpeechDelay holds the default speech back by the delay, on top of the synthesis.
+func TestSpeechDelay(t *testing.T) {
+	testutil.SkipIfShort(t, "espeak-ng")
+	const delay = 300 * time.Millisecond
+	req := openai.CreateSpeechRequest{Model: openai.TTSModel1, Input: "Yes.", Voice: openai.VoiceAlloy, ResponseFormat: openai.SpeechResponseFormatWav}
+	start := time.Now()
+	speak(t, openaitest.New(t, openaitest.WithSpeechDelay(delay)), req)
+	if took := time.Since(start); took < delay {
+		t.Errorf("speech answered after %v, want at least %v", took, delay)
 	}
 }
