@@ -1,6 +1,7 @@
 package roomcheck
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -170,7 +171,7 @@ func startAgentsPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, ag
 	if err := cmd.Start(); err != nil {
 		b.Fatalf("the LiveKit Agents worker: %v", err)
 	}
-	return func() {
+	stop = func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		t := time.AfterFunc(10*time.Second, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 		_ = cmd.Wait()
@@ -181,6 +182,18 @@ func startAgentsPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, ag
 				b.Logf("agent log:\n%s", out)
 			}
 		}
+	}
+	// The server dispatches the worker only to rooms opened after it registered.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if out, err := os.ReadFile(logf.Name()); err == nil && bytes.Contains(out, []byte(`"registered worker"`)) {
+			return stop
+		}
+		if time.Now().After(deadline) {
+			stop()
+			b.Fatal("the LiveKit Agents worker did not register with the server in 2 minutes")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
