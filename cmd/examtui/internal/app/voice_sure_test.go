@@ -2,16 +2,12 @@ package app_test
 
 import (
 	"context"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/openaitest"
-	"github.com/examtui/examtui/internal/testutil"
-	"github.com/examtui/examtui/runtime"
 )
 
 // TestVoiceSureAnswerOnTheOpenAIWire: with a recogniser that reports its confidence (Whisper's
@@ -42,52 +38,10 @@ func TestVoiceSureAnswerOnTheOpenAIWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := newPushSource()
-	v, err := app.StartVoice(ctx, x, app.VoiceParts{Source: src, Recognizer: rec},
-		app.WithVoiceAdaptiveEndOfTurn(true), app.WithVoiceLogger(voiceTestLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	var mu sync.Mutex
-	var obs []*runtime.ObservationPayload
-	var finals []string
-	x.Subscribe(runtime.SubscriberFunc(func(ev runtime.Event) {
-		p, err := ev.Decode()
-		if err != nil {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		switch p := p.(type) {
-		case *runtime.ObservationPayload:
-			obs = append(obs, p)
-		case *runtime.TranscriptSegmentPayload:
-			if p.Speaker == "candidate" && p.IsFinal {
-				finals = append(finals, p.Text)
-			}
-		}
-	}))
-	drainLevels(v)
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	observed := func(n int) *runtime.ObservationPayload {
-		t.Helper()
-		var o *runtime.ObservationPayload
-		testutil.Eventually(t, 30*time.Second, func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			if len(obs) >= n {
-				o = obs[n-1]
-			}
-			return o != nil
-		}, "observation")
-		return o
-	}
+	src, w := startAdaptiveVoice(ctx, t, x, rec)
 
 	pushPaced(src, answer)
-	o := observed(1)
+	o := w.observed(1)
 	sure := audio.DefaultSureEndpointingDelay.Milliseconds()
 	if ms := o.Latency.EndpointingMs; ms < float64(sure) || ms > float64(sure)+2*float64(audio.FrameDuration.Milliseconds()) {
 		t.Errorf("a sure answer ended %.0f ms after the speech, want the shortest wait (%d ms)", ms, sure)
@@ -97,9 +51,8 @@ func TestVoiceSureAnswerOnTheOpenAIWire(t *testing.T) {
 	}
 
 	pushPaced(src, append(a[:len(a)-audio.SampleRate/5], b...)) // 1.4 s after "Because,"
-	observed(2)
-	mu.Lock()
-	defer mu.Unlock()
+	w.observed(2)
+	finals, _ := w.said()
 	if want := because + " " + reason; len(finals) != 2 || finals[1] != want {
 		t.Fatalf("final turns %q: want the second to be %q (held through the pause after %q)", finals, want, because)
 	}
