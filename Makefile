@@ -11,6 +11,11 @@ MERMAID      := $(BIN)/mermaid/node_modules/mermaid/package.json
 # ltijs, an independent LTI 1.3 tool the LTI tests run against the stand-in platform
 # (tools/ltijs, pinned by its lock).
 LTIJS        := $(BIN)/ltijs/node_modules/ltijs/package.json
+# LiveKit Agents (Node), the peer voice agent of the reply-latency benchmark
+# (BenchmarkPeerReplyLatency; tools/lkagents, pinned by its lock). Not part of `tools`: only
+# that benchmark needs it. onnxruntime-node's install script would fetch CUDA libraries from
+# nuget.org; the CPU build it ships is all Silero's VAD needs.
+LKAGENTS     := $(BIN)/lkagents/node_modules/@livekit/agents/package.json
 LIVEKIT_VER  := v1.13.5
 STATICCHECK_VER := v0.8.2
 # ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
@@ -32,7 +37,7 @@ APT_PACKAGES := pkg-config portaudio19-dev libopus-dev libopusfile-dev libsoxr-d
 TEST_APT_PACKAGES := postgresql graphviz libxml2-utils nodejs python3 chromium
 TESTFLAGS    ?= -race -timeout 40m
 
-.PHONY: all run build web test test-short lint bench test-stress deps test-deps apt tools livekit-server staticcheck ajv mermaid ltijs clean
+.PHONY: all run build web test test-short lint bench test-stress deps test-deps apt tools livekit-server staticcheck ajv mermaid ltijs lkagents clean
 
 all: build
 
@@ -136,6 +141,14 @@ $(LTIJS): tools/ltijs/package.json tools/ltijs/package-lock.json tools/ltijs/too
 	cp tools/ltijs/package.json tools/ltijs/package-lock.json tools/ltijs/tool.js $(BIN)/ltijs/
 	cd $(BIN)/ltijs && npm ci --no-audit --no-fund --loglevel=error
 	@touch $(LTIJS)
+
+lkagents: $(LKAGENTS)
+$(LKAGENTS): tools/lkagents/package.json tools/lkagents/package-lock.json tools/lkagents/agent.mjs
+	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	@mkdir -p $(BIN)/lkagents
+	cp tools/lkagents/package.json tools/lkagents/package-lock.json tools/lkagents/agent.mjs $(BIN)/lkagents/
+	cd $(BIN)/lkagents && ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm ci --no-audit --no-fund --loglevel=error
+	@touch $(LKAGENTS)
 
 clean:
 	rm -rf $(BIN)

@@ -30,6 +30,8 @@ type SpeculationStats struct {
 // speculation is one examiner call made ahead of its turn.
 type speculation struct {
 	key    [sha256.Size]byte
+	text   string   // the turn's words
+	admin  []string // the queued instructions the request carries
 	ex     Examiner
 	exam   *spec.Exam
 	cancel context.CancelFunc
@@ -79,7 +81,8 @@ func (c *Controller) Speculate(ctx context.Context, t Turn) error {
 		return err
 	}
 	sctx, cancel := context.WithTimeout(ctx, c.turnTimeout)
-	s := &speculation{key: key, ex: c.ex, exam: c.exam, cancel: cancel, done: make(chan struct{}), nodeID: c.node.NodeID}
+	s := &speculation{key: key, text: text, admin: req.AdminInstructions, ex: c.ex, exam: c.exam, cancel: cancel,
+		done: make(chan struct{}), nodeID: c.node.NodeID}
 	sl.s = s
 	sl.stats.Started++
 	req.OnArguments = func(p []byte) { s.partials = append(s.partials, bytes.Clone(p)) }

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/examtui/examtui/spec"
 )
 
 // streamState follows one streaming examiner call. It is touched only under the controller's mu.
@@ -99,17 +101,25 @@ func (c *Controller) onPartialArguments(st *streamState, partial []byte) {
 // predictSpeaks decides, from the complete decision fields, whether the reply's spokenText will
 // be said: no command, no anxiety replacement, and no guardrail transition.
 func (c *Controller) predictSpeaks(st *streamState, fields map[string]json.RawMessage) bool {
+	speaks, _ := c.predictReply(st.safety, fields)
+	return speaks
+}
+
+// predictReply predicts from the decision fields what the decision does with the reply: speaks
+// its spokenText (no command, no anxiety replacement, no guardrail transition), or moves on for
+// reason (non-empty: a guardrail transition); neither when it does something else.
+func (c *Controller) predictReply(safety Command, fields map[string]json.RawMessage) (speaks bool, reason spec.Reason) {
 	fields["spokenText"] = json.RawMessage(`""`)
 	raw, err := json.Marshal(fields)
 	if err != nil {
-		return false
+		return false, ""
 	}
 	obs, _, err := ParseObservation(raw, c.node, c.exam)
 	if err != nil || obs.AnxietyDetected || obs.DistressDetected {
-		return false
+		return false, ""
 	}
-	if cmd, _, _ := arbitrateCommand(true, obs, st.safety); cmd != "" {
-		return false
+	if cmd, _, _ := arbitrateCommand(true, obs, safety); cmd != "" {
+		return false, ""
 	}
 	// Simulate step 4: which of the signals would be newly accepted.
 	node := c.node
@@ -132,8 +142,8 @@ func (c *Controller) predictSpeaks(st *streamState, fields map[string]json.RawMe
 	if obs.AnswerQuality == QualityOffTopic {
 		offTopic++
 	}
-	reason, _ := c.checkGuardrails(obs, offTopic, have)
-	return reason == ""
+	reason, _ = c.checkGuardrails(obs, offTopic, have)
+	return reason == "", reason
 }
 
 // scanPartialObject reads a possibly truncated JSON object. It returns the top-level fields

@@ -56,7 +56,7 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	b := s.next(&s.speechQ, func() Behaviour { return Synthesised() })
+	b := s.next(&s.speechQ, func() Behaviour { return Synthesised(Delay(s.cfg.speechDelay)) })
 	s.update(r, func(rec *Request) { rec.Behaviour = b.Kind })
 	if !s.ready(w, r, b, endpointSpeech, KindSpeech) {
 		return

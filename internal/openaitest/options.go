@@ -3,6 +3,7 @@ package openaitest
 import (
 	"fmt"
 	"log/slog"
+	"time"
 )
 
 // Option configures a Server.
@@ -13,6 +14,7 @@ type config struct {
 	chatDefault func(*ChatRequest) Behaviour
 	plainChat   func(*ChatRequest) Behaviour
 	sttDefault  func(*TranscriptionRequest) Behaviour
+	speechDelay time.Duration
 	espeak      string
 	voice       string
 	models      []string
@@ -108,6 +110,18 @@ func WithVoice(voice string) Option {
 func WithModels(models ...string) Option {
 	return func(c *config) error {
 		c.models = append([]string(nil), models...)
+		return nil
+	}
+}
+
+// WithSpeechDelay makes the speech answered when the queue is empty wait d before its first
+// byte, on top of the synthesis (a provider's own latency).
+func WithSpeechDelay(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("%w: speech delay %v", ErrInvalidOption, d)
+		}
+		c.speechDelay = d
 		return nil
 	}
 }

@@ -34,6 +34,7 @@ type Client struct {
 	once    sync.Once
 	roles   *RoleBook
 	bot     string          // the one bot the server vouched for, pinned when first seen
+	agents  bool            // decode an agent participant's audio too (WithAgentAudio)
 	warned  map[string]bool // security warnings already delivered, by code and sender
 	session string          // the session of the bot's latest event, for local warnings
 
@@ -55,6 +56,7 @@ type clientOptions struct {
 	audioBuffer int
 	onState     func(ConnState)
 	connectOpts []lksdk.ConnectOption
+	agentAudio  bool
 }
 
 // WithClientLogger sets the client's logger (default: discard).
@@ -78,6 +80,12 @@ func WithEventBuffer(n int) ClientOption { return func(o *clientOptions) { o.eve
 func WithClientStateChanges(fn func(ConnState)) ClientOption {
 	return func(o *clientOptions) { o.onState = fn }
 }
+
+// WithAgentAudio also decodes into Audio the speech of a LiveKit Agents participant (kind
+// agent, which only the server gives, to an agent worker it dispatched): the reply-latency
+// benchmark measures a LiveKit Agents voice agent with the same client as the exam bot. Its
+// events are never believed, as from anyone who is not the bot.
+func WithAgentAudio() ClientOption { return func(o *clientOptions) { o.agentAudio = true } }
 
 // WithClientConnectOptions passes options to the SDK's join.
 func WithClientConnectOptions(opts ...lksdk.ConnectOption) ClientOption {
@@ -111,6 +119,7 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 		cancel: cancel,
 		seen:   make(map[int64]bool),
 		warned: make(map[string]bool),
+		agents: o.agentAudio,
 	}
 	c.roles = NewRoleBook(func(u UntrustedParticipant) {
 		c.log.Warn("participant refused a role", "identity", u.Identity, "claimed", u.Claimed, "verdict", u.Verdict.String())
@@ -274,7 +283,8 @@ func (c *Client) deliver(ev runtime.Event) {
 }
 
 func (c *Client) attachAudio(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
-	if track.Kind() != webrtc.RTPCodecTypeAudio || !c.isBot(rp) {
+	agent := c.agents && rp != nil && rp.Kind() == lksdk.ParticipantAgent
+	if track.Kind() != webrtc.RTPCodecTypeAudio || !(agent || c.isBot(rp)) {
 		return
 	}
 	sink := &frameSink{from: rp.Identity(), rate: InputSampleRate, out: c.audio, dropped: &c.audioDropped, log: c.log}

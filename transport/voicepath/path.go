@@ -64,8 +64,10 @@ type Path struct {
 	nodeMu    sync.Mutex
 	nodeID    string
 	timer     timer
-	stamp     *playStamp // the sink, noting when each reply starts playing
-	warm      []any      // the providers, warmed at Start (audio.Warm)
+	stamp     *playStamp     // the sink, noting when each reply starts playing
+	warm      []any          // the providers, warmed at Start (audio.Warm)
+	prep      *preparedSynth // the synthesizer, with a first sentence prepared during a pause (prepare.go); nil: none
+	prepWG    sync.WaitGroup // prepareReply's goroutines
 
 	started   atomic.Bool
 	ctx       context.Context
@@ -99,6 +101,10 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	if parts.Sink != nil {
 		p.stamp = &playStamp{Sink: parts.Sink}
 		parts.Sink = pausable(p.stamp, parts.Sink)
+	}
+	if _, ok := ctrl.(lineSpeculator); ok && parts.Synthesizer != nil && cfg.endOfTurn == EndAdaptive {
+		p.prep = &preparedSynth{Synthesizer: parts.Synthesizer, log: cfg.log}
+		parts.Synthesizer = p.prep
 	}
 	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
 		audio.WithOnEvent(p.onEvent), audio.WithOnTranscript(p.onTranscript)}
@@ -238,6 +244,10 @@ func (p *Path) Close() error {
 		p.v.StopSpeaking()
 		p.wg.Wait()
 		p.closeErr = p.v.Close()
+		p.prepWG.Wait() // after the pipeline, which starts them
+		if st := p.Prepared(); st.Prepared > 0 {
+			p.log.Info("voice: first sentences prepared during pauses", "prepared", st.Prepared, "used", st.Used, "discarded", st.Discarded)
+		}
 	})
 	return p.closeErr
 }

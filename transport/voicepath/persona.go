@@ -9,13 +9,18 @@ import (
 // persona (else the default voice), in the exam's language, at the line's speed (else the
 // persona's, else 1) scaled by WithSpeed and kept within audio's limits.
 func (p *Path) speakOptions(sp *runtime.SpokenPayload) audio.SpeakOptions {
+	p.nodeMu.Lock()
+	id := p.nodeID
+	p.nodeMu.Unlock()
+	return p.speakOptionsIn(id, sp)
+}
+
+// speakOptionsIn is speakOptions for a line of node nodeID.
+func (p *Path) speakOptionsIn(nodeID string, sp *runtime.SpokenPayload) audio.SpeakOptions {
 	opts := audio.SpeakOptions{Speed: sp.TTSSpeed, Voice: p.defaultVoice()}
 	if e := p.exam; e != nil {
 		opts.Language = e.Language
-		p.nodeMu.Lock()
-		n := e.Node(p.nodeID)
-		p.nodeMu.Unlock()
-		if n != nil {
+		if n := e.Node(nodeID); n != nil {
 			if n.Controller.Voice != "" {
 				opts.Voice = n.Controller.Voice
 			}

@@ -64,7 +64,9 @@ func (p *Path) speculate(ft audio.FinalTranscript) {
 	}
 	if err := p.ctrl.Speculate(p.ctx, turn); err != nil {
 		p.log.Debug("voice: speculation not started", "err", err)
+		return
 	}
+	p.prepareReply()
 }
 
 // turnOf is the controller's turn for a recognised one (the same for a speculation, so the

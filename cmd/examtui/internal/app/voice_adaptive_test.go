@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
 
@@ -42,57 +44,10 @@ func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sphinx.Close()
-	src := newPushSource()
-	v, err := app.StartVoice(ctx, x, app.VoiceParts{Source: src, Recognizer: sphinx},
-		app.WithVoiceAdaptiveEndOfTurn(true), app.WithVoiceLogger(voiceTestLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	var mu sync.Mutex
-	var obs []*runtime.ObservationPayload
-	var segs []*runtime.TranscriptSegmentPayload
-	x.Subscribe(runtime.SubscriberFunc(func(ev runtime.Event) {
-		p, err := ev.Decode()
-		if err != nil {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		switch p := p.(type) {
-		case *runtime.ObservationPayload:
-			obs = append(obs, p)
-		case *runtime.TranscriptSegmentPayload:
-			if p.Speaker == "candidate" {
-				segs = append(segs, p)
-			}
-		}
-	}))
-	drainLevels(v)
-	if err := x.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	observed := func(n int) *runtime.ObservationPayload {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			mu.Lock()
-			if len(obs) >= n {
-				o := obs[n-1]
-				mu.Unlock()
-				return o
-			}
-			mu.Unlock()
-			if time.Now().After(deadline) {
-				t.Fatalf("no observation %d", n)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-
+	t.Cleanup(func() { sphinx.Close() })
+	src, w := startAdaptiveVoice(ctx, t, x, sphinx)
 	pushPaced(src, spokenTurn(t, espeak, said[0], 1))
-	o := observed(1)
+	o := w.observed(1)
 	complete := audio.DefaultCompleteEndpointingDelay.Milliseconds()
 	if ms := o.Latency.EndpointingMs; ms < float64(complete) || ms > float64(complete)+2*float64(audio.FrameDuration.Milliseconds()) {
 		t.Errorf("a complete answer ended %.0f ms after the speech, want the short delay (%d ms)", ms, complete)
@@ -104,17 +59,8 @@ func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 	a := spokenTurn(t, espeak, first, 2)
 	b := spokenTurn(t, espeak, second, 3)
 	pushPaced(src, append(a[:len(a)-audio.SampleRate/5], b...)) // 1.4 s between the halves
-	o = observed(2)
-	mu.Lock()
-	var finals, partials []string
-	for _, s := range segs {
-		if s.IsFinal {
-			finals = append(finals, s.Text)
-		} else {
-			partials = append(partials, s.Text)
-		}
-	}
-	mu.Unlock()
+	o = w.observed(2)
+	finals, partials := w.said()
 	want := audio.NormalizeForGrammar(first + " " + second)
 	if len(finals) != 2 || finals[1] != want {
 		t.Fatalf("final turns %q: want the second to be %q (held through the pause after %q)", finals, want, "or")
@@ -129,4 +75,82 @@ func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 	if o.Turn != 2 {
 		t.Errorf("observation of turn %d", o.Turn)
 	}
+}
+
+// startAdaptiveVoice starts x's voice on a pushed microphone with rec and the adaptive end of
+// turn, watches its events and starts the exam.
+func startAdaptiveVoice(ctx context.Context, t *testing.T, x *app.Exam, rec audio.Recognizer) (*pushSource, *voiceWatch) {
+	t.Helper()
+	src := newPushSource()
+	v, err := app.StartVoice(ctx, x, app.VoiceParts{Source: src, Recognizer: rec},
+		app.WithVoiceAdaptiveEndOfTurn(true), app.WithVoiceLogger(voiceTestLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	w := watchVoice(t, x)
+	drainLevels(v)
+	if err := x.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return src, w
+}
+
+// voiceWatch keeps what the exam's events say of the spoken turns: the observations and the
+// candidate's transcript segments (final and interim).
+type voiceWatch struct {
+	t    *testing.T
+	mu   sync.Mutex
+	obs  []*runtime.ObservationPayload
+	segs []*runtime.TranscriptSegmentPayload
+}
+
+func watchVoice(t *testing.T, x *app.Exam) *voiceWatch {
+	w := &voiceWatch{t: t}
+	x.Subscribe(runtime.SubscriberFunc(func(ev runtime.Event) {
+		p, err := ev.Decode()
+		if err != nil {
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		switch p := p.(type) {
+		case *runtime.ObservationPayload:
+			w.obs = append(w.obs, p)
+		case *runtime.TranscriptSegmentPayload:
+			if p.Speaker == "candidate" {
+				w.segs = append(w.segs, p)
+			}
+		}
+	}))
+	return w
+}
+
+// observed waits for the nth observation.
+func (w *voiceWatch) observed(n int) *runtime.ObservationPayload {
+	w.t.Helper()
+	var o *runtime.ObservationPayload
+	testutil.Eventually(w.t, 30*time.Second, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if len(w.obs) >= n {
+			o = w.obs[n-1]
+		}
+		return o != nil
+	}, fmt.Sprintf("observation %d", n))
+	return o
+}
+
+// said is the candidate's final turns and interim transcripts so far.
+func (w *voiceWatch) said() (finals, partials []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.segs {
+		if s.IsFinal {
+			finals = append(finals, s.Text)
+		} else {
+			partials = append(partials, s.Text)
+		}
+	}
+	return finals, partials
 }

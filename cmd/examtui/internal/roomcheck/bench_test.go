@@ -64,6 +64,7 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 					switch {
 					case rp.Error != "":
 						failed++
+						b.Logf("a reply failed: %s", rp.Error)
 					case rp.StartedEarly:
 						early++
 					default:
