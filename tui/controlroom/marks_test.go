@@ -25,4 +25,20 @@ func TestStatusAwaitingMarks(t *testing.T) {
 	}
 }
 
+// TestStatusFailedPassbacks: the status line says how many scores the LMS gradebook did not
+// take, and where to read which (the marking queue); nothing while there are none.
+func TestStatusFailedPassbacks(t *testing.T) {
+	for _, tc := range []struct {
+		count *int
+		want  string
+	}{{nil, ""}, {ptr(0), ""}, {ptr(2), "gradebook refused 2 (marks queue)"}} {
+		m := fixtureModel(t, 3, 160, 20, true)
+		m.applyUpdate(monitor.Update{FailedPassbacks: tc.count})
+		status := ansi.Strip(strings.Split(m.Render(), "\n")[0])
+		if got := strings.Contains(status, "gradebook"); got != (tc.want != "") || (tc.want != "" && !strings.Contains(status, tc.want)) {
+			t.Errorf("count %v: status line %q, want %q", tc.count, status, tc.want)
+		}
+	}
+}
+
 func ptr(i int) *int { return &i }
