@@ -61,7 +61,27 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, notBuilt+"\n")
 		return
 	}
+	if origins := s.frameOrigins(r); len(origins) > 0 {
+		w.Header().Set("Content-Security-Policy", withFrameAncestors(s.csp, origins))
+	}
 	s.serveFile(w, r, "index.html", cacheNever)
+}
+
+// frameOrigins are the origins that may frame the join page of the request's code: those of
+// the platform its room was launched from; none for a code that is not well formed or unknown.
+func (s *Server) frameOrigins(r *http.Request) []string {
+	code := r.PathValue("code")
+	if s.cfg.FrameOrigins == nil || !wellFormed(code) {
+		return nil
+	}
+	jc, err := s.cfg.Store.JoinCodeOf(r.Context(), hashSecret(code))
+	if err != nil {
+		if !errors.Is(err, sessions.ErrJoinCodeNotFound) {
+			s.log.Warn("join page: look up the code's room", "code", digest(code), "err", err)
+		}
+		return nil
+	}
+	return s.cfg.FrameOrigins(r.Context(), jc.Room)
 }
 
 // join redeems a code for this browser and answers with a fresh candidate token.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -218,6 +219,33 @@ var instructorPage = template.Must(template.New("instructor").Parse(`<!doctype h
 {{end}}</tbody></table>{{else}}<p>No candidate has launched an exam from this course yet.</p>{{end}}
 <p>Supervise live exams with <code>examtui monitor</code>; mark them with <code>examtui mark</code>; send locked marks to the gradebook with <code>examtui marks publish</code>.</p>
 </main></body></html>`))
+
+// FrameOrigins returns, for the join page of room, the course-page origins of the platform
+// the room's exam was launched from (lti.Platform.CoursePageOrigins): the only pages that may
+// show it in a frame. A room no launch made, or whose platform is no longer registered, gets
+// none.
+func FrameOrigins(st *sessions.Store, reg *lti.Registry, log *slog.Logger) func(ctx context.Context, room string) []string {
+	return func(ctx context.Context, room string) []string {
+		launches, err := st.LTILaunches(ctx, room, "")
+		if err != nil {
+			log.Warn("join page: the room's LTI launches", "room", room, "err", err)
+			return nil
+		}
+		var out []string
+		for _, l := range launches {
+			p, err := reg.Find(l.Issuer, l.ClientID)
+			if err != nil {
+				continue
+			}
+			for _, o := range p.CoursePageOrigins() {
+				if !slices.Contains(out, o) {
+					out = append(out, o)
+				}
+			}
+		}
+		return out
+	}
+}
 
 // RosterEntry is a course member as a candidate roster entry.
 func RosterEntry(issuer string, m lti.Member) sessions.Candidate {
