@@ -20,10 +20,11 @@ import (
 const waitLTIExam = 60 * time.Second
 
 // startWorker runs `examtui worker` for the tool's launches: the agent name serve dispatches
-// to, the example exams, the tool's store; extra are more worker flags.
-func (s *ltiServe) startWorker(extra ...string) *workerProc {
+// to, the example exams, the tool's store (pgURL, when not ""; else its data directory), env
+// added to its environment; extra are more worker flags.
+func (s *ltiServe) startWorker(pgURL string, env []string, extra ...string) *workerProc {
 	s.t.Helper()
-	p := &pool{t: s.t, srv: s.lk, bin: s.bin, specs: s.examples, data: s.dir}
+	p := &pool{t: s.t, srv: s.lk, bin: s.bin, specs: s.examples, data: s.dir, pgURL: pgURL, env: env}
 	return p.startWorker("lti-worker", append([]string{"--agent-name", defaultAgentName}, extra...)...)
 }
 
@@ -51,7 +52,7 @@ func TestLTIJoinPageInCoursePage(t *testing.T) {
 	lk := lktest.Start(t)
 	plat := ltitest.Start(t)
 	s := startLTIServe(t, lk, plat, "localhost")
-	s.startWorker()
+	s.startWorker("", nil)
 	plat.AddLink(ltitest.Link{ID: "rl-oral", Title: "Hotel breakfast oral", Custom: map[string]string{"exam": "hotel-breakfast"}}, 9)
 	b := browsertest.Start(t)
 
