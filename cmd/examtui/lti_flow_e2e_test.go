@@ -56,6 +56,16 @@ func progress(t *testing.T, st *sessions.Store, cid string) (id string, turns in
 	return id, turns, spokeSince
 }
 
+// instructorPage launches the stand-in's instructor on message in a tab of b and returns the
+// examiner's page as the browser renders it.
+func instructorPage(t *testing.T, b *browsertest.Browser, plat *ltitest.Platform, message string) string {
+	t.Helper()
+	p := b.Open(t, plat.LoginInitiation(ltitest.Instructor, message))
+	p.WaitTrue(`document.readyState === "complete" && document.querySelector("#summary")`, waitLTIExam, "the instructor's page")
+	defer p.Close()
+	return strings.Join(strings.Fields(p.Text("main")), " ")
+}
+
 // TestLTIFlowByVoice is the whole path of an exam from a course to its gradebook, through the
 // real binary: the stand-in platform initiates the login, the learner's launch lands on the
 // join page in Chromium, the exam is taken by voice (espeak-ng answers on the fake microphone,
@@ -100,6 +110,19 @@ func TestLTIFlowByVoice(t *testing.T) {
 	p.Click("#join")
 	p.WaitText("#state", "in progress", waitLTIExam)
 	ada := candsrv.CandidateID(plat.Issuer, ltitest.Learner.Sub)
+	// Alan launches: his exam is dispatched, he has not joined yet.
+	resp, _ := s.launch(newBrowserClient(), alan, "link:rl-oral")
+	code, ok := strings.CutPrefix(resp.Request.URL.Path, "/join/")
+	if !ok {
+		t.Fatalf("Alan's launch ended at %s", resp.Request.URL)
+	}
+	// The instructor's page, in Chromium: who waits, who is live.
+	instructor := instructorPage(t, b, plat, "link:rl-oral")
+	for _, want := range []string{"1 waiting to start · 1 live · 0 in the marking queue", "Ada Lovelace", "live (in_progress)", "Alan Turing", "waiting to start"} {
+		if !strings.Contains(instructor, want) {
+			t.Fatalf("the instructor's page during Ada's exam does not show %q:\n%s", want, instructor)
+		}
+	}
 	// The worker hears the page's microphone before the first answer is said.
 	testutil.Eventually(t, waitLTIExam, func() bool { return w.count("candidate audio subscribed") >= 1 }, "the worker to subscribe to the page's microphone")
 	for i := range said {
@@ -120,12 +143,7 @@ func TestLTIFlowByVoice(t *testing.T) {
 	p.Close()
 	testutil.Eventually(t, waitLTIExam, func() bool { return ended(adaSession) }, "Ada's session to end in the store")
 
-	// Alan launches too and takes the exam by typing; nobody marks it.
-	resp, _ := s.launch(newBrowserClient(), alan, "link:rl-oral")
-	code, ok := strings.CutPrefix(resp.Request.URL.Path, "/join/")
-	if !ok {
-		t.Fatalf("Alan's launch ended at %s", resp.Request.URL)
-	}
+	// Alan, who launched while Ada's exam ran, takes the exam by typing; nobody marks it.
 	joinResp, err := newBrowserClient().Post(s.base+"/api/join", "application/json", strings.NewReader(`{"code":"`+code+`"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -208,6 +226,18 @@ func TestLTIFlowByVoice(t *testing.T) {
 	}
 	if len(alans) != 1 || alans[0].Score.GradingProgress != lti.GradingPending {
 		t.Fatalf("Alan's scores %+v, want one Pending", alans)
+	}
+	// The instructor's page after the publish: Ada locked and sent, Alan in the marking queue.
+	instructor = instructorPage(t, b, plat, "link:rl-oral")
+	for _, want := range []string{"0 waiting to start · 0 live · 1 in the marking queue", "locked", "sent FullyGraded", "unmarked", "sent Pending"} {
+		if !strings.Contains(instructor, want) {
+			t.Fatalf("the instructor's page after the publish does not show %q:\n%s", want, instructor)
+		}
+	}
+	// A link not tied to an exam: the page offers the exams it could name.
+	plat.AddLink(ltitest.Link{ID: "rl-blank", Title: "Oral (to choose)"}, 0)
+	if picker := instructorPage(t, b, plat, "link:rl-blank"); !strings.Contains(picker, "This link has no exam yet") || !strings.Contains(picker, "exam=hotel-breakfast") {
+		t.Fatalf("the instructor's page of an unplaced link:\n%s", picker)
 	}
 	if again := publish(); len(plat.Scores()) != len(scores) || !strings.Contains(again, gradepass.Unchanged) {
 		t.Fatalf("a second publish sent %d more score(s):\n%s", len(plat.Scores())-len(scores), again)
