@@ -78,11 +78,7 @@ func acceptable(header, token string) bool {
 // own name is a 404, never cached.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name, cacheControl string) {
 	h := w.Header()
-	csp := h.Get("Content-Security-Policy") // the join page's own, when it may be framed
 	s.setPageHeaders(h)
-	if csp != "" {
-		h.Set("Content-Security-Policy", csp)
-	}
 	h.Add("Vary", "Accept-Encoding")
 	ctype, known := contentTypes[path.Ext(name)]
 	if !known || !fs.ValidPath(name) {
