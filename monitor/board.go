@@ -27,6 +27,8 @@ type Board struct {
 	rows map[string]*Row
 	// awaitingMarks is the last count of finished exams waiting to be marked, -1 unknown.
 	awaitingMarks int
+	// failedPassbacks is the last count of scores the gradebook did not take, -1 unknown.
+	failedPassbacks int
 	// waiting are the rooms with an exam dispatched and not started, by room (waiting.go).
 	waiting map[string]*Waiting
 }
@@ -37,7 +39,7 @@ func NewBoard(th Thresholds) (*Board, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Board{th: th, rows: map[string]*Row{}, awaitingMarks: -1, waiting: map[string]*Waiting{}}, nil
+	return &Board{th: th, rows: map[string]*Row{}, awaitingMarks: -1, failedPassbacks: -1, waiting: map[string]*Waiting{}}, nil
 }
 
 // Thresholds are the board's thresholds, defaults filled in.
@@ -46,6 +48,10 @@ func (b *Board) Thresholds() Thresholds { return b.th }
 // AwaitingMarks is how many finished exams wait to be marked (docs/marking.md), and false
 // before the store has said.
 func (b *Board) AwaitingMarks() (int, bool) { return b.awaitingMarks, b.awaitingMarks >= 0 }
+
+// FailedPassbacks is how many scores the LMS gradebook did not take (docs/lms.md; examtui
+// marks queue names them), and false before the store has said.
+func (b *Board) FailedPassbacks() (int, bool) { return b.failedPassbacks, b.failedPassbacks >= 0 }
 
 // Len is how many exams the board holds.
 func (b *Board) Len() int { return len(b.rows) }
@@ -420,6 +426,9 @@ func quoteDetail(text, detail string) string {
 func (b *Board) ApplyUpdate(u Update) []Alert {
 	if u.AwaitingMarks != nil {
 		b.awaitingMarks = *u.AwaitingMarks
+	}
+	if u.FailedPassbacks != nil {
+		b.failedPassbacks = *u.FailedPassbacks
 	}
 	var out []Alert
 	for _, s := range u.Sessions {

@@ -28,12 +28,21 @@ type Update struct {
 	// AwaitingMarks is how many finished exams wait to be marked, when this poll read it
 	// (nil: unchanged or not read).
 	AwaitingMarks *int
+	// FailedPassbacks is how many scores the LMS gradebook did not take (docs/lms.md), when
+	// this poll read it (nil: unchanged or not read).
+	FailedPassbacks *int
 }
 
 // MarksCounter is what a Source that holds marks offers: the count of finished exams whose
 // marking is not locked (sessions.Store.AwaitingMarks).
 type MarksCounter interface {
 	AwaitingMarks(ctx context.Context) (int, error)
+}
+
+// PassbackCounter is what a Source that holds grade passback offers: the count of scores
+// whose last post to a gradebook failed (sessions.Store.FailedPassbacks).
+type PassbackCounter interface {
+	FailedPassbacks(ctx context.Context) (int, error)
 }
 
 // FollowOptions tune Follow; zero fields take the defaults.
@@ -83,14 +92,17 @@ func Follow(ctx context.Context, src Source, o FollowOptions, out chan<- Update)
 		}
 		if countMarks {
 			countMarks = false
-			if n, changed := f.countMarks(ctx, o.Logger); changed {
-				u.AwaitingMarks = &n
+			if mc, ok := src.(MarksCounter); ok {
+				u.AwaitingMarks = changedCount(ctx, o.Logger, "count exams awaiting marks", mc.AwaitingMarks, &f.marks)
+			}
+			if pc, ok := src.(PassbackCounter); ok {
+				u.FailedPassbacks = changedCount(ctx, o.Logger, "count failed grade passbacks", pc.FailedPassbacks, &f.passbacks)
 			}
 		}
 		if u.Err != nil && ctx.Err() == nil {
 			o.Logger.Warn("monitor: poll the session store", "err", u.Err)
 		}
-		if first || len(u.Sessions) > 0 || len(u.Events) > 0 || u.Err != nil || u.AwaitingMarks != nil {
+		if first || len(u.Sessions) > 0 || len(u.Events) > 0 || u.Err != nil || u.AwaitingMarks != nil || u.FailedPassbacks != nil {
 			select {
 			case out <- u:
 			case <-ctx.Done():
@@ -121,11 +133,12 @@ type metaKey struct {
 }
 
 type follower struct {
-	src   Source
-	marks *int // the last count of exams awaiting marks sent
-	since time.Time
-	seen  map[string]int64 // session → highest seq read
-	meta  map[string]metaKey
+	src       Source
+	marks     *int // the last count of exams awaiting marks sent
+	passbacks *int // the last count of failed grade passbacks sent
+	since     time.Time
+	seen      map[string]int64 // session → highest seq read
+	meta      map[string]metaKey
 }
 
 func (f *follower) poll(ctx context.Context) Update {
@@ -156,23 +169,19 @@ func (f *follower) poll(ctx context.Context) Update {
 	return u
 }
 
-// countMarks reads the count of exams awaiting marks and reports whether it differs from the
-// last one sent.
-func (f *follower) countMarks(ctx context.Context, log *slog.Logger) (int, bool) {
-	mc, ok := f.src.(MarksCounter)
-	if !ok {
-		return 0, false
-	}
-	n, err := mc.AwaitingMarks(ctx)
+// changedCount reads a count and returns it when it differs from the last one sent (*last),
+// nil when it does not or cannot be read.
+func changedCount(ctx context.Context, log *slog.Logger, what string, read func(context.Context) (int, error), last **int) *int {
+	n, err := read(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			log.Warn("monitor: count exams awaiting marks", "err", err)
+			log.Warn("monitor: "+what, "err", err)
 		}
-		return 0, false
+		return nil
 	}
-	if f.marks != nil && *f.marks == n {
-		return n, false
+	if *last != nil && **last == n {
+		return nil
 	}
-	f.marks = &n
-	return n, true
+	*last = &n
+	return &n
 }

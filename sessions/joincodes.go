@@ -210,6 +210,15 @@ func (s *Store) JoinCodes(ctx context.Context, room string) ([]JoinCode, error) 
 
 const joinCodeColumns = `code_hash, room, identity, display_name, created_ns, expires_ns, redeemed_ns, seat_hash, revoked_ns`
 
+// JoinCodeOf returns the join code with this hash, whatever its state (ErrJoinCodeNotFound
+// when there is none): what the join page needs to know of the room it opens.
+func (s *Store) JoinCodeOf(ctx context.Context, codeHash string) (JoinCode, error) {
+	if err := s.checkOpen(); err != nil {
+		return JoinCode{}, err
+	}
+	return s.joinCode(ctx, codeHash)
+}
+
 func (s *Store) joinCode(ctx context.Context, codeHash string) (JoinCode, error) {
 	c, err := scanJoinCode(s.db.QueryRowContext(ctx, `SELECT `+joinCodeColumns+` FROM join_codes WHERE code_hash = ?`, codeHash))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -155,7 +155,7 @@ type LTIScore struct {
 	ScoreGiven   *float64 // nil while marking is open (Pending)
 	ScoreMaximum *float64
 	Grading      string // the AGS gradingProgress sent: FullyGraded or Pending
-	Status       string // posted or failed
+	Status       string // LTIScorePosted or LTIScoreFailed
 	Attempts     int
 	LastError    string
 	Digest       string // the mark lock's digest the score came from ("" for Pending)
@@ -181,35 +181,99 @@ func (s *Store) RecordLTIScore(ctx context.Context, sc LTIScore) error {
 	return nil
 }
 
+// Statuses of an LTIScore.
+const (
+	LTIScorePosted = "posted" // the platform took the score
+	LTIScoreFailed = "failed" // the last post failed; tried again after NextAttempt
+)
+
+const ltiScoreColumns = `lti_scores.session_id, lti_scores.line_item, lti_scores.candidate_id, lti_scores.score_given,
+	lti_scores.score_maximum, lti_scores.grading, lti_scores.status, lti_scores.attempts, lti_scores.last_error,
+	lti_scores.digest, lti_scores.updated_ns, lti_scores.next_ns`
+
+// scanLTIScore reads ltiScoreColumns, then extra.
+func scanLTIScore(r scanner, extra ...any) (LTIScore, error) {
+	var sc LTIScore
+	var given, max sql.NullFloat64
+	var updated, next int64
+	if err := r.Scan(append([]any{&sc.SessionID, &sc.LineItem, &sc.CandidateID, &given, &max, &sc.Grading, &sc.Status, &sc.Attempts,
+		&sc.LastError, &sc.Digest, &updated, &next}, extra...)...); err != nil {
+		return LTIScore{}, fmt.Errorf("read an LTI score: %w", err)
+	}
+	if given.Valid {
+		sc.ScoreGiven = &given.Float64
+	}
+	if max.Valid {
+		sc.ScoreMaximum = &max.Float64
+	}
+	sc.Updated, sc.NextAttempt = time.Unix(0, updated).UTC(), time.Unix(0, next).UTC()
+	return sc, nil
+}
+
 // LTIScores returns the scores recorded; a non-empty session narrows them to it.
 func (s *Store) LTIScores(ctx context.Context, sessionID string) ([]LTIScore, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT session_id, line_item, candidate_id, score_given, score_maximum, grading, status,
-		attempts, last_error, digest, updated_ns, next_ns FROM lti_scores WHERE (? = '' OR session_id = ?) ORDER BY session_id, line_item`,
-		sessionID, sessionID)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+ltiScoreColumns+` FROM lti_scores WHERE (? = '' OR session_id = ?)
+		ORDER BY session_id, line_item`, sessionID, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("LTI scores: %w", err)
 	}
 	defer rows.Close()
 	var out []LTIScore
 	for rows.Next() {
-		var sc LTIScore
-		var given, max sql.NullFloat64
-		var updated, next int64
-		if err := rows.Scan(&sc.SessionID, &sc.LineItem, &sc.CandidateID, &given, &max, &sc.Grading, &sc.Status, &sc.Attempts,
-			&sc.LastError, &sc.Digest, &updated, &next); err != nil {
-			return nil, fmt.Errorf("read an LTI score: %w", err)
+		sc, err := scanLTIScore(rows)
+		if err != nil {
+			return nil, err
 		}
-		if given.Valid {
-			sc.ScoreGiven = &given.Float64
-		}
-		if max.Valid {
-			sc.ScoreMaximum = &max.Float64
-		}
-		sc.Updated, sc.NextAttempt = time.Unix(0, updated).UTC(), time.Unix(0, next).UTC()
 		out = append(out, sc)
 	}
 	return out, rows.Err()
+}
+
+// FailedLTIScore is a score whose last post to the gradebook failed, with the session it
+// belongs to.
+type FailedLTIScore struct {
+	LTIScore
+	Candidate string // the session's candidate name
+	ExamID    string
+}
+
+// FailedLTIScores returns the scores whose last post failed, of exam examID's sessions (""
+// every exam's), the next to be tried first: what the marking queue shows.
+func (s *Store) FailedLTIScores(ctx context.Context, examID string) ([]FailedLTIScore, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+ltiScoreColumns+`, sessions.candidate, sessions.exam_id
+		FROM lti_scores JOIN sessions ON sessions.id = lti_scores.session_id
+		WHERE lti_scores.status = ? AND (? = '' OR sessions.exam_id = ?)
+		ORDER BY lti_scores.next_ns, lti_scores.session_id, lti_scores.line_item`, LTIScoreFailed, examID, examID)
+	if err != nil {
+		return nil, fmt.Errorf("failed LTI scores: %w", err)
+	}
+	defer rows.Close()
+	var out []FailedLTIScore
+	for rows.Next() {
+		var f FailedLTIScore
+		if f.LTIScore, err = scanLTIScore(rows, &f.Candidate, &f.ExamID); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// FailedPassbacks counts the scores whose last post to a gradebook failed: what the control
+// room shows.
+func (s *Store) FailedPassbacks(ctx context.Context) (int, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, err
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM lti_scores WHERE status = ?`, LTIScoreFailed).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count failed LTI scores: %w", err)
+	}
+	return n, nil
 }

@@ -84,6 +84,7 @@ and the public keyset URL. --public-url is the address the candidate server is r
 	f.StringVar(&p.AuthURL, "auth-url", "", "the platform's OIDC authorization URL")
 	f.StringVar(&p.TokenURL, "token-url", "", "the platform's OAuth 2 token URL (for grades and rosters)")
 	f.StringVar(&p.JWKSURL, "jwks-url", "", "the platform's public keyset URL")
+	f.StringSliceVar(&p.FrameOrigins, "frame-origins", nil, "more origins whose course pages show the tool in a frame, besides the issuer's and the auth URL's (Canvas Cloud: https://SCHOOL.instructure.com)")
 	f.StringVar(&publicURL, "public-url", "", "the address examtui serve is reached at (default serve.url)")
 	return cmd
 }

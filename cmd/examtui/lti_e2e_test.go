@@ -43,56 +43,62 @@ func readBody(t *testing.T, resp *http.Response) string {
 	return string(b)
 }
 
-// TestLTIServe runs the real binary as an LTI tool: `examtui lti register` for the stand-in
-// platform, `examtui serve` carrying the tool, a learner's launch that dispatches the exam to
-// the learner's room on a real LiveKit server and lands on the join page whose code admits
-// them, a relaunch that finds the same room and dispatches nothing more, the instructor's page,
-// and a Deep Linking placement whose line item carries the marking scheme's maximum.
-func TestLTIServe(t *testing.T) {
-	bin := examtuiBinary(t)
-	lk := lktest.Start(t)
-	plat := ltitest.Start(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.yaml")
-	logFile := filepath.Join(dir, "serve.log")
+// ltiServe is the real binary as an LTI tool for a stand-in platform: `examtui lti register`
+// for the platform, then `examtui serve` carrying the tool, with the example exams as its specs.
+type ltiServe struct {
+	t          *testing.T
+	bin        string
+	dir        string // the data directory (and the SQLite store unless a --store is given)
+	base       string // the tool's public URL
+	env        []string
+	logFile    string
+	examples   string
+	registered string // what lti register printed
+	plat       *ltitest.Platform
+	lk         *lktest.Server
+	stderr     *testutil.SyncBuffer
+}
+
+// startLTIServe registers plat and runs serve on 127.0.0.1, reached at http://host:PORT (host
+// "localhost" puts the tool on another site than the stand-in's 127.0.0.1); extra are more
+// serve flags (--store).
+func startLTIServe(t *testing.T, lk *lktest.Server, plat *ltitest.Platform, host string, extra ...string) *ltiServe {
+	t.Helper()
+	s := &ltiServe{t: t, bin: examtuiBinary(t), dir: t.TempDir(), plat: plat, lk: lk, stderr: &testutil.SyncBuffer{}}
+	cfg := filepath.Join(s.dir, "config.yaml")
+	s.logFile = filepath.Join(s.dir, "serve.log")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	env := append(os.Environ(), "EXAMTUI_CONFIG="+cfg, "LIVEKIT_API_KEY="+lk.APIKey, "LIVEKIT_API_SECRET="+lk.Secret, "LIVEKIT_URL="+lk.URL)
+	s.base = "http://" + host + ":" + strconv.Itoa(port)
+	s.env = append(os.Environ(), "EXAMTUI_CONFIG="+cfg, "LIVEKIT_API_KEY="+lk.APIKey, "LIVEKIT_API_SECRET="+lk.Secret, "LIVEKIT_URL="+lk.URL)
 
 	reg := plat.Registration()
-	register := exec.Command(bin, "lti", "register", "--data-dir", dir, "--issuer", reg.Issuer, "--client-id", reg.ClientID,
+	register := exec.Command(s.bin, "lti", "register", "--data-dir", s.dir, "--issuer", reg.Issuer, "--client-id", reg.ClientID,
 		"--deployment-ids", strings.Join(reg.DeploymentIDs, ","), "--auth-url", reg.AuthURL, "--token-url", reg.TokenURL,
-		"--jwks-url", reg.JWKSURL, "--public-url", base)
-	register.Env = env
+		"--jwks-url", reg.JWKSURL, "--public-url", s.base)
+	register.Env = s.env
 	out, err := register.CombinedOutput()
 	if err != nil {
 		t.Fatalf("lti register: %v\n%s", err, out)
 	}
-	for _, want := range []string{base + "/lti/login", base + "/lti/launch", base + "/.well-known/jwks.json"} {
-		if !strings.Contains(string(out), want) {
-			t.Fatalf("lti register does not print %s:\n%s", want, out)
-		}
-	}
-	plat.ToolLogin, plat.ToolLaunch, plat.ToolJWKS = base+"/lti/login", base+"/lti/launch", base+"/.well-known/jwks.json"
+	s.registered = string(out)
+	plat.ToolLogin, plat.ToolLaunch, plat.ToolJWKS = s.base+"/lti/login", s.base+"/lti/launch", s.base+"/.well-known/jwks.json"
 
-	examples, err := filepath.Abs("../../examples")
-	if err != nil {
+	if s.examples, err = filepath.Abs("../../examples"); err != nil {
 		t.Fatal(err)
 	}
-	serve := exec.Command(bin, "serve", "--data-dir", dir, "--log-file", logFile, "--addr", "127.0.0.1:"+strconv.Itoa(port),
-		"--public-url", base, "--specs", examples)
-	serve.Env = env
+	serve := exec.Command(s.bin, append([]string{"serve", "--data-dir", s.dir, "--log-file", s.logFile, "--addr", "127.0.0.1:" + strconv.Itoa(port),
+		"--public-url", s.base, "--specs", s.examples}, extra...)...)
+	serve.Env = s.env
 	stdout, err := serve.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr testutil.SyncBuffer
-	serve.Stderr = &stderr
+	serve.Stderr = s.stderr
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -106,28 +112,55 @@ func TestLTIServe(t *testing.T) {
 		close(lines)
 	}()
 	for {
-		l := testutil.Recv(t, lines, 30*time.Second, "serve's LTI line (stderr: "+stderr.String()+")")
+		l := testutil.Recv(t, lines, 30*time.Second, "serve's LTI line (stderr: "+s.stderr.String()+")")
 		if strings.Contains(l, "LTI 1.3 tool") {
-			break
+			return s
+		}
+	}
+}
+
+// launch is a platform-initiated login of u for message (link:ID or deeplink) in client c,
+// followed through the platform's auth to the tool's answer, which it returns with its body.
+func (s *ltiServe) launch(c *http.Client, u ltitest.User, message string) (*http.Response, string) {
+	t := s.t
+	t.Helper()
+	resp, err := c.Get(s.plat.LoginInitiation(u, message))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := readBody(t, resp)
+	if resp.StatusCode != 200 {
+		t.Fatalf("login: %d %s (platform refused %v)", resp.StatusCode, page, s.plat.Refused())
+	}
+	resp = postPage(t, c, page)
+	return resp, readBody(t, resp)
+}
+
+// newBrowserClient is an HTTP client with a cookie jar of its own: one browser.
+func newBrowserClient() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, Timeout: 20 * time.Second}
+}
+
+// TestLTIServe runs the real binary as an LTI tool: `examtui lti register` for the stand-in
+// platform, `examtui serve` carrying the tool, a learner's launch that dispatches the exam to
+// the learner's room on a real LiveKit server and lands on the join page whose code admits
+// them, a relaunch that finds the same room and dispatches nothing more, the instructor's page,
+// and a Deep Linking placement whose line item carries the marking scheme's maximum.
+func TestLTIServe(t *testing.T) {
+	lk := lktest.Start(t)
+	plat := ltitest.Start(t)
+	s := startLTIServe(t, lk, plat, "127.0.0.1")
+	bin, dir, base, env, logFile, examples, stderr := s.bin, s.dir, s.base, s.env, s.logFile, s.examples, s.stderr
+	for _, want := range []string{base + "/lti/login", base + "/lti/launch", base + "/.well-known/jwks.json"} {
+		if !strings.Contains(s.registered, want) {
+			t.Fatalf("lti register does not print %s:\n%s", want, s.registered)
 		}
 	}
 
 	plat.AddLink(ltitest.Link{ID: "rl-oral", Title: "Hotel breakfast oral", Custom: map[string]string{"exam": "hotel-breakfast"}}, 9)
-	jar, _ := cookiejar.New(nil)
-	ada := &http.Client{Jar: jar, Timeout: 20 * time.Second}
-	launch := func(c *http.Client, u ltitest.User, message string) (*http.Response, string) {
-		t.Helper()
-		resp, err := c.Get(plat.LoginInitiation(u, message))
-		if err != nil {
-			t.Fatal(err)
-		}
-		page := readBody(t, resp)
-		if resp.StatusCode != 200 {
-			t.Fatalf("login: %d %s (platform refused %v)", resp.StatusCode, page, plat.Refused())
-		}
-		resp = postPage(t, c, page)
-		return resp, readBody(t, resp)
-	}
+	ada := newBrowserClient()
+	launch := s.launch
 	resp, _ := launch(ada, ltitest.Learner, "link:rl-oral")
 	// The join page itself (200, or 503 from a binary built without the page).
 	code, ok := strings.CutPrefix(resp.Request.URL.Path, "/join/")
@@ -173,8 +206,7 @@ func TestLTIServe(t *testing.T) {
 		t.Fatalf("relaunch: %s, %d dispatches", resp.Request.URL, len(dispatches()))
 	}
 
-	jar2, _ := cookiejar.New(nil)
-	grace := &http.Client{Jar: jar2, Timeout: 20 * time.Second}
+	grace := newBrowserClient()
 	if _, page := launch(grace, ltitest.Instructor, "link:rl-oral"); !strings.Contains(page, "Ada Lovelace") || !strings.Contains(page, room) ||
 		!strings.Contains(page, "1 learner(s) of this course are in the candidate roster") {
 		t.Fatalf("instructor page:\n%s", page)

@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to tamper with the store as its owner
 
+	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/sessions"
 )
@@ -217,5 +219,41 @@ func TestMarksCommandsLocal(t *testing.T) {
 	if _, _, err := runCmd(t, "", "--data-dir", dir, "run", "--headless", "--candidate-id", "c-404", "../../examples/hotel-breakfast.yaml"); err == nil ||
 		!strings.Contains(err.Error(), "candidate not in the roster") {
 		t.Errorf("run --candidate-id unknown: %v", err)
+	}
+}
+
+// TestMarksQueuePassbackFailures: a score the LMS gradebook refused (marks publish records it)
+// shows in the marking queue with the candidate, the error, the attempts and the next try; the
+// queue has no such section while none failed, and another exam's failure is not listed.
+func TestMarksQueuePassbackFailures(t *testing.T) {
+	dir, id := recordRehearsal(t)
+	queue := func(exam string) string {
+		t.Helper()
+		out, errOut, err := runCmd(t, "", "--data-dir", dir, "marks", "queue", "--exam", exam)
+		if err != nil {
+			t.Fatalf("queue: %v\n%s%s", err, out, errOut)
+		}
+		return out
+	}
+	if out := queue("hospitality-oral-b2"); strings.Contains(out, "gradebook") {
+		t.Fatalf("a queue with no failure:\n%s", out)
+	}
+	st := apptest.OpenStore(t, dir)
+	next := time.Date(2026, 12, 6, 12, 4, 0, 0, time.Local)
+	err := st.RecordLTIScore(context.Background(), sessions.LTIScore{SessionID: id, LineItem: "https://lms.example/lineitems/7",
+		CandidateID: "lti:x:7", Grading: "Pending", Status: sessions.LTIScoreFailed, Attempts: 3,
+		LastError: `post a score: 400 Bad Request: scores: userId "7" is not in the course`, Updated: next.Add(-4 * time.Minute), NextAttempt: next})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := queue("hospitality-oral-b2")
+	for _, want := range []string{"Scores the gradebook did not take (1)", "NEXT TRY", id, "Pending", "3", "2026-12-06 12:04:00", `userId "7" is not in the course`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the queue does not say %q:\n%s", want, out)
+		}
+	}
+	if out := queue("another-exam"); strings.Contains(out, "gradebook") {
+		t.Errorf("another exam's queue lists the failure:\n%s", out)
 	}
 }

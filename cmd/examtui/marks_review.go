@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -103,7 +104,7 @@ func newMarksQueueCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writeList(cmd.OutOrStdout(), q, asJSON, "Nothing waiting.", "SESSION\tCANDIDATE\tENDED\tWAITING FOR\tCRITERIA", func(tw io.Writer, it marking.QueueItem) {
+			err = writeList(cmd.OutOrStdout(), q, asJSON, "Nothing waiting.", "SESSION\tCANDIDATE\tENDED\tWAITING FOR\tCRITERIA", func(tw io.Writer, it marking.QueueItem) {
 				why := it.Reason.String()
 				if it.Boundary {
 					why += " (crosses a grade boundary)"
@@ -114,6 +115,10 @@ func newMarksQueueCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.SessionID, sessions.OneLine(it.Candidate), it.EndedAt.Local().Format("2006-01-02 15:04"),
 					why, orDash(strings.Join(it.Criteria, ", ")))
 			})
+			if err != nil || asJSON {
+				return err
+			}
+			return writePassbackFailures(cmd.Context(), cmd.OutOrStdout(), st, exam)
 		},
 	}
 	cmd.Flags().StringVar(&exam, "exam", "", "exam id (required)")
@@ -122,4 +127,21 @@ func newMarksQueueCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&includeRehearsals, "include-rehearsals", false, "include sessions candidate scripts played (examtui test, rehearsals)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// writePassbackFailures lists the exam's scores the gradebook did not take (marks publish,
+// docs/lms.md): whose, the error, and when a run tries again. Nothing when there are none.
+func writePassbackFailures(ctx context.Context, w io.Writer, st *sessions.Store, exam string) error {
+	failed, err := st.FailedLTIScores(ctx, exam)
+	if err != nil || len(failed) == 0 {
+		return err
+	}
+	fmt.Fprintf(w, "\nScores the gradebook did not take (%d); examtui marks publish sends them again from NEXT TRY on:\n", len(failed))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tCANDIDATE\tGRADING\tATTEMPTS\tNEXT TRY\tERROR")
+	for _, f := range failed {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", f.SessionID, orDash(sessions.OneLine(f.Candidate)), f.Grading, f.Attempts,
+			f.NextAttempt.Local().Format("2006-01-02 15:04:05"), sessions.OneLine(f.LastError))
+	}
+	return tw.Flush()
 }

@@ -118,14 +118,15 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	if base == "" {
 		base = scheme + "://" + ln.Addr().String()
 	}
-	mount, ltiNote, err := ltiMount(o, st, dataDir, strings.TrimRight(base, "/"), log)
+	ltiw, err := ltiMount(o, st, dataDir, strings.TrimRight(base, "/"), log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	srv, err := candsrv.New(candsrv.Config{
 		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
-		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log, Notice: globals.config.Records.Notice, Mount: mount,
+		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log, Notice: globals.config.Records.Notice, Mount: ltiw.mount,
+		FrameOrigins:  ltiw.frameOrigins,
 		SecureCookies: strings.HasPrefix(base, "https://"), PublicURL: o.publicURL,
 		Languages: languagePacks(), Language: o.language,
 	})
@@ -137,8 +138,8 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	fmt.Fprintf(out, "examtui serve: candidates join at %s/join/<code> (listening on %s://%s, store %s)\n",
 		strings.TrimRight(base, "/"), scheme, ln.Addr(), st.Target())
 	fmt.Fprintf(out, "links: EXAMTUI_SERVE_URL=%s examtui token --role candidate --link --room R --identity ID\n", strings.TrimRight(base, "/"))
-	if ltiNote != "" {
-		fmt.Fprintln(out, ltiNote)
+	if ltiw.note != "" {
+		fmt.Fprintln(out, ltiw.note)
 	}
 	if !web.Built() {
 		fmt.Fprintln(errOut, "examtui serve: the candidate page is not built into this binary (run make build); join links answer 503")

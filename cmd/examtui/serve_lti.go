@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -34,20 +35,28 @@ func ltiKeys(c config.LTI, dataDir string) (*lti.KeySet, error) {
 	return lti.OpenKeys(dir)
 }
 
-// ltiMount builds the LTI tool when the config file registers platforms: its routes for the
-// candidate server, and a line saying where a platform administrator points the LMS.
-func ltiMount(o serveOptions, st *sessions.Store, dataDir, base string, log *slog.Logger) (func(*http.ServeMux), string, error) {
+// ltiWiring is what the LTI tool adds to the candidate server: its routes, the course pages
+// that may frame a launched room's join page, and a line saying where a platform
+// administrator points the LMS.
+type ltiWiring struct {
+	mount        func(*http.ServeMux)
+	frameOrigins func(ctx context.Context, room string) []string
+	note         string
+}
+
+// ltiMount builds the LTI tool when the config file registers platforms (none: a zero wiring).
+func ltiMount(o serveOptions, st *sessions.Store, dataDir, base string, log *slog.Logger) (ltiWiring, error) {
 	c := globals.config.LTI
 	if len(c.Platforms) == 0 {
-		return nil, "", nil
+		return ltiWiring{}, nil
 	}
 	reg, err := lti.NewRegistry(ltiPlatforms(c))
 	if err != nil {
-		return nil, "", fmt.Errorf("config lti.platforms: %w", err)
+		return ltiWiring{}, fmt.Errorf("config lti.platforms: %w", err)
 	}
 	keys, err := ltiKeys(c, dataDir)
 	if err != nil {
-		return nil, "", err
+		return ltiWiring{}, err
 	}
 	agent := o.agentName
 	if c.AgentName != "" {
@@ -63,9 +72,9 @@ func ltiMount(o serveOptions, st *sessions.Store, dataDir, base string, log *slo
 		}}
 	tool, err := lti.New(lti.Config{Platforms: reg, Keys: keys, BaseURL: base, Launcher: launcher, Catalog: catalog, Logger: log})
 	if err != nil {
-		return nil, "", err
+		return ltiWiring{}, err
 	}
 	note := fmt.Sprintf("LTI 1.3 tool for %d platform(s): login %s, launch and redirect %s, keys %s", len(c.Platforms),
 		tool.LoginURL(), tool.LaunchURL(), tool.JWKSURL())
-	return tool.Register, note, nil
+	return ltiWiring{mount: tool.Register, frameOrigins: candsrv.FrameOrigins(st, reg, log), note: note}, nil
 }

@@ -50,6 +50,7 @@ type pool struct {
 	specs string
 	data  string
 	pgURL string
+	env   []string // more environment for the workers (an STT server's OPENAI_*)
 }
 
 // storeTarget is the store the pool's workers share.
@@ -84,7 +85,7 @@ func (p *pool) startWorker(name string, extra ...string) *workerProc {
 		"--agent-name", e2eAgent, "--specs", p.specs, "--log-file", "-", "--json",
 		"--examiner", "offline", "--stt", "none", "--tts", "none"}, append(p.storeArgs(), extra...)...)
 	cmd := exec.Command(p.bin, args...)
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
+	cmd.Env = append(append(os.Environ(), "OPENAI_API_KEY=", "OPENAI_BASE_URL="), p.env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -62,12 +64,52 @@ func (b *Browser) Open(t testing.TB, url string) *Page {
 func (b *Browser) Blank(t testing.TB) *Page {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(b.root)
+	p := newPage(t, ctx, cancel, "about:blank")
+	p.run("open a tab", chromedp.Navigate("about:blank"))
+	return p
+}
+
+// Frame waits up to timeout for an iframe of the page from another site whose document's URL
+// starts with prefix (Chromium runs it as a target of its own) and returns it as a Page: its
+// elements, scripts and console are the iframe's. A same-site iframe is no target of its own
+// and is not found.
+func (p *Page) Frame(prefix string, timeout time.Duration) *Page {
+	p.t.Helper()
+	var id target.ID
+	var self target.ID
+	if c := chromedp.FromContext(p.ctx); c != nil && c.Target != nil {
+		self = c.Target.TargetID
+	}
+	found := testutil.Poll(timeout, func() bool {
+		infos, err := chromedp.Targets(p.ctx)
+		if err != nil {
+			p.t.Fatalf("browsertest: list targets: %v", err)
+		}
+		for _, info := range infos {
+			if info.Type == "iframe" && info.ParentID == self && strings.HasPrefix(info.URL, prefix) {
+				id = info.TargetID
+				return true
+			}
+		}
+		return false
+	})
+	if !found {
+		p.t.Fatalf("browsertest: no iframe at %s after %s", prefix, timeout)
+	}
+	ctx, cancel := chromedp.NewContext(p.ctx, chromedp.WithTargetID(id))
+	f := newPage(p.t, ctx, cancel, prefix)
+	f.run("attach to the iframe at " + prefix)
+	return f
+}
+
+// newPage is a Page on a tab's or frame's context, whose console errors fail the test when it
+// ends (url names it in the message).
+func newPage(t testing.TB, ctx context.Context, cancel context.CancelFunc, url string) *Page {
 	p := &Page{t: t, ctx: ctx, cancel: cancel, requests: map[network.RequestID]*Transfer{}}
 	if err := chromedp.Listen(ctx, p.onEvent); err != nil {
 		cancel()
 		t.Fatalf("browsertest: open a tab: %v", err)
 	}
-	url := "about:blank"
 	t.Cleanup(func() {
 		p.cancel()
 		if errs := p.unexpectedErrors(); len(errs) > 0 {
@@ -79,7 +121,6 @@ func (b *Browser) Blank(t testing.TB) *Page {
 			p.mu.Unlock()
 		}
 	})
-	p.run("open a tab", chromedp.Navigate(url))
 	return p
 }
 
@@ -96,6 +137,13 @@ func (p *Page) onEvent(ev any) {
 	case *network.EventRequestWillBeSent, *network.EventResponseReceived, *network.EventRequestServedFromCache, *network.EventLoadingFinished:
 		p.onNetwork(ev)
 		return
+	case *cdplog.EventEntryAdded:
+		// The browser's own messages (a Content-Security-Policy refusal, a failed load): kept
+		// for Console, not failing the test, since a page cannot prevent them all.
+		if ev.Entry == nil {
+			return
+		}
+		line = fmt.Sprintf("browser %s: %s", ev.Entry.Level, ev.Entry.Text)
 	case *cdpruntime.EventConsoleAPICalled:
 		var args []string
 		for _, a := range ev.Args {
@@ -234,7 +282,8 @@ outer:
 	return out
 }
 
-// Console returns what the page has logged so far, one line per call.
+// Console returns what the page has logged so far, one line per call, and the browser's own
+// messages about it ("browser error: Refused to frame …").
 func (p *Page) Console() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

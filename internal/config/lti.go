@@ -32,6 +32,9 @@ type LTIPlatform struct {
 	AuthURL       string   `yaml:"authUrl"`
 	TokenURL      string   `yaml:"tokenUrl"`
 	JWKSURL       string   `yaml:"jwksUrl"`
+	// FrameOrigins are more origins whose pages show the tool in a frame, besides the issuer's
+	// and the authorization URL's (a Canvas Cloud school's own host).
+	FrameOrigins []string `yaml:"frameOrigins,omitempty"`
 }
 
 // ErrPlatformRegistered is a platform registered already with the same issuer and client id.

@@ -103,6 +103,9 @@ func (m *Model) statusLine(now time.Time) string {
 	if n, ok := m.board.AwaitingMarks(); ok && n > 0 {
 		parts = append(parts, st.StatusKey.Render("to mark ")+st.StatusValue.Render(fmt.Sprint(n)))
 	}
+	if n, ok := m.board.FailedPassbacks(); ok && n > 0 {
+		parts = append(parts, st.Bad.Render(fmt.Sprintf("gradebook refused %d (marks queue)", n)))
+	}
 	if alerts > 0 {
 		word := "alerts"
 		if alerts == 1 {

@@ -12,6 +12,20 @@ const notBuilt = "the candidate page is not built into this binary: run make bui
 // contentSecurityPolicy allows the page its own files and, for connections, the LiveKit server
 // the browser joins: its WebSocket URL and the same host over HTTP(S), which livekit-client
 // asks when a connection fails (/rtc/validate).
+// frameAncestors is the CSP directive of who may show the page in a frame: nobody, or the
+// origins given (a learning platform's course page, for a launch from it).
+func frameAncestors(origins []string) string {
+	if len(origins) == 0 {
+		return "frame-ancestors 'none'"
+	}
+	return "frame-ancestors " + strings.Join(origins, " ")
+}
+
+// withFrameAncestors is csp with its frame-ancestors directive allowing origins instead.
+func withFrameAncestors(csp string, origins []string) string {
+	return strings.Replace(csp, frameAncestors(nil), frameAncestors(origins), 1)
+}
+
 func contentSecurityPolicy(lk *url.URL) string {
 	ws, web := lk.Scheme, lk.Scheme
 	switch lk.Scheme {
@@ -32,7 +46,7 @@ func contentSecurityPolicy(lk *url.URL) string {
 		"connect-src " + connect,
 		"base-uri 'none'",
 		"form-action 'none'",
-		"frame-ancestors 'none'",
+		frameAncestors(nil),
 	}, "; ")
 }
 

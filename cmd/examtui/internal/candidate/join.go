@@ -58,6 +58,23 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	s.servePage(w, r)
 }
 
+// frameOrigins are the origins that may frame the join page of the request's code: those of
+// the platform its room was launched from; none for a code that is not well formed or unknown.
+func (s *Server) frameOrigins(r *http.Request) []string {
+	code := r.PathValue("code")
+	if s.cfg.FrameOrigins == nil || !wellFormed(code) {
+		return nil
+	}
+	jc, err := s.cfg.Store.JoinCodeOf(r.Context(), hashSecret(code))
+	if err != nil {
+		if !errors.Is(err, sessions.ErrJoinCodeNotFound) {
+			s.log.Warn("join page: look up the code's room", "code", digest(code), "err", err)
+		}
+		return nil
+	}
+	return s.cfg.FrameOrigins(r.Context(), jc.Room)
+}
+
 // join redeems a code for this browser and answers with a fresh candidate token.
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	var req joinRequest

@@ -5,11 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -208,16 +208,32 @@ func (x *LTILauncher) Learner(w http.ResponseWriter, r *http.Request, l *lti.Lau
 	http.Redirect(w, r, "/join/"+code, http.StatusSeeOther)
 }
 
-var instructorPage = template.Must(template.New("instructor").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Oral exams — {{.Course}}</title></head>
-<body><main><h1>Oral exams in {{.Course}}</h1>
-{{if .Synced}}<p>{{.Synced}}</p>{{end}}
-{{if .Rows}}<table><thead><tr><th scope="col">Candidate</th><th scope="col">Exam</th><th scope="col">Room</th><th scope="col">Last launch</th></tr></thead><tbody>
-{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.Exam}}</td><td>{{.Room}}</td><td>{{.Updated.Format "2006-01-02 15:04"}}</td></tr>
-{{end}}</tbody></table>{{else}}<p>No candidate has launched an exam from this course yet.</p>{{end}}
-<p>Supervise live exams with <code>examtui monitor</code>; mark them with <code>examtui mark</code>; send locked marks to the gradebook with <code>examtui marks publish</code>.</p>
-</main></body></html>`))
+// FrameOrigins returns, for the join page of room, the course-page origins of the platform
+// the room's exam was launched from (lti.Platform.CoursePageOrigins): the only pages that may
+// show it in a frame. A room no launch made, or whose platform is no longer registered, gets
+// none.
+func FrameOrigins(st *sessions.Store, reg *lti.Registry, log *slog.Logger) func(ctx context.Context, room string) []string {
+	return func(ctx context.Context, room string) []string {
+		launches, err := st.LTILaunches(ctx, room, "")
+		if err != nil {
+			log.Warn("join page: the room's LTI launches", "room", room, "err", err)
+			return nil
+		}
+		var out []string
+		for _, l := range launches {
+			p, err := reg.Find(l.Issuer, l.ClientID)
+			if err != nil {
+				continue
+			}
+			for _, o := range p.CoursePageOrigins() {
+				if !slices.Contains(out, o) {
+					out = append(out, o)
+				}
+			}
+		}
+		return out
+	}
+}
 
 // RosterEntry is a course member as a candidate roster entry.
 func RosterEntry(issuer string, m lti.Member) sessions.Candidate {
@@ -260,16 +276,27 @@ func (x *LTILauncher) Instructor(w http.ResponseWriter, r *http.Request, l *lti.
 			synced = fmt.Sprintf("%d learner(s) of this course are in the candidate roster.", n)
 		}
 	}
-	rows, err := x.Store.LTILaunches(r.Context(), "", l.Context.ID)
+	page, err := courseView(r.Context(), x.Store, l.Context.ID)
 	if err != nil {
 		x.fail(w, http.StatusInternalServerError, "the course's exams cannot be read", err)
 		return
 	}
-	course := l.Context.Title
-	if course == "" {
-		course = "this course"
+	page.Course, page.Synced = l.Context.Title, synced
+	if page.Course == "" {
+		page.Course = "this course"
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	_ = instructorPage.Execute(w, map[string]any{"Course": course, "Rows": rows, "Synced": synced})
+	if l.Custom["exam"] == "" {
+		// A link placed by hand without an exam: the exams it could name.
+		if page.Picker, err = x.Catalog.Exams(); err != nil {
+			x.Logger.Warn("lti instructor page: the exam catalog", "err", err)
+		}
+		page.Unplaced = true
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	// Framed by the launching platform's course pages only; no script, no style of its own.
+	h.Set("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'none'; "+frameAncestors(l.Platform.CoursePageOrigins()))
+	h.Set("Referrer-Policy", "no-referrer")
+	_ = instructorPage.Execute(w, page)
 }

@@ -142,6 +142,9 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	s.setPageHeaders(h)
+	if origins := s.frameOrigins(r); len(origins) > 0 {
+		h.Set("Content-Security-Policy", withFrameAncestors(s.csp, origins))
+	}
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Type", contentTypes[".html"])
 	h.Set("Content-Language", p.Language)

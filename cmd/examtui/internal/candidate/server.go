@@ -59,6 +59,10 @@ type Config struct {
 	Now func() time.Time
 	// Mount adds routes of other services the server carries (the LTI tool); nil: none.
 	Mount func(mux *http.ServeMux)
+	// FrameOrigins returns the origins that may show the join page of room in a frame: the
+	// course page of the learning platform the room's exam was launched from (LTI). nil, or
+	// none returned: the page refuses every frame (frame-ancestors 'none').
+	FrameOrigins func(ctx context.Context, room string) []string
 	// Notice is the recording notice shown before the microphone opens ("": the page language's
 	// pack's noticeText, which in English is sessions.DefaultNotice).
 	Notice string

@@ -138,10 +138,10 @@ func (p *Publisher) one(ctx context.Context, row marking.GradeRow, dryRun bool) 
 	}
 	now := p.Now()
 	switch {
-	case prev != nil && prev.Status == Posted && prev.Grading == o.Grading && prev.Digest == digest:
+	case prev != nil && prev.Status == sessions.LTIScorePosted && prev.Grading == o.Grading && prev.Digest == digest:
 		o.Action = Unchanged
 		return o, nil
-	case prev != nil && prev.Status == Failed && now.Before(prev.NextAttempt):
+	case prev != nil && prev.Status == sessions.LTIScoreFailed && now.Before(prev.NextAttempt):
 		o.Action, o.Reason = Waiting, fmt.Sprintf("failed %d time(s) (%s); next try after %s", prev.Attempts, prev.LastError, prev.NextAttempt.Format(time.RFC3339))
 		return o, nil
 	case dryRun:
@@ -155,12 +155,12 @@ func (p *Publisher) one(ctx context.Context, row marking.GradeRow, dryRun bool) 
 	sc := lti.Score{UserID: launch.Subject, ScoreGiven: o.Given, ScoreMaximum: o.Max, ActivityProgress: lti.ActivityCompleted,
 		GradingProgress: o.Grading, Timestamp: now.UTC().Format(time.RFC3339Nano)}
 	rec := sessions.LTIScore{SessionID: row.SessionID, LineItem: launch.LineItem, CandidateID: sess.CandidateID, ScoreGiven: o.Given,
-		ScoreMaximum: o.Max, Grading: o.Grading, Digest: digest, Updated: now, Attempts: 1, Status: Posted}
+		ScoreMaximum: o.Max, Grading: o.Grading, Digest: digest, Updated: now, Attempts: 1, Status: sessions.LTIScorePosted}
 	if prev != nil {
 		rec.Attempts = prev.Attempts + 1
 	}
 	if err := p.Services.PostScore(ctx, plat, launch.LineItem, sc); err != nil {
-		rec.Status, rec.LastError, rec.NextAttempt = Failed, err.Error(), now.Add(Backoff(rec.Attempts))
+		rec.Status, rec.LastError, rec.NextAttempt = sessions.LTIScoreFailed, err.Error(), now.Add(Backoff(rec.Attempts))
 		o.Action, o.Reason = Failed, err.Error()
 		p.Logger.Warn("grade passback failed", "session", row.SessionID, "attempts", rec.Attempts, "err", err)
 	} else {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,8 +164,20 @@ func TestPublish(t *testing.T) {
 		if got = outcomes(); got[ghost].Action != gradepass.Failed {
 			t.Fatalf("after the back-off: %+v", got[ghost])
 		}
-		if rec, _ := st.LTIScores(ctx, ghost); len(rec) != 1 || rec[0].Attempts != 2 || rec[0].Status != gradepass.Failed || rec[0].LastError == "" {
+		if rec, _ := st.LTIScores(ctx, ghost); len(rec) != 1 || rec[0].Attempts != 2 || rec[0].Status != sessions.LTIScoreFailed || rec[0].LastError == "" {
 			t.Fatalf("the failure's record: %+v", rec)
+		}
+		// The failure is what the marking queue and the control room read: whose, why, when next.
+		failed, err := st.FailedLTIScores(ctx, "hospitality-oral-b2")
+		if err != nil || len(failed) != 1 || failed[0].SessionID != ghost || failed[0].Candidate != "Ghost" || failed[0].Attempts != 2 ||
+			!strings.Contains(failed[0].LastError, "400") || !failed[0].NextAttempt.Equal(now.Add(gradepass.Backoff(2))) {
+			t.Fatalf("failed scores of the exam: %+v %v", failed, err)
+		}
+		if other, err := st.FailedLTIScores(ctx, "another-exam"); err != nil || len(other) != 0 {
+			t.Fatalf("failed scores of another exam: %+v %v", other, err)
+		}
+		if n, err := st.FailedPassbacks(ctx); err != nil || n != 1 {
+			t.Fatalf("failed passbacks %d %v", n, err)
 		}
 		if len(plat.Scores()) != 2 {
 			t.Fatalf("a repeated run posted again: %+v", plat.Scores())

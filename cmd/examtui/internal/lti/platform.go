@@ -21,6 +21,32 @@ type Platform struct {
 	AuthURL       string   `yaml:"authUrl" json:"authUrl"`
 	TokenURL      string   `yaml:"tokenUrl" json:"tokenUrl"`
 	JWKSURL       string   `yaml:"jwksUrl" json:"jwksUrl"`
+	// FrameOrigins are more origins whose pages show the tool in a frame (CoursePageOrigins).
+	FrameOrigins []string `yaml:"frameOrigins,omitempty" json:"frameOrigins,omitempty"`
+}
+
+// httpOrigin is the origin of an http(s) URL, or false: the form a CSP source and a browser's
+// Origin take.
+func httpOrigin(u string) (string, bool) {
+	pu, err := url.Parse(u)
+	if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" || pu.User != nil {
+		return "", false
+	}
+	return origin(pu), true
+}
+
+// CoursePageOrigins are the origins whose pages may show the tool in a frame (the join page's
+// frame-ancestors): the issuer's and the authorization URL's, where Moodle and a self-hosted
+// Canvas serve their course pages, and FrameOrigins for a platform whose course pages are on
+// another host (Canvas Cloud: the school's own instructure.com host).
+func (p Platform) CoursePageOrigins() []string {
+	var out []string
+	for _, u := range append([]string{p.Issuer, p.AuthURL}, p.FrameOrigins...) {
+		if o, ok := httpOrigin(u); ok && !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // Validate reports what makes p unusable.
@@ -37,6 +63,12 @@ func (p Platform) Validate() error {
 		pu, err := url.Parse(u)
 		if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
 			return fmt.Errorf("%w: platform %s: %s %q: want an http(s) URL", ErrInvalidConfig, p.Issuer, name, u)
+		}
+	}
+	for _, u := range p.FrameOrigins {
+		// An origin exactly (it goes into a Content-Security-Policy header as it is written).
+		if o, ok := httpOrigin(u); !ok || o != u {
+			return fmt.Errorf("%w: platform %s: frameOrigins %q: want an origin, https://HOST[:PORT] and nothing more", ErrInvalidConfig, p.Issuer, u)
 		}
 	}
 	return nil

@@ -38,7 +38,7 @@ func TestPageTypedAnswerToBotOnly(t *testing.T) {
 
 	p := r.join(t, r.site.link(r.site.code(t, "cand-private")))
 	p.WaitText("#state", "in progress", waitExam)
-	line := r.answers.said[0]
+	line := r.answers.Said[0]
 	p.Type("#answer", line)
 	p.WaitText("#answer-note", "Sent: "+line, waitExam)
 	testutil.Eventually(t, waitExam, func() bool { return r.exam.count(runtime.EventObservation) == 1 }, "the bot to decide the typed turn")

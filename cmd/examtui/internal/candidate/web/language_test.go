@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web/webtest"
 	"github.com/examtui/examtui/examples"
 	"github.com/examtui/examtui/internal/browsertest"
 	"github.com/examtui/examtui/internal/testutil"
@@ -104,7 +105,7 @@ func languageRoom(t *testing.T, script string) (*room, *lang.Pack, []string) {
 		t.Fatal(err)
 	}
 	said := s.Said()
-	return newRoomOf(t, filepath.Join("..", "..", "..", "..", "..", "examples", s.Spec), &answers{said: said}), own, said
+	return newRoomOf(t, filepath.Join("..", "..", "..", "..", "..", "examples", s.Spec), &webtest.Answers{Said: said}), own, said
 }
 
 // openIn opens a new link for identity with ?lang=tag and takes the page up to Join, checking

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/examtui/examtui/cmd/examtui/internal/app/apptest"
+	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web/webtest"
 	"github.com/examtui/examtui/internal/browsertest"
 	"github.com/examtui/examtui/internal/lktest"
 	"github.com/examtui/examtui/internal/testutil"
@@ -28,25 +28,25 @@ type room struct {
 	lk      *lktest.Server
 	site    *site
 	exam    *exam
-	answers *answers
+	answers *webtest.Answers
 	browser *browsertest.Browser
 	mic     string // the WAV Chromium's fake microphone plays
 }
 
 func newRoom(t testing.TB) *room {
 	t.Helper()
-	return newRoomOf(t, "", newAnswers(t, apptest.Rehearsal(t).Said()))
+	return newRoomOf(t, "", webtest.NewAnswers(t, apptest.Rehearsal(t).Said()))
 }
 
 // newRoomOf is newRoom with the exam of specPath ("": the demo exam) and the candidate's answers
 // (typed only: answers without their WAV files).
-func newRoomOf(t testing.TB, specPath string, a *answers) *room {
+func newRoomOf(t testing.TB, specPath string, a *webtest.Answers) *room {
 	t.Helper()
 	lk := lktest.Start(t)
 	r := &room{lk: lk, site: startSite(t, lk), answers: a}
 	r.exam = startExam(t, lk, r.answers, specPath)
 	r.mic = filepath.Join(t.TempDir(), "mic.wav")
-	silence(t, r.mic) // until the first answer
+	webtest.Silence(t, r.mic) // until the first answer
 	r.browser = browsertest.Start(t, browsertest.WithFakeAudio(r.mic))
 	return r
 }
@@ -72,25 +72,7 @@ func (r *room) join(t testing.TB, link string) *browsertest.Page {
 // restarted through its microphone menu (Chromium reads the file again when capture starts).
 func (r *room) say(t testing.TB, p *browsertest.Page, i int) {
 	t.Helper()
-	r.play(t, p, r.answers.files[i])
-}
-
-// play makes the fake microphone play the WAV at path from its start: the page captures again
-// (getUserMedia), as when the candidate picks a microphone.
-func (r *room) play(t testing.TB, p *browsertest.Page, path string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := r.mic + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, r.mic); err != nil {
-		t.Fatal(err)
-	}
-	p.Do(`(async () => { const s = document.querySelector("#mic"); s.dispatchEvent(new Event("change")); })()`)
+	webtest.Play(t, p, r.mic, r.answers.Files[i])
 }
 
 // spokenTexts is what the exam said, as the candidate view's spoken events carry it.
@@ -123,7 +105,7 @@ func TestPageTypedAnswers(t *testing.T) {
 	if got := p.Text("#time-left"); !strings.Contains(got, ":") {
 		t.Errorf("time left shows %q, want m:ss", got)
 	}
-	for i, line := range r.answers.said {
+	for i, line := range r.answers.Said {
 		testutil.Eventually(t, waitExam, func() bool { return r.exam.count(runtime.EventObservation) == i }, "turn %d", i)
 		p.Type("#answer", line)
 		p.WaitText("#answer-note", "Sent: "+line, waitExam)
@@ -188,7 +170,7 @@ func TestPageVoiceExam(t *testing.T) {
 func (r *room) speakAll(t testing.TB, p *browsertest.Page) {
 	t.Helper()
 	p.WaitText("#state", "in progress", waitExam)
-	for i := range r.answers.said {
+	for i := range r.answers.Said {
 		r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
 		if got := r.exam.count(runtime.EventObservation); got != i {
 			t.Fatalf("before answer %d the exam took %d turns; the recogniser heard:\n  %s", i+1, got, r.answers)
@@ -197,7 +179,7 @@ func (r *room) speakAll(t testing.TB, p *browsertest.Page) {
 		testutil.Eventually(t, waitExam, func() bool { return r.exam.count(runtime.EventObservation) == i+1 }, "answer %d to be taken; the recogniser heard:\n  %s", i+1, r.answers)
 	}
 	p.WaitText("#ended", "The exam has ended", waitExam)
-	if got, want := strings.Join(r.exam.candidateSaid(t), "|"), strings.Join(r.answers.said, "|"); got != want {
+	if got, want := strings.Join(r.exam.candidateSaid(t), "|"), strings.Join(r.answers.Said, "|"); got != want {
 		t.Errorf("the exam heard\n%s\nwant\n%s\nthe recogniser heard:\n  %s", got, want, r.answers)
 	}
 }
@@ -260,7 +242,7 @@ func TestPageReloadMidExam(t *testing.T) {
 	p := r.join(t, link)
 	p.WaitText("#progress", "1 of 4", waitExam)
 	r.exam.quiet(t, 0)
-	p.Type("#answer", r.answers.said[0])
+	p.Type("#answer", r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
 	before := r.exam.spokenTexts(t)
@@ -306,7 +288,7 @@ func TestPageJoinCodeUsedTwice(t *testing.T) {
 		t.Error("the refused page shows the exam")
 	}
 	r.exam.quiet(t, 0)
-	p.Type("#answer", r.answers.said[0])
+	p.Type("#answer", r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 }
 
@@ -338,7 +320,7 @@ func TestPageNetworkDrop(t *testing.T) {
 	t.Logf("offline: %q", p.Text("#connection"))
 	p.Offline(false)
 	p.WaitText("#connection", "Reconnected.", 90*time.Second)
-	p.Type("#answer", r.answers.said[0])
+	p.Type("#answer", r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 	t.Logf("exam states: %s", strings.Join(r.exam.stateEvents(t), ", "))
 }
@@ -352,7 +334,7 @@ func TestPageNarrowScreen(t *testing.T) {
 	p.SetViewport(320, 640)
 	p.WaitText("#progress", "1 of 4", waitExam)
 	r.exam.quiet(t, 0)
-	p.Type("#answer", r.answers.said[0])
+	p.Type("#answer", r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
 	if w := browsertest.Eval[int](p, `document.documentElement.scrollWidth`); w > 320 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web/webtest"
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 )
@@ -45,7 +46,7 @@ func TestPageImmediateRejoin(t *testing.T) {
 	link := r.site.link(r.site.code(t, "cand-rejoin"))
 	p := r.join(t, link)
 	p.WaitText("#progress", "1 of 4", waitExam)
-	p.Type("#answer", r.answers.said[0])
+	p.Type("#answer", r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
 	lines := r.exam.spokenTexts(t)
@@ -77,16 +78,16 @@ func TestPageCaptureRestartDuringExaminerLine(t *testing.T) {
 	p := r.join(t, r.site.link(r.site.code(t, "cand-restart")))
 	p.WaitText("#progress", "1 of 4", waitExam)
 	quietWAV := filepath.Join(t.TempDir(), "quiet.wav")
-	silence(t, quietWAV)
+	webtest.Silence(t, quietWAV)
 	for i := range 3 {
 		n := r.exam.count(runtime.EventSpoken)
 		if i > 0 {
-			p.Type("#answer", r.answers.said[i-1])
+			p.Type("#answer", r.answers.Said[i-1])
 		}
 		testutil.Eventually(t, waitExam, func() bool {
 			return r.exam.count(runtime.EventSpoken) > n && r.exam.rb.Room.Voice().Queued() > time.Second
 		}, "the examiner to be speaking (line %d)", i+1)
-		r.play(t, p, quietWAV)
+		webtest.Play(t, p, r.mic, quietWAV)
 		if r.exam.rb.Room.Voice().Queued() == 0 {
 			t.Fatalf("line %d: the examiner had finished before the capture restarted: nothing tested", i+1)
 		}
