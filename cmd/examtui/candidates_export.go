@@ -32,7 +32,7 @@ records.recipients the archive is encrypted to them too (FILE.zip.age; age -d -i
 it); --plain writes it unencrypted, to hand to the candidate.`,
 		Example: `  examtui candidates export s-0042 --out ada.zip --identity ~/.config/examtui/records.key --plain
   examtui candidates export "Ada Lovelace" --out ada.zip --identity ~/.config/examtui/records.key --plain`,
-		Args:    cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(out) == "" {
 				return fmt.Errorf("--out FILE.zip is required")
