@@ -153,7 +153,8 @@ func readLedger(events []runtime.Event) (ledger, error) {
 
 // Propose applies the scheme's rule to a session's events (docs/marking.md, "The rule"):
 // for each criterion, the highest level with at least rule.minSignals counted signals at or
-// above it, where a signal counts when its confidence is at least rule.minConfidence, at its
+// above it, where a signal counts when it was heard in a node the criterion counts (any node,
+// unless the criterion names its nodes), its confidence is at least rule.minConfidence, at its
 // reported level (the lowest when it reported none), demoted by rule.scaffolding when it
 // followed heavy help. The same events always give the same proposal.
 func Propose(exam *spec.Exam, events []runtime.Event) (*Proposal, error) {
@@ -188,12 +189,17 @@ func proposeCriterion(exam *spec.Exam, c *spec.CompiledCriterion, l ledger) Crit
 		if !slices.Contains(c.Signals, e.Signal) {
 			continue
 		}
-		seen[e.Signal] = true
 		rank := 1
 		if e.Level != "" {
 			rank = c.Rank(e.Level)
 		}
+		heardHere := c.CountsIn(e.NodeID)
+		if heardHere {
+			seen[e.Signal] = true
+		}
 		switch {
+		case !heardHere:
+			e.Note = fmt.Sprintf("heard in %s; the criterion counts only %s", e.NodeID, strings.Join(c.Nodes, ", "))
 		case rank < 0:
 			e.Note = fmt.Sprintf("level %q is not a level of this criterion", e.Level)
 		case e.Confidence < rule.MinConfidence:
@@ -216,7 +222,7 @@ func proposeCriterion(exam *spec.Exam, c *spec.CompiledCriterion, l ledger) Crit
 			cp.Gaps = append(cp.Gaps, s)
 		}
 	}
-	nodes := nodesAssessing(exam, c.Signals)
+	nodes := nodesAssessing(exam, c)
 	for _, m := range l.misconceptions {
 		if nodes[m.NodeID] {
 			cp.Misconceptions = append(cp.Misconceptions, m)
@@ -256,12 +262,20 @@ func reason(c *spec.CompiledCriterion, rule spec.ResolvedMarkingRule, rank, coun
 	return fmt.Sprintf("%d signal(s), %d counted: %s at or above %s", seen, counted, need, c.Levels[rank-1].Name)
 }
 
-// nodesAssessing is the set of nodes that listen for any of the signals.
-func nodesAssessing(exam *spec.Exam, signals []string) map[string]bool {
+// nodesAssessing is the set of nodes whose misconceptions bear on the criterion: the nodes it
+// is restricted to, else those that listen for any of its signals.
+func nodesAssessing(exam *spec.Exam, c *spec.CompiledCriterion) map[string]bool {
 	out := map[string]bool{}
-	for _, n := range exam.Nodes {
-		for _, s := range signals {
-			if slices.Contains(n.Controller.EvidenceSignals, s) || slices.Contains(n.Controller.TransversalSkills, s) {
+	if len(c.Nodes) > 0 {
+		for _, n := range c.Nodes {
+			out[n] = true
+		}
+		return out
+	}
+	for i := range exam.Nodes {
+		n := &exam.Nodes[i]
+		for _, s := range c.Signals {
+			if n.ListensFor(s) {
 				out[n.NodeID] = true
 			}
 		}

@@ -179,3 +179,84 @@ func rehearsalEvents(t testing.TB) []runtime.Event {
 	}
 	return res.Log
 }
+
+// TestProposeNodes: a criterion counts evidence whichever node it was heard in, unless the
+// scheme names its nodes; evidence heard elsewhere is then listed, not counted, and says why.
+func TestProposeNodes(t *testing.T) {
+	const rota, breakfast = "scenario-staff-rota", "scenario-hotel-breakfast"
+	cases := []struct {
+		name    string
+		nodes   []string
+		level   string
+		counted bool
+		note    string
+		gaps    []string
+	}{
+		{"any node", nil, "analysis", true, "", []string{}},
+		{"restricted to the node it was heard in", []string{rota}, "analysis", true, "", []string{}},
+		{"restricted to another node", []string{breakfast}, "none", false, "heard in scenario-staff-rota; the criterion counts only scenario-hotel-breakfast", []string{"analyses_clientele"}},
+	}
+	base := runtimetest.DemoExam(t, nil)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			exam := withCriterionNodes(base, "clientele", tc.nodes)
+			s := &stream{t: t}
+			s.said("seg-a")
+			s.add(&runtime.EvidenceUpdatePayload{NodeID: rota, SignalType: "analyses_clientele", RubricLevel: "analysis",
+				Excerpt: "business travellers need a quick lunch", Confidence: 0.9, OtherNode: true})
+			p, err := Propose(exam, s.events)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := p.Criteria[slices.IndexFunc(p.Criteria, func(c CriterionProposal) bool { return c.Criterion == "clientele" })]
+			if c.Level != tc.level || len(c.Evidence) != 1 || c.Evidence[0].Counted != tc.counted || c.Evidence[0].Note != tc.note ||
+				c.Evidence[0].NodeID != rota || !slices.Equal(c.Gaps, tc.gaps) {
+				t.Errorf("proposed %s (%s), evidence %+v, gaps %v; want %s, counted %v, note %q, gaps %v", c.Level, c.Reason, c.Evidence, c.Gaps,
+					tc.level, tc.counted, tc.note, tc.gaps)
+			}
+		})
+	}
+}
+
+// withCriterionNodes is exam with criterion id restricted to nodes (a copy; exam is unchanged).
+func withCriterionNodes(exam *spec.Exam, id string, nodes []string) *spec.Exam {
+	e := *exam
+	m := *exam.Marking
+	m.Criteria = slices.Clone(m.Criteria)
+	m.Criterion(id).Nodes = nodes
+	e.Marking = &m
+	return &e
+}
+
+// TestProposeEvidenceFromAnotherNode plays a script whose candidate analyses the guests in
+// the staffing part (runtime/headless/testdata/other-node-evidence.yaml) through the real
+// controller and offline examiner: the clientele criterion gets the signal heard there, and
+// with nodes: [scenario-hotel-breakfast] on that criterion it does not count.
+func TestProposeEvidenceFromAnotherNode(t *testing.T) {
+	script, err := headless.LoadScript("../runtime/headless/testdata/other-node-evidence.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exam, err := script.CompileSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := headless.Run(t.Context(), script, headless.Options{SessionID: "other-node", Start: headless.DefaultStart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientele := func(exam *spec.Exam) CriterionProposal {
+		p, err := Propose(exam, res.Log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Criteria[slices.IndexFunc(p.Criteria, func(c CriterionProposal) bool { return c.Criterion == "clientele" })]
+	}
+	c := clientele(exam)
+	if c.Level != "analysis" || len(c.Evidence) != 1 || c.Evidence[0].NodeID != "scenario-staff-rota" || !c.Evidence[0].Counted {
+		t.Fatalf("clientele from the staffing part: %s (%s), evidence %+v", c.Level, c.Reason, c.Evidence)
+	}
+	if c = clientele(withCriterionNodes(exam, "clientele", []string{"scenario-hotel-breakfast"})); c.Level != spec.NoLevel || c.Evidence[0].Counted {
+		t.Fatalf("clientele restricted to the breakfast part: %s (%s), evidence %+v", c.Level, c.Reason, c.Evidence)
+	}
+}

@@ -73,7 +73,8 @@ func (c *Controller) evidenceStep(in *turnInput, obs Observation) (accepted []Le
 		}
 		accepted = append(accepted, LedgerEntry{NodeID: node.NodeID, Turn: in.turn, SignalType: s.SignalType,
 			RubricLevel: s.RubricLevel, Excerpt: s.Excerpt, Confidence: s.Confidence, STTConfidence: v.summary,
-			Transversal:          !slices.Contains(node.Controller.EvidenceSignals, s.SignalType),
+			Transversal:          slices.Contains(node.Controller.TransversalSkills, s.SignalType) && !slices.Contains(node.Controller.EvidenceSignals, s.SignalType),
+			OtherNode:            !node.ListensFor(s.SignalType),
 			ScaffoldingIntensity: s.ScaffoldingIntensity, ScaffoldingEffective: s.ScaffoldingEffective})
 	}
 	return accepted, rejected, dups
@@ -92,7 +93,7 @@ func (c *Controller) recordEvidence(in *turnInput, accepted []LedgerEntry, rejec
 		c.emit(&EvidenceUpdatePayload{NodeID: node.NodeID, SignalType: e.SignalType, RubricLevel: e.RubricLevel,
 			Excerpt: e.Excerpt, Confidence: e.Confidence, STTConfidence: e.STTConfidence, Coverage: c.ledger.Coverage(node.NodeID, targets),
 			Accepted: len(c.ledger.Covered(node.NodeID, targets)), Required: node.Controller.RequiredEvidenceCount, Transversal: e.Transversal,
-			ScaffoldingIntensity: e.ScaffoldingIntensity, ScaffoldingEffective: e.ScaffoldingEffective})
+			OtherNode: e.OtherNode, ScaffoldingIntensity: e.ScaffoldingIntensity, ScaffoldingEffective: e.ScaffoldingEffective})
 	}
 	for _, m := range misconceptions {
 		c.ledger.misconceptions = append(c.ledger.misconceptions, MisconceptionEntry{NodeID: node.NodeID, Turn: in.turn, Misconception: m})

@@ -161,7 +161,7 @@ func (c *Controller) plan(in *turnInput, obs Observation, nf *nodeFilters) *plan
 	// 5. Guardrails, in order; the first transition wins.
 	have := len(c.ledger.Covered(node.NodeID, node.Controller.EvidenceSignals))
 	for _, e := range p.accepted {
-		if !e.Transversal {
+		if e.Target() {
 			have++
 		}
 	}

@@ -14,6 +14,9 @@ type LedgerEntry struct {
 	Confidence    float64    `json:"confidence"`
 	STTConfidence STTSummary `json:"sttConfidenceSummary"`
 	Transversal   bool       `json:"transversal,omitempty"`
+	// OtherNode marks a signal the node it was heard in (NodeID) does not listen for: another
+	// node's, given early or late. It counts for marking, not for the node's coverage.
+	OtherNode bool `json:"otherNode,omitempty"`
 	// ScaffoldingIntensity (0–3) and ScaffoldingEffective are how much help preceded the signal
 	// and whether the candidate improved after it, as the examiner reported them.
 	ScaffoldingIntensity *int  `json:"scaffoldingIntensity,omitempty"`
@@ -27,7 +30,12 @@ type MisconceptionEntry struct {
 	Misconception
 }
 
-// Ledger is the evidence ledger: accepted signals, deduplicated per node and signal type.
+// Target reports whether the entry covers one of its node's evidence targets (not a
+// transversal skill, not another node's signal).
+func (e *LedgerEntry) Target() bool { return !e.Transversal && !e.OtherNode }
+
+// Ledger is the evidence ledger: accepted signals, deduplicated per node (the node each was
+// heard in) and signal type.
 type Ledger struct {
 	entries        []LedgerEntry
 	misconceptions []MisconceptionEntry

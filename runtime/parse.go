@@ -62,8 +62,8 @@ func (q AnswerQuality) Valid() bool { return slices.Contains(AnswerQualities, q)
 func (c Command) Valid() bool { return slices.Contains(Commands, c) }
 
 // ParseObservation validates report_observation arguments against the schema
-// (pipecat-adapter §3) and the node's vocabulary. Problems the controller can repair (an
-// unknown signal type, an invalid optional enum, an over-long excerpt, a confidence outside
+// (pipecat-adapter §3) and the exam's vocabulary (a signal of any node is kept, wherever it
+// is heard). Problems the controller can repair (an unknown signal type, an invalid optional enum, an over-long excerpt, a confidence outside
 // 0..1) are fixed or dropped and listed in the returned problems; a reply that is not a JSON
 // object, has a wrongly typed field or lacks a required field is an error.
 func ParseObservation(raw []byte, node *spec.CompiledNode, exam *spec.Exam) (Observation, []string, error) {
@@ -279,9 +279,12 @@ func (d observationDecoder) parseSignals(items []json.RawMessage, node *spec.Com
 			continue
 		}
 		st := *rs.SignalType
-		if !nodeListensFor(node, st) {
+		// Evidence counts whichever node it is heard in: a signal of any node of the exam is
+		// kept (the ledger records where it was heard); only a type no node listens for is
+		// dropped.
+		if !node.ListensFor(st) && (exam == nil || !exam.ListenedFor(st)) {
 			if exam != nil && exam.Signal(st) != nil {
-				*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: %q is not listened for in this node", i, st))
+				*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: %q is not listened for in any node", i, st))
 			} else {
 				*problems = append(*problems, fmt.Sprintf("signals[%d] dropped: unknown signal type %q", i, TruncateRunes(st, 60)))
 			}
@@ -335,15 +338,6 @@ func (d observationDecoder) parseMisconceptions(items []json.RawMessage, problem
 		})
 	}
 	return out
-}
-
-// nodeListensFor reports whether signalType is in the node's evidence signals or transversal skills.
-func nodeListensFor(node *spec.CompiledNode, signalType string) bool {
-	if node == nil {
-		return false
-	}
-	return slices.Contains(node.Controller.EvidenceSignals, signalType) ||
-		slices.Contains(node.Controller.TransversalSkills, signalType)
 }
 
 func examSignal(exam *spec.Exam, st string) *spec.EvidenceDef {

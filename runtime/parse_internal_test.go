@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -62,7 +63,20 @@ func TestParseObservation(t *testing.T) {
 					t.Errorf("unknown signal kept: %+v", o.Signals)
 				}
 			}},
-		{name: "signal of another node", raw: `{"signals":[{"signalType":"names_risk","excerpt":"x","confidence":1}],` + base + `}`, problems: 0},
+		// Evidence counts whichever node it is heard in: names_risk is the plan node's, heard
+		// in the intro node (below), and kept.
+		{name: "signal of another node", raw: `{"signals":[{"signalType":"names_risk","excerpt":"x","confidence":1}],` + base + `}`, problems: 0,
+			check: func(t *testing.T, o Observation) {
+				if len(o.Signals) != 1 || o.Signals[0].SignalType != "names_risk" {
+					t.Errorf("another node's signal dropped: %+v", o.Signals)
+				}
+			}},
+		{name: "signal no node listens for", raw: `{"signals":[{"signalType":"unheard","excerpt":"x","confidence":1}],` + base + `}`, problems: 1,
+			check: func(t *testing.T, o Observation) {
+				if len(o.Signals) != 0 {
+					t.Errorf("a signal no node listens for kept: %+v", o.Signals)
+				}
+			}},
 		{name: "signal missing confidence", raw: `{"signals":[{"signalType":"names_risk","excerpt":"x"}],` + base + `}`, problems: 1},
 		{name: "signal wrong type", raw: `{"signals":[{"signalType":"names_risk","excerpt":5,"confidence":1}],` + base + `}`, problems: 1},
 		{name: "confidence clamped", raw: `{"signals":[{"signalType":"names_risk","excerpt":"x","confidence":1.7},{"signalType":"proposes_fix","excerpt":"y","confidence":-2}],` + base + `}`, problems: 2,
@@ -94,12 +108,17 @@ func TestParseObservation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := node
-			if tt.name == "signal of another node" {
+			n, ex := node, exam
+			switch tt.name {
+			case "signal of another node":
 				n = exam.Node("intro")
-				tt.problems = 1
+			case "signal no node listens for":
+				// Defined in the evidence list, listened for by no node.
+				e := *exam
+				e.Evidence = append(slices.Clone(exam.Evidence), spec.EvidenceDef{SignalType: "unheard", Description: "d", Levels: []string{"l1"}})
+				ex = &e
 			}
-			o, probs, err := ParseObservation([]byte(tt.raw), n, exam)
+			o, probs, err := ParseObservation([]byte(tt.raw), n, ex)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
@@ -149,8 +168,8 @@ func FuzzParseObservation(f *testing.F) {
 			if utf8.RuneCountInString(s.Excerpt) > MaxExcerptRunes || !utf8.ValidString(s.Excerpt) {
 				t.Fatalf("excerpt not capped or invalid: %q", s.Excerpt)
 			}
-			if !nodeListensFor(node, s.SignalType) {
-				t.Fatalf("signal %q outside the node vocabulary accepted", s.SignalType)
+			if !exam.ListenedFor(s.SignalType) {
+				t.Fatalf("signal %q outside the exam's vocabulary accepted", s.SignalType)
 			}
 		}
 	})

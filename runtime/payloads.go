@@ -128,16 +128,19 @@ type STTSummary struct {
 
 // EvidenceUpdatePayload reports an accepted evidence signal.
 type EvidenceUpdatePayload struct {
-	NodeID        string         `json:"nodeId"`
-	SignalType    string         `json:"signalType"`
-	RubricLevel   string         `json:"rubricLevel,omitempty"`
-	Excerpt       string         `json:"excerpt"`
-	Confidence    float64        `json:"confidence"`
-	STTConfidence STTSummary     `json:"sttConfidenceSummary"`
-	Coverage      float64        `json:"coverage"` // accepted distinct targets / node targets
-	Accepted      int            `json:"accepted"`
-	Required      int            `json:"required"`
-	Transversal   bool           `json:"transversal,omitempty"`
+	NodeID        string     `json:"nodeId"`
+	SignalType    string     `json:"signalType"`
+	RubricLevel   string     `json:"rubricLevel,omitempty"`
+	Excerpt       string     `json:"excerpt"`
+	Confidence    float64    `json:"confidence"`
+	STTConfidence STTSummary `json:"sttConfidenceSummary"`
+	Coverage      float64    `json:"coverage"` // accepted distinct targets / node targets
+	Accepted      int        `json:"accepted"`
+	Required      int        `json:"required"`
+	Transversal   bool       `json:"transversal,omitempty"`
+	// OtherNode marks a signal NodeID (the node it was heard in) does not listen for:
+	// another node's evidence, which counts for marking but not for this node's coverage.
+	OtherNode     bool           `json:"otherNode,omitempty"`
 	Misconception *Misconception `json:"misconception,omitempty"`
 	// ScaffoldingIntensity (0–3) and ScaffoldingEffective carry the examiner's scaffolding
 	// report with the signal into the ledger and the stream.

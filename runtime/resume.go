@@ -152,7 +152,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			break
 		}
 		c.ledger.add(LedgerEntry{NodeID: p.NodeID, Turn: c.turn, SignalType: p.SignalType, RubricLevel: p.RubricLevel,
-			Excerpt: p.Excerpt, Confidence: p.Confidence, STTConfidence: p.STTConfidence, Transversal: p.Transversal})
+			Excerpt: p.Excerpt, Confidence: p.Confidence, STTConfidence: p.STTConfidence, Transversal: p.Transversal, OtherNode: p.OtherNode})
 	case *ObservationPayload:
 		c.settleObservation(p)
 		c.turn = max(c.turn, p.Turn)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -17,10 +18,15 @@ type CopyResult struct {
 	Copied  []string // written to the destination (new, or replacing an older copy)
 	Present []string // already in the destination with the same events: left alone
 	Running []string // live in the source: not copied (copy again once they stop)
+	// Tables counts the rows written to every other table (marks, final marks, locks, the
+	// rosters, the access log…; copyTables), by table.
+	Tables map[string]int64
 }
 
 // CopySessions copies every session of from into to: metadata, compiled exam and events,
-// byte for byte (type, timestamp and payload as stored). It is idempotent: a session already
+// byte for byte (type, timestamp and payload as stored), then the rows of every other table
+// (copyTables: marks, final marks and locks, rosters, the access log, and whatever table the
+// schema adds) that the destination does not hold yet. It is idempotent: a session already
 // in to with as many events is left alone; one with fewer (it continued in from after an
 // earlier copy) is replaced. Each session is copied in one transaction, so an interrupted
 // copy leaves whole sessions only. Sessions running in from are skipped.
@@ -56,7 +62,12 @@ func CopySessions(ctx context.Context, from, to *Store) (CopyResult, error) {
 		}
 		res.Copied = append(res.Copied, s.ID)
 	}
-	return res, nil
+	have := map[string]bool{}
+	for _, id := range append(slices.Clone(res.Copied), res.Present...) {
+		have[id] = true
+	}
+	res.Tables, err = copyTables(ctx, from, to, have)
+	return res, err
 }
 
 // rawSession is a sessions row as stored, for copying between stores.

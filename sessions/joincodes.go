@@ -43,6 +43,14 @@ func migrateV9(ctx context.Context, tx *sqlTx) error {
 	return nil
 }
 
+// migrateV15 adds candidate_id: the roster candidate a link was made for (token --link
+// --candidate-id, dispatch --candidate-id), whom the room exam attaches to its session when
+// that identity arrives. Empty: a link for no roster entry.
+func migrateV15(ctx context.Context, tx *sqlTx) error {
+	_, err := tx.ExecContext(ctx, `ALTER TABLE join_codes ADD COLUMN candidate_id TEXT NOT NULL DEFAULT ''`)
+	return err
+}
+
 // JoinCode is one stored join code: who it admits to which room, and until when.
 type JoinCode struct {
 	// CodeHash is the hex SHA-256 of the code; the code itself is never stored.
@@ -50,6 +58,9 @@ type JoinCode struct {
 	Room        string
 	Identity    string
 	DisplayName string
+	// CandidateID is the roster candidate the link is for ("" for none); it must be in the
+	// roster (examtui candidates import).
+	CandidateID string
 	Created     time.Time
 	Expires     time.Time
 	// Redeemed is when a browser first used the code (zero while unused); SeatHash is the hash
@@ -90,12 +101,21 @@ func (s *Store) CreateJoinCode(ctx context.Context, c JoinCode) error {
 		return fmt.Errorf("store a join code for room %q: %w", c.Room, err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	if c.CandidateID != "" {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM candidates WHERE candidate_id = ?`, c.CandidateID).Scan(&n); err != nil {
+			return fmt.Errorf("store a join code for room %q: %w", c.Room, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("a join link for candidate %q: %w", c.CandidateID, ErrNoCandidate)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE join_codes SET revoked_ns = ? WHERE room = ? AND identity = ? AND revoked_ns IS NULL`,
 		c.Created.UnixNano(), c.Room, c.Identity); err != nil {
 		return fmt.Errorf("revoke the earlier join codes of %q in room %q: %w", c.Identity, c.Room, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO join_codes (code_hash, room, identity, display_name, created_ns, expires_ns)
-		VALUES (?, ?, ?, ?, ?, ?)`, c.CodeHash, c.Room, c.Identity, c.DisplayName, c.Created.UnixNano(), c.Expires.UnixNano()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO join_codes (code_hash, room, identity, display_name, candidate_id, created_ns, expires_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, c.CodeHash, c.Room, c.Identity, c.DisplayName, c.CandidateID, c.Created.UnixNano(), c.Expires.UnixNano()); err != nil {
 		return fmt.Errorf("store a join code for room %q: %w", c.Room, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -208,7 +228,23 @@ func (s *Store) JoinCodes(ctx context.Context, room string) ([]JoinCode, error) 
 	return out, rows.Err()
 }
 
-const joinCodeColumns = `code_hash, room, identity, display_name, created_ns, expires_ns, redeemed_ns, seat_hash, revoked_ns`
+const joinCodeColumns = `code_hash, room, identity, display_name, candidate_id, created_ns, expires_ns, redeemed_ns, seat_hash, revoked_ns`
+
+// RoomCandidateID is the roster candidate id of the latest join link of identity in room: the
+// candidate a room exam attaches to its session when that identity arrives; "" when the link
+// names none or there is no link.
+func (s *Store) RoomCandidateID(ctx context.Context, room, identity string) (string, error) {
+	if err := s.checkOpen(); err != nil {
+		return "", err
+	}
+	var id string
+	err := s.db.QueryRowContext(ctx, `SELECT candidate_id FROM join_codes WHERE room = ? AND identity = ?
+		ORDER BY created_ns DESC, code_hash LIMIT 1`, room, identity).Scan(&id)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("the candidate of %q's join link in room %q: %w", identity, room, err)
+	}
+	return id, nil
+}
 
 // JoinCodeOf returns the join code with this hash, whatever its state (ErrJoinCodeNotFound
 // when there is none): what the join page needs to know of the room it opens.
@@ -235,7 +271,7 @@ func scanJoinCode(r scanner) (JoinCode, error) {
 		seat             sql.NullString
 		revoked          sql.NullInt64
 	)
-	if err := r.Scan(&c.CodeHash, &c.Room, &c.Identity, &c.DisplayName, &created, &expires, &redeemed, &seat, &revoked); err != nil {
+	if err := r.Scan(&c.CodeHash, &c.Room, &c.Identity, &c.DisplayName, &c.CandidateID, &created, &expires, &redeemed, &seat, &revoked); err != nil {
 		return JoinCode{}, fmt.Errorf("read a join code: %w", err)
 	}
 	c.Created, c.Expires = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()

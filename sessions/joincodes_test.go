@@ -184,3 +184,42 @@ func TestJoinCodeRevoke(t *testing.T) {
 		}
 	})
 }
+
+// TestJoinCodeCandidate: a link made for a roster candidate keeps the id, RoomCandidateID gives
+// the latest link's, and an id the roster does not hold is refused with nothing stored.
+func TestJoinCodeCandidate(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, eng testEngine) {
+		ctx := context.Background()
+		st := eng.open(t)
+		now := time.Unix(1_800_000_000, 0).UTC()
+		if err := st.PutCandidates(ctx, []Candidate{{CandidateID: "s-001", Name: "Ada"}}); err != nil {
+			t.Fatal(err)
+		}
+		bad := JoinCode{CodeHash: testHash("bad"), Room: "r", Identity: "ada", CandidateID: "s-009", Created: now, Expires: now.Add(time.Hour)}
+		if err := st.CreateJoinCode(ctx, bad); !errors.Is(err, ErrNoCandidate) {
+			t.Fatalf("a link for a candidate not in the roster: %v, want ErrNoCandidate", err)
+		}
+		if got, err := st.RoomCandidateID(ctx, "r", "ada"); err != nil || got != "" {
+			t.Fatalf("no link yet: %q, %v", got, err)
+		}
+		good := JoinCode{CodeHash: testHash("good"), Room: "r", Identity: "ada", CandidateID: "s-001", Created: now, Expires: now.Add(time.Hour)}
+		if err := st.CreateJoinCode(ctx, good); err != nil {
+			t.Fatal(err)
+		}
+		codes, err := st.JoinCodes(ctx, "r")
+		if err != nil || len(codes) != 1 || codes[0].CandidateID != "s-001" {
+			t.Fatalf("stored codes %+v, %v", codes, err)
+		}
+		if got, err := st.RoomCandidateID(ctx, "r", "ada"); err != nil || got != "s-001" {
+			t.Fatalf("RoomCandidateID = %q, %v; want s-001", got, err)
+		}
+		// A newer link for the same identity without an id replaces it.
+		plain := JoinCode{CodeHash: testHash("plain"), Room: "r", Identity: "ada", Created: now.Add(time.Minute), Expires: now.Add(time.Hour)}
+		if err := st.CreateJoinCode(ctx, plain); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := st.RoomCandidateID(ctx, "r", "ada"); err != nil || got != "" {
+			t.Fatalf("after a newer link without an id: %q, %v", got, err)
+		}
+	})
+}

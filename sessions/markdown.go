@@ -106,6 +106,9 @@ func RenderMarkdown(sum *Summary, opts MarkdownOptions) string {
 			if e.Transversal {
 				sig += " (transversal)"
 			}
+			if e.OtherNode {
+				sig += " (another part's)"
+			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %.2f | %.2f | %s |\n", offset(sum.StartedAt, e.At), mdCell(sig),
 				mdCell(e.RubricLevel), e.Confidence, e.STT.Min, mdCell(e.Excerpt))
 			if e.Misconception != nil {

@@ -75,13 +75,25 @@ type SubjectMarks struct {
 	Lock       *MarkLock `json:"lock,omitempty"`
 }
 
-// CandidateSessions lists the ids of the sessions whose candidate is exactly candidate,
-// oldest first.
+// CandidateSessions lists the ids of a candidate's sessions, oldest first. candidate is a
+// roster id or a name: the sessions attached to that id (candidate_id) are theirs whatever
+// name they carry, and of the sessions attached to no one, those named as the candidate (the
+// roster entry's name for a roster id, else candidate exactly as sessions list shows it). A
+// session attached to another candidate is never theirs, even under the same name.
 func (s *Store) CandidateSessions(ctx context.Context, candidate string) ([]string, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sessions WHERE candidate = ? ORDER BY started_ns, id`, candidate)
+	name := candidate
+	c, ok, err := s.LookupCandidate(ctx, candidate)
+	if err != nil {
+		return nil, err
+	}
+	if ok && c.Name != "" {
+		name = c.Name
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sessions WHERE candidate_id = ? OR (candidate_id = '' AND candidate = ?)
+		ORDER BY started_ns, id`, candidate, name)
 	if err != nil {
 		return nil, fmt.Errorf("sessions of a candidate: %w", err)
 	}
@@ -89,8 +101,8 @@ func (s *Store) CandidateSessions(ctx context.Context, candidate string) ([]stri
 	return scanIDs(rows)
 }
 
-// WriteSubjectArchive writes the zip archive of everything held about candidate (exactly as
-// the sessions name them) to w and appends the export to the access log of each session. A
+// WriteSubjectArchive writes the zip archive of everything held about candidate (a roster id
+// or a name: CandidateSessions) to w and appends the export to the access log of each session. A
 // candidate with no session is ErrNotFound.
 func (s *Store) WriteSubjectArchive(ctx context.Context, w io.Writer, candidate string, opts SubjectOptions) (SubjectManifest, error) {
 	ids, err := s.CandidateSessions(ctx, candidate)

@@ -84,3 +84,47 @@ func TestSubjectArchive(t *testing.T) {
 		}
 	})
 }
+
+// TestCandidateSessionsByRosterID: a roster id finds the sessions attached to it whatever name
+// they carry, and of the unattached sessions those under the roster entry's name; a namesake's
+// attached session is never included. A name finds the unattached sessions of that name.
+func TestCandidateSessionsByRosterID(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, eng testEngine) {
+		ctx := context.Background()
+		st := eng.open(t)
+		if err := st.PutCandidates(ctx, []Candidate{{CandidateID: "s-001", Name: "Ada Lovelace"}, {CandidateID: "s-002", Name: "Ada Lovelace"},
+			{CandidateID: "s-003", Name: "Grace Hopper"}}); err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range []struct{ id, name, candidateID string }{
+			{"cs-1", "Ada Lovelace", "s-001"},
+			{"cs-2", "Ada Lovelace", "s-002"}, // the namesake
+			{"cs-3", "Ada Lovelace", ""},      // no id: found by name
+			{"cs-4", "A. Lovelace", "s-001"},  // another spelling, the same person
+			{"cs-5", "Grace Hopper", ""},
+		} {
+			createSession(t, st, Meta{ID: s.id, Exam: testExam(), Candidate: s.name, StartedAt: fixtureStart.Add(time.Duration(i) * time.Minute)})
+			if s.candidateID != "" {
+				if err := st.AttachCandidate(ctx, s.id, s.candidateID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for arg, want := range map[string][]string{
+			"s-001":        {"cs-1", "cs-3", "cs-4"},
+			"s-002":        {"cs-2", "cs-3"},
+			"s-003":        {"cs-5"},
+			"Ada Lovelace": {"cs-3"},
+			"Grace Hopper": {"cs-5"},
+			"nobody":       nil,
+		} {
+			got, err := st.CandidateSessions(ctx, arg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("CandidateSessions(%q) = %v, want %v", arg, got, want)
+			}
+		}
+	})
+}

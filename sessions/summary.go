@@ -62,6 +62,7 @@ type EvidenceRecord struct {
 	Confidence    float64
 	STT           runtime.STTSummary
 	Transversal   bool
+	OtherNode     bool // another node's signal, heard in this one
 	Misconception *runtime.Misconception
 }
 
@@ -206,7 +207,7 @@ func Summarize(sess *Session, events []runtime.Event) (*Summary, error) {
 			if v := visit(sum, cur, p.NodeID, ev.Timestamp); v != nil {
 				v.Evidence = append(v.Evidence, EvidenceRecord{Seq: ev.Seq, At: ev.Timestamp, SignalType: p.SignalType,
 					RubricLevel: p.RubricLevel, Excerpt: p.Excerpt, Confidence: p.Confidence, STT: p.STTConfidence,
-					Transversal: p.Transversal, Misconception: p.Misconception})
+					Transversal: p.Transversal, OtherNode: p.OtherNode, Misconception: p.Misconception})
 				v.Coverage, v.Required = p.Coverage, p.Required
 			}
 		case *runtime.FollowUpIssuedPayload:

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/examtui/examtui/spec/lang"
@@ -113,8 +114,9 @@ func compile(s *Spec) *Exam {
 		personas[p.ID] = p
 	}
 	tool := ReportObservationTool()
+	heard := listenedFor(s.Nodes)
 	for i := range s.Nodes {
-		e.Nodes = append(e.Nodes, compileNode(i, &s.Nodes[i], s.Persona, personas, vocab, tool))
+		e.Nodes = append(e.Nodes, compileNode(i, &s.Nodes[i], s.Persona, personas, vocab, heard, tool))
 	}
 	return e
 }
@@ -190,7 +192,21 @@ func resolvePolicies(p *Policies, language string) ResolvedPolicies {
 	return r
 }
 
-func compileNode(i int, n *Node, def Persona, personas map[string]Persona, vocab map[string]*EvidenceDef, tool FunctionDef) CompiledNode {
+// listenedFor is every signal some node listens for (evidence signals and transversal
+// skills), each once, in node order: the vocabulary a report may use in any node.
+func listenedFor(nodes []Node) []string {
+	var out []string
+	for _, n := range nodes {
+		for _, s := range append(slices.Clone(n.EvidenceSignals), n.TransversalSkills...) {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func compileNode(i int, n *Node, def Persona, personas map[string]Persona, vocab map[string]*EvidenceDef, heard []string, tool FunctionDef) CompiledNode {
 	persona := def
 	if n.Persona != "" {
 		persona = personas[n.Persona]
@@ -258,12 +274,12 @@ func compileNode(i int, n *Node, def Persona, personas map[string]Persona, vocab
 		Kind:   n.Kind,
 		LLM: NodeLLM{
 			RoleMessage:     role,
-			TaskMessages:    []Message{{Role: "developer", Content: buildTaskMessage(n, vocab, maxFU)}},
+			TaskMessages:    []Message{{Role: "developer", Content: buildTaskMessage(n, vocab, heard, maxFU)}},
 			Functions:       []FunctionDef{tool},
 			ContextStrategy: strategy,
 		},
 		Controller: ctl,
-		Variants:   compileVariants(n, vocab, maxFU),
+		Variants:   compileVariants(n, vocab, heard, maxFU),
 	}
 }
 

@@ -1,11 +1,13 @@
 package spec
 
+import "slices"
+
 // IRVersion identifies the compiled exam format. It changes whenever Exam's JSON shape changes.
 const IRVersion = "examtui-ir/1"
 
 // AdapterVersion identifies the report_observation schema, the task message template and the
 // node compilation rules (docs/outputs.md).
-const AdapterVersion = "examtui-pipecat-adapter/0.4"
+const AdapterVersion = "examtui-pipecat-adapter/0.5"
 
 // Exam is a compiled exam: everything the runtime executes, with every default resolved.
 // Compile is deterministic, so the JSON encoding of an Exam is byte-identical for the same input.
@@ -214,6 +216,38 @@ func (e *Exam) Signal(signalType string) *EvidenceDef {
 		}
 	}
 	return nil
+}
+
+// ListensFor reports whether the node listens for signalType: one of its evidence signals or
+// transversal skills.
+func (n *CompiledNode) ListensFor(signalType string) bool {
+	return n != nil && (slices.Contains(n.Controller.EvidenceSignals, signalType) ||
+		slices.Contains(n.Controller.TransversalSkills, signalType))
+}
+
+// ListenedFor reports whether some node of the exam listens for signalType: the vocabulary a
+// report may use in any node, since evidence counts whichever node it is heard in.
+func (e *Exam) ListenedFor(signalType string) bool {
+	for i := range e.Nodes {
+		if e.Nodes[i].ListensFor(signalType) {
+			return true
+		}
+	}
+	return false
+}
+
+// SignalsListenedFor is every signal some node listens for, each once, in node order.
+func (e *Exam) SignalsListenedFor() []string {
+	var out []string
+	for i := range e.Nodes {
+		nc := &e.Nodes[i].Controller
+		for _, s := range append(slices.Clone(nc.EvidenceSignals), nc.TransversalSkills...) {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // Persona returns the persona with the given id, or nil.

@@ -123,8 +123,31 @@ func TestTaskMessageTemplate(t *testing.T) {
 		}
 		at += i + len(part)
 	}
-	if got := e.Node("welcome").LLM.TaskMessages[0].Content; strings.Contains(got, "SCENARIO:") || strings.Contains(got, "EVIDENCE") {
+	if got := e.Node("welcome").LLM.TaskMessages[0].Content; strings.Contains(got, "SCENARIO:") || strings.Contains(got, "TO LISTEN FOR") {
 		t.Errorf("scaffolding node has scenario/evidence sections:\n%s", got)
+	}
+	// Every node names the other nodes' signals, to report when the candidate gives them
+	// there (never to ask for): the rule counts evidence from any node.
+	for node, want := range map[string][]string{
+		"welcome":                  {"proposes_options", "analyses_clientele", "considers_budget", "communicates_clearly", "plans_staffing"},
+		"scenario-hotel-breakfast": {"plans_staffing"},
+		"scenario-staff-rota":      {"proposes_options", "analyses_clientele"},
+	} {
+		got := e.Node(node).LLM.TaskMessages[0].Content
+		_, others, ok := strings.Cut(got, otherPartsNote+"\n")
+		if !ok {
+			t.Errorf("node %s: no %q section:\n%s", node, otherPartsNote, got)
+			continue
+		}
+		others, _, _ = strings.Cut(others, "\n\n")
+		var sigs []string
+		for _, line := range strings.Split(others, "\n") {
+			sig, _, _ := strings.Cut(strings.TrimPrefix(line, "- "), ":")
+			sigs = append(sigs, sig)
+		}
+		if !reflect.DeepEqual(sigs, want) {
+			t.Errorf("node %s: other parts' signals %v, want %v", node, sigs, want)
+		}
 	}
 	if n.LLM.RoleMessage != strings.TrimSpace(e.Persona("hotel_manager").RoleMessage) {
 		t.Errorf("role message %q", n.LLM.RoleMessage)

@@ -65,10 +65,13 @@ type ScaffoldingRule struct {
 
 // Criterion is one thing the marker levels, resting on one or more evidence signals.
 type Criterion struct {
-	ID      string           `json:"id" yaml:"id"`
-	Title   string           `json:"title" yaml:"title"`
-	Signals []string         `json:"signals" yaml:"signals"`
-	Levels  []CriterionLevel `json:"levels" yaml:"levels"`
+	ID      string   `json:"id" yaml:"id"`
+	Title   string   `json:"title" yaml:"title"`
+	Signals []string `json:"signals" yaml:"signals"`
+	// Nodes, when set, restricts the evidence the rule counts to signals heard in these
+	// nodes; absent, a signal counts whichever node it was heard in.
+	Nodes  []string         `json:"nodes,omitempty" yaml:"nodes,omitempty"`
+	Levels []CriterionLevel `json:"levels" yaml:"levels"`
 }
 
 // CriterionLevel is one level of a criterion, lowest first, with the marks it earns.
@@ -148,10 +151,18 @@ type ResolvedMarkingRule struct {
 
 // CompiledCriterion is a criterion with its levels lowest first.
 type CompiledCriterion struct {
-	ID      string          `json:"id"`
-	Title   string          `json:"title"`
-	Signals []string        `json:"signals"`
-	Levels  []CompiledLevel `json:"levels"`
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Signals []string `json:"signals"`
+	// Nodes are the nodes whose evidence counts; empty, every node's (omitted then, so the
+	// compiled form of a scheme without it does not change).
+	Nodes  []string        `json:"nodes,omitempty"`
+	Levels []CompiledLevel `json:"levels"`
+}
+
+// CountsIn reports whether evidence heard in node counts for the criterion.
+func (c *CompiledCriterion) CountsIn(node string) bool {
+	return len(c.Nodes) == 0 || slices.Contains(c.Nodes, node)
 }
 
 // CompiledLevel is one level and its marks.
@@ -255,7 +266,7 @@ func compileMarking(m *Marking) *CompiledMarking {
 		}
 	}
 	for _, c := range m.Criteria {
-		cc := CompiledCriterion{ID: c.ID, Title: c.Title, Signals: slices.Clone(c.Signals)}
+		cc := CompiledCriterion{ID: c.ID, Title: c.Title, Signals: slices.Clone(c.Signals), Nodes: slices.Clone(c.Nodes)}
 		best := 0
 		for _, l := range c.Levels {
 			cc.Levels = append(cc.Levels, CompiledLevel{Name: l.Name, Marks: intOr(l.Marks, 0)})
@@ -276,7 +287,7 @@ func compileMarking(m *Marking) *CompiledMarking {
 }
 
 // checkMarking validates the scheme, every problem at once.
-func (c *checker) checkMarking(signals idSet) {
+func (c *checker) checkMarking(signals, nodeIDs idSet) {
 	m := c.s.Marking
 	if m == nil {
 		return
@@ -295,6 +306,7 @@ func (c *checker) checkMarking(signals idSet) {
 	maxTotal := 0
 	for i := range m.Criteria {
 		maxTotal += c.checkCriterion(i, &ids, seen, signals, levelsOf)
+		c.checkCriterionNodes(i, nodeIDs)
 	}
 	c.checkMarkingResult(m.Result, maxTotal)
 }
@@ -416,6 +428,31 @@ func (c *checker) checkCriterion(i int, ids *idSet, seen map[string]string, sign
 	}
 	c.checkLevelOrder(path, label, cr, levelsOf)
 	return best
+}
+
+// checkCriterionNodes checks criterion i's nodes: a non-empty list (an empty one would count
+// nothing), each a node of the exam, named once.
+func (c *checker) checkCriterionNodes(i int, nodeIDs idSet) {
+	cr := &c.s.Marking.Criteria[i]
+	path := at("marking.criteria", i) + ".nodes"
+	if cr.Nodes == nil || c.bad(path) {
+		return
+	}
+	label := "criterion " + quoteOr(cr.ID, at("marking.criteria", i))
+	if len(cr.Nodes) == 0 {
+		c.errorf(path, "name the nodes whose evidence counts, or leave nodes out to count every node's", "%s: nodes is empty", label)
+		return
+	}
+	c.uniqueStrings(path, cr.Nodes, "node")
+	for j, id := range cr.Nodes {
+		np := at(path, j)
+		if c.bad(np) || strings.TrimSpace(id) == "" {
+			continue
+		}
+		if !nodeIDs.has[id] {
+			c.errorf(np, hintFor(id, "nodes", nodeIDs.list), "%s: nodes names unknown node %q", label, id)
+		}
+	}
 }
 
 // checkLevelOrder reports criterion levels in another order than a signal lists them: the

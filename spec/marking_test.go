@@ -71,6 +71,16 @@ func TestMarkingDiagnostics(t *testing.T) {
 `, []string{
 			`19:27 warning: a tolerance settles differences between markers, but the scheme needs one marker (set marking.markers: 2)`,
 		}},
+		{"nodes", `marking:
+  criteria:
+    - {id: c1, title: C, signals: [sig_b], nodes: [strat, start, start], levels: [{name: l1, marks: 1}]}
+    - {id: c2, title: D, signals: [sig_b], nodes: [], levels: [{name: l1, marks: 1}]}
+    - {id: c3, title: E, signals: [sig_b], nodes: [bye], levels: [{name: l1, marks: 1}]}
+`, []string{
+			`20:52 error: criterion "c1": nodes names unknown node "strat" (did you mean start?)`,
+			`20:66 error: duplicate node "start"`,
+			`21:51 error: criterion "c2": nodes is empty (name the nodes whose evidence counts, or leave nodes out to count every node's)`,
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -78,6 +78,12 @@ nodes:
 marking:
   markers: 2
   moderation: {tolerance: 1, settle: average, sample: {percent: 10, min: 2}}
+  criteria:
+    - id: rota_staffing
+      title: "Staffing, in the rota part only"
+      signals: [plans_staffing]
+      nodes: [scenario-staff-rota]
+      levels: [{name: description, marks: 1}]
 `
 
 // parityBase is the example spec with parityExtras merged in (mappings merged, lists

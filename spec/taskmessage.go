@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -16,12 +17,16 @@ const (
 		"perceived candidate ability. Maintain a consistent tone and " +
 		"difficulty level throughout the assessment."
 	defaultRoleMessage = "You are an examiner conducting an oral assessment."
+	otherPartsNote     = "EVIDENCE FROM OTHER PARTS OF THE EXAM (do not ask for it here; " +
+		"if the candidate gives it anyway, report it with report_observation as any other signal):"
 )
 
 // buildTaskMessage renders a node's developer message. It reads only what the LLM may see:
 // scenario, opening, evidence vocabulary (descriptions and levels, never cues), follow-up
 // examples and prompt-level constraints. Successors and transition reasons are never read here.
-func buildTaskMessage(n *Node, vocab map[string]*EvidenceDef, maxFollowUps int) string {
+// heard is every signal the exam's nodes listen for: those of other nodes are listed too, as
+// evidence to report when the candidate gives it here, never to ask for.
+func buildTaskMessage(n *Node, vocab map[string]*EvidenceDef, heard []string, maxFollowUps int) string {
 	var parts []string
 	if s := strings.TrimSpace(n.Scenario); s != "" {
 		parts = append(parts, "SCENARIO: "+s)
@@ -45,6 +50,15 @@ func buildTaskMessage(n *Node, vocab map[string]*EvidenceDef, maxFollowUps int) 
 	}
 	if l := listFor(n.TransversalSkills); l != "" {
 		parts = append(parts, "TRANSVERSAL SKILLS TO LISTEN FOR:\n"+l)
+	}
+	var others []string
+	for _, sig := range heard {
+		if !slices.Contains(n.EvidenceSignals, sig) && !slices.Contains(n.TransversalSkills, sig) {
+			others = append(others, sig)
+		}
+	}
+	if l := listFor(others); l != "" {
+		parts = append(parts, otherPartsNote+"\n"+l)
 	}
 	if len(n.FollowUpProbes) > 0 {
 		keys := make([]string, 0, len(n.FollowUpProbes))

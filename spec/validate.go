@@ -63,7 +63,7 @@ func (c *checker) validate() {
 	}
 	c.checkFilters()
 	c.checkBeats(nodeIDs)
-	c.checkMarking(signals)
+	c.checkMarking(signals, nodeIDs)
 	c.checkGraph()
 	c.checkLanguage()
 	if s.Context != nil && s.Context.SummaryTokens != nil {

@@ -136,7 +136,7 @@ func applyVariant(n *Node, v *Variant) *Node {
 	return &out
 }
 
-func compileVariants(n *Node, vocab map[string]*EvidenceDef, maxFU int) []CompiledVariant {
+func compileVariants(n *Node, vocab map[string]*EvidenceDef, heard []string, maxFU int) []CompiledVariant {
 	if len(n.Variants) == 0 {
 		return nil
 	}
@@ -146,7 +146,7 @@ func compileVariants(n *Node, vocab map[string]*EvidenceDef, maxFU int) []Compil
 		eff := applyVariant(n, v)
 		cv := CompiledVariant{
 			ID:                 v.ID,
-			TaskMessages:       []Message{{Role: "developer", Content: buildTaskMessage(eff, vocab, maxFU)}},
+			TaskMessages:       []Message{{Role: "developer", Content: buildTaskMessage(eff, vocab, heard, maxFU)}},
 			Scenario:           eff.Scenario,
 			ScenarioDomain:     cloneStrings(eff.ScenarioDomain),
 			ScenarioIntro:      eff.ScenarioIntro,

@@ -25,6 +25,7 @@ type evidenceRow struct {
 	excerpt     string
 	reason      string // why a signal was rejected
 	transversal bool
+	otherNode   bool // another node's signal, heard in this one
 	mis         runtime.Misconception
 	cache       lineCache
 }
@@ -93,7 +94,7 @@ func (p *evidencePane) apply(_ runtime.Event, pl runtime.Payload) {
 			return
 		}
 		g.rows = append(g.rows, evidenceRow{kind: evidenceAccepted, signal: v.SignalType, level: v.RubricLevel,
-			confidence: v.Confidence, sttMin: v.STTConfidence.Min, excerpt: v.Excerpt, transversal: v.Transversal})
+			confidence: v.Confidence, sttMin: v.STTConfidence.Min, excerpt: v.Excerpt, transversal: v.Transversal, otherNode: v.OtherNode})
 		if v.Misconception != nil {
 			g.rows = append(g.rows, evidenceRow{kind: evidenceMisconception, mis: *v.Misconception})
 		}
@@ -148,6 +149,9 @@ func (r *evidenceRow) render(st *Styles) func(int) []string {
 			meta += fmt.Sprintf(" · %.2f", r.confidence)
 			if r.transversal {
 				meta += " · transversal"
+			}
+			if r.otherNode {
+				meta += " · another part's"
 			}
 			lines := indent(wrapPrefixed(append(head, span{meta, st.Level}), "", nil, width-2, 2), "  ")
 			if r.excerpt != "" {

@@ -18,8 +18,11 @@ func newCandidatesExportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export CANDIDATE --out FILE.zip",
 		Short: "Everything held about one candidate in one zip archive (subject access)",
-		Long: `Write one zip archive of everything the store holds about a candidate — every session
-whose candidate is CANDIDATE (exactly as sessions list shows it): the transcript as text and
+		Long: `Write one zip archive of everything the store holds about a candidate — every session of
+CANDIDATE, a roster id (examtui candidates import) or a name: the sessions attached to that id
+whatever name they carry, and, of the sessions attached to no roster candidate, those under the
+roster entry's name (for a name: exactly as sessions list shows it). A session attached to
+another candidate is never included, even under the same name. The archive holds the transcript as text and
 JSON, the event stream, the examiner's record, the recordings, the marks with their
 justifications, and the access log's entries for those sessions. README.txt inside and
 docs/records.md say what each file holds. The export is itself recorded in the access log.
@@ -27,8 +30,9 @@ docs/records.md say what each file holds. The export is itself recorded in the a
 Recordings encrypted at rest are decrypted with --identity. When the config file lists
 records.recipients the archive is encrypted to them too (FILE.zip.age; age -d -i KEY opens
 it); --plain writes it unencrypted, to hand to the candidate.`,
-		Example: `  examtui candidates export "Ada Lovelace" --out ada.zip --identity ~/.config/examtui/records.key --plain`,
-		Args:    cobra.ExactArgs(1),
+		Example: `  examtui candidates export s-0042 --out ada.zip --identity ~/.config/examtui/records.key --plain
+  examtui candidates export "Ada Lovelace" --out ada.zip --identity ~/.config/examtui/records.key --plain`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(out) == "" {
 				return fmt.Errorf("--out FILE.zip is required")

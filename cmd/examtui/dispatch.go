@@ -26,8 +26,8 @@ func (d *dispatchFlags) addFlags(cmd *cobra.Command) {
 	f.StringVar(&d.examiner, "dispatch-examiner", "", "examiner for this exam (auto, offline, llm; default: the worker's)")
 }
 
-func (d dispatchFlags) metadata(spec, candidate string) (string, error) {
-	return worker.Metadata{Spec: spec, Candidate: candidate, Options: worker.MetadataOptions{Examiner: d.examiner}}.Encode()
+func (d dispatchFlags) metadata(spec, candidate, candidateID string) (string, error) {
+	return worker.Metadata{Spec: spec, Candidate: candidate, CandidateID: candidateID, Options: worker.MetadataOptions{Examiner: d.examiner}}.Encode()
 }
 
 func newDispatchCmd() *cobra.Command {
@@ -37,6 +37,7 @@ func newDispatchCmd() *cobra.Command {
 		room      string
 		spec      string
 		candidate string
+		candID    string
 		identity  string
 		wait      time.Duration
 		link      linkFlags
@@ -71,7 +72,17 @@ prints it on stderr: "candidate's join link: https://…/join/<code>".`,
 			case creds.key == "" || creds.secret == "":
 				return errors.New("no API key/secret: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET or pass --api-key and --api-secret")
 			}
-			md, err := d.metadata(spec, candidate)
+			if candID != "" {
+				// Refused before anything is dispatched: the worker would refuse the job.
+				c, err := rosterCandidate(cmd, candID)
+				if err != nil {
+					return err
+				}
+				if candidate == "" {
+					candidate = c.Name
+				}
+			}
+			md, err := d.metadata(spec, candidate, candID)
 			if err != nil {
 				return err
 			}
@@ -85,7 +96,7 @@ prints it on stderr: "candidate's join link: https://…/join/<code>".`,
 				return err
 			}
 			if candsrv.ServeURL(link.serveURL) != "" {
-				if joinLink, err = link.create(cmd, candsrv.Invite{Room: room, Identity: identity, Name: candidate}); err != nil {
+				if joinLink, err = link.create(cmd, candsrv.Invite{Room: room, Identity: identity, Name: candidate, CandidateID: candID}); err != nil {
 					return fmt.Errorf("candidate's join link: %w", err)
 				}
 			}
@@ -114,6 +125,7 @@ prints it on stderr: "candidate's join link: https://…/join/<code>".`,
 	f.StringVar(&room, "room", "", "room name (required)")
 	f.StringVar(&spec, "spec", app.DemoSpec, "exam spec name in the workers' --specs directory")
 	f.StringVar(&candidate, "candidate", "", "candidate's name, recorded with the session")
+	f.StringVar(&candID, "candidate-id", "", "attach the session to this candidate of the store's roster (examtui candidates import); their name unless --candidate")
 	f.StringVar(&identity, "candidate-identity", "candidate", "the candidate's identity in the room, for the join link")
 	link.addFlags(cmd, false)
 	f.DurationVar(&wait, "wait", defaultDispatchWait, "how long to wait for a worker to take the exam before withdrawing it (0: do not wait)")

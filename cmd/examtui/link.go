@@ -9,6 +9,7 @@ import (
 
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
+	"github.com/examtui/examtui/sessions"
 )
 
 // linkFlags are the flags of the commands that give candidates join links (token --link,
@@ -64,6 +65,22 @@ func (l linkFlags) create(cmd *cobra.Command, inv candsrv.Invite) (string, error
 		inv.Language = l.language
 	}
 	return candsrv.NewLink(cmd.Context(), st, base, inv, time.Now())
+}
+
+// rosterCandidate is the roster entry of candidate id in the command's session store (the one
+// its links go to), refusing an id the roster does not hold.
+func rosterCandidate(cmd *cobra.Command, id string) (sessions.Candidate, error) {
+	dataDir, log, closeLog, err := setup()
+	if err != nil {
+		return sessions.Candidate{}, err
+	}
+	defer closeLog()
+	st, err := app.OpenStore(cmd.Context(), app.StoreTarget(globals.store, dataDir), log)
+	if err != nil {
+		return sessions.Candidate{}, err
+	}
+	defer st.Close()
+	return app.RosterCandidate(cmd.Context(), st, id)
 }
 
 // revokeLinks revokes the join links of room (of identity, or every candidate's for "") in the

@@ -54,8 +54,8 @@ func writeProposal(w io.Writer, p *marking.Proposal) error {
 			if e.Note != "" {
 				note = " (" + e.Note + ")"
 			}
-			fmt.Fprintf(w, "  seq %d %s %s %s, confidence %.2f: %s %q%s\n", e.Seq, orDash(e.SegmentID), e.Signal, orDash(e.Level), e.Confidence, mark,
-				sessions.OneLine(e.Quote), note)
+			fmt.Fprintf(w, "  seq %d %s %s %s (heard in %s), confidence %.2f: %s %q%s\n", e.Seq, orDash(e.SegmentID), e.Signal, orDash(e.Level),
+				orDash(e.NodeID), e.Confidence, mark, sessions.OneLine(e.Quote), note)
 		}
 		if len(c.Gaps) > 0 {
 			fmt.Fprintf(w, "  never evidenced: %s\n", strings.Join(c.Gaps, ", "))

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -17,8 +19,11 @@ func newSessionsMigrateCmd() *cobra.Command {
 		Short: "Copy a data directory's sessions into another store (PostgreSQL)",
 		Long: `Copies every session of a data directory (default: the data directory) into another store,
 usually a PostgreSQL database (--to, default --store or $EXAMTUI_STORE): metadata, compiled exam
-and events, byte for byte. Running it again copies only what is new; sessions running in the
-source are skipped and reported. The source is not changed.`,
+and events, byte for byte, then every other table's rows — marks, final marks and locks, the
+marking and candidate rosters, join links, the access log (its hash chain intact) and any table a
+later version adds. Running it again copies only what is new; sessions running in the source are
+skipped and reported, with their rows. An access log the destination has added other entries to
+cannot be merged: that is refused. The source is not changed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := resolveDataDir()
@@ -54,6 +59,9 @@ source are skipped and reported. The source is not changed.`,
 				fmt.Fprintf(out, ", %d running (not copied; run again once they stop): %v", len(res.Running), res.Running)
 			}
 			fmt.Fprintln(out)
+			for _, t := range slices.Sorted(maps.Keys(res.Tables)) {
+				fmt.Fprintf(out, "  %s: %d rows copied\n", t, res.Tables[t])
+			}
 			return err
 		},
 	}

@@ -56,6 +56,7 @@ func newTokenCmd() *cobra.Command {
 		ttl      time.Duration
 		dispatch dispatchFlags
 		spec     string
+		candID   string
 		link     linkFlags
 	)
 	cmd := &cobra.Command{
@@ -93,6 +94,18 @@ them by hand (a lost or stolen link), and the browsers they seated get no new to
 			if err != nil {
 				return err
 			}
+			if candID != "" {
+				if r != livekit.RoleCandidate || (!link.on && spec == "") {
+					return errors.New("--candidate-id is for a candidate's join link (--link) or dispatch (--dispatch-spec)")
+				}
+				c, err := rosterCandidate(cmd, candID)
+				if err != nil {
+					return err
+				}
+				if name == "" {
+					name = c.Name
+				}
+			}
 			if link.on {
 				if r != livekit.RoleCandidate {
 					return fmt.Errorf("--link is for candidates (--role candidate), not %s", r)
@@ -100,7 +113,7 @@ them by hand (a lost or stolen link), and the browsers they seated get no new to
 				if spec != "" {
 					return errors.New("--link with --dispatch-spec: a join link carries no dispatch; dispatch the exam with examtui dispatch, which prints the link too")
 				}
-				l, err := link.create(cmd, candsrv.Invite{Room: room, Identity: identity, Name: name})
+				l, err := link.create(cmd, candsrv.Invite{Room: room, Identity: identity, Name: name, CandidateID: candID})
 				if err != nil {
 					return err
 				}
@@ -117,7 +130,7 @@ them by hand (a lost or stolen link), and the browsers they seated get no new to
 				opts = append(opts, livekit.WithDisplayName(name))
 			}
 			if spec != "" {
-				md, err := dispatch.metadata(spec, name)
+				md, err := dispatch.metadata(spec, name, candID)
 				if err != nil {
 					return err
 				}
@@ -140,6 +153,7 @@ them by hand (a lost or stolen link), and the browsers they seated get no new to
 	f.StringVar(&name, "name", "", "display name (default: the identity)")
 	f.DurationVar(&ttl, "ttl", time.Hour, "how long the token admits its holder (rejoins need a valid token)")
 	f.StringVar(&spec, "dispatch-spec", "", "put an exam dispatch for this spec into the token: joining the room starts it on a worker (examtui worker); --name is the candidate")
+	f.StringVar(&candID, "candidate-id", "", "the candidate of the store's roster (examtui candidates import) the --link or --dispatch-spec is for: the session is attached to them; their name unless --name")
 	dispatch.addFlags(cmd)
 	link.addFlags(cmd, true)
 	_ = cmd.MarkFlagRequired("room")

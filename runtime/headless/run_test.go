@@ -27,7 +27,7 @@ func TestExampleRehearsal(t *testing.T) {
 }
 
 func TestScripts(t *testing.T) {
-	for _, name := range []string{"silence", "off-topic", "low-confidence", "skip-allowed", "skip-refused", "distress", "finish-confirm", "admin", "pause-resume", "expiry", "silence-checkin", "pause-answer"} {
+	for _, name := range []string{"silence", "off-topic", "low-confidence", "skip-allowed", "skip-refused", "distress", "finish-confirm", "admin", "pause-resume", "expiry", "silence-checkin", "pause-answer", "other-node-evidence"} {
 		t.Run(name, func(t *testing.T) {
 			r := runFile(t, "testdata/"+name+".yaml")
 			if !r.Passed {

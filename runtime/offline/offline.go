@@ -165,9 +165,13 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest, p *lang.Pack) repor
 	for _, s := range req.CoveredSignals {
 		covered[s] = true
 	}
+	own := 0 // signals the node listens for: another node's signal answers another question
 	for _, s := range r.Signals {
 		if slices.Contains(node.Controller.EvidenceSignals, s.SignalType) {
 			covered[s.SignalType] = true
+		}
+		if node.ListensFor(s.SignalType) {
+			own++
 		}
 	}
 	words := len(strings.Fields(text))
@@ -178,7 +182,7 @@ func (e *Examiner) observeTurn(req *runtime.ExaminerRequest, p *lang.Pack) repor
 		} else {
 			r.AnswerQuality = runtime.QualityPartial.String()
 		}
-	case len(r.Signals) > 0:
+	case own > 0:
 		r.AnswerQuality = runtime.QualitySubstantive.String()
 	case words >= 3 && !onTopic(req.Exam, node, text):
 		r.AnswerQuality = runtime.QualityOffTopic.String()

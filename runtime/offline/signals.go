@@ -1,6 +1,8 @@
 package offline
 
 import (
+	"slices"
+
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/spec"
 	"github.com/examtui/examtui/spec/lang"
@@ -14,12 +16,18 @@ var (
 	anxietyPhrases  = lang.English().Offline.Anxiety
 )
 
-// detectSignals finds the node's signals whose cues occur in the text on word boundaries. The
+// detectSignals finds the signals whose cues occur in the text on word boundaries: the node's
+// own first, then any other node's (evidence counts whichever node it is heard in). The
 // excerpt is the sentence holding the first cue, capped at runtime.MaxExcerptRunes.
 func detectSignals(p *lang.Pack, exam *spec.Exam, node *spec.CompiledNode, text string) []runtime.Signal {
 	sentences := runtime.SplitSentences(text)
 	out := []runtime.Signal{}
 	targets := append(append([]string{}, node.Controller.EvidenceSignals...), node.Controller.TransversalSkills...)
+	for _, st := range exam.SignalsListenedFor() {
+		if !slices.Contains(targets, st) {
+			targets = append(targets, st)
+		}
+	}
 	for _, st := range targets {
 		def := exam.Signal(st)
 		cues := exam.CuesFor(node, st) // the signal's cues and the drawn variant's

@@ -223,12 +223,9 @@ func Open(ctx context.Context, o Options) (x *Exam, err error) {
 			}
 			name := o.Candidate
 			if o.CandidateID != "" {
-				c, ok, err := x.Store.LookupCandidate(ctx, o.CandidateID)
+				c, err := RosterCandidate(ctx, x.Store, o.CandidateID)
 				if err != nil {
 					return x, err
-				}
-				if !ok {
-					return x, fmt.Errorf("--candidate-id %q: %w (examtui candidates import first)", o.CandidateID, sessions.ErrNoCandidate)
 				}
 				if name == "" {
 					name = c.Name

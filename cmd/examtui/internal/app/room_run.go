@@ -23,7 +23,7 @@ func (x *Exam) StartWhenCandidate(ctx context.Context, rb *RoomBot) error {
 			return err
 		}
 		x.log.Info("candidate arrived", "identity", id)
-		x.RecordNoticeAck(ctx, room, id)
+		x.CandidateArrived(ctx, room, id)
 		// The session was created when the bot joined: its exam starts now, with this
 		// candidate, so lists do not count the wait or show no one.
 		if x.Store != nil {

@@ -26,6 +26,9 @@ type Invite struct {
 	Room     string
 	Identity string
 	Name     string // display name; empty: the identity
+	// CandidateID is the roster candidate the link is for ("" for none): the room exam attaches
+	// it to its session when the candidate arrives. It must be in the store's roster.
+	CandidateID string
 	// TTL is how long the code can be used for the first time (0: DefaultLinkTTL).
 	TTL time.Duration
 	// Language is the exam's language (a BCP-47 tag), which the link carries for the page
@@ -47,7 +50,7 @@ func NewCode(ctx context.Context, st *sessions.Store, inv Invite, now time.Time)
 	}
 	code := newSecret()
 	err := st.CreateJoinCode(ctx, sessions.JoinCode{
-		CodeHash: hashSecret(code), Room: inv.Room, Identity: inv.Identity, DisplayName: inv.Name,
+		CodeHash: hashSecret(code), Room: inv.Room, Identity: inv.Identity, DisplayName: inv.Name, CandidateID: inv.CandidateID,
 		Created: now, Expires: now.Add(inv.TTL),
 	})
 	if err != nil {
@@ -142,7 +145,7 @@ func NewLink(ctx context.Context, st *sessions.Store, base string, inv Invite, n
 const DefaultIdentity = "candidate"
 
 // RoomLink makes a new link for the candidate of a room (the control room's link key): it admits
-// the identity and name of the room's latest link, so a candidate given a second link (a lost
+// the identity, name and roster candidate of the room's latest link, so a candidate given a second link (a lost
 // one, a device changed) comes back as the same participant — LiveKit drops the older connection
 // of an identity when a newer one joins — or DefaultIdentity under name for a room that had none.
 func RoomLink(ctx context.Context, st *sessions.Store, base, room, name string, ttl time.Duration, now time.Time) (string, error) {
@@ -152,7 +155,7 @@ func RoomLink(ctx context.Context, st *sessions.Store, base, room, name string, 
 		return "", err
 	}
 	if len(prev) > 0 {
-		inv.Identity, inv.Name = prev[0].Identity, prev[0].DisplayName
+		inv.Identity, inv.Name, inv.CandidateID = prev[0].Identity, prev[0].DisplayName, prev[0].CandidateID
 	}
 	return NewLink(ctx, st, base, inv, now)
 }

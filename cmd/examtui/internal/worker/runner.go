@@ -291,7 +291,7 @@ func (r *Runner) runExam(ctx context.Context, j exam, log *slog.Logger) (err err
 			return err
 		}
 		log.Info("candidate arrived", "identity", id)
-		x.RecordNoticeAck(ctx, j.room, id)
+		x.CandidateArrived(ctx, j.room, id)
 	} else if opts.ResumeID != "" {
 		if err := x.Controller.Notice(ReconnectedNotice); err != nil {
 			return err
