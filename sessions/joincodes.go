@@ -43,10 +43,10 @@ func migrateV9(ctx context.Context, tx *sqlTx) error {
 	return nil
 }
 
-// migrateV15 adds candidate_id: the roster candidate a link was made for (token --link
+// migrateV14 adds candidate_id: the roster candidate a link was made for (token --link
 // --candidate-id, dispatch --candidate-id), whom the room exam attaches to its session when
 // that identity arrives. Empty: a link for no roster entry.
-func migrateV15(ctx context.Context, tx *sqlTx) error {
+func migrateV14(ctx context.Context, tx *sqlTx) error {
 	_, err := tx.ExecContext(ctx, `ALTER TABLE join_codes ADD COLUMN candidate_id TEXT NOT NULL DEFAULT ''`)
 	return err
 }

@@ -16,7 +16,7 @@ import (
 // SchemaVersion is the store layout this examtui writes, on both engines. Stores written by
 // older versions are migrated forward on Open; a store from a newer version is refused rather
 // than misread.
-const SchemaVersion = 15
+const SchemaVersion = 14
 
 // migration is one schema step, written once per engine. Both engines share the version
 // numbers, so "schema version N" means the same layout whichever database holds it.
@@ -44,7 +44,7 @@ var migrations = []migration{
 	{11, "access_log table (append-only, hash-chained); the recording notice's acknowledgement", migrateV11SQLite, migrateV11Postgres},
 	{12, "lti_launches and lti_scores tables (LMS launches and grade passback)", migrateV12, migrateV12},
 	{13, "panel_runs table (the model panel's runs, kept as marking evidence)", migrateV13, migrateV13},
-	{15, "join_codes.candidate_id (the roster candidate a join link is for)", migrateV15, migrateV15},
+	{14, "join_codes.candidate_id (the roster candidate a join link is for)", migrateV14, migrateV14},
 }
 
 // migrateV3 adds the flag recovery uses to find ended sessions whose exam_completed (their
