@@ -222,7 +222,7 @@ func (r *conductRun) step(op, arg byte) {
 		return
 	case opKill:
 		if r.kills {
-			r.kill()
+			r.kill(arg%2 == 1)
 		}
 		return
 	case opInterim:
@@ -253,10 +253,16 @@ func (r *conductRun) step(op, arg byte) {
 // keeps the time since the log's last event off the exam's clocks (by design: the candidate is
 // not charged for the downtime), which moves deadlines; so that decisions can be compared with
 // the run without kills, a kill happens only right after an event, when no time has passed.
-func (r *conductRun) kill() {
+// With beforeSettle the process dies after the lines of a turn and before the admin_instruction
+// events that settle the queued instructions those lines carried (the log loses them): the
+// resumed exam must still hold them settled as said.
+func (r *conductRun) kill(beforeSettle bool) {
 	log := r.log()
 	if len(log) == 0 || !log[len(log)-1].Timestamp.Equal(r.clock.Now()) {
 		return
+	}
+	if beforeSettle {
+		log = dropTrailingSettles(log)
 	}
 	_ = r.c.Close()
 	r.before = log
@@ -268,6 +274,20 @@ func (r *conductRun) kill() {
 	if err := c.Start(r.ctx); err != nil && !errors.Is(err, runtime.ErrExamOver) {
 		r.t.Fatalf("start the resumed exam: %v", err)
 	}
+}
+
+// dropTrailingSettles is log without the queued instructions' settle events at its end.
+func dropTrailingSettles(log []runtime.Event) []runtime.Event {
+	n := len(log)
+	for n > 0 {
+		p, _ := log[n-1].Decode()
+		a, ok := p.(*runtime.AdminInstructionPayload)
+		if !ok || a.Mode != runtime.AdminQueued || a.Status == runtime.AdminReceived {
+			break
+		}
+		n--
+	}
+	return log[:n]
 }
 
 // checkCall checks what one call of the controller said: at most one question; the question on
@@ -445,6 +465,10 @@ func conductSeeds() [][]byte {
 		b(opAnswer, 5, opControl, 0, opAnswer, 0, opControl, 1, opAnswer, 1),
 		// Partial transcripts before a kill.
 		b(opAnswer, 5, opInterim, 0, opKill, 0, opAnswer, 0, opInterim, 0, opAnswer, 1),
+		// A queued instruction said in a reply, and a kill after the reply's lines and before
+		// the instruction's settle was stored.
+		b(opAnswer, 5, opQueued, 1, opAnswer, 0, opKill, 1, opAnswer, 1, opAnswer, 2),
+		b(opAnswer, 5, opAnswer, 0, opQueued, 0, opAnswer, 1, opKill, 1, opAnswer, 2, opAnswer, 3),
 		// A backchannel over the examiner's line (a false cut), a kill, a real interruption.
 		b(opAnswer, 5, opAnswer, 3, opBargeIn, 3, opBackchannel, 0, opKill, 0, opBargeIn, 5, opCommand, 0, opBargeIn, 1, opBackchannel, 2),
 	}

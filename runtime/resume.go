@@ -3,7 +3,6 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/examtui/examtui/spec"
@@ -175,16 +174,9 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		case p.Mode == AdminQueued && p.Status == AdminReceived:
 			c.queued = append(c.queued, AdminInstruction{Mode: AdminQueued, Text: p.Text, Sender: p.Sender})
 		case p.Mode == AdminQueued && (p.Status == AdminConsumed || p.Status == AdminPromoted || p.Status == AdminNotActionable):
-			// It leaves the queue where it stood: one the examiner could not act on yet stays
-			// queued ahead of it, so the first with the same text and sender is the one.
-			i := slices.IndexFunc(c.queued, func(q AdminInstruction) bool { return q.Text == p.Text && q.Sender == p.Sender })
-			if i < 0 {
-				break
+			if !c.confirmed(p) { // a line settled it already (settle.go)
+				c.unqueue(p)
 			}
-			if p.Status == AdminConsumed { // it was in the call's context, and stays in the examiner's
-				c.ctxm.record(adminMessage(c.queued[i], false))
-			}
-			c.queued = slices.Delete(slices.Clone(c.queued), i, i+1)
 		case p.Mode == AdminImmediate && p.Status == AdminApplied:
 			c.adminApplied(p.Text)
 		}
@@ -213,6 +205,13 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			c.integ.wrapUp = p.Message // the wrap-up direction stands for the rest of the exam
 		}
 	}
+	// The queued instructions a line (or a streamed turn's observation) carried out settle with it.
+	switch p := p.(type) {
+	case *SpokenPayload:
+		c.applySettles(p.Settles)
+	case *ObservationPayload:
+		c.applySettles(p.Settles)
+	}
 	// Observation turns are numbered from the candidate segments too (a discarded turn still counts).
 	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == SpeakerCandidate && ts.IsFinal {
 		c.turn++
@@ -234,6 +233,7 @@ func (c *Controller) nodeID() string {
 // holds mu.
 func (c *Controller) continueResumed() {
 	c.lostCall()
+	c.confirmSettled()
 	if c.state == StateScaffolding {
 		c.setState(StateReady, "prepared")
 	}
