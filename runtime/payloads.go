@@ -76,6 +76,9 @@ type TranscriptSegmentPayload struct {
 	DurationMs  int64       `json:"durationMs"`
 	IsFinal     bool        `json:"isFinal"`
 	Source      InputSource `json:"source,omitempty"` // typed | mic | room
+	// Overheard marks candidate words that took no turn (Controller.Overheard): a backchannel
+	// held over the examiner's line. A not_assessed names the segment with its reason.
+	Overheard bool `json:"overheard,omitempty"`
 }
 
 // Latency is a per-turn breakdown by stage, in milliseconds; zero means "not measured".

@@ -119,7 +119,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			break // a partial transcript (Interim) numbers nothing and is no turn
 		}
 		c.segSeq++
-		if p.Speaker == SpeakerCandidate {
+		if p.Speaker == SpeakerCandidate && !p.Overheard {
 			if c.heardCandidate(p) {
 				c.takeCall()
 			}

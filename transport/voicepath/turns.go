@@ -17,15 +17,18 @@ func (p *Path) onTranscript(ft audio.FinalTranscript) {
 	case p.turns <- ft:
 	default:
 		p.log.Warn("voice: the controller is behind, a recognised turn was dropped", "text", ft.Text)
+		p.overheard(ft, runtime.NotAssessedCancelled, "the controller was behind: the recognised turn was dropped")
 	}
 }
 
 // submit hands a recognised turn to the controller.
 func (p *Path) submit(ft audio.FinalTranscript) {
 	if !p.v.Listening() {
-		return // switched to typing while it was being recognised
+		// Switched to typing while it was being recognised: no turn, but on the record.
+		p.overheard(ft, runtime.NotAssessedCancelled, "recognised after the input switched to typing")
+		return
 	}
-	if !p.heldTurn(ft) {
+	if !p.takesTurn(ft) {
 		return
 	}
 	turn, ok := p.turnOf(ft)
