@@ -46,10 +46,13 @@ type Controller struct {
 	// cutExit is the stored node_exit of a transition the log ends in the middle of (no
 	// node_entered followed it): a resumed Start completes it.
 	cutExit *NodeExitPayload
-	sinkErr error
-	seq     int64
-	state   ExamState
-	filters map[string]*nodeFilters
+	// openCall is the candidate's turn of a stored log that ends during its examiner call (no
+	// observation or not_assessed followed it): a resumed Start records it not assessed.
+	openCall *RecoveryPayload
+	sinkErr  error
+	seq      int64
+	state    ExamState
+	filters  map[string]*nodeFilters
 	// variants draws balanced variants across the store; pins and seed make draws
 	// reproducible (variant.go).
 	variants VariantCounter

@@ -120,8 +120,13 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		}
 		c.segSeq++
 		if p.Speaker == SpeakerCandidate && !p.Overheard {
+			c.openCall = nil
 			if c.heardCandidate(p) {
 				c.takeCall()
+				if p.Text != "" {
+					c.openCall = &RecoveryPayload{Kind: RecoveryNotAssessed, NodeID: p.NodeID, SegmentID: p.SegmentID, Turn: c.turn + 1,
+						Reason: NotAssessedRestarted, Detail: "the exam stopped during the examiner's call and was resumed: say it again"}
+				}
 			}
 			c.turnHeard()
 			c.pendingFinish = false
@@ -153,6 +158,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		c.ledger.add(LedgerEntry{NodeID: p.NodeID, Turn: c.turn, SignalType: p.SignalType, RubricLevel: p.RubricLevel,
 			Excerpt: p.Excerpt, Confidence: p.Confidence, STTConfidence: p.STTConfidence, Transversal: p.Transversal})
 	case *ObservationPayload:
+		c.openCall = nil
 		c.settleObservation(p)
 		c.turn = max(c.turn, p.Turn)
 		if p.Valid && (p.Decision.Action == DecisionContinue || p.Decision.Action == DecisionFollowUp || p.Decision.Action == DecisionTransition) {
@@ -187,6 +193,9 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			c.ctxm.summaryFailed()
 		}
 	case *RecoveryPayload:
+		if c.openCall != nil && p.Kind == RecoveryNotAssessed && p.SegmentID == c.openCall.SegmentID {
+			c.openCall = nil
+		}
 		if heard, ok := heardFromDetail(p.Detail); ok && p.Kind == RecoveryBargeIn {
 			c.ctxm.interrupted(heard)
 			c.noteCut(heard)
@@ -232,6 +241,11 @@ func (c *Controller) nodeID() string {
 // the dead process would have. Otherwise the exam re-asks the question it was on. Caller
 // holds mu.
 func (c *Controller) continueResumed() {
+	if oc := c.openCall; oc != nil {
+		// The words were heard but never observed: on the record, with why.
+		c.openCall = nil
+		c.emit(oc)
+	}
 	c.lostCall()
 	c.confirmSettled()
 	if c.state == StateScaffolding {

@@ -24,6 +24,7 @@ import (
 	"github.com/examtui/examtui/cmd/examtui/internal/app"
 	"github.com/examtui/examtui/internal/pgtest"
 	"github.com/examtui/examtui/runtime"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/sessions"
 	"github.com/examtui/examtui/spec"
 )
@@ -598,10 +599,15 @@ func checkResumeOpening(t *testing.T, stored, resumed []runtime.Event) {
 		cutExit  *runtime.NodeExitPayload
 		question string
 		settled  []runtime.AdminInstructionPayload // carried by stored lines, their events not stored
+		lastSeg  string                            // the last candidate segment with words
 	)
 	for _, ev := range stored {
 		p, _ := ev.Decode()
 		switch p := p.(type) {
+		case *runtime.TranscriptSegmentPayload:
+			if p.Speaker == runtime.SpeakerCandidate && p.IsFinal && p.Text != "" {
+				lastSeg = p.SegmentID
+			}
 		case *runtime.ObservationPayload:
 			settled = append(settled, p.Settles...)
 		case *runtime.AdminInstructionPayload:
@@ -623,6 +629,14 @@ func checkResumeOpening(t *testing.T, stored, resumed []runtime.Event) {
 	}
 	if state != runtime.StateInProgress || node == "" || len(resumed) == 0 {
 		return
+	}
+	// Cut during the examiner's call on the candidate's words: they are recorded not assessed
+	// (restarted) first, and the candidate says them again.
+	if r, ok := decodeAs[*runtime.RecoveryPayload](resumed[0]); ok && r.Kind == runtime.RecoveryNotAssessed {
+		if r.Reason != runtime.NotAssessedRestarted || r.SegmentID != lastSeg {
+			t.Errorf("the resumed run opened with %s %s, want restarted naming %s", resumed[0].Event, resumed[0].Payload, lastSeg)
+		}
+		resumed = resumed[1:]
 	}
 	// A queued instruction settled by a stored line whose admin_instruction event was lost
 	// with the process: the resume records that event first, as the uninterrupted exam did.
@@ -826,6 +840,9 @@ func TestResumeAtEveryCut(t *testing.T) {
 			checkPrinted(t, all, resumed, int64(cut)+1)
 			checkResumeOpening(t, full[:cut], resumed)
 			checkCompletedStream(t, all, int64(cut))
+			if err := runtimetest.CheckAssessedOnce(all); err != nil {
+				t.Errorf("after the cut after seq %d: %v", cut, err)
+			}
 		})
 	}
 }
