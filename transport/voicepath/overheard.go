@@ -28,12 +28,18 @@ func (p *Path) overheard(ft audio.FinalTranscript, reason runtime.NotAssessedRea
 	if !ok {
 		return
 	}
-	err := p.ctrl.Overheard(p.ctx, turn, reason, detail)
+	p.refused("overheard words", turn.Text, p.ctrl.Overheard(p.ctx, turn, reason, detail))
+}
+
+// refused logs why the controller did not take the candidate's words (what: a spoken turn, or
+// overheard words), if it did not: after the exam's end there is no session left to record
+// them in, which is no fault of the path's.
+func (p *Path) refused(what, text string, err error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrClosed), errors.Is(err, context.Canceled):
-		p.log.Info("voice: words after the exam", "text", turn.Text, "err", err)
+		p.log.Info("voice: words after the exam", "what", what, "text", text, "err", err)
 	default:
-		p.log.Warn("voice: overheard words not recorded", "text", turn.Text, "err", err)
+		p.log.Warn("voice: words not accepted", "what", what, "text", text, "err", err)
 	}
 }

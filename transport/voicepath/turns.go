@@ -1,8 +1,6 @@
 package voicepath
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -45,14 +43,7 @@ func (p *Path) submit(ft audio.FinalTranscript) {
 	}
 	p.timer.turn(ft, turn.Text)
 	p.cutOpen.Store(false)
-	err := p.ctrl.SubmitTurn(p.ctx, turn)
-	switch {
-	case err == nil:
-	case errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrClosed), errors.Is(err, context.Canceled):
-		p.log.Info("voice: turn after the exam", "text", turn.Text, "err", err)
-	default:
-		p.log.Warn("voice: spoken turn not accepted", "text", turn.Text, "err", err)
-	}
+	p.refused("spoken turn", turn.Text, p.ctrl.SubmitTurn(p.ctx, turn))
 }
 
 // speculate starts the examiner on a pause's words, as the turn they will be if the candidate
