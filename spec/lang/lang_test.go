@@ -117,9 +117,13 @@ func TestSchemaParity(t *testing.T) {
 	page := slices.Sorted(slices.Values(lang.PageKeys))
 	for name, want := range map[string][]string{
 		"lines": lines, "commands": cmds, "page": page,
-		"turnEnd":    jsonTags(reflect.TypeOf(lang.TurnEnd{})),
-		"vocabulary": jsonTags(reflect.TypeOf(lang.Vocabulary{})),
-		"offline":    jsonTags(reflect.TypeOf(lang.Offline{})),
+		"turnEnd":        jsonTags(reflect.TypeOf(lang.TurnEnd{})),
+		"vocabulary":     jsonTags(reflect.TypeOf(lang.Vocabulary{})),
+		"offline":        jsonTags(reflect.TypeOf(lang.Offline{})),
+		"verdictWords":   jsonTags(reflect.TypeOf(lang.VerdictWords{})),
+		"questions":      jsonTags(reflect.TypeOf(lang.Questions{})),
+		"return":         jsonTags(reflect.TypeOf(lang.Return{})),
+		"leadingRewrite": jsonTags(reflect.TypeOf(lang.LeadingRewrite{})),
 	} {
 		if got := keys(doc.Properties[name].Properties); !slices.Equal(got, want) {
 			t.Errorf("schema %s keys %v, want %v", name, got, want)
