@@ -87,6 +87,7 @@ var candidateWithheld = map[string]string{
 	"spoken.source":                      "why the line was said: tells a guardrail or a fallback apart",
 	"spoken.intercepted":                 "tells that a guardrail rewrote the examiner's line",
 	"spoken.streamed":                    "the examiner call's timing; the candidate hears the same text",
+	"spoken.settles":                     "the supervising examiner's instructions this line carried out",
 	"exam_completed.evidence":            "accepted evidence by signal",
 	"exam_completed.coverage":            "evidence coverage by node",
 }

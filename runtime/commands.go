@@ -18,15 +18,15 @@ const (
 // dispatchCommand carries out a candidate command (decision step 2) and acknowledges it.
 // Text the examiner wrote for the command (a clarification, a rephrasing) still goes through
 // the output filters. It reports whether that text was said.
-func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observation, valid bool) (examinerSaid bool) {
+func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observation, valid bool) {
 	node := c.node
 	ack := func(accepted bool, detail string) {
 		c.emit(&CommandAcknowledgedPayload{Command: cmd.String(), NodeID: node.NodeID, Accepted: accepted, Source: src, Detail: detail})
 	}
 	examinerText := func(canned string) {
 		if valid && obs.SpokenText != "" {
+			c.replySaying() // the examiner's own words: what it was asked to say goes with them
 			c.speakFiltered(node.NodeID, obs.SpokenText, SpokenCommand)
-			examinerSaid = true
 			return
 		}
 		c.speak(canned, SpokenCommand, false)
@@ -88,7 +88,6 @@ func (c *Controller) dispatchCommand(cmd Command, src CommandSource, obs Observa
 		c.exitNode(ExitFinished, "")
 		c.finish(StateCompleted, "candidate finished")
 	}
-	return examinerSaid
 }
 
 // commandDecision is the decision a command leads to, for the observation event.

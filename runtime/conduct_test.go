@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,8 +27,11 @@ import (
 //   - never two questions in one examiner turn (what one call of the controller says);
 //   - no supervisor's guidance is said;
 //   - an instruction's status matches what was said: consumed or applied when its line was
-//     said, and its line never said otherwise;
-//   - the decisions are the same with and without the kills (each kill resumes from the log).
+//     said, and its line never said otherwise — across a kill too, also one that lost the
+//     settle events stored after the turn's lines (a kill with an odd argument);
+//   - the decisions are the same with and without the kills (each kill resumes from the log);
+//   - backchannels held over the examiner's line (Overheard) are recorded and change no
+//     decision: the same with and without them.
 // TestConductProperties runs a fixed budget of seeded sequences in `make test` (and the committed
 // corpus runs as FuzzConduct's seeds); FuzzConduct is
 // `go test -fuzz FuzzConduct ./runtime` (corpus: testdata/fuzz/FuzzConduct).
@@ -108,6 +112,9 @@ type conductRun struct {
 	breach  []string
 	ctx     context.Context
 	confirm bool
+	// noOverheard leaves out the backchannels held over the examiner's line, which must change
+	// no decision.
+	noOverheard bool
 }
 
 func (r *conductRun) opts(extra ...runtime.Option) []runtime.Option {
@@ -222,7 +229,7 @@ func (r *conductRun) step(op, arg byte) {
 		return
 	case opKill:
 		if r.kills {
-			r.kill()
+			r.kill(arg%2 == 1)
 		}
 		return
 	case opInterim:
@@ -238,7 +245,18 @@ func (r *conductRun) step(op, arg byte) {
 		what = fmt.Sprintf("barge-in after %q", heard)
 		err = c.SpeechInterrupted(heard)
 	case opBackchannel:
-		turn([]string{"Mm-hmm.", "Yeah.", "", "Okay, right."}[int(arg)%4])
+		text := []string{"Mm-hmm.", "Yeah.", "", "Okay, right."}[int(arg)%4]
+		if arg%8 < 4 {
+			turn(text) // after a barge-in: a false cut, or the candidate's turn
+			break
+		}
+		// Held over the examiner's line by the voice path: overheard, no turn.
+		if r.noOverheard {
+			return
+		}
+		what = fmt.Sprintf("overheard %q", text)
+		err = c.Overheard(r.ctx, runtime.Turn{Text: text, Duration: 500 * time.Millisecond, Source: runtime.SourceMic},
+			runtime.NotAssessedBackchannel, "held over the examiner's line")
 	}
 	switch {
 	case err == nil, errors.Is(err, runtime.ErrPaused), errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrNothingQueued),
@@ -253,10 +271,16 @@ func (r *conductRun) step(op, arg byte) {
 // keeps the time since the log's last event off the exam's clocks (by design: the candidate is
 // not charged for the downtime), which moves deadlines; so that decisions can be compared with
 // the run without kills, a kill happens only right after an event, when no time has passed.
-func (r *conductRun) kill() {
+// With beforeSettle the process dies after the lines of a turn and before the admin_instruction
+// events that settle the queued instructions those lines carried (the log loses them): the
+// resumed exam must still hold them settled as said.
+func (r *conductRun) kill(beforeSettle bool) {
 	log := r.log()
 	if len(log) == 0 || !log[len(log)-1].Timestamp.Equal(r.clock.Now()) {
 		return
+	}
+	if beforeSettle {
+		log = dropTrailingSettles(log)
 	}
 	_ = r.c.Close()
 	r.before = log
@@ -268,6 +292,20 @@ func (r *conductRun) kill() {
 	if err := c.Start(r.ctx); err != nil && !errors.Is(err, runtime.ErrExamOver) {
 		r.t.Fatalf("start the resumed exam: %v", err)
 	}
+}
+
+// dropTrailingSettles is log without the queued instructions' settle events at its end.
+func dropTrailingSettles(log []runtime.Event) []runtime.Event {
+	n := len(log)
+	for n > 0 {
+		p, _ := log[n-1].Decode()
+		a, ok := p.(*runtime.AdminInstructionPayload)
+		if !ok || a.Mode != runtime.AdminQueued || a.Status == runtime.AdminReceived {
+			break
+		}
+		n--
+	}
+	return log[:n]
 }
 
 // checkCall checks what one call of the controller said: at most one question; the question on
@@ -375,9 +413,10 @@ func (r *conductRun) checkLog() {
 }
 
 // runConduct runs ops and returns the decision trace and every breach of a property.
-func runConduct(t testing.TB, ops []byte, kills bool) ([]string, []string) {
+func runConduct(t testing.TB, ops []byte, kills, noOverheard bool) ([]string, []string) {
 	confirm := len(ops) > 0 && ops[0]%2 == 1
 	r := newConductRun(t, confirm, kills)
+	r.noOverheard = noOverheard
 	defer func() { r.close() }()
 	for i := 0; i+1 < len(ops) && i < 2*maxConductSteps; i += 2 {
 		r.step(ops[i], ops[i+1])
@@ -395,13 +434,17 @@ const maxConductSteps = 60
 
 func checkConduct(t *testing.T, ops []byte) {
 	t.Helper()
-	plain, breach := runConduct(t, ops, false)
-	killed, kbreach := runConduct(t, ops, true)
-	for _, b := range append(breach, kbreach...) {
+	plain, breach := runConduct(t, ops, false, false)
+	killed, kbreach := runConduct(t, ops, true, false)
+	unheard, ubreach := runConduct(t, ops, false, true)
+	for _, b := range slices.Concat(breach, kbreach, ubreach) {
 		t.Error(b)
 	}
 	if d := runtime.TraceDiff(plain, killed); d != "" {
 		t.Errorf("decisions differ across a kill and resume:\n%s", d)
+	}
+	if d := runtime.TraceDiff(unheard, plain); d != "" {
+		t.Errorf("backchannels held over the examiner's line changed a decision:\n%s", d)
 	}
 	if t.Failed() {
 		t.Logf("ops: %s", describeOps(ops))
@@ -445,8 +488,16 @@ func conductSeeds() [][]byte {
 		b(opAnswer, 5, opControl, 0, opAnswer, 0, opControl, 1, opAnswer, 1),
 		// Partial transcripts before a kill.
 		b(opAnswer, 5, opInterim, 0, opKill, 0, opAnswer, 0, opInterim, 0, opAnswer, 1),
+		// A queued instruction said in a reply, and a kill after the reply's lines and before
+		// the instruction's settle was stored.
+		b(opAnswer, 5, opQueued, 1, opAnswer, 0, opKill, 1, opAnswer, 1, opAnswer, 2),
+		b(opAnswer, 5, opAnswer, 0, opQueued, 0, opAnswer, 1, opKill, 1, opAnswer, 2, opAnswer, 3),
 		// A backchannel over the examiner's line (a false cut), a kill, a real interruption.
 		b(opAnswer, 5, opAnswer, 3, opBargeIn, 3, opBackchannel, 0, opKill, 0, opBargeIn, 5, opCommand, 0, opBargeIn, 1, opBackchannel, 2),
+		// Backchannels held over the examiner's line (overheard): recorded, and nothing else
+		// changes — a cut stands, a finish confirmation still waits, a kill keeps them.
+		b(opAnswer, 5, opBackchannel, 4, opAnswer, 0, opBargeIn, 3, opBackchannel, 5, opKill, 0, opBackchannel, 0, opAnswer, 1),
+		b(opCommand+numConductOps, 5, opCommand, 6, opBackchannel, 7, opKill, 0, opBackchannel, 4, opReturn, 2),
 	}
 }
 

@@ -47,10 +47,13 @@ type Controller struct {
 	// cutExit is the stored node_exit of a transition the log ends in the middle of (no
 	// node_entered followed it): a resumed Start completes it.
 	cutExit *NodeExitPayload
-	sinkErr error
-	seq     int64
-	state   ExamState
-	filters map[string]*nodeFilters
+	// openCall is the candidate's turn of a stored log that ends during its examiner call (no
+	// observation or not_assessed followed it): a resumed Start records it not assessed.
+	openCall *RecoveryPayload
+	sinkErr  error
+	seq      int64
+	state    ExamState
+	filters  map[string]*nodeFilters
 	// variants draws balanced variants across the store; pins and seed make draws
 	// reproducible (variant.go).
 	variants VariantCounter
@@ -73,9 +76,12 @@ type Controller struct {
 	pausedByExam bool // paused by an examiner control: only an examiner resumes
 	queued       []AdminInstruction
 	applying     []string // the instructions whose reply is being filtered and said (instruction_echo.go)
-	// turnSaid collects what is said while a turn is decided, when non-nil (settleQueued).
-	turnSaid *strings.Builder
-	beats    []beatState
+	// settling settles the queued instructions of the turn being decided, when non-nil
+	// (settle.go); unconfirmed are settles carried by stored lines whose admin_instruction
+	// events are still to come.
+	settling    *turnSettle
+	unconfirmed []AdminInstructionPayload
+	beats       []beatState
 
 	speakingUntil    time.Time
 	userSpeaking     bool
@@ -449,13 +455,11 @@ func (c *Controller) speakPart(text string, source SpokenSource, intercepted boo
 	}
 	now := c.clock.Now()
 	sp := &SpokenPayload{NodeID: c.node.NodeID, Text: text, Source: source, Intercepted: intercepted,
-		TTSSpeed: c.ttsSpeed, Part: part, Streamed: streamed}
-	if c.turnSaid != nil {
-		c.turnSaid.WriteString(" " + text)
-	}
+		TTSSpeed: c.ttsSpeed, Part: part, Streamed: streamed, Settles: c.settlesWith(text)}
 	c.emit(sp)
 	c.heard(sp)
 	c.noteSaying(text, part)
+	c.applySettles(sp.Settles)
 	c.segSeq++
 	dur := speechDuration(text, c.ttsSpeed)
 	c.emit(&TranscriptSegmentPayload{SegmentID: fmt.Sprintf("seg-%04d", c.segSeq), NodeID: c.node.NodeID,

@@ -66,7 +66,7 @@ func (c *Controller) decide(in *turnInput) {
 	}
 	lat.TotalMs = lat.EndpointingMs + lat.STTMs + toSpeech + lat.FiltersMs + lat.TTSFirstByteMs
 	op := &ObservationPayload{NodeID: node.NodeID, Turn: in.turn, Examiner: c.ex.Name(), Raw: rawForEvent(raw), Valid: valid,
-		Problems: problems, Decision: dec, Latency: lat, Usage: c.replyUsage(in.reply, node.NodeID)}
+		Problems: problems, Decision: dec, Latency: lat, Usage: c.replyUsage(in.reply, node.NodeID), Settles: c.settlesWith("")}
 	c.emit(op)
 
 	if !valid {
@@ -80,6 +80,7 @@ func (c *Controller) decide(in *turnInput) {
 		c.log.Info("observation repaired", "node", node.NodeID, "turn", in.turn, "problems", problems)
 	}
 	c.settleObservation(op)
+	c.applySettles(op.Settles)
 	if !valid {
 		c.notAssessed(node.NodeID, in.turn, in.seg.id, in.text, NotAssessedExaminerFailed, perr.Error())
 	}
@@ -96,7 +97,7 @@ func (c *Controller) decide(in *turnInput) {
 			accepted, rejected, _ := c.evidenceStep(in, obs)
 			c.recordEvidence(in, accepted, rejected, obs.Misconceptions)
 		}
-		in.said = c.dispatchCommand(cmd, src, obs, valid)
+		c.dispatchCommand(cmd, src, obs, valid)
 	case !valid:
 		c.speak(c.fallbackLine(c.lastQuestion), SpokenFallback, false)
 	default:
@@ -243,8 +244,8 @@ func (c *Controller) apply(in *turnInput, p *plan) {
 		text = c.lastQuestion
 		parts = []string{text}
 	}
+	c.replySaying()
 	c.speakValidated(in.stream, text, parts, len(p.hits) > 0 || p.anxietyHit != nil)
-	in.said = true
 }
 
 // speakValidated says the validated reply, skipping the sentences already streamed.

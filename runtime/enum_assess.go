@@ -23,14 +23,19 @@ const (
 	NotAssessedExamPaused NotAssessedReason = "exam_paused"
 	// NotAssessedCancelled: the turn was cancelled before the examiner observed it.
 	NotAssessedCancelled NotAssessedReason = "cancelled"
-	// NotAssessedBackchannel: only a backchannel ("mm-hmm", "yeah") over the examiner's line,
-	// which the barge-in had cut: the line was said again from the sentence it was cut in.
+	// NotAssessedBackchannel: only a backchannel ("mm-hmm", "yeah") over the examiner's line:
+	// held by the voice path, so the line played on (an overheard segment), or after a barge-in
+	// had cut the line, which was then said again from the sentence it was cut in.
 	NotAssessedBackchannel NotAssessedReason = "backchannel"
+	// NotAssessedRestarted: the exam stopped (a crash, a kill, a lost worker) while the
+	// examiner was observing the words; the resumed exam asks the question again.
+	NotAssessedRestarted NotAssessedReason = "restarted"
 )
 
 // NotAssessedReasons lists every reason.
 var NotAssessedReasons = []NotAssessedReason{NotAssessedReturnFromPause, NotAssessedFinishConfirmation,
-	NotAssessedNodeChanged, NotAssessedExaminerFailed, NotAssessedExamPaused, NotAssessedCancelled, NotAssessedBackchannel}
+	NotAssessedNodeChanged, NotAssessedExaminerFailed, NotAssessedExamPaused, NotAssessedCancelled, NotAssessedBackchannel,
+	NotAssessedRestarted}
 
 func (r NotAssessedReason) String() string { return string(r) }
 

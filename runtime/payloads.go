@@ -76,6 +76,9 @@ type TranscriptSegmentPayload struct {
 	DurationMs  int64       `json:"durationMs"`
 	IsFinal     bool        `json:"isFinal"`
 	Source      InputSource `json:"source,omitempty"` // typed | mic | room
+	// Overheard marks candidate words that took no turn (Controller.Overheard): a backchannel
+	// held over the examiner's line. A not_assessed names the segment with its reason.
+	Overheard bool `json:"overheard,omitempty"`
 }
 
 // Latency is a per-turn breakdown by stage, in milliseconds; zero means "not measured".
@@ -117,6 +120,9 @@ type ObservationPayload struct {
 	// Usage is the examiner call's token usage; absent for an examiner that uses no model
 	// (offline) and when no reply came.
 	Usage *TurnUsage `json:"usage,omitempty"`
+	// Settles are the queued instructions carried out by the sentences streamed before the
+	// call completed, as on a spoken line (SpokenPayload.Settles).
+	Settles []AdminInstructionPayload `json:"settles,omitempty"`
 }
 
 // STTSummary summarises the STT confidence of the segments behind a signal.
@@ -236,6 +242,9 @@ type SpokenPayload struct {
 	Part int `json:"part,omitempty"`
 	// Streamed marks a part spoken before the examiner's call completed.
 	Streamed bool `json:"streamed,omitempty"`
+	// Settles are the queued instructions this line carried out: their admin_instruction
+	// events (consumed), stored with the line that said them (runtime/settle.go).
+	Settles []AdminInstructionPayload `json:"settles,omitempty"`
 }
 
 // SystemErrorPayload reports a failure the exam survived.

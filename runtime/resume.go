@@ -3,7 +3,6 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/examtui/examtui/spec"
@@ -120,9 +119,14 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			break // a partial transcript (Interim) numbers nothing and is no turn
 		}
 		c.segSeq++
-		if p.Speaker == SpeakerCandidate {
+		if p.Speaker == SpeakerCandidate && !p.Overheard {
+			c.openCall = nil
 			if c.heardCandidate(p) {
 				c.takeCall()
+				if p.Text != "" {
+					c.openCall = &RecoveryPayload{Kind: RecoveryNotAssessed, NodeID: p.NodeID, SegmentID: p.SegmentID, Turn: c.turn + 1,
+						Reason: NotAssessedRestarted, Detail: "the exam stopped during the examiner's call and was resumed: say it again"}
+				}
 			}
 			c.turnHeard()
 			c.pendingFinish = false
@@ -154,6 +158,7 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		c.ledger.add(LedgerEntry{NodeID: p.NodeID, Turn: c.turn, SignalType: p.SignalType, RubricLevel: p.RubricLevel,
 			Excerpt: p.Excerpt, Confidence: p.Confidence, STTConfidence: p.STTConfidence, Transversal: p.Transversal, OtherNode: p.OtherNode})
 	case *ObservationPayload:
+		c.openCall = nil
 		c.settleObservation(p)
 		c.turn = max(c.turn, p.Turn)
 		if p.Valid && (p.Decision.Action == DecisionContinue || p.Decision.Action == DecisionFollowUp || p.Decision.Action == DecisionTransition) {
@@ -175,16 +180,9 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		case p.Mode == AdminQueued && p.Status == AdminReceived:
 			c.queued = append(c.queued, AdminInstruction{Mode: AdminQueued, Text: p.Text, Sender: p.Sender})
 		case p.Mode == AdminQueued && (p.Status == AdminConsumed || p.Status == AdminPromoted || p.Status == AdminNotActionable):
-			// It leaves the queue where it stood: one the examiner could not act on yet stays
-			// queued ahead of it, so the first with the same text and sender is the one.
-			i := slices.IndexFunc(c.queued, func(q AdminInstruction) bool { return q.Text == p.Text && q.Sender == p.Sender })
-			if i < 0 {
-				break
+			if !c.confirmed(p) { // a line settled it already (settle.go)
+				c.unqueue(p)
 			}
-			if p.Status == AdminConsumed { // it was in the call's context, and stays in the examiner's
-				c.ctxm.record(adminMessage(c.queued[i], false))
-			}
-			c.queued = slices.Delete(slices.Clone(c.queued), i, i+1)
 		case p.Mode == AdminImmediate && p.Status == AdminApplied:
 			c.adminApplied(p.Text)
 		}
@@ -195,6 +193,9 @@ func (c *Controller) replay(ev Event, p Payload) error {
 			c.ctxm.summaryFailed()
 		}
 	case *RecoveryPayload:
+		if c.openCall != nil && p.Kind == RecoveryNotAssessed && p.SegmentID == c.openCall.SegmentID {
+			c.openCall = nil
+		}
 		if heard, ok := heardFromDetail(p.Detail); ok && p.Kind == RecoveryBargeIn {
 			c.ctxm.interrupted(heard)
 			c.noteCut(heard)
@@ -212,6 +213,13 @@ func (c *Controller) replay(ev Event, p Payload) error {
 		if p.Wrapup && !delivered {
 			c.integ.wrapUp = p.Message // the wrap-up direction stands for the rest of the exam
 		}
+	}
+	// The queued instructions a line (or a streamed turn's observation) carried out settle with it.
+	switch p := p.(type) {
+	case *SpokenPayload:
+		c.applySettles(p.Settles)
+	case *ObservationPayload:
+		c.applySettles(p.Settles)
 	}
 	// Observation turns are numbered from the candidate segments too (a discarded turn still counts).
 	if ts, ok := p.(*TranscriptSegmentPayload); ok && ts.Speaker == SpeakerCandidate && ts.IsFinal {
@@ -233,7 +241,13 @@ func (c *Controller) nodeID() string {
 // the dead process would have. Otherwise the exam re-asks the question it was on. Caller
 // holds mu.
 func (c *Controller) continueResumed() {
+	if oc := c.openCall; oc != nil {
+		// The words were heard but never observed: on the record, with why.
+		c.openCall = nil
+		c.emit(oc)
+	}
 	c.lostCall()
+	c.confirmSettled()
 	if c.state == StateScaffolding {
 		c.setState(StateReady, "prepared")
 	}

@@ -23,9 +23,6 @@ type turnInput struct {
 	callDur time.Duration
 	latency Latency
 	stream  *streamState
-	// said is set once the examiner's reply (its spokenText) was said, whole or in part: the
-	// queued instructions it applied are consumed only then (settleQueued).
-	said bool
 }
 
 // SubmitTurn hands the controller one candidate turn: it is recorded, observed by the examiner
@@ -267,27 +264,21 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	// was said (settleQueued).
 	c.applying = call.req.AdminInstructions
 	defer func() { c.applying = nil }()
-	nodeID := in.stream.nodeID(c)
-	if len(in.stream.emitted) > 0 {
-		in.said = true // streamed sentences were said before the decision
-	}
-	said := &strings.Builder{}
-	for _, s := range in.stream.emitted {
-		said.WriteString(" " + s)
-	}
-	c.turnSaid = said
+	c.settling = c.beginSettle(call, in.stream.nodeID(c))
 	defer func() {
-		c.turnSaid = nil
-		c.settleQueued(call, nodeID, said.String())
+		c.settleQueued()
+		c.settling = nil
 	}()
 	if c.nodeGen != in.gen || c.state.Terminal() {
 		// The examiner moved on (advance, skip, end) while the examiner was thinking: the
 		// observation no longer applies to anything, but it is still recorded.
 		op := &ObservationPayload{NodeID: "", Turn: in.turn, Examiner: c.ex.Name(), Raw: replyArgs(in.reply), Valid: false,
 			Problems: []string{"node changed during the examiner call"},
-			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}, Usage: c.replyUsage(in.reply, "")}
+			Decision: Decision{Action: DecisionDiscarded, Reason: "node changed during the examiner call"}, Usage: c.replyUsage(in.reply, ""),
+			Settles: c.settlesWith("")}
 		c.emit(op)
 		c.settleObservation(op)
+		c.applySettles(op.Settles)
 		c.notAssessed(call.req.Candidate.NodeID, in.turn, in.seg.id, in.text, NotAssessedNodeChanged, "the exam moved on during the examiner call")
 		return c.sinkErr
 	}
@@ -295,36 +286,33 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 	return c.sinkErr
 }
 
-// settleQueued settles the queued instructions the call's context carried, in order, as the
-// reply says and as the decision did: consumed only when the reply was said (a limit or a
-// command that moved the exam on before it leaves them queued for the next turn), not
-// actionable whatever happened; any other stays queued. Instructions promoted or settled
-// meanwhile are not touched: promotion waits for the turn (turnMu), so the call's instructions
-// are still the head of the queue. Caller holds mu.
-func (c *Controller) settleQueued(call *examinerCall, nodeID, said string) {
-	in := call.in
-	taken := min(call.queued, len(c.queued))
-	var left []AdminInstruction
-	reply := normalizeWords(replySpokenText(in.reply))
-	said = normalizeWords(said)
-	for i, a := range c.queued[:taken] {
-		st := in.reply.adminResult(i)
-		if st == AdminConsumed && (!in.said || c.state.Terminal() && c.nodeGen != in.gen || cutFromReply(a.Text, reply, said)) {
-			st = AdminReceived
-		}
-		switch st {
-		case AdminConsumed, AdminNotActionable:
-			if !c.state.Terminal() || st == AdminConsumed {
-				c.emit(&AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: nodeID, Status: st})
+// settleQueued settles the queued instructions the call's context carried, in order, once
+// the turn is decided: those a line carried out (settle.go) are consumed, and their events
+// follow unless the exam ended in the turn (the line is their record); one the examiner could
+// not act on leaves the queue, not actionable, whatever happened; any other stays queued for
+// the next turn (a limit or a command moved the exam on before its reply was said, or the
+// filters cut what it asked to say). Instructions promoted or settled meanwhile are not
+// touched: promotion waits for the turn (turnMu). Caller holds mu.
+func (c *Controller) settleQueued() {
+	s := c.settling
+	if s == nil {
+		return
+	}
+	for i, a := range s.instrs {
+		p := &AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: s.nodeID, Status: AdminConsumed}
+		switch {
+		case s.settled[i]:
+			if c.confirmed(p) && !c.state.Terminal() {
+				c.emit(p)
 			}
-			if st == AdminConsumed {
-				c.ctxm.record(adminMessage(a, false))
+		case s.in.reply.adminResult(i) == AdminNotActionable:
+			p.Status = AdminNotActionable
+			if !c.state.Terminal() {
+				c.emit(p)
 			}
-		default:
-			left = append(left, a)
+			c.unqueue(p)
 		}
 	}
-	c.queued = append(left, c.queued[taken:]...)
 }
 
 // cutFromReply reports whether the reply carried what an instruction addressed to the candidate

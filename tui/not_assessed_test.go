@@ -34,13 +34,20 @@ func TestNotAssessedShown(t *testing.T) {
 		ev(&runtime.RecoveryPayload{Kind: runtime.RecoveryNotAssessed, NodeID: "n", SegmentID: "seg-0003", Turn: 3, Reason: runtime.NotAssessedReturnFromPause, Detail: "the candidate came back from the pause"}),
 		ev(&runtime.ObservationPayload{NodeID: "n", Turn: 4, Examiner: "llm", Valid: false, Decision: runtime.Decision{Action: runtime.DecisionContinue, Reason: "fallback"}}),
 		ev(&runtime.RecoveryPayload{Kind: runtime.RecoveryNotAssessed, NodeID: "n", SegmentID: "seg-0005", Turn: 4, Reason: runtime.NotAssessedExaminerFailed, Detail: "examiner llm: timeout"}),
+		// A backchannel held over the examiner's line: overheard, no turn.
+		ev(&runtime.TranscriptSegmentPayload{SegmentID: "seg-0007", NodeID: "n", Speaker: runtime.SpeakerCandidate, Text: "Mm-hmm.", IsFinal: true, Source: runtime.SourceMic, Overheard: true}),
+		ev(&runtime.RecoveryPayload{Kind: runtime.RecoveryNotAssessed, NodeID: "n", SegmentID: "seg-0007", Turn: 5, Reason: runtime.NotAssessedBackchannel, Detail: "a backchannel held over the examiner's line: the line went on"}),
 	)
 	tr := strings.Join(viewAt(m.panes[PaneTranscript], 100, 30), "\n")
-	if !strings.Contains(tr, "not assessed (return_from_pause): the candidate came back from the pause") {
-		t.Errorf("transcript:\n%s", tr)
+	for _, want := range []string{"not assessed (return_from_pause): the candidate came back from the pause", "Mm-hmm.",
+		"not assessed (backchannel): a backchannel held over the examiner's line: the line went on"} {
+		if !strings.Contains(tr, want) {
+			t.Errorf("transcript without %q:\n%s", want, tr)
+		}
 	}
 	dbg := ansi.Strip(strings.Join(viewAt(m.panes[PaneDebug], 100, 40), "\n"))
-	for _, want := range []string{"turn 3 not assessed: return_from_pause", "not assessed: examiner_failed: examiner llm: timeout"} {
+	for _, want := range []string{"turn 3 not assessed: return_from_pause", "not assessed: examiner_failed: examiner llm: timeout",
+		"turn 5 not assessed: backchannel"} {
 		if !strings.Contains(dbg, want) {
 			t.Errorf("Debug view without %q:\n%s", want, dbg)
 		}

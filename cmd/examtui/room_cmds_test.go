@@ -22,6 +22,7 @@ import (
 	"github.com/examtui/examtui/internal/testutil"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/runtime/runtimetest"
 	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/tui"
 )
@@ -135,6 +136,16 @@ func TestTestCommandThroughRoom(t *testing.T) {
 			}
 			if firsts != len(v.Replies)+1 || v.EventsWritten != len(lines) || v.Transport != "livekit" {
 				t.Errorf("%d first chunks in %d events (report: %d written), transport %q; want one per reply and the opening", firsts, len(lines), v.EventsWritten, v.Transport)
+			}
+			// The stored session keeps the rule: every candidate segment with words is observed
+			// once or recorded not_assessed with its reason.
+			st := apptest.OpenStore(t, dir)
+			stored, err := st.LoadEvents(context.Background(), r.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := runtimetest.CheckAssessedOnce(stored); err != nil {
+				t.Error(err)
 			}
 			t.Logf("%s: p50 %.0f ms, p95 %.0f ms over %d replies", tc.name, v.P50Ms, v.P95Ms, len(v.Replies))
 		})

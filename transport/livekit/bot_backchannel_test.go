@@ -131,6 +131,12 @@ func TestRoomVoiceBackchannels(t *testing.T) {
 					t.Fatalf("the sound reached the controller as a turn: %q", turn.Text)
 				default:
 				}
+				if tc.words != "" {
+					// Not a turn, but on the record: the controller hears the words as overheard.
+					if got := testutil.Recv(t, ctrl.overheard, 10*time.Second, "the backchannel's words as overheard"); got.Text != tc.words {
+						t.Errorf("overheard %q, want %q", got.Text, tc.words)
+					}
+				}
 				<-e.bot.Voice().Sent()
 				testutil.Eventually(t, 5*time.Second, func() bool {
 					mu.Lock()

@@ -274,14 +274,15 @@ func examinerStopped(ctx context.Context, t *testing.T, e *exam, mu *sync.Mutex,
 	return stopped
 }
 
-// voiceCtrl is a controller that keeps the turns and cuts it is handed.
+// voiceCtrl is a controller that keeps the turns, cuts and overheard words it is handed.
 type voiceCtrl struct {
-	turns chan runtime.Turn
-	cuts  chan string
+	turns     chan runtime.Turn
+	cuts      chan string
+	overheard chan runtime.Turn
 }
 
 func newVoiceCtrl() *voiceCtrl {
-	return &voiceCtrl{turns: make(chan runtime.Turn, 8), cuts: make(chan string, 8)}
+	return &voiceCtrl{turns: make(chan runtime.Turn, 8), cuts: make(chan string, 8), overheard: make(chan runtime.Turn, 8)}
 }
 
 func (c *voiceCtrl) SubmitTurn(_ context.Context, t runtime.Turn) error { c.turns <- t; return nil }
@@ -290,7 +291,13 @@ func (c *voiceCtrl) Interim(string, float64) error                      { return
 func (c *voiceCtrl) UserActivity(bool)                                  {}
 func (c *voiceCtrl) SpeechInterrupted(heard string) error               { c.cuts <- heard; return nil }
 func (c *voiceCtrl) SpeechDone()                                        {}
-func (c *voiceCtrl) Exam() *spec.Exam                                   { return nil }
+func (c *voiceCtrl) Overheard(_ context.Context, t runtime.Turn, reason runtime.NotAssessedReason, _ string) error {
+	if reason == runtime.NotAssessedBackchannel {
+		c.overheard <- t
+	}
+	return nil
+}
+func (c *voiceCtrl) Exam() *spec.Exam { return nil }
 func (c *voiceCtrl) Admin(context.Context, runtime.AdminInstruction) error {
 	return nil
 }

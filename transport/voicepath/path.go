@@ -28,6 +28,9 @@ type Controller interface {
 	UserActivity(speaking bool)
 	SpeechInterrupted(heard string) error
 	SpeechDone()
+	// Overheard records words that took no turn (a backchannel held over the examiner's line)
+	// with the reason they were not assessed.
+	Overheard(ctx context.Context, t runtime.Turn, reason runtime.NotAssessedReason, detail string) error
 }
 
 // Parts are what a transport brings. Source and Recognizer come together (the candidate

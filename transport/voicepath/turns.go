@@ -1,8 +1,6 @@
 package voicepath
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -17,15 +15,18 @@ func (p *Path) onTranscript(ft audio.FinalTranscript) {
 	case p.turns <- ft:
 	default:
 		p.log.Warn("voice: the controller is behind, a recognised turn was dropped", "text", ft.Text)
+		p.overheard(ft, runtime.NotAssessedCancelled, "the controller was behind: the recognised turn was dropped")
 	}
 }
 
 // submit hands a recognised turn to the controller.
 func (p *Path) submit(ft audio.FinalTranscript) {
 	if !p.v.Listening() {
-		return // switched to typing while it was being recognised
+		// Switched to typing while it was being recognised: no turn, but on the record.
+		p.overheard(ft, runtime.NotAssessedCancelled, "recognised after the input switched to typing")
+		return
 	}
-	if !p.heldTurn(ft) {
+	if !p.takesTurn(ft) {
 		return
 	}
 	turn, ok := p.turnOf(ft)
@@ -42,14 +43,7 @@ func (p *Path) submit(ft audio.FinalTranscript) {
 	}
 	p.timer.turn(ft, turn.Text)
 	p.cutOpen.Store(false)
-	err := p.ctrl.SubmitTurn(p.ctx, turn)
-	switch {
-	case err == nil:
-	case errors.Is(err, runtime.ErrExamOver), errors.Is(err, runtime.ErrClosed), errors.Is(err, context.Canceled):
-		p.log.Info("voice: turn after the exam", "text", turn.Text, "err", err)
-	default:
-		p.log.Warn("voice: spoken turn not accepted", "text", turn.Text, "err", err)
-	}
+	p.refused("spoken turn", turn.Text, p.ctrl.SubmitTurn(p.ctx, turn))
 }
 
 // speculate starts the examiner on a pause's words, as the turn they will be if the candidate

@@ -87,6 +87,9 @@ func (c *ctrl) Interim(string, float64) error                  { return nil }
 func (c *ctrl) UserActivity(bool)                              {}
 func (c *ctrl) SpeechInterrupted(heard string) error           { c.cuts <- heard; return nil }
 func (c *ctrl) SpeechDone()                                    { c.done <- struct{}{} }
+func (c *ctrl) Overheard(context.Context, runtime.Turn, runtime.NotAssessedReason, string) error {
+	return nil
+}
 
 // exam is the example exam with the opening persona's voice set to voice.
 func exam(t *testing.T, voice string) *spec.Exam {
