@@ -128,20 +128,29 @@ func (r *Room) sendLoop(ctx context.Context) {
 		if !ok {
 			return
 		}
-		for {
-			lk, err := r.conn.waitConnected(ctx)
-			if err != nil {
-				return
-			}
-			if err = r.send(lk, it); err == nil {
-				break
-			}
-			r.log.Warn("send event", "seq", it.ev.Seq, "event", it.ev.Event.String(), "err", err)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
+		if !r.sendOne(ctx, it) {
+			return
+		}
+	}
+}
+
+// sendOne sends one event, retrying until it is sent (true) or ctx ends (false); either way the
+// queue is told the event is settled, so flush sees the queue drain.
+func (r *Room) sendOne(ctx context.Context, it outItem) bool {
+	defer r.out.settle()
+	for {
+		lk, err := r.conn.waitConnected(ctx)
+		if err != nil {
+			return false
+		}
+		if err = r.send(lk, it); err == nil {
+			return true
+		}
+		r.log.Warn("send event", "seq", it.ev.Seq, "event", it.ev.Event.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }
@@ -260,14 +269,24 @@ func (r *Room) sendEnvelope(lk *lksdk.Room, ev runtime.Event, to []string) error
 	return nil
 }
 
-// flush waits until the queue is empty, the bot is not connected, or d has passed.
+// flush waits until every queued event has been handed to the data channel, the bot is not
+// connected, or d has passed: it waits on the queue draining and on the connection's state
+// changing, not on a poll.
 func (r *Room) flush(d time.Duration) {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if r.out.len() == 0 || r.conn.State() != StateConnected {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for {
+		state, changed := r.conn.stateChange()
+		idle, drained := r.out.drainState()
+		if idle || state != StateConnected {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-drained:
+		}
 	}
 	if r.conn.State() == StateConnected {
 		// The last packets are in the data channel's buffer; leaving at once would drop them

@@ -523,6 +523,26 @@ func (r *Room) Participants() []Participant {
 	return append(ps, r.earlyParticipants(lk)...)
 }
 
+// WaitParticipants blocks until ok holds for the participants the bot sees, checking each
+// time they change (arrive, leave, a role becomes known), or until ctx ends.
+func (r *Room) WaitParticipants(ctx context.Context, ok func([]Participant) bool) error {
+	for {
+		r.mu.Lock()
+		ch := r.changed
+		r.mu.Unlock()
+		if ok(r.Participants()) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for participants: %w", ctx.Err())
+		case <-r.ctx.Done():
+			return ErrClosed
+		case <-ch:
+		}
+	}
+}
+
 // WaitCandidate blocks until a candidate is in the room and returns its identity. With the
 // server's API key and secret in its Config, the bot asks the server who is in the room while
 // it waits (serverview.go), so a candidate who publishes nothing is seen at once rather than at
