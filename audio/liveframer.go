@@ -24,7 +24,8 @@ const DefaultGapTolerance = 80 * time.Millisecond
 // that arrives late but whole (this process starved of CPU, the network stalled) is placed
 // where the sender put it, not where the receiver happened to read it. Only when no audio comes
 // at all does the wall clock count silence (Tick), once the audio is more than the gap
-// tolerance overdue; a receiver whose own ticks come late was stalled and does not hold that
+// tolerance overdue (VoicedGapTolerance when it ended mid-sound); a receiver whose own ticks
+// come late was stalled and does not hold that
 // against the sender, and audio that turns up after the clock gave up on it raises the
 // tolerance for a while. Audio without a media time (Write) is placed on the wall clock by
 // when it arrived.

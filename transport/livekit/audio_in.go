@@ -42,8 +42,8 @@ func (f AudioFrame) Duration() time.Duration {
 	return time.Duration(len(f.Samples)) * time.Second / time.Duration(f.SampleRate)
 }
 
-// frameSink receives decoded PCM from the SDK's decoder (media.PCMRemoteTrack calls
-// WriteSample on its own goroutine) and hands it on without ever blocking that goroutine: when
+// frameSink receives decoded PCM from a track's decoder (trackDecoder, on the track's read
+// goroutine) and hands it on without ever blocking that goroutine: when
 // the consumer falls behind, the oldest frames are dropped (counted in dropped), because live
 // audio is worth more the newer it is.
 type frameSink struct {
