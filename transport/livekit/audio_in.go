@@ -54,10 +54,6 @@ type frameSink struct {
 	log     *slog.Logger
 }
 
-func (s *frameSink) WriteSample(sample media.PCM16Sample) error {
-	return s.write(sample, 0, 0)
-}
-
 // write hands on one decoded run with its media time (zero stream: none).
 func (s *frameSink) write(sample media.PCM16Sample, at time.Duration, stream uint64) error {
 	if len(sample) == 0 {
@@ -80,8 +76,6 @@ func (s *frameSink) write(sample media.PCM16Sample, at time.Duration, stream uin
 		}
 	}
 }
-
-func (s *frameSink) Close() error { return nil }
 
 // decoders are the decoders of the remote audio tracks a participant receives, by track SID:
 // the client's of the bot's voice, the room's of the candidates' microphones.
