@@ -23,6 +23,7 @@ type outItem struct {
 	ev     runtime.Event
 	to     string
 	replay bool
+	asked  bool // a replay the recipient asked for: sent even what the ledger says it was sent
 }
 
 // Publish queues an event for the room: examiners get it whole, the candidate gets
@@ -78,6 +79,34 @@ func (r *Room) replayTo(identity string, from int64) {
 	r.log.Info("replaying events", "to", identity, "from", from, "count", len(evs))
 	for _, ev := range evs {
 		r.out.push(outItem{ev: ev, to: identity, replay: true})
+	}
+}
+
+// askedReplayGap is the least time between two replays a candidate's client asks for: a
+// client says "ready" once or twice per connection, so more is noise, and a hostile one must
+// not make the bot send the whole history over and over.
+const askedReplayGap = time.Second
+
+// replayAsked answers a candidate's "ready": the whole of its share of the events, ledger or
+// not: what the ledger counts as sent may have gone to a data channel that was not open yet.
+func (r *Room) replayAsked(identity string) {
+	now := time.Now()
+	r.mu.Lock()
+	if r.askedAt == nil {
+		r.askedAt = map[string]time.Time{}
+	}
+	last, seen := r.askedAt[identity]
+	if seen && now.Sub(last) < askedReplayGap {
+		r.mu.Unlock()
+		return
+	}
+	r.askedAt[identity] = now
+	r.mu.Unlock()
+	evs := r.eventsFrom(1)
+	r.stats.replays.Add(1)
+	r.log.Info("replaying events the client asked for", "to", identity, "count", len(evs))
+	for _, ev := range evs {
+		r.out.push(outItem{ev: ev, to: identity, replay: true, asked: true})
 	}
 }
 
@@ -193,7 +222,7 @@ func (r *Room) send(lk *lksdk.Room, it outItem) error {
 	if ev.Seq == 0 {
 		candidates = nil // out-of-band reports are for examiners only
 	}
-	if it.replay && it.to != "" {
+	if it.replay && it.to != "" && !it.asked {
 		// A join replay sends each connection only what it has not been sent (sentLedger).
 		examiners, candidates = r.unsent(ev.Seq, examiners), r.unsent(ev.Seq, candidates)
 	}

@@ -34,10 +34,11 @@ type Room struct {
 	handlersSet chan struct{}   // closed once handlers are known
 	history     []runtime.Event // when no replay source was given
 	lastSession string
-	sentAt      []sentMark    // recent sends, for the resend window
-	readyGen    uint64        // the connection whose participants have been read
-	remotes     decoders      // of the candidates' microphones
-	changed     chan struct{} // closed and replaced when participants change
+	sentAt      []sentMark           // recent sends, for the resend window
+	askedAt     map[string]time.Time // when each candidate last asked for a replay (replayAsked)
+	readyGen    uint64               // the connection whose participants have been read
+	remotes     decoders             // of the candidates' microphones
+	changed     chan struct{}        // closed and replaced when participants change
 	closeOnce   sync.Once
 
 	roles  *RoleBook
@@ -378,6 +379,8 @@ func (r *Room) handleLoop(ctx context.Context) {
 		h := r.handlers
 		r.mu.Unlock()
 		switch {
+		case msg.text != nil && msg.text.Ready:
+			r.replayAsked(msg.text.Sender)
 		case msg.text != nil:
 			r.log.Info("candidate text", "from", msg.text.Sender, "chars", len(msg.text.Text))
 			if h.CandidateText != nil {
