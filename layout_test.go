@@ -101,8 +101,8 @@ var forbidden = []rule{
 	{func(p string) bool {
 		return under(p, "internal/textsafe", "internal/httpserve", "internal/httpbound", "internal/logredact", "internal/mdterm", "internal/visual") && !harness(p)
 	}, false,
-		func(_, imp string) bool { return imp != "internal/textsafe" },
-		"a support leaf (textsafe, httpserve, httpbound, logredact, mdterm, visual) imports only the standard library (and textsafe): everything may use it"},
+		func(_, imp string) bool { return imp != "internal/textsafe" && imp != "internal/visual" },
+		"a support leaf (textsafe, httpserve, httpbound, logredact, mdterm, visual) imports only the standard library (and textsafe, and visual, the display order of right-to-left text): everything may use it"},
 	{func(p string) bool { return !harness(p) }, false,
 		func(_, imp string) bool { return harness(imp) },
 		"a test harness (a package named …test, or testutil) is imported only by tests and other harnesses: product code never carries test code"},

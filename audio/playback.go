@@ -19,6 +19,17 @@ type Sink interface {
 	Close() error
 }
 
+// Pauser is a Sink that can hold its playout where it is and carry on from there: Pause holds
+// the clip being played (and any played after it) without dropping a sample, Resume plays on
+// from the held sample, and Stop, while held, cuts as usual (and ends the hold). Play keeps
+// blocking while held, and its PlayResult counts only the audio played, never the hold. A room
+// track is one (the voice path pauses the examiner when the candidate starts to speak, then
+// decides on the words); a sink that is not plays on until it is stopped.
+type Pauser interface {
+	Pause()
+	Resume()
+}
+
 // PlayResult says how much of a clip was heard.
 type PlayResult struct {
 	Played      time.Duration

@@ -81,6 +81,10 @@ type Voice struct {
 	state    atomic.Int32
 	playing  atomic.Bool
 	bargedIn atomic.Bool
+	// pauseMu orders PauseSpeaking and ResumeSpeaking with the end of a line; held says the
+	// sink (a Pauser) is holding the line being said.
+	pauseMu sync.Mutex
+	held    bool
 	// bargeVoiced is the voiced audio of the current turn heard over the examiner's line, while
 	// it is not yet enough for a barge-in (-1: no such turn). Capture loop only.
 	bargeVoiced time.Duration
@@ -706,7 +710,7 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 	v.playing.Store(true)
 	v.setState(StateExaminerSpeaking)
 	defer func() {
-		v.playing.Store(false)
+		v.endHold()
 		v.ignoreUntil.Store(time.Now().Add(v.cfg.tail).UnixNano())
 		if v.State() == StateExaminerSpeaking {
 			v.setState(StateListening)
@@ -776,6 +780,49 @@ func cutText(s string, fraction float64) string {
 		n += len(w) + 1
 	}
 	return strings.Join(out, " ")
+}
+
+// PauseSpeaking holds the examiner's line where it is, when the sink is an audio.Pauser and a
+// line is being said: nothing is dropped, and ResumeSpeaking plays on from the held sample.
+// StopSpeaking (or a barge-in) cuts a held line as it would a playing one. It reports whether
+// the line is held; it never blocks (the barge-in decision calls it on the capture loop).
+func (v *Voice) PauseSpeaking() bool {
+	p, ok := v.sink.(Pauser)
+	if !ok {
+		return false
+	}
+	v.pauseMu.Lock()
+	defer v.pauseMu.Unlock()
+	if !v.playing.Load() {
+		return false
+	}
+	if !v.held {
+		v.held = true
+		p.Pause()
+	}
+	return true
+}
+
+// ResumeSpeaking plays on a line PauseSpeaking held, from where it was held.
+func (v *Voice) ResumeSpeaking() {
+	v.pauseMu.Lock()
+	defer v.pauseMu.Unlock()
+	if v.held {
+		v.held = false
+		v.sink.(Pauser).Resume()
+	}
+}
+
+// endHold marks the line said: a hold still on (the line's last audio had left before the
+// pause, or the line was cut) is released, so the next line plays.
+func (v *Voice) endHold() {
+	v.pauseMu.Lock()
+	defer v.pauseMu.Unlock()
+	v.playing.Store(false)
+	if v.held {
+		v.held = false
+		v.sink.(Pauser).Resume()
+	}
 }
 
 // StopSpeaking cuts the examiner's current line short (an immediate admin instruction, a

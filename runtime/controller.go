@@ -32,6 +32,7 @@ type Controller struct {
 	// listens for (language.go); vocab is the words its rules read, built from lang unless
 	// WithVocabulary set them (vocabulary.go); listen is what it listens for, built from vocab.
 	lang   *lang.Pack
+	packs  *lang.Registry // where the exam's language was looked up (nil: the shipped packs)
 	vocab  *Vocabulary
 	listen *listener
 
@@ -190,7 +191,7 @@ func NewController(exam *spec.Exam, ex Examiner, opts ...Option) (*Controller, e
 		exam: exam, ex: ex, clock: o.clock, sink: o.sink, log: o.log, sessionID: o.sessionID,
 		turnTimeout: o.turnTimeout, inputSource: o.inputSource, state: StateCreated,
 		filters: buildFiltersIn(exam, pack, vocab), ctxm: newContextManager(), ttsSpeed: 1,
-		variants: o.variants, pins: o.pins, seed: o.seed, lang: pack, vocab: vocab, listen: listen,
+		variants: o.variants, pins: o.pins, seed: o.seed, lang: pack, packs: o.packs, vocab: vocab, listen: listen,
 	}
 	c.ctxm.maxMessages, c.ctxm.maxTokens = o.maxMessages, o.maxTokens
 	c.failover = failover{fallback: o.fallback, after: o.failoverAfter, hold: o.holdAfter, wait: o.failoverWait}

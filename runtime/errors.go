@@ -28,6 +28,9 @@ var (
 	ErrInvalidEnv         = errors.New("runtime: invalid environment setting")
 	ErrUnknownValue       = errors.New("runtime: unknown value")
 	ErrEmptySummary       = errors.New("runtime: the summary is empty")
+	// ErrLanguageChange is returned for an edit of a running exam's language (it wraps
+	// ErrSpecReload): the candidate has been addressed, heard and recognised in one language.
+	ErrLanguageChange = errors.New("the exam's language cannot change during a session")
 )
 
 // ErrInvalidPresence is returned for a presence change without a candidate identity.

@@ -236,8 +236,22 @@ func (nf *nodeFilters) leadingFilter(text, norm string) (string, string, bool) {
 	return strings.Join(out, " "), why, true
 }
 
-// hasQuestion reports a question mark, Latin or Arabic.
-func hasQuestion(s string) bool { return strings.ContainsAny(s, "?؟") }
+// hasQuestion reports a question mark of any shipped language's script.
+func hasQuestion(s string) bool { return strings.ContainsAny(s, questionMarks) }
+
+// questionMarks are the closing question marks of every shipped pack ("?", "؟").
+var questionMarks = func() string {
+	var b strings.Builder
+	for _, tag := range lang.Builtin().Languages() {
+		p, _ := lang.Lookup(tag)
+		for _, m := range p.Questions.Marks {
+			if !strings.Contains(b.String(), m) {
+				b.WriteString(m)
+			}
+		}
+	}
+	return b.String()
+}()
 
 // neutralizeReassurance replaces spoken text that judges the answer while the candidate is
 // anxious (POL-008: prompting must neither discourage nor reassure), in the pack's language.

@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // examVocab is the exam's own vocabulary, which the candidate must never hear whatever node
@@ -115,40 +116,63 @@ func splitCamel(s string) string {
 	return b.String()
 }
 
-// limitNouns are what the exam counts against a limit, in their normalized forms.
-var limitNouns = map[string]bool{"clarification": true, "clarifications": true, "followup": true, "followups": true,
-	"redirect": true, "redirects": true, "probe": true, "probes": true}
-
-// countWords are the numbers an examiner would say a limit with.
-var countWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
-	"seven": true, "eight": true, "nine": true, "ten": true, "no": true, "zero": true, "any": true, "more": true}
+// limits are the limit words of every shipped pack (lang.LimitWords), normalized: the exam's
+// limits said in any of the shipped languages are the exam's words in every exam.
+var limits = func() (l struct {
+	nouns, after, before, of map[string]bool
+	counts                   map[string]bool
+	first                    map[string]bool // the first word of every noun, for the quick test
+}) {
+	set := func(m map[string]bool, ws []string) {
+		for _, w := range ws {
+			if n := normPhrase(w); n != "" {
+				m[n] = true
+			}
+		}
+	}
+	l.nouns, l.after, l.before, l.of, l.counts, l.first = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	var nouns []string
+	for _, tag := range lang.Builtin().Languages() {
+		p, _ := lang.Lookup(tag)
+		lw := p.Vocabulary.Limits
+		nouns = append(nouns, normPhrases(lw.Nouns)...)
+		set(l.after, lw.After)
+		set(l.before, lw.Before)
+		set(l.of, lw.Of)
+		set(l.counts, lw.Counts)
+	}
+	for _, n := range nouns {
+		l.first[strings.Fields(n)[0]] = true
+		l.nouns[n] = true
+	}
+	return l
+}()
 
 // limitWording finds a limit said in words: "you have 1 of 2 clarifications left", "two
 // follow-ups remaining", "a maximum of three clarifications". A limit noun alone ("a
-// clarification") is ordinary speech; with a count, "left", "remaining" or "maximum" it is
-// the exam's limit.
+// clarification") is ordinary speech; with a count, a word after it ("left", "remaining") or
+// a word before it ("maximum") it is the exam's limit.
 func limitWording(norm string) string {
-	if !strings.Contains(norm, "clarification") && !strings.Contains(norm, "follow") &&
-		!strings.Contains(norm, "redirect") && !strings.Contains(norm, "probe") {
-		return "" // the common case, without splitting the text into words
-	}
 	words := strings.Fields(norm)
 	for i := 0; i < len(words); i++ {
-		noun, next := words[i], i+1
-		if noun == "follow" && next < len(words) && (words[next] == "up" || words[next] == "ups") {
-			noun, next = "followup", next+1
-		}
-		if !limitNouns[noun] {
+		if !limits.first[words[i]] {
 			continue
 		}
-		if next < len(words) && (words[next] == "left" || words[next] == "remaining" || words[next] == "allowed") {
-			return "limit wording " + noun + " " + words[next]
+		n := limitNounAt(words, i)
+		if n == 0 {
+			continue
+		}
+		noun, next := strings.Join(words[i:i+n], ""), i+n
+		// A word after the noun, or one further ("trois relances au maximum").
+		for k := next; k < len(words) && k <= next+1; k++ {
+			if limits.after[words[k]] {
+				return "limit wording " + noun + " " + words[k]
+			}
 		}
 		// Look back a few words for "N of M", "maximum", "limit", "up to", "at most".
 		for j := i - 1; j >= 0 && j >= i-4; j-- {
 			w := words[j]
-			if w == "maximum" || w == "max" || w == "limit" || w == "most" || w == "remaining" ||
-				(w == "of" && j > 0 && isCount(words[j-1]) && j+1 < i && isCount(words[j+1])) {
+			if limits.before[w] || (limits.of[w] && j > 0 && isCount(words[j-1]) && j+1 < i && isCount(words[j+1])) {
 				return "limit wording " + strings.Join(words[max(j-1, 0):i+1], " ")
 			}
 		}
@@ -156,8 +180,19 @@ func limitWording(norm string) string {
 	return ""
 }
 
+// limitNounAt is the number of words of the longest limit noun at words[i:], or 0.
+func limitNounAt(words []string, i int) int {
+	best := 0
+	for n := 1; n <= 3 && i+n <= len(words); n++ {
+		if limits.nouns[strings.Join(words[i:i+n], " ")] {
+			best = n
+		}
+	}
+	return best
+}
+
 func isCount(w string) bool {
-	if countWords[w] {
+	if limits.counts[w] {
 		return true
 	}
 	for _, r := range w {

@@ -9,16 +9,6 @@ import (
 	"github.com/examtui/examtui/spec/lang"
 )
 
-// The runtime's own word lists: the configurable filters' defaults are spec.FilterDefs.
-var (
-	// builtinPersonaBreak is always checked: these never belong in an examiner's mouth.
-	builtinPersonaBreak = []string{"as an ai", "i am an ai", "language model", "i'm a bot", "i am a bot", "my instructions", "my system prompt"}
-	builtinLeading      = []string{"wouldn't you agree", "don't you agree", "isn't it true that", "isn't it obvious", "you'd agree that", "surely you"}
-	rubricWords         = []string{"rubric", "grading", "graded", "marking scheme", "mark scheme", "assessment criteria", "marking criteria", "evidence signal", "evidence signals"}
-	judgingReassurance  = []string{"you're doing great", "good answer", "that's correct", "excellent", "well done", "you're on the right track", "great answer", "perfect answer", "that's right", "spot on"}
-	stopwords           = map[string]bool{"that": true, "this": true, "with": true, "what": true, "would": true, "could": true, "should": true, "about": true, "your": true, "have": true, "there": true, "their": true, "they": true, "from": true, "when": true, "which": true, "will": true, "were": true, "been": true, "more": true, "some": true, "then": true, "than": true, "into": true, "just": true, "also": true, "tell": true, "like": true, "think": true, "know": true, "here": true, "well": true, "very": true, "much": true, "does": true, "make": true, "take": true, "time": true, "give": true, "please": true, "thank": true, "thanks": true, "little": true, "something": true, "anything": true, "again": true, "question": true, "answer": true, "continue": true}
-)
-
 // Canned texts and guardrail names.
 const (
 	descriptionNgram     = 4
@@ -328,7 +318,7 @@ func (nf *nodeFilters) filterPass(text string, topic bool) (string, []string, []
 	if topic {
 		apply(spec.FilterTopicContainment, "redirect", plainWhy(nf.topicFilter))
 	}
-	apply(FilterOneQuestion, "keep_first", plainWhy(oneQuestionFilter))
+	apply(FilterOneQuestion, "keep_first", plainWhy(nf.lv.questionRules.oneQuestionFilter))
 	var parts []string
 	if nf.enabled[spec.FilterLength] {
 		action := nf.action[spec.FilterLength]

@@ -26,29 +26,6 @@ const (
 // IntegrityFilters lists the always-on output guardrails in pipeline order.
 var IntegrityFilters = []spec.FilterName{FilterHintRefusal, FilterForbiddenAction, FilterEquity}
 
-var (
-	hintPhrases = []string{"hint", "hints", "a clue", "as a clue", "here is a clue", "try mentioning", "you should mention",
-		"you should say", "you could mention", "you might mention", "what im looking for", "what i am looking for",
-		"the key is", "the trick is", "the key word", "remember that the"}
-	revealPhrases = []string{"the answer is", "the correct answer", "the right answer", "the answer would be", "the solution is",
-		"the best answer", "the expected answer", "the model answer", "the ideal answer"}
-	judgementPhrases = []string{"thats correct", "that is correct", "correct answer", "exactly right", "thats right", "that is right",
-		"youre right", "you are right", "well done", "excellent", "great answer", "good answer", "perfect", "brilliant",
-		"spot on", "impressive", "good job", "great job", "nice work", "very good", "good point", "great point",
-		"youre doing great", "you are doing great", "on the right track", "thats wrong", "that is wrong", "thats incorrect",
-		"that is incorrect", "not quite right", "thats not right", "wrong answer", "poor answer", "weak answer", "bad answer",
-		"good thinking", "great thinking", "nicely done", "fantastic", "wonderful answer", "strong answer",
-		// A verdict is a judgement too.
-		"you pass this", "you passed this", "youve passed", "you have passed", "you fail this", "you failed this",
-		"youve failed", "you have failed"}
-	equityPhrases = []string{"your accent", "your english", "your age", "for your age", "for someone your age", "for a woman",
-		"for a man", "for a girl", "for a foreigner", "non native", "nonnative", "where are you from", "where are you really from",
-		"your background", "people like you", "someone like you", "your gender", "your religion", "your disability",
-		"your nationality", "your ethnicity", "are you married", "do you have children", "since youre struggling",
-		"since you are struggling", "make it easier for you", "an easier question", "a simpler question for you",
-		"let me make it easier", "ill make it easier", "go easy on you"}
-)
-
 type phraseSet struct {
 	name    spec.FilterName
 	action  string
@@ -56,21 +33,17 @@ type phraseSet struct {
 	phrases phraseIndex
 }
 
-// integritySets are the guardrails' phrase sets in one language: the English built-ins with the
-// pack's hint, verdict, praise and equity vocabularies added.
+// integritySets are the guardrails' phrase sets in one language: the English pack's with the
+// exam pack's hint, verdict, praise and equity vocabularies added (an examiner model can slip
+// into English in any exam).
 func (lv *langVocab) integritySets() []phraseSet {
-	v := lv.pack.Vocabulary
+	en, v := lang.English().Vocabulary, lv.pack.Vocabulary
 	return []phraseSet{
-		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(union(hintPhrases, v.Hint))},
+		{FilterHintRefusal, "drop_hint", "hint", newPhraseIndex(union(en.Hint, v.Hint))},
 		{FilterForbiddenAction, "drop", "", nil}, // reveal + judgement, below
-		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(union(equityPhrases, v.Equity))},
+		{FilterEquity, "drop", "remark on the candidate's person or ability", newPhraseIndex(union(en.Equity, v.Equity))},
 	}
 }
-
-var (
-	hintRefusals = newPhraseIndex(normAll([]string{"cant give", "cannot give", "can not give", "not able to give", "no hints", "not give", "wont give", "unable to give"}))
-	revealNorm   = newPhraseIndex(normAll(revealPhrases))
-)
 
 func normAll(ps []string) []string {
 	out := make([]string, len(ps))
@@ -80,19 +53,25 @@ func normAll(ps []string) []string {
 	return out
 }
 
-// forbiddenMatch names the forbidden action a normalized text commits, or "": an answer
-// revealed, a judging phrase (English's and the pack's verdict and praise phrases), or a verdict
-// in any wording by the verdict detector.
-func forbiddenMatch(judgement phraseIndex, norm string, verdicts *verdictIndex) filterWhy {
-	if m := revealNorm.first(norm); m != "" {
+// forbiddenMatch names the forbidden action a text (and its normalizeWords) commits, or "": an
+// answer revealed, a judging phrase (English's and the pack's verdict and praise phrases), or a
+// verdict in any wording by the verdict detector of the exam's language, or of English.
+func (lv *langVocab) forbiddenMatch(text, norm string, verdicts *verdictIndex) filterWhy {
+	if m := lv.reveal.first(norm); m != "" {
 		return filterWhy{Reason: "reveals an answer", Phrase: m}
 	}
-	if m := judgement.first(norm); m != "" {
+	if m := lv.judgement.first(norm); m != "" {
 		return filterWhy{Reason: "evaluative praise or judgement", Phrase: m}
 	}
 	// A verdict in any wording (verdict.go): the class, not a list of phrases.
-	if why := verdicts.detect(norm); why != "" {
+	if why := verdicts.detectIn(text, norm); why != "" {
 		return filterWhy{Reason: "verdict", Phrase: why}
+	}
+	// An examiner model can slip into English in any exam: English's detector runs too.
+	if en := vocabularyFor(lang.English()).verdictIndex(); en != verdicts {
+		if why := en.detectIn(text, norm); why != "" {
+			return filterWhy{Reason: "verdict", Phrase: why}
+		}
 	}
 	return filterWhy{}
 }
@@ -119,12 +98,13 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 	out := make([]integrityFilter, len(sets))
 	for i := range sets {
 		set := &sets[i]
-		match := func(n string) filterWhy {
+		match := func(raw string) filterWhy {
+			n := normalizeWords(raw)
 			if set.phrases == nil {
-				return forbiddenMatch(lv.judgement, n, verdicts)
+				return lv.forbiddenMatch(raw, n, verdicts)
 			}
 			if m := set.phrases.first(n); m != "" {
-				if set.name == FilterHintRefusal && hintRefusals.first(n) != "" {
+				if set.name == FilterHintRefusal && lv.hintRefusals.first(n) != "" {
 					return filterWhy{} // "I can't give hints" refuses a hint rather than giving one
 				}
 				return filterWhy{Reason: set.why, Phrase: m}
@@ -133,12 +113,12 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 		}
 		out[i].name, out[i].action = set.name, set.action
 		out[i].fn = func(text, norm string) (string, filterWhy, bool) {
-			if set.phrases != nil && match(norm).none() {
+			if set.phrases != nil && set.phrases.first(norm) == "" {
 				return text, filterWhy{}, false
 			}
 			// forbidden_action judges sentence by sentence: a verdict's structure ends with its
 			// sentence ("Correct." before "What would you test first?").
-			kept, why := dropClauses(text, match)
+			kept, why := lv.dropClauses(text, match)
 			if why.none() {
 				return text, filterWhy{}, false
 			}
@@ -148,13 +128,15 @@ func (lv *langVocab) integrityFns(verdicts *verdictIndex) []integrityFilter {
 	return out
 }
 
-// dropClauses removes what match flags: in a question, only the flagged comma clauses ("Good
-// point, but what would it cost?" keeps the question); elsewhere the whole sentence.
-func dropClauses(text string, match func(norm string) filterWhy) (string, filterWhy) {
+// dropClauses removes what match flags (match reads a sentence or clause as written): in a
+// question, only the flagged comma clauses ("Good point, but what would it cost?" keeps the
+// question); elsewhere the whole sentence. A kept clause loses the language's lead-in word
+// ("but", "mais").
+func (lv *langVocab) dropClauses(text string, match func(s string) filterWhy) (string, filterWhy) {
 	var kept []string
 	var first filterWhy
 	for _, s := range SplitSentences(text) {
-		why := match(normalizeWords(s))
+		why := match(s)
 		if why.none() {
 			kept = append(kept, s)
 			continue
@@ -162,29 +144,44 @@ func dropClauses(text string, match func(norm string) filterWhy) (string, filter
 		if first.none() {
 			first = why
 		}
-		if !strings.HasSuffix(s, "?") {
+		if !lv.endsQuestion(s) {
 			continue
 		}
 		var clauses []string
-		for _, cl := range strings.Split(s, ",") {
-			if match(normalizeWords(cl)).none() {
+		for _, cl := range splitClauses(s) {
+			if match(cl).none() {
 				clauses = append(clauses, strings.TrimSpace(cl))
 			}
 		}
 		rest := strings.TrimSpace(strings.Join(clauses, ", "))
-		rest = strings.TrimLeft(rest, ",;:- ")
-		for _, lead := range []string{"but ", "and ", "so "} {
-			if len(rest) > len(lead) && strings.EqualFold(rest[:len(lead)], lead) {
-				rest = rest[len(lead):]
-			}
-		}
+		rest = lv.trimLeads(strings.TrimLeft(rest, ",;:- ،"), lv.questions.LeadIns)
 		// What is left is kept only if it no longer matches as a whole: a verdict can span
 		// clauses that are harmless one by one ("You, 10 out of 12?").
-		if len(strings.Fields(rest)) >= 3 && strings.HasSuffix(rest, "?") && match(normalizeWords(rest)).none() {
+		if len(strings.Fields(rest)) >= 3 && lv.endsQuestion(rest) && match(rest).none() {
 			kept = append(kept, upperFirst(rest))
 		}
 	}
 	return strings.Join(kept, " "), first
+}
+
+// trimLeads removes the lead words at the start of s, one after another ("but so …").
+func (lv *langVocab) trimLeads(s string, leads []string) string {
+	for cut := true; cut; {
+		cut = false
+		for _, lead := range leads {
+			l := len(lead)
+			elided := strings.HasSuffix(lead, "'") || strings.HasSuffix(lead, "’") // "qu'il"
+			if len(s) > l && strings.EqualFold(s[:l], lead) && (elided || s[l] == ' ' || s[l] == ',') {
+				s, cut = strings.TrimLeft(s[l:], " ,،"), true
+			}
+		}
+	}
+	return s
+}
+
+// splitClauses cuts a sentence at its commas, Latin or Arabic.
+func splitClauses(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '،' })
 }
 
 // keepQuestion makes sure a filter never leaves the candidate without a question: when the
@@ -227,16 +224,16 @@ func lowerFirst(s string) string {
 // never points at a "that" the candidate cannot resolve.
 func (nf *nodeFilters) rewriteLeading(sentence, phrase string) string {
 	claim := removePhrase(sentence, phrase)
-	claim = strings.Trim(claim, " ,;:-?.!")
-	for _, lead := range []string{"that ", "but ", "and ", "so "} {
-		if len(claim) > len(lead) && strings.EqualFold(claim[:len(lead)], lead) {
-			claim = strings.TrimSpace(claim[len(lead):])
+	claim = strings.Trim(claim, " ,;:-?.!¿¡؟،")
+	rw := nf.lv.pack.LeadingRewrite
+	claim = nf.lv.trimLeads(claim, rw.ClaimLeads)
+	// The pack's template keeps the claim ("What is your view on whether {claim}?"); a pack
+	// without one asks the node's question.
+	if len(strings.Fields(claim)) >= 3 && rw.Template != "" {
+		if !rw.KeepCase {
+			claim = lowerFirst(claim)
 		}
-	}
-	// The neutral question keeps the claim in English only: other languages ask the node's
-	// question (a template cannot agree the claim's grammar in every language).
-	if len(strings.Fields(claim)) >= 3 && nf.lv.pack.Language == "en" {
-		return "What is your view on whether " + lowerFirst(claim) + "?"
+		return strings.Replace(rw.Template, "{claim}", claim, 1)
 	}
 	if nf.prompt != "" && hasQuestion(nf.prompt) {
 		return nf.prompt
@@ -245,7 +242,7 @@ func (nf *nodeFilters) rewriteLeading(sentence, phrase string) string {
 }
 
 // removePhrase removes the words of normalized phrase from sentence, matching word by word as
-// normalizeWords does ("wouldn't" matches "wouldnt").
+// normalizeWords does ("wouldn't" matches "wouldnt", "ألا" matches "الا").
 func removePhrase(sentence, phrase string) string {
 	want := strings.Fields(phrase)
 	type word struct {
@@ -264,11 +261,13 @@ func removePhrase(sentence, phrase string) string {
 	}
 	for i, r := range sentence {
 		switch {
+		case r >= 0x300 && (unicode.Is(unicode.Mn, r) || r == '\u0640') && start >= 0:
+			// a combining mark or tatweel: part of the word, as normalizeWords reads it
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if start < 0 {
 				start = i
 			}
-			cur.WriteRune(unicode.ToLower(r))
+			cur.WriteRune(lang.FoldRune(unicode.ToLower(r)))
 		case (r == '\'' || r == '’') && start >= 0:
 		default:
 			flush(i)
@@ -334,23 +333,3 @@ func (nf *nodeFilters) lengthAction() string {
 	}
 	return "summarize"
 }
-
-// neutralWords are procedural words an examiner uses on any topic: a probe made of them
-// ("Can you explain your reasoning in more detail?") is never off topic, and neither is a
-// controller's line (help, the interruption), which passes the same filters.
-var neutralWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields("explain explaining reasoning reason reasons detail details elaborate example examples " +
-		"describe approach expand clarify justify stop lets moment pause continue ready start next point points idea ideas " +
-		"thoughts thought view views opinion consider considering thinking mean means meant choose choice decide decision " +
-		"first second third further else specific specifically concrete situation part topic talk discuss said says mentioned " +
-		"earlier before already right okay sure happen happens work works change difference important main step steps " +
-		"walk through same other another instead rather exactly prefer preferred move finish done need needs want wants " +
-		"comes going sounds able happy carry carried would could might thing things word words sense clear understand " +
-		"understood repeat rephrase slowly take break ahead minute minutes seconds pick back return answer answers " +
-		// The exam's own procedure, as the controller's lines say it (help, the interruption).
-		"exam exams oral questions slow down sorry because technical problem saved") {
-		m[w] = true
-	}
-	return m
-}()

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"github.com/examtui/examtui/spec/lang"
+
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -24,7 +26,8 @@ func FuzzOutputFilters(f *testing.F) {
 		f.Add(s)
 	}
 	nf := planFiltersFuzz(f)
-	all := append(append(append(normAll(hintPhrases), normAll(revealPhrases)...), normAll(judgementPhrases)...), normAll(equityPhrases)...)
+	en := lang.English().Vocabulary
+	all := union(en.Hint, en.Reveal, en.Verdict, en.Praise, en.Equity)
 	idx := newPhraseIndex(all)
 	f.Fuzz(func(t *testing.T, in string) {
 		if !utf8.ValidString(in) || len(in) > 4000 {

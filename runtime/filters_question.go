@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // FilterOneQuestion keeps the examiner to one question per line (docs/exam-format.md, "One
@@ -23,38 +24,57 @@ import (
 // fixed point, so every other filter sees the one question that is left.
 const FilterOneQuestion spec.FilterName = "one_question"
 
-// interrogativeStarts open a question written without its question mark ("What would you do.").
-var interrogativeStarts = map[string]bool{"what": true, "why": true, "how": true, "who": true, "whom": true,
-	"whose": true, "when": true, "where": true, "which": true}
+// questionRules tell whether a sentence asks something, in one language (the pack's
+// questions): its question marks, the words that open a question written without one
+// ("What would you do.", "Pourquoi ce choix."), the auxiliaries that open one when a subject
+// follows ("Could you say more.", "Pouvez-vous préciser."; alone, "Have a think" is no
+// question), and the lead-ins that may come first ("And what …", "Alors, comment …").
+type questionRules struct {
+	marks, openers                               string // question marks; opening ones ("¿")
+	interrogatives, auxiliaries, subjects, leads map[string]bool
+}
 
-// auxiliaryStarts open a question when a subject follows them ("Could you say more."): alone,
-// "Have a think" or "Do take your time" are not questions.
-var auxiliaryStarts = map[string]bool{"do": true, "does": true, "did": true, "can": true, "could": true, "would": true,
-	"will": true, "should": true, "shall": true, "have": true, "has": true, "is": true, "are": true, "was": true,
-	"were": true, "may": true, "might": true}
+func newQuestionRules(q lang.Questions) *questionRules {
+	set := func(ws []string) map[string]bool {
+		m := make(map[string]bool, len(ws))
+		for _, w := range ws {
+			m[questionWord(w)] = true
+		}
+		return m
+	}
+	return &questionRules{marks: strings.Join(q.Marks, ""), openers: strings.Join(q.OpeningMarks, ""),
+		interrogatives: set(q.Interrogatives), auxiliaries: set(q.Auxiliaries), subjects: set(q.Subjects), leads: set(q.LeadIns)}
+}
 
-var questionSubjects = map[string]bool{"you": true, "we": true, "they": true, "i": true, "it": true, "there": true,
-	"this": true, "that": true, "he": true, "she": true, "the": true, "your": true, "anyone": true}
+// questionWord is a word as isQuestion compares it: lower case, Arabic letter forms folded.
+func questionWord(w string) string {
+	return strings.Map(func(r rune) rune { return lang.FoldRune(unicode.ToLower(r)) }, strings.TrimSpace(w))
+}
 
-// leadIns are the words that may come before a question's first word ("And what …", "So, how …").
-var leadIns = map[string]bool{"and": true, "so": true, "also": true, "now": true, "then": true, "but": true, "okay": true,
-	"ok": true, "right": true, "finally": true, "lastly": true}
+// isMark reports a question mark of the language that ends a question.
+func (q *questionRules) isMark(r rune) bool { return strings.ContainsRune(q.marks, r) }
+
+// isAnyMark reports a question mark of the language, opening or closing.
+func (q *questionRules) isAnyMark(r rune) bool {
+	return q.isMark(r) || strings.ContainsRune(q.openers, r)
+}
 
 // questionParts splits text into sentences, and cuts after every run of question marks too, so
 // "What?Why?" is two questions: the parts the one_question filter counts and keeps.
-func questionParts(text string) []string {
+func (q *questionRules) questionParts(text string) []string {
 	var out []string
 	for _, s := range SplitSentences(text) {
 		for s != "" {
-			i := strings.IndexRune(s, '?')
+			i := strings.IndexFunc(s, func(r rune) bool { return q.isMark(r) })
 			if i < 0 {
 				out = append(out, s)
 				break
 			}
-			j := i + 1
+			_, n := utf8.DecodeRuneInString(s[i:])
+			j := i + n
 			for j < len(s) {
 				r, size := utf8.DecodeRuneInString(s[j:])
-				if r != '?' && !isCloser(r) && !isTerminator(r) {
+				if !(q.isMark(r)) && !isCloser(r) && !isTerminator(r) {
 					break
 				}
 				j += size
@@ -68,39 +88,46 @@ func questionParts(text string) []string {
 	return out
 }
 
-// isQuestion reports whether a part (questionParts) asks something: it ends in a question mark,
+// isQuestion reports whether a part (questionParts) asks something: it holds a question mark,
 // or reads as an interrogative sentence without one.
-func isQuestion(part string) bool {
-	if strings.ContainsRune(part, '?') {
+func (q *questionRules) isQuestion(part string) bool {
+	if strings.IndexFunc(part, q.isAnyMark) >= 0 {
 		return true
 	}
-	words := strings.FieldsFunc(strings.ToLower(part), func(r rune) bool {
-		return !unicode.IsLetter(r) && r != '\''
+	words := strings.FieldsFunc(questionWord(part), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
 	})
-	for len(words) > 1 && leadIns[words[0]] {
+	for len(words) > 1 && q.leads[words[0]] {
 		words = words[1:]
 	}
 	if len(words) > 0 {
-		if i := strings.IndexRune(words[0], '\''); i > 0 { // "what's", "how'd"
+		if i := strings.IndexAny(words[0], "'’"); i > 0 { // "what's", "how'd", "qu'est"
 			words[0] = words[0][:i]
 		}
 	}
 	switch {
 	case len(words) < 2:
 		return false
-	case interrogativeStarts[words[0]]:
+	case q.interrogatives[words[0]]:
 		return true
-	case auxiliaryStarts[words[0]]:
-		return questionSubjects[words[1]]
+	case q.auxiliaries[words[0]]:
+		return q.subjects[words[1]]
 	}
 	return false
 }
 
-// QuestionCount is how many questions the one_question filter finds in text.
-func QuestionCount(text string) int {
+// QuestionCount is how many questions the one_question filter of an English exam finds in
+// text (QuestionCountIn for another language).
+func QuestionCount(text string) int { return QuestionCountIn(nil, text) }
+
+// QuestionCountIn is how many questions the one_question filter of an exam in pack p's
+// language finds in text (English for nil).
+func QuestionCountIn(p *lang.Pack, text string) int { return langVocabFor(p).questionRules.count(text) }
+
+func (q *questionRules) count(text string) int {
 	n := 0
-	for _, p := range questionParts(text) {
-		if isQuestion(p) {
+	for _, p := range q.questionParts(text) {
+		if q.isQuestion(p) {
 			n++
 		}
 	}
@@ -108,12 +135,12 @@ func QuestionCount(text string) int {
 }
 
 // oneQuestionFilter keeps the first question of text and what is not a question.
-func oneQuestionFilter(text, _ string) (string, string, bool) {
-	parts := questionParts(text)
+func (q *questionRules) oneQuestionFilter(text, _ string) (string, string, bool) {
+	parts := q.questionParts(text)
 	kept := make([]string, 0, len(parts))
 	questions, first := 0, ""
 	for _, p := range parts {
-		if !isQuestion(p) {
+		if !q.isQuestion(p) {
 			kept = append(kept, p)
 			continue
 		}

@@ -22,7 +22,7 @@ func FuzzOneQuestion(f *testing.F) {
 		if !utf8.ValidString(in) {
 			return
 		}
-		out, _, hit := oneQuestionFilter(in, "")
+		out, _, hit := langVocabFor(nil).questionRules.oneQuestionFilter(in, "")
 		n, m := QuestionCount(in), QuestionCount(out)
 		if m > 1 {
 			t.Fatalf("%q -> %q: %d questions left", in, out, m)
@@ -33,13 +33,13 @@ func FuzzOneQuestion(f *testing.F) {
 		if hit != (n > 1) {
 			t.Fatalf("%q: %d questions, hit %v", in, n, hit)
 		}
-		parts := questionParts(in)
-		for _, p := range questionParts(out) {
+		parts := langVocabFor(nil).questionRules.questionParts(in)
+		for _, p := range langVocabFor(nil).questionRules.questionParts(out) {
 			if !slices.Contains(parts, p) {
 				t.Fatalf("%q -> %q: %q was not in the line", in, out, p)
 			}
 		}
-		if again, _, hit2 := oneQuestionFilter(out, ""); hit2 || again != out {
+		if again, _, hit2 := langVocabFor(nil).questionRules.oneQuestionFilter(out, ""); hit2 || again != out {
 			t.Fatalf("%q -> %q -> %q: the kept line was changed again", in, out, again)
 		}
 	})

@@ -16,5 +16,5 @@ func neutralizeReassurance(text string) (string, string, bool) {
 // forbiddenMatchEN is forbiddenMatch with the English verdict and praise words and the English
 // verdict detector.
 func forbiddenMatchEN(norm string) filterWhy {
-	return forbiddenMatch(langVocabFor(nil).judgement, norm, defaultVocabulary.verdictIndex())
+	return langVocabFor(nil).forbiddenMatch(norm, norm, defaultVocabulary.verdictIndex())
 }

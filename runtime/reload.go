@@ -58,6 +58,9 @@ func (c *Controller) StageSpec(path string, exam *spec.Exam) error {
 	if exam.ID != c.exam.ID {
 		return fmt.Errorf("%w: the edited spec is exam %q, the running exam is %q", ErrSpecReload, exam.ID, c.exam.ID)
 	}
+	if err := c.sameLanguage(exam); err != nil {
+		return err
+	}
 	c.staged, c.stagedPath = exam, path
 	c.emit(&SpecReloadPayload{Status: ReloadStaged, Spec: path, SourceSHA256: exam.SourceSHA256, NodeID: c.currentNodeID(),
 		Detail: "applies from the next node entry"})
@@ -112,4 +115,22 @@ func (c *Controller) swapExam(exam *spec.Exam) {
 	for i, b := range exam.Beats {
 		c.beats[i] = old[beatKey{b.Scope, b.Message, b.AtSec}]
 	}
+}
+
+// sameLanguage refuses an edit that changes the exam's language pack mid-session: the
+// candidate was greeted, heard and recognised in the pack's language (its voice, recogniser
+// language, end-of-turn words and page), and a session record in two languages is no exam. A
+// tag that keeps the pack ("fr" to "fr-FR") is an edit like another; a new language needs a
+// new session.
+func (c *Controller) sameLanguage(exam *spec.Exam) error {
+	p, err := languagePack(exam, c.packs)
+	if err != nil {
+		return err
+	}
+	if p == c.lang {
+		return nil
+	}
+	return fmt.Errorf("%w: %w: the edited spec is in %q, the session runs in %q (its voice, recogniser and "+
+		"the candidate's page were set at the start); the edit was not applied: finish this session and start a new one to run the exam in %q",
+		ErrSpecReload, ErrLanguageChange, exam.Language, c.lang.Language, exam.Language)
 }

@@ -130,3 +130,32 @@ func TestStageSpecDropped(t *testing.T) {
 		t.Errorf("StageSpec(nil) = %v", err)
 	}
 }
+
+// TestStageSpecLanguageChange: an edit that changes the running exam's language is refused
+// with a clear reason (the candidate was greeted, heard and recognised in the first language),
+// and the exam goes on in its pack; an edit that keeps the pack ("en" to "en-GB") is staged.
+func TestStageSpecLanguageChange(t *testing.T) {
+	h := newHarness(t, runtimetest.DemoExam(t, nil), newOffline(t))
+	h.start()
+	c := h.c
+	french := runtimetest.DemoExam(t, func(s string) string { return strings.Replace(s, "language: en", "language: fr", 1) })
+	if french.Language != "fr" {
+		t.Fatalf("the edited exam's language is %q", french.Language)
+	}
+	err := c.StageSpec("exam.yaml", french)
+	if !errors.Is(err, runtime.ErrSpecReload) || !errors.Is(err, runtime.ErrLanguageChange) {
+		t.Fatalf("a language change was staged: %v", err)
+	}
+	for _, want := range []string{`"fr"`, `"en"`, "new one"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal does not say %s: %v", want, err)
+		}
+	}
+	if got := c.Language().Language; got != "en" {
+		t.Errorf("the exam now runs in %q", got)
+	}
+	british := runtimetest.DemoExam(t, func(s string) string { return strings.Replace(s, "language: en", "language: en-GB", 1) })
+	if err := c.StageSpec("exam.yaml", british); err != nil {
+		t.Errorf("an edit keeping the English pack was refused: %v", err)
+	}
+}

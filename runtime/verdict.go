@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // The verdict detector: a sentence that tells the candidate how they did — pass or fail, right
@@ -12,110 +15,71 @@ import (
 // (who is judged, a verb or copula, a judging word), not by a list of whole phrases, so a
 // rewording is caught as surely as the phrase it rewords. It runs inside the forbidden_action
 // guardrail (forbiddenMatch), so inside runFilters, the one pipeline every spoken line passes.
-// Its words come from the language's VerdictVocabulary; the figures on the committed corpus
-// (testdata/verdict) are in docs/exam-format.md.
+// Its words are the language pack's verdictWords (VerdictVocabulary); the figures on the
+// committed corpora (testdata/verdict, testdata/verdicts) are in docs/exam-format.md and
+// docs/languages.md.
 
-// VerdictVocabulary is the verdict detector's words for one language. Each list holds
-// normalized words (lowercase, no punctuation, contractions joined: "youre").
-type VerdictVocabulary struct {
-	// Targets name who or what is judged: the candidate ("you", "your") or their answer.
-	Targets []string
-	// Copulas link a target to a judgement ("is", "was", "sounds").
-	Copulas []string
-	// Softeners may stand between a copula and its judgement ("not", "quite", "absolutely").
-	Softeners []string
-	// Judgements are words that say right, wrong, good or bad of an answer.
-	Judgements []string
-	// AnswerNouns are what a judgement may qualify ("a strong answer", "a good job").
-	AnswerNouns []string
-	// Outcomes are pass and fail and their kin: a verdict with a target, a verb or an article.
-	Outcomes []string
-	// OutcomeVerbs are what a candidate does to an outcome ("you passed", "you scored").
-	OutcomeVerbs []string
-	// AwardVerbs are what an examiner does with marks ("I'd give", "that earns").
-	AwardVerbs []string
-	// ScoreNouns are the units of a score ("marks", "points", "grade").
-	ScoreNouns []string
-	// ScoreQualifiers make a score noun a verdict without a number ("full marks").
-	ScoreQualifiers []string
-	// Performance verbs and manners: "you did well", "you answered it correctly".
-	PerformanceVerbs, Manners []string
-	// Standards are what an answer is compared with ("the pass mark"), after a Comparison.
-	Comparisons, Standards []string
-	// Praise is a judgement said on its own ("Well done.", "Spot on.").
-	Praise []string
-	// Openers judge when they open a sentence ("Correct, ...", "Exactly right.").
-	Openers []string
-	// NotAfter are words after a judgement that make it about something else ("good question").
-	NotAfter []string
-	// Interrogatives open a question that asks rather than judges ("What would be the right...").
-	Interrogatives []string
-	// OutOf is the "out of" of "N out of M".
-	OutOf string
-	// Numbers are the number words a score can be given in ("two points").
-	Numbers []string
-}
+// VerdictVocabulary is the verdict detector's words for one language: the language pack's
+// verdictWords (lang.VerdictWords).
+type VerdictVocabulary = lang.VerdictWords
 
-func englishVerdict() VerdictVocabulary {
-	f := strings.Fields
-	return VerdictVocabulary{
-		Targets:   f("you youre youve youd youll your yours that thats this its it answer response reply analysis reasoning performance work result solution"),
-		Copulas:   f("is was are were s seems seemed sounds sounded looks looked isnt wasnt arent werent be been being would will remains"),
-		Softeners: f("not quite absolutely completely entirely exactly perfectly totally partly partially mostly largely very really so just 100 percent a an the clearly definitely simply also"),
-		Judgements: f("correct incorrect right wrong accurate inaccurate excellent perfect great good strong weak poor mistaken flawless " +
-			"outstanding superb brilliant fantastic impressive satisfactory unsatisfactory adequate inadequate acceptable unacceptable " +
-			"sufficient insufficient true false spot exact wonderful terrible awful solid"),
-		AnswerNouns: f("answer answers response responses reply one job attempt effort analysis explanation start solution idea suggestion proposal work point thinking reasoning"),
-		Outcomes:    f("pass passed passing fail failed failing failure distinction merit"),
-		OutcomeVerbs: f("pass passed passing fail failed failing flunk flunked score scored scoring scores earn earned earning earns " +
-			"get got getting gets gain gained lose lost losing drop dropped achieve achieved deserve deserve deserved receive received " +
-			"nail nailed ace aced have has"),
-		AwardVerbs:       f("give giving gave mark marking marked award awarding awarded earns earned deserves deserved worth gets"),
-		ScoreNouns:       f("mark marks point points score scores grade grades credit band level percent distinction merit"),
-		ScoreQualifiers:  f("full top maximum max half zero no highest high low lower higher extra bonus perfect"),
-		PerformanceVerbs: f("did done performed performing doing handled answered answering managed"),
-		Manners: f("well badly poorly great brilliantly excellently perfectly nicely wonderfully superbly admirably impressively " +
-			"correctly incorrectly right wrong fine good fantastically highly"),
-		Comparisons: f("above below under over beyond meets meet met exceeds exceed exceeded short reached reach reaches falls fall fell better worse"),
-		Standards: f("standard standards pass mark threshold benchmark expectations bar average requirements criteria level most " +
-			"candidates best"),
-		Praise: []string{"well done", "good job", "great job", "nice work", "good work", "great work", "nicely done", "nice one",
-			"spot on", "nailed it", "bravo", "congratulations", "kudos", "well spotted", "top marks", "full marks", "exactly right",
-			"exactly it", "on the right track", "nearly there", "almost there", "i was looking for", "we were looking for",
-			"i was hoping for", "we wanted to hear", "i wanted to hear", "outstanding", "superb", "excellent", "brilliant", "perfect", "impressive", "fantastic", "well reasoned",
-			"one of the best"},
-		Openers:        f("correct incorrect wrong exactly precisely bingo"),
-		NotAfter:       f("question questions way first step time"),
-		Interrogatives: f("what how which who whom whose why when where whether if is are would could should does do did can"),
-		OutOf:          "out of",
-		Numbers:        f("one two three four five six seven eight nine ten eleven twelve twenty hundred half"),
-	}
-}
-
-// verdictIndex is a VerdictVocabulary made into sets once.
+// verdictIndex is a VerdictVocabulary made into sets of normalized words once (phrases for
+// praise and "out of").
 type verdictIndex struct {
-	v                                              *VerdictVocabulary
-	targets, copulas, softeners, judgements, nouns map[string]bool
-	outcomes, outcomeVerbs, awardVerbs, scoreNouns map[string]bool
-	qualifiers, perfVerbs, manners                 map[string]bool
-	comparisons, standards, openers, notAfter      map[string]bool
-	interrogatives, numbers                        map[string]bool
-	praise                                         phraseIndex
+	targets, copulaFree, copulas, softeners, judgements, nouns, articles, notAfter wordSet
+	outcomes, outcomeModifiers, outcomeAfter, outcomeNotBefore, sections           wordSet
+	outcomeVerbs, completedVerbs, perfVerbs, mannerVerbs, auxMannerVerbs           wordSet
+	manners, strictManners, awardVerbs, awardLinks                                 wordSet
+	scoreNouns, weakScoreNouns, gradeNouns, awardNouns, qualifiers, determiners    wordSet
+	comparisons, standards, openers, interrogatives, numbers, topicVerbs           wordSet
+	outOf                                                                          [][]string
+	praise                                                                         phraseIndex
+	opening                                                                        []string // opening question marks ("¿")
+	reach                                                                          int      // VerbReach
 }
 
-func newVerdictIndex(v *VerdictVocabulary) *verdictIndex {
-	set := func(ws []string) map[string]bool {
-		m := make(map[string]bool, len(ws))
-		for _, w := range ws {
+// wordSet is a set of normalized words.
+type wordSet map[string]bool
+
+// newWordSet normalizes every entry of ws and holds each of its words.
+func newWordSet(ws []string) wordSet {
+	m := make(wordSet, len(ws))
+	for _, p := range ws {
+		for _, w := range strings.Fields(normPhrase(p)) {
 			m[w] = true
 		}
-		return m
 	}
-	return &verdictIndex{v: v, targets: set(v.Targets), copulas: set(v.Copulas), softeners: set(v.Softeners),
-		judgements: set(v.Judgements), nouns: set(v.AnswerNouns), outcomes: set(v.Outcomes), outcomeVerbs: set(v.OutcomeVerbs),
-		awardVerbs: set(v.AwardVerbs), scoreNouns: set(v.ScoreNouns), qualifiers: set(v.ScoreQualifiers),
-		perfVerbs: set(v.PerformanceVerbs), manners: set(v.Manners), comparisons: set(v.Comparisons), standards: set(v.Standards),
-		openers: set(v.Openers), notAfter: set(v.NotAfter), interrogatives: set(v.Interrogatives), numbers: set(v.Numbers), praise: newPhraseIndex(normAll(v.Praise))}
+	return m
+}
+
+// newVerdictIndex indexes v; opening are the language's opening question marks ("¿").
+func newVerdictIndex(v *VerdictVocabulary, opening []string) *verdictIndex {
+	x := &verdictIndex{targets: newWordSet(v.Targets), copulaFree: newWordSet(v.CopulaFreeTargets), copulas: newWordSet(v.Copulas),
+		softeners: newWordSet(v.Softeners), judgements: newWordSet(v.Judgements), nouns: newWordSet(v.AnswerNouns),
+		articles: newWordSet(v.Articles), notAfter: newWordSet(v.NotAfter), outcomes: newWordSet(v.Outcomes),
+		outcomeModifiers: newWordSet(v.OutcomeModifiers), outcomeAfter: newWordSet(v.OutcomeAfter),
+		outcomeNotBefore: newWordSet(v.OutcomeNotBefore), sections: newWordSet(v.SectionWords),
+		outcomeVerbs: newWordSet(v.OutcomeVerbs), completedVerbs: newWordSet(v.CompletedVerbs), perfVerbs: newWordSet(v.PerformanceVerbs),
+		mannerVerbs: newWordSet(v.MannerVerbs), auxMannerVerbs: newWordSet(v.AuxiliaryMannerVerbs), manners: newWordSet(v.Manners),
+		strictManners: newWordSet(v.StrictManners), awardVerbs: newWordSet(v.AwardVerbs), awardLinks: newWordSet(v.AwardLinks),
+		scoreNouns: newWordSet(v.ScoreNouns), weakScoreNouns: newWordSet(v.WeakScoreNouns), gradeNouns: newWordSet(v.GradeNouns),
+		awardNouns: newWordSet(v.AwardNouns), qualifiers: newWordSet(v.ScoreQualifiers), determiners: newWordSet(v.ScoreDeterminers),
+		comparisons: newWordSet(v.Comparisons), standards: newWordSet(v.Standards), openers: newWordSet(v.Openers),
+		interrogatives: newWordSet(v.Interrogatives), numbers: newWordSet(v.Numbers), topicVerbs: newWordSet(v.TopicVerbs), praise: newPhraseIndex(normAll(v.Praise))}
+	x.opening, x.reach = opening, v.VerbReach
+	if x.reach <= 0 {
+		x.reach = 3
+	}
+	// A copula-free target is a target.
+	for w := range x.copulaFree {
+		x.targets[w] = true
+	}
+	for _, p := range v.OutOf {
+		if ws := strings.Fields(normPhrase(p)); len(ws) > 0 {
+			x.outOf = append(x.outOf, ws)
+		}
+	}
+	return x
 }
 
 // DetectVerdict reports whether a sentence tells the candidate how they did, and why, with the
@@ -127,12 +91,26 @@ func DetectVerdict(sentence string) (string, bool) {
 // DetectVerdict reports whether a sentence tells the candidate how they did, and why, in the
 // vocabulary's language.
 func (v *Vocabulary) DetectVerdict(sentence string) (string, bool) {
-	why := v.verdictIndex().detect(normalizeWords(sentence))
+	why := v.verdictIndex().detectIn(sentence, normalizeWords(sentence))
 	return why, why != ""
 }
 
-// detect names the verdict a normalized sentence (or clause) gives, or "".
-func (x *verdictIndex) detect(norm string) string {
+// detectIn names the verdict a sentence (or clause) gives, or "": text is the sentence as
+// written, norm its normalizeWords. A sentence that opens with an opening question mark
+// ("¿Es correcto comparar…?") asks.
+func (x *verdictIndex) detectIn(text, norm string) string {
+	t := strings.TrimSpace(text)
+	for _, m := range x.opening {
+		if strings.HasPrefix(t, m) {
+			return x.detect(norm, true)
+		}
+	}
+	return x.detect(norm, false)
+}
+
+// detect names the verdict a normalized sentence gives, or "": asked tells that the sentence
+// opens as a question whatever its first word.
+func (x *verdictIndex) detect(norm string, asked bool) string {
 	w := strings.Fields(norm)
 	if len(w) == 0 {
 		return ""
@@ -140,10 +118,10 @@ func (x *verdictIndex) detect(norm string) string {
 	if m := x.praise.first(norm); m != "" {
 		return "praise of correctness: " + m
 	}
-	if x.openers[w[0]] && (len(w) == 1 || !x.interrogatives[w[1]]) {
+	if x.openers[w[0]] && (len(w) == 1 || !x.interrogatives[w[1]]) && !asked {
 		return "a verdict opens the sentence: " + w[0]
 	}
-	question := x.interrogatives[w[0]]
+	question := asked || x.interrogatives[w[0]]
 	for i := range w {
 		if why := x.at(w, i, question); why != "" {
 			return why
@@ -175,23 +153,37 @@ func isDigits(s string) bool {
 func (x *verdictIndex) at(w []string, i int, question bool) string {
 	isNumber := func(s string) bool { return isDigits(s) || x.numbers[s] }
 	cur := w[i]
-	// An examiner awarding marks: "I'd give you a 7", "I'd mark that as correct", "that earns you two points".
+	// An examiner awarding marks: "I'd give you a 7", "I'd mark that as correct", "that earns you two points"
+	// (a number awarded is a mark when it ends the sentence, has an article or a score noun:
+	// "I'll give you an example with ten shops" awards nothing).
 	if x.awardVerbs[cur] && !question {
 		for k := i + 1; k < len(w) && k <= i+5; k++ {
-			if isNumber(w[k]) || x.scoreNouns[w[k]] && w[k] != "level" {
+			if isNumber(w[k]) && (x.scoreValue(w, k) || x.articles[w[k-1]]) || x.score(w[k]) && !x.topic(w) {
 				return "marks awarded: " + strings.Join(w[i:k+1], " ")
 			}
-			if w[k] == "as" && k+1 < len(w) && (x.judgements[w[k+1]] || x.outcomes[w[k+1]] || w[k+1] == "a" && k+2 < len(w) && x.outcomes[w[k+2]]) {
+			if x.awardLinks[w[k]] && k+1 < len(w) && (x.judgements[w[k+1]] || x.outcomes[w[k+1]] || x.articles[w[k+1]] && k+2 < len(w) && x.outcomes[w[k+2]]) {
 				return "marks awarded: " + strings.Join(w[i:k+2], " ")
+			}
+		}
+	}
+	// The award verb last: "Ich würde das als richtig bewerten".
+	if x.awardLinks[cur] && i+1 < len(w) && (x.judgements[w[i+1]] || x.outcomes[w[i+1]]) && !question {
+		for _, s := range w[i+2:] {
+			if x.awardVerbs[s] {
+				return "marks awarded: " + strings.Join(w[i:i+2], " ") + " … " + s
 			}
 		}
 	}
 	// "N out of M", "N/M" (normalized "N M") near a score noun or a target.
 	if isNumber(cur) {
-		if i+3 < len(w) && w[i+1]+" "+w[i+2] == x.v.OutOf && isNumber(w[i+3]) {
-			return "a score: " + strings.Join(w[i:i+4], " ")
+		// A one-word "out of" ("sur", "von", "de") is common: the score ends the sentence, has a
+		// score noun after it or an outcome or award verb before it, so "zwei von drei
+		// Anwohnern" stays a fact.
+		if n := x.outOfAt(w, i+1); n > 0 && i+1+n < len(w) && isNumber(w[i+1+n]) &&
+			(n > 1 || x.scoreValue(w, i+1+n) || x.verbBefore(w, i)) {
+			return "a score: " + strings.Join(w[i:i+2+n], " ")
 		}
-		if j := within(w, i, 1, x.scoreNouns); j > 0 && !question {
+		if j := within(w, i, 1, x.scoreNouns); j > 0 && !question && !x.topic(w) {
 			return "a score: " + strings.Join(w[i:j+1], " ")
 		}
 		if i+1 < len(w) && isNumber(w[i+1]) && x.anyTarget(w) && !question {
@@ -199,10 +191,10 @@ func (x *verdictIndex) at(w []string, i int, question bool) string {
 		}
 	}
 	// "full marks", "top marks", "a band 6 answer", "level B2", "grade A".
-	if x.qualifiers[cur] && i+1 < len(w) && x.scoreNouns[w[i+1]] && w[i+1] != "level" {
+	if x.qualifiers[cur] && i+1 < len(w) && x.score(w[i+1]) {
 		return "a score: " + cur + " " + w[i+1]
 	}
-	if (cur == "band" || cur == "grade" || cur == "level") && i+1 < len(w) && gradeLike(w[i+1]) && (cur != "level" || x.anyTarget(w)) {
+	if x.gradeNouns[cur] && i+1 < len(w) && gradeLike(w[i+1]) && (!x.weakScoreNouns[cur] || x.anyTarget(w)) {
 		return "a grade: " + cur + " " + w[i+1]
 	}
 	if x.scoreNouns[cur] && x.anyTarget(w) && !question {
@@ -213,29 +205,32 @@ func (x *verdictIndex) at(w []string, i int, question bool) string {
 				if k > 2 {
 					break
 				}
-				if isNumber(r) || gradeLike(r) || x.outcomes[r] || x.judgements[r] || x.qualifiers[r] || r == "excellent" {
+				if isNumber(r) || gradeLike(r) || x.outcomes[r] || x.judgements[r] || x.qualifiers[r] {
 					return "a score given: " + cur + " " + strings.Join(rest[:k+1], " ")
 				}
 			}
 		}
 	}
 	// An outcome as a noun: "a pass", "a clear fail".
-	if x.outcomes[cur] && i > 0 && (w[i-1] == "a" || w[i-1] == "clear" || w[i-1] == "easy" || w[i-1] == "solid" || w[i-1] == "narrow" || w[i-1] == "definite") &&
-		(i+1 == len(w) || w[i+1] != "safe") {
+	if x.outcomes[cur] && i > 0 && x.outcomeModifiers[w[i-1]] && !x.outcomeBlocked(w, i) {
 		return "an outcome: " + w[i-1] + " " + cur
 	}
 	if !x.targets[cur] {
 		return ""
 	}
+	// An answer noun judged after it: "Réponse fausse.", "Respuesta correcta." (the adjective
+	// follows its noun in French, Spanish and Arabic).
+	if x.nouns[cur] && i+1 < len(w) && x.judgements[w[i+1]] && !question && (i+2 == len(w) || !x.notAfter[w[i+2]]) {
+		return "a judgement of the answer: " + cur + " " + w[i+1]
+	}
 	// target + copula + [softeners] + judgement: "that answer is correct", "you're wrong".
 	j := i + 1
-	if !strings.HasPrefix(cur, "you") || cur == "you" || cur == "your" {
+	if x.copulaFree[cur] {
+		j = i // the contraction (or the language) carries the copula
+	} else {
 		for j < len(w) && j <= i+4 && !x.copulas[w[j]] && !x.outcomeVerbs[w[j]] && !x.perfVerbs[w[j]] {
 			j++
 		}
-	}
-	if strings.HasPrefix(cur, "you") && cur != "you" && cur != "your" || cur == "thats" || cur == "its" {
-		j = i // the contraction carries the copula
 	}
 	k := j + 1
 	if j == i {
@@ -245,17 +240,31 @@ func (x *verdictIndex) at(w []string, i int, question bool) string {
 		k++
 	}
 	if j < len(w) && j <= i+4 && k < len(w) && !question {
+		// "C'est une réponse correcte": an answer noun, then its judgement.
+		if x.nouns[w[k]] && (x.copulas[w[j]] || j == i) {
+			m := k + 1
+			for m < len(w) && x.softeners[w[m]] && !x.judgements[w[m]] {
+				m++
+			}
+			if m < len(w) && x.judgements[w[m]] {
+				return "a judgement of the answer: " + strings.Join(w[i:m+1], " ")
+			}
+		}
 		if x.judgements[w[k]] && (k+1 == len(w) || !x.notAfter[w[k+1]]) && (x.copulas[w[j]] || j == i) {
 			if k+1 < len(w) && x.nouns[w[k+1]] || k+1 == len(w) || !x.articleBefore(w, k) {
 				return "a judgement of the answer: " + strings.Join(w[i:k+1], " ")
 			}
 		}
-		if x.outcomes[w[k]] && (k+1 == len(w) || w[k+1] != "to") {
+		// After a copula an article cannot block ("you have failed the budget task").
+		if x.outcomes[w[k]] && (!x.outcomeBlocked(w, k) || x.articles[w[k+1]]) {
 			return "an outcome: " + strings.Join(w[i:k+1], " ")
 		}
 	}
 	// target + outcome verb: "you failed that part", "you scored highly", "you got it right".
-	for v := i; v < len(w) && v <= i+3; v++ {
+	for v := i; v < len(w) && v <= i+x.reach; v++ {
+		if x.completedVerbs[w[v]] && v > i && !question {
+			return "a judgement of how they did: " + strings.Join(w[i:v+1], " ")
+		}
 		if !x.outcomeVerbs[w[v]] && !x.perfVerbs[w[v]] && !x.awardVerbs[w[v]] {
 			continue
 		}
@@ -265,25 +274,22 @@ func (x *verdictIndex) at(w []string, i int, question bool) string {
 			next = w[v+1]
 		}
 		switch {
-		case x.outcomes[verb] && (!question || next == "") && (next == "" || next != "to" && next != "the" || v+2 < len(w) && x.sectionWord(w[v+2])):
-			if next == "on" || next == "in" || next == "" || next == "this" || next == "that" || next == "it" || next == "with" ||
-				next == "easily" || next == "comfortably" || next == "the" || next == "all" || next == "so" {
+		case x.outcomes[verb] && (!question || next == "") && !x.outcomeBlocked(w, v):
+			if next == "" || x.outcomeAfter[next] {
 				return "an outcome: " + strings.Join(w[i:v+1], " ")
 			}
 		}
 		for k := v + 1; k < len(w) && k <= v+5; k++ {
 			switch {
-			case x.scoreNouns[w[k]] && w[k] != "level" && (!question && k <= v+3 || k > v+1 && (x.qualifiers[w[k-1]] || isNumber(w[k-1]) || w[k-1] == "a" || w[k-1] == "some" || w[k-1] == "few")):
+			case x.score(w[k]) && !x.topic(w) && (!question && k <= v+x.reach || k > v+1 && (x.qualifiers[w[k-1]] || isNumber(w[k-1]) || x.determiners[w[k-1]])):
 				return "a score: " + strings.Join(w[i:k+1], " ")
-			case x.scoreNouns[w[k]] && (w[k] == "credit" || w[k] == "distinction" || w[k] == "merit"):
+			case x.awardNouns[w[k]]:
 				return "a score: " + strings.Join(w[i:k+1], " ")
-			case x.outcomes[w[k]] && k > 0 && w[k-1] == "a":
+			case x.outcomes[w[k]] && k > 0 && x.outcomeModifiers[w[k-1]]:
 				return "an outcome: " + strings.Join(w[i:k+1], " ")
-			case (x.perfVerbs[verb] || verb == "got" || verb == "get" || verb == "scored" || verb == "scoring" || verb == "have" || verb == "has") &&
-				x.manners[w[k]] && !question && (k+1 == len(w) || !x.notAfter[w[k+1]]) && (verb != "have" && verb != "has" || w[k] == "right" || w[k] == "wrong"):
+			case (x.perfVerbs[verb] || x.mannerVerbs[verb] || x.auxMannerVerbs[verb]) &&
+				x.manners[w[k]] && !question && (k+1 == len(w) || !x.notAfter[w[k+1]]) && (!x.auxMannerVerbs[verb] || x.strictManners[w[k]]):
 				return "a judgement of how they did: " + strings.Join(w[i:k+1], " ")
-			case verb == "nailed" || verb == "aced" || verb == "flunked":
-				return "a judgement of how they did: " + strings.Join(w[i:v+1], " ")
 			}
 		}
 	}
@@ -296,19 +302,57 @@ func (x *verdictIndex) at(w []string, i int, question bool) string {
 	return ""
 }
 
-// sectionWord names a part of the exam that can be passed or failed.
-func (x *verdictIndex) sectionWord(s string) bool {
-	switch s {
-	case "part", "section", "question", "task", "exam", "test", "assessment", "module", "round", "stage", "scenario":
-		return true
+// scoreValue reports whether the number at k is a score's value: the sentence ends there, or a
+// score noun or "out of" follows it ("a 7", "14 points", "14 sur 20"), not another noun
+// ("ten shops").
+func (x *verdictIndex) scoreValue(w []string, k int) bool {
+	return k+1 == len(w) || x.scoreNouns[w[k+1]] || x.outOfAt(w, k+1) > 0
+}
+
+// verbBefore reports an outcome or award verb before word i ("Vous obtenez douze sur vingt").
+func (x *verdictIndex) verbBefore(w []string, i int) bool {
+	for _, s := range w[:i] {
+		if x.outcomeVerbs[s] || x.awardVerbs[s] {
+			return true
+		}
 	}
 	return false
+}
+
+// topic reports a verb of speaking in the sentence ("you raised two points", "Sie haben zwei
+// Punkte angesprochen"): its score nouns are what was said, not a score.
+func (x *verdictIndex) topic(w []string) bool {
+	for _, s := range w {
+		if x.topicVerbs[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// score reports a score noun that gives a score on its own (not a weak one: "level").
+func (x *verdictIndex) score(s string) bool { return x.scoreNouns[s] && !x.weakScoreNouns[s] }
+
+// outcomeBlocked reports whether the word after the outcome at i makes it something else
+// ("pass to"), unless a section of the exam follows ("passed the exam").
+func (x *verdictIndex) outcomeBlocked(w []string, i int) bool {
+	return i+1 < len(w) && x.outcomeNotBefore[w[i+1]] && !(i+2 < len(w) && x.sections[w[i+2]])
+}
+
+// outOfAt is the length of the "out of" phrase at w[i:], or 0.
+func (x *verdictIndex) outOfAt(w []string, i int) int {
+	for _, p := range x.outOf {
+		if i+len(p) <= len(w) && slices.Equal(w[i:i+len(p)], p) {
+			return len(p)
+		}
+	}
+	return 0
 }
 
 // articleBefore reports whether the judgement at k follows an article ("a good ..."), which
 // makes it qualify the noun after it: a verdict only when that noun is an answer noun.
 func (x *verdictIndex) articleBefore(w []string, k int) bool {
-	return k > 0 && (w[k-1] == "a" || w[k-1] == "an" || w[k-1] == "the")
+	return k > 0 && x.articles[w[k-1]]
 }
 
 func (x *verdictIndex) anyTarget(w []string) bool {

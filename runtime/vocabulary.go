@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,8 +15,8 @@ import (
 // listener's backchannels, and the class of sentences that tell the candidate how they did
 // (verdict.go). Every judgement reads its words from here, never from literals of its own.
 // The runtime builds it from the exam's language pack (vocabularyFor): the pack is the one
-// source of a language's words; what a pack does not hold (return words, the verdict
-// detector's structural words) is English's.
+// source of a language's words, the return words and the verdict detector's word classes
+// included.
 type Vocabulary struct {
 	// Language is the BCP 47 tag of the language ("en").
 	Language string
@@ -27,6 +28,9 @@ type Vocabulary struct {
 	Fillers []string
 	// Verdict is the verdict detector's vocabulary (verdict.go).
 	Verdict VerdictVocabulary
+	// Questions are the language's question marks and words: a sentence opening with an
+	// opening mark ("¿") asks rather than judges.
+	Questions lang.Questions
 	// Commands are the candidate's command phrases, in the pack's command order; the longest
 	// phrase an utterance holds decides (ClassifyCommandIn).
 	Commands []CommandPhrases
@@ -44,35 +48,21 @@ type Vocabulary struct {
 
 // verdictIndex is the verdict detector of the vocabulary, built once.
 func (v *Vocabulary) verdictIndex() *verdictIndex {
-	v.once.Do(func() { v.verdicts = newVerdictIndex(&v.Verdict) })
+	v.once.Do(func() { v.verdicts = newVerdictIndex(&v.Verdict, v.Questions.OpeningMarks) })
 	return v.verdicts
 }
-
-// English words a pack does not hold: the return words, fillers and backchannels of conduct's
-// rules (a pack's backchannels, when it has them, replace these for its language).
-var (
-	englishReturn = strings.Fields("ready back continue continuing go going on ahead carry resume resuming start " +
-		"here fine alright right good sure yeah yep yes ok okay sorry again now all set done finished break")
-	englishFillers = strings.Fields("a an the i im me my we us you your can could would will please " +
-		"just maybe perhaps do to of for on by it this that one bit little moment now again ok okay so um uh hmm er " +
-		"well oh and but is are be was if let lets think thank thanks there")
-	englishBackchannels = []string{"mm", "mmm", "hmm", "mhm", "mm-hmm", "uh-huh", "yeah", "yes", "yep", "ok", "okay", "right", "sure", "i see", "got it", "alright", "aha", "oh"}
-)
 
 // EnglishVocabulary is the default vocabulary: the one built from the shipped English pack.
 func EnglishVocabulary() *Vocabulary { return vocabularyFrom(lang.English()) }
 
-// vocabularyFrom builds the Vocabulary of a language pack: its command phrases, courtesy words,
-// confirm and cancel words and backchannels; the verdict detector runs on the English words it
-// knows in every language (the pack's verdict and praise phrases are added by the filters).
+// vocabularyFrom builds the Vocabulary of a language pack: its return words, command phrases,
+// courtesy words, confirm and cancel words, backchannels and verdict words. Every word is the
+// pack's: no language borrows another's.
 func vocabularyFrom(p *lang.Pack) *Vocabulary {
 	v := &Vocabulary{
-		Language: p.Language, Return: englishReturn, Fillers: englishFillers, Verdict: englishVerdict(),
+		Language: p.Language, Return: normWords(p.Return.Words), Fillers: normWords(p.Return.Fillers), Verdict: p.VerdictWords, Questions: p.Questions,
 		Politeness: p.Politeness, Affirmatives: p.Affirmatives, Negatives: p.Negatives,
-		Backchannels: englishBackchannels,
-	}
-	if base, _, _ := strings.Cut(p.Language, "-"); base != "en" && len(p.Backchannels) > 0 {
-		v.Backchannels = p.Backchannels
+		Backchannels: p.Backchannels,
 	}
 	for _, name := range lang.CommandOrder {
 		v.Commands = append(v.Commands, CommandPhrases{Command: Command(name), Phrases: normPhrases(p.Commands[name])})
@@ -116,6 +106,19 @@ func (v *Vocabulary) onlyReturns(text string) bool {
 		}
 	}
 	return true
+}
+
+// normWords is every word of the phrases, normalized (normPhrase), each once.
+func normWords(ps []string) []string {
+	var out []string
+	for _, p := range ps {
+		for _, w := range strings.Fields(normPhrase(p)) {
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 func (v *Vocabulary) has(words []string, w string) bool {

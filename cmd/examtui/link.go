@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ type linkFlags struct {
 	revoke   bool
 	serveURL string
 	ttl      time.Duration
+	language string
 }
 
 func (l *linkFlags) addFlags(cmd *cobra.Command, withSwitch bool) {
@@ -29,6 +31,7 @@ func (l *linkFlags) addFlags(cmd *cobra.Command, withSwitch bool) {
 	}
 	f.StringVar(&l.serveURL, "serve-url", "", "the candidate server's address in links (default $"+candsrv.EnvServeURL+" or serve.url in the config file)")
 	f.DurationVar(&l.ttl, "link-ttl", candsrv.DefaultLinkTTL, "how long a join link can be used for the first time")
+	f.StringVar(&l.language, "language", "", "the exam's language, for the candidate page the link opens (a language pack's tag; default: examtui serve's --language)")
 }
 
 // errNoServeURL is the answer for a link asked for with nowhere to point it.
@@ -54,6 +57,12 @@ func (l linkFlags) create(cmd *cobra.Command, inv candsrv.Invite) (string, error
 	}
 	defer st.Close()
 	inv.TTL = l.ttl
+	if l.language != "" {
+		if _, err := languagePacks().Lookup(l.language); err != nil {
+			return "", fmt.Errorf("--language: %w", err)
+		}
+		inv.Language = l.language
+	}
 	return candsrv.NewLink(cmd.Context(), st, base, inv, time.Now())
 }
 

@@ -29,6 +29,7 @@ type serveOptions struct {
 	seatTTL   time.Duration
 	specs     string
 	agentName string
+	language  string
 }
 
 func newServeCmd() *cobra.Command {
@@ -64,6 +65,7 @@ behind a reverse proxy that does, and pass --public-url with the address candida
 	f.DurationVar(&o.seatTTL, "seat-ttl", candsrv.DefaultSeatTTL, "how long after its first use the same browser can use a link again")
 	f.StringVar(&o.specs, "specs", "", "with LTI platforms in the config file: the exam specs directory the workers run (the exams teachers can place)")
 	f.StringVar(&o.agentName, "agent-name", defaultAgentName, "with LTI: the workers' agent name a learner's launch dispatches the exam to")
+	f.StringVar(&o.language, "language", "en", "the page's language for a link that names none (?lang=): a language pack's tag (docs/languages.md)")
 	return cmd
 }
 
@@ -125,6 +127,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		Store: st, LiveKitURL: o.creds.url, APIKey: o.creds.key, APISecret: o.creds.secret,
 		TokenTTL: o.tokenTTL, SeatTTL: o.seatTTL, Logger: log, Notice: globals.config.Records.Notice, Mount: mount,
 		SecureCookies: strings.HasPrefix(base, "https://"), PublicURL: o.publicURL,
+		Languages: languagePacks(), Language: o.language,
 	})
 	if err != nil {
 		ln.Close()

@@ -4,17 +4,45 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
+	"github.com/charmbracelet/x/term"
+
+	"github.com/examtui/examtui/internal/visual"
 	"github.com/examtui/examtui/runtime"
 )
+
+// ForTerminal reports whether readable lines written to w are read on a terminal: then a line
+// holding right-to-left script is laid out in reading order (visual.Line), as the consoles
+// show it. Lines for a file or a pipe keep the logical order, which an editor or a viewer lays
+// out itself.
+func ForTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// appendLine is Append, the readable line in reading order when reading (ForTerminal).
+func appendLine(b []byte, ev runtime.Event, asJSON, reading bool) ([]byte, error) {
+	start := len(b)
+	b, err := Append(b, ev, asJSON)
+	if err != nil || asJSON || !reading {
+		return b, err
+	}
+	line := string(b[start : len(b)-1])
+	if v := visual.Line(line); v != line {
+		b = append(append(b[:start], v...), '\n')
+	}
+	return b, nil
+}
 
 // Printer writes each event of a stream as it arrives, one write per line, so what a reader
 // has seen of a committed stream is always in the store. It tells how far it has printed
 // (WaitFor), when it printed exam_completed (Ended) and when writing failed (Failed).
 type Printer struct {
-	w      io.Writer
-	asJSON bool
+	w       io.Writer
+	asJSON  bool
+	reading bool // readable lines for a terminal: in reading order
 
 	mu      sync.Mutex
 	printed int64
@@ -25,7 +53,7 @@ type Printer struct {
 
 // New returns a printer writing JSON lines (asJSON) or readable lines (Append) to w.
 func New(w io.Writer, asJSON bool) *Printer {
-	return &Printer{w: w, asJSON: asJSON, changed: make(chan struct{}), ended: make(chan struct{}),
+	return &Printer{w: w, asJSON: asJSON, reading: ForTerminal(w), changed: make(chan struct{}), ended: make(chan struct{}),
 		failed: make(chan struct{})}
 }
 
@@ -43,7 +71,7 @@ func (p *Printer) Run(events <-chan runtime.Event) error {
 	for ev := range events {
 		if werr == nil {
 			var err error
-			if line, err = Append(line[:0], ev, p.asJSON); err == nil {
+			if line, err = appendLine(line[:0], ev, p.asJSON, p.reading); err == nil {
 				_, err = p.w.Write(line)
 			}
 			if err != nil {
@@ -90,6 +118,7 @@ func (p *Printer) WaitFor(ctx context.Context, seq int64) error {
 // what `examtui watch --json`/`--plain` prints.
 func Print(ctx context.Context, events <-chan runtime.Event, w io.Writer, asJSON, keepOpen bool) error {
 	var line []byte
+	reading := ForTerminal(w)
 	for {
 		select {
 		case <-ctx.Done():
@@ -99,7 +128,7 @@ func Print(ctx context.Context, events <-chan runtime.Event, w io.Writer, asJSON
 				return nil
 			}
 			var err error
-			if line, err = Append(line[:0], ev, asJSON); err != nil {
+			if line, err = appendLine(line[:0], ev, asJSON, reading); err != nil {
 				return err
 			}
 			if _, err := w.Write(line); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/examtui/examtui/internal/testutil"
+	"github.com/examtui/examtui/internal/visual"
 )
 
 // testdata/report.md is a copy of the examiner's record that sessions.RenderMarkdown
@@ -39,5 +40,45 @@ func TestMDGoldenReport(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// testdata/report-ar.md is the record of an Arabic oral (sessions show --plain), with a bidi
+// override in a candidate's excerpt: on a terminal every Arabic line reads in reading order
+// (visual.Line after wrapping: headings, paragraphs, list items, each table cell's lines), the
+// override is removed, and English lines keep their styles.
+func TestMDGoldenArabicReport(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "report-ar.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const title = "امتحان شفهي — القراءة في العصر الرقمي"
+	for _, color := range []bool{false, true} {
+		name := fmt.Sprintf("report-ar-100-%s.golden", map[bool]string{false: "plain", true: "color"}[color])
+		t.Run(name, func(t *testing.T) {
+			got := Render(string(src), 100, WithColor(color))
+			testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
+			if strings.ContainsRune(got, '\u202e') {
+				t.Error("a bidi override reached the terminal")
+			}
+			plain := ansi.Strip(got)
+			for _, want := range []string{
+				visual.Line(title) + "\n═",
+				visual.Line("هل ترون أن القراءة على الشاشات تغني عن الكتاب الورقي؟"),
+				visual.Line("منذ 3 سنوات"), // a number inside Arabic inside an English line
+			} {
+				if !strings.Contains(plain, want) {
+					t.Errorf("the report lacks %q:\n%s", want, plain)
+				}
+			}
+			for i, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+				if w := ansi.StringWidth(l); w > 100 {
+					t.Errorf("line %d is %d cells wide: %q", i+1, w, l)
+				}
+			}
+			if color && !strings.Contains(got, "\x1b[") {
+				t.Error("the English lines lost their styles")
+			}
+		})
 	}
 }

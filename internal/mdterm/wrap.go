@@ -5,6 +5,8 @@ import (
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/examtui/examtui/internal/visual"
 )
 
 // word is a run of non-space text; it may change style midway ("`id`," or "**Key:**").
@@ -56,13 +58,14 @@ func words(segs []seg) []word {
 // than a line is broken between characters.
 func wrap(segs []seg, width int, first, indent string, st styles) []string {
 	var lines []string
-	var line strings.Builder
+	var line, plain strings.Builder // the line as styled, and its text alone
 	prefix := first
 	avail := width - ansi.StringWidth(ansi.Strip(prefix))
 	used := 0
 	emit := func() {
-		lines = append(lines, prefix+line.String())
+		lines = append(lines, prefix+display(line.String(), plain.String()))
 		line.Reset()
+		plain.Reset()
 		prefix = indent
 		avail = width - ansi.StringWidth(ansi.Strip(prefix))
 		used = 0
@@ -74,11 +77,13 @@ func wrap(segs []seg, width int, first, indent string, st styles) []string {
 		}
 		if used > 0 {
 			line.WriteByte(' ')
+			plain.WriteByte(' ')
 			used++
 		}
 		if ww <= avail-used {
 			for _, s := range w {
 				line.WriteString(st.inline(s.mark, s.text))
+				plain.WriteString(s.text)
 			}
 			used += ww
 			continue
@@ -94,6 +99,7 @@ func wrap(segs []seg, width int, first, indent string, st styles) []string {
 					rw := ansi.StringWidth(string(r))
 					if used+rw > avail && used > 0 {
 						line.WriteString(st.inline(s.mark, piece.String()))
+						plain.WriteString(piece.String())
 						piece.Reset()
 						emit()
 					}
@@ -101,16 +107,27 @@ func wrap(segs []seg, width int, first, indent string, st styles) []string {
 					used += rw
 				}
 				line.WriteString(st.inline(s.mark, piece.String()))
+				plain.WriteString(piece.String())
 			}
 		}
 	}
 	if line.Len() > 0 || len(lines) == 0 {
-		lines = append(lines, prefix+line.String())
+		lines = append(lines, prefix+display(line.String(), plain.String()))
 	}
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return lines
+}
+
+// display is a wrapped line as the terminal shows it: styled, or, when it holds right-to-left
+// script, its text in reading order (visual.Line, the one layout every console and report
+// uses) without its inline styles, which cannot follow runs that were reordered.
+func display(styled, plain string) string {
+	if v := visual.Line(plain); v != plain {
+		return v
+	}
+	return styled
 }
 
 // chunks splits a word after each hyphen or slash, the places where a word too long

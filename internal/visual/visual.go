@@ -42,11 +42,15 @@ func Line(s string) (out string) {
 	}
 	n := o.NumRuns()
 	runs := make([]string, n)
+	rtl := make([]bool, n)
+	number := make([]bool, n)
 	for i := range n {
 		r := o.Run(i)
 		text := r.String()
+		number[i] = isNumber(text)
 		if r.Direction() == bidi.RightToLeft {
 			text = reverse(text)
+			rtl[i] = true
 		}
 		runs[i] = text
 	}
@@ -62,7 +66,36 @@ func Line(s string) (out string) {
 		trimmed := strings.TrimLeft(joined, " ")
 		return trimmed + strings.Repeat(" ", len(joined)-len(trimmed))
 	}
-	return strings.Join(runs, "")
+	// Rule L2 with a third level: in a left-to-right paragraph a number between two
+	// right-to-left runs ("3" in "… 3 مرات") is inside the right-to-left text, so the group
+	// reads from its right, the number keeping its own order.
+	ordered := make([]string, 0, n)
+	for i := 0; i < n; {
+		j := i
+		for rtl[i] && j+2 < n && number[j+1] && rtl[j+2] {
+			j += 2
+		}
+		for k := j; k >= i; k-- {
+			ordered = append(ordered, runs[k])
+		}
+		i = j + 1
+	}
+	return strings.Join(ordered, "")
+}
+
+// isNumber reports a run of digits and the separators within numbers ("12:30", "3,5").
+func isNumber(s string) bool {
+	digit := false
+	for _, r := range s {
+		switch {
+		case unicode.IsDigit(r):
+			digit = true
+		case strings.ContainsRune(".,:/+-%", r):
+		default:
+			return false
+		}
+	}
+	return digit
 }
 
 // hasRTL reports a right-to-left letter in s (Hebrew, Arabic and their supplements, Syriac,

@@ -18,6 +18,8 @@ func TestLine(t *testing.T) {
 		{"brackets mirrored", "(نعم)", "(معن)"},
 		{"trailing spaces kept at the end", "نعم  ", "معن  "},
 		{"hebrew", "שלום", "םולש"},
+		{"english quoting arabic with a number", `candidate: "أقل 3 مرات."`, `candidate: "تارم 3 لقأ."`},
+		{"english quoting arabic with a time", "at عند 12:30 تماما ok", "at امامت 12:30 دنع ok"},
 	} {
 		if got := Line(tc.in); got != tc.want {
 			t.Errorf("%s: Line(%q) = %q, want %q", tc.name, tc.in, got, tc.want)

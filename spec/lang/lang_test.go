@@ -117,9 +117,13 @@ func TestSchemaParity(t *testing.T) {
 	page := slices.Sorted(slices.Values(lang.PageKeys))
 	for name, want := range map[string][]string{
 		"lines": lines, "commands": cmds, "page": page,
-		"turnEnd":    jsonTags(reflect.TypeOf(lang.TurnEnd{})),
-		"vocabulary": jsonTags(reflect.TypeOf(lang.Vocabulary{})),
-		"offline":    jsonTags(reflect.TypeOf(lang.Offline{})),
+		"turnEnd":        jsonTags(reflect.TypeOf(lang.TurnEnd{})),
+		"vocabulary":     jsonTags(reflect.TypeOf(lang.Vocabulary{})),
+		"offline":        jsonTags(reflect.TypeOf(lang.Offline{})),
+		"verdictWords":   jsonTags(reflect.TypeOf(lang.VerdictWords{})),
+		"questions":      jsonTags(reflect.TypeOf(lang.Questions{})),
+		"return":         jsonTags(reflect.TypeOf(lang.Return{})),
+		"leadingRewrite": jsonTags(reflect.TypeOf(lang.LeadingRewrite{})),
 	} {
 		if got := keys(doc.Properties[name].Properties); !slices.Equal(got, want) {
 			t.Errorf("schema %s keys %v, want %v", name, got, want)
@@ -287,4 +291,31 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("added %q but Lookup fails: %v", p.Language, err)
 		}
 	})
+}
+
+// TestPagePlaceholders: a page string keeps the placeholders the page fills in ({current} of
+// {total}), and a pack whose string lacks one or has another is refused, from the config file
+// as from the shipped ones.
+func TestPagePlaceholders(t *testing.T) {
+	for _, tc := range []struct {
+		key, text string
+		ok        bool
+	}{
+		{"progress", "{current} sur {total}", true},
+		{"progress", "{total} : {current}", true},
+		{"progress", "{current} sur", false},
+		{"progress", "{current} sur {totale}", false},
+		{"send", "Envoyer {x}", false},
+		{"send", "Envoyer", true},
+		{"warnExam", "Noch etwa {minutes} Min.", true},
+	} {
+		over := &lang.Pack{Language: "fr-CA", Page: map[string]string{tc.key: tc.text}}
+		_, err := lang.Builtin().With(over)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s %q: %v, want ok %v", tc.key, tc.text, err, tc.ok)
+		}
+		if err != nil && !errors.Is(err, lang.ErrInvalidPack) {
+			t.Errorf("%s %q: %v, want ErrInvalidPack", tc.key, tc.text, err)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -199,6 +200,23 @@ func Overlay(base, over *Pack) *Pack {
 	list(&v.PersonaBreak, ov.PersonaBreak)
 	list(&v.Equity, ov.Equity)
 	list(&v.QuestionWords, ov.QuestionWords)
+	list(&v.Reveal, ov.Reveal)
+	list(&v.HintRefusal, ov.HintRefusal)
+	list(&v.Stopwords, ov.Stopwords)
+	list(&v.Procedural, ov.Procedural)
+	overlayLists(&v.Limits, &ov.Limits)
+	reach := p.VerdictWords.VerbReach
+	overlayLists(&p.VerdictWords, &over.VerdictWords)
+	if over.VerdictWords.VerbReach > 0 {
+		reach = over.VerdictWords.VerbReach
+	}
+	p.VerdictWords.VerbReach = reach
+	overlayLists(&p.Questions, &over.Questions)
+	overlayLists(&p.Return, &over.Return)
+	if over.LeadingRewrite.Template != "" {
+		p.LeadingRewrite.Template, p.LeadingRewrite.KeepCase = over.LeadingRewrite.Template, over.LeadingRewrite.KeepCase
+	}
+	list(&p.LeadingRewrite.ClaimLeads, over.LeadingRewrite.ClaimLeads)
 	o, oo := &p.Offline, over.Offline
 	list(&o.Analysis, oo.Analysis)
 	list(&o.Evaluation, oo.Evaluation)
@@ -210,4 +228,15 @@ func Overlay(base, over *Pack) *Pack {
 	maps.Copy(p.Page, over.Page)
 	list(&p.CommonWords, over.CommonWords)
 	return &p
+}
+
+// overlayLists lays over's non-empty list fields over dst's: dst and over point to the same
+// struct type (VerdictWords, Questions, Return); fields that are not lists stay dst's.
+func overlayLists(dst, over any) {
+	d, o := reflect.ValueOf(dst).Elem(), reflect.ValueOf(over).Elem()
+	for i := range d.NumField() {
+		if f := o.Field(i); f.Kind() == reflect.Slice && f.Len() > 0 {
+			d.Field(i).Set(f)
+		}
+	}
 }

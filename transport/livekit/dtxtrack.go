@@ -50,6 +50,7 @@ type dtxTrack struct {
 	queue   []int16
 	bound   bool
 	closed  bool
+	paused  bool          // Pause: the queue is held, not sent (the tail of silence still is)
 	emptied chan struct{} // closed (and replaced) whenever the queue becomes empty
 	wake    chan struct{} // a write or Close for an idle pacer
 	start   sync.Once     // the pacer, or the writers' clean-up if it never started
@@ -135,11 +136,27 @@ func (t *dtxTrack) WaitForPlayout() {
 	<-ch
 }
 
-// ClearQueue drops everything not yet taken for sending.
+// Pause holds the queue: the pacer sends the tail of silence and then nothing, and the queue
+// waits, whole, for Resume (or ClearQueue, which drops it and ends the hold).
+func (t *dtxTrack) Pause() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.paused = true
+}
+
+// Resume sends the held queue on from where Pause held it.
+func (t *dtxTrack) Resume() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.paused = false
+	t.signal()
+}
+
+// ClearQueue drops everything not yet taken for sending, and ends a hold.
 func (t *dtxTrack) ClearQueue() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.queue = nil
+	t.queue, t.paused = nil, false
 	t.emptiedLocked()
 }
 
@@ -160,12 +177,12 @@ func (t *dtxTrack) Close() error {
 
 func (t *dtxTrack) closeWriters() { _ = t.pcm.Close() }
 
-// take returns the next frame (padded with silence), or nil with the queue empty.
+// take returns the next frame (padded with silence), or nil with the queue empty or held.
 func (t *dtxTrack) take() (frame media.PCM16Sample, closed bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.queue) == 0 {
-		return nil, t.closed
+	if len(t.queue) == 0 || (t.paused && !t.closed) {
+		return nil, t.closed && len(t.queue) == 0
 	}
 	frame = make(media.PCM16Sample, t.frame)
 	n := copy(frame, t.queue)

@@ -2,6 +2,7 @@ package livekit
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -133,7 +134,7 @@ func (s *roomSource) Close() error {
 
 // trackSink plays clips into the bot's track: Write queues the whole clip and Play waits for it
 // to have played; Stop (barge-in) or any other Clear of the track (an examiner's immediate
-// instruction) ends it at once.
+// instruction) ends it at once. Pause holds the track, Resume plays on (audio.Pauser).
 type trackSink struct {
 	v *Voice
 }
@@ -145,22 +146,22 @@ func (s *trackSink) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, e
 	}
 	total := time.Duration(int64(len(c.Samples)) * int64(time.Second) / int64(c.Rate))
 	stop := s.v.clearedCh()
-	ahead := s.v.Queued()
+	ahead, held := s.v.Queued(), s.v.Held()
 	start := time.Now()
 	if err := s.write(c, rate); err != nil {
 		return audio.PlayResult{Total: total}, err
 	}
-	played := func() time.Duration { return min(max(time.Since(start)-ahead, 0), total) }
-	t := time.NewTimer(s.v.Queued())
-	defer t.Stop()
-	select {
-	case <-t.C:
+	// What was heard: the time since the clip was queued, less what played before it and the
+	// time a pause held the track.
+	played := func() time.Duration { return min(max(time.Since(start)-ahead-(s.v.Held()-held), 0), total) }
+	switch err := s.v.waitPlayout(ctx, stop); {
+	case err == nil:
 		return audio.PlayResult{Played: total, Total: total}, nil
-	case <-stop:
+	case errors.Is(err, errCleared):
 		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, nil
-	case <-ctx.Done():
+	default:
 		s.v.Clear()
-		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, ctx.Err()
+		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, err
 	}
 }
 
@@ -185,6 +186,12 @@ func (s *trackSink) write(c audio.Clip, rate int) error {
 }
 
 func (s *trackSink) Stop() { s.v.Clear() }
+
+// Pause holds the clip where it is (audio.Pauser); Resume plays on from there.
+func (s *trackSink) Pause() { s.v.Pause() }
+
+// Resume plays on a held clip.
+func (s *trackSink) Resume() { s.v.Resume() }
 
 // Close leaves the track to the room, which owns it.
 func (s *trackSink) Close() error { return nil }

@@ -2,6 +2,7 @@ package livekit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -24,13 +25,16 @@ type Voice struct {
 	track     *dtxTrack
 	playoutAt time.Time     // when what has been queued finishes playing
 	cleared   chan struct{} // closed (and replaced) by Clear, so waiting players stop at once
+	pausedAt  time.Time     // when Pause held the track (zero: not held)
+	heldFor   time.Duration // the time held by pauses that have ended
+	resumed   chan struct{} // closed (and replaced) when a hold ends (Resume, Clear)
 
 	heard     chan struct{} // closed once someone subscribed to the track (speech_listener.go)
 	heardOnce sync.Once
 }
 
 func newVoice(rate int, name string, log *slog.Logger) *Voice {
-	return &Voice{rate: rate, name: name, log: log, cleared: make(chan struct{}), heard: make(chan struct{})}
+	return &Voice{rate: rate, name: name, log: log, cleared: make(chan struct{}), resumed: make(chan struct{}), heard: make(chan struct{})}
 }
 
 // clearedCh is closed by the next Clear.
@@ -61,6 +65,9 @@ func (v *Voice) publish(lk *lksdk.Room) error {
 	old := v.track
 	v.track = track
 	v.playoutAt = time.Time{}
+	if !v.pausedAt.IsZero() {
+		track.Pause() // the hold outlives the connection it began on
+	}
 	v.mu.Unlock()
 	if old != nil {
 		_ = old.Close()
@@ -82,6 +89,9 @@ func (v *Voice) Write(samples []int16) error {
 	v.mu.Lock()
 	track := v.track
 	now := time.Now()
+	if !v.pausedAt.IsZero() {
+		now = v.pausedAt // held: the queue waits where it is
+	}
 	if v.playoutAt.Before(now) {
 		v.playoutAt = now
 	}
@@ -128,33 +138,115 @@ func (v *Voice) Clear() {
 	v.playoutAt = time.Time{}
 	close(v.cleared)
 	v.cleared = make(chan struct{})
+	v.endHold(time.Now())
 	v.mu.Unlock()
 	if track != nil {
 		track.ClearQueue()
 	}
 }
 
-// Queued is how much queued audio is still to play.
-func (v *Voice) Queued() time.Duration {
+// Pause holds the track's playout where it is (audio.Pauser): what is queued and what is
+// written after stays queued, whole, until Resume sends it on from the held sample, or Clear
+// drops it. The receiver hears the track fall silent within a 10 ms frame.
+func (v *Voice) Pause() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return max(0, time.Until(v.playoutAt))
+	if v.silent || !v.pausedAt.IsZero() {
+		return
+	}
+	v.pausedAt = time.Now()
+	if v.track != nil {
+		v.track.Pause()
+	}
+}
+
+// Resume sends on what Pause held.
+func (v *Voice) Resume() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.pausedAt.IsZero() {
+		return
+	}
+	now := time.Now()
+	if v.playoutAt.After(v.pausedAt) {
+		v.playoutAt = now.Add(v.playoutAt.Sub(v.pausedAt))
+	}
+	v.endHold(now)
+	if v.track != nil {
+		v.track.Resume()
+	}
+}
+
+// endHold ends a hold at now; v.mu is held.
+func (v *Voice) endHold(now time.Time) {
+	if v.pausedAt.IsZero() {
+		return
+	}
+	v.heldFor += now.Sub(v.pausedAt)
+	v.pausedAt = time.Time{}
+	close(v.resumed)
+	v.resumed = make(chan struct{})
+}
+
+// Held is how long the track has been held by pauses so far (the one going on included): a
+// player counting what was heard leaves it out.
+func (v *Voice) Held() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	d := v.heldFor
+	if !v.pausedAt.IsZero() {
+		d += time.Since(v.pausedAt)
+	}
+	return d
+}
+
+// playout is how much queued audio is still to play and, while the track is held, a channel
+// closed when the hold ends (nil while it plays).
+func (v *Voice) playout() (time.Duration, <-chan struct{}) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.pausedAt.IsZero() {
+		return max(0, v.playoutAt.Sub(v.pausedAt)), v.resumed
+	}
+	return max(0, time.Until(v.playoutAt)), nil
+}
+
+// Queued is how much queued audio is still to play (while held: what the hold keeps).
+func (v *Voice) Queued() time.Duration {
+	d, _ := v.playout()
+	return d
 }
 
 // WaitPlayout blocks until the queued audio has played (give or take one 10 ms frame) or ctx
-// ends.
+// ends; a hold (Pause) makes it wait for the Resume or Clear.
 func (v *Voice) WaitPlayout(ctx context.Context) error {
+	return v.waitPlayout(ctx, nil)
+}
+
+// errCleared ends waitPlayout when the track was cleared (a cut), not played out.
+var errCleared = errors.New("the track was cleared")
+
+// waitPlayout is WaitPlayout that also ends, with errCleared, when stop is closed.
+func (v *Voice) waitPlayout(ctx context.Context, stop <-chan struct{}) error {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
 	for {
-		d := v.Queued()
-		if d <= 0 {
+		d, held := v.playout()
+		if d <= 0 && held == nil {
 			return nil
 		}
-		t := time.NewTimer(d)
+		var tick <-chan time.Time
+		if held == nil {
+			t.Reset(d)
+			tick = t.C
+		}
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return ctx.Err()
-		case <-t.C:
+		case <-stop:
+			return errCleared
+		case <-held:
+		case <-tick:
 		}
 	}
 }

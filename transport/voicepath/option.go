@@ -28,6 +28,8 @@ type config struct {
 	speechFail  func(text string, err error)
 	vocab       *runtime.Vocabulary
 	backchannel time.Duration
+	pauseAfter  time.Duration
+	falseCut    time.Duration
 	timings     func(Timing)
 }
 
@@ -151,6 +153,20 @@ func WithBackchannelLength(d time.Duration) Option {
 			return fmt.Errorf("%w: backchannel length %v", ErrInvalidConfig, d)
 		}
 		c.backchannel = d
+		return nil
+	}
+}
+
+// WithPauseOnVoice sets how much voiced audio over the examiner's line pauses it until the
+// words decide (default DefaultPauseAfter), and how long a paused line waits for them before
+// it plays on (default DefaultFalseCutTimeout). It needs a sink that can pause (audio.Pauser:
+// a room's track); another plays on until the words or a backchannel's length cut it.
+func WithPauseOnVoice(after, timeout time.Duration) Option {
+	return func(c *config) error {
+		if after < audio.FrameDuration || after > 5*time.Second || timeout < 100*time.Millisecond || timeout > 30*time.Second {
+			return fmt.Errorf("%w: pause after %v, false-cut timeout %v", ErrInvalidConfig, after, timeout)
+		}
+		c.pauseAfter, c.falseCut = after, timeout
 		return nil
 	}
 }

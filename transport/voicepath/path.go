@@ -52,18 +52,20 @@ type Path struct {
 	lang     *lang.Pack
 	trailing audio.TrailingWords
 
-	queue    *speechQueue
-	turns    chan audio.FinalTranscript
-	activity chan bool
-	ttsFirst atomic.Uint64 // math.Float64bits of the latest first-audio latency (ms)
-	heard    atomic.Pointer[audio.SpeakResult]
-	held     atomic.Int64 // start (ms) of a turn over the examiner's line held until its words are known; -1 none
-	cutOpen  atomic.Bool  // a barge-in was reported and no turn has reached the controller since
-	nodeMu   sync.Mutex
-	nodeID   string
-	timer    timer
-	stamp    *playStamp // the sink, noting when each reply starts playing
-	warm     []any      // the providers, warmed at Start (audio.Warm)
+	queue     *speechQueue
+	turns     chan audio.FinalTranscript
+	activity  chan bool
+	ttsFirst  atomic.Uint64 // math.Float64bits of the latest first-audio latency (ms)
+	heard     atomic.Pointer[audio.SpeakResult]
+	gateMu    sync.Mutex
+	gate      bargeGate   // what the candidate's sounds over the examiner's line do to it (bargein.go)
+	gateTimer *time.Timer // the gate's timeout (gateTimeout)
+	cutOpen   atomic.Bool // a barge-in was reported and no turn has reached the controller since
+	nodeMu    sync.Mutex
+	nodeID    string
+	timer     timer
+	stamp     *playStamp // the sink, noting when each reply starts playing
+	warm      []any      // the providers, warmed at Start (audio.Warm)
 
 	started   atomic.Bool
 	ctx       context.Context
@@ -79,7 +81,7 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 		return nil, fmt.Errorf("%w: a voice path needs a controller", ErrInvalidConfig)
 	}
 	cfg := config{source: runtime.SourceMic, speed: 1, endpoint: audio.DefaultEndpointConfig(), log: slog.New(slog.DiscardHandler),
-		vocab: vocabularyOf(ctrl), backchannel: DefaultBackchannelLength}
+		vocab: vocabularyOf(ctrl), backchannel: DefaultBackchannelLength, pauseAfter: DefaultPauseAfter, falseCut: DefaultFalseCutTimeout}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			closeParts(parts)
@@ -88,13 +90,15 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	}
 	p := &Path{ctrl: ctrl, exam: ctrl.Exam(), cfg: cfg, log: cfg.log, queue: newSpeechQueue(),
 		turns: make(chan audio.FinalTranscript, 8), activity: make(chan bool, 8), warm: []any{parts.Recognizer, parts.Synthesizer}}
-	p.held.Store(-1)
+	p.gate = bargeGate{pauseAfter: cfg.pauseAfter, cutAfter: cfg.backchannel, timeout: cfg.falseCut}
+	p.gateTimer = time.AfterFunc(time.Hour, p.gateTimeout)
+	p.gateTimer.Stop()
 	p.lang = languageOf(ctrl)
 	p.trailing = TrailingWords(p.lang)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if parts.Sink != nil {
 		p.stamp = &playStamp{Sink: parts.Sink}
-		parts.Sink = p.stamp
+		parts.Sink = pausable(p.stamp, parts.Sink)
 	}
 	vopts := []audio.VoiceOption{audio.WithBargeIn(cfg.bargeIn), audio.WithBargeInDecision(p.bargeInDecision), audio.WithVoiceLogger(cfg.log),
 		audio.WithOnEvent(p.onEvent), audio.WithOnTranscript(p.onTranscript)}
@@ -234,6 +238,7 @@ func (p *Path) onEvent(e audio.Event) {
 func (p *Path) Close() error {
 	p.closeOnce.Do(func() {
 		p.cancel()
+		p.gateTimer.Stop()
 		p.v.StopSpeaking()
 		p.wg.Wait()
 		p.closeErr = p.v.Close()

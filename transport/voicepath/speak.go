@@ -38,6 +38,7 @@ func (p *Path) say(ctx, lctx context.Context, l line) bool {
 	}
 	start := time.Now()
 	res, err := p.v.Speak(lctx, l.text, l.opts)
+	p.lineEnded() // a pause ends with its line
 	p.timed(l, start, res)
 	if res.FirstAudioMs > 0 {
 		p.ttsFirst.Store(math.Float64bits(res.FirstAudioMs))

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/examtui/examtui/internal/visual"
 	"github.com/examtui/examtui/monitor"
 )
 
@@ -115,6 +116,17 @@ func pad(s string, w int) string {
 	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
 }
 
+// readingCell is the exam's own text (a candidate's name, an exam title, what the candidate
+// said) cut to w cells in its logical order, then laid out for the terminal (visual.Line): a
+// right-to-left line reads from its right, and the cut keeps its beginning and says "…" at its
+// end, on the left for Arabic. Cutting after reordering would keep a right-to-left line's end.
+func readingCell(s string, w int) string {
+	if lipgloss.Width(s) > w {
+		s = ansi.Truncate(s, w, "…")
+	}
+	return visual.Line(s)
+}
+
 // shortState is the state in the list's narrow column.
 func shortState(s monitor.RowState) string {
 	if s == monitor.RowAwaiting {
@@ -144,12 +156,12 @@ func (m *Model) rowLine(cols []column, r *monitor.Row, now time.Time, selected b
 			if name == "" {
 				name = r.SessionID
 			}
-			cell = pad(name, c.w)
+			cell = pad(readingCell(name, c.w), c.w)
 			if selected {
 				cell = st.Current.Render(cell)
 			}
 		case colExam:
-			cell = r.Title
+			cell = readingCell(r.Title, c.w)
 		case colNode:
 			if r.NodeID != "" {
 				cell = fmt.Sprintf("%d/%d %s", r.NodeIndex, r.NodeTotal, r.NodeID)
@@ -175,7 +187,7 @@ func (m *Model) rowLine(cols []column, r *monitor.Row, now time.Time, selected b
 			cell = m.badges(r.Alerts, c.w)
 		case colLast:
 			if r.LastCandidate != "" {
-				cell = st.Candidate.Render("“") + r.LastCandidate + st.Candidate.Render("”")
+				cell = st.Candidate.Render("“") + readingCell(r.LastCandidate, c.w-2) + st.Candidate.Render("”")
 			}
 		}
 		b.WriteString(pad(cell, c.w))

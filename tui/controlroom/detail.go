@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/examtui/examtui/internal/textsafe"
+	"github.com/examtui/examtui/internal/visual"
 	"github.com/examtui/examtui/monitor"
 )
 
@@ -26,7 +27,9 @@ func (m *Model) detailLines(now time.Time, height int) []string {
 		if name == "" {
 			name = "(no candidate name)"
 		}
-		head := fmt.Sprintf("%s · %s · session %s", name, r.Title, r.SessionID)
+		// The exam's own text is laid out for display on its own (visual.Line), so an Arabic
+		// title reads from its right inside the English line.
+		head := fmt.Sprintf("%s · %s · session %s", visual.Line(name), visual.Line(r.Title), r.SessionID)
 		if r.Room != "" {
 			head += " · room " + r.Room
 		}
@@ -58,11 +61,11 @@ func (m *Model) detailLines(now time.Time, height int) []string {
 			out = append(out, line+a.Kind.Explain())
 			if a.Detail != "" {
 				// The cause on its own line, under the explanation, so a narrow screen keeps it.
-				out = append(out, st.Muted.Render(strings.Repeat(" ", 19)+a.Detail))
+				out = append(out, st.Muted.Render(strings.Repeat(" ", 19)+visual.Line(a.Detail)))
 			}
 		}
 		if r.LastCandidate != "" && len(out) < height {
-			out = append(out, st.Muted.Render(" last line: ")+st.Candidate.Render("“"+r.LastCandidate+"”"))
+			out = append(out, st.Muted.Render(" last line: ")+st.Candidate.Render("“"+visual.Line(r.LastCandidate)+"”"))
 		}
 	}
 	for len(out) < height {

@@ -28,6 +28,9 @@ type Invite struct {
 	Name     string // display name; empty: the identity
 	// TTL is how long the code can be used for the first time (0: DefaultLinkTTL).
 	TTL time.Duration
+	// Language is the exam's language (a BCP-47 tag), which the link carries for the page
+	// (LanguageParam); "": the server's default language.
+	Language string
 }
 
 // NewCode creates a one-time join code for inv in the store and returns it. The code is shown
@@ -128,7 +131,11 @@ func NewLink(ctx context.Context, st *sessions.Store, base string, inv Invite, n
 	if err != nil {
 		return "", err
 	}
-	return Link(base, code)
+	link, err := Link(base, code)
+	if err != nil || inv.Language == "" {
+		return link, err
+	}
+	return link + "?" + url.Values{LanguageParam: {inv.Language}}.Encode(), nil
 }
 
 // DefaultIdentity is the candidate's identity in a room when nothing names one.

@@ -45,14 +45,8 @@ type JoinResponse struct {
 	Name     string `json:"name"`
 }
 
-// notice answers GET /api/notice: the recording notice the page shows before the microphone
-// opens.
-func (s *Server) notice(w http.ResponseWriter, _ *http.Request) {
-	s.writeJSON(w, http.StatusOK, map[string]string{"notice": s.cfg.Notice})
-}
-
-// page serves index.html for any code, never stored: GET never consumes a code, and the page
-// finds out what its code is worth when the candidate presses Join.
+// page serves index.html for any code, in the link's language, never stored: GET never consumes
+// a code, and the page finds out what its code is worth when the candidate presses Join.
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	if _, err := fs.Stat(s.cfg.Page, "index.html"); err != nil {
 		s.setPageHeaders(w.Header())
@@ -61,7 +55,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, notBuilt+"\n")
 		return
 	}
-	s.serveFile(w, r, "index.html", cacheNever)
+	s.servePage(w, r)
 }
 
 // join redeems a code for this browser and answers with a fresh candidate token.
@@ -131,8 +125,16 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, JoinResponse{URL: s.cfg.LiveKitURL, Token: token, Room: jc.Room, Identity: jc.Identity, Name: name})
 }
 
+// refusalReasons name each refusal for the page, which says it in the page's language (its
+// pack's page string "refused" + the reason with a capital: refusedUsed); error stays the
+// English text for other clients.
+var refusalReasons = map[string]string{
+	msgUsed: "used", msgNotFound: "notFound", msgExpired: "expired", msgRevoked: "revoked",
+	msgMalformed: "malformed", msgInternal: "internal",
+}
+
 func (s *Server) refuse(w http.ResponseWriter, status int, msg string) {
-	s.writeJSON(w, status, map[string]string{"error": msg})
+	s.writeJSON(w, status, map[string]string{"error": msg, "reason": refusalReasons[msg]})
 }
 
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {

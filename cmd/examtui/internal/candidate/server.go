@@ -16,6 +16,7 @@ import (
 	"github.com/examtui/examtui/cmd/examtui/internal/candidate/web"
 	"github.com/examtui/examtui/internal/httpserve"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/spec/lang"
 )
 
 // Defaults of Config.
@@ -58,8 +59,13 @@ type Config struct {
 	Now func() time.Time
 	// Mount adds routes of other services the server carries (the LTI tool); nil: none.
 	Mount func(mux *http.ServeMux)
-	// Notice is the recording notice shown before the microphone opens ("": sessions.DefaultNotice).
+	// Notice is the recording notice shown before the microphone opens ("": the page language's
+	// pack's noticeText, which in English is sessions.DefaultNotice).
 	Notice string
+	// Languages are the language packs the page is shown in (nil: the shipped ones); Language is
+	// the default language, for a link that names none ("": en).
+	Languages *lang.Registry
+	Language  string
 }
 
 // Server serves the candidate page and the join API (docs/candidate.md).
@@ -69,6 +75,8 @@ type Server struct {
 	csp     string
 	handler http.Handler
 	rate    *rateLimiter
+	lang    *lang.Pack // the default language's pack
+	pages   *pages
 }
 
 // New validates cfg and returns its server.
@@ -98,13 +106,21 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if strings.TrimSpace(cfg.Notice) == "" {
-		cfg.Notice = sessions.DefaultNotice
+	if cfg.Languages == nil {
+		cfg.Languages = lang.Builtin()
+	}
+	if cfg.Language == "" {
+		cfg.Language = "en"
+	}
+	def, err := cfg.Languages.Lookup(cfg.Language)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the page's default language: %w", ErrInvalidConfig, err)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, csp: contentSecurityPolicy(lk), rate: newRateLimiter(JoinBurst, JoinPerMin)}
+	s := &Server{cfg: cfg, log: cfg.Logger, csp: contentSecurityPolicy(lk), rate: newRateLimiter(JoinBurst, JoinPerMin),
+		lang: def, pages: newPages(cfg.Page, strings.TrimSpace(cfg.Notice))}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -131,7 +147,6 @@ func (s *Server) routes() http.Handler {
 		http.NotFound(w, r)
 	})
 	mux.HandleFunc("POST /api/join", s.guardJoin(s.join))
-	mux.HandleFunc("GET /api/notice", s.notice)
 	if s.cfg.Mount != nil {
 		s.cfg.Mount(mux)
 	}

@@ -16,6 +16,9 @@ var (
 	// ErrTransport means the room connection failed: a dead or unreachable server, or a
 	// participant that lost the connection and did not get it back.
 	ErrTransport = errors.New("room transport failed")
+	// ErrSpokenLanguage means a spoken room check of an exam whose language the harness's
+	// recogniser (pocketsphinx, English) cannot hear.
+	ErrSpokenLanguage = errors.New("the spoken room check hears English only")
 )
 
 // FirstChunkTimeoutError is a reply whose first audio did not come within the reply timeout.

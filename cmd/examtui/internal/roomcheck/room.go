@@ -16,6 +16,7 @@ import (
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 	"github.com/examtui/examtui/transport/livekit"
 	"github.com/examtui/examtui/transport/voicepath"
 )
@@ -33,6 +34,7 @@ type room struct {
 	mic      *micPump
 	heard    *stepRecognizer // spoken runs: the bot's recogniser, told which step is spoken
 	synth    audio.Synthesizer
+	voice    string // the candidate's espeak-ng voice: the exam language's (candidateVoice)
 	closers  []func()
 	stop     context.CancelFunc
 	wg       sync.WaitGroup
@@ -84,7 +86,7 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 	if err != nil {
 		return rt, fmt.Errorf("examiner voice: %w", err)
 	}
-	rt.synth = synth
+	rt.synth, rt.voice = synth, candidateVoice(ctrl.Language())
 	var recog audio.Recognizer
 	if o.Spoken {
 		// A fixed grammar of the script's own lines: pocketsphinx is exact on a small grammar
@@ -230,7 +232,7 @@ func (rt *room) speech(ctx context.Context, line string) ([]int16, []pauseSpan, 
 	var pcm []int16
 	var pauses []pauseSpan
 	for _, p := range parts {
-		c, err := rt.synth.Synthesize(ctx, p.Text, audio.SpeakOptions{Voice: "en-us"})
+		c, err := rt.synth.Synthesize(ctx, p.Text, audio.SpeakOptions{Voice: rt.voice})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -371,3 +373,7 @@ func (rt *room) close() {
 		rt.closers[i]()
 	}
 }
+
+// candidateVoice is the espeak-ng voice the harness's candidate speaks with: the exam's
+// language pack's, so a French script is spoken in French.
+func candidateVoice(p *lang.Pack) string { return p.Voice }

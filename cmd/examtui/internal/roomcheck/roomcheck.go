@@ -22,6 +22,7 @@ import (
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
 	"github.com/examtui/examtui/spec"
+	"github.com/examtui/examtui/spec/lang"
 	"github.com/examtui/examtui/transport/voicepath"
 )
 
@@ -170,6 +171,9 @@ func Run(ctx context.Context, s *headless.Script, hopts headless.Options, o Opti
 		return nil, fmt.Errorf("%s: %w", s.Name(), err)
 	}
 	defer ctrl.Close()
+	if err := o.checkLanguage(ctrl.Language()); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name(), err)
+	}
 
 	res = &headless.Result{Script: s.Name(), Spec: s.SpecPath(), Examiner: ex.Name(), SessionID: sid}
 	mode := "typed"
@@ -295,3 +299,15 @@ func (o Options) startBounded(ctx context.Context, s *headless.Script, tt *spec.
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// checkLanguage refuses a spoken check of an exam the harness cannot hear: the candidate's
+// lines are spoken in the exam's language (the pack's espeak-ng voice), but the harness
+// recognises them with pocketsphinx, which knows English only. A typed check runs in any
+// language.
+func (o Options) checkLanguage(p *lang.Pack) error {
+	if !o.Spoken || lang.Base(p.Language) == "en" {
+		return nil
+	}
+	return fmt.Errorf("%w: the exam is in %s (%s), and the harness hears the candidate with pocketsphinx, "+
+		"which knows English only: run the room check typed (without --audio)", ErrSpokenLanguage, p.Name, p.Language)
+}

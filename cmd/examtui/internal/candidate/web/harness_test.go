@@ -39,9 +39,10 @@ type exam struct {
 	timings  []voicepath.Timing
 }
 
-// startExam opens the demo exam (offline examiner, a store so a rejoining page gets the
-// history) and joins its bot to lk's room; the exam starts when the candidate is in the room.
-func startExam(t testing.TB, lk *lktest.Server, answers *answers) *exam {
+// startExam opens the exam of specPath ("": the demo exam; offline examiner, a store so a
+// rejoining page gets the history) and joins its bot to lk's room; the exam starts when the
+// candidate is in the room.
+func startExam(t testing.TB, lk *lktest.Server, answers *answers, specPath string) *exam {
 	t.Helper()
 	ctx := context.Background()
 	e := &exam{lk: lk}
@@ -54,7 +55,7 @@ func startExam(t testing.TB, lk *lktest.Server, answers *answers) *exam {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.x = apptest.OpenExam(ctx, t, app.Options{DataDir: t.TempDir(), Input: runtime.SourceRoom})
+	e.x = apptest.OpenExam(ctx, t, app.Options{SpecPath: specPath, DataDir: t.TempDir(), Input: runtime.SourceRoom})
 	e.x.Subscribe(runtime.SubscriberFunc(func(ev runtime.Event) {
 		e.mu.Lock()
 		e.events = append(e.events, ev)

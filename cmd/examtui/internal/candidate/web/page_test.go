@@ -35,10 +35,16 @@ type room struct {
 
 func newRoom(t testing.TB) *room {
 	t.Helper()
+	return newRoomOf(t, "", newAnswers(t, apptest.Rehearsal(t).Said()))
+}
+
+// newRoomOf is newRoom with the exam of specPath ("": the demo exam) and the candidate's answers
+// (typed only: answers without their WAV files).
+func newRoomOf(t testing.TB, specPath string, a *answers) *room {
+	t.Helper()
 	lk := lktest.Start(t)
-	r := &room{lk: lk, site: startSite(t, lk)}
-	r.answers = newAnswers(t, apptest.Rehearsal(t).Said())
-	r.exam = startExam(t, lk, r.answers)
+	r := &room{lk: lk, site: startSite(t, lk), answers: a}
+	r.exam = startExam(t, lk, r.answers, specPath)
 	r.mic = filepath.Join(t.TempDir(), "mic.wav")
 	silence(t, r.mic) // until the first answer
 	r.browser = browsertest.Start(t, browsertest.WithFakeAudio(r.mic))
@@ -226,7 +232,7 @@ func TestPageShowsPause(t *testing.T) {
 	if err := r.exam.x.Controller.Control(t.Context(), runtime.ControlPause, "examiner"); err != nil {
 		t.Fatal(err)
 	}
-	p.WaitText("#paused", "The exam is paused: paused by examiner", waitExam)
+	p.WaitText("#paused", "The exam is paused: paused by the examiner", waitExam)
 	p.WaitText("#state", "paused", waitExam)
 	frozen := p.Text("#time-left")
 	ticks := browsertest.Eval[string](p, `document.querySelector("#time-left").dataset.ticks`)
@@ -383,7 +389,7 @@ const newestCaptionInView = `(() => {
 	return last.bottom <= box.bottom + 1 && last.bottom > box.top;
 })()`
 
-// TestPageCommandAckClears: "The examiner took your request (repeat)." stays under the answer
+// TestPageCommandAckClears: "The examiner took your request." stays under the answer
 // box while it is news, and goes when the examiner answers the candidate's next (spoken) answer.
 func TestPageCommandAckClears(t *testing.T) {
 	r := newRoom(t)
@@ -392,7 +398,7 @@ func TestPageCommandAckClears(t *testing.T) {
 	r.exam.quiet(t, 0)
 	before := r.exam.count(runtime.EventSpoken)
 	p.Type("#answer", "Sorry, could you repeat the question?")
-	p.WaitText("#answer-note", "The examiner took your request (repeat).", waitExam)
+	p.WaitText("#answer-note", "The examiner took your request.", waitExam)
 	r.exam.quiet(t, before) // the question, said again
 	if got := p.Text("#answer-note"); !strings.Contains(got, "took your request") {
 		t.Fatalf("the acknowledgement went before the candidate answered: %q", got)

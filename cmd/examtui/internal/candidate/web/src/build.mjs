@@ -1,7 +1,8 @@
 // Bundles the page into ../dist (embedded by cmd/examtui/internal/candidate/web), as a static
 // site: index.html at the root naming its assets by content (assets/NAME-HASH.EXT, which the
-// server sends as immutable), each text file beside its pre-compressed .br and .gz. Run by
-// `make web` (npm run build).
+// server sends as immutable), each asset beside its pre-compressed .br and .gz. index.html is a
+// Go html/template the server renders in the exam's language (its language pack's page strings,
+// <html lang dir>) and compresses once per language. Run by `make web` (npm run build).
 //
 // livekit-client is loaded by the page with a dynamic import of livekit.js (its own chunk, only
 // the exports named there kept), so the Join button does not wait for it. It is livekit-client's
@@ -57,7 +58,7 @@ writeFileSync(new URL('favicon.svg', out), readFileSync('favicon.svg'));
 const textual = /\.(html|js|css|svg|txt)$/;
 let wire = 0;
 const report = [];
-const files = [...Object.keys(result.metafile.outputs).map((f) => new URL(basename(f), assets)), new URL('index.html', out), new URL('favicon.svg', out)];
+const files = [...Object.keys(result.metafile.outputs).map((f) => new URL(basename(f), assets)), new URL('favicon.svg', out)];
 for (const url of files) {
   const raw = readFileSync(url);
   let best = raw.length;
@@ -73,4 +74,6 @@ for (const url of files) {
     report.push(`${basename(url.pathname)} ${(raw.length / 1024).toFixed(1)} KiB (br ${(best / 1024).toFixed(1)})`);
   }
 }
+const page = readFileSync(new URL('index.html', out));
+report.push(`index.html ${(page.length / 1024).toFixed(1)} KiB (br ${(brotliCompressSync(page).length / 1024).toFixed(1)}, before its strings)`);
 console.log(`candidate page: ${report.join(', ')}; ${(wire / 1024).toFixed(0)} KiB brotli in all`);

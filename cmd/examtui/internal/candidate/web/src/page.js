@@ -18,6 +18,22 @@ const REJOIN_EVERY_MS = 3000;
 const LEAVE_AFTER_END_MS = 60000;
 
 const $ = (id) => document.getElementById(id);
+
+// The page's words in the exam's language: the server renders the page with its language pack's
+// page strings (in the HTML, and as JSON here for what the script says), so nothing waits for
+// them. {name} in a string is filled in by t.
+const STRINGS = readStrings();
+
+function readStrings() {
+  try { return JSON.parse($('page-strings').textContent) || {}; } catch { return {}; }
+}
+
+function t(key, args) {
+  let s = STRINGS[key] || key;
+  for (const [k, v] of Object.entries(args || {})) s = s.replaceAll('{' + k + '}', String(v));
+  return s;
+}
+
 const ui = {
   main: $('main'), connection: $('connection'),
   notice: $('notice'), noticeText: $('notice-text'), noticeAck: $('notice-ack'),
@@ -92,7 +108,7 @@ function context() {
 function resumeAudio() {
   if (audioCtx && audioCtx.state === 'suspended') audioCtx.resume().catch(() => {});
   if (audioCtx && audioCtx.state !== 'running' && !joined) {
-    ui.micNote.textContent = 'Press any key or click to start the level meter.';
+    ui.micNote.textContent = t('micStart');
   }
 }
 
@@ -129,8 +145,7 @@ async function openMic(deviceId) {
     enableJoin(!code || ended || joined);
     resumeAudio();
   } catch (err) {
-    ui.micNote.textContent = 'The microphone could not be opened (' + (err && err.name ? err.name : err) +
-      '). Allow this page to use it, or type your answers after joining.';
+    ui.micNote.textContent = t('micError') + ' (' + (err && err.name ? err.name : err) + '). ' + t('micAllow');
     enableJoin(!code);
   }
 }
@@ -147,7 +162,7 @@ async function listMics() {
   ui.mic.replaceChildren(...devices.map((d, i) => {
     const o = document.createElement('option');
     o.value = d.deviceId;
-    o.textContent = d.label || 'Microphone ' + (i + 1);
+    o.textContent = d.label || t('micLabel') + ' ' + (i + 1);
     o.selected = d.deviceId === current;
     return o;
   }));
@@ -168,6 +183,10 @@ function rms(analyser) {
 
 // ---- joining --------------------------------------------------------------------------------
 
+const REFUSALS = {
+  used: 'refusedUsed', notFound: 'refusedNotFound', expired: 'refusedExpired', revoked: 'refusedRevoked', internal: 'refusedInternal',
+};
+
 async function fetchJoin() {
   const res = await fetch('/api/join', {
     method: 'POST', headers: { 'Content-Type': 'application/json' },
@@ -176,7 +195,9 @@ async function fetchJoin() {
   let body = {};
   try { body = await res.json(); } catch { /* a proxy's error page: the status says enough */ }
   if (!res.ok) {
-    const err = new Error(body.error || 'the exam server answered ' + res.status);
+    // The server names its refusal (reason); the page says it in its own language.
+    const key = REFUSALS[body.reason];
+    const err = new Error(key ? t(key) : body.error || t('serverAnswered', { status: res.status }));
     err.status = res.status;
     throw err;
   }
@@ -187,12 +208,12 @@ async function join() {
   ui.join.disabled = true;
   ui.joinError.textContent = '';
   resumeAudio();
-  setConnection('Joining…');
+  setConnection(t('joining'));
   let creds;
   try {
     creds = await fetchJoin();
   } catch (err) {
-    ui.joinError.textContent = 'You cannot join: ' + err.message;
+    ui.joinError.textContent = t('cannotJoin') + ' ' + err.message;
     setConnection('');
     ui.join.disabled = false;
     return;
@@ -204,7 +225,7 @@ async function join() {
   try {
     await connect(creds);
   } catch (err) {
-    setConnection('Could not connect to the exam: ' + err.message + '. Trying again…', 'bad');
+    setConnection(t('connectFailed') + ' ' + err.message + '. ' + t('tryingAgain'), 'bad');
     scheduleRejoin();
     return;
   }
@@ -246,21 +267,21 @@ async function connect(creds) {
   });
   r.on(RoomEvent.TrackUnsubscribed, (track) => track.detach().forEach((el) => el.remove()));
   // A lost signalling connection alone (media may still flow) reads the same to the candidate.
-  r.on(RoomEvent.SignalReconnecting, () => setConnection('Connection lost. Reconnecting…', 'bad'));
-  r.on(RoomEvent.Reconnecting, () => setConnection('Connection lost. Reconnecting…', 'bad'));
+  r.on(RoomEvent.SignalReconnecting, () => setConnection(t('reconnecting'), 'bad'));
+  r.on(RoomEvent.Reconnecting, () => setConnection(t('reconnecting'), 'bad'));
   r.on(RoomEvent.Reconnected, () => {
-    setConnection('Reconnected.', 'good');
+    setConnection(t('reconnected'), 'good');
     sayReady(r);
   });
   r.on(RoomEvent.Disconnected, (reason) => {
     if (r !== room) return;
     if (ended) return;
     if (reason === DisconnectReason.DUPLICATE_IDENTITY) {
-      setConnection('This exam was opened in another window or tab; continue there.', 'bad');
+      setConnection(t('otherTab'), 'bad');
       showRejoin();
       return;
     }
-    setConnection('Disconnected. Rejoining…', 'bad');
+    setConnection(t('rejoining'), 'bad');
     scheduleRejoin();
   });
   await r.connect(creds.url, creds.token, { autoSubscribe: false });
@@ -272,7 +293,7 @@ async function connect(creds) {
     micTrack = pub.track;
     mic = null;
   }
-  setConnection('Connected.', 'good');
+  setConnection(t('connected'), 'good');
   ui.rejoinRow.hidden = true;
   sayReady(r);
 }
@@ -343,15 +364,15 @@ async function rejoin() {
     await openMic(ui.mic.value || undefined);
   }
   try {
-    setConnection('Rejoining…', 'bad');
+    setConnection(t('rejoining'), 'bad');
     await connect(await fetchJoin());
-    setConnection('Reconnected.', 'good');
+    setConnection(t('reconnected'), 'good');
   } catch (err) {
     if (err.status === 409 || err.status === 404 || err.status === 410) {
-      setConnection('You cannot rejoin: ' + err.message, 'bad');
+      setConnection(t('cannotRejoin') + ' ' + err.message, 'bad');
       return;
     }
-    setConnection('Still disconnected (' + err.message + '). Trying again…', 'bad');
+    setConnection(t('stillDisconnected', { error: err.message }), 'bad');
     scheduleRejoin();
   }
 }
@@ -376,18 +397,31 @@ function showEvent(ev) {
 }
 
 const STATE_WORDS = {
-  created: 'about to start', scaffolding: 'about to start', ready: 'about to start',
-  in_progress: 'in progress', paused: 'paused', completed: 'finished', aborted: 'stopped',
+  created: 'stateStarting', scaffolding: 'stateStarting', ready: 'stateStarting',
+  in_progress: 'stateInProgress', paused: 'statePaused', completed: 'stateFinished', aborted: 'stateStopped',
 };
+
+function stateWord(state) {
+  return STATE_WORDS[state] ? t(STATE_WORDS[state]) : state;
+}
+
+// The runtime's pause reasons the page knows, in the page's language; another (an examiner's
+// own words) is shown as it came.
+function pauseReason(reason) {
+  if (reason === 'candidate left') return t('pausedLeft');
+  if (reason === 'candidate asked to pause') return t('pausedAsked');
+  if (reason.startsWith('paused by ')) return t('pausedByExaminer');
+  return reason;
+}
 
 function showState(p) {
   examState = p.state || '';
-  ui.state.textContent = STATE_WORDS[examState] || examState;
+  ui.state.textContent = stateWord(examState);
   if (p.totalTimeBudgetSec && !deadline && frozenLeft === null) frozenLeft = p.totalTimeBudgetSec;
   if (examState === 'paused') {
     if (deadline) frozenLeft = secondsLeft();
     deadline = null;
-    ui.paused.textContent = 'The exam is paused' + (p.reason ? ': ' + p.reason : '') + '. The clock is stopped.';
+    ui.paused.textContent = t('paused') + (p.reason ? ': ' + pauseReason(p.reason) : '') + '. ' + t('clockStopped');
     ui.paused.hidden = false;
   } else {
     ui.paused.hidden = true;
@@ -402,15 +436,15 @@ function showState(p) {
 
 function showProgress(progress) {
   if (!progress || !progress.totalNodes) return;
-  ui.progress.textContent = progress.currentNodeIndex + ' of ' + progress.totalNodes;
-  ui.progress.setAttribute('aria-label', 'question ' + progress.currentNodeIndex + ' of ' + progress.totalNodes);
+  const n = { current: progress.currentNodeIndex, total: progress.totalNodes };
+  ui.progress.textContent = t('progress', n);
+  ui.progress.setAttribute('aria-label', t('progressLabel', n));
   ui.warning.hidden = true;
 }
 
 function showWarning(p) {
   const mins = Math.max(1, Math.round((p.remainingSec || 0) / 60));
-  const what = p.scope === 'exam' ? 'the exam' : 'this question';
-  ui.warning.textContent = 'About ' + mins + (mins === 1 ? ' minute' : ' minutes') + ' left for ' + what + '.';
+  ui.warning.textContent = t(p.scope === 'exam' ? 'warnExam' : 'warnQuestion', { minutes: mins });
   ui.warning.hidden = false;
 }
 
@@ -422,6 +456,7 @@ function showCaption(p) {
     lastCaption.appendChild(span);
   } else {
     lastCaption = document.createElement('p');
+    lastCaption.dir = 'auto'; // the examiner's words keep their own direction
     span.textContent = p.text;
     lastCaption.appendChild(span);
     ui.captions.appendChild(lastCaption);
@@ -438,7 +473,7 @@ function scrollCaptions() {
 
 function showCommand(p) {
   if (!p.accepted) return;
-  ui.answerNote.textContent = 'The examiner took your request (' + String(p.command || '').replace(/_/g, ' ') + ').';
+  ui.answerNote.textContent = t('commandTaken');
   ackShown = true;
 }
 
@@ -461,15 +496,15 @@ function showEnded(p) {
   ended = true;
   deadline = null;
   clearTimeout(rejoinTimer);
-  ui.state.textContent = STATE_WORDS[p.state] || 'finished';
+  ui.state.textContent = stateWord(p.state === 'aborted' ? 'aborted' : 'completed');
   ui.ended.hidden = false;
   ui.answerForm.hidden = true;
   ui.rejoinRow.hidden = true;
   ui.paused.hidden = true;
   ui.micPanel.hidden = true;
   ui.endedText.textContent = p.state === 'aborted'
-    ? 'The exam was stopped' + (p.reason ? ' (' + p.reason + ')' : '') + '. You can close this page.'
-    : 'Thank you. You can close this page.';
+    ? t('stopped') + (p.reason ? ' (' + p.reason + ')' : '') + '. ' + t('closePage')
+    : t('endedText');
   setConnection('');
   ui.endedTitle.focus();
   // The examiner's closing words are still being spoken: leave when the examiner does, or a
@@ -497,20 +532,20 @@ async function sendAnswer(e) {
   e.preventDefault();
   const text = ui.answer.value.trim();
   if (!text) return;
-  if (!room) { ui.answerNote.textContent = 'Not connected: your answer was not sent. Try again when reconnected.'; return; }
+  if (!room) { ui.answerNote.textContent = t('notConnected'); return; }
   // The answer goes to the examiner bot only, never to the whole room: a participant without a
   // role (an observer, a stranger with a token) must not read it. Examiners see it through the
   // bot's events.
   const bots = [...room.remoteParticipants.values()].filter(isBot).map((p) => p.identity);
-  if (bots.length === 0) { ui.answerNote.textContent = 'The examiner is not in the room yet: your answer was not sent. Try again in a moment.'; return; }
+  if (bots.length === 0) { ui.answerNote.textContent = t('examinerAbsent'); return; }
   try {
     await room.localParticipant.publishData(new TextEncoder().encode(JSON.stringify({ type: 'candidate_text', text })),
       { reliable: true, topic: TOPIC_INPUT, destinationIdentities: bots });
     ui.answer.value = '';
-    ui.answerNote.textContent = 'Sent: ' + text;
+    ui.answerNote.textContent = t('sent') + ' ' + text;
     ackShown = false;
   } catch (err) {
-    ui.answerNote.textContent = 'Your answer was not sent (' + err.message + '). Try again.';
+    ui.answerNote.textContent = t('notSent') + ' (' + err.message + '). ' + t('tryAgain');
   }
 }
 
@@ -569,12 +604,10 @@ window.addEventListener('resize', scrollCaptions);
 setInterval(drawClock, 1000);
 requestAnimationFrame(drawLevel);
 if (!code) {
-  ui.joinError.textContent = 'This page needs the join link your examiner gave you (…/join/YOUR-CODE).';
+  ui.joinError.textContent = t('needLink');
 }
-// The recording notice comes first: the microphone opens only once the candidate has read it.
-fetch('/api/notice', { cache: 'no-store' }).then((res) => res.json())
-  .then((body) => { if (body.notice) ui.noticeText.textContent = body.notice; })
-  .catch(() => { /* the notice built into the page stays */ });
+// The recording notice (in the HTML, as the server's configuration or the language pack gives
+// it) comes first: the microphone opens only once the candidate has read it.
 ui.noticeAck.addEventListener('click', () => {
   noticeAcked = true;
   ui.notice.hidden = true;
