@@ -9,8 +9,10 @@
 // brings four things and nothing else:
 //
 //   - an audio source: the candidate's speech as audio.Frame values (16 kHz mono, 20 ms),
-//     on the wall clock: time in which no audio arrives is silence (audio.LiveFramer), so a
-//     turn ends on the clock and not when more audio happens to arrive;
+//     placed by the sender's media time where it has one (RTP timestamps), so audio read late
+//     is still where it was said, and with time in which no audio arrives counted as silence
+//     on the wall clock (audio.LiveFramer), so a turn ends on time and not when more audio
+//     happens to arrive;
 //   - an audio sink: where the examiner's clips play (audio.Sink). Play returns when the clip
 //     has played, or at once with Interrupted set when Stop is called;
 //   - presence: the candidate arriving, leaving and coming back

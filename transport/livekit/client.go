@@ -2,6 +2,7 @@ package livekit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -35,6 +36,7 @@ type Client struct {
 	roles   *RoleBook
 	bot     string          // the one bot the server vouched for, pinned when first seen
 	agents  bool            // decode an agent participant's audio too (WithAgentAudio)
+	changed chan struct{}   // closed and replaced when participants arrive or change
 	warned  map[string]bool // security warnings already delivered, by code and sender
 	session string          // the session of the bot's latest event, for local warnings
 
@@ -112,14 +114,15 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 	defaultSDKLogger(o.log)
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &Client{
-		log:    o.log.With("component", "livekit-client"),
-		events: make(chan runtime.Event, o.eventBuffer),
-		audio:  make(chan AudioFrame, o.audioBuffer),
-		ctx:    runCtx,
-		cancel: cancel,
-		seen:   make(map[int64]bool),
-		warned: make(map[string]bool),
-		agents: o.agentAudio,
+		log:     o.log.With("component", "livekit-client"),
+		events:  make(chan runtime.Event, o.eventBuffer),
+		audio:   make(chan AudioFrame, o.audioBuffer),
+		ctx:     runCtx,
+		cancel:  cancel,
+		seen:    make(map[int64]bool),
+		warned:  make(map[string]bool),
+		changed: make(chan struct{}),
+		agents:  o.agentAudio,
 	}
 	c.roles = NewRoleBook(func(u UntrustedParticipant) {
 		c.log.Warn("participant refused a role", "identity", u.Identity, "claimed", u.Claimed, "verdict", u.Verdict.String())
@@ -163,8 +166,10 @@ func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 			c.dataMu.Lock()
 			c.releaseHeldLocked(false)
 			c.dataMu.Unlock()
+			c.notifyChanged()
 		},
 		ParticipantCallback: lksdk.ParticipantCallback{
+			OnAttributesChanged: func(map[string]string, lksdk.Participant) { c.notifyChanged() },
 			OnDataPacket: func(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 				c.onData(data, params)
 			},
@@ -381,14 +386,31 @@ func (c *Client) sendToBot(ctx context.Context, topic string, payload []byte) er
 	return nil
 }
 
-// WaitBot blocks until the examiner bot is in the room.
+// notifyChanged wakes WaitBot.
+func (c *Client) notifyChanged() {
+	c.mu.Lock()
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// WaitBot blocks until the examiner bot is in the room: it waits for the connection, then for
+// participants to arrive or change, until ctx ends.
 func (c *Client) WaitBot(ctx context.Context) error {
 	for {
-		if lk := c.conn.room(); lk != nil && c.conn.State() == StateConnected {
-			for _, rp := range lk.GetRemoteParticipants() {
-				if c.isBot(rp) {
-					return nil
-				}
+		c.mu.Lock()
+		changed := c.changed // taken before the check, so no arrival is missed
+		c.mu.Unlock()
+		lk, err := c.conn.waitConnected(ctx)
+		if errors.Is(err, ErrClosed) {
+			return ErrClosed
+		}
+		if err != nil {
+			return fmt.Errorf("wait for the bot: %w", ctx.Err())
+		}
+		for _, rp := range lk.GetRemoteParticipants() {
+			if c.isBot(rp) {
+				return nil
 			}
 		}
 		select {
@@ -396,7 +418,7 @@ func (c *Client) WaitBot(ctx context.Context) error {
 			return fmt.Errorf("wait for the bot: %w", ctx.Err())
 		case <-c.ctx.Done():
 			return ErrClosed
-		case <-time.After(50 * time.Millisecond):
+		case <-changed:
 		}
 	}
 }

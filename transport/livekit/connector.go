@@ -34,12 +34,14 @@ type connector struct {
 	gen       uint64
 	state     ConnState
 	connected chan struct{} // closed while connected
+	changed   chan struct{} // closed and replaced at every change of state
 	done      chan struct{} // closed by close
 	lost      chan uint64   // generations the SDK gave up on
 }
 
 func (c *connector) init() {
 	c.connected = make(chan struct{})
+	c.changed = make(chan struct{})
 	c.done = make(chan struct{})
 	c.lost = make(chan uint64, 4)
 	c.state = StateConnecting
@@ -146,6 +148,8 @@ func (c *connector) setState(gen uint64, s ConnState) {
 	}
 	prev := c.state
 	c.state = s
+	close(c.changed)
+	c.changed = make(chan struct{})
 	if s == StateConnected {
 		close(c.connected)
 	} else if prev == StateConnected {
@@ -219,6 +223,13 @@ func (c *connector) State() ConnState {
 	return c.state
 }
 
+// stateChange returns the state and a channel closed at its next change.
+func (c *connector) stateChange() (ConnState, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state, c.changed
+}
+
 // waitConnected blocks until the participant is connected, and returns the SDK room.
 func (c *connector) waitConnected(ctx context.Context) (*lksdk.Room, error) {
 	for {
@@ -249,6 +260,8 @@ func (c *connector) close() {
 		return
 	}
 	c.state = StateClosed
+	close(c.changed)
+	c.changed = make(chan struct{})
 	close(c.done)
 	lk := c.lk
 	onState := c.onState

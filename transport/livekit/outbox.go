@@ -23,6 +23,7 @@ type outItem struct {
 	ev     runtime.Event
 	to     string
 	replay bool
+	asked  bool // a replay the recipient asked for: sent even what the ledger says it was sent
 }
 
 // Publish queues an event for the room: examiners get it whole, the candidate gets
@@ -81,6 +82,34 @@ func (r *Room) replayTo(identity string, from int64) {
 	}
 }
 
+// askedReplayGap is the least time between two replays a candidate's client asks for: a
+// client says "ready" once or twice per connection, so more is noise, and a hostile one must
+// not make the bot send the whole history over and over.
+const askedReplayGap = time.Second
+
+// replayAsked answers a candidate's "ready": the whole of its share of the events, ledger or
+// not: what the ledger counts as sent may have gone to a data channel that was not open yet.
+func (r *Room) replayAsked(identity string) {
+	now := time.Now()
+	r.mu.Lock()
+	if r.askedAt == nil {
+		r.askedAt = map[string]time.Time{}
+	}
+	last, seen := r.askedAt[identity]
+	if seen && now.Sub(last) < askedReplayGap {
+		r.mu.Unlock()
+		return
+	}
+	r.askedAt[identity] = now
+	r.mu.Unlock()
+	evs := r.eventsFrom(1)
+	r.stats.replays.Add(1)
+	r.log.Info("replaying events the client asked for", "to", identity, "count", len(evs))
+	for _, ev := range evs {
+		r.out.push(outItem{ev: ev, to: identity, replay: true, asked: true})
+	}
+}
+
 // resendRecent sends again, to everyone, what was sent within the resend window before the
 // connection was resumed.
 func (r *Room) resendRecent() {
@@ -128,20 +157,29 @@ func (r *Room) sendLoop(ctx context.Context) {
 		if !ok {
 			return
 		}
-		for {
-			lk, err := r.conn.waitConnected(ctx)
-			if err != nil {
-				return
-			}
-			if err = r.send(lk, it); err == nil {
-				break
-			}
-			r.log.Warn("send event", "seq", it.ev.Seq, "event", it.ev.Event.String(), "err", err)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
+		if !r.sendOne(ctx, it) {
+			return
+		}
+	}
+}
+
+// sendOne sends one event, retrying until it is sent (true) or ctx ends (false); either way the
+// queue is told the event is settled, so flush sees the queue drain.
+func (r *Room) sendOne(ctx context.Context, it outItem) bool {
+	defer r.out.settle()
+	for {
+		lk, err := r.conn.waitConnected(ctx)
+		if err != nil {
+			return false
+		}
+		if err = r.send(lk, it); err == nil {
+			return true
+		}
+		r.log.Warn("send event", "seq", it.ev.Seq, "event", it.ev.Event.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }
@@ -184,7 +222,7 @@ func (r *Room) send(lk *lksdk.Room, it outItem) error {
 	if ev.Seq == 0 {
 		candidates = nil // out-of-band reports are for examiners only
 	}
-	if it.replay && it.to != "" {
+	if it.replay && it.to != "" && !it.asked {
 		// A join replay sends each connection only what it has not been sent (sentLedger).
 		examiners, candidates = r.unsent(ev.Seq, examiners), r.unsent(ev.Seq, candidates)
 	}
@@ -260,14 +298,24 @@ func (r *Room) sendEnvelope(lk *lksdk.Room, ev runtime.Event, to []string) error
 	return nil
 }
 
-// flush waits until the queue is empty, the bot is not connected, or d has passed.
+// flush waits until every queued event has been handed to the data channel, the bot is not
+// connected, or d has passed: it waits on the queue draining and on the connection's state
+// changing, not on a poll.
 func (r *Room) flush(d time.Duration) {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if r.out.len() == 0 || r.conn.State() != StateConnected {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for {
+		state, changed := r.conn.stateChange()
+		idle, drained := r.out.drainState()
+		if idle || state != StateConnected {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-drained:
+		}
 	}
 	if r.conn.State() == StateConnected {
 		// The last packets are in the data channel's buffer; leaving at once would drop them

@@ -34,10 +34,11 @@ type Room struct {
 	handlersSet chan struct{}   // closed once handlers are known
 	history     []runtime.Event // when no replay source was given
 	lastSession string
-	sentAt      []sentMark    // recent sends, for the resend window
-	readyGen    uint64        // the connection whose participants have been read
-	remotes     decoders      // of the candidates' microphones
-	changed     chan struct{} // closed and replaced when participants change
+	sentAt      []sentMark           // recent sends, for the resend window
+	askedAt     map[string]time.Time // when each candidate last asked for a replay (replayAsked)
+	readyGen    uint64               // the connection whose participants have been read
+	remotes     decoders             // of the candidates' microphones
+	changed     chan struct{}        // closed and replaced when participants change
 	closeOnce   sync.Once
 
 	roles  *RoleBook
@@ -378,6 +379,8 @@ func (r *Room) handleLoop(ctx context.Context) {
 		h := r.handlers
 		r.mu.Unlock()
 		switch {
+		case msg.text != nil && msg.text.Ready:
+			r.replayAsked(msg.text.Sender)
 		case msg.text != nil:
 			r.log.Info("candidate text", "from", msg.text.Sender, "chars", len(msg.text.Text))
 			if h.CandidateText != nil {
@@ -521,6 +524,26 @@ func (r *Room) Participants() []Participant {
 		ps = append(ps, Participant{Identity: rp.Identity(), Role: r.roles.Role(rp), SID: rp.SID()})
 	}
 	return append(ps, r.earlyParticipants(lk)...)
+}
+
+// WaitParticipants blocks until ok holds for the participants the bot sees, checking each
+// time they change (arrive, leave, a role becomes known), or until ctx ends.
+func (r *Room) WaitParticipants(ctx context.Context, ok func([]Participant) bool) error {
+	for {
+		r.mu.Lock()
+		ch := r.changed
+		r.mu.Unlock()
+		if ok(r.Participants()) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for participants: %w", ctx.Err())
+		case <-r.ctx.Done():
+			return ErrClosed
+		case <-ch:
+		}
+	}
 }
 
 // WaitCandidate blocks until a candidate is in the room and returns its identity. With the

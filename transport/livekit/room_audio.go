@@ -15,11 +15,12 @@ import (
 // controller (turns, the speech queue, interruptions) is the voice path's.
 
 // roomSource re-frames the room's decoded candidate audio (frames of any length) into the
-// 20 ms frames the VAD expects, on a wall-clock timeline (audio.LiveFramer): time in which no
-// audio arrives (the candidate muted, left, lost the network, or their client uses Opus DTX)
-// becomes silent frames, so a turn ends on the clock rather than when more audio happens to
-// arrive. Samples are numbered from the first one received, so the turn timeline is continuous
-// across the candidate's rejoins.
+// 20 ms frames the VAD expects, placed by the sender's media time (audio.LiveFramer): a jump in
+// the candidate's RTP clock (Opus DTX, lost packets, a mute) is silence, and audio this process
+// reads late is still where the candidate said it. When no audio comes at all (the candidate
+// muted, left or lost the network) the wall clock counts silence, so a turn ends on time rather
+// than when more audio happens to arrive. Samples are numbered from the first one received, so
+// the turn timeline is continuous across the candidate's rejoins.
 type roomSource struct {
 	in     <-chan AudioFrame
 	frames chan audio.Frame
@@ -65,21 +66,14 @@ func (s *roomSource) run(ctx context.Context) {
 			return
 		case <-s.stop:
 			return
-		case now := <-tick.C:
-			out = framer.Tick(now)
+		case <-tick.C:
+			// Audio already here is placed before the clock counts silence: a receiver that
+			// was starved finds both a tick and the late audio waiting. The clock is read now,
+			// not when the tick was sent.
+			out = s.drain(framer, nil)
+			out = append(out, framer.Tick(time.Now())...)
 		case f := <-s.in:
-			at := f.Received
-			if at.IsZero() {
-				at = time.Now()
-			}
-			rate := f.SampleRate
-			if rate <= 0 {
-				rate = audio.SampleRate
-			}
-			if out, err = framer.Write(f.Samples, rate, at); err != nil {
-				s.log.Warn("candidate audio dropped", "rate", rate, "err", err)
-				continue
-			}
+			out = s.drain(framer, s.write(framer, nil, f))
 		}
 		for _, fr := range out {
 			select {
@@ -89,6 +83,41 @@ func (s *roomSource) run(ctx context.Context) {
 			case <-s.stop:
 				return
 			}
+		}
+	}
+}
+
+// write frames one run of received audio onto out.
+func (s *roomSource) write(framer *audio.LiveFramer, out []audio.Frame, f AudioFrame) []audio.Frame {
+	at := f.Received
+	if at.IsZero() {
+		at = time.Now()
+	}
+	rate := f.SampleRate
+	if rate <= 0 {
+		rate = audio.SampleRate
+	}
+	var got []audio.Frame
+	var err error
+	if f.Stream != 0 {
+		got, err = framer.WriteMedia(audio.Run{Samples: f.Samples, Rate: rate, Media: f.Media, Stream: f.Stream, Received: at})
+	} else {
+		got, err = framer.Write(f.Samples, rate, at)
+	}
+	if err != nil {
+		s.log.Warn("candidate audio dropped", "rate", rate, "err", err)
+	}
+	return append(out, got...)
+}
+
+// drain frames every run already waiting, without blocking.
+func (s *roomSource) drain(framer *audio.LiveFramer, out []audio.Frame) []audio.Frame {
+	for {
+		select {
+		case f := <-s.in:
+			out = s.write(framer, out, f)
+		default:
+			return out
 		}
 	}
 }

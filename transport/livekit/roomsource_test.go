@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -87,4 +88,64 @@ func TestRoomSourceEndsTurnOnWallClock(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestRoomSourceKeepsLateAudioInPlace: a busy receiver's decoder holds the middle of the
+// candidate's line for 280 ms and then hands it on all at once, while the source's clock ticks
+// on time. Placed by the sender's RTP time the line is whole: no silence inside it, every
+// sample in order. (Placed by arrival time, the hold was counted as silence inside the line.)
+func TestRoomSourceKeepsLateAudioInPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		in := make(chan AudioFrame, 100)
+		src := newRoomSource(in, slog.New(slog.DiscardHandler))
+		if err := src.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		const packets = 100 // 2 s of a voiced tone
+		var sent []int16
+		var line []AudioFrame
+		for i := range packets {
+			s := make([]int16, 320)
+			for k := range s {
+				s[k] = int16(8000 * math.Sin(2*math.Pi*220*float64(i*320+k)/16000))
+			}
+			sent = append(sent, s...)
+			line = append(line, AudioFrame{Samples: s, SampleRate: InputSampleRate, Media: time.Duration(i) * 20 * time.Millisecond, Stream: 7})
+		}
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() {
+			var held []AudioFrame
+			for i, f := range line {
+				time.Sleep(20 * time.Millisecond)
+				held = append(held, f)
+				if i >= 25 && i < 39 {
+					continue // held up in the decoder for 280 ms
+				}
+				for _, f := range held {
+					f.Received = time.Now()
+					in <- f
+				}
+				held = nil
+			}
+		})
+		var got []int16
+		for len(got) < len(sent) {
+			select {
+			case f := <-src.Frames():
+				if f.Missing {
+					t.Fatalf("missing frame at %d ms inside the line: late audio counted as silence", f.StartMs())
+				}
+				got = append(got, f.Samples...)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%d of %d samples framed", len(got), len(sent))
+			}
+		}
+		if !slices.Equal(got[:len(sent)], sent) {
+			t.Error("the line was not framed as sent")
+		}
+	})
 }

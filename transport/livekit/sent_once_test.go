@@ -17,6 +17,7 @@ import (
 // rawCandidate is a candidate that counts every event packet the bot sends it, before any
 // client-side removal of repeats: what a page that shows each packet would show.
 type rawCandidate struct {
+	lk    *lksdk.Room
 	mu    sync.Mutex
 	count map[int64]int
 	kinds map[int64]runtime.EventType
@@ -67,6 +68,7 @@ func joinRawCandidate(t *testing.T, e *exam, identity string) *rawCandidate {
 		t.Fatalf("%s join: %v", identity, err)
 	}
 	t.Cleanup(room.Disconnect)
+	c.lk = room
 	return c
 }
 
@@ -97,4 +99,38 @@ func TestEachEventOnceToAConnection(t *testing.T) {
 			t.Errorf("seq %d arrived %d times", seq, n)
 		}
 	}
+}
+
+// TestReadyReplaysEverything: a candidate's client that says "ready" gets its share of every
+// event again, even what the bot's ledger counts as sent to that connection. On a busy machine
+// the bot sees a joining page before the page's data channel is open; what it sent then is
+// lost, and a ledger-filtered replay would never send it again (the reloaded page that stayed
+// "paused").
+func TestReadyReplaysEverything(t *testing.T) {
+	e, ctrl, _ := roomExam(t, "ready")
+	ctx := context.Background()
+	cand := joinRawCandidate(t, e, "candidate-1")
+	e.waitAudience(t, "candidate-1")
+	if err := ctrl.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 15*time.Second, func() bool { return cand.has(runtime.EventSpoken, 0) }, "the opening to reach the candidate")
+	opened := cand.seqs()
+	ready, err := livekit.EncodeCandidateReady()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cand.lk.LocalParticipant.PublishDataPacket(lksdk.UserData(ready), lksdk.WithDataPublishTopic(livekit.TopicCandidateInput),
+		lksdk.WithDataPublishReliable(true)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 15*time.Second, func() bool {
+		got := cand.seqs()
+		for seq := range opened {
+			if got[seq] < 2 {
+				return false
+			}
+		}
+		return true
+	}, "every event sent before the ready to arrive again")
 }

@@ -75,6 +75,11 @@ const (
 	// means for the exam is the runtime's to decide (the bot cuts the line; the controller
 	// records it as a barge-in with what was heard).
 	msgCandidateStop = "stop"
+	// msgCandidateReady says the candidate's client can now receive: the bot sends it its
+	// share of the exam's events again, all of them (the client keeps each seq once). Events
+	// sent before the client's data channel was open (a slow join, a reloaded page on a busy
+	// machine) are otherwise lost for that connection.
+	msgCandidateReady = "ready"
 )
 
 // CandidateText is a typed answer received from the candidate.
@@ -86,6 +91,9 @@ type CandidateText struct {
 	// Stop is a {"type":"stop"} message: the candidate asks the examiner to stop speaking.
 	// Text is empty and Confidence 0.
 	Stop bool
+	// Ready is a {"type":"ready"} message: the candidate's client can receive events now and
+	// asks for them again. The room answers it itself; it never reaches the exam.
+	Ready bool
 }
 
 // CommandKind says which of the examiner's messages a command is.
@@ -181,11 +189,14 @@ func ParseCandidateInput(data []byte) (CandidateText, error) {
 	if err != nil {
 		return CandidateText{}, err
 	}
-	if m.Type == msgCandidateStop {
+	switch m.Type {
+	case msgCandidateStop:
 		return CandidateText{Stop: true}, nil
-	}
-	if m.Type != msgCandidateText {
-		return CandidateText{}, fmt.Errorf("%w: type %q on %s (want %s or %s)", ErrInvalidMessage, m.Type, TopicCandidateInput, msgCandidateText, msgCandidateStop)
+	case msgCandidateReady:
+		return CandidateText{Ready: true}, nil
+	case msgCandidateText:
+	default:
+		return CandidateText{}, fmt.Errorf("%w: type %q on %s (want %s, %s or %s)", ErrInvalidMessage, m.Type, TopicCandidateInput, msgCandidateText, msgCandidateStop, msgCandidateReady)
 	}
 	text, err := checkText("text", m.Text, MaxCandidateTextLen)
 	if err != nil {
@@ -237,6 +248,11 @@ func EncodeCandidateText(text string, confidence float64) ([]byte, error) {
 // EncodeCandidateStop builds a candidate-input packet asking the examiner to stop speaking.
 func EncodeCandidateStop() ([]byte, error) {
 	return json.Marshal(wireMessage{Type: msgCandidateStop})
+}
+
+// EncodeCandidateReady builds a candidate-input packet saying the client can receive events.
+func EncodeCandidateReady() ([]byte, error) {
+	return json.Marshal(wireMessage{Type: msgCandidateReady})
 }
 
 // EncodeAdminInstruction builds an examiner-commands packet carrying an admin instruction.

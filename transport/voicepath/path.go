@@ -203,19 +203,23 @@ func (p *Path) LastHeard() *audio.SpeakResult { return p.heard.Load() }
 func (p *Path) Idle() bool { return p.queue.idle() }
 
 // WaitIdle blocks until the examiner has said every line queued so far, or ctx ends: a bot
-// leaving at the end of an exam lets the closing words reach the candidate first.
+// leaving at the end of an exam lets the closing words reach the candidate first. The queue
+// signals every change that can leave it idle (a line said or cut, lines dropped), so this
+// waits on that and nothing else.
 func (p *Path) WaitIdle(ctx context.Context) error {
-	for !p.Idle() {
+	for {
+		change := p.queue.waitChange() // taken before the check, so no change is missed
+		if p.Idle() {
+			return nil
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-p.ctx.Done():
 			return ErrClosed
-		case <-p.queue.waitChange():
-		case <-time.After(50 * time.Millisecond):
+		case <-change:
 		}
 	}
-	return nil
 }
 
 func (p *Path) ttsFirstMs() float64 { return math.Float64frombits(p.ttsFirst.Load()) }

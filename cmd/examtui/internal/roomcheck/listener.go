@@ -144,11 +144,29 @@ func (l *listener) waitTrack(ctx context.Context) error {
 	}
 }
 
-// speaking reports whether the examiner was voiced within the last runGap.
-func (l *listener) speaking(now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.voiced) > 0 && now.Sub(l.voiced[len(l.voiced)-1]) < runGap
+// intoLine waits until the examiner has been heard speaking for d (voiced audio received after
+// since, counted in frames, not on the clock: a starved track sends late) and returns true, or
+// returns false at deadline without that much. It wakes on each frame received.
+func (l *listener) intoLine(ctx context.Context, since, deadline time.Time, d time.Duration) (bool, error) {
+	for {
+		l.mu.Lock()
+		n := 0
+		for i := len(l.voiced) - 1; i >= 0 && l.voiced[i].After(since); i-- {
+			n++
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		if time.Duration(n)*frameLen >= d {
+			return true, nil
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return false, nil
+		}
+		if err := waitChange(ctx, ch, wait); err != nil {
+			return false, err
+		}
+	}
 }
 
 // reply is one examiner reply as heard.

@@ -121,3 +121,36 @@ func TestOptionsValidate(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestIntoLine: an interrupt step waits for 400 ms of the examiner's voice heard, counted in
+// audio received: a track that sends late (a starved bot) delivers it late, and the step
+// waits for it rather than for the clock.
+func TestIntoLine(t *testing.T) {
+	l := newListener()
+	since := time.Now()
+	speakAt(l, since.Add(-time.Second), since, true) // an earlier line: not counted
+	type result struct {
+		into bool
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		into, err := l.intoLine(t.Context(), since, time.Now().Add(30*time.Second), 400*time.Millisecond)
+		done <- result{into, err}
+	}()
+	// 300 ms of voice, then silence, then 100 ms more, arriving whenever the track sends it.
+	speakAt(l, since.Add(time.Millisecond), since.Add(301*time.Millisecond), true)
+	speakAt(l, since.Add(301*time.Millisecond), since.Add(2*time.Second), false)
+	select {
+	case r := <-done:
+		t.Fatalf("returned %+v after 300 ms of the line", r)
+	default:
+	}
+	speakAt(l, since.Add(2*time.Second), since.Add(2100*time.Millisecond), true)
+	if r := <-done; !r.into || r.err != nil {
+		t.Fatalf("intoLine = %+v, want true", r)
+	}
+	if into, err := l.intoLine(t.Context(), since.Add(time.Hour), time.Now().Add(50*time.Millisecond), time.Millisecond); into || err != nil {
+		t.Fatalf("with no voice by the deadline: %v, %v; want false, nil", into, err)
+	}
+}

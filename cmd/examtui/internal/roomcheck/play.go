@@ -32,6 +32,9 @@ type player struct {
 // play runs the opening and the steps; an error is a run that could not go on (the context
 // ended, or a recording failed). A reply that never came ends the steps, as the adapter does:
 // without it the conversation is out of step.
+// interruptInto is how much of the examiner's line an interrupt step lets it say first.
+const interruptInto = 400 * time.Millisecond
+
 func (p *player) play(ctx context.Context) error {
 	p.started = time.Now()
 	p.events.emit(p.started, VoiceEvent{Event: EventRunStarted, Kind: p.report.Mode})
@@ -180,16 +183,13 @@ func (p *player) interrupt(ctx context.Context, step int, t headless.TurnStep) (
 	req := measureReq{kind: "interrupt", step: step, said: *t.Interrupt, stepStart: stepStart}
 	p.events.emit(stepStart, VoiceEvent{Event: EventTurnStarted, Step: step, Kind: req.kind, Text: *t.Interrupt})
 	deadline := stepStart.Add(p.o.ReplyTimeout)
-	for !p.rt.listener.speaking(time.Now()) {
-		if time.Now().After(deadline) {
-			return p.failed(req, fmt.Errorf("%w: the examiner never spoke to be interrupted within %s (phase=first-chunk)", ErrFirstChunkTimeout, p.o.ReplyTimeout)), nil
-		}
-		if err := runtime.Sleep(ctx, 10*time.Millisecond); err != nil {
-			return nil, err
-		}
-	}
-	if err := runtime.Sleep(ctx, 400*time.Millisecond); err != nil { // well into the examiner's line
+	// Well into the examiner's line: 400 ms of its voice heard since the step began (or a
+	// line already under way), counted in audio received, not on the clock.
+	since := stepStart.Add(-runGap)
+	if into, err := p.rt.listener.intoLine(ctx, since, deadline, interruptInto); err != nil {
 		return nil, err
+	} else if !into {
+		return p.failed(req, fmt.Errorf("%w: the examiner never spoke to be interrupted within %s (phase=first-chunk)", ErrFirstChunkTimeout, p.o.ReplyTimeout)), nil
 	}
 	limit := BargeInLimit
 	if !native {

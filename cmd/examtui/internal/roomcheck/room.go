@@ -130,17 +130,15 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 			return rt, transport("waiting for the bot", err)
 		}
 	}
-	for {
+	bothIn := func(ps []livekit.Participant) bool {
 		seen := map[string]bool{}
-		for _, p := range lk.Participants() {
+		for _, p := range ps {
 			seen[p.Identity] = true
 		}
-		if seen["candidate"] && seen["examiner"] {
-			break
-		}
-		if err := runtime.Sleep(jctx, 20*time.Millisecond); err != nil {
-			return rt, transport("the bot never saw both participants", err)
-		}
+		return seen["candidate"] && seen["examiner"]
+	}
+	if err := lk.WaitParticipants(jctx, bothIn); err != nil {
+		return rt, transport("the bot never saw both participants", err)
 	}
 
 	lctx, stop := context.WithCancel(context.Background())

@@ -35,9 +35,10 @@ const ReconnectedNotice = "Sorry, the examiner lost the connection for a moment 
 // closingSpeech bounds how long a finished exam's bot stays to say its last lines.
 const closingSpeech = 30 * time.Second
 
-// endLinger is how long a finished exam's bot stays after its last lines: leaving closes the
-// data channel, which drops events still in flight (a loaded link retransmits for seconds),
-// and a candidate who reconnects in that moment still gets the replay.
+// endLinger is how long a finished exam's bot stays after its last lines while the candidate
+// is still in the room: leaving closes the data channel, which drops events still in flight (a
+// loaded link retransmits for seconds), and a candidate who reconnects in that moment still
+// gets the replay. A candidate who has left needs neither, and the bot leaves at once.
 const endLinger = 5 * time.Second
 
 // VoiceFunc builds an exam's voice providers for its language and turn-taking policy (nil: the
@@ -363,6 +364,16 @@ func redeliver(ctx context.Context, rb *app.RoomBot) {
 	}
 }
 
+// noCandidate holds when no candidate is in the room.
+func noCandidate(ps []livekit.Participant) bool {
+	for _, p := range ps {
+		if p.Role == livekit.RoleCandidate {
+			return false
+		}
+	}
+	return true
+}
+
 // finish lets an exam that ended finish speaking, closes it (its last events reach the room;
 // a session that did not end is left interrupted) and leaves the room.
 func (r *Runner) finish(x *app.Exam, rb *app.RoomBot, log *slog.Logger) {
@@ -372,7 +383,9 @@ func (r *Runner) finish(x *app.Exam, rb *app.RoomBot, log *slog.Logger) {
 			log.Warn("leaving before the examiner finished speaking", "err", err)
 		}
 		cancel()
-		time.Sleep(endLinger)
+		ctx, cancel = context.WithTimeout(context.Background(), endLinger)
+		_ = rb.Room.WaitParticipants(ctx, noCandidate) // the deadline is the normal way out
+		cancel()
 	}
 	if err := x.Close(); err != nil {
 		log.Warn("close exam", "err", err)

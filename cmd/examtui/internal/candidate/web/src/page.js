@@ -250,7 +250,10 @@ async function connect(creds) {
   r.on(RoomEvent.ParticipantPermissionsChanged, (_prev, participant) => {
     if (participant !== r.localParticipant) allowListeners(r);
   });
-  r.on(RoomEvent.ParticipantConnected, () => allowListeners(r));
+  r.on(RoomEvent.ParticipantConnected, (participant) => {
+    allowListeners(r);
+    if (isBot(participant)) sayReady(r);
+  });
   r.on(RoomEvent.TrackSubscribed, (track, _pub, participant) => {
     if (track.kind !== Track.Kind.Audio || !isBot(participant)) return;
     const el = track.attach();
@@ -266,7 +269,10 @@ async function connect(creds) {
   // A lost signalling connection alone (media may still flow) reads the same to the candidate.
   r.on(RoomEvent.SignalReconnecting, () => setConnection(t('reconnecting'), 'bad'));
   r.on(RoomEvent.Reconnecting, () => setConnection(t('reconnecting'), 'bad'));
-  r.on(RoomEvent.Reconnected, () => setConnection(t('reconnected'), 'good'));
+  r.on(RoomEvent.Reconnected, () => {
+    setConnection(t('reconnected'), 'good');
+    sayReady(r);
+  });
   r.on(RoomEvent.Disconnected, (reason) => {
     if (r !== room) return;
     if (ended) return;
@@ -289,6 +295,19 @@ async function connect(creds) {
   }
   setConnection(t('connected'), 'good');
   ui.rejoinRow.hidden = true;
+  sayReady(r);
+}
+
+// Tells the examiner bot that this page can receive now, so that it sends the exam's events
+// again (the page shows each once). On a busy machine the bot sees a joining page before the
+// page's data channel is open, and what it sent then would be lost: a reloaded page would stay
+// "paused". Said on joining, when the bot arrives, and after a reconnection.
+function sayReady(r) {
+  if (r.state !== 'connected') return;
+  const bots = [...r.remoteParticipants.values()].filter(isBot).map((p) => p.identity);
+  if (bots.length === 0) return;
+  r.localParticipant.publishData(new TextEncoder().encode(JSON.stringify({ type: 'ready' })),
+    { reliable: true, topic: TOPIC_INPUT, destinationIdentities: bots }).catch(() => {});
 }
 
 // The examtui role the LiveKit server vouches for: the role attribute examtui put in the
