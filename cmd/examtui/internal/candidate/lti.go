@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,7 +101,7 @@ func (c SpecCatalog) Exams() ([]lti.CatalogExam, error) {
 		if err != nil {
 			continue // a spec that does not compile is not offered; examtui check says why
 		}
-		ce := lti.CatalogExam{ID: n, Title: exam.Title}
+		ce := lti.CatalogExam{ID: n, Title: exam.Title, Language: exam.Language}
 		if exam.Marking != nil {
 			ce.ScoreMaximum = float64(exam.Marking.MaxTotal)
 		}
@@ -156,11 +157,13 @@ func (x *LTILauncher) Learner(w http.ResponseWriter, r *http.Request, l *lti.Lau
 		x.fail(w, http.StatusInternalServerError, "the exam catalog cannot be read; tell your examiner", err)
 		return
 	}
-	known := false
-	for _, e := range exams {
-		known = known || e.ID == exam
+	var placed *lti.CatalogExam
+	for i := range exams {
+		if exams[i].ID == exam {
+			placed = &exams[i]
+		}
 	}
-	if !known {
+	if placed == nil {
 		x.fail(w, http.StatusNotFound, fmt.Sprintf("this course link names no exam this server has (%q); ask your teacher to place the exam again", exam), nil)
 		return
 	}
@@ -205,7 +208,7 @@ func (x *LTILauncher) Learner(w http.ResponseWriter, r *http.Request, l *lti.Lau
 	}
 	x.Logger.Info("lti learner launch", "room", room, "exam", exam, "code", digest(code))
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, "/join/"+code, http.StatusSeeOther)
+	http.Redirect(w, r, joinPath(code, placed.Language), http.StatusSeeOther)
 }
 
 // FrameOrigins returns, for the join page of room, the course-page origins of the platform
@@ -299,4 +302,12 @@ func (x *LTILauncher) Instructor(w http.ResponseWriter, r *http.Request, l *lti.
 	h.Set("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'none'; "+frameAncestors(l.Platform.CoursePageOrigins()))
 	h.Set("Referrer-Policy", "no-referrer")
 	_ = instructorPage.Execute(w, page)
+}
+
+// joinPath is the join page of code, in the exam's language when it has one.
+func joinPath(code, language string) string {
+	if language == "" {
+		return "/join/" + code
+	}
+	return "/join/" + code + "?" + url.Values{LanguageParam: {language}}.Encode()
 }

@@ -26,6 +26,7 @@ type CatalogExam struct {
 	ID           string  // the exam's spec name (what a worker runs)
 	Title        string  // shown in the picker and as the link's title
 	ScoreMaximum float64 // the marking scheme's maximum: the line item's scoreMaximum (0: no line item)
+	Language     string  // the exam's language (BCP-47): the join page a learner's launch opens is in it
 }
 
 // Catalog lists the exams the picker offers.
