@@ -90,6 +90,7 @@ func TestDeleteCoversEveryTable(t *testing.T) {
 			"exam_roster":    "who marks and moderates which exam: no session id, no candidate",
 			"candidates":     "the candidate's roster entry, removed by candidate_id with their last session",
 			"lti_launches":   "a candidate's launches from an LMS, removed by candidate_id with their last session",
+			"lti_links":      "course data: which exam a course's link runs; no session id, no person",
 			"schema_version": "the layout version",
 		}
 		for table, cs := range cols {

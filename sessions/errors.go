@@ -65,3 +65,11 @@ var (
 	// ErrEncrypted refuses reading a file encrypted at rest without an identity to decrypt it.
 	ErrEncrypted = errors.New("encrypted at rest: give the age identity file (--identity) to read it")
 )
+
+// LMS link errors (TieLTILink, LTILinkExam).
+var (
+	// ErrLinkTied is a tie asked for a link already tied to another exam.
+	ErrLinkTied = errors.New("the link already runs another exam")
+	// ErrNoLTILink is a link no instructor has tied to an exam.
+	ErrNoLTILink = errors.New("the link is tied to no exam")
+)

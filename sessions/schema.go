@@ -16,7 +16,7 @@ import (
 // SchemaVersion is the store layout this examtui writes, on both engines. Stores written by
 // older versions are migrated forward on Open; a store from a newer version is refused rather
 // than misread.
-const SchemaVersion = 14
+const SchemaVersion = 15
 
 // migration is one schema step, written once per engine. Both engines share the version
 // numbers, so "schema version N" means the same layout whichever database holds it.
@@ -45,6 +45,7 @@ var migrations = []migration{
 	{12, "lti_launches and lti_scores tables (LMS launches and grade passback)", migrateV12, migrateV12},
 	{13, "panel_runs table (the model panel's runs, kept as marking evidence)", migrateV13, migrateV13},
 	{14, "join_codes.candidate_id (the roster candidate a join link is for)", migrateV14, migrateV14},
+	{15, "lti_links table (the exam an instructor tied a course link to)", migrateV15, migrateV15},
 }
 
 // migrateV3 adds the flag recovery uses to find ended sessions whose exam_completed (their
