@@ -63,7 +63,7 @@ func ltiMount(o serveOptions, st *sessions.Store, dataDir, base string, log *slo
 		agent = c.AgentName
 	}
 	catalog := candsrv.SpecCatalog{Dir: o.specs}
-	launcher := &candsrv.LTILauncher{Store: st, Catalog: catalog, Logger: log, Now: time.Now, Services: lti.NewServices(keys, nil, nil),
+	launcher := &candsrv.LTILauncher{Store: st, Catalog: catalog, Logger: log, Now: time.Now, Services: lti.NewServices(keys, nil, nil), Origin: base,
 		Dispatcher: candsrv.AgentDispatcher{AgentName: agent,
 			Client: lksdk.NewAgentDispatchServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret),
 			Rooms:  lksdk.NewRoomServiceClient(httpURL(o.creds.url), o.creds.key, o.creds.secret)},
@@ -76,5 +76,9 @@ func ltiMount(o serveOptions, st *sessions.Store, dataDir, base string, log *slo
 	}
 	note := fmt.Sprintf("LTI 1.3 tool for %d platform(s): login %s, launch and redirect %s, keys %s", len(c.Platforms),
 		tool.LoginURL(), tool.LaunchURL(), tool.JWKSURL())
-	return ltiWiring{mount: tool.Register, frameOrigins: candsrv.FrameOrigins(st, reg, log), note: note}, nil
+	mount := func(mux *http.ServeMux) {
+		tool.Register(mux)
+		mux.HandleFunc("POST "+candsrv.PathTie, launcher.Tie)
+	}
+	return ltiWiring{mount: mount, frameOrigins: candsrv.FrameOrigins(st, reg, log), note: note}, nil
 }

@@ -33,8 +33,10 @@ type coursePage struct {
 	Course, Synced        string
 	Rows                  []courseRow
 	Waiting, Live, ToMark int
+	Exam                  string // the exam the launched link runs ("" when it names none and is untied)
 	Unplaced              bool
 	Picker                []lti.CatalogExam
+	Token, TiePath        string // the picker's one-time token and where it posts
 }
 
 // courseView reads how the course's launched exams stand, as the control room and the marking
@@ -130,9 +132,14 @@ var instructorPage = template.Must(template.New("instructor").Parse(`<!doctype h
 <body><main><h1>Oral exams in {{.Course}}</h1>
 {{if .Synced}}<p>{{.Synced}}</p>{{end}}
 {{if .Unplaced}}<section id="picker"><h2>This link has no exam yet</h2>
-{{if .Picker}}<p>Name one in the link's custom parameters (<code>exam=NAME</code>), or place the link again through the course's content selection (Deep Linking). The exams this server has:</p>
-<ul>{{range .Picker}}<li><code>exam={{.ID}}</code> — {{.Title}}{{if .ScoreMaximum}} ({{.ScoreMaximum}} marks){{end}}</li>
-{{end}}</ul>{{else}}<p>This server has no exam to place: add exam specs to its --specs directory.</p>{{end}}</section>{{end}}
+{{if .Picker}}<p>Choose the exam learners start from this link (once chosen, it stays):</p>
+<form method="post" action="{{.TiePath}}"><input type="hidden" name="token" value="{{.Token}}">
+<fieldset><legend>Exam</legend>
+{{range $i, $e := .Picker}}<p><label><input type="radio" name="exam" value="{{$e.ID}}"{{if eq $i 0}} checked{{end}}> {{$e.Title}} <small>({{$e.ID}}{{if $e.ScoreMaximum}}, {{$e.ScoreMaximum}} marks{{end}})</small></label></p>
+{{end}}</fieldset><p><button type="submit">Use this exam for this link</button></p></form>
+<p>This choice expires in 15 minutes and works once. A link's own <code>exam=NAME</code> custom parameter, when it has one, wins over it.</p>
+{{else}}<p>This server has no exam to place: add exam specs to its --specs directory.</p>{{end}}</section>
+{{else if .Exam}}<p id="link-exam">This link runs the exam <code>{{.Exam}}</code>.</p>{{end}}
 <p id="summary">{{.Waiting}} waiting to start · {{.Live}} live · {{.ToMark}} in the marking queue</p>
 {{if .Rows}}<table><thead><tr><th scope="col">Candidate</th><th scope="col">Exam</th><th scope="col">Room</th><th scope="col">Exam state</th><th scope="col">Marking</th><th scope="col">Gradebook</th><th scope="col">Last launch</th></tr></thead><tbody>
 {{range .Rows}}<tr><td>{{.Name}}</td><td>{{.Exam}}</td><td>{{.Room}}</td><td>{{.State}}</td><td>{{.Marking}}</td><td>{{.Gradebook}}</td><td>{{.Launched.Format "2006-01-02 15:04"}}</td></tr>

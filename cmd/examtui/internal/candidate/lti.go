@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -124,6 +125,11 @@ type LTILauncher struct {
 	Services *lti.Services
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Origin is the server's own origin (scheme://host[:port]): the instructor page's exam
+	// picker must be posted from it.
+	Origin string
+
+	ties tieTokens // the instructor pages' open exam pickers
 }
 
 // CandidateID is examtui's id for an LMS user: the platform's issuer, hashed short, and the
@@ -151,7 +157,15 @@ func (x *LTILauncher) fail(w http.ResponseWriter, status int, msg string, err er
 // Learner records the launch, starts the learner's exam in their room unless it runs already,
 // and sends the browser to the join page with a fresh one-time code.
 func (x *LTILauncher) Learner(w http.ResponseWriter, r *http.Request, l *lti.Launch) {
-	exam := l.Custom["exam"]
+	exam, err := x.linkExam(r.Context(), l)
+	if err != nil {
+		x.fail(w, http.StatusInternalServerError, "this course link's exam cannot be read; try again", err)
+		return
+	}
+	if exam == "" {
+		x.fail(w, http.StatusNotFound, "this course link has no exam yet; ask your teacher to open it once and choose one", nil)
+		return
+	}
 	exams, err := x.Catalog.Exams()
 	if err != nil {
 		x.fail(w, http.StatusInternalServerError, "the exam catalog cannot be read; tell your examiner", err)
@@ -288,20 +302,45 @@ func (x *LTILauncher) Instructor(w http.ResponseWriter, r *http.Request, l *lti.
 	if page.Course == "" {
 		page.Course = "this course"
 	}
-	if l.Custom["exam"] == "" {
-		// A link placed by hand without an exam: the exams it could name.
+	if page.Exam, err = x.linkExam(r.Context(), l); err != nil {
+		x.fail(w, http.StatusInternalServerError, "this course link's exam cannot be read", err)
+		return
+	}
+	if page.Exam == "" {
+		// A link placed by hand without an exam, not tied yet: the picker ties it.
 		if page.Picker, err = x.Catalog.Exams(); err != nil {
 			x.Logger.Warn("lti instructor page: the exam catalog", "err", err)
 		}
-		page.Unplaced = true
+		if len(page.Picker) > 0 {
+			if page.Token, err = x.ties.issue(l, x.Now()); err != nil {
+				x.Logger.Warn("lti instructor page: the exam picker", "err", err)
+				page.Picker = nil
+			}
+		}
+		page.Unplaced, page.TiePath = true, PathTie
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	// Framed by the launching platform's course pages only; no script, no style of its own.
-	h.Set("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'none'; "+frameAncestors(l.Platform.CoursePageOrigins()))
-	h.Set("Referrer-Policy", "no-referrer")
+	// Framed by the launching platform's course pages only; no script, no style of its own;
+	// its one form (the exam picker) posts to this server, which sees its Origin (same-origin
+	// referrer policy: no-referrer would send "Origin: null").
+	h.Set("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'self'; "+frameAncestors(l.Platform.CoursePageOrigins()))
+	h.Set("Referrer-Policy", "same-origin")
 	_ = instructorPage.Execute(w, page)
+}
+
+// linkExam is the exam l's link runs: the link's custom exam when it names one, else the exam
+// an instructor tied the link to ("" when neither).
+func (x *LTILauncher) linkExam(ctx context.Context, l *lti.Launch) (string, error) {
+	if e := l.Custom["exam"]; e != "" {
+		return e, nil
+	}
+	e, err := x.Store.LTILinkExam(ctx, linkOf(l))
+	if errors.Is(err, sessions.ErrNoLTILink) {
+		return "", nil
+	}
+	return e, err
 }
 
 // joinPath is the join page of code, in the exam's language when it has one.

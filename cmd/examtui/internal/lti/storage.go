@@ -91,11 +91,16 @@ func (t *Tool) storageScript(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(storageJS)
 }
 
-// sameOrigin reports whether r was sent by a page of the tool itself: its Origin is the
-// tool's (browsers send it on every POST), and Sec-Fetch-Site, when sent, says same-origin.
-func (t *Tool) sameOrigin(r *http.Request) bool {
+// sameOrigin reports whether r was sent by a page of the tool itself (SameOrigin).
+func (t *Tool) sameOrigin(r *http.Request) bool { return SameOrigin(r, t.origin) }
+
+// SameOrigin reports whether r was sent by a page of origin (the tool's own, scheme://host[:port]):
+// its Origin is origin (browsers send it on every POST from a page whose referrer policy lets
+// it), and Sec-Fetch-Site, when sent, says same-origin. Every form the tool's pages post is
+// checked with it.
+func SameOrigin(r *http.Request, origin string) bool {
 	o := r.Header.Get("Origin")
-	if o == "" || !strings.EqualFold(o, t.origin) {
+	if o == "" || !strings.EqualFold(o, strings.TrimRight(origin, "/")) {
 		return false
 	}
 	s := r.Header.Get("Sec-Fetch-Site")
