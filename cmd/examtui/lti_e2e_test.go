@@ -146,7 +146,9 @@ func newBrowserClient() *http.Client {
 // platform, `examtui serve` carrying the tool, a learner's launch that dispatches the exam to
 // the learner's room on a real LiveKit server and lands on the join page whose code admits
 // them, a relaunch that finds the same room and dispatches nothing more, the instructor's page,
-// and a Deep Linking placement whose line item carries the marking scheme's maximum.
+// a Deep Linking placement whose line item carries the marking scheme's maximum, and a link
+// placed with no exam that an instructor's launch ties to an exam on the page's picker, whose
+// learners' launches then start that exam.
 func TestLTIServe(t *testing.T) {
 	lk := lktest.Start(t)
 	plat := ltitest.Start(t)
@@ -238,8 +240,63 @@ func TestLTIServe(t *testing.T) {
 	if len(items) != 1 || items[0]["lineItem"].(map[string]any)["scoreMaximum"] != maxMarks {
 		t.Fatalf("placed %v", items)
 	}
+
+	// A link placed by hand with no exam: a learner is turned away until an instructor's launch
+	// picks one on the page; then the learner's launch starts the picked exam.
+	plat.AddLink(ltitest.Link{ID: "rl-untied", Title: "Oral, exam to be chosen"}, 0)
+	alan := newBrowserClient()
+	if resp, body := launch(alan, ltitest.Learner, "link:rl-untied"); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "has no exam yet") {
+		t.Fatalf("a learner on an untied link: %d %s", resp.StatusCode, body)
+	}
+	_, page := launch(grace, ltitest.Instructor, "link:rl-untied")
+	pick := regexp.MustCompile(`name="token" value="([^"]+)"`).FindStringSubmatch(page)
+	if pick == nil || !strings.Contains(page, `action="/lti/tie"`) || !strings.Contains(page, `value="oral-fr-b2"`) {
+		t.Fatalf("the instructor page of an untied link:\n%s", page)
+	}
+	tie := func(origin string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, base+"/lti/tie", strings.NewReader(url.Values{"token": {pick[1]}, "exam": {"oral-fr-b2"}}.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		resp, err := grace.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, readBody(t, resp)
+	}
+	if st, body := tie("http://evil.example"); st != http.StatusForbidden {
+		t.Fatalf("a picker post from another site: %d %s", st, body)
+	}
+	if st, body := tie(base); st != http.StatusOK || !strings.Contains(body, "This link now runs") {
+		t.Fatalf("the picker: %d %s", st, body)
+	}
+	if st, body := tie(base); st != http.StatusForbidden {
+		t.Fatalf("the picker's token replayed: %d %s", st, body)
+	}
+	resp, _ = launch(alan, ltitest.Learner, "link:rl-untied")
+	code2, ok := strings.CutPrefix(resp.Request.URL.Path, "/join/")
+	if !ok || resp.Request.URL.Query().Get("lang") != "fr" {
+		t.Fatalf("a learner on the tied link ended at %s (%d)", resp.Request.URL, resp.StatusCode)
+	}
+	joinResp, err = alan.Post(base+"/api/join", "application/json", strings.NewReader(`{"code":"`+code2+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(readBody(t, joinResp)), &joined); err != nil || !strings.HasPrefix(joined["room"], "lti-oral-fr-b2-") {
+		t.Fatalf("join on the tied link: %d %v %v", joinResp.StatusCode, joined, err)
+	}
+	room = joined["room"]
+	if ds := dispatches(); len(ds) != 1 || !strings.Contains(ds[0].GetMetadata(), `"spec":"oral-fr-b2"`) {
+		t.Fatalf("dispatches in %s: %v", room, ds)
+	}
+	if _, page := launch(grace, ltitest.Instructor, "link:rl-untied"); strings.Contains(page, `name="token"`) || !strings.Contains(page, "This link runs the exam <code>oral-fr-b2</code>") {
+		t.Fatalf("the instructor page of the tied link:\n%s", page)
+	}
+
 	logged, _ := os.ReadFile(logFile)
-	if strings.Contains(string(logged), code) || strings.Contains(string(logged), "eyJ") {
+	if strings.Contains(string(logged), code) || strings.Contains(string(logged), pick[1]) || strings.Contains(string(logged), "eyJ") {
 		t.Fatalf("the log holds a join code or a token:\n%s", logged)
 	}
 }
