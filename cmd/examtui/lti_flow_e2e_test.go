@@ -234,9 +234,10 @@ func TestLTIFlowByVoice(t *testing.T) {
 			t.Fatalf("the instructor's page after the publish does not show %q:\n%s", want, instructor)
 		}
 	}
-	// A link not tied to an exam: the page offers the exams it could name.
+	// A link not tied to an exam: the page's picker offers the exams to tie it to.
 	plat.AddLink(ltitest.Link{ID: "rl-blank", Title: "Oral (to choose)"}, 0)
-	if picker := instructorPage(t, b, plat, "link:rl-blank"); !strings.Contains(picker, "This link has no exam yet") || !strings.Contains(picker, "exam=hotel-breakfast") {
+	if picker := instructorPage(t, b, plat, "link:rl-blank"); !strings.Contains(picker, "This link has no exam yet") || !strings.Contains(picker, "(hotel-breakfast") ||
+		!strings.Contains(picker, "Use this exam for this link") {
 		t.Fatalf("the instructor's page of an unplaced link:\n%s", picker)
 	}
 	if again := publish(); len(plat.Scores()) != len(scores) || !strings.Contains(again, gradepass.Unchanged) {
