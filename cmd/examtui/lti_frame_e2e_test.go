@@ -9,6 +9,8 @@ import (
 
 	"github.com/chromedp/chromedp/kb"
 
+	candsrv "github.com/examtui/examtui/cmd/examtui/internal/candidate"
+	"github.com/examtui/examtui/cmd/examtui/internal/lti"
 	"github.com/examtui/examtui/cmd/examtui/internal/lti/ltitest"
 	"github.com/examtui/examtui/internal/browsertest"
 	"github.com/examtui/examtui/internal/lktest"
@@ -47,7 +49,8 @@ func joinInFrame(t *testing.T, lms *browsertest.Page, base string) *browsertest.
 // course page (on 127.0.0.1) launches the tool (on localhost, another site) in an iframe
 // allowed the microphone, the learner lands on the join page inside it and the exam starts;
 // the same learner's join page framed by a page of another origin is refused by the browser
-// (frame-ancestors), and nothing is joined from it.
+// (frame-ancestors), and nothing is joined from it. Then an instructor in the course page ties
+// a link with no exam on the page's picker, and a learner's launch of it starts that exam.
 func TestLTIJoinPageInCoursePage(t *testing.T) {
 	lk := lktest.Start(t)
 	plat := ltitest.Start(t)
@@ -88,5 +91,20 @@ func TestLTIJoinPageInCoursePage(t *testing.T) {
 	tool.WaitText("#progress", "1 of", waitLTIExam)
 	if got := tool.Text("#captions"); strings.TrimSpace(got) == "" {
 		t.Error("no examiner line shown in the framed page")
+	}
+
+	// An instructor in the course page opens a link with no exam and chooses one on the page's
+	// picker, inside the frame of another site: Chromium posts the form with the tool's Origin,
+	// and a learner's launch of the link then lands on the chosen exam's join page.
+	plat.AddLink(ltitest.Link{ID: "rl-pick", Title: "Oral, exam to be chosen"}, 0)
+	course := b.Open(t, plat.LMSPage(plat.LoginInitiationWithStorage(ltitest.Instructor, "link:rl-pick", ltitest.StorageFrame), ltitest.StorageHonest))
+	page := course.Frame(s.base+lti.PathVerify, waitLTIExam) // the launch answered through the platform's storage
+	page.WaitTrue(`!!document.querySelector('#picker input[value="oral-fr-b2"]')`, waitLTIExam, "the instructor page's exam picker")
+	page.Click(`#picker input[value="oral-fr-b2"]`)
+	page.Click(`#picker button`)
+	course.Frame(s.base+candsrv.PathTie, waitLTIExam).WaitText("#tied", "oral-fr-b2", waitLTIExam)
+	resp, _ = s.launch(newBrowserClient(), ltitest.Learner, "link:rl-pick")
+	if !strings.HasPrefix(resp.Request.URL.Path, "/join/") || resp.Request.URL.Query().Get("lang") != "fr" {
+		t.Fatalf("a learner's launch of the picked link ended at %s (%d)", resp.Request.URL, resp.StatusCode)
 	}
 }
