@@ -43,6 +43,9 @@ type Client struct {
 	dataMu sync.Mutex   // orders event packets, held ones included
 	held   []heldPacket // event packets from senders not announced yet (see holdLocked)
 
+	readyGate func()      // see clientOptions
+	recvOpen  func() bool // see clientOptions
+
 	eventsDropped atomic.Int64
 	audioDropped  atomic.Int64
 }
@@ -59,6 +62,8 @@ type clientOptions struct {
 	onState     func(ConnState)
 	connectOpts []lksdk.ConnectOption
 	agentAudio  bool
+	readyGate   func()      // tests: runs before each "ready" is sent (export_test.go)
+	recvOpen    func() bool // tests: event packets are lost while it is false (export_test.go)
 }
 
 // WithClientLogger sets the client's logger (default: discard).
@@ -124,6 +129,7 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 		changed: make(chan struct{}),
 		agents:  o.agentAudio,
 	}
+	c.readyGate, c.recvOpen = o.readyGate, o.recvOpen
 	c.roles = NewRoleBook(func(u UntrustedParticipant) {
 		c.log.Warn("participant refused a role", "identity", u.Identity, "claimed", u.Claimed, "verdict", u.Verdict.String())
 		c.securityWarning(runtime.CodeUntrustedParticipant, u.Identity, u.String())
@@ -142,8 +148,11 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 				c.isBot(rp) // fix roles (and the bot) at first sight
 			}
 			if c.voice != nil {
-				return c.voice.publish(lk)
+				if err := c.voice.publish(lk); err != nil {
+					return err
+				}
 			}
+			c.sayReady(lk) // a new connection (the first join or a rejoin)
 			return nil
 		},
 		onState:    o.onState,
@@ -162,12 +171,15 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 	return &lksdk.RoomCallback{
 		OnParticipantConnected: func(rp *lksdk.RemoteParticipant) {
-			c.isBot(rp)
+			if c.isBot(rp) {
+				c.sayReady(c.conn.room()) // the bot arrived after us
+			}
 			c.dataMu.Lock()
 			c.releaseHeldLocked(false)
 			c.dataMu.Unlock()
 			c.notifyChanged()
 		},
+		OnReconnected: func() { c.sayReady(c.conn.room()) }, // the SDK resumed the connection
 		ParticipantCallback: lksdk.ParticipantCallback{
 			OnAttributesChanged: func(map[string]string, lksdk.Participant) { c.notifyChanged() },
 			OnDataPacket: func(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
@@ -187,7 +199,7 @@ func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 // anyone could publish on the topic. Anything else becomes a security warning, never exam data.
 func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 	u, ok := data.(*lksdk.UserDataPacket)
-	if !ok || u.Topic != TopicEvents {
+	if !ok || u.Topic != TopicEvents || (c.recvOpen != nil && !c.recvOpen()) {
 		return
 	}
 	c.dataMu.Lock()
@@ -362,6 +374,39 @@ func (c *Client) SendRaw(ctx context.Context, topic string, payload []byte) erro
 	return c.sendToBot(ctx, topic, payload)
 }
 
+// sayReady tells the bot, without blocking the caller, that this client can receive: the bot
+// answers with the client's share of every event again (outbox.go, replayAsked), which is how
+// the events it sent before this connection's data channel was open reach it. A candidate says
+// it on the candidate-input topic, an examiner on the examiner-commands topic; it is said on
+// every new connection, when the bot arrives and after the SDK resumes a connection, as the
+// candidate page does. Events keeps each seq once, so the replay never shows twice.
+func (c *Client) sayReady(lk *lksdk.Room) {
+	if lk == nil || c.ctx.Err() != nil {
+		return
+	}
+	role, _ := VouchedRole(lk.LocalParticipant.Attributes(), lk.LocalParticipant.Permissions())
+	topic, encode := TopicCandidateInput, EncodeCandidateReady
+	switch role {
+	case RoleCandidate:
+	case RoleExaminer:
+		topic, encode = TopicExaminerCommands, EncodeExaminerReady
+	default:
+		return
+	}
+	go func() {
+		if c.readyGate != nil {
+			c.readyGate()
+		}
+		data, err := encode()
+		if err == nil {
+			err = c.publishToBot(lk, topic, data)
+		}
+		if err != nil && c.ctx.Err() == nil {
+			c.log.Info("ready not sent", "err", err) // the next connection or the bot's arrival says it again
+		}
+	}()
+}
+
 // sendToBot addresses the bot only, so that examiners' commands never reach the candidate and
 // the candidate's answers reach examiners only through the bot's events.
 func (c *Client) sendToBot(ctx context.Context, topic string, payload []byte) error {
@@ -369,6 +414,11 @@ func (c *Client) sendToBot(ctx context.Context, topic string, payload []byte) er
 	if err != nil {
 		return err
 	}
+	return c.publishToBot(lk, topic, payload)
+}
+
+// publishToBot sends payload on topic to the bot of connection lk.
+func (c *Client) publishToBot(lk *lksdk.Room, topic string, payload []byte) error {
 	var bots []string
 	for _, rp := range lk.GetRemoteParticipants() {
 		if c.isBot(rp) {
@@ -378,7 +428,7 @@ func (c *Client) sendToBot(ctx context.Context, topic string, payload []byte) er
 	if len(bots) == 0 {
 		return fmt.Errorf("%w: no examiner bot in the room", ErrNotConnected)
 	}
-	err = lk.LocalParticipant.PublishDataPacket(lksdk.UserData(payload),
+	err := lk.LocalParticipant.PublishDataPacket(lksdk.UserData(payload),
 		lksdk.WithDataPublishTopic(topic), lksdk.WithDataPublishReliable(true), lksdk.WithDataPublishDestination(bots))
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotConnected, err)

@@ -82,13 +82,13 @@ func (r *Room) replayTo(identity string, from int64) {
 	}
 }
 
-// askedReplayGap is the least time between two replays a candidate's client asks for: a
+// askedReplayGap is the least time between two replays a client asks for: a
 // client says "ready" once or twice per connection, so more is noise, and a hostile one must
 // not make the bot send the whole history over and over.
 const askedReplayGap = time.Second
 
-// replayAsked answers a candidate's "ready": the whole of its share of the events, ledger or
-// not: what the ledger counts as sent may have gone to a data channel that was not open yet.
+// replayAsked answers a candidate's or an examiner's "ready": the whole of its share of the
+// events (send addresses each by the recipient's role), ledger or not: what the ledger counts as sent may have gone to a data channel that was not open yet.
 func (r *Room) replayAsked(identity string) {
 	now := time.Now()
 	r.mu.Lock()

@@ -381,6 +381,8 @@ func (r *Room) handleLoop(ctx context.Context) {
 		switch {
 		case msg.text != nil && msg.text.Ready:
 			r.replayAsked(msg.text.Sender)
+		case msg.command != nil && msg.command.Kind == CommandReady:
+			r.replayAsked(msg.command.Sender)
 		case msg.text != nil:
 			r.log.Info("candidate text", "from", msg.text.Sender, "chars", len(msg.text.Text))
 			if h.CandidateText != nil {

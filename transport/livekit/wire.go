@@ -80,6 +80,9 @@ const (
 	// sent before the client's data channel was open (a slow join, a reloaded page on a busy
 	// machine) are otherwise lost for that connection.
 	msgCandidateReady = "ready"
+	// msgReady is the same word on the examiner-commands topic: an examiner's client misses
+	// what was sent before its data channel was open just as a candidate's does.
+	msgReady = msgCandidateReady
 )
 
 // CandidateText is a typed answer received from the candidate.
@@ -103,6 +106,9 @@ type CommandKind int
 const (
 	CommandAdmin CommandKind = iota + 1
 	CommandControl
+	// CommandReady is an examiner's client saying it can receive: the room answers it with
+	// every event again, as it answers a candidate's "ready"; it never reaches the exam.
+	CommandReady
 )
 
 func (k CommandKind) String() string {
@@ -111,6 +117,8 @@ func (k CommandKind) String() string {
 		return msgAdminInstruction
 	case CommandControl:
 		return msgControl
+	case CommandReady:
+		return msgReady
 	default:
 		return "unknown"
 	}
@@ -236,8 +244,10 @@ func ParseExaminerCommand(data []byte) (ExaminerCommand, error) {
 			return ExaminerCommand{}, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 		}
 		return ExaminerCommand{Kind: CommandControl, Action: action}, nil
+	case msgReady:
+		return ExaminerCommand{Kind: CommandReady}, nil
 	}
-	return ExaminerCommand{}, fmt.Errorf("%w: type %q on %s (want %s or %s)", ErrInvalidMessage, m.Type, TopicExaminerCommands, msgAdminInstruction, msgControl)
+	return ExaminerCommand{}, fmt.Errorf("%w: type %q on %s (want %s, %s or %s)", ErrInvalidMessage, m.Type, TopicExaminerCommands, msgAdminInstruction, msgControl, msgReady)
 }
 
 // EncodeCandidateText builds a candidate-input packet.
@@ -253,6 +263,11 @@ func EncodeCandidateStop() ([]byte, error) {
 // EncodeCandidateReady builds a candidate-input packet saying the client can receive events.
 func EncodeCandidateReady() ([]byte, error) {
 	return json.Marshal(wireMessage{Type: msgCandidateReady})
+}
+
+// EncodeExaminerReady builds an examiner-commands packet saying the client can receive events.
+func EncodeExaminerReady() ([]byte, error) {
+	return json.Marshal(wireMessage{Type: msgReady})
 }
 
 // EncodeAdminInstruction builds an examiner-commands packet carrying an admin instruction.

@@ -72,6 +72,8 @@ func TestParseExaminerCommand(t *testing.T) {
 		{"skip", `{"type":"control","action":"skip"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlSkip}, false},
 		{"advance", `{"type":"control","action":"advance"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlAdvance}, false},
 		{"end", `{"type":"control","action":"end"}`, livekit.ExaminerCommand{Kind: livekit.CommandControl, Action: runtime.ControlEnd}, false},
+		{"ready", `{"type":"ready"}`, livekit.ExaminerCommand{Kind: livekit.CommandReady}, false},
+		{"ready with a version", `{"schemaVersion":1,"type":"ready"}`, livekit.ExaminerCommand{Kind: livekit.CommandReady}, false},
 		{"bad mode", `{"type":"admin_instruction","mode":"now","text":"x"}`, livekit.ExaminerCommand{}, true},
 		{"no mode", `{"type":"admin_instruction","text":"x"}`, livekit.ExaminerCommand{}, true},
 		{"empty admin text", `{"type":"admin_instruction","mode":"queued","text":""}`, livekit.ExaminerCommand{}, true},
@@ -151,6 +153,18 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	if stop, err := livekit.ParseCandidateInput(data); err != nil || !stop.Stop {
 		t.Fatalf("candidate stop round trip: %+v, %v", stop, err)
+	}
+	if data, err = livekit.EncodeCandidateReady(); err != nil {
+		t.Fatal(err)
+	}
+	if ready, err := livekit.ParseCandidateInput(data); err != nil || !ready.Ready {
+		t.Fatalf("candidate ready round trip: %+v, %v", ready, err)
+	}
+	if data, err = livekit.EncodeExaminerReady(); err != nil {
+		t.Fatal(err)
+	}
+	if cmd, err := livekit.ParseExaminerCommand(data); err != nil || cmd.Kind != livekit.CommandReady {
+		t.Fatalf("examiner ready round trip: %+v, %v", cmd, err)
 	}
 	for _, mode := range []runtime.AdminMode{runtime.AdminImmediate, runtime.AdminQueued, runtime.AdminSay} {
 		data, err := livekit.EncodeAdminInstruction(mode, "Probe the budget.")
