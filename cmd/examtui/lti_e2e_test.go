@@ -229,10 +229,7 @@ func TestLTIServe(t *testing.T) {
 	if tok == nil || !strings.Contains(picker, "hotel-breakfast, "+strconv.Itoa(exam.Marking.MaxTotal)+" marks") {
 		t.Fatalf("picker:\n%s", picker)
 	}
-	resp, err = grace.PostForm(base+"/lti/deeplink", url.Values{"dl": {tok[1]}, "exam": {"hotel-breakfast"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp = ltitest.PostFrom(t, grace, base+"/lti/deeplink", base, url.Values{"dl": {tok[1]}, "exam": {"hotel-breakfast"}})
 	if b := readBody(t, postPage(t, grace, readBody(t, resp))); b != "placed" {
 		t.Fatalf("deep link return: %q (refused %v)", b, plat.Refused())
 	}

@@ -98,6 +98,9 @@ func (t *Tool) picker(w http.ResponseWriter, _ *http.Request, l *Launch) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	// same-origin: the choice's POST carries the tool's Origin (pick checks it); nothing leaks
+	// to other sites.
+	w.Header().Set("Referrer-Policy", "same-origin")
 	_ = pickerPage.Execute(w, map[string]any{"Course": course, "Exams": exams, "Token": tok})
 }
 
@@ -111,6 +114,12 @@ var returnPage = template.Must(template.New("return").Parse(`<!doctype html>
 // platform through the browser.
 func (t *Tool) pick(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	// Checked before the token is taken: a post another site makes the instructor's browser
+	// send neither places an exam nor uses up the picker.
+	if !t.sameOrigin(r) {
+		t.refuse(w, http.StatusForbidden, fmt.Errorf("%w: the exam picker's choice must come from the tool's own page (Origin %q)", ErrState, r.Header.Get("Origin")))
+		return
+	}
 	if err := r.ParseForm(); err != nil {
 		t.refuse(w, http.StatusBadRequest, fmt.Errorf("%w: %w", ErrMessage, err))
 		return

@@ -151,10 +151,17 @@ func TestDeepLinking(t *testing.T) {
 	}
 	// The picker's form: its dl token and the chosen exam.
 	tok := regexp.MustCompile(`name="dl" value="([^"]+)"`).FindStringSubmatch(page)
-	resp, err := f.client.PostForm(f.srv.URL+lti.PathPick, url.Values{"dl": {tok[1]}, "exam": {"hotel-breakfast"}})
-	if err != nil {
-		t.Fatal(err)
+	choice := url.Values{"dl": {tok[1]}, "exam": {"hotel-breakfast"}}
+	// A choice another site posts is refused and leaves the picker open.
+	for _, origin := range []string{"", "https://elsewhere.example"} {
+		if resp := ltitest.PostFrom(t, f.client, f.srv.URL+lti.PathPick, origin, choice); resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("a choice posted from %q: %d %s", origin, resp.StatusCode, body(t, resp))
+		}
 	}
+	if n := len(f.plat.DeepLinked()); n != 0 {
+		t.Fatalf("a refused choice placed %d exam(s)", n)
+	}
+	resp := ltitest.PostFrom(t, f.client, f.srv.URL+lti.PathPick, f.srv.URL, choice)
 	ret := body(t, resp)
 	resp = f.submit(t, ret) // to the platform's deep link return URL
 	if b := body(t, resp); resp.StatusCode != 200 || b != "placed" {
@@ -169,7 +176,7 @@ func TestDeepLinking(t *testing.T) {
 		t.Fatalf("line item %v", items[0])
 	}
 	// The picker's token is single-use.
-	resp, _ = f.client.PostForm(f.srv.URL+lti.PathPick, url.Values{"dl": {tok[1]}, "exam": {"hotel-breakfast"}})
+	resp = ltitest.PostFrom(t, f.client, f.srv.URL+lti.PathPick, f.srv.URL, choice)
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("picker token reused: %d", resp.StatusCode)
 	}

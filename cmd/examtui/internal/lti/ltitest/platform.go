@@ -548,6 +548,23 @@ func SubmitForm(t testing.TB, c *http.Client, page string) *http.Response {
 	return resp
 }
 
+// PostFrom posts vals to target as a page of origin does (its Origin header): how the tool's
+// own pages post their forms, which the tool checks.
+func PostFrom(t testing.TB, c *http.Client, target, origin string, vals url.Values) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, target, strings.NewReader(vals.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", origin)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 // FormValues are the hidden fields of an HTML page's form.
 func FormValues(page string) url.Values {
 	vals := url.Values{}
