@@ -64,22 +64,28 @@ func TestFalseCutResumesTheLine(t *testing.T) {
 				t.Fatal(err)
 			}
 			// A controller resumed from the log is in the same state, the cut and the line included.
-			evs := h.rec.Events()
-			at := evs[len(evs)-1].Timestamp
-			want, err := runtime.ParityState(h.c, at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resumed, _ := resumeFrom(t, compileTestExam(t, "basic.yaml", nil), &scriptedExaminer{}, runtime.NewVirtualClock(at), evs)
-			got, err := runtime.ParityState(resumed, at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, k := range slices.Sorted(maps.Keys(want)) {
-				if !reflect.DeepEqual(got[k], want[k]) {
-					t.Errorf("resumed %s = %v, live %v", k, got[k], want[k])
-				}
-			}
+			checkResumesSame(t, h.c, h.rec.Events())
 		})
+	}
+}
+
+// checkResumesSame resumes a controller of basic.yaml from evs and fails t where its state
+// differs from live's at the last event.
+func checkResumesSame(t *testing.T, live *runtime.Controller, evs []runtime.Event) {
+	t.Helper()
+	at := evs[len(evs)-1].Timestamp
+	want, err := runtime.ParityState(live, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed, _ := resumeFrom(t, compileTestExam(t, "basic.yaml", nil), &scriptedExaminer{}, runtime.NewVirtualClock(at), evs)
+	got, err := runtime.ParityState(resumed, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if !reflect.DeepEqual(got[k], want[k]) {
+			t.Errorf("resumed %s = %v, live %v", k, got[k], want[k])
+		}
 	}
 }

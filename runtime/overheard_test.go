@@ -2,8 +2,6 @@ package runtime_test
 
 import (
 	"errors"
-	"maps"
-	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -60,22 +58,7 @@ func TestOverheard(t *testing.T) {
 		t.Fatalf("recorded %s %s, %s %s", evs[0].Event, evs[0].Payload, evs[1].Event, evs[1].Payload)
 	}
 	// A controller resumed from the log is in the same state, the cut included.
-	all := h.rec.Events()
-	at := all[len(all)-1].Timestamp
-	want, err := runtime.ParityState(h.c, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resumed, _ := resumeFrom(t, compileTestExam(t, "basic.yaml", nil), &scriptedExaminer{}, runtime.NewVirtualClock(at), all)
-	got, err := runtime.ParityState(resumed, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		if !reflect.DeepEqual(got[k], want[k]) {
-			t.Errorf("resumed %s = %v, live %v", k, got[k], want[k])
-		}
-	}
+	checkResumesSame(t, h.c, h.rec.Events())
 	// The cut stands: a backchannel turn now is a false cut, and the line resumes.
 	h.clock.Advance(time.Second)
 	if err := h.c.SubmitTurn(h.ctx, runtime.Turn{Text: "Yeah.", Duration: 400 * time.Millisecond}); err != nil {
