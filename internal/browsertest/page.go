@@ -362,6 +362,36 @@ func (p *Page) WaitText(sel, want string, timeout time.Duration) string {
 	return got
 }
 
+// Record starts (or restarts) a record of every text the element matching sel shows, for
+// WaitShown: a note the page replaces within milliseconds (an answer's "Sent", then the
+// examiner's acknowledgement, then nothing) can be gone before a poll reads it.
+func (p *Page) Record(sel string) {
+	p.t.Helper()
+	Eval[any](p, fmt.Sprintf(`(() => {
+  const sel = %q, e = document.querySelector(sel);
+  window.__browsertestShown = window.__browsertestShown || {};
+  window.__browsertestShown[sel] = e ? [e.textContent] : [];
+  window.__browsertestObservers = window.__browsertestObservers || {};
+  if (e && !window.__browsertestObservers[sel]) {
+    window.__browsertestObservers[sel] = new MutationObserver(() => window.__browsertestShown[sel].push(e.textContent));
+    window.__browsertestObservers[sel].observe(e, {childList: true, characterData: true, subtree: true});
+  }
+  return null;
+})()`, sel))
+}
+
+// WaitShown waits until the element matching sel has shown a text containing want since
+// Record(sel), whether or not it still shows it.
+func (p *Page) WaitShown(sel, want string, timeout time.Duration) {
+	p.t.Helper()
+	js := fmt.Sprintf(`(window.__browsertestShown && window.__browsertestShown[%q] || []).some((t) => t.includes(%q))`, sel, want)
+	var shown []string
+	if !testutil.Poll(timeout, func() bool { return Eval[bool](p, "!!("+js+")") }) {
+		shown = Eval[[]string](p, fmt.Sprintf(`window.__browsertestShown && window.__browsertestShown[%q] || []`, sel))
+		p.t.Fatalf("timed out after %s waiting for %s to show %q; since Record it showed %q", timeout, sel, want, shown)
+	}
+}
+
 // WaitTrue waits until the JavaScript expression js is true.
 func (p *Page) WaitTrue(js string, timeout time.Duration, what string) {
 	p.t.Helper()

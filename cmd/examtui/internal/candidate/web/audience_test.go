@@ -39,8 +39,9 @@ func TestPageTypedAnswerToBotOnly(t *testing.T) {
 	p := r.join(t, r.site.link(r.site.code(t, "cand-private")))
 	p.WaitText("#state", "in progress", waitExam)
 	line := r.answers.Said[0]
+	p.Record("#answer-note")
 	p.Type("#answer", line)
-	p.WaitText("#answer-note", "Sent: "+line, waitExam)
+	p.WaitShown("#answer-note", "Sent: "+line, waitExam)
 	testutil.Eventually(t, waitExam, func() bool { return r.exam.count(runtime.EventObservation) == 1 }, "the bot to decide the typed turn")
 	if n := heard.Load(); n != 0 {
 		t.Errorf("a participant without a role received %d typed answers", n)

@@ -145,13 +145,14 @@ func TestPageInFrench(t *testing.T) {
 	r.exam.quiet(t, 0)
 	for i, line := range said {
 		before := r.exam.count(runtime.EventSpoken)
+		p.Record("#answer-note")
 		p.Type("#answer", line)
 		switch i {
 		case 0:
-			p.WaitText("#answer-note", fr.Page["sent"]+" "+line, waitExam)
+			p.WaitShown("#answer-note", fr.Page["sent"]+" "+line, waitExam)
 			p.WaitText("#progress", progress(fr, 2, 4), waitExam)
 		case 1: // "Pouvez-vous répéter la question, s'il vous plaît ?"
-			p.WaitText("#answer-note", fr.Page["commandTaken"], waitExam)
+			p.WaitShown("#answer-note", fr.Page["commandTaken"], waitExam)
 			noEnglish(t, p, fr, "a command taken")
 		}
 		r.exam.quiet(t, before)
@@ -183,10 +184,11 @@ func TestPageInArabic(t *testing.T) {
 	p.Click("#join")
 	p.WaitText("#progress", progress(ar, 1, 3), waitExam)
 	r.exam.quiet(t, 0)
+	p.Record("#answer-note")
 	p.Type("#answer", said[0])
 	p.WaitText("#progress", progress(ar, 2, 3), waitExam)
 	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
-	p.WaitText("#answer-note", ar.Page["sent"]+" "+said[0], waitExam)
+	p.WaitShown("#answer-note", ar.Page["sent"]+" "+said[0], waitExam)
 	checkDirection(t, p, ar)
 	noEnglish(t, p, ar, "question 2")
 	checkAccessibility(t, p)

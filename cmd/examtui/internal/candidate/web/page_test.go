@@ -107,8 +107,9 @@ func TestPageTypedAnswers(t *testing.T) {
 	}
 	for i, line := range r.answers.Said {
 		testutil.Eventually(t, waitExam, func() bool { return r.exam.count(runtime.EventObservation) == i }, "turn %d", i)
+		p.Record("#answer-note")
 		p.Type("#answer", line)
-		p.WaitText("#answer-note", "Sent: "+line, waitExam)
+		p.WaitShown("#answer-note", "Sent: "+line, waitExam)
 	}
 	p.WaitText("#ended", "The exam has ended", waitExam)
 	if r.exam.state() != runtime.StateCompleted {
