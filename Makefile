@@ -21,6 +21,20 @@ STATICCHECK_VER := v0.8.2
 # ajv checks the exam JSON Schema in strict mode (spec tests); npm installs it into bin/npm.
 AJV_VER      := 8.17.1
 AJV          := $(BIN)/npm/node_modules/ajv/package.json
+
+# Node and npm from Debian when npm is missing (Debian's nodejs comes without npm; installing
+# both is a no-op for what is there).
+NEED_NPM = command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+
+# npm_tool installs tools/$(1) (its prerequisites: package.json, the lock and its script) into
+# bin/$(1) with npm ci, $(2) set in npm's environment.
+define npm_tool
+@$(NEED_NPM)
+@mkdir -p $(BIN)/$(1)
+cp $^ $(BIN)/$(1)/
+cd $(BIN)/$(1) && $(2) npm ci --no-audit --no-fund --loglevel=error
+@touch $@
+endef
 # The candidate's join page (cmd/examtui/internal/candidate/web): livekit-client, esbuild and axe-core
 # (the page tests' accessibility check) pinned in src/package-lock.json; bundled into dist/, which
 # the binary embeds.
@@ -50,7 +64,7 @@ build: deps web
 # The candidate page: npm ci (Node and npm from Debian when missing), then esbuild bundles it.
 web: $(WEB_DIST)
 $(WEB_DIST): $(WEB_SRC)/package.json $(WEB_SRC)/package-lock.json $(WEB_SRC)/build.mjs $(WEB_SRC)/index.html $(WEB_SRC)/page.js $(WEB_SRC)/page.css $(WEB_SRC)/livekit.js $(WEB_SRC)/favicon.svg
-	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	@$(NEED_NPM)
 	cd $(WEB_SRC) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 
 # The ALSA null device gives PortAudio a working default device on machines without a sound
@@ -117,10 +131,9 @@ $(STATICCHECK):
 	@mkdir -p $(BIN)
 	cd $$(mktemp -d) && GOBIN=$(BIN) GOFLAGS=-mod=mod $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 
-# Debian's nodejs comes without npm (NodeSource's includes it): install npm only when missing.
 ajv: $(AJV)
 $(AJV):
-	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends npm >/dev/null; }
+	@$(NEED_NPM)
 	@mkdir -p $(BIN)/npm
 	npm install --prefix $(BIN)/npm --no-audit --no-fund --save-exact ajv@$(AJV_VER)
 
@@ -128,27 +141,17 @@ $(AJV):
 # `examtui graph --format mermaid`; Node and npm come from Debian when missing.
 mermaid: $(MERMAID)
 $(MERMAID): tools/mermaid/package.json tools/mermaid/package-lock.json tools/mermaid/check.mjs
-	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
-	@mkdir -p $(BIN)/mermaid
-	cp tools/mermaid/package.json tools/mermaid/package-lock.json tools/mermaid/check.mjs $(BIN)/mermaid/
-	cd $(BIN)/mermaid && npm ci --no-audit --no-fund --loglevel=error
-	@touch $(MERMAID)
+	$(call npm_tool,mermaid,)
 
 ltijs: $(LTIJS)
 $(LTIJS): tools/ltijs/package.json tools/ltijs/package-lock.json tools/ltijs/tool.js
-	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
-	@mkdir -p $(BIN)/ltijs
-	cp tools/ltijs/package.json tools/ltijs/package-lock.json tools/ltijs/tool.js $(BIN)/ltijs/
-	cd $(BIN)/ltijs && npm ci --no-audit --no-fund --loglevel=error
-	@touch $(LTIJS)
+	$(call npm_tool,ltijs,)
 
+# onnxruntime-node's install script would fetch CUDA libraries from api.nuget.org; the CPU
+# build it ships is all Silero needs.
 lkagents: $(LKAGENTS)
 $(LKAGENTS): tools/lkagents/package.json tools/lkagents/package-lock.json tools/lkagents/agent.mjs
-	@command -v npm >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
-	@mkdir -p $(BIN)/lkagents
-	cp tools/lkagents/package.json tools/lkagents/package-lock.json tools/lkagents/agent.mjs $(BIN)/lkagents/
-	cd $(BIN)/lkagents && ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm ci --no-audit --no-fund --loglevel=error
-	@touch $(LKAGENTS)
+	$(call npm_tool,lkagents,ONNXRUNTIME_NODE_INSTALL_CUDA=skip)
 
 clean:
 	rm -rf $(BIN)
