@@ -10,27 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/examtui/examtui/internal/testutil"
+
 	"github.com/goccy/go-yaml"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSONSchema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	const url = "https://examtui.dev/schema/exam-spec-v1.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
+	return testutil.CompileSchema(t, JSONSchema(), "https://examtui.dev/schema/exam-spec-v1.json")
 }
 
 // yamlInstance converts YAML to the JSON value a schema validator sees.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/examtui/examtui/internal/testutil"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/examtui/examtui/spec/lang"
@@ -143,21 +145,7 @@ func jsonTags(t reflect.Type) []string {
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(lang.JSONSchema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	const url = "https://examtui.dev/schema/language-pack.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
+	return testutil.CompileSchema(t, lang.JSONSchema(), "https://examtui.dev/schema/language-pack.json")
 }
 
 // TestWithOverlaysAndAdds: a config pack for a shipped language changes only what it names; a
