@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -94,23 +93,8 @@ func startLTIServe(t *testing.T, lk *lktest.Server, plat *ltitest.Platform, host
 	serve := exec.Command(s.bin, append([]string{"serve", "--data-dir", s.dir, "--log-file", s.logFile, "--addr", "127.0.0.1:" + strconv.Itoa(port),
 		"--public-url", s.base, "--specs", s.examples}, extra...)...)
 	serve.Env = s.env
-	stdout, err := serve.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	serve.Stderr = s.stderr
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := testutil.StartLines(t, serve)
 	for {
 		l := testutil.Recv(t, lines, 30*time.Second, "serve's LTI line (stderr: "+s.stderr.String()+")")
 		if strings.Contains(l, "LTI 1.3 tool") {

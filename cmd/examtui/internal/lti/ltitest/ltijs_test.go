@@ -1,7 +1,6 @@
 package ltitest_test
 
 import (
-	"bufio"
 	"io"
 	"net"
 	"net/http"
@@ -58,29 +57,10 @@ func TestStandInWithLtijs(t *testing.T) {
 	cmd.Env = append(os.Environ(), "PGHOST="+db.Hostname(), "PGPORT="+db.Port(), "PGUSER="+db.User.Username(), "PGPASSWORD="+pw,
 		"PGDATABASE="+strings.TrimPrefix(db.Path, "/"), "LTIJS_KEY=examtui-crosscheck-key", "PORT="+strconv.Itoa(port),
 		"PLATFORM="+plat.Issuer, "CLIENT_ID="+plat.ClientID, "SCORE=5", "SCORE_MAX=9")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr testutil.SyncBuffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if sc.Text() == "ready" {
-				ready <- "ready"
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("ltijs did not start: %s", stderr.String())
+	lines := testutil.StartLines(t, cmd)
+	for testutil.Recv(t, lines, 60*time.Second, "ltijs to start (stderr: %s)", &stderr) != "ready" {
 	}
 
 	jar, _ := cookiejar.New(nil)
