@@ -41,6 +41,7 @@ func newDispatchCmd() *cobra.Command {
 		identity  string
 		wait      time.Duration
 		link      linkFlags
+		specs     string
 	)
 	cmd := &cobra.Command{
 		Use:   "dispatch --room R --spec NAME [--candidate NAME]",
@@ -61,7 +62,9 @@ token: examtui token --role candidate --dispatch-spec NAME.
 
 When a candidate server is configured (--serve-url, $EXAMTUI_SERVE_URL or serve.url in the config
 file), dispatch also makes the candidate's one-time join link (as examtui token --link does) and
-prints it on stderr: "candidate's join link: https://…/join/<code>".`,
+prints it on stderr: "candidate's join link: https://…/join/<code>". The link opens the page in
+the exam's language: --language, else the spec's own, read from --specs (the workers' directory,
+when this machine has it) or the built-in demo, else examtui serve's --language.`,
 		Example: `  examtui dispatch --room exam-42 --spec oral-b2 --candidate "Ada Lovelace"`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -96,6 +99,15 @@ prints it on stderr: "candidate's join link: https://…/join/<code>".`,
 				return err
 			}
 			if candsrv.ServeURL(link.serveURL) != "" {
+				if link.language == "" {
+					l, err := worker.SpecLanguage(specs, spec)
+					switch {
+					case err == nil:
+						link.language = l
+					case specs != "":
+						return fmt.Errorf("--specs: %w", err)
+					}
+				}
 				if joinLink, err = link.create(cmd, candsrv.Invite{Room: room, Identity: identity, Name: candidate, CandidateID: candID}); err != nil {
 					return fmt.Errorf("candidate's join link: %w", err)
 				}
@@ -128,6 +140,7 @@ prints it on stderr: "candidate's join link: https://…/join/<code>".`,
 	f.StringVar(&candID, "candidate-id", "", "attach the session to this candidate of the store's roster (examtui candidates import); their name unless --candidate")
 	f.StringVar(&identity, "candidate-identity", "candidate", "the candidate's identity in the room, for the join link")
 	link.addFlags(cmd, false)
+	f.StringVar(&specs, "specs", "", "the workers' exam specs directory, when this machine has it: the join link opens the page in the exam's language")
 	f.DurationVar(&wait, "wait", defaultDispatchWait, "how long to wait for a worker to take the exam before withdrawing it (0: do not wait)")
 	_ = cmd.MarkFlagRequired("room")
 	return cmd

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +185,53 @@ func TestWaitingListShowsRejection(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("the waiting list never showed the rejection: %+v", board.Waiting())
 		}
+	}
+}
+
+// TestDispatchLinkInExamLanguage: the join link dispatch prints opens the page in the exam's
+// language, read from --specs (the workers' directory) or the built-in demo; --language still
+// wins; a --specs directory without the spec is refused before anything is dispatched. (Before,
+// the link had the language only when --language said it: a French exam's page came up in
+// examtui serve's default language.)
+func TestDispatchLinkInExamLanguage(t *testing.T) {
+	p := newPool(t)
+	fr, err := os.ReadFile("../../examples/oral-fr-b2.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.specs, "oral-fr.yaml"), fr, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	common := append(p.storeArgs(), "--serve-url", "http://127.0.0.1:9", "--wait", "0")
+	for _, tc := range []struct {
+		room, spec string
+		extra      []string
+		want       string
+	}{
+		{"fr-specs", "oral-fr", []string{"--specs", p.specs}, "?lang=fr"},
+		{"demo", app.DemoSpec, nil, "?lang=en"},
+		{"fr-said", "oral-fr", []string{"--specs", p.specs, "--language", "ar"}, "?lang=ar"},
+	} {
+		_, errOut, err := p.tryDispatch(tc.room, tc.spec, "Ada", append(common, tc.extra...)...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tc.room, err, errOut)
+		}
+		link := ""
+		for _, l := range strings.Split(errOut, "\n") {
+			if after, ok := strings.CutPrefix(l, "candidate's join link: "); ok {
+				link = after
+			}
+		}
+		if !strings.HasSuffix(link, tc.want) {
+			t.Errorf("%s: join link %q, want it to end in %s\n%s", tc.room, link, tc.want, errOut)
+		}
+	}
+	_, _, err = p.tryDispatch("missing", "oral-de", "Ada", append(common, "--specs", p.specs)...)
+	if err == nil || !strings.Contains(err.Error(), "--specs") || !strings.Contains(err.Error(), "oral-de") {
+		t.Errorf("a spec --specs does not hold: %v, want an error naming --specs and the spec", err)
+	}
+	rooms, err := lksdk.NewRoomServiceClient(httpURL(p.srv.URL), p.srv.APIKey, p.srv.Secret).ListRooms(context.Background(), &lkproto.ListRoomsRequest{Names: []string{"missing"}})
+	if err != nil || len(rooms.GetRooms()) != 0 {
+		t.Errorf("the refused dispatch made its room: %v %v", rooms.GetRooms(), err)
 	}
 }

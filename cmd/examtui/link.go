@@ -32,7 +32,7 @@ func (l *linkFlags) addFlags(cmd *cobra.Command, withSwitch bool) {
 	}
 	f.StringVar(&l.serveURL, "serve-url", "", "the candidate server's address in links (default $"+candsrv.EnvServeURL+" or serve.url in the config file)")
 	f.DurationVar(&l.ttl, "link-ttl", candsrv.DefaultLinkTTL, "how long a join link can be used for the first time")
-	f.StringVar(&l.language, "language", "", "the exam's language, for the candidate page the link opens (a language pack's tag; default: examtui serve's --language)")
+	f.StringVar(&l.language, "language", "", "the exam's language, for the candidate page the link opens (a language pack's tag; default: on dispatch the spec's when it can be read, else examtui serve's --language)")
 }
 
 // errNoServeURL is the answer for a link asked for with nowhere to point it.

@@ -226,7 +226,7 @@ func monitorLinks(store *sessions.Store) controlroom.LinkFunc {
 		return nil
 	}
 	return func(ctx context.Context, r *monitor.Row) (string, error) {
-		return candsrv.RoomLink(ctx, store, base, r.Room, r.Candidate, candsrv.DefaultLinkTTL, time.Now())
+		return candsrv.RoomLink(ctx, store, base, candsrv.RoomExam{SessionID: r.SessionID, Room: r.Room, Candidate: r.Candidate}, time.Now())
 	}
 }
 

@@ -144,18 +144,37 @@ func NewLink(ctx context.Context, st *sessions.Store, base string, inv Invite, n
 // DefaultIdentity is the candidate's identity in a room when nothing names one.
 const DefaultIdentity = "candidate"
 
-// RoomLink makes a new link for the candidate of a room (the control room's link key): it admits
-// the identity, name and roster candidate of the room's latest link, so a candidate given a second link (a lost
-// one, a device changed) comes back as the same participant — LiveKit drops the older connection
-// of an identity when a newer one joins — or DefaultIdentity under name for a room that had none.
-func RoomLink(ctx context.Context, st *sessions.Store, base, room, name string, ttl time.Duration, now time.Time) (string, error) {
-	inv := Invite{Room: room, Identity: DefaultIdentity, Name: name, TTL: ttl}
-	prev, err := st.JoinCodes(ctx, room)
+// RoomExam is the exam the control room's link key makes a new link for.
+type RoomExam struct {
+	SessionID string
+	Room      string
+	Candidate string        // the candidate's name, for a room that had no link
+	TTL       time.Duration // 0: DefaultLinkTTL
+}
+
+// RoomLink makes a new link for the candidate of a room exam (the control room's link key): it
+// admits the identity, name and roster candidate of the room's latest link, so a candidate given
+// a second link (a lost one, a device changed) comes back as the same participant — LiveKit
+// drops the older connection of an identity when a newer one joins — or DefaultIdentity under
+// the candidate's name for a room that had none. The link opens the page in the language of the
+// session's exam, as the stored compiled exam says it.
+func RoomLink(ctx context.Context, st *sessions.Store, base string, e RoomExam, now time.Time) (string, error) {
+	inv := Invite{Room: e.Room, Identity: DefaultIdentity, Name: e.Candidate, TTL: e.TTL}
+	prev, err := st.JoinCodes(ctx, e.Room)
 	if err != nil {
 		return "", err
 	}
 	if len(prev) > 0 {
 		inv.Identity, inv.Name, inv.CandidateID = prev[0].Identity, prev[0].DisplayName, prev[0].CandidateID
 	}
+	sess, err := st.Get(ctx, e.SessionID)
+	if err != nil {
+		return "", fmt.Errorf("the exam's language: %w", err)
+	}
+	exam, err := sess.Exam()
+	if err != nil {
+		return "", fmt.Errorf("the exam's language: %w", err)
+	}
+	inv.Language = exam.Language
 	return NewLink(ctx, st, base, inv, now)
 }

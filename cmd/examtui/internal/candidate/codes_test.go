@@ -3,10 +3,13 @@ package candidate
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/sessions"
+	"github.com/examtui/examtui/spec"
 )
 
 func TestLink(t *testing.T) {
@@ -31,7 +34,8 @@ func TestLink(t *testing.T) {
 }
 
 // TestRoomLink: a room's new link admits the identity and name of its latest link, or the
-// default identity under the given name in a room that had none; every link has its own code.
+// default identity under the given name in a room that had none; every link has its own code;
+// the link opens the page in the language of the session's exam.
 func TestRoomLink(t *testing.T) {
 	ctx := context.Background()
 	st, err := sessions.Open(ctx, t.TempDir())
@@ -39,10 +43,21 @@ func TestRoomLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	now := time.Now()
-	first, err := RoomLink(ctx, st, "http://h:1", "r1", "Ada", 0, now)
+	exam, _, err := spec.CompileFile("../../../../examples/oral-fr-b2.yaml")
 	if err != nil {
 		t.Fatal(err)
+	}
+	sess, err := st.Create(ctx, sessions.Meta{Exam: exam, Candidate: "Ada", Input: runtime.SourceRoom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	first, err := RoomLink(ctx, st, "http://h:1", RoomExam{SessionID: sess.ID, Room: "r1", Candidate: "Ada"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(first, "?"+LanguageParam+"=fr") {
+		t.Errorf("link %q: want the French exam's ?%s=fr", first, LanguageParam)
 	}
 	codes, _ := st.JoinCodes(ctx, "r1")
 	if len(codes) != 1 || codes[0].Identity != DefaultIdentity || codes[0].DisplayName != "Ada" || !codes[0].Expires.Equal(now.Add(DefaultLinkTTL).Truncate(0).UTC()) {
@@ -51,7 +66,7 @@ func TestRoomLink(t *testing.T) {
 	if _, err := NewLink(ctx, st, "http://h:1", Invite{Room: "r1", Identity: "ada-2", Name: "Ada L."}, now.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	second, err := RoomLink(ctx, st, "http://h:1", "r1", "someone else", time.Hour, now.Add(2*time.Second))
+	second, err := RoomLink(ctx, st, "http://h:1", RoomExam{SessionID: sess.ID, Room: "r1", Candidate: "someone else", TTL: time.Hour}, now.Add(2*time.Second))
 	if err != nil || second == first {
 		t.Fatalf("second link %q %v (first %q)", second, err, first)
 	}
@@ -59,7 +74,10 @@ func TestRoomLink(t *testing.T) {
 	if len(codes) != 3 || codes[0].Identity != "ada-2" || codes[0].DisplayName != "Ada L." {
 		t.Fatalf("stored %+v", codes)
 	}
-	if _, err := RoomLink(ctx, st, "exam.example.org", "r1", "", 0, now); !errors.Is(err, ErrInvalidBaseURL) {
+	if _, err := RoomLink(ctx, st, "exam.example.org", RoomExam{SessionID: sess.ID, Room: "r1"}, now); !errors.Is(err, ErrInvalidBaseURL) {
 		t.Fatalf("bad base: %v", err)
+	}
+	if _, err := RoomLink(ctx, st, "http://h:1", RoomExam{SessionID: "no-such-session", Room: "r1"}, now); !errors.Is(err, sessions.ErrNotFound) {
+		t.Fatalf("unknown session: %v", err)
 	}
 }

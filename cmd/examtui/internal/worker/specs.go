@@ -50,6 +50,20 @@ func resolveSpec(dir, name string) (string, error) {
 	return "", fmt.Errorf("%w: %q is not in the worker's spec directory", ErrUnknownSpec, name)
 }
 
+// SpecLanguage is the language of the exam a dispatch names, read as a worker with the specs
+// directory dir would find it (without dir, only the built-in demo is known).
+func SpecLanguage(dir, name string) (string, error) {
+	p, err := resolveSpec(dir, name)
+	if err != nil {
+		return "", err
+	}
+	exam, _, err := app.LoadSpec(p)
+	if err != nil {
+		return "", fmt.Errorf("spec %q: %w", name, err)
+	}
+	return exam.Language, nil
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if x == y {
