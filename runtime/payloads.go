@@ -121,7 +121,8 @@ type ObservationPayload struct {
 	// (offline) and when no reply came.
 	Usage *TurnUsage `json:"usage,omitempty"`
 	// Settles are the queued instructions carried out by the sentences streamed before the
-	// call completed, as on a spoken line (SpokenPayload.Settles).
+	// call completed, as on a spoken line (SpokenPayload.Settles), and those the examiner
+	// reported it cannot act on (not_actionable).
 	Settles []AdminInstructionPayload `json:"settles,omitempty"`
 }
 

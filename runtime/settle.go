@@ -15,7 +15,8 @@ import (
 // controller takes it off the queue there, live and in the replay alike. The admin_instruction
 // events that consoles and the candidate's record read still follow at the end of the turn; a
 // resume whose log lost them emits them first (confirmSettled), so the resumed exam holds the
-// same events as the uninterrupted one.
+// same events as the uninterrupted one. An instruction the examiner reported it cannot act on
+// settles the same way, in the turn's observation (nothing is said for it).
 
 // turnSettle is the settling of the queued instructions one examiner call carried, while its
 // turn is decided (finishTurn).
@@ -54,21 +55,30 @@ func (c *Controller) replySaying() {
 }
 
 // settlesWith is the settle events the next event carries, once text (a line being said, ""
-// for none) is said: the instructions the examiner acted on whose words, if the reply carried
-// them, are now said. Caller holds mu.
+// for the turn's observation) is said: the instructions the examiner acted on whose words, if
+// the reply carried them, are now said; and, on the observation, those it reported it cannot
+// act on (not_actionable), which leave the queue whatever is said. Caller holds mu.
 func (c *Controller) settlesWith(text string) []AdminInstructionPayload {
 	s := c.settling
 	if s == nil {
 		return nil
 	}
+	var out []AdminInstructionPayload
+	if text == "" {
+		for i, a := range s.instrs {
+			if !s.settled[i] && s.in.reply.adminResult(i) == AdminNotActionable {
+				s.settled[i] = true
+				out = append(out, AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: s.nodeID, Status: AdminNotActionable})
+			}
+		}
+	}
 	if text != "" {
 		s.said.WriteString(" " + text)
 	}
 	if !s.open || c.state.Terminal() && c.nodeGen != s.in.gen {
-		return nil
+		return out
 	}
 	said := normalizeWords(s.said.String())
-	var out []AdminInstructionPayload
 	for i, a := range s.instrs {
 		if s.settled[i] || s.in.reply.adminResult(i) != AdminConsumed || cutFromReply(a.Text, s.reply, said) {
 			continue

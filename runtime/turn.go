@@ -289,7 +289,8 @@ func (c *Controller) finishTurn(call *examinerCall, gateErr error) error {
 // settleQueued settles the queued instructions the call's context carried, in order, once
 // the turn is decided: those a line carried out (settle.go) are consumed, and their events
 // follow unless the exam ended in the turn (the line is their record); one the examiner could
-// not act on leaves the queue, not actionable, whatever happened; any other stays queued for
+// not act on left the queue with the observation, not actionable, whatever happened (its event
+// follows likewise); any other stays queued for
 // the next turn (a limit or a command moved the exam on before its reply was said, or the
 // filters cut what it asked to say). Instructions promoted or settled meanwhile are not
 // touched: promotion waits for the turn (turnMu). Caller holds mu.
@@ -300,17 +301,11 @@ func (c *Controller) settleQueued() {
 	}
 	for i, a := range s.instrs {
 		p := &AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: s.nodeID, Status: AdminConsumed}
-		switch {
-		case s.settled[i]:
-			if c.confirmed(p) && !c.state.Terminal() {
-				c.emit(p)
-			}
-		case s.in.reply.adminResult(i) == AdminNotActionable:
-			p.Status = AdminNotActionable
-			if !c.state.Terminal() {
-				c.emit(p)
-			}
-			c.unqueue(p)
+		if s.in.reply.adminResult(i) == AdminNotActionable {
+			p.Status = AdminNotActionable // settled by the observation (settlesWith)
+		}
+		if s.settled[i] && c.confirmed(p) && !c.state.Terminal() {
+			c.emit(p)
 		}
 	}
 }
