@@ -236,11 +236,14 @@ func (r *conductRun) step(op, arg byte) {
 		what = "interim"
 		err = c.Interim("We could", 0.8)
 	case opBargeIn:
-		// The candidate's voice cuts the line being said after some of its words.
+		// The candidate's voice cuts the line being said after a share of its words: none, a
+		// quarter, half, three quarters or all. A share rather than a count, because a resumed
+		// exam's line is its resume line (longer than the line it repeats): the same op must
+		// cut both lines alike, or the runs with and without a kill hear different things.
 		heard := ""
 		if sp := runtimetest.Payloads[*runtime.SpokenPayload](r.t, r.rec.Events()); len(sp) > 0 {
 			w := strings.Fields(sp[len(sp)-1].Text)
-			heard = strings.Join(w[:int(arg)%(len(w)+1)], " ")
+			heard = strings.Join(w[:len(w)*(int(arg)%5)/4], " ")
 		}
 		what = fmt.Sprintf("barge-in after %q", heard)
 		err = c.SpeechInterrupted(heard)
