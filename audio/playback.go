@@ -79,6 +79,7 @@ type Player struct {
 	changed chan struct{}
 	tap     func(out []int16) // tests: each buffer the callback filled (p.mu held)
 }
+
 // PlayerOption configures OpenPlayer.
 type PlayerOption func(*Player) error
 
