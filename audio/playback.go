@@ -23,8 +23,9 @@ type Sink interface {
 // the clip being played (and any played after it) without dropping a sample, Resume plays on
 // from the held sample, and Stop, while held, cuts as usual (and ends the hold). Play keeps
 // blocking while held, and its PlayResult counts only the audio played, never the hold. A room
-// track is one (the voice path pauses the examiner when the candidate starts to speak, then
-// decides on the words); a sink that is not plays on until it is stopped.
+// track and the Player are (the voice path pauses the examiner when the candidate starts to
+// speak, then decides on the words); a sink that is not plays on until it is stopped. Voice
+// records a held line's audio where it was heard, around its holds.
 type Pauser interface {
 	Pause()
 	Resume()

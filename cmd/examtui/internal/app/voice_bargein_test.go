@@ -28,8 +28,8 @@ type stampedPlayer struct {
 }
 
 type stampedPlay struct {
-	start, end time.Time
-	res        audio.PlayResult
+	start time.Time
+	res   audio.PlayResult
 }
 
 func (s *stampedPlayer) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, error) {
@@ -37,7 +37,7 @@ func (s *stampedPlayer) Play(ctx context.Context, c audio.Clip) (audio.PlayResul
 	s.once.Do(func() { s.playing <- struct{}{} })
 	r, err := s.Player.Play(ctx, c)
 	s.mu.Lock()
-	s.plays = append(s.plays, stampedPlay{start, time.Now(), r})
+	s.plays = append(s.plays, stampedPlay{start, r})
 	s.mu.Unlock()
 	return r, err
 }
@@ -192,7 +192,13 @@ func TestMicBargeInPausesTheSpeaker(t *testing.T) {
 				last--
 			}
 			recorded := time.Duration(last-first) * time.Second / audio.SampleRate
-			said := plays[len(plays)-1].end.Sub(plays[0].start)
+			// How long the lines took to say: from the first clip's start to the last one's end,
+			// counted from when it began (not when Play returned, which a busy machine delays).
+			lastPlay := plays[len(plays)-1]
+			said := lastPlay.start.Sub(plays[0].start) + lastPlay.res.Total
+			if paused[0].After(lastPlay.start) {
+				said += hold
+			}
 			// espeak-ng ends a line with 0.3 s of digital silence, which the span leaves out; a
 			// line recorded at the start of each clip would span less by the pause (0.7-1 s).
 			if d := recorded - said; d < -400*time.Millisecond || d > 100*time.Millisecond {
