@@ -61,6 +61,22 @@ func nonZero(s []int16) []int16 {
 	return slices.DeleteFunc(slices.Clone(s), func(x int16) bool { return x == 0 })
 }
 
+// examinerTrack closes v and its recorder and reads back the examiner's track.
+func examinerTrack(t *testing.T, v *Voice, rec *SessionRecorder) Clip {
+	t.Helper()
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ReadWAVFile(rec.Path(TrackExaminer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // TestPlayerPauseResumesFromTheHeldSample plays a line on the null device through a Voice with a
 // recorder, and pauses it a third of the way in: the callback hands out silence from its next
 // buffer, the clip's position stays where it was, and Resume plays on from that sample. The
@@ -124,16 +140,7 @@ func TestPlayerPauseResumesFromTheHeldSample(t *testing.T) {
 	}
 
 	// The recording: the clip whole, the hold's silence where it fell.
-	if err := v.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w, err := ReadWAVFile(rec.Path(TrackExaminer))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := examinerTrack(t, v, rec)
 	if got := nonZero(w.Samples); !slices.Equal(got, clip) {
 		t.Fatalf("examiner.wav holds %d samples of the clip's %d, not the clip once in order", len(got), len(clip))
 	}
@@ -217,16 +224,7 @@ func TestRecordExaminerWhereHeard(t *testing.T) {
 		if r := <-done; r.Interrupted || r.Played != 2*time.Second {
 			t.Fatalf("the line: %+v", r)
 		}
-		if err := v.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
-		w, err := ReadWAVFile(rec.Path(TrackExaminer))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := examinerTrack(t, v, rec)
 		clip := ramp(SampleRate)
 		want := make([]int16, ms(2700))
 		copy(want, clip[:ms(300)])
