@@ -266,3 +266,54 @@ func TestHeardAt(t *testing.T) {
 		})
 	}
 }
+
+// FuzzHeardAt states what heardAt keeps for any holds: the runs cover the clip's samples once,
+// in order; they sit on the timeline in order without overlapping; none sits inside a hold that
+// ended; and the first starts where the clip began, or where a hold ended (one it began in).
+func FuzzHeardAt(f *testing.F) {
+	f.Add(int64(100), 50, []byte{20, 80})
+	f.Add(int64(0), 30, []byte{10, 10, 5, 15})
+	f.Add(int64(100), 30, []byte{120, 0})
+	f.Fuzz(func(t *testing.T, pos int64, n int, spec []byte) {
+		pos, n = max(0, pos%1_000_000), max(0, n%10_000)
+		// spec: pairs (gap before the hold, its length); a length of 0 is a hold still on, the
+		// last one.
+		var holds []hold
+		at := int64(0)
+		for i := 0; i+1 < len(spec); i += 2 {
+			from := at + int64(spec[i])
+			if spec[i+1] == 0 {
+				holds = append(holds, hold{from, -1})
+				break
+			}
+			holds = append(holds, hold{from, from + int64(spec[i+1])})
+			at = from + int64(spec[i+1])
+		}
+		runs := heardAt(pos, n, holds)
+		next, end := 0, int64(-1)
+		for i, r := range runs {
+			if r.from != next || r.to <= r.from {
+				t.Fatalf("run %d covers samples [%d,%d), want from %d: %v", i, r.from, r.to, next, runs)
+			}
+			next = r.to
+			if r.at < end || r.at < pos {
+				t.Fatalf("run %d at %d overlaps the one before (ends %d) or precedes the clip (%d): %v", i, r.at, end, pos, runs)
+			}
+			end = r.at + int64(r.to-r.from)
+			for _, h := range holds {
+				if h.to >= 0 && r.at < h.to && end > h.from {
+					t.Fatalf("run %d [%d,%d) inside the hold %v: %v", i, r.at, end, h, runs)
+				}
+			}
+		}
+		if next != n {
+			t.Fatalf("the runs cover %d of %d samples: %v", next, n, runs)
+		}
+		if len(runs) > 0 && runs[0].at != pos {
+			covering := slices.ContainsFunc(holds, func(h hold) bool { return h.from <= runs[0].at && h.to == runs[0].at })
+			if !covering {
+				t.Fatalf("the clip began at %d, its first run sits at %d with no hold ending there: %v (holds %v)", pos, runs[0].at, runs, holds)
+			}
+		}
+	})
+}
