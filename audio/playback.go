@@ -115,7 +115,7 @@ func OpenPlayer(opts ...PlayerOption) (*Player, error) {
 	}
 	p.lead = playLead
 	if info := p.stream.Info(); info != nil {
-		p.lead += info.OutputLatency
+		p.lead += 2 * info.OutputLatency
 	}
 	p.info = DeviceInfo{Index: dev.Index, Name: dev.Name, MaxOutputChannels: dev.MaxOutputChannels, DefaultSampleRate: dev.DefaultSampleRate}
 	p.log.Info("playback opened", "device", dev.Name, "rate", p.rate)
@@ -129,11 +129,12 @@ func (p *Player) Device() DeviceInfo { return p.info }
 func (p *Player) Rate() float64 { return p.rate }
 
 // playLead is how far ahead of a clip's own clock (the time since it began, less any hold)
-// the callback may hand its samples to the device, on top of the stream's output latency. A
-// sound card asks for a buffer as the last one drains, so it never comes near the limit; a
-// device that takes buffers faster than real time (ALSA's null device does) would otherwise
-// have the whole clip at once, and a pause would hold nothing.
-const playLead = 100 * time.Millisecond
+// the callback may hand its samples to the device, on top of twice the stream's output
+// latency. A sound card asks for a buffer as one drains, so it stays within its latency and
+// never meets the limit (which would put silence into the line); a device that takes buffers
+// faster than real time (ALSA's null device does) would otherwise have the whole clip at
+// once, and a pause would hold nothing.
+const playLead = 200 * time.Millisecond
 
 func (p *Player) callback(out []int16) {
 	p.mu.Lock()
