@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,6 +86,9 @@ type Voice struct {
 	// sink (a Pauser) is holding the line being said.
 	pauseMu sync.Mutex
 	held    bool
+	// holds are the holds of the line being said, on the recorder's timeline (with a
+	// recorder): its audio is recorded around them, where it was heard (recordExaminer).
+	holds []hold
 	// bargeVoiced is the voiced audio of the current turn heard over the examiner's line, while
 	// it is not yet enough for a barge-in (-1: no such turn). Capture loop only.
 	bargeVoiced time.Duration
@@ -130,6 +134,10 @@ type sttJob struct {
 // streamWait bounds the wait for a streaming transcript before the one-shot path takes over:
 // a stream answers within milliseconds of the cut, so this is only reached when it is stuck.
 const streamWait = time.Second
+
+// hold is one pause of the examiner's line on the recorder's timeline, in samples: from the
+// pause to the resumption (to < 0: still held).
+type hold struct{ from, to int64 }
 
 type holdReq struct {
 	turn    uint64
@@ -707,7 +715,10 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 		}
 	}()
 	v.bargedIn.Store(false)
+	v.pauseMu.Lock()
+	v.holds = v.holds[:0]
 	v.playing.Store(true)
+	v.pauseMu.Unlock()
 	v.setState(StateExaminerSpeaking)
 	defer func() {
 		v.endHold()
@@ -752,15 +763,62 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 	return res, nil
 }
 
+// recordExaminer writes what was heard of a clip that began playing at pos (on the recorder's
+// timeline) where it was heard: the pauses of the line that fell during it sit on the track as
+// silence, the clip's audio before and after them.
 func (v *Voice) recordExaminer(pos int64, c Clip, pr PlayResult) {
 	c16, err := c.To16k()
 	if err != nil {
 		return
 	}
 	n := min(len(c16.Samples), int(pr.Played*SampleRate/time.Second))
-	if err := v.cfg.recorder.WriteAt(TrackExaminer, pos, c16.Samples[:n]); err != nil && !errors.Is(err, ErrClosed) {
-		v.cfg.log.Warn("recording examiner audio", "err", err)
+	v.pauseMu.Lock()
+	holds := slices.Clone(v.holds)
+	v.pauseMu.Unlock()
+	for _, p := range heardAt(pos, n, holds) {
+		if err := v.cfg.recorder.WriteAt(TrackExaminer, p.at, c16.Samples[p.from:p.to]); err != nil {
+			if !errors.Is(err, ErrClosed) {
+				v.cfg.log.Warn("recording examiner audio", "err", err)
+			}
+			return
+		}
 	}
+}
+
+// placed is a run of a clip's samples [from, to) and where on the timeline it was heard.
+type placed struct {
+	at       int64
+	from, to int
+}
+
+// heardAt places the n samples of a clip that began playing at pos around the holds of its
+// line (in order, on the same timeline): the samples play on from pos, and a hold they reach
+// moves the rest to its end. A hold still on has no end: what the sink counted as played past
+// its start (a buffer or two) stays where it was.
+func heardAt(pos int64, n int, holds []hold) []placed {
+	var out []placed
+	at, i := pos, 0
+	for _, h := range holds {
+		if i == n {
+			break
+		}
+		if h.to >= 0 && h.to <= at {
+			continue // over before these samples
+		}
+		if k := int(min(int64(n-i), h.from-at)); k > 0 {
+			out = append(out, placed{at: at, from: i, to: i + k})
+			i += k
+			at += int64(k)
+		}
+		if h.to < 0 {
+			break
+		}
+		at = max(at, h.to)
+	}
+	if i < n {
+		out = append(out, placed{at: at, from: i, to: n})
+	}
+	return out
 }
 
 // cutText keeps the words of s that fit in fraction of its characters.
@@ -798,6 +856,9 @@ func (v *Voice) PauseSpeaking() bool {
 	}
 	if !v.held {
 		v.held = true
+		if v.cfg.recorder != nil {
+			v.holds = append(v.holds, hold{from: v.cfg.recorder.Now(), to: -1})
+		}
 		p.Pause()
 	}
 	return true
@@ -807,10 +868,20 @@ func (v *Voice) PauseSpeaking() bool {
 func (v *Voice) ResumeSpeaking() {
 	v.pauseMu.Lock()
 	defer v.pauseMu.Unlock()
-	if v.held {
-		v.held = false
-		v.sink.(Pauser).Resume()
+	v.release()
+}
+
+// release ends a hold on the line, on the sink and on the recorder's timeline; v.pauseMu is
+// held.
+func (v *Voice) release() {
+	if !v.held {
+		return
 	}
+	v.held = false
+	if n := len(v.holds); n > 0 && v.holds[n-1].to < 0 {
+		v.holds[n-1].to = v.cfg.recorder.Now()
+	}
+	v.sink.(Pauser).Resume()
 }
 
 // endHold marks the line said: a hold still on (the line's last audio had left before the
@@ -819,10 +890,7 @@ func (v *Voice) endHold() {
 	v.pauseMu.Lock()
 	defer v.pauseMu.Unlock()
 	v.playing.Store(false)
-	if v.held {
-		v.held = false
-		v.sink.(Pauser).Resume()
-	}
+	v.release()
 }
 
 // StopSpeaking cuts the examiner's current line short (an immediate admin instruction, a

@@ -160,7 +160,8 @@ func WithBackchannelLength(d time.Duration) Option {
 // WithPauseOnVoice sets how much voiced audio over the examiner's line pauses it until the
 // words decide (default DefaultPauseAfter), and how long a paused line waits for them before
 // it plays on (default DefaultFalseCutTimeout). It needs a sink that can pause (audio.Pauser:
-// a room's track); another plays on until the words or a backchannel's length cut it.
+// a room's track, the local speaker's audio.Player); another plays on until the words or a
+// backchannel's length cut it.
 func WithPauseOnVoice(after, timeout time.Duration) Option {
 	return func(c *config) error {
 		if after < audio.FrameDuration || after > 5*time.Second || timeout < 100*time.Millisecond || timeout > 30*time.Second {

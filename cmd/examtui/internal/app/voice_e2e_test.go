@@ -65,7 +65,7 @@ func (s *pushSource) Close() error {
 }
 
 // spokenTurn is a turn as a microphone would pick it up: espeak-ng speech with a lead-in and a
-// second of room noise after it, so the endpointer can close the turn.
+// second of room noise after it, so the endpointer can close the turn (withRoom).
 func spokenTurn(t *testing.T, espeak *audio.Espeak, text string, seed uint64) []int16 {
 	t.Helper()
 	c, err := espeak.Synthesize(context.Background(), text, audio.SpeakOptions{})
@@ -76,11 +76,7 @@ func spokenTurn(t *testing.T, espeak *audio.Espeak, text string, seed uint64) []
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := make([]int16, audio.SampleRate*4/10)
-	s = append(s, c16.Samples...)
-	s = append(s, make([]int16, audio.SampleRate)...)
-	audio.AddNoise(s, -50, seed)
-	return s
+	return withRoom(c16.Samples, seed)
 }
 
 // TestVoiceAnswersDemoExamEndToEnd answers the demo exam by voice: each rehearsal turn is
