@@ -237,6 +237,7 @@ type wavFileWriter struct {
 	bw      *bufio.Writer
 	rate    int
 	samples int64
+	synced  int64 // samples the file's header counts (sync)
 }
 
 func createWAVWriter(path string, rate int) (*wavFileWriter, error) {
@@ -257,6 +258,23 @@ func (w *wavFileWriter) write(samples []int16) error {
 		return err
 	}
 	w.samples += int64(len(samples))
+	if w.samples-w.synced >= int64(w.rate) {
+		return w.sync()
+	}
+	return nil
+}
+
+// sync writes out what is buffered and makes the header count it, after every second of
+// audio: a process killed before close (SIGKILL, a power cut) leaves a file every tool reads
+// whole up to the last second, rather than one whose header says it is empty.
+func (w *wavFileWriter) sync() error {
+	if err := w.bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := w.f.WriteAt(wavHeader(w.rate, w.samples*2), 0); err != nil {
+		return err
+	}
+	w.synced = w.samples
 	return nil
 }
 
@@ -273,9 +291,5 @@ func (w *wavFileWriter) writeSilence(n int64) error {
 }
 
 func (w *wavFileWriter) close() error {
-	err := w.bw.Flush()
-	if err == nil {
-		_, err = w.f.WriteAt(wavHeader(w.rate, w.samples*2), 0)
-	}
-	return errors.Join(err, w.f.Close())
+	return errors.Join(w.sync(), w.f.Close())
 }

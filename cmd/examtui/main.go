@@ -42,14 +42,14 @@ const signalGrace = 5 * time.Second
 // flag (the worker's --drain-timeout): it gets no grace timer, only the second signal.
 const annotDrains = "examtui.drains"
 
-// stopOnSignal returns a context that SIGINT or SIGTERM cancels. Catching a signal takes away
+// stopOnSignal returns a context that SIGINT, SIGTERM or SIGHUP (the terminal closed) cancels. Catching a signal takes away
 // its default action, so work that never looks at the context (a parser, a read of a pipe
 // that never ends) would keep the process alive: a second signal, or the grace period after
 // the first (none when grace is 0), ends it with the usual 128+signal status.
 func stopOnSignal(parent context.Context, grace time.Duration) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		var first os.Signal
@@ -70,8 +70,11 @@ func stopOnSignal(parent context.Context, grace time.Duration) (context.Context,
 			return
 		}
 		code := 130
-		if first == syscall.SIGTERM {
+		switch first {
+		case syscall.SIGTERM:
 			code = 143
+		case syscall.SIGHUP:
+			code = 129
 		}
 		fmt.Fprintf(os.Stderr, "examtui: stopped by %v\n", first)
 		os.Exit(code)

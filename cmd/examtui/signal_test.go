@@ -28,6 +28,9 @@ func TestSignalStopsALoad(t *testing.T) {
 		within  time.Duration
 	}{
 		{"SIGTERM, then the grace period", []syscall.Signal{syscall.SIGTERM}, 143, signalGrace + 3*time.Second},
+		// A closed terminal (tmux kill-session, a dropped SSH connection) is a stop like SIGTERM:
+		// the command's context ends and it closes what it holds (a recording's files).
+		{"SIGHUP, then the grace period", []syscall.Signal{syscall.SIGHUP}, 129, signalGrace + 3*time.Second},
 		// Two signals sent together may arrive as one: SIGINT is repeated until the process
 		// ends, which must be well before the grace period.
 		{"SIGINT again", []syscall.Signal{syscall.SIGINT}, 130, 2 * time.Second},
