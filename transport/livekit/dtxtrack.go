@@ -52,8 +52,16 @@ type dtxTrack struct {
 	closed  bool
 	paused  bool          // Pause: the queue is held, not sent (the tail of silence still is)
 	emptied chan struct{} // closed (and replaced) whenever the queue becomes empty
-	wake    chan struct{} // a write or Close for an idle pacer
-	start   sync.Once     // the pacer, or the writers' clean-up if it never started
+	// taken counts the samples ever taken off the queue, sent the samples ever handed to the
+	// encoder and the RTP track (both at the source rate): a writer knows where its audio sits
+	// in the stream (position) and how much of it has really left (progress), whatever the
+	// wall clock says. moved is closed (and replaced) whenever sent advances, the queue is
+	// cleared or the pacer stops (ended).
+	taken, sent int64
+	moved       chan struct{}
+	ended       bool
+	wake        chan struct{} // a write or Close for an idle pacer
+	start       sync.Once     // the pacer, or the writers' clean-up if it never started
 }
 
 func newDTXTrack(rate int, logger protoLogger.Logger) (*dtxTrack, error) {
@@ -77,6 +85,7 @@ func newDTXTrack(rate int, logger protoLogger.Logger) (*dtxTrack, error) {
 		pcm:                    pcmWriter,
 		frame:                  rate * int(dtxFrame/time.Millisecond) / 1000,
 		emptied:                make(chan struct{}),
+		moved:                  make(chan struct{}),
 		wake:                   make(chan struct{}, 1),
 	}
 	if rate != opusRate {
@@ -158,6 +167,44 @@ func (t *dtxTrack) ClearQueue() {
 	defer t.mu.Unlock()
 	t.queue, t.paused = nil, false
 	t.emptiedLocked()
+	t.movedLocked()
+}
+
+func (t *dtxTrack) movedLocked() {
+	close(t.moved)
+	t.moved = make(chan struct{})
+}
+
+// position is where the next sample written will sit in the track's stream: the samples
+// taken for sending so far plus those queued.
+func (t *dtxTrack) position() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.taken + int64(len(t.queue))
+}
+
+// progress is how many samples have been sent so far, a channel closed when that changes (or
+// the queue is cleared, or the pacer stops), and whether the pacer has stopped for good.
+func (t *dtxTrack) progress() (sent int64, moved <-chan struct{}, ended bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sent, t.moved, t.ended
+}
+
+// markSent counts n samples as handed to the encoder.
+func (t *dtxTrack) markSent(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sent += int64(n)
+	t.movedLocked()
+}
+
+// markEnded says the pacer has stopped: nothing queued will be sent any more.
+func (t *dtxTrack) markEnded() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.ended = true
+	t.movedLocked()
 }
 
 func (t *dtxTrack) emptiedLocked() {
@@ -175,23 +222,28 @@ func (t *dtxTrack) Close() error {
 	return nil
 }
 
-func (t *dtxTrack) closeWriters() { _ = t.pcm.Close() }
+func (t *dtxTrack) closeWriters() {
+	_ = t.pcm.Close()
+	t.markEnded()
+}
 
-// take returns the next frame (padded with silence), or nil with the queue empty or held.
-func (t *dtxTrack) take() (frame media.PCM16Sample, closed bool) {
+// take returns the next frame (padded with silence) and how many of its samples were queued
+// audio, or nil with the queue empty or held.
+func (t *dtxTrack) take() (frame media.PCM16Sample, n int, closed bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.queue) == 0 || (t.paused && !t.closed) {
-		return nil, t.closed && len(t.queue) == 0
+		return nil, 0, t.closed && len(t.queue) == 0
 	}
 	frame = make(media.PCM16Sample, t.frame)
-	n := copy(frame, t.queue)
+	n = copy(frame, t.queue)
 	t.queue = t.queue[n:]
+	t.taken += int64(n)
 	if len(t.queue) == 0 {
 		t.queue = nil
 		t.emptiedLocked()
 	}
-	return frame, t.closed
+	return frame, n, t.closed
 }
 
 // run paces the track: one frame a tick while there is audio or tail, else asleep until audio
@@ -210,10 +262,11 @@ func (t *dtxTrack) run() {
 		clock = clock.Add(dtxFrame)
 	}
 	for {
-		frame, closed := t.take()
+		frame, n, closed := t.take()
 		switch {
 		case frame != nil:
 			send(frame)
+			t.markSent(n)
 			tail = dtxTail
 		case tail > 0:
 			send(silence)

@@ -24,6 +24,8 @@ type outItem struct {
 	to     string
 	replay bool
 	asked  bool // a replay the recipient asked for: sent even what the ledger says it was sent
+	// speech is a TopicSpeech packet (speech_wire.go) to send in its turn instead of an event.
+	speech []byte
 }
 
 // Publish queues an event for the room: examiners get it whole, the candidate gets
@@ -206,6 +208,9 @@ func audiences(lk *lksdk.Room, book *RoleBook, only string) (examiners, candidat
 }
 
 func (r *Room) send(lk *lksdk.Room, it outItem) error {
+	if it.speech != nil {
+		return r.sendSpeech(lk, it.speech)
+	}
 	examiners, candidates := audiences(lk, r.roles, it.to)
 	for _, p := range r.earlyParticipants(lk) { // not announced yet (serverview.go)
 		if it.to != "" && p.Identity != it.to {

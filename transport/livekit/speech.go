@@ -130,6 +130,18 @@ func (v *Voice) Sent() <-chan struct{} {
 	return ch
 }
 
+// position is the voice's current track and where the next sample written to it will sit in
+// its stream (nil: no track).
+func (v *Voice) position() (*dtxTrack, int64) {
+	v.mu.Lock()
+	track := v.track
+	v.mu.Unlock()
+	if track == nil {
+		return nil, 0
+	}
+	return track, track.position()
+}
+
 // Clear drops everything queued and not yet played: the candidate barged in, or an immediate
 // admin instruction interrupts the examiner.
 func (v *Voice) Clear() {
