@@ -74,6 +74,11 @@ func TestRoomVoiceBackchannels(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			m := &mic{}
+			// What each track really sent, and when (a loaded machine's pacers run late): the
+			// candidate's voice leaving their track, the examiner's leaving the bot's.
+			candSent, botSent := &sentLog{}, &sentLog{}
+			cand.Voice().OnSend(candSent.add)
+			e.bot.Voice().OnSend(botSent.add)
 			go m.run(ctx, cand.Voice())
 			var started atomic.Bool
 			var mu sync.Mutex
@@ -180,6 +185,11 @@ func TestRoomVoiceBackchannels(t *testing.T) {
 				t.Errorf("turn %q, want %q", turn.Text, tc.words)
 			}
 			stopped := examinerStopped(ctx, t, e, &mu, &heard)
+			// The same span as the tracks sent it: from the candidate's voice leaving their
+			// track to the examiner's last voiced audio leaving the bot's.
+			sentOnset, sentStop := candSent.firstLoudAfter(wrote), botSent.lastVoicedBeforeMarker()
+			t.Logf("figures: %s onset-to-silence as sent %d ms (the candidate's track sent the onset %d ms after it was written)",
+				tc.name, sentStop.Sub(sentOnset).Milliseconds(), sentOnset.Sub(speakAt).Milliseconds())
 			if d := stopped.Sub(speakAt); d > onsetToSilence {
 				mu.Lock()
 				trace := heardSince(heard, speakAt)
@@ -269,4 +279,47 @@ type saysRecognizer string
 
 func (r saysRecognizer) Transcribe(context.Context, audio.Utterance) (audio.Transcript, error) {
 	return audio.Transcript{Text: strings.TrimSpace(string(r)), IsFinal: true}, nil
+}
+
+// sentLog keeps the frames a track sent, with their loudness and when they left.
+type sentLog struct {
+	mu     sync.Mutex
+	frames []heardFrame
+}
+
+func (l *sentLog) add(frame []int16, at time.Time) {
+	rms := audio.RMS(frame)
+	l.mu.Lock()
+	l.frames = append(l.frames, heardFrame{at, rms})
+	l.mu.Unlock()
+}
+
+// firstLoudAfter is when the first voiced frame sent at or after t left (zero: none).
+func (l *sentLog) firstLoudAfter(t time.Time) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range l.frames {
+		if !f.at.Before(t) && f.rms > 500 {
+			return f.at
+		}
+	}
+	return time.Time{}
+}
+
+// lastVoicedBeforeMarker is when the last voiced frame before examinerStopped's marker tone
+// left (zero: none).
+func (l *sentLog) lastVoicedBeforeMarker() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := slices.IndexFunc(l.frames, func(h heardFrame) bool { return h.rms > 16000 })
+	if i < 0 {
+		i = len(l.frames)
+	}
+	for i > 0 && l.frames[i-1].rms <= 500 {
+		i--
+	}
+	if i == 0 {
+		return time.Time{}
+	}
+	return l.frames[i-1].at
 }

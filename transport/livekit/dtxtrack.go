@@ -60,6 +60,9 @@ type dtxTrack struct {
 	taken, sent int64
 	moved       chan struct{}
 	ended       bool
+	// onSend, when set (tests: export_test.go), is told of each frame of queued audio as the
+	// pacer sends it: the time a sample really left, on a machine whose pacer runs late.
+	onSend func(frame []int16, at time.Time)
 	wake        chan struct{} // a write or Close for an idle pacer
 	start       sync.Once     // the pacer, or the writers' clean-up if it never started
 }
@@ -191,12 +194,16 @@ func (t *dtxTrack) progress() (sent int64, moved <-chan struct{}, ended bool) {
 	return t.sent, t.moved, t.ended
 }
 
-// markSent counts n samples as handed to the encoder.
-func (t *dtxTrack) markSent(n int) {
+// markSent counts the n samples of frame as handed to the encoder.
+func (t *dtxTrack) markSent(frame []int16, n int) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.sent += int64(n)
 	t.movedLocked()
+	onSend := t.onSend
+	t.mu.Unlock()
+	if onSend != nil {
+		onSend(frame[:n], time.Now())
+	}
 }
 
 // markEnded says the pacer has stopped: nothing queued will be sent any more.
@@ -266,7 +273,7 @@ func (t *dtxTrack) run() {
 		switch {
 		case frame != nil:
 			send(frame)
-			t.markSent(n)
+			t.markSent(frame, n)
 			tail = dtxTail
 		case tail > 0:
 			send(silence)

@@ -33,7 +33,7 @@ func sendFrames(track *dtxTrack, n int) {
 			return
 		}
 		_ = track.pcm.WriteSample(frame)
-		track.markSent(taken)
+		track.markSent(frame, taken)
 	}
 }
 
