@@ -63,8 +63,8 @@ type dtxTrack struct {
 	// onSend, when set (tests: export_test.go), is told of each frame of queued audio as the
 	// pacer sends it: the time a sample really left, on a machine whose pacer runs late.
 	onSend func(frame []int16, at time.Time)
-	wake        chan struct{} // a write or Close for an idle pacer
-	start       sync.Once     // the pacer, or the writers' clean-up if it never started
+	wake   chan struct{} // a write or Close for an idle pacer
+	start  sync.Once     // the pacer, or the writers' clean-up if it never started
 }
 
 func newDTXTrack(rate int, logger protoLogger.Logger) (*dtxTrack, error) {
