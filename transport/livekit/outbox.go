@@ -211,18 +211,7 @@ func (r *Room) send(lk *lksdk.Room, it outItem) error {
 	if it.speech != nil {
 		return r.sendSpeech(lk, it.speech)
 	}
-	examiners, candidates := audiences(lk, r.roles, it.to)
-	for _, p := range r.earlyParticipants(lk) { // not announced yet (serverview.go)
-		if it.to != "" && p.Identity != it.to {
-			continue
-		}
-		switch p.Role {
-		case RoleExaminer:
-			examiners = append(examiners, recipient{p.Identity, p.SID})
-		case RoleCandidate:
-			candidates = append(candidates, recipient{p.Identity, p.SID})
-		}
-	}
+	examiners, candidates := r.recipients(lk, it.to)
 	ev := it.ev
 	if ev.Seq == 0 {
 		candidates = nil // out-of-band reports are for examiners only
@@ -250,6 +239,24 @@ func (r *Room) send(lk *lksdk.Room, it outItem) error {
 		r.markSent(ev.Seq)
 	}
 	return nil
+}
+
+// recipients are the examiners and the candidates in the room (only: the one participant of
+// that identity), those the server has not announced yet included (serverview.go).
+func (r *Room) recipients(lk *lksdk.Room, only string) (examiners, candidates []recipient) {
+	examiners, candidates = audiences(lk, r.roles, only)
+	for _, p := range r.earlyParticipants(lk) {
+		if only != "" && p.Identity != only {
+			continue
+		}
+		switch p.Role {
+		case RoleExaminer:
+			examiners = append(examiners, recipient{p.Identity, p.SID})
+		case RoleCandidate:
+			candidates = append(candidates, recipient{p.Identity, p.SID})
+		}
+	}
+	return examiners, candidates
 }
 
 // unsent keeps the recipients whose connection has not been sent seq.

@@ -90,12 +90,7 @@ func (r *Room) SendLineEnd(le voicepath.LineEnd) {
 
 // sendSpeech sends a TopicSpeech packet to the candidate and the examiners.
 func (r *Room) sendSpeech(lk *lksdk.Room, data []byte) error {
-	examiners, candidates := audiences(lk, r.roles, "")
-	for _, p := range r.earlyParticipants(lk) {
-		if p.Role == RoleExaminer || p.Role == RoleCandidate {
-			examiners = append(examiners, recipient{p.Identity, p.SID})
-		}
-	}
+	examiners, candidates := r.recipients(lk, "")
 	to := identities(append(examiners, candidates...))
 	if len(to) == 0 {
 		return nil
