@@ -55,10 +55,10 @@ type dtxTrack struct {
 	// taken counts the samples ever taken off the queue, sent the samples ever handed to the
 	// encoder and the RTP track (both at the source rate): a writer knows where its audio sits
 	// in the stream (position) and how much of it has really left (progress), whatever the
-	// wall clock says. moved is closed (and replaced) whenever sent advances, the queue is
-	// cleared or the pacer stops (ended).
+	// wall clock says. waiters are told (reached) when sent gets to their position, the queue
+	// is cleared or the pacer stops (ended).
 	taken, sent int64
-	moved       chan struct{}
+	waiters     []sentWaiter
 	ended       bool
 	// onSend, when set (tests: export_test.go), is told of each frame of queued audio as the
 	// pacer sends it: the time a sample really left, on a machine whose pacer runs late.
@@ -88,7 +88,6 @@ func newDTXTrack(rate int, logger protoLogger.Logger) (*dtxTrack, error) {
 		pcm:                    pcmWriter,
 		frame:                  rate * int(dtxFrame/time.Millisecond) / 1000,
 		emptied:                make(chan struct{}),
-		moved:                  make(chan struct{}),
 		wake:                   make(chan struct{}, 1),
 	}
 	if rate != opusRate {
@@ -170,12 +169,42 @@ func (t *dtxTrack) ClearQueue() {
 	defer t.mu.Unlock()
 	t.queue, t.paused = nil, false
 	t.emptiedLocked()
-	t.movedLocked()
+	t.releaseLocked(true)
 }
 
-func (t *dtxTrack) movedLocked() {
-	close(t.moved)
-	t.moved = make(chan struct{})
+// sentWaiter is a channel to close once the track has sent up to at.
+type sentWaiter struct {
+	at int64
+	ch chan struct{}
+}
+
+// reached returns a channel closed once the track has sent the samples before position n,
+// or sooner when the queue is cleared or the pacer stops (the caller looks again).
+func (t *dtxTrack) reached(n int64) <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch := make(chan struct{})
+	if t.sent >= n || t.ended {
+		close(ch)
+		return ch
+	}
+	t.waiters = append(t.waiters, sentWaiter{at: n, ch: ch})
+	return ch
+}
+
+// releaseLocked closes the waiters the track has sent far enough for (all of them: the queue
+// was cleared or the pacer stopped). The caller holds t.mu.
+func (t *dtxTrack) releaseLocked(all bool) {
+	kept := t.waiters[:0]
+	for _, w := range t.waiters {
+		if all || t.sent >= w.at {
+			close(w.ch)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	clear(t.waiters[len(kept):])
+	t.waiters = kept
 }
 
 // position is where the next sample written will sit in the track's stream: the samples
@@ -186,19 +215,19 @@ func (t *dtxTrack) position() int64 {
 	return t.taken + int64(len(t.queue))
 }
 
-// progress is how many samples have been sent so far, a channel closed when that changes (or
-// the queue is cleared, or the pacer stops), and whether the pacer has stopped for good.
-func (t *dtxTrack) progress() (sent int64, moved <-chan struct{}, ended bool) {
+// progress is how many samples have been sent so far, and whether the pacer has stopped for
+// good.
+func (t *dtxTrack) progress() (sent int64, ended bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.sent, t.moved, t.ended
+	return t.sent, t.ended
 }
 
 // markSent counts the n samples of frame as handed to the encoder.
 func (t *dtxTrack) markSent(frame []int16, n int) {
 	t.mu.Lock()
 	t.sent += int64(n)
-	t.movedLocked()
+	t.releaseLocked(false)
 	onSend := t.onSend
 	t.mu.Unlock()
 	if onSend != nil {
@@ -211,7 +240,7 @@ func (t *dtxTrack) markEnded() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.ended = true
-	t.movedLocked()
+	t.releaseLocked(true)
 }
 
 func (t *dtxTrack) emptiedLocked() {

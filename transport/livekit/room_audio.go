@@ -161,11 +161,11 @@ func (s *trackSink) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, e
 		return audio.PlayResult{Total: total}, nil
 	}
 	played := func() time.Duration {
-		sent, _, _ := track.progress()
+		sent, _ := track.progress()
 		return min(max(time.Duration((sent-from)*int64(time.Second)/int64(rate)), 0), total)
 	}
 	for {
-		sent, moved, ended := track.progress()
+		sent, ended := track.progress()
 		if sent >= to {
 			return audio.PlayResult{Played: total, Total: total}, nil
 		}
@@ -173,7 +173,7 @@ func (s *trackSink) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, e
 			return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, nil
 		}
 		select {
-		case <-moved:
+		case <-track.reached(to):
 		case <-stop:
 			return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, nil
 		case <-ctx.Done():
