@@ -282,17 +282,27 @@ func (t *dtxTrack) take() (frame media.PCM16Sample, n int, closed bool) {
 	return frame, n, t.closed
 }
 
+// maxCatchUp is how many frames the pacer sends at once, past the one a tick is for, when it
+// has fallen behind the wall clock: up to 110 ms of audio per tick, so a pacer starved for a
+// while gets back to real time within a few ticks, and a receiver's jitter buffer gets no
+// burst longer than it absorbs.
+const maxCatchUp = 10
+
 // run paces the track: one frame a tick while there is audio or tail, else asleep until audio
-// arrives or Close. clock is the wall time the RTP timestamp has reached; the
-// time slept is skipped on it in whole frames, so timestamps follow the wall clock across
-// silences (while speaking, a late tick delays the audio as with the SDK's pacer).
+// arrives or Close. clock is the wall time the RTP timestamp has reached; the time slept is
+// skipped on it in whole frames, so timestamps follow the wall clock across silences. While
+// speaking, a pacer that missed ticks (a starved process: a ticker drops the ticks it could not
+// deliver) is behind the clock: it sends the frames that are due at once, up to maxCatchUp a
+// tick, instead of staying behind for the rest of the line, as the SDK's pacer does (a live
+// source fed without pause then fell further behind with every stall, and its listener heard
+// the line late and in pieces). Nothing is dropped either way.
 func (t *dtxTrack) run() {
 	defer t.closeWriters()
 	silence := make(media.PCM16Sample, t.frame)
 	tick := time.NewTicker(dtxFrame)
 	defer tick.Stop()
 	clock := time.Now()
-	tail := 0
+	tail, burst := 0, 0
 	send := func(frame media.PCM16Sample) {
 		_ = t.pcm.WriteSample(frame)
 		clock = clock.Add(dtxFrame)
@@ -319,6 +329,11 @@ func (t *dtxTrack) run() {
 			tick.Reset(dtxFrame)
 			continue
 		}
+		if time.Since(clock) >= dtxFrame && burst < maxCatchUp {
+			burst++ // behind the clock: the next frame is due already
+			continue
+		}
+		burst = 0
 		<-tick.C
 	}
 }

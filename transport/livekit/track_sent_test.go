@@ -94,3 +94,42 @@ func TestTrackSinkCountsWhatWasSent(t *testing.T) {
 		})
 	}
 }
+
+// TestPacerCatchesUp stalls a track's pacer for 200 ms a tenth of the way into a second of
+// audio (the pacer's goroutine starved), on a fake clock. The pacer then sends what is due at
+// once, so the last sample leaves a second after the first, as it would unstalled; before, a
+// ticker that dropped the ticks it could not deliver left the rest of the line 200 ms late
+// (and a starved machine's stalls added up over a line).
+func TestPacerCatchesUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		track, err := newDTXTrack(InputSampleRate, sdkLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first, last time.Time
+		frames := 0
+		track.onSend = func(_ []int16, at time.Time) {
+			frames++
+			if frames == 1 {
+				first = at
+			}
+			if frames == 10 {
+				time.Sleep(200 * time.Millisecond) // the pacer is starved
+			}
+			last = at
+		}
+		track.bound = true
+		track.start.Do(func() { go track.run() })
+		if err := track.WriteSample(make([]int16, InputSampleRate)); err != nil {
+			t.Fatal(err)
+		}
+		_ = track.Close()        // it still sends what is queued, then its tail, then stops
+		<-track.reached(1 << 62) // the pacer has stopped
+		if frames != 100 {
+			t.Fatalf("%d frames sent, want 100", frames)
+		}
+		if took := last.Sub(first); took > 1000*time.Millisecond {
+			t.Errorf("the last frame left %s after the first: the pacer stayed behind after the stall", took)
+		}
+	})
+}
