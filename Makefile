@@ -77,20 +77,28 @@ test: test-deps tools build
 test-short: test-deps ajv mermaid
 	ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf $(GO) test -short ./...
 
-# By hand, not on CI: the room, worker and candidate-page suites, STRESS_COUNT times in a row,
-# while stress-ng (Debian) loads CPU, memory and I/O with twice as many workers as cores each.
+# By hand, not on CI: the room paths (joining, rejoining, a dropped network, spoken exams,
+# barge-in and backchannels, worker dispatch) STRESS_COUNT times in a row, while stress-ng
+# (Debian) loads CPU, memory and I/O with twice as many workers as cores each. STRESS_RUN picks
+# those tests out of the room, room-check and candidate-page suites (STRESS_PKGS), STRESS_E2E
+# out of the binary's end-to-end tests; docs/testing.md says what they cover and how long the
+# run takes. STRESS_RUN=. runs the whole suites (hours at -count=5).
 STRESS_COUNT ?= 5
-STRESS_PKGS  ?= ./transport/livekit/ ./cmd/examtui/internal/roomcheck/ ./cmd/examtui/internal/worker/ ./cmd/examtui/internal/candidate/web/
-STRESS_E2E   ?= Worker|Room|Dispatch|TokenDispatch|TestTestCommandThroughRoom
-test-stress: test-deps tools build
+STRESS_PKGS  ?= ./transport/livekit/ ./cmd/examtui/internal/roomcheck/ ./cmd/examtui/internal/candidate/web/
+STRESS_RUN   ?= ^(TestRoomVoiceBackchannels|TestRoomVoiceBargeIn|TestCandidateLeavesAndRejoins|TestReadyReplaysEverything|TestRunSpokenPauseAndBargeIn|TestPageReloadMidExam|TestPageNetworkDrop)$$
+STRESS_E2E   ?= ^(TestTestCommandThroughRoom|TestTokenDispatchStartsExamOnJoin)$$
+STRESS_FLAGS ?=
+test-stress: test-deps livekit-server build
 	@$(MAKE) --no-print-directory apt PACKAGES=stress-ng
 	@n=$$(( 2 * $$(nproc) )); tmp=$$(mktemp -d); \
-	echo "stress-ng: $$n CPU, $$n memory and $$n I/O workers; suites -count=$(STRESS_COUNT)"; \
+	echo "stress-ng: $$n CPU, $$n memory and $$n I/O workers; room-path tests -count=$(STRESS_COUNT)"; \
 	stress-ng --cpu $$n --vm $$n --vm-bytes 64M --iomix $$n --iomix-bytes 32M --temp-path $$tmp --timeout 0 --quiet & sp=$$!; \
 	trap 'kill $$sp 2>/dev/null; wait $$sp 2>/dev/null; rm -rf $$tmp' EXIT; \
 	export EXAMTUI_LIVEKIT_SERVER=$(LIVEKIT) EXAMTUI_BIN=$(EXAMTUI) ALSA_CONFIG_PATH=$(CURDIR)/testdata/asound-null.conf; \
-	$(GO) test -count=$(STRESS_COUNT) -timeout 180m $(STRESS_PKGS) && \
-	$(GO) test -count=$(STRESS_COUNT) -timeout 180m -run '$(STRESS_E2E)' ./cmd/examtui/
+	start=$$(date +%s); \
+	$(GO) test $(STRESS_FLAGS) -count=$(STRESS_COUNT) -timeout 180m -run '$(STRESS_RUN)' $(STRESS_PKGS); rc=$$?; \
+	$(GO) test $(STRESS_FLAGS) -count=$(STRESS_COUNT) -timeout 180m -run '$(STRESS_E2E)' ./cmd/examtui/ || rc=1; \
+	echo "test-stress: exit $$rc after $$(( ($$(date +%s) - start) / 60 )) min; load average $$(cut -d' ' -f1-3 /proc/loadavg)"; exit $$rc
 
 lint: staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi

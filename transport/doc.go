@@ -14,7 +14,9 @@
 //     on the wall clock (audio.LiveFramer), so a turn ends on time and not when more audio
 //     happens to arrive;
 //   - an audio sink: where the examiner's clips play (audio.Sink). Play returns when the clip
-//     has played, or at once with Interrupted set when Stop is called;
+//     has played (for a network track: its last sample has been sent), or at once with
+//     Interrupted set when Stop is called; Played counts what really left, never the time a
+//     starved sender was behind (the heard text of a cut is built from it);
 //   - presence: the candidate arriving, leaving and coming back
 //     (runtime.Controller.CandidatePresence), and who may see which event
 //     (runtime/audience.go);

@@ -117,7 +117,7 @@ func inlineCode(line string) []string {
 
 // otherTool: a code span that is another program's command line (its flags are its own).
 func otherTool(span string) bool {
-	for _, p := range []string{"livekit-server", "lk ", "xmllint", "llama", "vllm", "vLLM", "make ", "go ", "tmux", "npm", "git ", "curl", "docker", "psql", "pg_", "python", "node ", "espeak", "ffmpeg", "chromium", "sox", "arecord", "aplay", "pipecat", "uv ", "pip "} {
+	for _, p := range []string{"livekit-server", "lk ", "xmllint", "llama", "vllm", "vLLM", "make ", "go ", "tmux", "npm", "git ", "curl", "docker", "psql", "pg_", "python", "node ", "espeak", "ffmpeg", "chromium", "sox", "arecord", "aplay", "pipecat", "uv ", "pip ", "stress-ng"} {
 		if strings.Contains(span, p) {
 			return true
 		}

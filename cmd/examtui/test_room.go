@@ -41,7 +41,7 @@ func (r *testRoomOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&r.secret, "api-secret", "", "with --room-url, the LiveKit API secret (default $LIVEKIT_API_SECRET)")
 	f.StringVar(&r.record, "record", "", "with --room-url, write candidate.wav and examiner.wav here (default <data-dir>/sessions/<session>, or a take-N folder in it when it holds a recording)")
 	f.DurationVar(&r.replyTimeout, "reply-timeout", roomcheck.DefaultReplyTimeout, "with --room-url, the longest wait for the first audio of an examiner reply (and for the server to answer)")
-	f.DurationVar(&r.tail, "tail-silence", roomcheck.DefaultTailSilence, "with --room-url, the silence that ends an examiner reply")
+	f.DurationVar(&r.tail, "tail-silence", roomcheck.DefaultTailSilence, "with --room-url, the silence that ends an examiner reply (after the bot says its lines are over, when it says so)")
 	f.DurationVar(&r.maxReply, "max-reply", roomcheck.DefaultMaxReply, "with --room-url, the hard cap on one examiner reply")
 	f.StringVar(&r.interrupt, "interrupt", "", "with --room-url, how interrupt steps interrupt: native (a stop message, then the line; typed or spoken) or timing (the line spoken over the examiner; needs --audio); default native when typed, timing with --audio")
 	f.StringVar(&r.eventsPath, "events", "", "with --room-url, write the voice events (turns, first chunks, barge-ins, timeouts) to this file as JSON Lines while the run goes; a failing write is logged and the run goes on")

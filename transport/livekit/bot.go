@@ -123,6 +123,7 @@ func (b *Bot) newVoice() error {
 		voicepath.WithSource(runtime.SourceRoom), voicepath.WithBargeIn(true), voicepath.WithLogger(log),
 		voicepath.WithFirstLineWait(func(ctx context.Context) bool { return track.WaitListener(ctx, ListenerWait) }),
 		voicepath.WithPlayoutWait(track.WaitPlayout),
+		voicepath.WithLineEnd(b.room.SendLineEnd),
 		voicepath.WithSpeechErrors(func(text string, err error) {
 			b.room.ReportError(runtime.CodeSpeechFailed, fmt.Sprintf("could not say %q: %v", text, err))
 		}),

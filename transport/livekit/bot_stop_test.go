@@ -83,7 +83,14 @@ func TestBotCutsTheLine(t *testing.T) {
 					t.Errorf("barge_in %q: the candidate heard two seconds of the line", c)
 				}
 			}
-			t.Logf("idle %s after the cut; barge-ins %q", time.Since(cutAt).Round(time.Millisecond), cuts)
+			// The candidate is told the line is over (line_end): cut about two seconds in (of
+			// the sentences begun: Total counts those), nothing after it.
+			le := testutil.Recv(t, cand.LineEnds(), 10*time.Second, "the cut line's line_end")
+			if le.Ending != voicepath.LineCut || !le.Idle || le.Through < le.Seq || le.Seq < 1 ||
+				le.Played < time.Second || le.Played >= le.Total {
+				t.Errorf("line_end %+v: want the opening cut two seconds in, nothing after it", le)
+			}
+			t.Logf("idle %s after the cut; barge-ins %q; line_end %+v", time.Since(cutAt).Round(time.Millisecond), cuts, le)
 		})
 	}
 }

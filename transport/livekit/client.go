@@ -24,10 +24,12 @@ type Client struct {
 	conn   *connector
 	events chan runtime.Event
 	audio  chan AudioFrame
-	voice  *Voice
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// lineEnds are the bot's line_end messages (speech_wire.go).
+	lineEnds chan LineEnd
+	voice    *Voice
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 
 	mu      sync.Mutex
 	seen    map[int64]bool
@@ -119,15 +121,16 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 	defaultSDKLogger(o.log)
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &Client{
-		log:     o.log.With("component", "livekit-client"),
-		events:  make(chan runtime.Event, o.eventBuffer),
-		audio:   make(chan AudioFrame, o.audioBuffer),
-		ctx:     runCtx,
-		cancel:  cancel,
-		seen:    make(map[int64]bool),
-		warned:  make(map[string]bool),
-		changed: make(chan struct{}),
-		agents:  o.agentAudio,
+		log:      o.log.With("component", "livekit-client"),
+		events:   make(chan runtime.Event, o.eventBuffer),
+		lineEnds: make(chan LineEnd, o.eventBuffer),
+		audio:    make(chan AudioFrame, o.audioBuffer),
+		ctx:      runCtx,
+		cancel:   cancel,
+		seen:     make(map[int64]bool),
+		warned:   make(map[string]bool),
+		changed:  make(chan struct{}),
+		agents:   o.agentAudio,
 	}
 	c.readyGate, c.recvOpen = o.readyGate, o.recvOpen
 	c.roles = NewRoleBook(func(u UntrustedParticipant) {
@@ -199,6 +202,10 @@ func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 // anyone could publish on the topic. Anything else becomes a security warning, never exam data.
 func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 	u, ok := data.(*lksdk.UserDataPacket)
+	if ok && u.Topic == TopicSpeech {
+		c.onSpeech(params.Sender, u.Payload)
+		return
+	}
 	if !ok || u.Topic != TopicEvents || (c.recvOpen != nil && !c.recvOpen()) {
 		return
 	}

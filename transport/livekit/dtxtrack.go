@@ -52,8 +52,19 @@ type dtxTrack struct {
 	closed  bool
 	paused  bool          // Pause: the queue is held, not sent (the tail of silence still is)
 	emptied chan struct{} // closed (and replaced) whenever the queue becomes empty
-	wake    chan struct{} // a write or Close for an idle pacer
-	start   sync.Once     // the pacer, or the writers' clean-up if it never started
+	// taken counts the samples ever taken off the queue, sent the samples ever handed to the
+	// encoder and the RTP track (both at the source rate): a writer knows where its audio sits
+	// in the stream (position) and how much of it has really left (progress), whatever the
+	// wall clock says. waiters are told (reached) when sent gets to their position, the queue
+	// is cleared or the pacer stops (ended).
+	taken, sent int64
+	waiters     []sentWaiter
+	ended       bool
+	// onSend, when set (tests: export_test.go), is told of each frame of queued audio as the
+	// pacer sends it: the time a sample really left, on a machine whose pacer runs late.
+	onSend func(frame []int16, at time.Time)
+	wake   chan struct{} // a write or Close for an idle pacer
+	start  sync.Once     // the pacer, or the writers' clean-up if it never started
 }
 
 func newDTXTrack(rate int, logger protoLogger.Logger) (*dtxTrack, error) {
@@ -158,6 +169,78 @@ func (t *dtxTrack) ClearQueue() {
 	defer t.mu.Unlock()
 	t.queue, t.paused = nil, false
 	t.emptiedLocked()
+	t.releaseLocked(true)
+}
+
+// sentWaiter is a channel to close once the track has sent up to at.
+type sentWaiter struct {
+	at int64
+	ch chan struct{}
+}
+
+// reached returns a channel closed once the track has sent the samples before position n,
+// or sooner when the queue is cleared or the pacer stops (the caller looks again).
+func (t *dtxTrack) reached(n int64) <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch := make(chan struct{})
+	if t.sent >= n || t.ended {
+		close(ch)
+		return ch
+	}
+	t.waiters = append(t.waiters, sentWaiter{at: n, ch: ch})
+	return ch
+}
+
+// releaseLocked closes the waiters the track has sent far enough for (all of them: the queue
+// was cleared or the pacer stopped). The caller holds t.mu.
+func (t *dtxTrack) releaseLocked(all bool) {
+	kept := t.waiters[:0]
+	for _, w := range t.waiters {
+		if all || t.sent >= w.at {
+			close(w.ch)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	clear(t.waiters[len(kept):])
+	t.waiters = kept
+}
+
+// position is where the next sample written will sit in the track's stream: the samples
+// taken for sending so far plus those queued.
+func (t *dtxTrack) position() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.taken + int64(len(t.queue))
+}
+
+// progress is how many samples have been sent so far, and whether the pacer has stopped for
+// good.
+func (t *dtxTrack) progress() (sent int64, ended bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sent, t.ended
+}
+
+// markSent counts the n samples of frame as handed to the encoder.
+func (t *dtxTrack) markSent(frame []int16, n int) {
+	t.mu.Lock()
+	t.sent += int64(n)
+	t.releaseLocked(false)
+	onSend := t.onSend
+	t.mu.Unlock()
+	if onSend != nil {
+		onSend(frame[:n], time.Now())
+	}
+}
+
+// markEnded says the pacer has stopped: nothing queued will be sent any more.
+func (t *dtxTrack) markEnded() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.ended = true
+	t.releaseLocked(true)
 }
 
 func (t *dtxTrack) emptiedLocked() {
@@ -175,45 +258,61 @@ func (t *dtxTrack) Close() error {
 	return nil
 }
 
-func (t *dtxTrack) closeWriters() { _ = t.pcm.Close() }
+func (t *dtxTrack) closeWriters() {
+	_ = t.pcm.Close()
+	t.markEnded()
+}
 
-// take returns the next frame (padded with silence), or nil with the queue empty or held.
-func (t *dtxTrack) take() (frame media.PCM16Sample, closed bool) {
+// take returns the next frame (padded with silence) and how many of its samples were queued
+// audio, or nil with the queue empty or held.
+func (t *dtxTrack) take() (frame media.PCM16Sample, n int, closed bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.queue) == 0 || (t.paused && !t.closed) {
-		return nil, t.closed && len(t.queue) == 0
+		return nil, 0, t.closed && len(t.queue) == 0
 	}
 	frame = make(media.PCM16Sample, t.frame)
-	n := copy(frame, t.queue)
+	n = copy(frame, t.queue)
 	t.queue = t.queue[n:]
+	t.taken += int64(n)
 	if len(t.queue) == 0 {
 		t.queue = nil
 		t.emptiedLocked()
 	}
-	return frame, t.closed
+	return frame, n, t.closed
 }
 
+// maxCatchUp is how many frames the pacer sends at once, past the one a tick is for, when it
+// has fallen behind the wall clock: up to 110 ms of audio per tick, so a pacer starved for a
+// while gets back to real time within a few ticks, and a receiver's jitter buffer gets no
+// burst longer than it absorbs.
+const maxCatchUp = 10
+
 // run paces the track: one frame a tick while there is audio or tail, else asleep until audio
-// arrives or Close. clock is the wall time the RTP timestamp has reached; the
-// time slept is skipped on it in whole frames, so timestamps follow the wall clock across
-// silences (while speaking, a late tick delays the audio as with the SDK's pacer).
+// arrives or Close. clock is the wall time the RTP timestamp has reached; the time slept is
+// skipped on it in whole frames, so timestamps follow the wall clock across silences. While
+// speaking, a pacer that missed ticks (a starved process: a ticker drops the ticks it could not
+// deliver) is behind the clock: it sends the frames that are due at once, up to maxCatchUp a
+// tick, instead of staying behind for the rest of the line, as the SDK's pacer does (a live
+// source fed without pause then fell further behind with every stall, and its listener heard
+// the line late and in pieces). Nothing is dropped either way.
 func (t *dtxTrack) run() {
 	defer t.closeWriters()
 	silence := make(media.PCM16Sample, t.frame)
 	tick := time.NewTicker(dtxFrame)
 	defer tick.Stop()
 	clock := time.Now()
-	tail := 0
+	tail, burst := 0, 0
 	send := func(frame media.PCM16Sample) {
 		_ = t.pcm.WriteSample(frame)
 		clock = clock.Add(dtxFrame)
 	}
 	for {
-		frame, closed := t.take()
+		frame, n, closed := t.take()
 		switch {
 		case frame != nil:
 			send(frame)
+			t.markSent(frame, n)
 			tail = dtxTail
 		case tail > 0:
 			send(silence)
@@ -230,6 +329,11 @@ func (t *dtxTrack) run() {
 			tick.Reset(dtxFrame)
 			continue
 		}
+		if time.Since(clock) >= dtxFrame && burst < maxCatchUp {
+			burst++ // behind the clock: the next frame is due already
+			continue
+		}
+		burst = 0
 		<-tick.C
 	}
 }

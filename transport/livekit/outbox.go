@@ -24,6 +24,8 @@ type outItem struct {
 	to     string
 	replay bool
 	asked  bool // a replay the recipient asked for: sent even what the ledger says it was sent
+	// speech is a TopicSpeech packet (speech_wire.go) to send in its turn instead of an event.
+	speech []byte
 }
 
 // Publish queues an event for the room: examiners get it whole, the candidate gets
@@ -206,18 +208,10 @@ func audiences(lk *lksdk.Room, book *RoleBook, only string) (examiners, candidat
 }
 
 func (r *Room) send(lk *lksdk.Room, it outItem) error {
-	examiners, candidates := audiences(lk, r.roles, it.to)
-	for _, p := range r.earlyParticipants(lk) { // not announced yet (serverview.go)
-		if it.to != "" && p.Identity != it.to {
-			continue
-		}
-		switch p.Role {
-		case RoleExaminer:
-			examiners = append(examiners, recipient{p.Identity, p.SID})
-		case RoleCandidate:
-			candidates = append(candidates, recipient{p.Identity, p.SID})
-		}
+	if it.speech != nil {
+		return r.sendSpeech(lk, it.speech)
 	}
+	examiners, candidates := r.recipients(lk, it.to)
 	ev := it.ev
 	if ev.Seq == 0 {
 		candidates = nil // out-of-band reports are for examiners only
@@ -245,6 +239,24 @@ func (r *Room) send(lk *lksdk.Room, it outItem) error {
 		r.markSent(ev.Seq)
 	}
 	return nil
+}
+
+// recipients are the examiners and the candidates in the room (only: the one participant of
+// that identity), those the server has not announced yet included (serverview.go).
+func (r *Room) recipients(lk *lksdk.Room, only string) (examiners, candidates []recipient) {
+	examiners, candidates = audiences(lk, r.roles, only)
+	for _, p := range r.earlyParticipants(lk) {
+		if only != "" && p.Identity != only {
+			continue
+		}
+		switch p.Role {
+		case RoleExaminer:
+			examiners = append(examiners, recipient{p.Identity, p.SID})
+		case RoleCandidate:
+			candidates = append(candidates, recipient{p.Identity, p.SID})
+		}
+	}
+	return examiners, candidates
 }
 
 // unsent keeps the recipients whose connection has not been sent seq.

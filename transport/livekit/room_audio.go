@@ -2,7 +2,6 @@ package livekit
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -132,9 +131,14 @@ func (s *roomSource) Close() error {
 	return nil
 }
 
-// trackSink plays clips into the bot's track: Write queues the whole clip and Play waits for it
-// to have played; Stop (barge-in) or any other Clear of the track (an examiner's immediate
-// instruction) ends it at once. Pause holds the track, Resume plays on (audio.Pauser).
+// trackSink plays clips into the bot's track: Write queues the whole clip and Play waits until
+// the track has sent all of it; Stop (barge-in) or any other Clear of the track (an examiner's
+// immediate instruction) ends it at once. Pause holds the track, Resume plays on (audio.Pauser).
+//
+// What was played is counted in the samples the track has really sent (dtxTrack.progress), not
+// on the wall clock: on a starved machine the track's pacer falls behind the clock, and what
+// it had not sent when a cut cleared its queue was never heard, so it must not count as heard
+// (the runtime's heard text on a cut). A pause needs no accounting: a held track sends nothing.
 type trackSink struct {
 	v *Voice
 }
@@ -146,22 +150,36 @@ func (s *trackSink) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, e
 	}
 	total := time.Duration(int64(len(c.Samples)) * int64(time.Second) / int64(c.Rate))
 	stop := s.v.clearedCh()
-	ahead, held := s.v.Queued(), s.v.Held()
-	start := time.Now()
+	track, from := s.v.position()
 	if err := s.write(c, rate); err != nil {
 		return audio.PlayResult{Total: total}, err
 	}
-	// What was heard: the time since the clip was queued, less what played before it and the
-	// time a pause held the track.
-	played := func() time.Duration { return min(max(time.Since(start)-ahead-(s.v.Held()-held), 0), total) }
-	switch err := s.v.waitPlayout(ctx, stop); {
-	case err == nil:
-		return audio.PlayResult{Played: total, Total: total}, nil
-	case errors.Is(err, errCleared):
-		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, nil
-	default:
-		s.v.Clear()
-		return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, err
+	after, to := s.v.position()
+	if track == nil || after != track {
+		// The connection was rebuilt while the clip was written: what the old track had not
+		// sent is gone with it, and nothing of it can be counted.
+		return audio.PlayResult{Total: total}, nil
+	}
+	played := func() time.Duration {
+		sent, _ := track.progress()
+		return min(max(time.Duration((sent-from)*int64(time.Second)/int64(rate)), 0), total)
+	}
+	for {
+		sent, ended := track.progress()
+		if sent >= to {
+			return audio.PlayResult{Played: total, Total: total}, nil
+		}
+		if ended { // the track stopped with the clip unsent (it drains even after Close)
+			return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, nil
+		}
+		select {
+		case <-track.reached(to):
+		case <-stop:
+			return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, nil
+		case <-ctx.Done():
+			s.v.Clear()
+			return audio.PlayResult{Played: played(), Total: total, Interrupted: true}, ctx.Err()
+		}
 	}
 }
 

@@ -109,9 +109,10 @@ func (v *Voice) Write(samples []int16) error {
 // Sent returns a channel closed once the track has taken everything written so far off its
 // queue for encoding and sending. That is the moment the audio really leaves, which under load
 // is later than its wall-clock playout: the track's pacer (dtxtrack.go) takes one 10 ms frame
-// per tick of a ticker, and a ticker that fires late drops ticks, so a track fed without pause
-// (a live microphone) falls further behind with every stall and never catches up. A writer
-// that can wait, or skip silence, keeps the queue short by watching this. The channel is closed
+// per tick of a ticker, a ticker that fires late drops ticks, and the pacer catches up only
+// up to maxCatchUp frames a tick, so a track fed without pause (a live microphone) on a
+// starved machine can still be behind. A writer that can wait, or skip silence, keeps the
+// queue short by watching this. The channel is closed
 // at once without a track; otherwise one goroutine waits for the queue to empty (the track
 // drains it even after Close, and Clear empties it).
 func (v *Voice) Sent() <-chan struct{} {
@@ -128,6 +129,18 @@ func (v *Voice) Sent() <-chan struct{} {
 		close(ch)
 	}()
 	return ch
+}
+
+// position is the voice's current track and where the next sample written to it will sit in
+// its stream (nil: no track).
+func (v *Voice) position() (*dtxTrack, int64) {
+	v.mu.Lock()
+	track := v.track
+	v.mu.Unlock()
+	if track == nil {
+		return nil, 0
+	}
+	return track, track.position()
 }
 
 // Clear drops everything queued and not yet played: the candidate barged in, or an immediate

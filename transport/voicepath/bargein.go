@@ -58,6 +58,9 @@ func (p *Path) interrupt(c Cause, before int64) {
 	dropped, cut := p.queue.interrupt(c, before)
 	if cut {
 		p.v.StopSpeaking()
+	} else if idle, through := p.queue.idleThrough(); dropped > 0 && idle {
+		// No line being said will report its end: say here that the dropped ones are over.
+		p.reportLineEnd(line{seq: through, n: dropped}, 0, 0, LineDropped, true, through)
 	}
 	if dropped > 0 || cut {
 		p.log.Info("voice: examiner speech stopped", "why", c.String(), "droppedLines", dropped, "cut", cut)

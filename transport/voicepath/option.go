@@ -31,6 +31,7 @@ type config struct {
 	pauseAfter  time.Duration
 	falseCut    time.Duration
 	timings     func(Timing)
+	lineEnd     func(LineEnd)
 }
 
 // Option configures New.

@@ -25,6 +25,7 @@ type speechQueue struct {
 	mu      sync.Mutex
 	lines   []line
 	current *saying
+	pushed  int64         // the highest seq of a line pushed so far
 	notify  chan struct{} // a line was pushed
 	change  chan struct{} // closed and replaced whenever the queue may have become idle
 }
@@ -44,6 +45,7 @@ func newSpeechQueue() *speechQueue {
 func (q *speechQueue) push(l line) {
 	q.mu.Lock()
 	q.lines = append(q.lines, l)
+	q.pushed = max(q.pushed, l.seq)
 	q.mu.Unlock()
 	select {
 	case q.notify <- struct{}{}:
@@ -96,6 +98,13 @@ func (q *speechQueue) cause() Cause {
 
 // finish ends the line being said and reports whether the queue is now empty.
 func (q *speechQueue) finish() (empty bool) {
+	empty, _ = q.finishThrough()
+	return empty
+}
+
+// finishThrough is finish that also returns, read with it, the highest seq pushed so far:
+// with the queue empty, every line up to it is over.
+func (q *speechQueue) finishThrough() (empty bool, through int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.current != nil {
@@ -103,7 +112,14 @@ func (q *speechQueue) finish() (empty bool) {
 		q.current = nil
 	}
 	q.changed()
-	return len(q.lines) == 0
+	return len(q.lines) == 0, q.pushed
+}
+
+// idleThrough reports, read together, whether the queue is idle and the highest seq pushed.
+func (q *speechQueue) idleThrough() (bool, int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.current == nil && len(q.lines) == 0, q.pushed
 }
 
 // interrupt drops the lines queued before the event numbered before and cuts the line being

@@ -70,7 +70,8 @@ func (p *Path) say(ctx, lctx context.Context, l line) bool {
 		if p.cfg.speechFail != nil {
 			p.cfg.speechFail(l.text, err)
 		}
-		p.queue.finish()
+		idle, through := p.queue.finishThrough()
+		p.reportLineEnd(l, res.Played, res.Total, LineFailed, idle, through)
 		return true
 	}
 	p.log.Info("said", "seq", l.seq, "lines", l.n, "firstAudioMs", res.FirstAudioMs, "played", res.Played.Round(time.Millisecond),
@@ -81,7 +82,13 @@ func (p *Path) say(ctx, lctx context.Context, l line) bool {
 			return false
 		}
 	}
-	if p.queue.finish() {
+	ending := LineWhole
+	if cause != CauseNone {
+		ending = LineCut
+	}
+	idle, through := p.queue.finishThrough()
+	p.reportLineEnd(l, res.Played, res.Total, ending, idle, through)
+	if idle {
 		p.ctrl.SpeechDone()
 	}
 	return true

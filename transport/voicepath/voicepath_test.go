@@ -189,7 +189,8 @@ func TestInterruptions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCtrl(nil)
-			p, _ := newPath(t, c)
+			ends := make(chan LineEnd, 8)
+			p, _ := newPath(t, c, WithLineEnd(func(le LineEnd) { ends <- le }))
 			p.Deliver(event(t, 1, &runtime.SpokenPayload{Text: long}))
 			testutil.Eventually(t, 20*time.Second, func() bool { return p.Audio().State() == audio.StateExaminerSpeaking }, "the line to play")
 			p.Deliver(event(t, 2, &runtime.SpokenPayload{Text: "Dropped.", TTSSpeed: 1.5})) // queued, not joined
@@ -214,7 +215,28 @@ func TestInterruptions(t *testing.T) {
 			if h := p.LastHeard(); h == nil || !h.Interrupted || strings.Contains(h.PlayedText, strings.TrimSpace(long)) {
 				t.Errorf("last heard %+v: the line was not cut", h)
 			}
+			// Each line's end is told (WithLineEnd): the cut one with what was played, then the
+			// line after the cut whole, with nothing after it; the dropped line has no end of
+			// its own, the cut line's covers it.
+			if le := testutil.Recv(t, ends, 5*time.Second, "the cut line's end"); le.Seq != 1 || le.Ending != LineCut || le.Played > le.Total || le.Played > 10*time.Second {
+				t.Errorf("cut line's end %+v", le)
+			}
+			if le := testutil.Recv(t, ends, 5*time.Second, "the last line's end"); le.Seq != 4 || le.Ending != LineWhole || !le.Idle || le.Through != 4 || le.Played != le.Total {
+				t.Errorf("last line's end %+v", le)
+			}
 		})
+	}
+}
+
+func TestLineEndingStrings(t *testing.T) {
+	for e := LineUnknown; e <= LineFailed+1; e++ {
+		want := e
+		if e > LineFailed {
+			want = LineUnknown
+		}
+		if got := ParseLineEnding(e.String()); got != want {
+			t.Errorf("ParseLineEnding(%q) = %v, want %v", e.String(), got, want)
+		}
 	}
 }
 

@@ -32,7 +32,20 @@ type listener struct {
 	heard   []heardFrame
 	rate    int
 	changed chan struct{}
+	// The bot's word on its own lines: the highest spoken seq the candidate received and the
+	// latest line_end (ends > 0 once the bot has sent one: it speaks that protocol).
+	spokenSeq int64
+	lastEnd   livekit.LineEnd
+	ends      int
+	// botEnds: the bot is examtui's, which says when each line ends (line_end); false for
+	// another agent's voice until it sends one.
+	botEnds bool
 }
+
+// lineEndWait is how long a reply may go quiet, when the bot says when its lines end but has
+// not said so, before the harness takes it as over all the same (a line_end lost with a
+// connection): far longer than a starved track's gap inside a line.
+const lineEndWait = 5 * time.Second
 
 // heardFrame is one received frame and when it arrived.
 type heardFrame struct {
@@ -68,12 +81,45 @@ func (l *listener) add(samples []int16, at time.Time) {
 	}
 	l.heard = append(l.heard, heardFrame{at: at, samples: samples})
 	rec := l.recorder
-	close(l.changed)
-	l.changed = make(chan struct{})
+	l.changedLocked()
 	l.mu.Unlock()
 	if rec != nil {
 		_ = rec.Write(audio.TrackExaminer, samples)
 	}
+}
+
+// spokenLine notes a spoken event the candidate received.
+func (l *listener) spokenLine(seq int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.spokenSeq = max(l.spokenSeq, seq)
+	l.changedLocked()
+}
+
+// lineEnd notes the bot's line_end message.
+func (l *listener) lineEnd(le livekit.LineEnd) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lastEnd = le
+	l.ends++
+	l.changedLocked()
+}
+
+func (l *listener) changedLocked() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// finishedLocked reports whether the bot has said it finished speaking (over, with nothing
+// after it, every spoken line the candidate has received) after a reply whose first voiced
+// frame was first, and when it said so. A line_end received before first belongs to an earlier
+// reply unless the reply's own spoken lines are already covered by it. The caller holds l.mu.
+func (l *listener) finishedLocked(first time.Time, ownLine bool) (bool, time.Time) {
+	e := l.lastEnd
+	if l.ends == 0 || !e.Idle || e.Through < l.spokenSeq {
+		return false, time.Time{}
+	}
+	return ownLine || e.Received.After(first), e.Received
 }
 
 // forget drops the audio received before t: a step's clips need only its own audio, and a
@@ -191,6 +237,9 @@ type waitOpts struct {
 	onlyFirst                    bool                            // return at the first audio (an interrupt step follows)
 	alive                        func(grace time.Duration) error // non-nil: the connection has been down longer than grace
 	onFirst                      func(first time.Time)           // told of the first audio as soon as it is heard
+	// ownLine reports whether a spoken line of this reply has been received (its line_end
+	// then cannot be an earlier reply's); nil: never.
+	ownLine func() bool
 }
 
 // awaitReply waits for the first voiced audio after since (at most firstTimeout), then for the
@@ -245,8 +294,11 @@ func (l *listener) awaitReply(ctx context.Context, since time.Time, o waitOpts) 
 		return r, nil
 	}
 	for {
+		own := o.ownLine != nil && o.ownLine()
 		l.mu.Lock()
 		r.last = l.voiced[len(l.voiced)-1]
+		signals := l.botEnds || l.ends > 0
+		done, saidAt := l.finishedLocked(r.first, own)
 		ch := l.changed
 		l.mu.Unlock()
 		now := time.Now()
@@ -254,10 +306,24 @@ func (l *listener) awaitReply(ctx context.Context, since time.Time, o waitOpts) 
 			r.capped = true
 			return r, nil
 		}
-		if now.Sub(r.last) >= o.tail {
+		// The end of the reply: after the bot's word that it finished (when it sends line_end)
+		// and a tail of silence after that word and the last voiced frame, since what the track
+		// sent last is still on its way; without the bot's word, the tail of silence alone. A
+		// starved track's gap inside a line is longer than any tail, and only the bot knows the
+		// line goes on.
+		quietFrom, tail := r.last, o.tail
+		switch {
+		case !signals:
+		case !done:
+			tail = max(tail, lineEndWait)
+		case saidAt.After(quietFrom):
+			quietFrom = saidAt
+		}
+		if now.Sub(quietFrom) >= tail {
 			return r, nil
 		}
-		if err := waitChange(ctx, ch, min(o.tail-now.Sub(r.last), o.maxReply-now.Sub(r.first))); err != nil {
+		wait := min(tail-now.Sub(quietFrom), o.maxReply-now.Sub(r.first))
+		if err := waitChange(ctx, ch, max(wait, time.Millisecond)); err != nil {
 			return r, err
 		}
 	}

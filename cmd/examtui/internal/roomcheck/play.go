@@ -112,21 +112,55 @@ func (p *player) say(ctx context.Context, step int, t headless.TurnStep, nextInt
 		if err != nil {
 			return nil, err
 		}
-		// A cut-off: the examiner began speaking inside one of the line's pauses.
-		for _, ps := range pauses {
-			from, to := start.Add(ps.from), start.Add(ps.to)
-			for _, r := range p.rt.listener.runs(from, to) {
-				if r.start.After(from) && r.start.Before(to) {
-					rp.CutOffs = append(rp.CutOffs, headless.CutOff{PauseAtMs: p.at(from), PauseMs: ms(ps.to - ps.from),
-						ExaminerAtMs: p.at(r.start), Expected: t.CutOff})
-					p.events.emit(r.start, VoiceEvent{Event: EventCutOff, Step: step, Kind: req.kind})
-				}
-			}
+		for _, c := range p.cutOffs(start, pauses, req.since) {
+			c.CutOff.Expected = t.CutOff
+			rp.CutOffs = append(rp.CutOffs, c.CutOff)
+			p.events.emit(c.at, VoiceEvent{Event: EventCutOff, Step: step, Kind: req.kind})
 		}
 		return &rp, nil
 	}
 	rp, err := p.measure(ctx, req)
 	return &rp, err
+}
+
+// cutOffs finds where the examiner took the turn inside the pauses of a line said from start
+// and ending at end: its voice heard beginning inside a pause, or, when nothing of it was heard
+// there, one of its lines (a spoken event) reaching the candidate after the pause began and
+// before the line ended. The second is the bot's own word that it replied, which a starved
+// track may send too late to be heard in the pause (or not at all, when the rest of the
+// candidate's line cuts it at once): the candidate's turn was still ended in the pause.
+func (p *player) cutOffs(start time.Time, pauses []pauseSpan, end time.Time) []cutOffAt {
+	var out []cutOffAt
+	for i, ps := range pauses {
+		from, to := start.Add(ps.from), start.Add(ps.to)
+		cut := func(at time.Time) {
+			out = append(out, cutOffAt{headless.CutOff{PauseAtMs: p.at(from), PauseMs: ms(ps.to - ps.from), ExaminerAtMs: p.at(at)}, at})
+		}
+		heard := false
+		for _, r := range p.rt.listener.runs(from, to) {
+			if r.start.After(from) && r.start.Before(to) {
+				cut(r.start)
+				heard = true
+			}
+		}
+		if heard {
+			continue
+		}
+		until := end
+		if i+1 < len(pauses) {
+			until = start.Add(pauses[i+1].from)
+		}
+		if at, _ := p.rt.spokenBetween(from, until); !at.IsZero() {
+			cut(at)
+		}
+	}
+	return out
+}
+
+// cutOffAt is a cut-off and when the examiner took the turn.
+type cutOffAt struct {
+	headless.CutOff
+	at time.Time
 }
 
 // sendTyped sends a step's line as typed text and fills the request's reference time and the
@@ -349,7 +383,8 @@ func (p *player) command(ctx context.Context, step int, t headless.TurnStep) err
 // settle hears out any speech that started after since (a control's acknowledgement, a time
 // warning), so the next step does not talk over it.
 func (p *player) settle(ctx context.Context, since time.Time) error {
-	_, err := p.rt.listener.awaitReply(ctx, since, waitOpts{firstTimeout: 1500 * time.Millisecond, tail: p.o.TailSilence, maxReply: p.o.MaxReply})
+	_, err := p.rt.listener.awaitReply(ctx, since, waitOpts{firstTimeout: 1500 * time.Millisecond, tail: p.o.TailSilence, maxReply: p.o.MaxReply,
+		ownLine: func() bool { return p.rt.spokenSince(since) }})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -372,7 +407,8 @@ type measureReq struct {
 // measure waits for the reply and reports it; only a context error is returned.
 func (p *player) measure(ctx context.Context, req measureReq) (headless.ReplyTiming, error) {
 	r, err := p.rt.listener.awaitReply(ctx, req.since, waitOpts{firstTimeout: p.o.ReplyTimeout, tail: p.o.TailSilence,
-		maxReply: p.o.MaxReply, onlyFirst: req.onlyFirst, alive: p.rt.alive, onFirst: func(first time.Time) {
+		maxReply: p.o.MaxReply, onlyFirst: req.onlyFirst, alive: p.rt.alive, ownLine: func() bool { return p.rt.spokenSince(req.since) },
+		onFirst: func(first time.Time) {
 			p.events.emit(first, VoiceEvent{Event: EventReplyFirstChunk, Step: req.step, Kind: req.kind, LatencyMs: ms(max(first.Sub(req.since), 0))})
 		}})
 	if err != nil {

@@ -144,8 +144,10 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 	lctx, stop := context.WithCancel(context.Background())
 	rt.stop = stop
 	rt.listener = newListener()
-	rt.wg.Add(3)
+	rt.listener.botEnds = true // examtui's bot says when each line ends
+	rt.wg.Add(4)
 	go func() { defer rt.wg.Done(); rt.listener.run(lctx, rt.cand.Audio()) }()
+	go func() { defer rt.wg.Done(); receive(lctx, rt.cand.LineEnds(), rt.listener.lineEnd) }()
 	go func() { defer rt.wg.Done(); rt.watchCandidate(lctx) }()
 	go func() { defer rt.wg.Done(); rt.watchExaminer(lctx) }()
 	if o.Spoken {
@@ -273,6 +275,7 @@ func (rt *room) watchCandidate(ctx context.Context) {
 			if p, err := ev.Decode(); err == nil {
 				if sp, ok := p.(*runtime.SpokenPayload); ok {
 					rt.spoken = append(rt.spoken, spokenAt{at: at, text: sp.Text})
+					rt.listener.spokenLine(ev.Seq)
 				}
 			}
 		}
@@ -294,6 +297,14 @@ func (rt *room) spokenBetween(from, to time.Time) (first time.Time, words string
 		texts = append(texts, s.text)
 	}
 	return first, strings.Join(texts, " ")
+}
+
+// spokenSince reports whether a spoken event reached the candidate at or after t.
+func (rt *room) spokenSince(t time.Time) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	n := len(rt.spoken)
+	return n > 0 && !rt.spoken[n-1].at.Before(t)
 }
 
 // watchExaminer tracks the highest seq the examiner has received, to know when a control or an

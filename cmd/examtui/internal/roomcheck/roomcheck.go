@@ -27,7 +27,8 @@ import (
 )
 
 // Reply measurement defaults, as a voice-agent test adapter's: the reply ends after 0.6 s of
-// silence, is cut at 30 s, and a reply that has not started 60 s after the turn is an error
+// silence (with examtui's bot, counted once the bot has said its lines are over: line_end), is
+// cut at 30 s, and a reply that has not started 60 s after the turn is an error
 // (time for a real STT → LLM → TTS round trip with retries).
 const (
 	DefaultTailSilence  = 600 * time.Millisecond
