@@ -1,8 +1,12 @@
 package web_test
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"testing"
+
+	"github.com/examtui/examtui/runtime"
 
 	"github.com/examtui/examtui/internal/browsertest"
 	"github.com/examtui/examtui/runtime/headless"
@@ -23,6 +27,17 @@ func BenchmarkBrowserLatency(b *testing.B) {
 		r := newRoom(b)
 		p := r.join(b, r.site.link(r.site.code(b, "cand-latency"))+"?measure")
 		r.speakAll(b, p)
+		p.WaitTrue(`window.examtuiMeasure.turns.length >= 5`, waitExam, "DEBUG 5")
+		r.exam.quiet(b, r.exam.count(runtime.EventSpoken)-1)
+		fmt.Fprintf(os.Stderr, "DEBUG page turns %s\n at %s\nrecogniser:\n  %s\n", browsertest.Eval[string](p, `JSON.stringify(window.examtuiMeasure.turns)`), browsertest.Eval[string](p, `JSON.stringify(window.examtuiMeasure.at)`), r.answers)
+		fmt.Fprintf(os.Stderr, "DEBUG stats %s\n", browsertest.Eval[string](p, `window.examtuiMeasure.stats()`))
+		r.exam.mu.Lock()
+		for _, tm := range r.exam.timings {
+			c, _ := tm.Since(voicepath.StageClosed)
+			f, _ := tm.Since(voicepath.StageFirstPacket)
+			fmt.Fprintf(os.Stderr, "DEBUG bot %q end %d closed %.0f packet %.0f (at %d)\n", tm.Text, tm.SpeechEnd.UnixMilli(), c, f, tm.At(voicepath.StageFirstPacket).UnixMilli())
+		}
+		r.exam.mu.Unlock()
 		// The examiner's closing line follows the last answer.
 		p.WaitTrue(`window.examtuiMeasure.turns.length >= 6`, waitExam, "a reply to each of the 6 answers")
 		got := browsertest.Eval[[]float64](p, `window.examtuiMeasure.turns`)
