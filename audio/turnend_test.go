@@ -1,7 +1,6 @@
 package audio
 
 import (
-	"bytes"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -151,19 +150,13 @@ func TestVoiceAdaptiveEndOfTurn(t *testing.T) {
 	// Heard as the whole turn: all of "a" and all but its last 150 ms of "b".
 	wholeVoiced := openaitest.VoicedLength(a, SampleRate) + openaitest.VoicedLength(b, SampleRate) - 150*time.Millisecond
 	var whole atomic.Int32 // transcriptions of the whole turn
-	srv := openaitest.New(t, openaitest.WithAPIKey("sk-test"), openaitest.WithTranscriber(
-		func(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
-			pcm, err := openaitest.ReadWAV(bytes.NewReader(req.File))
-			if err != nil {
-				return openaitest.Status(400, openaitest.ErrorBody("invalid_request_error", "", err.Error()))
-			}
-			text := "Good morning, I would like"
-			if openaitest.VoicedLength(pcm.Samples, pcm.SampleRate) > wholeVoiced {
-				text = "Good morning, I would like a table for two by the window."
-				whole.Add(1)
-			}
-			return openaitest.Transcribed(openaitest.Transcript{Text: text})
-		}))
+	srv := voicedTranscriber(t, 0, func(voiced time.Duration) string {
+		if voiced > wholeVoiced {
+			whole.Add(1)
+			return "Good morning, I would like a table for two by the window."
+		}
+		return "Good morning, I would like"
+	})
 	finals := runAdaptiveTurn(t, sc.samples, srv)
 	f := finals[0]
 	if !strings.HasSuffix(f.Text, "window.") {
