@@ -584,10 +584,13 @@ function newLatencyProbe() {
   return {
     setMic(a) { mic = a; },
     setBot(mst, ctx, track) {
-      probe.stats = async () => {
-        const out = [];
-        (await track.getRTCStatsReport()).forEach((v) => { if (v.type === 'inbound-rtp') out.push(v); });
-        return JSON.stringify(out);
+      // The mean time the examiner's audio waited in WebRTC's jitter buffer, in ms.
+      probe.jitter = async () => {
+        let ms = 0;
+        (await track.getRTCStatsReport()).forEach((v) => {
+          if (v.type === 'inbound-rtp' && v.jitterBufferEmittedCount) ms = 1000 * v.jitterBufferDelay / v.jitterBufferEmittedCount;
+        });
+        return ms;
       };
       const a = ctx.createAnalyser();
       a.fftSize = 1024;
