@@ -64,6 +64,11 @@ type VoiceStats struct {
 	// VADBusy is the time spent in VAD and endpointing over Frames frames: divided by the
 	// audio time (Frames × 20 ms) it is the share of a core the detector takes live.
 	VADBusy time.Duration
+	// EarlyReads counts pauses read from their first quiet frames (the adaptive end of turn),
+	// EarlyDropped those the candidate went on from before the VAD's hangover ran out: each
+	// cost a transcription (and, when its words read as an answer, a speculative examiner
+	// call) that no pause used.
+	EarlyReads, EarlyDropped uint64
 }
 
 // Voice ties the pieces together: source frames → VAD/endpointing → recogniser → a final
@@ -580,6 +585,9 @@ func (v *Voice) readEarly(ctx context.Context, f Frame, r EndpointResult) {
 	}
 	v.earlyGen++
 	v.early = &earlyRead{gen: v.earlyGen}
+	v.statMu.Lock()
+	v.stats.EarlyReads++
+	v.statMu.Unlock()
 	v.earlyLive.Store(v.earlyGen)
 	v.streamHeld = v.stream != nil
 	v.wg.Add(1)
@@ -588,6 +596,11 @@ func (v *Voice) readEarly(ctx context.Context, f Frame, r EndpointResult) {
 
 // dropEarly forgets the early reading: its result, if it comes, is stale.
 func (v *Voice) dropEarly() {
+	if v.early != nil && v.early.pause == 0 {
+		v.statMu.Lock()
+		v.stats.EarlyDropped++
+		v.statMu.Unlock()
+	}
 	v.early = nil
 	v.earlyLive.Store(0)
 }

@@ -26,8 +26,8 @@ func voicedTranscriber(t testing.TB, delay time.Duration, pick func(voiced time.
 }
 
 // runEarlyTurn runs samples through a voice with the room's adaptive endpointing (the VAD's
-// hangover 100 ms) and returns its first final transcript.
-func runEarlyTurn(t *testing.T, samples []int16, srv *openaitest.Server) FinalTranscript {
+// hangover 100 ms) and returns its first final transcript and the voice's counts.
+func runEarlyTurn(t *testing.T, samples []int16, srv *openaitest.Server) (FinalTranscript, VoiceStats) {
 	t.Helper()
 	cfg := DefaultEndpointConfig()
 	cfg.CompleteEndpointingDelay = DefaultCompleteEndpointingDelay
@@ -36,7 +36,8 @@ func runEarlyTurn(t *testing.T, samples []int16, srv *openaitest.Server) FinalTr
 	v := startVoice(t, NewClipSource(samples, true), newTestRecognizer(t, srv), nil, nil,
 		WithOnEvent(log.add), WithVoiceEndpointing(cfg), WithTurnClassifier(ClassifyTranscript))
 	defer v.Close()
-	return log.wait(t, 1)[0]
+	f := log.wait(t, 1)[0]
+	return f, v.Stats()
 }
 
 // TestVoiceReadsAPauseAtItsFirstQuietFrames: a complete answer read by a recogniser that takes
@@ -50,7 +51,7 @@ func TestVoiceReadsAPauseAtItsFirstQuietFrames(t *testing.T) {
 	srv := voicedTranscriber(t, 180*time.Millisecond, func(time.Duration) string {
 		return "Most guests at that time are business travellers."
 	})
-	f := runEarlyTurn(t, sc.samples, srv)
+	f, _ := runEarlyTurn(t, sc.samples, srv)
 	if f.Utterance.Delay != DefaultCompleteEndpointingDelay {
 		t.Fatalf("the answer waited %v, want the complete-answer delay %v", f.Utterance.Delay, DefaultCompleteEndpointingDelay)
 	}
@@ -74,10 +75,14 @@ func TestVoiceEarlyReadingDroppedWhenSpeechGoesOn(t *testing.T) {
 		}
 		return "Most guests are business travellers."
 	})
-	f := runEarlyTurn(t, sc.samples, srv)
+	f, st := runEarlyTurn(t, sc.samples, srv)
 	if !strings.HasSuffix(f.Text, "morning.") {
 		t.Fatalf("final %q: the turn was ended inside the answer", f.Text)
 	}
+	if st.EarlyDropped == 0 || st.EarlyDropped >= st.EarlyReads {
+		t.Errorf("%d early readings, %d dropped: want the gap's dropped and the end's kept", st.EarlyReads, st.EarlyDropped)
+	}
+	t.Logf("%d early readings, %d dropped", st.EarlyReads, st.EarlyDropped)
 	if f.Utterance.Delay != DefaultCompleteEndpointingDelay {
 		t.Errorf("the answer waited %v, want the complete-answer delay %v", f.Utterance.Delay, DefaultCompleteEndpointingDelay)
 	}
