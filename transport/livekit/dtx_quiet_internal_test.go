@@ -14,10 +14,13 @@ import (
 // opusPackets collects what an Opus encoder writes.
 type opusPackets struct{ got []opus.Sample }
 
-func (o *opusPackets) String() string                  { return "test opus packets" }
-func (o *opusPackets) SampleRate() int                 { return opusRate }
-func (o *opusPackets) Close() error                    { return nil }
-func (o *opusPackets) WriteSample(s opus.Sample) error { o.got = append(o.got, append(opus.Sample(nil), s...)); return nil }
+func (o *opusPackets) String() string  { return "test opus packets" }
+func (o *opusPackets) SampleRate() int { return opusRate }
+func (o *opusPackets) Close() error    { return nil }
+func (o *opusPackets) WriteSample(s opus.Sample) error {
+	o.got = append(o.got, append(opus.Sample(nil), s...))
+	return nil
+}
 
 // TestDecoderMarksDTXFrames: an Opus DTX frame (the table of contents byte alone, as a
 // browser's client sends once it has heard some silence) is decoded and handed on marked

@@ -63,10 +63,10 @@ func startExam(t testing.TB, lk *lktest.Server, answers *webtest.Answers, specPa
 		// the whole.
 		VoiceOptions: []voicepath.Option{voicepath.WithBargeIn(true),
 			voicepath.WithRoomEndOfTurn(audio.EndpointConfig{}, e.x.Spec.Policies.TurnTaking, false, false), voicepath.WithTimings(func(tm voicepath.Timing) {
-			e.mu.Lock()
-			e.timings = append(e.timings, tm)
-			e.mu.Unlock()
-		})},
+				e.mu.Lock()
+				e.timings = append(e.timings, tm)
+				e.mu.Unlock()
+			})},
 		OnVoiceEvent: func(ev audio.Event) {
 			if ev.Kind == audio.EventBargeIn {
 				e.mu.Lock()
