@@ -83,23 +83,13 @@ func BenchmarkPeerReplyLatency(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var lat []float64
 			failed := 0
-			var mu sync.Mutex
-			stages := make([][]float64, len(voicepath.Stages()))
-			timings := func(tm voicepath.Timing) {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, s := range voicepath.Stages() {
-					if ms, ok := tm.Since(s); ok {
-						stages[s] = append(stages[s], ms)
-					}
-				}
-			}
+			var timings voicepath.Timings
 			for b.Loop() {
 				room := fmt.Sprintf("peer-%s-%d", name, time.Now().UnixNano())
 				var stop func()
 				greets := name == "examtui"
 				if name == "examtui" {
-					stop = startExamtuiPeer(b, srv, ai, room, timings)
+					stop = startExamtuiPeer(b, srv, ai, room, timings.Add)
 				} else {
 					stop = startAgentsPeer(b, srv, ai, agentJS)
 				}
@@ -114,13 +104,11 @@ func BenchmarkPeerReplyLatency(b *testing.B) {
 			b.ReportMetric(headless.Percentile(lat, 50), "p50-ms")
 			b.ReportMetric(headless.Percentile(lat, 95), "p95-ms")
 			b.ReportMetric(float64(len(lat)), "replies")
-			mu.Lock()
 			for _, s := range voicepath.Stages() {
-				if len(stages[s]) > 0 { // examtui's bot's own stages (voicepath.Timing)
-					b.ReportMetric(headless.Percentile(stages[s], 50), s.Key()+"-p50-ms")
+				if ms := timings.Of(s); len(ms) > 0 { // examtui's bot's own stages (voicepath.Timing)
+					b.ReportMetric(headless.Percentile(ms, 50), s.Key()+"-p50-ms")
 				}
 			}
-			mu.Unlock()
 			b.ReportMetric(float64(failed), "failed")
 			p50[name] = headless.Percentile(lat, 50)
 			if peer := p50["livekit-agents"]; name == "livekit-agents" && peer > 0 && p50["examtui"] > 0 {

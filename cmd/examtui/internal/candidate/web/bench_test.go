@@ -22,7 +22,7 @@ import (
 // running in real time).
 func BenchmarkBrowserLatency(b *testing.B) {
 	var turns, downlink, jitter []float64
-	stages := make([][]float64, len(voicepath.Stages()))
+	var stages voicepath.Timings
 	for i := 0; b.Loop(); i++ {
 		r := newRoom(b)
 		p := r.join(b, r.site.link(r.site.code(b, "cand-latency"))+"?measure")
@@ -37,11 +37,7 @@ func BenchmarkBrowserLatency(b *testing.B) {
 		r.exam.mu.Lock()
 		var sent []time.Time
 		for _, tm := range r.exam.timings {
-			for _, s := range voicepath.Stages() {
-				if ms, ok := tm.Since(s); ok {
-					stages[s] = append(stages[s], ms)
-				}
-			}
+			stages.Add(tm)
 			sent = append(sent, tm.At(voicepath.StageFirstPacket))
 		}
 		r.exam.mu.Unlock()
@@ -53,8 +49,8 @@ func BenchmarkBrowserLatency(b *testing.B) {
 		b.Fatalf("%d turns measured, want at least 6 per exam", len(turns))
 	}
 	for _, s := range voicepath.Stages() {
-		b.ReportMetric(headless.Percentile(stages[s], 50), s.Key()+"-p50-ms")
-		b.ReportMetric(headless.Percentile(stages[s], 95), s.Key()+"-p95-ms")
+		b.ReportMetric(headless.Percentile(stages.Of(s), 50), s.Key()+"-p50-ms")
+		b.ReportMetric(headless.Percentile(stages.Of(s), 95), s.Key()+"-p95-ms")
 	}
 	b.ReportMetric(headless.Percentile(downlink, 50), "downlink-p50-ms")
 	b.ReportMetric(headless.Percentile(downlink, 95), "downlink-p95-ms")
