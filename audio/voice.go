@@ -163,8 +163,9 @@ const earlyPauseRead = 2 * FrameDuration
 // earlyRead is a pause reading begun before the VAD's hangover ran out (earlyPauseRead).
 type earlyRead struct {
 	gen     uint64
-	pause   uint64   // the pause it turned out to be (pauseGen), 0 while the hangover runs
-	pending *holdReq // its reading, when it came before the pause was confirmed
+	cancel  context.CancelFunc // ends its transcription's wait (dropEarly)
+	pause   uint64             // the pause it turned out to be (pauseGen), 0 while the hangover runs
+	pending *holdReq           // its reading, when it came before the pause was confirmed
 }
 
 // speculation is a transcript of a turn made during its pause; when the turn ends with no
@@ -584,19 +585,26 @@ func (v *Voice) readEarly(ctx context.Context, f Frame, r EndpointResult) {
 		return
 	}
 	v.earlyGen++
-	v.early = &earlyRead{gen: v.earlyGen}
+	rctx, cancel := context.WithCancel(ctx)
+	v.early = &earlyRead{gen: v.earlyGen, cancel: cancel}
 	v.statMu.Lock()
 	v.stats.EarlyReads++
 	v.statMu.Unlock()
 	v.earlyLive.Store(v.earlyGen)
 	v.streamHeld = v.stream != nil
 	v.wg.Add(1)
-	go v.detectTurn(ctx, v.turn.Load(), 0, v.earlyGen, snap)
+	go v.detectTurn(rctx, v.turn.Load(), 0, v.earlyGen, snap)
 }
 
 // dropEarly forgets the early reading: its result, if it comes, is stale.
+// Its transcription, if still on its way, is no longer waited for.
 func (v *Voice) dropEarly() {
-	if v.early != nil && v.early.pause == 0 {
+	e := v.early
+	if e == nil {
+		return
+	}
+	e.cancel()
+	if e.pause == 0 { // the candidate went on before the hangover ran out
 		v.statMu.Lock()
 		v.stats.EarlyDropped++
 		v.statMu.Unlock()
