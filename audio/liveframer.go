@@ -24,7 +24,8 @@ const DefaultGapTolerance = 80 * time.Millisecond
 // that arrives late but whole (this process starved of CPU, the network stalled) is placed
 // where the sender put it, not where the receiver happened to read it. Only when no audio comes
 // at all does the wall clock count silence (Tick), once the audio is more than the gap
-// tolerance overdue (VoicedGapTolerance when it ended mid-sound); a receiver whose own ticks
+// tolerance overdue (VoicedGapTolerance when it ended mid-sound, QuietGapTolerance when the
+// sender said that silence follows: Opus DTX); a receiver whose own ticks
 // come late was stalled and does not hold that
 // against the sender, and audio that turns up after the clock gave up on it raises the
 // tolerance for a while. Audio without a media time (Write) is placed on the wall clock by
@@ -52,6 +53,7 @@ type LiveFramer struct {
 	heardEnd int64         // the timeline position that audio ended at
 	late     time.Duration // tolerance learned from audio that came after the clock gave up on it
 	voiced   bool          // the latest audio ended in sound, not silence
+	quiet    bool          // the latest audio said silence follows (Run.Quiet)
 	lastTick time.Time
 }
 
@@ -67,6 +69,10 @@ type Run struct {
 	Stream uint64
 	// Received is when the run arrived.
 	Received time.Time
+	// Quiet: the sender said that silence follows and that it sends nothing until it has
+	// sound again (an Opus DTX frame). The time after it is then counted as silence as soon as
+	// it is QuietGapTolerance overdue, not the gap tolerance.
+	Quiet bool
 }
 
 // mediaJump is the least jump in the sender's clock that is counted as silence; smaller
@@ -78,6 +84,14 @@ const mediaJump = 10 * time.Millisecond
 // only after some quiet), and a sender cut off mid-sound is rare; audio that stops mid-sound
 // is far more often audio still on its way through a busy receiver.
 const VoicedGapTolerance = 300 * time.Millisecond
+
+// QuietGapTolerance is how late audio may be, after a run that said silence follows (Run.Quiet),
+// before the missing time counts as silence: the sender said it would send nothing until it
+// has sound again, so only the jitter between that run and a resumed word's first packet is
+// waited for (the network's own delay is already behind the run: the wait counts from when it
+// arrived). Sound that comes later than that is still kept whole (WriteMedia), and the wait
+// grows by as much, as for any late audio.
+const QuietGapTolerance = FrameDuration
 
 // voicedLevel is the level (dBFS) above which the end of a run counts as sound.
 const voicedLevel = -45
@@ -204,6 +218,7 @@ func (l *LiveFramer) WriteMedia(r Run) ([]Frame, error) {
 	out = l.emit(out, samples, r.Received)
 	l.heardAt, l.heardEnd = r.Received, l.pos()
 	l.voiced = LevelDB(samples[max(0, len(samples)-FrameSamples/2):]) > voicedLevel
+	l.quiet = r.Quiet && !l.voiced
 	return out, nil
 }
 
@@ -246,8 +261,11 @@ func (l *LiveFramer) Tick(now time.Time) []Frame {
 	}
 	l.lastTick = now
 	wait := l.tolerance
-	if l.voiced {
+	switch {
+	case l.voiced:
 		wait = max(wait, VoicedGapTolerance)
+	case l.quiet:
+		wait = min(wait, QuietGapTolerance)
 	}
 	owed := l.heardEnd + durationSamples(now.Sub(l.heardAt)-wait-l.late)
 	var out []Frame

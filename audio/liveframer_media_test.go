@@ -12,6 +12,7 @@ type mediaPacket struct {
 	media, arrive time.Duration
 	stream        uint64
 	samples       []int16
+	quiet         bool // a DTX frame: the sender says silence follows (Run.Quiet)
 }
 
 // sendAt splits s into 20 ms packets from media time from, arriving as arrive says.
@@ -50,7 +51,7 @@ func feedMedia(t *testing.T, l *LiveFramer, pkts []mediaPacket, stalls [][2]time
 		}
 		for next < len(pkts) && pkts[next].arrive <= at {
 			p := pkts[next]
-			out, err := l.WriteMedia(Run{Samples: p.samples, Rate: SampleRate, Media: p.media, Stream: p.stream, Received: t0.Add(at)})
+			out, err := l.WriteMedia(Run{Samples: p.samples, Rate: SampleRate, Media: p.media, Stream: p.stream, Received: t0.Add(at), Quiet: p.quiet})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,4 +235,70 @@ func TestLiveFramerLearnsLateness(t *testing.T) {
 			break
 		}
 	}
+}
+
+// TestLiveFramerQuietSender: a sender that says silence follows (an Opus DTX frame, as browsers
+// send some 200 ms into a silence) has the time after it counted as silence once it is
+// QuietGapTolerance overdue, not the gap tolerance, so the end of a turn is not noticed late on
+// that path; and speech it resumes with, arriving later than that, is still kept whole.
+func TestLiveFramerQuietSender(t *testing.T) {
+	voice := sine(220, SampleRate, 2*SampleRate, 8000) // 2 s of sound
+	onTime := func(m time.Duration) time.Duration { return m + 25*time.Millisecond }
+	line := sendAt(append(slices.Clone(voice), make([]int16, SampleRate/5)...), 0, 1, onTime) // then 200 ms of silence
+	dtx := mediaPacket{media: 2200 * time.Millisecond, arrive: onTime(2200 * time.Millisecond), stream: 1,
+		samples: make([]int16, FrameSamples), quiet: true}
+	t0 := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC) // feedMedia's
+
+	t.Run("the silence after a DTX frame is counted at once", func(t *testing.T) {
+		l, err := NewLiveFramer(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames := feedMedia(t, l, append(slices.Clone(line), dtx), nil, time.Second)
+		const at = 2400 // ms on the sender's clock
+		for _, f := range frames {
+			if f.StartMs() < at {
+				continue
+			}
+			if !f.Missing {
+				t.Fatalf("frame at %d ms not missing", f.StartMs())
+			}
+			late := f.Captured.Sub(t0) - onTime(at*time.Millisecond)
+			if late > QuietGapTolerance+FrameDuration {
+				t.Errorf("the silence at %d ms was counted %v after it would have arrived, want at most %v", at, late, QuietGapTolerance+FrameDuration)
+			}
+			return
+		}
+		t.Fatalf("no frame at %d ms", at)
+	})
+
+	t.Run("speech resumed after a DTX frame is kept whole", func(t *testing.T) {
+		l, err := NewLiveFramer(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resumed := sendAt(sine(330, SampleRate, SampleRate/2, 8000), 2400*time.Millisecond, 1, func(m time.Duration) time.Duration {
+			return onTime(m) + 60*time.Millisecond // later than QuietGapTolerance
+		})
+		pkts := append(append(slices.Clone(line), dtx), resumed...)
+		frames := feedMedia(t, l, pkts, nil, time.Second)
+		sent, got := 0, 0
+		for _, p := range pkts {
+			for _, s := range p.samples {
+				if s != 0 {
+					sent++
+				}
+			}
+		}
+		for _, f := range frames {
+			for _, s := range f.Samples {
+				if s != 0 {
+					got++
+				}
+			}
+		}
+		if got != sent {
+			t.Errorf("%d sounding samples framed, %d sent: words lost", got, sent)
+		}
+	})
 }

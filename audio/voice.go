@@ -65,6 +65,11 @@ type VoiceStats struct {
 	// VADBusy is the time spent in VAD and endpointing over Frames frames: divided by the
 	// audio time (Frames × 20 ms) it is the share of a core the detector takes live.
 	VADBusy time.Duration
+	// EarlyReads counts pauses read from their first quiet frames (the adaptive end of turn),
+	// EarlyDropped those the candidate went on from before the VAD's hangover ran out: each
+	// cost a transcription (and, when its words read as an answer, a speculative examiner
+	// call) that no pause used.
+	EarlyReads, EarlyDropped uint64
 }
 
 // Voice ties the pieces together: source frames → VAD/endpointing → recogniser → a final
@@ -108,6 +113,12 @@ type Voice struct {
 	specMu sync.Mutex
 	spec   *speculation
 
+	// early is the pause being read before the VAD's hangover ran out (adaptive end of turn;
+	// earlyPauseRead): it belongs to the capture loop. earlyGen numbers such readings.
+	early     *earlyRead
+	earlyGen  uint64
+	earlyLive atomic.Uint64 // the early reading still current (its gen), 0: none
+
 	// stream is the streaming recogniser (nil: one-shot recognition at the endpoint). The
 	// capture loop feeds it the turn as it is spoken; streamFed counts the turn's samples fed,
 	// and streamHeld is set while a pause is being read, when feeding waits for speech to
@@ -141,10 +152,28 @@ type hold struct{ from, to int64 }
 
 type holdReq struct {
 	turn    uint64
+	early   uint64 // the early reading it came from (earlyRead.gen), 0: none
 	pause   uint64 // the pause it was made in: a release is stale once speech resumed
 	on      bool
 	release bool // the words read as complete: the short delay (Endpointer.Release)
 	sure    bool // and as sure: the shortest (Endpointer.ReleaseSure)
+}
+
+// earlyPauseRead is how much quiet inside speech starts the reading of a pause, ahead of the
+// VAD's hangover (100 ms with the adaptive end of turn): the pause's transcript, the examiner's
+// speculative reply and its first sentence are then on their way that much sooner. A reading
+// begun this early holds nothing and releases nothing until the hangover has run out with no
+// sound since (the same pause); if the candidate goes on first, it is dropped, and its
+// speculation is replaced or left unused (the controller reuses one only for the very turn it
+// was made for). Two frames, not one: the gap inside a word (a stop consonant) is often one.
+const earlyPauseRead = 2 * FrameDuration
+
+// earlyRead is a pause reading begun before the VAD's hangover ran out (earlyPauseRead).
+type earlyRead struct {
+	gen     uint64
+	cancel  context.CancelFunc // ends its transcription's wait (dropEarly)
+	pause   uint64             // the pause it turned out to be (pauseGen), 0 while the hangover runs
+	pending *holdReq           // its reading, when it came before the pause was confirmed
 }
 
 // speculation is a transcript of a turn made during its pause; when the turn ends with no
@@ -402,27 +431,54 @@ func (v *Voice) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case h := <-v.holdCh:
-			if h.turn == v.turn.Load() && v.ep.InTurn() {
-				switch {
-				case h.pause != 0 && h.pause != v.pauseGen.Load():
-					// Made in an earlier silence: speech resumed since, and the endpointer
-					// already dropped that wait.
-				case h.release && h.sure:
-					v.ep.Hold(false)
-					v.ep.ReleaseSure()
-				case h.release:
-					v.ep.Hold(false)
-					v.ep.Release()
-				default:
-					v.ep.Hold(h.on)
+			if h.early != 0 {
+				var ok bool
+				if h, ok = v.earlyReading(h); !ok {
+					continue
 				}
 			}
+			v.applyHold(h)
 		case f, ok := <-frames:
 			if !ok {
 				return
 			}
 			v.frame(ctx, f)
 		}
+	}
+}
+
+// earlyReading takes a reading begun before the hangover ran out: stale (the candidate went on)
+// it is dropped, before the pause is confirmed it waits for it, and after, it is the pause's.
+func (v *Voice) earlyReading(h holdReq) (holdReq, bool) {
+	e := v.early
+	switch {
+	case e == nil || e.gen != h.early:
+		return h, false
+	case e.pause == 0:
+		e.pending = &h
+		return h, false
+	}
+	h.pause = e.pause
+	return h, true
+}
+
+// applyHold applies a pause's reading to the endpointer.
+func (v *Voice) applyHold(h holdReq) {
+	if h.turn != v.turn.Load() || !v.ep.InTurn() {
+		return
+	}
+	switch {
+	case h.pause != 0 && h.pause != v.pauseGen.Load():
+		// Made in an earlier silence: speech resumed since, and the endpointer already
+		// dropped that wait.
+	case h.release && h.sure:
+		v.ep.Hold(false)
+		v.ep.ReleaseSure()
+	case h.release:
+		v.ep.Hold(false)
+		v.ep.Release()
+	default:
+		v.ep.Hold(h.on)
 	}
 }
 
@@ -462,6 +518,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	if r.TurnStarted || r.Resumed || r.Paused {
 		v.pauseGen.Add(1)
 	}
+	v.readEarly(ctx, f, r)
 	pending := v.feedStream(r)
 	if r.TurnStarted {
 		v.turn.Add(1)
@@ -484,15 +541,23 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 			// the min delay end a turn that stops on "because".
 			v.ep.Hold(true)
 		}
-		if v.cfg.turnDetector != nil || v.cfg.classify != nil {
+		if e := v.early; e != nil {
+			// Read since its first quiet frames, and nothing was said since: the same pause.
+			e.pause = v.pauseGen.Load()
+			if h := e.pending; h != nil {
+				h.pause = e.pause
+				v.applyHold(*h)
+			}
+		} else if v.cfg.turnDetector != nil || v.cfg.classify != nil {
 			if snap, ok := v.ep.Snapshot(); ok {
 				v.streamHeld = v.stream != nil
 				v.wg.Add(1)
-				go v.detectTurn(ctx, v.turn.Load(), v.pauseGen.Load(), snap)
+				go v.detectTurn(ctx, v.turn.Load(), v.pauseGen.Load(), 0, snap)
 			}
 		}
 	}
 	if r.Utterance != nil {
+		v.dropEarly()
 		v.bargeVoiced = -1
 		v.emit(Event{Kind: EventSpeechEnded, Utterance: r.Utterance, AtMs: r.Utterance.EndMs})
 		v.setState(StateThinking)
@@ -504,9 +569,62 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	}
 }
 
+// readEarly starts reading a pause at its first quiet frames (earlyPauseRead), with the adaptive
+// end of turn, and drops that reading when the candidate goes on before the VAD's hangover ran
+// out. It runs before the stream is fed, so a dropped reading's held audio is fed at once.
+func (v *Voice) readEarly(ctx context.Context, f Frame, r EndpointResult) {
+	if e := v.early; e != nil && e.pause == 0 && (r.VAD.Voiced || !v.ep.InTurn() || r.TurnStarted) {
+		v.dropEarly() // the candidate went on: not a pause (yet)
+		v.streamHeld = false
+	}
+	if r.Resumed || r.TurnStarted {
+		v.dropEarly() // a confirmed pause is over too; the stream is unheld by feedStream
+	}
+	if v.cfg.classify == nil || v.early != nil || !v.ep.InTurn() || !r.VAD.Speaking || r.VAD.Voiced ||
+		v.cfg.endpoint.VAD.Hangover <= earlyPauseRead {
+		return
+	}
+	quiet := f.Offset + int64(len(f.Samples)) - r.VAD.LastVoicedEnd
+	if quiet < durationSamples(earlyPauseRead) || quiet-int64(len(f.Samples)) >= durationSamples(earlyPauseRead) {
+		return // not the frame on which the quiet reached it
+	}
+	snap, ok := v.ep.Snapshot()
+	if !ok {
+		return
+	}
+	v.earlyGen++
+	rctx, cancel := context.WithCancel(ctx)
+	v.early = &earlyRead{gen: v.earlyGen, cancel: cancel}
+	v.statMu.Lock()
+	v.stats.EarlyReads++
+	v.statMu.Unlock()
+	v.earlyLive.Store(v.earlyGen)
+	v.streamHeld = v.stream != nil
+	v.wg.Add(1)
+	go v.detectTurn(rctx, v.turn.Load(), 0, v.earlyGen, snap)
+}
+
+// dropEarly forgets the early reading: its result, if it comes, is stale.
+// Its transcription, if still on its way, is no longer waited for.
+func (v *Voice) dropEarly() {
+	e := v.early
+	if e == nil {
+		return
+	}
+	e.cancel()
+	if e.pause == 0 { // the candidate went on before the hangover ran out
+		v.statMu.Lock()
+		v.stats.EarlyDropped++
+		v.statMu.Unlock()
+	}
+	v.early = nil
+	v.earlyLive.Store(0)
+}
+
 // detectTurn transcribes the turn so far during a pause and holds the endpoint when the words
-// stop mid-thought.
-func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance) {
+// stop mid-thought. early numbers a reading begun before the hangover ran out (readEarly);
+// its pause is then filled in by the capture loop.
+func (v *Voice) detectTurn(ctx context.Context, turn, pause, early uint64, u Utterance) {
 	defer v.wg.Done()
 	wait := v.cfg.endpoint.MinEndpointingDelay
 	if v.cfg.classify != nil {
@@ -516,8 +634,8 @@ func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance)
 	defer cancel()
 	start := time.Now()
 	t, err := v.transcribePause(tctx, u)
-	if turn != v.turn.Load() {
-		return
+	if turn != v.turn.Load() || (early != 0 && v.earlyLive.Load() != early) {
+		return // the turn ended, or the candidate went on before this early reading's pause
 	}
 	end := TurnUnsure
 	if err == nil {
@@ -535,7 +653,7 @@ func (v *Voice) detectTurn(ctx context.Context, turn, pause uint64, u Utterance)
 		t.IsFinal = false
 		v.emit(Event{Kind: EventPartial, Partial: &t})
 	}
-	req := holdReq{turn: turn}
+	req := holdReq{turn: turn, early: early}
 	switch {
 	case v.cfg.classify != nil:
 		// Every reading is sent, unsure and failed ones too: they lift the pending hold.

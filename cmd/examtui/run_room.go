@@ -75,7 +75,6 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	ep = voicepath.SpecTurnTaking(ep, tt, v.minDelay > 0, v.maxDelay > 0) // the exam's policies.turnTaking
 	rec, status, err := app.NewRecognizer(v.stt, v.sttModel, language, log)
 	if err != nil {
 		return nil, nil, nil, "", err
@@ -88,7 +87,7 @@ func (r roomOptions) providers(v voiceOptions, language string, tt *spec.Resolve
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	opts = []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndAdaptive, ep), voicepath.WithBargeIn(bargeIn),
+	opts = []voicepath.Option{voicepath.WithRoomEndOfTurn(ep, tt, v.minDelay > 0, v.maxDelay > 0), voicepath.WithBargeIn(bargeIn),
 		voicepath.WithDefaultVoice(v.voice)}
 	return rec, synth, opts, speechNote, nil
 }

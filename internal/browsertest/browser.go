@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -92,6 +94,7 @@ func Start(t testing.TB, opts ...Option) *Browser {
 	if b.wav != "" {
 		flags = append(flags, chromedp.Flag("use-file-for-fake-audio-capture", b.wav))
 	}
+	flags = append(flags, chromedp.NoInheritEnv, chromedp.Env(chromiumEnv(os.Environ())...))
 	flags = append(flags, b.flags...)
 	b.alloc, b.cancel = chromedp.NewExecAllocator(context.Background(), flags...)
 	root, cancelRoot := chromedp.NewContext(b.alloc)
@@ -111,3 +114,13 @@ func Start(t testing.TB, opts ...Option) *Browser {
 func (b *Browser) Close() { b.cancel() }
 
 func (b *Browser) String() string { return fmt.Sprintf("chromium (fake audio %q)", b.wav) }
+
+// chromiumEnv is the test's environment without ALSA_CONFIG_PATH. The audio tests point ALSA at
+// its null device, which takes audio as fast as it is written: Chromium's audio output would
+// run many times faster than real time there, so WebRTC's playout would pull its jitter buffer
+// dry again and again and raise its delay to a second or more (the examiner's voice reached the
+// page's latency probe that late). Without it Chromium finds no sound card and plays on its own
+// clock, in real time.
+func chromiumEnv(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "ALSA_CONFIG_PATH=") })
+}

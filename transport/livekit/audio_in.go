@@ -32,6 +32,10 @@ type AudioFrame struct {
 	// Stream numbers the sender's clock: each decoded track has its own, and a new one starts
 	// when the sender's timestamps restart. Zero when the frame carries no media time.
 	Stream uint64
+	// Quiet: the sender said it is silent and sends nothing until it has sound again (an Opus
+	// DTX frame: browsers' clients send one once they have heard some silence, then one per
+	// 400 ms).
+	Quiet bool
 }
 
 // Duration is how long the frame plays.
@@ -54,13 +58,14 @@ type frameSink struct {
 	log     *slog.Logger
 }
 
-// write hands on one decoded run with its media time (zero stream: none).
-func (s *frameSink) write(sample media.PCM16Sample, at time.Duration, stream uint64) error {
+// write hands on one decoded run with its media time (zero stream: none); quiet: it was
+// decoded from a DTX frame.
+func (s *frameSink) write(sample media.PCM16Sample, at time.Duration, stream uint64, quiet bool) error {
 	if len(sample) == 0 {
 		return nil
 	}
 	frame := AudioFrame{Samples: append([]int16(nil), sample...), SampleRate: s.rate, From: s.from, Received: time.Now(),
-		Media: at, Stream: stream}
+		Media: at, Stream: stream, Quiet: quiet}
 	for {
 		select {
 		case s.out <- frame:
@@ -126,6 +131,10 @@ func (d *decoders) stopAll() {
 	}
 }
 
+// maxDTXFrame is the largest Opus packet that is a DTX frame: the table of contents byte and at
+// most one more (libopus's DTX frames, read the same way by WebRTC).
+const maxDTXFrame = 2
+
 // streams numbers the sender clocks the process decodes (AudioFrame.Stream).
 var streams atomic.Uint64
 
@@ -151,6 +160,7 @@ type trackDecoder struct {
 	ext     int64 // unwrapped timestamp of the latest packet, from the stream's first
 	stream  uint64
 	at      time.Duration // media time of the packet being decoded
+	quiet   bool          // the packet being decoded is a DTX frame
 }
 
 func newTrackDecoder(track *webrtc.TrackRemote, sink *frameSink, log *slog.Logger) (*trackDecoder, error) {
@@ -197,6 +207,7 @@ func (td *trackDecoder) HandleRTP(h *rtp.Header, payload []byte) error {
 	}
 	td.lastTS = h.Timestamp
 	td.at = time.Duration(td.ext * int64(time.Second) / td.clock)
+	td.quiet = len(payload) <= maxDTXFrame
 	return td.dec.WriteSample(opus.Sample(payload))
 }
 
@@ -221,5 +232,5 @@ func (o pcmOut) String() string  { return "examtui pcm" }
 func (o pcmOut) SampleRate() int { return InputSampleRate }
 func (o pcmOut) Close() error    { return nil }
 func (o pcmOut) WriteSample(s media.PCM16Sample) error {
-	return o.td.sink.write(s, o.td.at, o.td.stream)
+	return o.td.sink.write(s, o.td.at, o.td.stream, o.td.quiet)
 }

@@ -99,7 +99,7 @@ func (s *roomSource) write(framer *audio.LiveFramer, out []audio.Frame, f AudioF
 	var got []audio.Frame
 	var err error
 	if f.Stream != 0 {
-		got, err = framer.WriteMedia(audio.Run{Samples: f.Samples, Rate: rate, Media: f.Media, Stream: f.Stream, Received: at})
+		got, err = framer.WriteMedia(audio.Run{Samples: f.Samples, Rate: rate, Media: f.Media, Stream: f.Stream, Received: at, Quiet: f.Quiet})
 	} else {
 		got, err = framer.Write(f.Samples, rate, at)
 	}

@@ -83,6 +83,16 @@ func AdaptiveEndpoint(ep audio.EndpointConfig) audio.EndpointConfig {
 	return ep
 }
 
+// WithRoomEndOfTurn is the end of turn of a room exam (`examtui run --room`, its harnesses and
+// benchmarks): adaptive, over ep (zero: audio.DefaultEndpointConfig) tuned by the exam's
+// policies.turnTaking (SpecTurnTaking; minSet and maxSet: the delays the command line gave).
+func WithRoomEndOfTurn(ep audio.EndpointConfig, tt *spec.ResolvedTurnTaking, minSet, maxSet bool) Option {
+	if ep == (audio.EndpointConfig{}) {
+		ep = audio.DefaultEndpointConfig()
+	}
+	return WithEndOfTurn(EndAdaptive, SpecTurnTaking(ep, tt, minSet, maxSet))
+}
+
 // SpecTurnTaking applies an exam's policies.turnTaking to ep (nil: ep unchanged). Delays given
 // on the command line win: minSet and maxSet say which were.
 func SpecTurnTaking(ep audio.EndpointConfig, tt *spec.ResolvedTurnTaking, minSet, maxSet bool) audio.EndpointConfig {

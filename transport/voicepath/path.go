@@ -255,6 +255,9 @@ func (p *Path) Close() error {
 		if st := p.Prepared(); st.Prepared > 0 {
 			p.log.Info("voice: first sentences prepared during pauses", "prepared", st.Prepared, "used", st.Used, "discarded", st.Discarded)
 		}
+		if st := p.v.Stats(); st.EarlyReads > 0 {
+			p.log.Info("voice: pauses read from their first quiet frames", "read", st.EarlyReads, "dropped", st.EarlyDropped)
+		}
 	})
 	return p.closeErr
 }

@@ -102,6 +102,34 @@ func (t Timing) Since(s Stage) (ms float64, ok bool) {
 	return float64(at.Sub(t.SpeechEnd).Microseconds()) / 1000, true
 }
 
+// Timings collects replies' Timing values by stage, for a benchmark's figures: Add is a
+// WithTimings callback. It is safe for concurrent use.
+type Timings struct {
+	mu sync.Mutex
+	ms [stageCount][]float64
+}
+
+// Add records each stage tm reached, in ms since the speech end (Since).
+func (t *Timings) Add(tm Timing) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range Stages() {
+		if ms, ok := tm.Since(s); ok {
+			t.ms[s] = append(t.ms[s], ms)
+		}
+	}
+}
+
+// Of returns the ms recorded for stage s, in the order added.
+func (t *Timings) Of(s Stage) []float64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s < 0 || s >= stageCount {
+		return nil
+	}
+	return append([]float64(nil), t.ms[s]...)
+}
+
 // WithTimings receives, for each spoken turn that got a spoken reply, where its time went
 // (Timing), once the reply's first line has been said. It runs on the speaker's goroutine.
 func WithTimings(fn func(Timing)) Option {

@@ -2,6 +2,7 @@ package voicepath
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,6 +50,24 @@ func TestTimings(t *testing.T) {
 	case extra := <-got:
 		t.Errorf("a second timing for one turn: %+v", extra)
 	default:
+	}
+}
+
+// TestTimingsCollect: Timings keeps each stage a reply reached, in ms since its speech end,
+// and leaves out the stages it did not reach.
+func TestTimingsCollect(t *testing.T) {
+	end := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+	var tl Timings
+	tl.Add(Timing{SpeechEnd: end, Closed: end.Add(260 * time.Millisecond), FirstFrame: end.Add(270 * time.Millisecond)})
+	tl.Add(Timing{SpeechEnd: end, Closed: end.Add(160 * time.Millisecond)})
+	tl.Add(Timing{Closed: end}) // no speech end: nothing to count from
+	for _, tc := range []struct {
+		s    Stage
+		want []float64
+	}{{StageClosed, []float64{260, 160}}, {StageFirstFrame, []float64{270}}, {StageFirstPacket, nil}} {
+		if got := tl.Of(tc.s); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.s, got, tc.want)
+		}
 	}
 }
 

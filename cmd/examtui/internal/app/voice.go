@@ -361,7 +361,8 @@ func (vc *Voice) Close() error {
 		vc.levelMu.Unlock()
 		st := vc.v.Stats()
 		vc.log.Info("voice closed", "frames", st.Frames, "ignored", st.Ignored,
-			"captureToVADAvgMs", st.CaptureToVADAvgMs, "captureToVADMaxMs", st.CaptureToVADMaxMs)
+			"captureToVADAvgMs", st.CaptureToVADAvgMs, "captureToVADMaxMs", st.CaptureToVADMaxMs,
+			"earlyReads", st.EarlyReads, "earlyDropped", st.EarlyDropped)
 		vc.closeErr = err
 	})
 	return vc.closeErr

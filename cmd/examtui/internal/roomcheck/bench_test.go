@@ -2,7 +2,6 @@ package roomcheck_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,21 +39,11 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			var lat []float64
 			early, failed, cutOffs := 0, 0, 0
-			var mu sync.Mutex
-			stages := make([][]float64, len(voicepath.Stages()))
-			timings := func(t voicepath.Timing) {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, s := range voicepath.Stages() {
-					if ms, ok := t.Since(s); ok {
-						stages[s] = append(stages[s], ms)
-					}
-				}
-			}
+			var timings voicepath.Timings
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				res, err := roomcheck.Run(ctx, script, hopts, roomcheck.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
-					RecordDir: b.TempDir(), Spoken: true, VoiceOptions: bc.opts, Timings: timings})
+					RecordDir: b.TempDir(), Spoken: true, VoiceOptions: bc.opts, Timings: timings.Add})
 				cancel()
 				if err != nil {
 					b.Fatal(err)
@@ -72,13 +61,10 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 					}
 				}
 			}
-			mu.Lock()
 			for _, s := range voicepath.Stages() {
-				name := s.Key()
-				b.ReportMetric(headless.Percentile(stages[s], 50), name+"-p50-ms")
-				b.ReportMetric(headless.Percentile(stages[s], 95), name+"-p95-ms")
+				b.ReportMetric(headless.Percentile(timings.Of(s), 50), s.Key()+"-p50-ms")
+				b.ReportMetric(headless.Percentile(timings.Of(s), 95), s.Key()+"-p95-ms")
 			}
-			mu.Unlock()
 			b.ReportMetric(float64(cutOffs), "cut-offs")
 			b.ReportMetric(headless.Percentile(lat, 50), "p50-ms")
 			b.ReportMetric(headless.Percentile(lat, 95), "p95-ms")

@@ -83,12 +83,13 @@ func BenchmarkPeerReplyLatency(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var lat []float64
 			failed := 0
+			var timings voicepath.Timings
 			for b.Loop() {
 				room := fmt.Sprintf("peer-%s-%d", name, time.Now().UnixNano())
 				var stop func()
 				greets := name == "examtui"
 				if name == "examtui" {
-					stop = startExamtuiPeer(b, srv, ai, room)
+					stop = startExamtuiPeer(b, srv, ai, room, timings.Add)
 				} else {
 					stop = startAgentsPeer(b, srv, ai, agentJS)
 				}
@@ -103,6 +104,11 @@ func BenchmarkPeerReplyLatency(b *testing.B) {
 			b.ReportMetric(headless.Percentile(lat, 50), "p50-ms")
 			b.ReportMetric(headless.Percentile(lat, 95), "p95-ms")
 			b.ReportMetric(float64(len(lat)), "replies")
+			for _, s := range voicepath.Stages() {
+				if ms := timings.Of(s); len(ms) > 0 { // examtui's bot's own stages (voicepath.Timing)
+					b.ReportMetric(headless.Percentile(ms, 50), s.Key()+"-p50-ms")
+				}
+			}
 			b.ReportMetric(float64(failed), "failed")
 			p50[name] = headless.Percentile(lat, 50)
 			if peer := p50["livekit-agents"]; name == "livekit-agents" && peer > 0 && p50["examtui"] > 0 {
@@ -114,8 +120,9 @@ func BenchmarkPeerReplyLatency(b *testing.B) {
 
 // startExamtuiPeer opens the demo exam with the LLM examiner on the stand-in and joins its bot
 // to room with the stand-in's transcription and speech and the adaptive end of turn of
-// `examtui run --room`; the exam starts when the candidate is in.
-func startExamtuiPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, room string) (stop func()) {
+// `examtui run --room`; the exam starts when the candidate is in. timings receives where each
+// reply's time went on the bot's side.
+func startExamtuiPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, room string, timings func(voicepath.Timing)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ex, err := llm.New(llm.WithBaseURL(ai.URL()), llm.WithAPIKey("sk-test"), llm.WithHTTPClient(ai.Client()))
 	if err != nil {
@@ -135,7 +142,7 @@ func startExamtuiPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, r
 		Recognizer:  rec,
 		Synthesizer: tts,
 		VoiceOptions: []voicepath.Option{voicepath.WithBargeIn(true),
-			voicepath.WithEndOfTurn(voicepath.EndAdaptive, audio.DefaultEndpointConfig())},
+			voicepath.WithRoomEndOfTurn(audio.EndpointConfig{}, x.Spec.Policies.TurnTaking, false, false), voicepath.WithTimings(timings)},
 	})
 	if err != nil {
 		b.Fatal(err)

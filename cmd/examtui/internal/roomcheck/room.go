@@ -166,8 +166,7 @@ func (o Options) startRoom(ctx context.Context, s *headless.Script, tt *spec.Res
 func (o Options) voiceOptions(tt *spec.ResolvedTurnTaking) []voicepath.Option {
 	opts := o.VoiceOptions
 	if opts == nil {
-		opts = []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndAdaptive,
-			voicepath.SpecTurnTaking(audio.DefaultEndpointConfig(), tt, false, false))}
+		opts = []voicepath.Option{voicepath.WithRoomEndOfTurn(audio.EndpointConfig{}, tt, false, false)}
 	}
 	if o.Timings != nil {
 		opts = append(slices.Clip(opts), voicepath.WithTimings(o.Timings))

@@ -57,13 +57,16 @@ func startExam(t testing.TB, lk *lktest.Server, answers *webtest.Answers, specPa
 		Config:      livekit.Config{URL: lk.URL, Token: lk.Token("examtui-bot", livekit.RoleBot)},
 		Recognizer:  rec,
 		Synthesizer: synth,
-		// Barge-in on, as examtui run --room has it (the candidate's browser cancels its own
-		// echo); the fixed endpointing delay, so the recogniser hears whole answers only.
-		VoiceOptions: []voicepath.Option{voicepath.WithBargeIn(true), voicepath.WithTimings(func(tm voicepath.Timing) {
-			e.mu.Lock()
-			e.timings = append(e.timings, tm)
-			e.mu.Unlock()
-		})},
+		// Barge-in and the adaptive end of turn, as examtui run --room has them (the
+		// candidate's browser cancels its own echo; the exam's policies.turnTaking tunes the
+		// waits). A pause's words are asked for too: Answers knows a part of an answer from
+		// the whole.
+		VoiceOptions: []voicepath.Option{voicepath.WithBargeIn(true),
+			voicepath.WithRoomEndOfTurn(audio.EndpointConfig{}, e.x.Spec.Policies.TurnTaking, false, false), voicepath.WithTimings(func(tm voicepath.Timing) {
+				e.mu.Lock()
+				e.timings = append(e.timings, tm)
+				e.mu.Unlock()
+			})},
 		OnVoiceEvent: func(ev audio.Event) {
 			if ev.Kind == audio.EventBargeIn {
 				e.mu.Lock()

@@ -72,7 +72,7 @@ func (r *room) join(t testing.TB, link string) *browsertest.Page {
 // restarted through its microphone menu (Chromium reads the file again when capture starts).
 func (r *room) say(t testing.TB, p *browsertest.Page, i int) {
 	t.Helper()
-	webtest.Play(t, p, r.mic, r.answers.Files[i])
+	r.answers.Say(t, p, r.mic, i)
 }
 
 // spokenTexts is what the exam said, as the candidate view's spoken events carry it.

@@ -259,7 +259,7 @@ async function connect(creds) {
     const el = track.attach();
     el.hidden = true;
     document.body.appendChild(el);
-    if (measure) measure.setBot(track.mediaStreamTrack, context());
+    if (measure) measure.setBot(track.mediaStreamTrack, context(), track);
   });
   r.on(RoomEvent.ParticipantDisconnected, (participant) => {
     allowListeners(r);
@@ -562,14 +562,19 @@ function newLatencyProbe() {
   let candSinceBot = false;
   let botOn = false;
   let lastBot = 0;
-  const probe = { turns: [] };
+  const probe = { turns: [], at: [] };
   window.examtuiMeasure = probe;
   setInterval(() => {
     const now = performance.now();
     if (mic && rms(mic) > VOICED) { lastCand = now; candSinceBot = true; }
     if (!bot) return;
     if (rms(bot) > VOICED) {
-      if (!botOn && candSinceBot) { probe.turns.push(Math.round(now - lastCand)); candSinceBot = false; }
+      if (!botOn && candSinceBot) {
+        probe.turns.push(Math.round(now - lastCand));
+        // Wall-clock times (ms since the epoch) of both ends, to set against the bot's own.
+        probe.at.push([performance.timeOrigin + lastCand, performance.timeOrigin + now]);
+        candSinceBot = false;
+      }
       botOn = true;
       lastBot = now;
     } else if (botOn && now - lastBot > GAP_MS) {
@@ -578,7 +583,15 @@ function newLatencyProbe() {
   }, 10);
   return {
     setMic(a) { mic = a; },
-    setBot(mst, ctx) {
+    setBot(mst, ctx, track) {
+      // The mean time the examiner's audio waited in WebRTC's jitter buffer, in ms.
+      probe.jitter = async () => {
+        let ms = 0;
+        (await track.getRTCStatsReport()).forEach((v) => {
+          if (v.type === 'inbound-rtp' && v.jitterBufferEmittedCount) ms = 1000 * v.jitterBufferDelay / v.jitterBufferEmittedCount;
+        });
+        return ms;
+      };
       const a = ctx.createAnalyser();
       a.fftSize = 1024;
       ctx.createMediaStreamSource(new MediaStream([mst])).connect(a);
