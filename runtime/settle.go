@@ -64,16 +64,15 @@ func (c *Controller) settlesWith(text string) []AdminInstructionPayload {
 		return nil
 	}
 	var out []AdminInstructionPayload
-	if text == "" {
+	if text != "" {
+		s.said.WriteString(" " + text)
+	} else {
 		for i, a := range s.instrs {
 			if !s.settled[i] && s.in.reply.adminResult(i) == AdminNotActionable {
 				s.settled[i] = true
 				out = append(out, AdminInstructionPayload{Mode: a.Mode, Text: a.Text, Sender: a.Sender, NodeID: s.nodeID, Status: AdminNotActionable})
 			}
 		}
-	}
-	if text != "" {
-		s.said.WriteString(" " + text)
 	}
 	if !s.open || c.state.Terminal() && c.nodeGen != s.in.gen {
 		return out
