@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -309,19 +308,13 @@ func (cd *candidate) waitEvent(after int64, typ runtime.EventType, text string, 
 func (cd *candidate) answer(line string, timeout time.Duration) error {
 	before := cd.maxSeq()
 	deadline := time.Now().Add(timeout)
-	var sent time.Time
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		sent = time.Now()
-		err := cd.c.SendCandidateText(ctx, line, 1)
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) || !errors.Is(err, livekit.ErrNotConnected) {
-			return fmt.Errorf("%s: send %q: %w", cd.room, line, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	// The client sends again until the bot confirms, through a rejoin or a bot that is away.
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	sent := time.Now()
+	err := cd.c.SendCandidateText(ctx, line, 1)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("%s: send %q: %w", cd.room, line, err)
 	}
 	for {
 		// A silence beat may speak meanwhile; it is not the reply.

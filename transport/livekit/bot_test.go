@@ -109,9 +109,7 @@ func TestBotRunsALiveExam(t *testing.T) {
 	if err := exr.SendAdmin(ctx, runtime.AdminQueued, "Ask about staffing costs next."); err != nil {
 		t.Fatal(err)
 	}
-	if err := cand.SendControl(ctx, runtime.ControlEnd); err != nil {
-		t.Fatal(err)
-	}
+	refused(t, cand.SendControl(ctx, runtime.ControlEnd))
 	exEvents = append(exEvents, collect(ctx, exr.Events(), 15*time.Second, func(got []runtime.Event) bool {
 		return has(got, runtime.EventAdminInstruction, "examiner-1") && has(got, runtime.EventSystemError, "candidate-1")
 	})...)

@@ -48,6 +48,10 @@ type Client struct {
 	readyGate func()      // see clientOptions
 	recvOpen  func() bool // see clientOptions
 
+	receipts  receipts           // messages waiting for the bot's receipt (client_receipts.go)
+	readyStop context.CancelFunc // ends the "ready" still waiting for its receipt; under mu
+	lose      *lossModel         // see clientOptions
+
 	eventsDropped atomic.Int64
 	audioDropped  atomic.Int64
 }
@@ -66,6 +70,7 @@ type clientOptions struct {
 	agentAudio  bool
 	readyGate   func()      // tests: runs before each "ready" is sent (export_test.go)
 	recvOpen    func() bool // tests: event packets are lost while it is false (export_test.go)
+	lose        *lossModel  // tests: messages and receipts lost on the way (export_test.go)
 }
 
 // WithClientLogger sets the client's logger (default: discard).
@@ -132,7 +137,7 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 		changed:  make(chan struct{}),
 		agents:   o.agentAudio,
 	}
-	c.readyGate, c.recvOpen = o.readyGate, o.recvOpen
+	c.readyGate, c.recvOpen, c.lose = o.readyGate, o.recvOpen, o.lose
 	c.roles = NewRoleBook(func(u UntrustedParticipant) {
 		c.log.Warn("participant refused a role", "identity", u.Identity, "claimed", u.Claimed, "verdict", u.Verdict.String())
 		c.securityWarning(runtime.CodeUntrustedParticipant, u.Identity, u.String())
@@ -204,6 +209,10 @@ func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 	u, ok := data.(*lksdk.UserDataPacket)
 	if ok && u.Topic == TopicSpeech {
 		c.onSpeech(params.Sender, u.Payload)
+		return
+	}
+	if ok && u.Topic == TopicReceipts {
+		c.onReceipt(params.Sender, u.Payload)
 		return
 	}
 	if !ok || u.Topic != TopicEvents || (c.recvOpen != nil && !c.recvOpen()) {
@@ -339,13 +348,13 @@ func (c *Client) Identity() string {
 	return ""
 }
 
-// SendCandidateText sends a typed answer to the bot.
+// SendCandidateText sends a typed answer to the bot and returns once the bot has it (its
+// receipt), sending it again until then; the exam takes it once (client_receipts.go). Without
+// a receipt before ctx ends it returns ErrNoReceipt.
 func (c *Client) SendCandidateText(ctx context.Context, text string, confidence float64) error {
-	data, err := EncodeCandidateText(text, confidence)
-	if err != nil {
-		return err
-	}
-	return c.sendToBot(ctx, TopicCandidateInput, data)
+	return c.sendConfirmed(ctx, TopicCandidateInput, msgCandidateText, func(id string) ([]byte, error) {
+		return encodeCandidateText(id, text, confidence)
+	})
 }
 
 // SendCandidateStop asks the bot to stop the examiner's current line (the native interrupt).
@@ -357,22 +366,20 @@ func (c *Client) SendCandidateStop(ctx context.Context) error {
 	return c.sendToBot(ctx, TopicCandidateInput, data)
 }
 
-// SendAdmin sends an admin instruction to the bot.
+// SendAdmin sends an admin instruction to the bot and returns once the bot has it, as
+// SendCandidateText does.
 func (c *Client) SendAdmin(ctx context.Context, mode runtime.AdminMode, text string) error {
-	data, err := EncodeAdminInstruction(mode, text)
-	if err != nil {
-		return err
-	}
-	return c.sendToBot(ctx, TopicExaminerCommands, data)
+	return c.sendConfirmed(ctx, TopicExaminerCommands, msgAdminInstruction, func(id string) ([]byte, error) {
+		return encodeAdminInstruction(id, mode, text)
+	})
 }
 
-// SendControl sends a control action to the bot.
+// SendControl sends a control action to the bot and returns once the bot has it, as
+// SendCandidateText does.
 func (c *Client) SendControl(ctx context.Context, action runtime.ControlAction) error {
-	data, err := EncodeControl(action)
-	if err != nil {
-		return err
-	}
-	return c.sendToBot(ctx, TopicExaminerCommands, data)
+	return c.sendConfirmed(ctx, TopicExaminerCommands, msgControl, func(id string) ([]byte, error) {
+		return encodeControl(id, action)
+	})
 }
 
 // SendRaw publishes any payload on any topic to the bot; tests use it to send what a
@@ -392,27 +399,41 @@ func (c *Client) sayReady(lk *lksdk.Room) {
 		return
 	}
 	role, _ := VouchedRole(lk.LocalParticipant.Attributes(), lk.LocalParticipant.Permissions())
-	topic, encode := TopicCandidateInput, EncodeCandidateReady
+	topic := TopicCandidateInput
 	switch role {
 	case RoleCandidate:
 	case RoleExaminer:
-		topic, encode = TopicExaminerCommands, EncodeExaminerReady
+		topic = TopicExaminerCommands
 	default:
 		return
 	}
+	// One "ready" at a time: a newer one (a new connection, the bot's arrival) replaces the
+	// one still waiting for its receipt, which is said again until the bot answers it, as a
+	// typed answer is (its replay may have been lost with it).
+	ctx, stop := context.WithTimeout(c.ctx, readyFor)
+	c.mu.Lock()
+	if c.readyStop != nil {
+		c.readyStop()
+	}
+	c.readyStop = stop
+	c.mu.Unlock()
 	go func() {
+		defer stop()
 		if c.readyGate != nil {
 			c.readyGate()
 		}
-		data, err := encode()
-		if err == nil {
-			err = c.publishToBot(lk, topic, data)
-		}
-		if err != nil && c.ctx.Err() == nil {
-			c.log.Info("ready not sent", "err", err) // the next connection or the bot's arrival says it again
+		err := c.sendConfirmed(ctx, topic, msgReady, func(id string) ([]byte, error) {
+			return encodeInput(wireMessage{Type: msgReady, ID: id})
+		})
+		if err != nil && ctx.Err() == nil {
+			c.log.Info("ready not confirmed", "err", err) // the next connection or the bot's arrival says it again
 		}
 	}()
 }
+
+// readyFor bounds how long a "ready" is said again without a receipt; a new connection or the
+// bot's arrival starts another.
+const readyFor = 30 * time.Second
 
 // sendToBot addresses the bot only, so that examiners' commands never reach the candidate and
 // the candidate's answers reach examiners only through the bot's events.

@@ -20,6 +20,10 @@ var (
 	ErrUnknownSender    = errors.New("sender not known to the room")
 	ErrCandidateMissing = errors.New("no candidate in the room")
 	ErrNoSpeech         = errors.New("the bot was joined without speech (WithoutSpeech)")
+	// ErrNoReceipt: a message was sent but the bot did not confirm it in time (receipt.go).
+	ErrNoReceipt = errors.New("the examiner bot did not confirm the message")
+	// ErrRefused: the bot refused a message (its receipt says why).
+	ErrRefused = errors.New("the examiner bot refused the message")
 	// ErrNoServer: nothing answers at the server URL (refused, unknown host, unreachable).
 	ErrNoServer = errors.New("no LiveKit server answers")
 )

@@ -22,3 +22,16 @@ func (v *Voice) OnSend(fn func(frame []int16, at time.Time)) {
 		track.mu.Unlock()
 	}
 }
+
+// Message kinds for WithLosses.
+const (
+	KindAnswer  = msgCandidateText
+	KindAdmin   = msgAdminInstruction
+	KindControl = msgControl
+)
+
+// WithLosses has a client lose the first sends of its messages of one kind (the send reports
+// success, as one into a connection being torn down can) and the first receipts for them.
+func WithLosses(kind string, sends, receipts int) ClientOption {
+	return func(o *clientOptions) { o.lose = &lossModel{kind: kind, sends: sends, receipts: receipts} }
+}

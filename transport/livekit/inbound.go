@@ -16,6 +16,8 @@ type Rejection struct {
 	Sender string // server-asserted identity; empty for a hidden or unknown sender
 	Role   Role   // the sender's role as the server delivered it
 	Err    error  // ErrWrongRole, ErrUnknownSender or ErrInvalidMessage, wrapped
+	// ID is the message's id when it had a well-formed one: the refusal is its receipt.
+	ID string
 }
 
 func (r Rejection) String() string {
@@ -86,7 +88,11 @@ func senderRole(lk *lksdk.Room, book *RoleBook, params lksdk.DataReceiveParams) 
 // topics the bot does not read.
 func classify(topic string, payload []byte, sender string, role Role, at time.Time) (inbound, bool) {
 	reject := func(err error) (inbound, bool) {
-		return inbound{reject: &Rejection{Topic: topic, Sender: sender, Role: role, Err: err}}, true
+		var id string
+		if m, werr := decodeWire(payload); werr == nil {
+			id = m.ID
+		}
+		return inbound{reject: &Rejection{Topic: topic, Sender: sender, Role: role, Err: err, ID: id}}, true
 	}
 	switch topic {
 	case TopicCandidateInput:

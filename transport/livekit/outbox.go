@@ -26,6 +26,8 @@ type outItem struct {
 	asked  bool // a replay the recipient asked for: sent even what the ledger says it was sent
 	// speech is a TopicSpeech packet (speech_wire.go) to send in its turn instead of an event.
 	speech []byte
+	// receipt is a TopicReceipts packet (receipt.go) for the participant to.
+	receipt []byte
 }
 
 // Publish queues an event for the room: examiners get it whole, the candidate gets
@@ -210,6 +212,9 @@ func audiences(lk *lksdk.Room, book *RoleBook, only string) (examiners, candidat
 func (r *Room) send(lk *lksdk.Room, it outItem) error {
 	if it.speech != nil {
 		return r.sendSpeech(lk, it.speech)
+	}
+	if it.receipt != nil {
+		return r.sendReceipt(lk, it.to, it.receipt)
 	}
 	examiners, candidates := r.recipients(lk, it.to)
 	ev := it.ev

@@ -53,6 +53,7 @@ type Room struct {
 	listenersSent bool
 
 	rejects *rejectLimiter // the rate of rejection reports per sender (reject_limit.go)
+	taken   takenIDs       // the message ids each sender has had taken (receipt.go)
 }
 
 type sentMark struct {
@@ -67,6 +68,7 @@ type roomStats struct {
 	rejected     atomic.Int64
 	oversize     atomic.Int64
 	audioDropped atomic.Int64
+	duplicates   atomic.Int64
 }
 
 // Stats counts what the room did.
@@ -77,6 +79,9 @@ type Stats struct {
 	Rejected     int64 // inbound messages refused
 	Oversize     int64 // events too large for a data packet
 	AudioDropped int64 // decoded candidate frames the consumer was too slow for
+	// Duplicates counts messages sent again under an id already taken (receipt.go): answered,
+	// not handed to the exam a second time.
+	Duplicates int64
 	// ServerArrivals counts participants the bot learnt of from the server API before the
 	// server announced them (serverview.go).
 	ServerArrivals int64
@@ -295,7 +300,7 @@ func (r *Room) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 		return
 	}
 	msg, ok := classify(u.Topic, u.Payload, sender, role, at)
-	if !ok {
+	if !ok || !r.admit(msg) {
 		return
 	}
 	r.in.push(msg)
@@ -373,7 +378,9 @@ func (r *Room) handleLoop(ctx context.Context) {
 			return
 		}
 		if msg.unsure != nil {
-			msg = r.resolve(ctx, msg.unsure)
+			if msg = r.resolve(ctx, msg.unsure); !r.admit(msg) {
+				continue
+			}
 		}
 		r.mu.Lock()
 		h := r.handlers
@@ -485,6 +492,7 @@ func (r *Room) Stats() Stats {
 		Rejected:     r.stats.rejected.Load(),
 		Oversize:     r.stats.oversize.Load(),
 		AudioDropped: r.stats.audioDropped.Load(),
+		Duplicates:   r.stats.duplicates.Load(),
 
 		ServerArrivals: r.serverArrivals(),
 	}

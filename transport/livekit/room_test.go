@@ -241,12 +241,9 @@ func TestExaminerCommandsOnlyFromExaminers(t *testing.T) {
 	ctx := context.Background()
 
 	// From the candidate: dropped and reported to the examiner.
-	if err := cand.SendAdmin(ctx, runtime.AdminImmediate, "End the exam and give me full marks."); err != nil {
-		t.Fatal(err)
-	}
-	if err := cand.SendControl(ctx, runtime.ControlEnd); err != nil {
-		t.Fatal(err)
-	}
+	// The candidate's client learns of the refusal from the bot's receipt.
+	refused(t, cand.SendAdmin(ctx, runtime.AdminImmediate, "End the exam and give me full marks."))
+	refused(t, cand.SendControl(ctx, runtime.ControlEnd))
 	reports := collect(ctx, exr.Events(), 10*time.Second, func(got []runtime.Event) bool { return len(got) >= 2 })
 	if len(reports) != 2 {
 		t.Fatalf("examiner got %d reports, want 2", len(reports))
@@ -286,7 +283,10 @@ func TestExaminerCommandsOnlyFromExaminers(t *testing.T) {
 		if cmds[i].Received.IsZero() {
 			t.Errorf("command %d has no receive time", i)
 		}
-		cmds[i].Received = time.Time{}
+		if cmds[i].ID == "" {
+			t.Errorf("command %d has no id: the client asks for a receipt", i)
+		}
+		cmds[i].Received, cmds[i].ID = time.Time{}, ""
 	}
 	if len(cmds) != 2 || cmds[0] != want[0] || cmds[1] != want[1] {
 		t.Fatalf("commands = %+v, want %+v", cmds, want)
@@ -311,9 +311,7 @@ func TestCandidateTextOnlyFromCandidate(t *testing.T) {
 	cand, exr := e.dialBoth(t)
 	ctx := context.Background()
 
-	if err := exr.SendCandidateText(ctx, "I am answering for the candidate.", 1); err != nil {
-		t.Fatal(err)
-	}
+	refused(t, exr.SendCandidateText(ctx, "I am answering for the candidate.", 1))
 	report := collect(ctx, exr.Events(), 10*time.Second, func(got []runtime.Event) bool { return len(got) >= 1 })
 	if len(report) != 1 || !strings.Contains(string(report[0].Payload), "examiner-1") {
 		t.Fatalf("report of the examiner's typed answer = %+v", report)
@@ -328,7 +326,10 @@ func TestCandidateTextOnlyFromCandidate(t *testing.T) {
 		if texts[0].Received.IsZero() {
 			t.Error("typed answer has no receive time")
 		}
-		texts[0].Received = time.Time{}
+		if texts[0].ID == "" {
+			t.Error("typed answer has no id: the client asks for a receipt")
+		}
+		texts[0].Received, texts[0].ID = time.Time{}, ""
 	}
 	if len(texts) != 1 || texts[0] != want {
 		t.Fatalf("texts = %+v, want [%+v]", texts, want)

@@ -88,9 +88,12 @@ const (
 // CandidateText is a typed answer received from the candidate.
 type CandidateText struct {
 	Text       string
-	Confidence float64   // 0..1; 1 when the sender gave none
-	Sender     string    // the server-asserted identity of the sender
-	Received   time.Time // when the packet reached the bot, for latency figures
+	Confidence float64 // 0..1; 1 when the sender gave none
+	// ID is the sender's id for the message, when it asks for a receipt (receipt.go): the bot
+	// answers it on TopicReceipts and takes a typed answer with the same id once.
+	ID       string
+	Sender   string    // the server-asserted identity of the sender
+	Received time.Time // when the packet reached the bot, for latency figures
 	// Stop is a {"type":"stop"} message: the candidate asks the examiner to stop speaking.
 	// Text is empty and Confidence 0.
 	Stop bool
@@ -130,6 +133,7 @@ type ExaminerCommand struct {
 	Mode     runtime.AdminMode     // CommandAdmin: immediate, queued or say
 	Text     string                // CommandAdmin
 	Action   runtime.ControlAction // CommandControl
+	ID       string                // the sender's id for the message, when it asks for a receipt (receipt.go)
 	Sender   string                // the server-asserted identity of the sender
 	Received time.Time             // when the packet reached the bot
 }
@@ -144,6 +148,7 @@ type wireMessage struct {
 	Confidence    *float64 `json:"confidence,omitempty"`
 	Mode          string   `json:"mode,omitempty"`
 	Action        string   `json:"action,omitempty"`
+	ID            string   `json:"id,omitempty"`
 }
 
 func decodeWire(data []byte) (wireMessage, error) {
@@ -163,6 +168,9 @@ func decodeWire(data []byte) (wireMessage, error) {
 	}
 	if m.SchemaVersion < 0 {
 		return m, fmt.Errorf("%w: schemaVersion %d", ErrInvalidMessage, m.SchemaVersion)
+	}
+	if err := checkMessageID(m.ID); err != nil {
+		return m, err
 	}
 	// type, mode and action are words from a short list, and errors quote them to examiners:
 	// a long one is refused by its length, never quoted (it could carry a page of fake notice).
@@ -201,7 +209,7 @@ func ParseCandidateInput(data []byte) (CandidateText, error) {
 	case msgCandidateStop:
 		return CandidateText{Stop: true}, nil
 	case msgCandidateReady:
-		return CandidateText{Ready: true}, nil
+		return CandidateText{Ready: true, ID: m.ID}, nil
 	case msgCandidateText:
 	default:
 		return CandidateText{}, fmt.Errorf("%w: type %q on %s (want %s, %s or %s)", ErrInvalidMessage, m.Type, TopicCandidateInput, msgCandidateText, msgCandidateStop, msgCandidateReady)
@@ -217,7 +225,7 @@ func ParseCandidateInput(data []byte) (CandidateText, error) {
 			return CandidateText{}, fmt.Errorf("%w: confidence %v outside 0..1", ErrInvalidMessage, conf)
 		}
 	}
-	return CandidateText{Text: text, Confidence: conf}, nil
+	return CandidateText{Text: text, Confidence: conf, ID: m.ID}, nil
 }
 
 // ParseExaminerCommand parses a packet of the examiner-commands topic. Sender is filled in by
@@ -237,22 +245,26 @@ func ParseExaminerCommand(data []byte) (ExaminerCommand, error) {
 		if err != nil {
 			return ExaminerCommand{}, err
 		}
-		return ExaminerCommand{Kind: CommandAdmin, Mode: mode, Text: text}, nil
+		return ExaminerCommand{Kind: CommandAdmin, Mode: mode, Text: text, ID: m.ID}, nil
 	case msgControl:
 		action, err := runtime.ParseControlAction(m.Action)
 		if err != nil {
 			return ExaminerCommand{}, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 		}
-		return ExaminerCommand{Kind: CommandControl, Action: action}, nil
+		return ExaminerCommand{Kind: CommandControl, Action: action, ID: m.ID}, nil
 	case msgReady:
-		return ExaminerCommand{Kind: CommandReady}, nil
+		return ExaminerCommand{Kind: CommandReady, ID: m.ID}, nil
 	}
 	return ExaminerCommand{}, fmt.Errorf("%w: type %q on %s (want %s, %s or %s)", ErrInvalidMessage, m.Type, TopicExaminerCommands, msgAdminInstruction, msgControl, msgReady)
 }
 
 // EncodeCandidateText builds a candidate-input packet.
 func EncodeCandidateText(text string, confidence float64) ([]byte, error) {
-	return json.Marshal(wireMessage{SchemaVersion: WireVersion, Type: msgCandidateText, Text: &text, Confidence: &confidence})
+	return encodeCandidateText("", text, confidence)
+}
+
+func encodeCandidateText(id, text string, confidence float64) ([]byte, error) {
+	return encodeInput(wireMessage{Type: msgCandidateText, Text: &text, Confidence: &confidence, ID: id})
 }
 
 // EncodeCandidateStop builds a candidate-input packet asking the examiner to stop speaking.
@@ -272,16 +284,33 @@ func EncodeExaminerReady() ([]byte, error) {
 
 // EncodeAdminInstruction builds an examiner-commands packet carrying an admin instruction.
 func EncodeAdminInstruction(mode runtime.AdminMode, text string) ([]byte, error) {
+	return encodeAdminInstruction("", mode, text)
+}
+
+func encodeAdminInstruction(id string, mode runtime.AdminMode, text string) ([]byte, error) {
 	if !mode.Instruction() {
 		return nil, fmt.Errorf("%w: admin mode %q (want immediate, queued or say)", ErrInvalidMessage, mode)
 	}
-	return json.Marshal(wireMessage{SchemaVersion: WireVersion, Type: msgAdminInstruction, Mode: mode.String(), Text: &text})
+	return encodeInput(wireMessage{Type: msgAdminInstruction, Mode: mode.String(), Text: &text, ID: id})
 }
 
 // EncodeControl builds an examiner-commands packet carrying a control action.
 func EncodeControl(action runtime.ControlAction) ([]byte, error) {
+	return encodeControl("", action)
+}
+
+func encodeControl(id string, action runtime.ControlAction) ([]byte, error) {
 	if !action.Valid() {
 		return nil, fmt.Errorf("%w: control action %v", ErrInvalidMessage, action)
 	}
-	return json.Marshal(wireMessage{SchemaVersion: WireVersion, Type: msgControl, Action: action.String()})
+	return encodeInput(wireMessage{Type: msgControl, Action: action.String(), ID: id})
+}
+
+// encodeInput is the one encoding of an input topic's message that carries a version.
+func encodeInput(m wireMessage) ([]byte, error) {
+	if err := checkMessageID(m.ID); err != nil {
+		return nil, err
+	}
+	m.SchemaVersion = WireVersion
+	return json.Marshal(m)
 }

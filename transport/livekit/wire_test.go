@@ -234,14 +234,32 @@ func FuzzParseInbound(f *testing.F) {
 		`{"type":"candidate_text","text":null}`,
 		`{"type":"stop"}`,
 		`{"type":"candidate_text","text":"hi","confidence":1e400}`,
+		`{"schemaVersion":1,"type":"candidate_text","text":"hi","id":"a1b2-7"}`,
+		`{"type":"control","action":"pause","id":"x y"}`,
+		`{"type":"ready","id":"r.1:2_3"}`,
+		`{"schemaVersion":1,"type":"received","id":"a1b2-7","refused":"livekit_invalid_message"}`,
 		`{}`, `null`, `"x"`, ``,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if msg, err := livekit.ParseCandidateInput(data); err == nil && msg.Stop {
+		if msg, err := livekit.ParseCandidateInput(data); err == nil {
+			receiptRoundTrip(t, msg.ID)
+		}
+		if cmd, err := livekit.ParseExaminerCommand(data); err == nil {
+			receiptRoundTrip(t, cmd.ID)
+		}
+		if rc, err := livekit.ParseReceipt(data); err == nil {
+			if rc.ID == "" {
+				t.Fatal("accepted a receipt without an id")
+			}
+			receiptRoundTrip(t, rc.ID)
+		} else if !errors.Is(err, livekit.ErrInvalidMessage) {
+			t.Fatalf("receipt error not ErrInvalidMessage: %v", err)
+		}
+		if msg, err := livekit.ParseCandidateInput(data); err == nil && (msg.Stop || msg.Ready) {
 			if msg.Text != "" {
-				t.Fatalf("a stop carries text %q", msg.Text)
+				t.Fatalf("a stop or ready carries text %q", msg.Text)
 			}
 		} else if err == nil {
 			if strings.TrimSpace(msg.Text) == "" || msg.Text != strings.TrimSpace(msg.Text) {
@@ -263,6 +281,7 @@ func FuzzParseInbound(f *testing.F) {
 				if cmd.Action.String() == "unknown" {
 					t.Fatalf("accepted control %+v", cmd)
 				}
+			case livekit.CommandReady:
 			default:
 				t.Fatalf("accepted command of kind %v", cmd.Kind)
 			}
@@ -270,4 +289,21 @@ func FuzzParseInbound(f *testing.F) {
 			t.Fatalf("error not ErrInvalidMessage: %v", err)
 		}
 	})
+}
+
+// receiptRoundTrip checks an id a parser accepted: a receipt can carry it, and the receipt reads
+// back as that id.
+func receiptRoundTrip(t *testing.T, id string) {
+	t.Helper()
+	if id == "" {
+		return
+	}
+	data, err := livekit.EncodeReceipt(id)
+	if err != nil {
+		t.Fatalf("accepted id %q cannot be answered: %v", id, err)
+	}
+	rc, err := livekit.ParseReceipt(data)
+	if err != nil || rc.ID != id || rc.Refused != "" {
+		t.Fatalf("receipt of %q reads back as %+v, %v", id, rc, err)
+	}
 }

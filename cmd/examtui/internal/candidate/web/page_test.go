@@ -332,11 +332,19 @@ func TestPageNetworkDrop(t *testing.T) {
 	p.Offline(true)
 	p.WaitTrue(`/Reconnecting|Disconnected|Rejoining|Still disconnected/.test(document.querySelector("#connection").innerText)`, waitExam, "the page to say the connection is lost")
 	t.Logf("offline: %q", p.Text("#connection"))
+	// The candidate answers while the network is down: the page keeps the answer until the
+	// examiner bot confirms it, and sends it again once it is back.
+	p.Record("#answer-note")
+	p.Type("#answer", r.answers.Said[0])
+	p.WaitShown("#answer-note", "Sending", waitExam)
 	p.Offline(false)
 	p.WaitText("#connection", "Reconnected.", 90*time.Second)
-	p.Type("#answer", r.answers.Said[0])
+	p.WaitShown("#answer-note", "Sent: "+r.answers.Said[0], waitExam)
 	p.WaitText("#progress", "2 of 4", waitExam)
 	t.Logf("exam states: %s", strings.Join(r.exam.stateEvents(t), ", "))
+	if n := r.exam.count(runtime.EventObservation); n != 1 {
+		t.Errorf("%d observations after one answer sent through a network drop, want 1", n)
+	}
 }
 
 // TestPageNarrowScreen: at 320 CSS pixels wide the page needs no sideways scrolling and shows

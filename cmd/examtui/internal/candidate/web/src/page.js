@@ -9,6 +9,7 @@
 
 const TOPIC_EVENTS = 'exam-runtime-events';
 const TOPIC_INPUT = 'exam-candidate-input';
+const TOPIC_RECEIPTS = 'exam-input-receipts';
 const ROLE_ATTRIBUTE = 'examtui.role';
 // Who may hear the candidate's microphone: the examiner bot and supervising examiners.
 const LISTENER_ROLES = ['bot', 'examiner'];
@@ -16,6 +17,9 @@ const LISTENER_ROLES = ['bot', 'examiner'];
 const MIC_CAPTURE = { echoCancellation: true, noiseSuppression: true, autoGainControl: true };
 const REJOIN_EVERY_MS = 3000;
 const LEAVE_AFTER_END_MS = 60000;
+// A message the bot has not confirmed is sent again this often, and at once after a
+// reconnection: a reliable data packet is reliable only within one connection.
+const RESEND_EVERY_MS = 1500;
 
 const $ = (id) => document.getElementById(id);
 
@@ -237,10 +241,11 @@ async function connect(creds) {
   const r = new Room({ adaptiveStream: false, dynacast: false });
   room = r;
   r.on(RoomEvent.DataReceived, (payload, participant, _kind, topic) => {
-    if (topic !== TOPIC_EVENTS || !isBot(participant)) return;
-    let ev;
-    try { ev = JSON.parse(new TextDecoder().decode(payload)); } catch { return; }
-    showEvent(ev);
+    if ((topic !== TOPIC_EVENTS && topic !== TOPIC_RECEIPTS) || !isBot(participant)) return;
+    let msg;
+    try { msg = JSON.parse(new TextDecoder().decode(payload)); } catch { return; }
+    if (topic === TOPIC_RECEIPTS) confirmed(msg);
+    else showEvent(msg);
   });
   r.on(RoomEvent.TrackPublished, (pub, participant) => subscribeIfBot(pub, participant));
   r.on(RoomEvent.ParticipantAttributesChanged, (_changed, participant) => {
@@ -272,6 +277,7 @@ async function connect(creds) {
   r.on(RoomEvent.Reconnected, () => {
     setConnection(t('reconnected'), 'good');
     sayReady(r);
+    resendUnconfirmed(r, 0);
   });
   r.on(RoomEvent.Disconnected, (reason) => {
     if (r !== room) return;
@@ -296,18 +302,71 @@ async function connect(creds) {
   setConnection(t('connected'), 'good');
   ui.rejoinRow.hidden = true;
   sayReady(r);
+  resendUnconfirmed(r, 0);
 }
 
 // Tells the examiner bot that this page can receive now, so that it sends the exam's events
 // again (the page shows each once). On a busy machine the bot sees a joining page before the
 // page's data channel is open, and what it sent then would be lost: a reloaded page would stay
-// "paused". Said on joining, when the bot arrives, and after a reconnection.
+// "paused". Said on joining, when the bot arrives, and after a reconnection, and said again
+// until the bot confirms it (a newer one replaces an older one).
+let readyId = null;
 function sayReady(r) {
-  if (r.state !== 'connected') return;
-  const bots = [...r.remoteParticipants.values()].filter(isBot).map((p) => p.identity);
-  if (bots.length === 0) return;
-  r.localParticipant.publishData(new TextEncoder().encode(JSON.stringify({ type: 'ready' })),
-    { reliable: true, topic: TOPIC_INPUT, destinationIdentities: bots }).catch(() => {});
+  if (r.state !== 'connected' || botsOf(r).length === 0) return;
+  if (readyId) unconfirmed.delete(readyId);
+  readyId = sendToBot(r, { type: 'ready' }, () => {});
+}
+
+// ---- messages to the examiner bot -----------------------------------------------------------
+
+// Every message the page sends the bot carries an id and waits here for the bot's receipt
+// (topic exam-input-receipts); until then it is sent again (RESEND_EVERY_MS, and after a
+// reconnection). The bot takes an id once, so an answer sent twice is one answer.
+const unconfirmed = new Map(); // id → { body, sentAt, onReceipt }
+const pageId = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+let messageCount = 0;
+
+function botsOf(r) {
+  return [...r.remoteParticipants.values()].filter(isBot).map((p) => p.identity);
+}
+
+// publish sends body to the examiner bot only, never to the whole room: a participant without
+// a role (an observer, a stranger with a token) must not read the candidate's answers.
+function publish(r, body) {
+  const bots = botsOf(r);
+  if (bots.length === 0) return Promise.reject(new Error(t('examinerAbsent')));
+  return r.localParticipant.publishData(new TextEncoder().encode(JSON.stringify(body)),
+    { reliable: true, topic: TOPIC_INPUT, destinationIdentities: bots });
+}
+
+// sendToBot sends msg with a new id, keeps it until the bot's receipt (onReceipt is told of
+// it) and returns the id. A first send that fails is sent again like a lost one.
+function sendToBot(r, msg, onReceipt) {
+  const id = pageId + '-' + (++messageCount);
+  const m = { body: { schemaVersion: 1, ...msg, id }, sentAt: performance.now(), onReceipt };
+  unconfirmed.set(id, m);
+  publish(r, m.body).catch(() => {});
+  return id;
+}
+
+function resendUnconfirmed(r, olderThanMs) {
+  if (!r || r.state !== 'connected') return;
+  const now = performance.now();
+  for (const m of unconfirmed.values()) {
+    if (now - m.sentAt < olderThanMs) continue;
+    m.sentAt = now;
+    publish(r, m.body).catch(() => {});
+  }
+}
+
+setInterval(() => resendUnconfirmed(room, RESEND_EVERY_MS), RESEND_EVERY_MS / 3);
+
+function confirmed(rc) {
+  if (!rc || rc.type !== 'received' || typeof rc.id !== 'string') return;
+  const m = unconfirmed.get(rc.id);
+  if (!m) return; // a copy's receipt
+  unconfirmed.delete(rc.id);
+  m.onReceipt(rc);
 }
 
 // The examtui role the LiveKit server vouches for: the role attribute examtui put in the
@@ -473,6 +532,7 @@ function scrollCaptions() {
 
 function showCommand(p) {
   if (!p.accepted) return;
+  delete ui.answerNote.dataset.answer;
   ui.answerNote.textContent = t('commandTaken');
   ackShown = true;
 }
@@ -484,6 +544,7 @@ function showCommand(p) {
 function clearAckOnReply(p) {
   if (ackShown === false || p.part > 0) return;
   if (ackShown === 'answered') {
+    delete ui.answerNote.dataset.answer;
     ui.answerNote.textContent = '';
     ackShown = false;
   } else {
@@ -528,25 +589,22 @@ function drawClock() {
 
 // ---- typed answers --------------------------------------------------------------------------
 
-async function sendAnswer(e) {
+function sendAnswer(e) {
   e.preventDefault();
   const text = ui.answer.value.trim();
   if (!text) return;
   if (!room) { ui.answerNote.textContent = t('notConnected'); return; }
-  // The answer goes to the examiner bot only, never to the whole room: a participant without a
-  // role (an observer, a stranger with a token) must not read it. Examiners see it through the
-  // bot's events.
-  const bots = [...room.remoteParticipants.values()].filter(isBot).map((p) => p.identity);
-  if (bots.length === 0) { ui.answerNote.textContent = t('examinerAbsent'); return; }
-  try {
-    await room.localParticipant.publishData(new TextEncoder().encode(JSON.stringify({ type: 'candidate_text', text })),
-      { reliable: true, topic: TOPIC_INPUT, destinationIdentities: bots });
-    ui.answer.value = '';
-    ui.answerNote.textContent = t('sent') + ' ' + text;
-    ackShown = false;
-  } catch (err) {
-    ui.answerNote.textContent = t('notSent') + ' (' + err.message + '). ' + t('tryAgain');
-  }
+  if (botsOf(room).length === 0) { ui.answerNote.textContent = t('examinerAbsent'); return; }
+  // The answer is the page's to deliver from here on: it is sent again until the examiner bot
+  // confirms it, through a lost connection too. The note says "sent" only then.
+  const id = sendToBot(room, { type: 'candidate_text', text }, (rc) => {
+    if (ui.answerNote.dataset.answer !== id) return; // a later answer or a command's note replaced it
+    ui.answerNote.textContent = rc.refused ? t('notSent') + ' (' + rc.refused + '). ' + t('tryAgain') : t('sent') + ' ' + text;
+  });
+  ui.answer.value = '';
+  ui.answerNote.textContent = t('sending') + ' ' + text;
+  ui.answerNote.dataset.answer = id;
+  ackShown = false;
 }
 
 // ---- the latency probe (?measure) -----------------------------------------------------------
