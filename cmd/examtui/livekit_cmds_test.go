@@ -134,13 +134,18 @@ func TestWatchCommandJSON(t *testing.T) {
 
 	// The history is replayed to the watcher when it arrives; then it sends a command.
 	testutil.Eventually(t, 20*time.Second, func() bool { return apptest.HasParticipant(bot, "examiner-cli") }, "the watcher to join")
-	if _, err := stdinW.Write([]byte("queue Ask about staffing.\nbogus\n")); err != nil {
+	// The bogus line first: a command is read once the one before it has the bot's receipt,
+	// and watch ends as soon as exam_completed arrives.
+	if _, err := stdinW.Write([]byte("bogus\nqueue Ask about staffing.\n")); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case c := <-commands:
 		want := livekit.ExaminerCommand{Kind: livekit.CommandAdmin, Mode: runtime.AdminQueued, Text: "Ask about staffing.", Sender: "examiner-cli"}
-		c.Received = time.Time{}
+		if c.ID == "" {
+			t.Error("the command has no id: watch asks for a receipt")
+		}
+		c.Received, c.ID = time.Time{}, ""
 		if c != want {
 			t.Errorf("command = %+v, want %+v", c, want)
 		}

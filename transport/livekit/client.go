@@ -208,11 +208,11 @@ func (c *Client) callbacks(uint64) *lksdk.RoomCallback {
 func (c *Client) onData(data lksdk.DataPacket, params lksdk.DataReceiveParams) {
 	u, ok := data.(*lksdk.UserDataPacket)
 	if ok && u.Topic == TopicSpeech {
-		c.onSpeech(params.Sender, u.Payload)
+		c.onSpeech(c.senderOf(params), u.Payload)
 		return
 	}
 	if ok && u.Topic == TopicReceipts {
-		c.onReceipt(params.Sender, u.Payload)
+		c.onReceipt(c.senderOf(params), u.Payload)
 		return
 	}
 	if !ok || u.Topic != TopicEvents || (c.recvOpen != nil && !c.recvOpen()) {

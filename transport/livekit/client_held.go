@@ -25,6 +25,15 @@ func (c *Client) participant(identity string) *lksdk.RemoteParticipant {
 	return nil
 }
 
+// senderOf is the participant a packet came from: the SDK's, or the one of its identity when
+// the SDK gave none (a packet that overtook its sender's announcement, as after a rejoin).
+func (c *Client) senderOf(params lksdk.DataReceiveParams) *lksdk.RemoteParticipant {
+	if params.Sender != nil || params.SenderIdentity == "" {
+		return params.Sender
+	}
+	return c.participant(params.SenderIdentity)
+}
+
 // holdLocked keeps a packet from a sender the server has not announced yet, and reports whether
 // it did. livekit-server announces a participant that publishes no media only on its 3 s
 // participant batch, and the bot's voice track starts a moment after it joined, so a bot that

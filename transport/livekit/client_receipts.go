@@ -97,8 +97,10 @@ func (c *Client) sendConfirmed(ctx context.Context, topic, kind string, encode f
 	var last error
 	for {
 		if c.lose != nil && c.lose.send(kind, id) {
-			// lost on the way, though the send reported success (tests)
-		} else if err := c.sendToBot(ctx, topic, data); err != nil {
+			last = nil // lost on the way, though the send reported success (tests)
+		} else if err := c.sendToBot(ctx, topic, data); err == nil {
+			last = nil
+		} else {
 			if errors.Is(err, ErrClosed) {
 				return err
 			}

@@ -164,12 +164,10 @@ func (r *Room) admit(msg inbound) bool {
 	return first
 }
 
-// sendReceipt sends a TopicReceipts packet to the one participant it answers, if it is still
-// in the room (one that has left asks again when it is back).
+// sendReceipt sends a TopicReceipts packet to the one participant it answers. The server routes
+// it by identity: the bot's SDK may not have been told of a sender who has just (re)joined (the
+// bot learnt of it from the server), and one who has left asks again when it is back.
 func (r *Room) sendReceipt(lk *lksdk.Room, to string, data []byte) error {
-	if lk.GetParticipantByIdentity(to) == nil {
-		return nil
-	}
 	if err := lk.LocalParticipant.PublishDataPacket(lksdk.UserData(data),
 		lksdk.WithDataPublishTopic(TopicReceipts),
 		lksdk.WithDataPublishReliable(true),
