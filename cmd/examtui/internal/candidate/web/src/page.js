@@ -532,8 +532,7 @@ function scrollCaptions() {
 
 function showCommand(p) {
   if (!p.accepted) return;
-  delete ui.answerNote.dataset.answer;
-  ui.answerNote.textContent = t('commandTaken');
+  setNote(t('commandTaken'));
   ackShown = true;
 }
 
@@ -544,8 +543,7 @@ function showCommand(p) {
 function clearAckOnReply(p) {
   if (ackShown === false || p.part > 0) return;
   if (ackShown === 'answered') {
-    delete ui.answerNote.dataset.answer;
-    ui.answerNote.textContent = '';
+    setNote('');
     ackShown = false;
   } else {
     ackShown = 'answered';
@@ -593,18 +591,25 @@ function sendAnswer(e) {
   e.preventDefault();
   const text = ui.answer.value.trim();
   if (!text) return;
-  if (!room) { ui.answerNote.textContent = t('notConnected'); return; }
-  if (botsOf(room).length === 0) { ui.answerNote.textContent = t('examinerAbsent'); return; }
+  if (!room) { setNote(t('notConnected')); return; }
+  if (botsOf(room).length === 0) { setNote(t('examinerAbsent')); return; }
   // The answer is the page's to deliver from here on: it is sent again until the examiner bot
   // confirms it, through a lost connection too. The note says "sent" only then.
   const id = sendToBot(room, { type: 'candidate_text', text }, (rc) => {
     if (ui.answerNote.dataset.answer !== id) return; // a later answer or a command's note replaced it
-    ui.answerNote.textContent = rc.refused ? t('notSent') + ' (' + rc.refused + '). ' + t('tryAgain') : t('sent') + ' ' + text;
+    setNote(rc.refused ? t('notSent') + ' (' + rc.refused + '). ' + t('tryAgain') : t('sent') + ' ' + text, id);
   });
   ui.answer.value = '';
-  ui.answerNote.textContent = t('sending') + ' ' + text;
-  ui.answerNote.dataset.answer = id;
+  setNote(t('sending') + ' ' + text, id);
   ackShown = false;
+}
+
+// setNote writes the note under the answer box; answerId names the typed answer it is about
+// (its receipt may update it), none for any other note.
+function setNote(text, answerId) {
+  ui.answerNote.textContent = text;
+  if (answerId) ui.answerNote.dataset.answer = answerId;
+  else delete ui.answerNote.dataset.answer;
 }
 
 // ---- the latency probe (?measure) -----------------------------------------------------------
