@@ -75,6 +75,15 @@ func (r *room) say(t testing.TB, p *browsertest.Page, i int) {
 	r.answers.Say(t, p, r.mic, i)
 }
 
+// typeAnswer types line in the page's answer box and waits until the page says the examiner
+// bot has it ("Sent: …", shown on the bot's receipt).
+func typeAnswer(t testing.TB, p *browsertest.Page, line string) {
+	t.Helper()
+	p.Record("#answer-note")
+	p.Type("#answer", line)
+	p.WaitShown("#answer-note", "Sent: "+line, waitExam)
+}
+
 // spokenTexts is what the exam said, as the candidate view's spoken events carry it.
 func (e *exam) spokenTexts(t testing.TB) []string {
 	t.Helper()
@@ -252,7 +261,7 @@ func TestPageReloadMidExam(t *testing.T) {
 	p := r.join(t, link)
 	p.WaitText("#progress", "1 of 4", waitExam)
 	r.exam.quiet(t, 0)
-	p.Type("#answer", r.answers.Said[0])
+	typeAnswer(t, p, r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
 	before := r.exam.spokenTexts(t)
@@ -298,7 +307,7 @@ func TestPageJoinCodeUsedTwice(t *testing.T) {
 		t.Error("the refused page shows the exam")
 	}
 	r.exam.quiet(t, 0)
-	p.Type("#answer", r.answers.Said[0])
+	typeAnswer(t, p, r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 }
 
@@ -356,7 +365,7 @@ func TestPageNarrowScreen(t *testing.T) {
 	p.SetViewport(320, 640)
 	p.WaitText("#progress", "1 of 4", waitExam)
 	r.exam.quiet(t, 0)
-	p.Type("#answer", r.answers.Said[0])
+	typeAnswer(t, p, r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
 	if w := browsertest.Eval[int](p, `document.documentElement.scrollWidth`); w > 320 {

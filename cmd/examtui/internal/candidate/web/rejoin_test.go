@@ -46,7 +46,7 @@ func TestPageImmediateRejoin(t *testing.T) {
 	link := r.site.link(r.site.code(t, "cand-rejoin"))
 	p := r.join(t, link)
 	p.WaitText("#progress", "1 of 4", waitExam)
-	p.Type("#answer", r.answers.Said[0])
+	typeAnswer(t, p, r.answers.Said[0])
 	p.WaitText("#progress", "2 of 4", waitExam)
 	r.exam.quiet(t, r.exam.count(runtime.EventSpoken)-1)
 	lines := r.exam.spokenTexts(t)
@@ -82,7 +82,7 @@ func TestPageCaptureRestartDuringExaminerLine(t *testing.T) {
 	for i := range 3 {
 		n := r.exam.count(runtime.EventSpoken)
 		if i > 0 {
-			p.Type("#answer", r.answers.Said[i-1])
+			typeAnswer(t, p, r.answers.Said[i-1])
 		}
 		testutil.Eventually(t, waitExam, func() bool {
 			return r.exam.count(runtime.EventSpoken) > n && r.exam.rb.Room.Voice().Queued() > time.Second

@@ -251,13 +251,14 @@ async function connect(creds) {
   r.on(RoomEvent.ParticipantAttributesChanged, (_changed, participant) => {
     if (participant !== r.localParticipant) participant.trackPublications.forEach((pub) => subscribeIfBot(pub, participant));
     allowListeners(r);
+    if (isBot(participant)) resendUnconfirmed(r, 0);
   });
   r.on(RoomEvent.ParticipantPermissionsChanged, (_prev, participant) => {
     if (participant !== r.localParticipant) allowListeners(r);
   });
   r.on(RoomEvent.ParticipantConnected, (participant) => {
     allowListeners(r);
-    if (isBot(participant)) sayReady(r);
+    if (isBot(participant)) { sayReady(r); resendUnconfirmed(r, 0); }
   });
   r.on(RoomEvent.TrackSubscribed, (track, _pub, participant) => {
     if (track.kind !== Track.Kind.Audio || !isBot(participant)) return;
@@ -592,9 +593,9 @@ function sendAnswer(e) {
   const text = ui.answer.value.trim();
   if (!text) return;
   if (!room) { setNote(t('notConnected')); return; }
-  if (botsOf(room).length === 0) { setNote(t('examinerAbsent')); return; }
   // The answer is the page's to deliver from here on: it is sent again until the examiner bot
-  // confirms it, through a lost connection too. The note says "sent" only then.
+  // confirms it, through a lost connection, a rejoin or a bot the page cannot see yet (its
+  // participant info arrives late on a busy machine). The note says "sent" only then.
   const id = sendToBot(room, { type: 'candidate_text', text }, (rc) => {
     if (ui.answerNote.dataset.answer !== id) return; // a later answer or a command's note replaced it
     setNote(rc.refused ? t('notSent') + ' (' + rc.refused + '). ' + t('tryAgain') : t('sent') + ' ' + text, id);
