@@ -45,12 +45,12 @@ type micOption func(*micPump)
 
 // withNoiseFloor gives the microphone a noise floor: white noise at dbfs (RMS) under
 // everything the pump writes, the lines and the silence between them. A real microphone is
-// never digitally silent (its own and the room's noise is there, typically -70 to -55 dBFS),
-// and where a browser sends Opus DTX in a pause, the receiving decoder fills the pause with
-// comfort noise. Exact zeros are what only a synthetic harness sends, and an end-of-turn
-// model that listens to the audio (LiveKit Agents' default) hears them differently: on the
-// rehearsal's espeak-ng answers its end-of-turn probability was 0.26–0.34 with zeros after
-// them and 0.48–0.75 with a -65 dBFS floor, for the same words.
+// never digitally silent (its own noise and the room's are there), and where a browser sends
+// Opus DTX in a pause, the receiver's Opus decoder fills the pause with comfort noise (RFC
+// 7587, 3.1.3). Exact zeros are what only a synthetic harness sends, and an end-of-turn
+// model that listens to the audio (LiveKit Agents' default) hears them differently: it gave
+// four of the rehearsal's five espeak-ng answers an end-of-turn probability of 0.26–0.34
+// with zeros after them, and 0.54–0.75 with a -65 dBFS floor.
 func withNoiseFloor(dbfs float64) micOption {
 	return func(m *micPump) {
 		m.floor = 32768 * math.Pow(10, dbfs/20)

@@ -38,8 +38,8 @@ const (
 
 // peerNoiseFloor is the candidate microphone's noise floor (dBFS, RMS) in this benchmark: a
 // real microphone is never digitally silent (withNoiseFloor), and LiveKit Agents' audio
-// end-of-turn model held three or four of the five answers to its 2.5 s max delay when they
-// were followed by exact zeros.
+// end-of-turn model held four of the five answers to its 2.5 s max delay when they were
+// followed by exact zeros.
 const peerNoiseFloor = -65
 
 // peerReply is what the chat model says to every turn: examtui's examiner as its observation's
