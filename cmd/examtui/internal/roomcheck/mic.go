@@ -50,7 +50,7 @@ type micOption func(*micPump)
 // 7587, 3.1.3). Exact zeros are what only a synthetic harness sends, and an end-of-turn
 // model that listens to the audio (LiveKit Agents' default) hears them differently: it gave
 // four of the rehearsal's five espeak-ng answers an end-of-turn probability of 0.26–0.34
-// with zeros after them, and 0.54–0.75 with a -65 dBFS floor.
+// with zeros after them, and three of those four 0.38–0.65 with a -65 dBFS floor.
 func withNoiseFloor(dbfs float64) micOption {
 	return func(m *micPump) {
 		m.floor = 32768 * math.Pow(10, dbfs/20)
