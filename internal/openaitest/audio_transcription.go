@@ -110,6 +110,9 @@ func verbose(tr Transcript, req *TranscriptionRequest) wireVerbose {
 	}
 	segs := tr.Segments
 	if len(segs) == 0 && tr.Text != "" {
+		// The scores Whisper typically gives a clean, read answer (OpenAI's own verbose_json
+		// example has avg_logprob -0.29 and no_speech_prob 0.01; docs/voice.md, "Adaptive end
+		// of turn", has more): a complete answer, not a sure one.
 		segs = []Segment{{Start: 0, End: dur, Text: tr.Text, AvgLogprob: -0.25, NoSpeechProb: 0.02}}
 	}
 	out := wireVerbose{Task: "transcribe", Language: lang, Duration: dur, Text: tr.Text, Segments: []wireSegment{}}

@@ -2,6 +2,7 @@ package roomcheck_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -23,6 +24,10 @@ import (
 // decided), "recognised", "observation", "sentence" (the first filtered sentence), "frame"
 // (its first synthesised audio), "packet" (handed to the bot's track); the reply's p50-ms is
 // the last stage, audible at the candidate. cut-offs counts the examiner speaking into a pause.
+// "whisper-scores" is "adaptive" with every line heard at the confidence Whisper typically
+// gives a clean answer (whisperTypical): the room's recogniser, pocketsphinx on the script's
+// grammar, gives every word a posterior of 1, so in "adaptive" each complete answer is a sure
+// one and waits 150 ms; with Whisper's scores it waits the complete-answer 250 ms.
 //
 //	go test -run XXX -bench BenchmarkSpokenReplyLatency -benchtime 2x ./cmd/examtui/internal/roomcheck/
 func BenchmarkSpokenReplyLatency(b *testing.B) {
@@ -30,11 +35,13 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 	script, _ := runtimetest.Rehearsal(b)
 	hopts := headless.Options{NewExaminer: hoptsExaminer}
 	for _, bc := range []struct {
-		name string
-		opts []voicepath.Option
+		name   string
+		opts   []voicepath.Option
+		script *headless.Script
 	}{
-		{"fixed", []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndFixed, audio.DefaultEndpointConfig())}},
-		{"adaptive", nil},
+		{"fixed", []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndFixed, audio.DefaultEndpointConfig())}, script},
+		{"adaptive", nil, script},
+		{"whisper-scores", nil, heardAt(script, whisperTypical)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var lat []float64
@@ -42,7 +49,7 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 			var timings voicepath.Timings
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				res, err := roomcheck.Run(ctx, script, hopts, roomcheck.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
+				res, err := roomcheck.Run(ctx, bc.script, hopts, roomcheck.Options{URL: srv.URL, APIKey: srv.APIKey, APISecret: srv.Secret,
 					RecordDir: b.TempDir(), Spoken: true, VoiceOptions: bc.opts, Timings: timings.Add})
 				cancel()
 				if err != nil {
@@ -73,4 +80,23 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 			b.ReportMetric(float64(failed), "failed")
 		})
 	}
+}
+
+// whisperTypical is the confidence of a clean answer as Whisper scores it on the OpenAI wire
+// (audio.SegmentConfidence of avg_logprob -0.25 and no_speech_prob 0.02, the OpenAI-compatible
+// stand-in's default; docs/voice.md, "Adaptive end of turn", has the published figures): a
+// complete answer, not a sure one.
+var whisperTypical = audio.SegmentConfidence(-0.25, 0.02)
+
+// heardAt returns a copy of script whose said lines are heard with at most confidence c (a
+// line that already has a lower one keeps it).
+func heardAt(script *headless.Script, c float64) *headless.Script {
+	sc := *script
+	sc.Turns = slices.Clone(script.Turns)
+	for i, t := range sc.Turns {
+		if t.Say != nil && (t.Confidence == nil || *t.Confidence > c) {
+			sc.Turns[i].Confidence = &c
+		}
+	}
+	return &sc
 }

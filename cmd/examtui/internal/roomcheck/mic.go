@@ -2,6 +2,8 @@ package roomcheck
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -32,9 +34,48 @@ type micPump struct {
 	q       []int16
 	started chan time.Time // receives when the first sample of the queued line was written
 	done    chan time.Time // receives when the track had sent the last one
+	// floor, when set, is the microphone's noise floor (RMS, in sample units) added to all it
+	// writes, drawn from noise; nil floor: digital silence between lines.
+	floor float64
+	noise *rand.Rand
 }
 
-func newMicPump(v micTrack) *micPump { return &micPump{v: v} }
+// micOption configures a micPump.
+type micOption func(*micPump)
+
+// withNoiseFloor gives the microphone a noise floor: white noise at dbfs (RMS) under
+// everything the pump writes, the lines and the silence between them. A real microphone is
+// never digitally silent (its own noise and the room's are there), and where a browser sends
+// Opus DTX in a pause, the receiver's Opus decoder fills the pause with comfort noise (RFC
+// 7587, 3.1.3). Exact zeros are what only a synthetic harness sends, and an end-of-turn
+// model that listens to the audio (LiveKit Agents' default) hears them differently: it gave
+// four of the rehearsal's five espeak-ng answers an end-of-turn probability of 0.26–0.34
+// with zeros after them, and three of those four 0.38–0.65 with a -65 dBFS floor.
+func withNoiseFloor(dbfs float64) micOption {
+	return func(m *micPump) {
+		m.floor = 32768 * math.Pow(10, dbfs/20)
+		m.noise = rand.New(rand.NewPCG(0x6d6963, 0x666c6f6f72)) // fixed: the same noise every run
+	}
+}
+
+func newMicPump(v micTrack, opts ...micOption) *micPump {
+	m := &micPump{v: v}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+// addFloor adds the noise floor (if any) to pcm in place, saturating; m.mu must be held.
+func (m *micPump) addFloor(pcm []int16) {
+	if m.noise == nil {
+		return
+	}
+	for i, s := range pcm {
+		v := math.Round(float64(s) + m.noise.NormFloat64()*m.floor)
+		pcm[i] = int16(min(max(v, math.MinInt16), math.MaxInt16))
+	}
+}
 
 func (m *micPump) run(ctx context.Context) {
 	tick := time.NewTicker(audio.FrameDuration)
@@ -77,6 +118,10 @@ func (m *micPump) run(ctx context.Context) {
 			continue
 		}
 		chunk := silence
+		if m.noise != nil && len(m.q) == 0 {
+			chunk = make([]int16, audio.FrameSamples)
+			m.addFloor(chunk)
+		}
 		if len(m.q) > 0 {
 			if m.started != nil {
 				m.started <- now
@@ -111,7 +156,9 @@ func (m *micPump) run(ctx context.Context) {
 func (m *micPump) say(ctx context.Context, pcm []int16) (start, end time.Time, err error) {
 	started, done := make(chan time.Time, 1), make(chan time.Time, 1)
 	m.mu.Lock()
+	n := len(m.q)
 	m.q = append(m.q, pcm...)
+	m.addFloor(m.q[n:])
 	m.started, m.done = started, done
 	m.mu.Unlock()
 	select {

@@ -2,6 +2,8 @@ package roomcheck
 
 import (
 	"context"
+	"math"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -185,4 +187,83 @@ func TestMicPumpStarvedWriterLeavesNoGap(t *testing.T) {
 		time.Sleep(time.Second) // a write in progress returns, and the pump sees the end
 		synctest.Wait()
 	})
+}
+
+// recordTrack takes every write at once and keeps it.
+type recordTrack struct {
+	mu     sync.Mutex
+	writes [][]int16
+}
+
+func (r *recordTrack) Write(samples []int16) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.writes = append(r.writes, slices.Clone(samples))
+	return nil
+}
+
+func (r *recordTrack) Sent() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+// TestMicPumpNoiseFloor: with a noise floor, nothing the microphone sends is digital silence:
+// the silent frames between lines and a line's own silent tail carry the floor at its level,
+// and a voiced line keeps its sound (the floor is added, not mixed in place of it). Without
+// the option the pump still sends exact zeros between lines, as the other harnesses expect.
+func TestMicPumpNoiseFloor(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  []micOption
+		floor float64 // the level wanted for the silence, dBFS (-100: digital silence)
+	}{
+		{"digital silence", nil, -100},
+		{"-65 dBFS floor", []micOption{withNoiseFloor(-65)}, -65},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				tr := &recordTrack{}
+				m := newMicPump(tr, tc.opts...)
+				go m.run(ctx)
+				time.Sleep(200 * time.Millisecond)
+				line := make([]int16, audio.SampleRate/2) // 250 ms of sound, 250 ms of silence
+				for i := range audio.SampleRate / 4 {
+					line[i] = 3000
+				}
+				if _, _, err := m.say(ctx, line); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(200 * time.Millisecond)
+				cancel()
+				synctest.Wait()
+				tr.mu.Lock()
+				defer tr.mu.Unlock()
+				var said []int16
+				for i, w := range tr.writes {
+					if len(w) > audio.FrameSamples {
+						said = w
+						continue
+					}
+					if got := audio.LevelDB(w); math.Abs(got-tc.floor) > 1.5 {
+						t.Errorf("silent frame %d: level %.1f dBFS, want %.0f", i, got, tc.floor)
+					}
+				}
+				if len(said) != len(line) {
+					t.Fatalf("the line was not written whole: %d samples, want %d", len(said), len(line))
+				}
+				if got := audio.LevelDB(said[len(line)/2:]); math.Abs(got-tc.floor) > 1.5 {
+					t.Errorf("the line's silent tail: level %.1f dBFS, want %.0f", got, tc.floor)
+				}
+				if got, want := audio.LevelDB(said[:len(line)/2]), audio.LevelDB(line[:len(line)/2]); math.Abs(got-want) > 0.1 {
+					t.Errorf("the line's sound: level %.2f dBFS, want %.2f", got, want)
+				}
+				if line[len(line)-1] != 0 {
+					t.Error("the caller's samples were changed")
+				}
+			})
+		})
+	}
 }

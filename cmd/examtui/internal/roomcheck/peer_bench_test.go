@@ -3,6 +3,7 @@ package roomcheck
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,6 +36,12 @@ const (
 	peerTTS = 50 * time.Millisecond
 )
 
+// peerNoiseFloor is the candidate microphone's noise floor (dBFS, RMS) in this benchmark: a
+// real microphone is never digitally silent (withNoiseFloor), and LiveKit Agents' audio
+// end-of-turn model held four of the five answers to its 2.5 s max delay when they were
+// followed by exact zeros.
+const peerNoiseFloor = -65
+
 // peerReply is what the chat model says to every turn: examtui's examiner as its observation's
 // spokenText, the peer as its plain answer.
 const peerReply = "Thank you. Could you tell me a little more about that?"
@@ -44,11 +51,15 @@ const peerReply = "Thank you. Could you tell me a little more about that?"
 // end of turn) with one harness and the same fake providers on the OpenAI wire (peerSTT,
 // peerLLM, peerTTS): a candidate client on the same LiveKit server speaks the rehearsal's
 // answers with espeak-ng and measures each reply from its last voiced sample to the first
-// voiced audio it hears, as BenchmarkSpokenReplyLatency does. "ratio" (in the livekit-agents
-// run) is examtui's p50 over the peer's, both measured in the same run.
+// voiced audio it hears, as BenchmarkSpokenReplyLatency does, with a microphone that has a
+// noise floor (peerNoiseFloor). Each iteration is one session of the five answers, so
+// -benchtime 4x measures 20 replies per agent; p50 and p95 are over all the replies of the
+// run. "ratio" (in the livekit-agents run) is examtui's p50 over the peer's, both measured in
+// the same run; "eot-held" is how many of the peer's end-of-turn predictions ("eot-turns")
+// its turn detector judged an unlikely end, which holds the turn to its max delay (2.5 s).
 //
 //	make lkagents
-//	EXAMTUI_LIVEKIT_SERVER=bin/livekit-server go test -run XXX -bench BenchmarkPeerReplyLatency -benchtime 1x ./cmd/examtui/internal/roomcheck/
+//	EXAMTUI_LIVEKIT_SERVER=bin/livekit-server go test -run XXX -bench BenchmarkPeerReplyLatency -benchtime 4x ./cmd/examtui/internal/roomcheck/
 func BenchmarkPeerReplyLatency(b *testing.B) {
 	agentJS := testutil.InstalledTool(b, "EXAMTUI_LKAGENTS", "lkagents/agent.mjs", "lkagents")
 	srv := lktest.Start(b)
@@ -82,21 +93,33 @@ func BenchmarkPeerReplyLatency(b *testing.B) {
 	for _, name := range []string{"examtui", "livekit-agents"} {
 		b.Run(name, func(b *testing.B) {
 			var lat []float64
-			failed := 0
+			failed, eotTurns, eotHeld, session := 0, 0, 0, 0
 			var timings voicepath.Timings
 			for b.Loop() {
 				room := fmt.Sprintf("peer-%s-%d", name, time.Now().UnixNano())
 				var stop func()
+				var agentLog string
 				greets := name == "examtui"
 				if name == "examtui" {
 					stop = startExamtuiPeer(b, srv, ai, room, timings.Add)
 				} else {
-					stop = startAgentsPeer(b, srv, ai, agentJS)
+					stop, agentLog = startAgentsPeer(b, srv, ai, agentJS)
 				}
 				got, n, err := measurePeer(b, srv, room, lines, greets)
 				stop()
 				if err != nil {
 					b.Fatal(err)
+				}
+				session++
+				b.Logf("%s, session %d: replies %v ms, %d never came", name, session, got, n)
+				if agentLog != "" {
+					out, err := os.ReadFile(agentLog)
+					if err != nil {
+						b.Fatal(err)
+					}
+					turns, held := peerTurnDecisions(out)
+					eotTurns += turns
+					eotHeld += held
 				}
 				lat = append(lat, got...)
 				failed += n
@@ -110,6 +133,10 @@ func BenchmarkPeerReplyLatency(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(failed), "failed")
+			if name == "livekit-agents" {
+				b.ReportMetric(float64(eotTurns), "eot-turns")
+				b.ReportMetric(float64(eotHeld), "eot-held")
+			}
 			p50[name] = headless.Percentile(lat, 50)
 			if peer := p50["livekit-agents"]; name == "livekit-agents" && peer > 0 && p50["examtui"] > 0 {
 				b.ReportMetric(p50["examtui"]/peer, "ratio")
@@ -163,9 +190,11 @@ func startExamtuiPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, r
 }
 
 // startAgentsPeer runs the LiveKit Agents worker (node agentJS start) against srv with the
-// stand-in as its OpenAI provider; the server dispatches it to the next room that opens.
-func startAgentsPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, agentJS string) (stop func()) {
-	cmd := exec.Command("node", agentJS, "start")
+// stand-in as its OpenAI provider; the server dispatches it to the next room that opens. It
+// logs at debug level (its end-of-turn predictions, read by peerTurnDecisions) to logPath,
+// complete once stop has returned.
+func startAgentsPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, agentJS string) (stop func(), logPath string) {
+	cmd := exec.Command("node", agentJS, "start", "--log-level", "debug")
 	cmd.Dir = filepath.Dir(agentJS)
 	cmd.Env = append(os.Environ(), "LIVEKIT_URL="+srv.URL, "LIVEKIT_API_KEY="+srv.APIKey, "LIVEKIT_API_SECRET="+srv.Secret,
 		"OPENAI_BASE_URL="+ai.URL(), "OPENAI_API_KEY=sk-test")
@@ -194,7 +223,7 @@ func startAgentsPeer(b *testing.B, srv *lktest.Server, ai *openaitest.Server, ag
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if out, err := os.ReadFile(logf.Name()); err == nil && bytes.Contains(out, []byte(`"registered worker"`)) {
-			return stop
+			return stop, logf.Name()
 		}
 		if time.Now().After(deadline) {
 			stop()
@@ -220,7 +249,7 @@ func measurePeer(b *testing.B, srv *lktest.Server, room string, lines [][]int16,
 	var wg sync.WaitGroup
 	defer func() { stop(); wg.Wait() }()
 	l := newListener()
-	mic := newMicPump(cand.Voice())
+	mic := newMicPump(cand.Voice(), withNoiseFloor(peerNoiseFloor))
 	wg.Add(2)
 	go func() { defer wg.Done(); l.run(lctx, cand.Audio()) }()
 	go func() { defer wg.Done(); mic.run(lctx) }()
@@ -256,4 +285,26 @@ func measurePeer(b *testing.B, srv *lktest.Server, room string, lines [][]int16,
 		}
 	}
 	return lat, failed, nil
+}
+
+// peerTurnDecisions reads the LiveKit Agents worker's debug log (one JSON object a line): how
+// many end-of-turn predictions its turn detector made ("eot prediction") and how many of them
+// judged the end unlikely (a probability under the language's threshold), which holds the turn
+// to the max endpointing delay instead of the min.
+func peerTurnDecisions(log []byte) (turns, held int) {
+	for line := range bytes.Lines(log) {
+		var ev struct {
+			Msg         string   `json:"msg"`
+			Probability *float64 `json:"endOfTurnProbability"`
+			Threshold   *float64 `json:"unlikelyThreshold"`
+		}
+		if json.Unmarshal(line, &ev) != nil || ev.Msg != "eot prediction" || ev.Probability == nil {
+			continue
+		}
+		turns++
+		if ev.Threshold != nil && *ev.Probability < *ev.Threshold {
+			held++
+		}
+	}
+	return turns, held
 }
