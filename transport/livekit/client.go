@@ -48,9 +48,10 @@ type Client struct {
 	readyGate func()      // see clientOptions
 	recvOpen  func() bool // see clientOptions
 
-	receipts  receipts           // messages waiting for the bot's receipt (client_receipts.go)
-	readyStop context.CancelFunc // ends the "ready" still waiting for its receipt; under mu
-	lose      *lossModel         // see clientOptions
+	receipts    receipts           // messages waiting for the bot's receipt (client_receipts.go)
+	readyStop   context.CancelFunc // ends the "ready" still waiting for its receipt; under mu
+	lose        *lossModel         // see clientOptions
+	receiptSeen func(Receipt)      // see clientOptions
 
 	eventsDropped atomic.Int64
 	audioDropped  atomic.Int64
@@ -68,9 +69,10 @@ type clientOptions struct {
 	onState     func(ConnState)
 	connectOpts []lksdk.ConnectOption
 	agentAudio  bool
-	readyGate   func()      // tests: runs before each "ready" is sent (export_test.go)
-	recvOpen    func() bool // tests: event packets are lost while it is false (export_test.go)
-	lose        *lossModel  // tests: messages and receipts lost on the way (export_test.go)
+	readyGate   func()        // tests: runs before each "ready" is sent (export_test.go)
+	recvOpen    func() bool   // tests: event packets are lost while it is false (export_test.go)
+	lose        *lossModel    // tests: messages and receipts lost on the way (export_test.go)
+	receiptSeen func(Receipt) // tests: told of each receipt from the bot (export_test.go)
 }
 
 // WithClientLogger sets the client's logger (default: discard).
@@ -137,7 +139,7 @@ func Dial(ctx context.Context, serverURL, token string, opts ...ClientOption) (*
 		changed:  make(chan struct{}),
 		agents:   o.agentAudio,
 	}
-	c.readyGate, c.recvOpen, c.lose = o.readyGate, o.recvOpen, o.lose
+	c.readyGate, c.recvOpen, c.lose, c.receiptSeen = o.readyGate, o.recvOpen, o.lose, o.receiptSeen
 	c.roles = NewRoleBook(func(u UntrustedParticipant) {
 		c.log.Warn("participant refused a role", "identity", u.Identity, "claimed", u.Claimed, "verdict", u.Verdict.String())
 		c.securityWarning(runtime.CodeUntrustedParticipant, u.Identity, u.String())

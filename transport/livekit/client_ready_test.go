@@ -115,7 +115,12 @@ func TestClientSaysReady(t *testing.T) {
 			ctx := context.Background()
 			late := newLateChannel(t)
 			identity := tc.name + "-1"
-			c := e.dial(t, identity, tc.role, late.option())
+			// How many event packets had arrived since the channel opened when the bot's first
+			// receipt (for the client's ready) came: the ready is answered after its replay.
+			var atReceipt atomic.Int64
+			atReceipt.Store(-1)
+			hook := livekit.WithReceiptHook(func(livekit.Receipt) { atReceipt.CompareAndSwap(-1, late.after.Load()) })
+			c := e.dial(t, identity, tc.role, late.option(), hook)
 			got := countEvents(t, c)
 			e.waitAudience(t, identity)
 			if err := ctrl.Start(ctx); err != nil {
@@ -137,6 +142,10 @@ func TestClientSaysReady(t *testing.T) {
 				}
 				return true
 			}, "the lost opening to reach the client after its ready")
+			testutil.Eventually(t, 15*time.Second, func() bool { return atReceipt.Load() >= 0 }, "the bot's receipt for the client's ready")
+			if n := atReceipt.Load(); n < int64(len(opening)) {
+				t.Errorf("the ready's receipt came after %d event packets, want the replay's %d first", n, len(opening))
+			}
 			// A second ready (the bot allows one a second) makes the bot send the share again:
 			// the client must not show it twice.
 			var asked time.Time

@@ -78,6 +78,9 @@ func (c *Client) onReceipt(rp *lksdk.RemoteParticipant, payload []byte) {
 	if c.lose != nil && c.lose.receipt(rc.ID) {
 		return
 	}
+	if c.receiptSeen != nil {
+		c.receiptSeen(rc)
+	}
 	c.receipts.received(rc)
 }
 

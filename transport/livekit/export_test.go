@@ -35,3 +35,9 @@ const (
 func WithLosses(kind string, sends, receipts int) ClientOption {
 	return func(o *clientOptions) { o.lose = &lossModel{kind: kind, sends: sends, receipts: receipts} }
 }
+
+// WithReceiptHook has a client tell fn of each receipt it receives from the bot, in order with
+// the events it receives.
+func WithReceiptHook(fn func(Receipt)) ClientOption {
+	return func(o *clientOptions) { o.receiptSeen = fn }
+}

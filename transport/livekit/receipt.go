@@ -135,33 +135,44 @@ func (t *takenIDs) take(sender, id string) bool {
 }
 
 // admit answers a message that asked for a receipt and reports whether the exam should have
-// it: false for a copy of a typed answer or command already taken. A "ready" is always
-// handled (a copy means the sender did not get the replay it asked for either), and a refused
-// message is answered with its refusal; a message without an id is taken as it comes.
+// it: false for a copy of a typed answer or command already taken. A refused message is
+// answered with its refusal; a "ready" is always handled (a copy means the sender did not get
+// the replay it asked for either) and answered after its replay (replayAsked), so that its
+// receipt also says the replay went out before it; a message without an id is taken as it
+// comes.
 func (r *Room) admit(msg inbound) bool {
 	var rc Receipt
 	var sender string
-	var once bool
 	switch {
+	case msg.text != nil && msg.text.Ready, msg.command != nil && msg.command.Kind == CommandReady:
+		return true
 	case msg.text != nil:
-		rc.ID, sender, once = msg.text.ID, msg.text.Sender, !msg.text.Ready
+		rc.ID, sender = msg.text.ID, msg.text.Sender
 	case msg.command != nil:
-		rc.ID, sender, once = msg.command.ID, msg.command.Sender, msg.command.Kind != CommandReady
+		rc.ID, sender = msg.command.ID, msg.command.Sender
 	case msg.reject != nil:
 		rc.ID, sender, rc.Refused = msg.reject.ID, msg.reject.Sender, string(msg.reject.code())
 	}
 	if rc.ID == "" || sender == "" {
 		return true
 	}
-	first := !once || r.taken.take(sender, rc.ID)
-	if data, err := encodeReceipt(rc); err == nil {
-		r.out.push(outItem{receipt: data, to: sender})
-	}
+	first := msg.reject != nil || r.taken.take(sender, rc.ID)
+	r.answer(sender, rc)
 	if !first {
 		r.stats.duplicates.Add(1)
 		r.log.Info("message sent again dropped", "from", sender, "id", rc.ID)
 	}
 	return first
+}
+
+// answer queues a receipt for sender, after what is queued for the room already.
+func (r *Room) answer(sender string, rc Receipt) {
+	if rc.ID == "" || sender == "" {
+		return
+	}
+	if data, err := encodeReceipt(rc); err == nil {
+		r.out.push(outItem{receipt: data, to: sender})
+	}
 }
 
 // sendReceipt sends a TopicReceipts packet to the one participant it answers. The server routes

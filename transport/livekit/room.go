@@ -388,8 +388,10 @@ func (r *Room) handleLoop(ctx context.Context) {
 		switch {
 		case msg.text != nil && msg.text.Ready:
 			r.replayAsked(msg.text.Sender)
+			r.answer(msg.text.Sender, Receipt{ID: msg.text.ID})
 		case msg.command != nil && msg.command.Kind == CommandReady:
 			r.replayAsked(msg.command.Sender)
+			r.answer(msg.command.Sender, Receipt{ID: msg.command.ID})
 		case msg.text != nil:
 			r.log.Info("candidate text", "from", msg.text.Sender, "chars", len(msg.text.Text))
 			if h.CandidateText != nil {
