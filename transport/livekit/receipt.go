@@ -44,9 +44,8 @@ func checkMessageID(id string) error {
 }
 
 type receiptWire struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Type          string `json:"type"`
-	ID            string `json:"id"`
+	botHeader
+	ID string `json:"id"`
 	// Refused is set when the bot refused the message (a sender without the topic's role, a
 	// field out of range): the error code examiners are shown for it.
 	Refused string `json:"refused,omitempty"`
@@ -71,23 +70,16 @@ func encodeReceipt(rc Receipt) ([]byte, error) {
 	if err := checkMessageID(id); err != nil {
 		return nil, err
 	}
-	return json.Marshal(receiptWire{SchemaVersion: WireVersion, Type: msgReceived, ID: id, Refused: rc.Refused})
+	return json.Marshal(receiptWire{botHeader: botHeader{WireVersion, msgReceived}, ID: id, Refused: rc.Refused})
 }
 
 // ParseReceipt reads a TopicReceipts packet.
 func ParseReceipt(data []byte) (Receipt, error) {
-	if len(data) > maxInboundPacket {
-		return Receipt{}, fmt.Errorf("%w: %d bytes (limit %d)", ErrInvalidMessage, len(data), maxInboundPacket)
-	}
 	var m receiptWire
-	if err := json.Unmarshal(data, &m); err != nil {
-		return Receipt{}, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+	if err := decodeBotPacket(data, &m, TopicReceipts, msgReceived); err != nil {
+		return Receipt{}, err
 	}
 	switch {
-	case m.SchemaVersion < 0:
-		return Receipt{}, fmt.Errorf("%w: schemaVersion %d", ErrInvalidMessage, m.SchemaVersion)
-	case m.Type != msgReceived:
-		return Receipt{}, fmt.Errorf("%w: type %q on %s (want %s)", ErrInvalidMessage, m.Type, TopicReceipts, msgReceived)
 	case m.ID == "":
 		return Receipt{}, fmt.Errorf("%w: a receipt without an id", ErrInvalidMessage)
 	case len(m.Refused) > maxWireWord:

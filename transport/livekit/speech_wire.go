@@ -27,24 +27,50 @@ type LineEnd struct {
 	Received time.Time
 }
 
+// botHeader starts every message the bot sends beside events (line_end, receipts).
+type botHeader struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Type          string `json:"type"`
+}
+
+func (h *botHeader) header() *botHeader { return h }
+
+// decodeBotPacket reads a packet of a bot → room topic into m and checks what every such
+// message shares: the packet's size bound, a schema version that is one (any, ≥ 0: readers are
+// forward compatible) and the topic's one message type, want.
+func decodeBotPacket(data []byte, m interface{ header() *botHeader }, topic, want string) error {
+	if len(data) > maxInboundPacket {
+		return fmt.Errorf("%w: %d bytes (limit %d)", ErrInvalidMessage, len(data), maxInboundPacket)
+	}
+	if err := json.Unmarshal(data, m); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+	}
+	switch h := m.header(); {
+	case h.SchemaVersion < 0:
+		return fmt.Errorf("%w: schemaVersion %d", ErrInvalidMessage, h.SchemaVersion)
+	case h.Type != want:
+		return fmt.Errorf("%w: type %q on %s (want %s)", ErrInvalidMessage, h.Type, topic, want)
+	}
+	return nil
+}
+
 // lineEndWire is a line_end message on the wire (docs/architecture.md, "The room wire").
 type lineEndWire struct {
-	SchemaVersion int     `json:"schemaVersion"`
-	Type          string  `json:"type"`
-	Seq           int64   `json:"seq"`
-	Lines         int     `json:"lines"`
-	PlayedMs      float64 `json:"playedMs"`
-	TotalMs       float64 `json:"totalMs"`
-	Ending        string  `json:"ending"`
-	Idle          bool    `json:"idle"`
-	Through       int64   `json:"through,omitempty"`
+	botHeader
+	Seq      int64   `json:"seq"`
+	Lines    int     `json:"lines"`
+	PlayedMs float64 `json:"playedMs"`
+	TotalMs  float64 `json:"totalMs"`
+	Ending   string  `json:"ending"`
+	Idle     bool    `json:"idle"`
+	Through  int64   `json:"through,omitempty"`
 }
 
 func durMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // EncodeLineEnd builds a TopicSpeech packet for the end of a line.
 func EncodeLineEnd(le voicepath.LineEnd) ([]byte, error) {
-	return json.Marshal(lineEndWire{SchemaVersion: WireVersion, Type: msgLineEnd, Seq: le.Seq, Lines: le.Lines,
+	return json.Marshal(lineEndWire{botHeader: botHeader{WireVersion, msgLineEnd}, Seq: le.Seq, Lines: le.Lines,
 		PlayedMs: durMs(le.Played), TotalMs: durMs(le.Total), Ending: le.Ending.String(), Idle: le.Idle, Through: le.Through})
 }
 
@@ -52,18 +78,11 @@ func EncodeLineEnd(le voicepath.LineEnd) ([]byte, error) {
 // schema version and ignores fields it does not know; an ending it does not know reads as
 // voicepath.LineUnknown.
 func ParseLineEnd(data []byte) (voicepath.LineEnd, error) {
-	if len(data) > maxInboundPacket {
-		return voicepath.LineEnd{}, fmt.Errorf("%w: %d bytes (limit %d)", ErrInvalidMessage, len(data), maxInboundPacket)
-	}
 	var m lineEndWire
-	if err := json.Unmarshal(data, &m); err != nil {
-		return voicepath.LineEnd{}, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+	if err := decodeBotPacket(data, &m, TopicSpeech, msgLineEnd); err != nil {
+		return voicepath.LineEnd{}, err
 	}
 	switch {
-	case m.SchemaVersion < 0:
-		return voicepath.LineEnd{}, fmt.Errorf("%w: schemaVersion %d", ErrInvalidMessage, m.SchemaVersion)
-	case m.Type != msgLineEnd:
-		return voicepath.LineEnd{}, fmt.Errorf("%w: type %q on %s (want %s)", ErrInvalidMessage, m.Type, TopicSpeech, msgLineEnd)
 	case m.Seq < 0, m.Through < 0, m.Lines < 0, !(m.PlayedMs >= 0), !(m.TotalMs >= 0), m.PlayedMs > m.TotalMs+1:
 		return voicepath.LineEnd{}, fmt.Errorf("%w: line_end out of range (seq %d, through %d, lines %d, played %v of %v ms)",
 			ErrInvalidMessage, m.Seq, m.Through, m.Lines, m.PlayedMs, m.TotalMs)
