@@ -10,6 +10,7 @@ import (
 	"github.com/examtui/examtui/audio"
 	"github.com/examtui/examtui/runtime"
 	"github.com/examtui/examtui/runtime/headless"
+	"github.com/examtui/examtui/transport/livekit"
 )
 
 // player runs one script's steps in a room.
@@ -175,6 +176,12 @@ func (p *player) sendTyped(ctx context.Context, req *measureReq, t headless.Turn
 	sctx, cancel := context.WithTimeout(ctx, p.o.ReplyTimeout)
 	err := p.rt.cand.SendCandidateText(sctx, line, conf)
 	cancel()
+	if errors.Is(err, livekit.ErrNoReceipt) && ctx.Err() == nil {
+		// Sent but not confirmed (the bot may have taken it just before the connection went):
+		// whether it arrived is for the reply wait to find out, and its timeout to report.
+		p.o.logger().Warn("the candidate's line was not confirmed by the bot", "step", req.step, "err", err)
+		err = nil
+	}
 	req.since = time.Now()
 	req.candidate = append(req.candidate, p.event(start, "candidate", "start"), p.event(req.since, "candidate", "stop"))
 	req.clip = &headless.Clip{StartMs: p.at(start), EndMs: p.at(req.since), Transcript: line}
