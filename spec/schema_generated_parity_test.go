@@ -39,7 +39,7 @@ policies:
   onExaminerFailure: offline
   gates: {firstSpeak: 0.2, beatHold: 0.2, postSpeakBuffer: 1.0, userIdle: 1.5, userIdleTimeout: 8.0, speakGate: 0}
   silence: {enabled: true, checkInSec: 20, repeatSec: 20, timeoutSec: 5, prompt: "Take your time."}
-  turnTaking: {completeDelay: 0.25, minDelay: 0.5, maxDelay: 3.0}
+  turnTaking: {sureDelay: 0.15, completeDelay: 0.25, minDelay: 0.5, maxDelay: 3.0}
 outputValidation:
   filters:
     - {name: persona_break, enabled: true, action: replace, patterns: ["as an AI"]}

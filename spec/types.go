@@ -57,9 +57,11 @@ type Policies struct {
 }
 
 // TurnTaking is the adaptive end of a spoken turn, in seconds of silence after the last speech:
-// CompleteDelay when the words read as a finished answer, MinDelay ordinarily, MaxDelay while
-// they trail ("um", "and", "because").
+// SureDelay when the words read as a finished answer of a few words on no filler, CompleteDelay
+// when they read as a finished answer, MinDelay ordinarily, MaxDelay while they trail ("um",
+// "and", "because"). A candidate's own pauses can lengthen the first two, never the others.
 type TurnTaking struct {
+	SureDelay     *float64 `json:"sureDelay,omitempty" yaml:"sureDelay,omitempty"`
 	CompleteDelay *float64 `json:"completeDelay,omitempty" yaml:"completeDelay,omitempty"`
 	MinDelay      *float64 `json:"minDelay,omitempty" yaml:"minDelay,omitempty"`
 	MaxDelay      *float64 `json:"maxDelay,omitempty" yaml:"maxDelay,omitempty"`

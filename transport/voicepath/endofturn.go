@@ -107,6 +107,7 @@ func SpecTurnTaking(ep audio.EndpointConfig, tt *spec.ResolvedTurnTaking, minSet
 		ep.MaxEndpointingDelay = sec(tt.MaxDelay)
 	}
 	ep.CompleteEndpointingDelay = sec(tt.CompleteDelay)
+	ep.SureEndpointingDelay = sec(tt.SureDelay)
 	if ep.MaxEndpointingDelay < ep.MinEndpointingDelay {
 		ep.MaxEndpointingDelay = ep.MinEndpointingDelay
 	}
