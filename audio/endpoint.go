@@ -104,6 +104,10 @@ type EndpointResult struct {
 	Paused bool
 	// Utterance is set when the turn ended on this frame.
 	Utterance *Utterance
+	// Learned is set when the candidate went on after a short pause (inside a turn, or just
+	// after a turn a complete answer's wait ended) that raised the wait every complete answer
+	// now gets at least (LearnedPause).
+	Learned *LearnedPause
 }
 
 // Endpointer turns a stream of frames into candidate turns: VAD speech segments separated by
@@ -122,6 +126,7 @@ type Endpointer struct {
 	start   int64 // first voiced sample of the turn
 	buf     []int16
 	bufFrom int64 // source offset of buf[0]
+	pauses  pauseLearner
 }
 
 // NewEndpointer returns an endpointer; a zero config means DefaultEndpointConfig, and a zero
@@ -167,6 +172,10 @@ func (e *Endpointer) ReleaseSure() {
 	e.sure = e.release
 }
 
+// LearnedWait is the least wait a complete answer now gets, learnt from the candidate's own
+// pauses (zero: none learnt yet; see LearnedPause).
+func (e *Endpointer) LearnedWait() time.Duration { return e.pauses.learned }
+
 // InTurn reports whether a turn is open.
 func (e *Endpointer) InTurn() bool { return e.inTurn }
 
@@ -189,6 +198,7 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 			return res
 		}
 		e.openTurn(vr.StartOffset)
+		res.Learned = e.pauses.turnStarted(e.cfg, vr.StartOffset)
 		res.TurnStarted = true
 		res.TurnStartMs = samplesToMs(e.start)
 		return res
@@ -196,12 +206,18 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 	e.appendFrame(f)
 	if vr.Started || (vr.Voiced && vr.Speaking && e.paused) {
 		res.Resumed = e.paused
+		if e.paused {
+			// The candidate went on after a short pause: how long they pause between phrases
+			// is how long a complete answer of theirs must be waited for (pauselearn.go).
+			res.Learned = e.pauses.wentOn(e.cfg, resumedAt(vr, f))
+		}
 		e.paused = false
 		e.hold = false
 		e.release, e.sure = false, false
 	}
 	if vr.Ended {
 		e.paused = true
+		e.pauses.pausedAt = vr.LastVoicedEnd
 		res.Paused = true
 	}
 	silence := time.Duration(frameEnd-vr.LastVoicedEnd) * time.Second / SampleRate
@@ -210,12 +226,17 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 	case e.hold:
 		delay = e.cfg.MaxEndpointingDelay
 	case e.release && e.sure && e.cfg.SureEndpointingDelay > 0:
-		delay = e.cfg.SureEndpointingDelay
+		delay = max(e.cfg.SureEndpointingDelay, e.pauses.learned)
 	case e.release:
-		delay = e.cfg.CompleteEndpointingDelay
+		delay = max(e.cfg.CompleteEndpointingDelay, e.pauses.learned)
 	}
 	forced := time.Duration(frameEnd-e.start)*time.Second/SampleRate >= e.cfg.MaxUtterance
-	if silence >= delay || forced {
+	// A loud frame the VAD has not yet confirmed as speech (its onset needs MinSpeech) may be
+	// the candidate going on: the wait does not run out on it, so a pause shorter than the wait
+	// never ends a turn however long the onset takes to confirm. A click only defers the end
+	// by the onset's length.
+	onset := vr.Voiced && !vr.Speaking
+	if (silence >= delay && !onset) || forced {
 		res.Utterance = e.closeTurn(vr.LastVoicedEnd, frameEnd, delay, forced)
 	}
 	return res
@@ -275,6 +296,7 @@ func (e *Endpointer) closeTurn(lastVoicedEnd, frameEnd int64, delay time.Duratio
 		Forced:         forced,
 		DecidedAt:      time.Now(),
 	}
+	e.pauses.turnEnded(end, frameEnd, e.release && !forced)
 	e.inTurn = false
 	e.paused = false
 	e.hold = false
@@ -300,6 +322,7 @@ func (e *Endpointer) Flush() *Utterance {
 // ResetSpeech drops any open turn and the VAD's speech state, keeping the noise floor: used
 // when mic frames were ignored while the examiner spoke.
 func (e *Endpointer) ResetSpeech() {
+	e.pauses.forgetTurn() // speech after the examiner's line is a reply, not a continuation
 	e.inTurn = false
 	e.paused = false
 	e.hold = false

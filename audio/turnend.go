@@ -17,8 +17,9 @@ const (
 	// TurnTrailing: the words stop mid-thought ("um", "and", "because", a list still rising);
 	// the long delay applies.
 	TurnTrailing
-	// TurnSure: a complete answer read with high confidence, on no filler (ClassifyTranscript);
-	// the shortest delay applies (SureEndpointingDelay).
+	// TurnSure: a complete answer of a few words, on no filler, that the recogniser does not
+	// flag (ClassifyTranscript); the shortest delay applies (SureEndpointingDelay), or what the
+	// endpointer learnt of the candidate's pauses.
 	TurnSure
 )
 
@@ -41,29 +42,35 @@ const DefaultCompleteEndpointingDelay = 250 * time.Millisecond
 // DefaultSureEndpointingDelay is the silence that ends a turn read as TurnSure.
 const DefaultSureEndpointingDelay = 150 * time.Millisecond
 
-// Sure answers: how many words and what recogniser confidence a complete answer needs before
-// its turn may end after the shortest wait.
-const (
-	sureWords      = 4
-	SureConfidence = 0.85
-)
+// sureWords is how many words a complete answer needs before its turn may end after the
+// shortest wait.
+const sureWords = 4
+
+// FailedConfidence is the recogniser confidence below which a transcript is treated as a
+// failed recognition, and never shortens a wait: exp(-1), Whisper's own threshold for a failed
+// decode (an avg_logprob under -1.0; its no-speech test, no_speech_prob over 0.6, also lands
+// under it through SegmentConfidence). It is a veto, not a grant: a confidence above it says
+// the words were heard, not that the candidate has finished (docs/voice.md).
+const FailedConfidence = 0.3679
 
 // fillers are words a speaker says while thinking; a turn that stops on one is never sure.
 var fillers = map[string]bool{"um": true, "uh": true, "er": true, "erm": true, "hmm": true, "mm": true, "ah": true,
 	"well": true, "like": true, "so": true, "actually": true, "basically": true, "anyway": true, "yeah": true, "okay": true,
 	"ok": true, "right": true, "know": true, "mean": true}
 
-// ClassifyTranscript is ClassifyTurn with the recogniser's confidence: a complete answer of at
-// least four words, recognised with confidence SureConfidence or more (a recogniser that
-// reports none never qualifies) and not stopping on a filler ("well", "you know", "I mean"),
-// is TurnSure.
+// ClassifyTranscript is ClassifyTurn with what the recogniser says of its own words: a complete
+// answer of at least four words that does not stop on a filler ("well", "you know", "I mean")
+// is TurnSure, unless the recogniser flags the transcript as a failed recognition (a segment
+// under FailedConfidence). A recogniser that reports no confidence flags nothing. How long a
+// sure answer waits is the endpointer's business: the shortest wait, or longer once the
+// candidate has shown they pause inside such answers (Endpointer.LearnedWait).
 func ClassifyTranscript(t Transcript) TurnEnd { return englishTrailing.ClassifyTranscript(t) }
 
 // ClassifyTranscript is ClassifyTranscript in w's language: ClassifyTurn with w's trailing
 // words, and a turn that stops on an English filler or on one of w's words is never sure.
 func (w TrailingWords) ClassifyTranscript(t Transcript) TurnEnd {
 	end := w.ClassifyTurn(t.Text)
-	if end != TurnComplete || !t.HasConfidence || t.Confidence < SureConfidence {
+	if end != TurnComplete || Flagged(t) {
 		return end
 	}
 	words := strings.Fields(strings.ToLower(t.Text))
@@ -75,6 +82,12 @@ func (w TrailingWords) ClassifyTranscript(t Transcript) TurnEnd {
 		return end
 	}
 	return TurnSure
+}
+
+// Flagged reports whether the recogniser flagged t as a failed recognition: one of its
+// segments (or the whole, without segments) has a confidence under FailedConfidence.
+func Flagged(t Transcript) bool {
+	return t.HasConfidence && min(t.Confidence, t.MinConfidence) < FailedConfidence
 }
 
 // minCompleteWords is how many words a turn needs before it can read as complete: "yes" may

@@ -83,56 +83,66 @@ func TestEndpointerReleaseShortensTheWait(t *testing.T) {
 	}
 }
 
-// TestClassifyTranscript: only a complete answer of four words or more, recognised with high
-// confidence and not stopping on a filler, is sure; trailing words and fillers keep their
-// waits, and a recogniser that reports no confidence never shortens the wait below complete.
+// TestClassifyTranscript: a complete answer of four words or more that does not stop on a
+// filler is sure, whatever the recogniser's confidence, unless the recogniser flags it as a
+// failed recognition; trailing words and fillers keep their waits.
 func TestClassifyTranscript(t *testing.T) {
-	sure := func(text string, conf float64) Transcript {
-		return Transcript{Text: text, Confidence: conf, HasConfidence: true}
+	heard := func(text string, conf float64) Transcript {
+		return Transcript{Text: text, Confidence: conf, MinConfidence: conf, HasConfidence: true}
 	}
+	whisperTypical := SegmentConfidence(-0.29, 0.01) // OpenAI's own verbose_json example
 	cases := []struct {
 		t    Transcript
 		want TurnEnd
 	}{
-		{sure("Most guests are business travellers.", 0.95), TurnSure},
-		{sure("most guests are business travellers", 0.9), TurnSure},
-		{sure("Most guests are business travellers.", 0.6), TurnComplete},                       // unsure recognition
-		{Transcript{Text: "Most guests are business travellers.", Confidence: 1}, TurnComplete}, // no confidence reported
-		{sure("a double room please", 0.95), TurnSure},
-		{sure("a double room", 0.99), TurnComplete}, // three words
-		{sure("I would like it, well", 0.99), TurnComplete},
-		{sure("the breakfast is fine you know", 0.99), TurnComplete},
-		{sure("the breakfast is fine I mean", 0.99), TurnComplete},
-		{sure("Because,", 0.99), TurnTrailing},
-		{sure("we could add a second line and", 0.99), TurnTrailing},
-		{sure("most guests are um", 0.99), TurnTrailing},
-		{sure("yes", 0.99), TurnUnsure},
+		{heard("Most guests are business travellers.", 0.95), TurnSure},
+		{heard("most guests are business travellers", whisperTypical), TurnSure},
+		{heard("Most guests are business travellers.", SegmentConfidence(-1.2, 0.02)), TurnComplete}, // Whisper's failed decode
+		{heard("Most guests are business travellers.", SegmentConfidence(-0.3, 0.7)), TurnComplete},  // Whisper's "no speech"
+		{Transcript{Text: "Most guests are business travellers.", Confidence: 0.9, MinConfidence: 0.2, HasConfidence: true}, TurnComplete},
+		{Transcript{Text: "Most guests are business travellers.", Confidence: 1, MinConfidence: 1}, TurnSure}, // no confidence reported
+		{heard("a double room please", 0.95), TurnSure},
+		{heard("a double room", 0.99), TurnComplete}, // three words
+		{heard("I would like it, well", 0.99), TurnComplete},
+		{heard("the breakfast is fine you know", 0.99), TurnComplete},
+		{heard("the breakfast is fine I mean", 0.99), TurnComplete},
+		{heard("Because,", 0.99), TurnTrailing},
+		{heard("we could add a second line and", 0.99), TurnTrailing},
+		{heard("most guests are um", 0.99), TurnTrailing},
+		{heard("yes", 0.99), TurnUnsure},
 	}
 	for _, tc := range cases {
 		if got := ClassifyTranscript(tc.t); got != tc.want {
-			t.Errorf("ClassifyTranscript(%q, %.2f, %v) = %s, want %s", tc.t.Text, tc.t.Confidence, tc.t.HasConfidence, got, tc.want)
+			t.Errorf("ClassifyTranscript(%q, %.2f/%.2f, %v) = %s, want %s", tc.t.Text, tc.t.Confidence, tc.t.MinConfidence, tc.t.HasConfidence, got, tc.want)
 		}
 	}
 }
 
 // FuzzClassifyTranscript: sure only where the text alone reads complete, never on a trailing
-// word or a filler, never without a confident recognition.
+// word or a filler, never on a transcript the recogniser flagged; and the confidence only ever
+// takes sure away (it never makes a reading other than the text's).
 func FuzzClassifyTranscript(f *testing.F) {
 	for _, s := range []string{"Most guests are business travellers.", "Because,", "a b c um", "I think it is fine well"} {
-		f.Add(s, 0.9, true)
+		f.Add(s, 0.9, 0.9, true)
+		f.Add(s, 0.9, 0.1, true)
 	}
-	f.Fuzz(func(t *testing.T, text string, conf float64, has bool) {
-		got := ClassifyTranscript(Transcript{Text: text, Confidence: conf, HasConfidence: has})
+	f.Fuzz(func(t *testing.T, text string, conf, minConf float64, has bool) {
+		tr := Transcript{Text: text, Confidence: conf, MinConfidence: minConf, HasConfidence: has}
+		got := ClassifyTranscript(tr)
+		unflagged := ClassifyTranscript(Transcript{Text: text})
 		if got != TurnSure {
 			if got != ClassifyTurn(text) {
 				t.Fatalf("%q: %s, but the text alone reads %s", text, got, ClassifyTurn(text))
+			}
+			if unflagged == TurnSure && !Flagged(tr) {
+				t.Fatalf("%q (%.2f/%.2f): %s, but sure without a confidence and not flagged", text, conf, minConf, got)
 			}
 			return
 		}
 		words := strings.Fields(strings.ToLower(text))
 		last := strings.Trim(words[len(words)-1], `.,!?;:"'()`)
-		if ClassifyTurn(text) != TurnComplete || LooksUnfinished(text) || fillers[last] || !has || !(conf >= SureConfidence) {
-			t.Fatalf("%q (%.2f, %v) read as sure", text, conf, has)
+		if ClassifyTurn(text) != TurnComplete || LooksUnfinished(text) || fillers[last] || Flagged(tr) || unflagged != TurnSure {
+			t.Fatalf("%q (%.2f/%.2f, %v) read as sure", text, conf, minConf, has)
 		}
 	})
 }

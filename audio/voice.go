@@ -70,6 +70,11 @@ type VoiceStats struct {
 	// cost a transcription (and, when its words read as an answer, a speculative examiner
 	// call) that no pause used.
 	EarlyReads, EarlyDropped uint64
+	// LearnedWait is the least wait a complete answer gets, learnt from the candidate's own
+	// pauses (Endpointer.LearnedWait; zero: none learnt), and PausesLearned how many pauses
+	// raised it.
+	LearnedWait   time.Duration
+	PausesLearned uint64
 }
 
 // Voice ties the pieces together: source frames → VAD/endpointing → recogniser → a final
@@ -506,6 +511,12 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 	v.statMu.Lock()
 	v.stats.Frames++
 	v.stats.VADBusy += done.Sub(pushStart)
+	if l := r.Learned; l != nil {
+		v.stats.LearnedWait = l.Wait
+		v.stats.PausesLearned++
+		v.cfg.log.Info("voice: the candidate went on after a short pause; complete answers now wait at least as long",
+			"pause_ms", l.Pause.Milliseconds(), "wait_ms", l.Wait.Milliseconds(), "where", l.Where.String())
+	}
 	if !f.Captured.IsZero() {
 		lat := done.Sub(f.Captured)
 		v.latSum += lat

@@ -42,10 +42,14 @@ func TestPathSpeaksTheExamsLanguage(t *testing.T) {
 	if got := p.endOfTurn(audio.Transcript{Text: "Je ne suis pas d'accord parce que"}); got.String() != "trailing" {
 		t.Errorf("French trailing words: %s, want trailing", got)
 	}
-	if got := p.endOfTurn(audio.Transcript{Text: "Je ne suis pas d'accord avec cela"}); got.String() != "complete" {
-		t.Errorf("a complete French sentence: %s, want complete", got)
+	if got := p.endOfTurn(audio.Transcript{Text: "Je ne suis pas d'accord avec cela"}); got != audio.TurnSure {
+		t.Errorf("a complete French sentence with no confidence reading: %s, want sure", got)
 	}
-	sure := audio.Transcript{Text: "Je ne suis pas d'accord avec cela", HasConfidence: true, Confidence: 0.95}
+	doubtful := audio.Transcript{Text: "Je ne suis pas d'accord avec cela", HasConfidence: true, Confidence: 0.2, MinConfidence: 0.2}
+	if got := p.endOfTurn(doubtful); got != audio.TurnComplete {
+		t.Errorf("a complete French sentence the recogniser failed to decode: %s, want complete", got)
+	}
+	sure := audio.Transcript{Text: "Je ne suis pas d'accord avec cela", HasConfidence: true, Confidence: 0.95, MinConfidence: 0.95}
 	if got := p.endOfTurn(sure); got != audio.TurnSure {
 		t.Errorf("a confident complete French sentence: %s, want sure", got)
 	}

@@ -256,7 +256,8 @@ func (p *Path) Close() error {
 			p.log.Info("voice: first sentences prepared during pauses", "prepared", st.Prepared, "used", st.Used, "discarded", st.Discarded)
 		}
 		if st := p.v.Stats(); st.EarlyReads > 0 {
-			p.log.Info("voice: pauses read from their first quiet frames", "read", st.EarlyReads, "dropped", st.EarlyDropped)
+			p.log.Info("voice: pauses read from their first quiet frames", "read", st.EarlyReads, "dropped", st.EarlyDropped,
+				"pauses_learned", st.PausesLearned, "learned_wait_ms", st.LearnedWait.Milliseconds())
 		}
 	})
 	return p.closeErr

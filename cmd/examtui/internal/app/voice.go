@@ -362,7 +362,8 @@ func (vc *Voice) Close() error {
 		st := vc.v.Stats()
 		vc.log.Info("voice closed", "frames", st.Frames, "ignored", st.Ignored,
 			"captureToVADAvgMs", st.CaptureToVADAvgMs, "captureToVADMaxMs", st.CaptureToVADMaxMs,
-			"earlyReads", st.EarlyReads, "earlyDropped", st.EarlyDropped)
+			"earlyReads", st.EarlyReads, "earlyDropped", st.EarlyDropped,
+			"pausesLearned", st.PausesLearned, "learnedWaitMs", st.LearnedWait.Milliseconds())
 		vc.closeErr = err
 	})
 	return vc.closeErr

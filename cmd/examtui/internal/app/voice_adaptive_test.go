@@ -27,8 +27,10 @@ func pushPaced(src *pushSource, samples []int16) {
 
 // TestVoiceAdaptiveEndOfTurnOnTheMic: the local microphone path with the adaptive end of turn
 // (what `examtui run --mic` uses). Real espeak-ng speech in real time through the VAD, the
-// streaming pocketsphinx and the demo exam's offline examiner: a complete answer ends after the
-// short delay, with the examiner's reply made during the wait and reused; a pause after a
+// streaming pocketsphinx and the demo exam's offline examiner: a complete answer of four words
+// or more ends after the shortest wait, or the candidate's learnt wait once longer (the answer
+// pauses about 160 ms after "Hello,", and the candidate going on teaches that pause), with the
+// examiner's reply made during the wait and reused; a pause after a
 // trailing "or" is held, so the two halves are one turn.
 func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 	ctx := context.Background()
@@ -45,12 +47,16 @@ func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sphinx.Close() })
-	src, w := startAdaptiveVoice(ctx, t, x, sphinx)
+	src, w, v := startAdaptiveVoice(ctx, t, x, sphinx)
 	pushPaced(src, spokenTurn(t, espeak, said[0], 1))
 	o := w.observed(1)
-	complete := audio.DefaultCompleteEndpointingDelay.Milliseconds()
-	if ms := o.Latency.EndpointingMs; ms < float64(complete) || ms > float64(complete)+2*float64(audio.FrameDuration.Milliseconds()) {
-		t.Errorf("a complete answer ended %.0f ms after the speech, want the short delay (%d ms)", ms, complete)
+	learnt := v.Audio().Stats().LearnedWait
+	if learnt <= audio.DefaultSureEndpointingDelay || learnt > audio.DefaultCompleteEndpointingDelay {
+		t.Errorf("learnt wait %v: the pause after %q was not learnt", learnt, "Hello,")
+	}
+	wait := learnt.Milliseconds()
+	if ms := o.Latency.EndpointingMs; ms < float64(wait) || ms > float64(wait)+2*float64(audio.FrameDuration.Milliseconds()) {
+		t.Errorf("a complete answer ended %.0f ms after the speech, want the candidate's learnt wait (%d ms)", ms, wait)
 	}
 	if st := x.Controller.Speculations(); st.Reused != 1 {
 		t.Errorf("speculations %+v: the examiner's reply made during the wait was not reused", st)
@@ -79,7 +85,7 @@ func TestVoiceAdaptiveEndOfTurnOnTheMic(t *testing.T) {
 
 // startAdaptiveVoice starts x's voice on a pushed microphone with rec and the adaptive end of
 // turn, watches its events and starts the exam.
-func startAdaptiveVoice(ctx context.Context, t *testing.T, x *app.Exam, rec audio.Recognizer) (*pushSource, *voiceWatch) {
+func startAdaptiveVoice(ctx context.Context, t *testing.T, x *app.Exam, rec audio.Recognizer) (*pushSource, *voiceWatch, *app.Voice) {
 	t.Helper()
 	src := newPushSource()
 	v, err := app.StartVoice(ctx, x, app.VoiceParts{Source: src, Recognizer: rec},
@@ -93,7 +99,7 @@ func startAdaptiveVoice(ctx context.Context, t *testing.T, x *app.Exam, rec audi
 	if err := x.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return src, w
+	return src, w, v
 }
 
 // voiceWatch keeps what the exam's events say of the spoken turns: the observations and the

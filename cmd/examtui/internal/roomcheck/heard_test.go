@@ -9,11 +9,12 @@ import (
 )
 
 // TestHeardAt: the "whisper-scores" benchmark's script hears every said line at Whisper's
-// typical confidence, which is a complete answer's and not a sure one's; a line already heard
-// lower keeps its confidence, other steps get none, and the original script is unchanged.
+// typical confidence for a clean answer, well above its failure level (audio.FailedConfidence)
+// and well below the 1.000 of the room's grammar recogniser; a line already heard lower keeps
+// its confidence, other steps get none, and the original script is unchanged.
 func TestHeardAt(t *testing.T) {
-	if !(whisperTypical < audio.SureConfidence) || whisperTypical < 0.7 {
-		t.Fatalf("whisperTypical %.3f: want in [0.7, %.2f)", whisperTypical, audio.SureConfidence)
+	if whisperTypical < 0.7 || whisperTypical > 0.8 || whisperTypical < 2*audio.FailedConfidence {
+		t.Fatalf("whisperTypical %.3f: want in [0.7, 0.8], far from the failure level %.2f", whisperTypical, audio.FailedConfidence)
 	}
 	script, _ := runtimetest.Rehearsal(t)
 	low := 0.4
