@@ -13,7 +13,7 @@ import (
 
 // exampleScripts are the candidate scripts shipped in examples/ (embedded in the binary).
 var exampleScripts = []string{"hotel-commands.yaml", "hotel-distress.yaml", "hotel-examiner.yaml", "hotel-finish.yaml",
-	"hotel-low-confidence.yaml", "hotel-off-topic.yaml", "hotel-rehearsal.yaml", "hotel-skip.yaml", "hotel-time.yaml"}
+	"hotel-low-confidence.yaml", "hotel-off-topic.yaml", "hotel-pauses.yaml", "hotel-rehearsal.yaml", "hotel-skip.yaml", "hotel-time.yaml"}
 
 func TestTestCommand(t *testing.T) {
 	scripts := "../../runtime/headless/testdata/"

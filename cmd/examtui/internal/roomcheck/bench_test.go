@@ -25,14 +25,16 @@ import (
 // (its first synthesised audio), "packet" (handed to the bot's track); the reply's p50-ms is
 // the last stage, audible at the candidate. cut-offs counts the examiner speaking into a pause.
 // "whisper-scores" is "adaptive" with every line heard at the confidence Whisper typically
-// gives a clean answer (whisperTypical): the room's recogniser, pocketsphinx on the script's
-// grammar, gives every word a posterior of 1, so in "adaptive" each complete answer is a sure
-// one and waits 150 ms; with Whisper's scores it waits the complete-answer 250 ms.
+// gives a clean answer (whisperTypical) instead of the 1.000 of the room's grammar recogniser:
+// the confidence only vetoes a failed recognition, so the figures must match "adaptive".
+// "pauses" is "adaptive" over hotel-pauses.yaml, the same answers said with thinking pauses
+// after words that cannot end them: its cut-offs must be 0.
 //
 //	go test -run XXX -bench BenchmarkSpokenReplyLatency -benchtime 2x ./cmd/examtui/internal/roomcheck/
 func BenchmarkSpokenReplyLatency(b *testing.B) {
 	srv := lktest.Start(b)
 	script, _ := runtimetest.Rehearsal(b)
+	pauses, _ := runtimetest.Example(b, "hotel-pauses.yaml")
 	hopts := headless.Options{NewExaminer: hoptsExaminer}
 	for _, bc := range []struct {
 		name   string
@@ -42,6 +44,7 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 		{"fixed", []voicepath.Option{voicepath.WithEndOfTurn(voicepath.EndFixed, audio.DefaultEndpointConfig())}, script},
 		{"adaptive", nil, script},
 		{"whisper-scores", nil, heardAt(script, whisperTypical)},
+		{"pauses", nil, pauses},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var lat []float64
@@ -85,7 +88,7 @@ func BenchmarkSpokenReplyLatency(b *testing.B) {
 // whisperTypical is the confidence of a clean answer as Whisper scores it on the OpenAI wire
 // (audio.SegmentConfidence of avg_logprob -0.25 and no_speech_prob 0.02, the OpenAI-compatible
 // stand-in's default; docs/voice.md, "Adaptive end of turn", has the published figures): a
-// complete answer, not a sure one.
+// complete answer far above Whisper's failure level, and far below the grammar's 1.000.
 var whisperTypical = audio.SegmentConfidence(-0.25, 0.02)
 
 // heardAt returns a copy of script whose said lines are heard with at most confidence c (a
