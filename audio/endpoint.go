@@ -121,6 +121,7 @@ type Endpointer struct {
 	inTurn  bool
 	paused  bool
 	hold    bool
+	unread  bool // hold is HoldUnread's: the pause's words are not read yet
 	release bool
 	sure    bool  // the release is for a sure answer
 	start   int64 // first voiced sample of the turn
@@ -155,12 +156,18 @@ func (e *Endpointer) Config() EndpointConfig { return e.cfg }
 // Hold extends the current wait to MaxEndpointingDelay (true) or back to the minimum (false);
 // it lasts until speech resumes or the turn ends. A turn detector calls it when the words so
 // far look unfinished.
-func (e *Endpointer) Hold(on bool) { e.hold = on }
+func (e *Endpointer) Hold(on bool) { e.hold, e.unread = on, false }
+
+// HoldUnread is Hold(true) until the pause's words are read: the wait is as long as if they
+// trailed, but the words have not held the turn, so a pause the candidate ends before its
+// reading still teaches the wait (pauselearn.go). Hold, Release or ReleaseSure replace it.
+func (e *Endpointer) HoldUnread() { e.hold, e.unread = true, true }
 
 // Release shortens the current wait to CompleteEndpointingDelay (when set): a turn detector
 // read the words so far as a complete answer. It lasts until speech resumes or the turn ends;
 // Hold wins over it.
 func (e *Endpointer) Release() {
+	e.unread = false
 	if e.cfg.CompleteEndpointingDelay > 0 {
 		e.release = true
 	}
@@ -206,13 +213,14 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 	e.appendFrame(f)
 	if vr.Started || (vr.Voiced && vr.Speaking && e.paused) {
 		res.Resumed = e.paused
-		if e.paused {
-			// The candidate went on after a short pause: how long they pause between phrases
-			// is how long a complete answer of theirs must be waited for (pauselearn.go).
+		if e.paused && (!e.hold || e.unread) {
+			// The candidate went on after a short pause their words did not hold: how long
+			// they pause between phrases is how long a complete answer of theirs must be
+			// waited for (pauselearn.go).
 			res.Learned = e.pauses.wentOn(e.cfg, resumedAt(vr, f))
 		}
 		e.paused = false
-		e.hold = false
+		e.hold, e.unread = false, false
 		e.release, e.sure = false, false
 	}
 	if vr.Ended {
@@ -245,7 +253,7 @@ func (e *Endpointer) Push(f Frame) EndpointResult {
 func (e *Endpointer) openTurn(start int64) {
 	e.inTurn = true
 	e.paused = false
-	e.hold = false
+	e.hold, e.unread = false, false
 	e.release, e.sure = false, false
 	e.start = start
 	from := max(start-msToSamples(e.cfg.PreRoll.Milliseconds()), 0)
@@ -299,7 +307,7 @@ func (e *Endpointer) closeTurn(lastVoicedEnd, frameEnd int64, delay time.Duratio
 	e.pauses.turnEnded(end, frameEnd, e.release && !forced)
 	e.inTurn = false
 	e.paused = false
-	e.hold = false
+	e.hold, e.unread = false, false
 	e.release, e.sure = false, false
 	e.buf = e.buf[:0]
 	e.pre = e.pre[:0]
@@ -325,7 +333,7 @@ func (e *Endpointer) ResetSpeech() {
 	e.pauses.forgetTurn() // speech after the examiner's line is a reply, not a continuation
 	e.inTurn = false
 	e.paused = false
-	e.hold = false
+	e.hold, e.unread = false, false
 	e.buf = e.buf[:0]
 	e.pre = e.pre[:0]
 	e.vad.Reset()

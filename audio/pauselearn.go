@@ -42,10 +42,13 @@ func (w PauseWhere) String() string {
 // pauseLearner learns how long the candidate pauses between phrases, so a complete answer waits
 // longer than that (LiveKit Agents' dynamic endpointing does the same with an average; here the
 // wait only grows, because a cut-off costs more than the wait). Every pause shorter than the min
-// delay teaches it, whatever its words read as: a speaker who pauses 180 ms after "Hello," will
-// pause that long after a phrase that reads as complete too, and the recogniser may drop the
-// comma that would have held the turn. Longer pauses are thinking pauses, which the words'
-// reading holds ("because", "um"), and teach nothing. A false end teaches too.
+// delay teaches it unless the pause's words held the turn: a pause read as complete or sure, one
+// read as too short to tell, and one resumed before its reading came back all teach, because a
+// speaker who pauses 180 ms after "Hello" will pause that long after a phrase that reads as
+// complete too, and a recogniser that writes no punctuation cannot tell the two apart. A pause
+// the words held ("line," with its comma, "because", "um") was safe whatever its length and
+// says nothing about pauses after complete words. Longer pauses are thinking pauses and teach
+// nothing. A false end teaches too.
 type pauseLearner struct {
 	learned  time.Duration // the least wait of a complete answer; zero: nothing learnt
 	pausedAt int64         // the last voiced sample before the current pause

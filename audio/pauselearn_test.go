@@ -79,43 +79,77 @@ func TestEndpointerLearnsPauses(t *testing.T) {
 }
 
 // TestEndpointerLearnsInsideATurn: a short pause the candidate goes on after teaches the wait
-// whatever its words read as (here they trail, as after "Hello,"), so a later sure answer waits
-// for it; a long thinking pause held by trailing words teaches nothing.
+// whether its words read as complete, too few to tell (as after "Hello" from a recogniser that
+// writes no comma), or were not read in time, so a later sure answer waits for it; a pause its
+// words held (trailing: "line," or "because") teaches nothing, however short or long.
 func TestEndpointerLearnsInsideATurn(t *testing.T) {
-	ep, err := NewEndpointer(adaptiveEndpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := voiced(700 * time.Millisecond)
-	var turns []*Utterance
-	var learned []LearnedPause
-	say := func(s []int16, read func()) {
-		for _, f := range frames(s) {
-			r := ep.Push(f)
-			if r.Paused {
-				read()
+	for _, tc := range []struct {
+		name  string
+		read  func(*Endpointer)
+		teach bool
+	}{
+		{"trailing words hold the pause", func(e *Endpointer) { e.Hold(true) }, false},
+		{"too few words to tell", func(*Endpointer) {}, true},
+		{"not read before the candidate went on", (*Endpointer).HoldUnread, true},
+		{"words that read as complete", func(e *Endpointer) { e.Release() }, true},
+		{"words that read as sure", func(e *Endpointer) { e.ReleaseSure() }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ep, err := NewEndpointer(adaptiveEndpoint())
+			if err != nil {
+				t.Fatal(err)
 			}
-			if r.Learned != nil {
-				learned = append(learned, *r.Learned)
+			var turns []*Utterance
+			var learned []LearnedPause
+			say := func(s []int16, read func(*Endpointer)) {
+				for _, f := range frames(s) {
+					r := ep.Push(f)
+					if r.Paused {
+						read(ep)
+					}
+					if r.Learned != nil {
+						learned = append(learned, *r.Learned)
+					}
+					if r.Utterance != nil {
+						turns = append(turns, r.Utterance)
+					}
+				}
 			}
-			if r.Utterance != nil {
-				turns = append(turns, r.Utterance)
+			hold := func(e *Endpointer) { e.Hold(true) }
+			say(buildScene(SampleRate, w, 900, w, 3500).samples, hold)
+			if len(turns) != 1 || len(learned) != 0 {
+				t.Fatalf("turns %+v, learned %+v: a thinking pause the words held taught something", turns, learned)
 			}
-		}
-	}
-	trail := func() { ep.Hold(true) }
-	say(buildScene(SampleRate, w, 900, w, 3500).samples, trail)
-	if len(turns) != 1 || len(learned) != 0 {
-		t.Fatalf("turns %+v, learned %+v: a thinking pause taught something", turns, learned)
-	}
-	say(buildScene(0, w, 180, w, 3500).samples, trail)
-	if len(turns) != 2 || len(learned) != 1 || learned[0].Where != PauseInTurn || absDur(learned[0].Pause-180*time.Millisecond) > 2*FrameDuration {
-		t.Fatalf("turns %+v, learned %+v: want one turn, its 180 ms pause learnt", turns, learned)
-	}
-	// A sure answer with the same pause: waited out, ended after the learnt wait.
-	say(buildScene(0, w, 180, w, 1500).samples, ep.ReleaseSure)
-	if len(turns) != 3 || turns[2].Delay != ep.LearnedWait() || ep.LearnedWait() <= DefaultSureEndpointingDelay {
-		t.Fatalf("turns %+v (learnt wait %v): want one more turn, ended after the learnt wait", turns, ep.LearnedWait())
+			// The pause is read at once; the reading of the pause's end (1500 ms of quiet) is
+			// a trailing one, so only the pause inside the answer can end the turn early.
+			first := true
+			say(buildScene(0, w, 130, w, 3500).samples, func(e *Endpointer) {
+				if first {
+					tc.read(e)
+					first = false
+					return
+				}
+				hold(e)
+			})
+			if len(turns) != 2 {
+				t.Fatalf("turns %+v: want the 130 ms pause inside one turn", turns)
+			}
+			if !tc.teach {
+				if len(learned) != 0 || ep.LearnedWait() != 0 {
+					t.Fatalf("learned %+v (wait %v): a pause the words held taught the wait", learned, ep.LearnedWait())
+				}
+				return
+			}
+			if len(learned) != 1 || learned[0].Where != PauseInTurn || absDur(learned[0].Pause-130*time.Millisecond) > 2*FrameDuration {
+				t.Fatalf("learned %+v: want the 130 ms pause learnt, inside the turn", learned)
+			}
+			// A sure answer with a pause that long: waited out, ended after the learnt wait.
+			say(buildScene(0, w, 150, w, 1500).samples, (*Endpointer).ReleaseSure)
+			if len(turns) != 3 || turns[2].Delay != ep.LearnedWait() || ep.LearnedWait() <= DefaultSureEndpointingDelay {
+				t.Fatalf("turns %+v (learnt wait %v): want one more turn, ended after the learnt wait", turns, ep.LearnedWait())
+			}
+		})
 	}
 }
 
@@ -123,7 +157,8 @@ func TestEndpointerLearnsInsideATurn(t *testing.T) {
 // learnt wait only grows and never exceeds the min delay, every pause learnt is a real pause
 // of the scene, and a candidate is never cut off twice at a pause they already showed (each
 // false end is at a pause more than a quarter longer than any shown before it, unless the wait
-// is capped).
+// is capped); a pause the words held (a trailing reading, here one pause in four) teaches
+// nothing, and one not read before the candidate went on (another in four) teaches as any.
 func FuzzEndpointerPauseLearning(f *testing.F) {
 	for _, seed := range []uint64{1, 2, 3, 42, 2026} {
 		f.Add(seed)
@@ -153,6 +188,7 @@ func FuzzEndpointerPauseLearning(f *testing.F) {
 		// release ended and the candidate went on after within the window.
 		var prev, shown time.Duration
 		var pausedAt int64
+		var held bool
 		var last *Utterance
 		ms := func(samples int64) time.Duration { return time.Duration(samples) * time.Second / SampleRate }
 		for _, fr := range frames(buildScene(SampleRate, parts...).samples) {
@@ -169,6 +205,9 @@ func FuzzEndpointerPauseLearning(f *testing.F) {
 				if !real {
 					t.Fatalf("learnt a %v pause; the scene's pauses are %v", l.Pause, gaps)
 				}
+				if l.Where == PauseInTurn && held {
+					t.Fatalf("learnt a %v pause the words held", l.Pause)
+				}
 			}
 			switch {
 			case r.TurnStarted && last != nil && last.Delay < cfg.MinEndpointingDelay && r.TurnStartMs > last.EndMs && time.Duration(r.TurnStartMs-last.DecidedMs)*time.Millisecond <= falseEndWindow:
@@ -177,12 +216,20 @@ func FuzzEndpointerPauseLearning(f *testing.F) {
 					t.Fatalf("cut off at a %v pause after going on after a %v one", pause, shown)
 				}
 				shown = max(shown, pause)
-			case r.Resumed && ms(resumedAt(r.VAD, fr)-pausedAt) < cfg.MinEndpointingDelay:
+			case r.Resumed && !held && ms(resumedAt(r.VAD, fr)-pausedAt) < cfg.MinEndpointingDelay:
 				shown = max(shown, ms(resumedAt(r.VAD, fr)-pausedAt))
 			}
 			if r.Paused {
 				pausedAt = r.VAD.LastVoicedEnd
-				ep.ReleaseSure()
+				switch held = false; rng.IntN(4) {
+				case 0:
+					ep.Hold(true)
+					held = true
+				case 1:
+					ep.HoldUnread() // read too late: the candidate went on first
+				default:
+					ep.ReleaseSure()
+				}
 			}
 			if r.Utterance != nil {
 				last = r.Utterance

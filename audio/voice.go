@@ -550,7 +550,7 @@ func (v *Voice) frame(ctx context.Context, f Frame) {
 		if v.cfg.classify != nil {
 			// Until the words are read, wait as if they trail: a slow recogniser must not let
 			// the min delay end a turn that stops on "because".
-			v.ep.Hold(true)
+			v.ep.HoldUnread()
 		}
 		if e := v.early; e != nil {
 			// Read since its first quiet frames, and nothing was said since: the same pause.
