@@ -25,11 +25,13 @@ import (
 // Answers are the candidate's spoken answers as WAV files for Chromium's fake microphone:
 // espeak-ng at 48 kHz mono 16-bit, each at its own pace so that no two last the same, then a
 // long silence (Chromium loops the file; the silence keeps an answer from being said twice).
-// The stand-in recogniser knows an answer by how long its speech lasts.
+// The stand-in recogniser knows an answer by how long its speech lasts, and a part of the answer
+// being said by how long each of its first words lasts.
 type Answers struct {
 	Said  []string        // the answers' text
 	Files []string        // the answers' WAV files, as Said
 	Voice []time.Duration // the voiced length of each answer, the recogniser's key
+	parts [][]part        // each answer's first words, as said at its pace
 
 	mu     sync.Mutex
 	heard  []string // what the recogniser returned, in order
@@ -52,6 +54,7 @@ func NewAnswers(t testing.TB, said []string) *Answers {
 	slices.SortStableFunc(order, func(x, y int) int { return len(said[x]) - len(said[y]) })
 	a.Files = make([]string, len(said))
 	a.Voice = make([]time.Duration, len(said))
+	a.parts = make([][]part, len(said))
 	for rank, i := range order {
 		target := 1500*time.Millisecond + time.Duration(rank)*answerGap
 		path := filepath.Join(dir, fmt.Sprintf("answer-%d.wav", i))
@@ -64,6 +67,7 @@ func NewAnswers(t testing.TB, said []string) *Answers {
 			a.Voice[i] = Speak(t, said[i], wpm, path)
 		}
 		a.Files[i] = path
+		a.parts[i] = parts(t, said[i], wpm)
 	}
 	for i := range a.Voice {
 		for j := range i {
@@ -75,14 +79,71 @@ func NewAnswers(t testing.TB, said []string) *Answers {
 	return a
 }
 
-// Speak writes text as a 48 kHz mono WAV at wpm, 0.3 s of silence before it and 30 s after,
-// and returns how long it is voiced (VoicedLength).
-func Speak(t testing.TB, text string, wpm int, path string) time.Duration {
+// part is an answer's first words and how long they are voiced when said on their own.
+type part struct {
+	text   string
+	voiced time.Duration
+}
+
+// parts says each of text's first words at wpm (the first word, the first two, …, all but the
+// last) and measures them, so the recogniser can read a part of the answer as its words so far,
+// with their punctuation ("We could open a second buffet line,"), as Whisper does when a pause
+// is read before the answer ends.
+func parts(t testing.TB, text string, wpm int) []part {
+	t.Helper()
+	key := fmt.Sprintf("%d %s", wpm, text)
+	if p, ok := partsSaid.Load(key); ok {
+		return p.([]part)
+	}
+	words := strings.Fields(text)
+	out := make([]part, 0, len(words))
+	for k := 1; k < len(words); k++ {
+		prefix := strings.Join(words[:k], " ")
+		pcm, err := openaitest.ReadWAV(bytes.NewReader(espeak(t, prefix, wpm)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, part{prefix, VoicedLength(pcm)})
+	}
+	partsSaid.Store(key, out)
+	return out
+}
+
+// partsSaid keeps parts by pace and text: every page test says the same answers.
+var partsSaid sync.Map
+
+// partNear is the part of answer i whose voiced length is nearest to got, within half a short
+// word (partSlack), or "".
+func (a *Answers) partNear(i int, got time.Duration) string {
+	if i >= len(a.parts) {
+		return "" // typed-only answers: no speech to know them by
+	}
+	best, bestD := "", partSlack
+	for _, p := range a.parts[i] {
+		if d := (got - p.voiced).Abs(); d < bestD {
+			best, bestD = p.text, d
+		}
+	}
+	return best
+}
+
+// partSlack is how far a part's voiced length may be from the words it is read as.
+const partSlack = 120 * time.Millisecond
+
+func espeak(t testing.TB, text string, wpm int) []byte {
 	t.Helper()
 	raw, err := exec.Command("espeak-ng", "-s", strconv.Itoa(wpm), "--stdout", text).Output()
 	if err != nil {
 		t.Fatalf("espeak-ng: %v", err)
 	}
+	return raw
+}
+
+// Speak writes text as a 48 kHz mono WAV at wpm, 0.3 s of silence before it and 30 s after,
+// and returns how long it is voiced (VoicedLength).
+func Speak(t testing.TB, text string, wpm int, path string) time.Duration {
+	t.Helper()
+	raw := espeak(t, text, wpm)
 	cmd := exec.Command("sox", "-t", "wav", "-", "-r", "48000", "-c", "1", "-b", "16", path, "pad", "0.3", "30")
 	cmd.Stdin = bytes.NewReader(raw)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -125,8 +186,10 @@ func VoicedLength(p *openaitest.PCM) time.Duration {
 	return time.Duration(n) * 10 * time.Millisecond
 }
 
-// Transcribe is the stand-in recogniser (openaitest.WithTranscriber): the answer whose speech lasts as long as the
-// utterance's (within half the gap between answers), or nothing (a cough, a burst of echo).
+// Transcribe is the stand-in recogniser (openaitest.WithTranscriber): the answer whose speech
+// lasts as long as the utterance's (within half the gap between answers); else, while Say plays
+// an answer, the first words of it that last as long (a pause read before the answer ends);
+// else nothing (a cough, a burst of echo).
 func (a *Answers) Transcribe(req *openaitest.TranscriptionRequest) openaitest.Behaviour {
 	pcm, err := openaitest.ReadWAV(bytes.NewReader(req.File))
 	if err != nil {
@@ -148,8 +211,11 @@ func (a *Answers) Transcribe(req *openaitest.TranscriptionRequest) openaitest.Be
 		}
 	}
 	text := ""
-	if best >= 0 {
+	switch {
+	case best >= 0:
 		text = a.Said[best]
+	case saying > 0 && got < a.Voice[saying-1]:
+		text = a.partNear(saying-1, got)
 	}
 	a.mu.Lock()
 	a.heard = append(a.heard, fmt.Sprintf("%s→%q", got.Round(10*time.Millisecond), text))
