@@ -2,6 +2,7 @@ package roomcheck_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,11 +41,18 @@ func TestRunLearnsTheCandidatesPauses(t *testing.T) {
 			t.Errorf("step %d: %s", rp.Step, rp.Error)
 		}
 	}
-	first, again := v.Replies[1], v.Replies[2]
-	if len(first.CutOffs) != 1 || first.CutOffs[0].PauseMs > 500 {
-		t.Errorf("the first short pause: cut-offs %+v, want one (a complete answer's wait is shorter than it)", first.CutOffs)
+	// The bot's turns say it, whatever the machine's load: whether the examiner's reply was
+	// audible before the candidate went on depends on how fast the reply came, where the turn
+	// ended does not (the endpointer counts the candidate's samples, not the clock).
+	var said []string
+	for _, tr := range res.Turns {
+		said = append(said, tr.Said)
 	}
-	if len(again.CutOffs) != 0 {
+	if len(said) != 4 || !strings.HasSuffix(said[1], "buffet line") || !strings.HasPrefix(said[2], "or another way") ||
+		!strings.HasSuffix(said[3], "who are in a hurry") {
+		t.Errorf("turns %q: want the second answer ended in its pause (two turns), the third taken whole", said)
+	}
+	if again := v.Replies[2]; len(again.CutOffs) != 0 {
 		t.Errorf("the same pause again was cut off: %+v", again.CutOffs)
 	}
 	if !res.Passed {
