@@ -119,13 +119,13 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 		return nil
 	}
 	r.LastSeq = max(r.LastSeq, ev.Seq)
-	prev := r.LastEventAt
 	if ev.Timestamp.After(r.LastEventAt) {
 		r.LastEventAt = ev.Timestamp
 	}
 	// Any event means the exam is not stalled.
 	b.clear(r, AlertStalled)
 	pl, err := ev.Decode()
+	gap := r.restarts.Gap(ev, pl, r.examState)
 	if err != nil {
 		return nil // a newer event kind: nothing to show
 	}
@@ -137,18 +137,18 @@ func (b *Board) Apply(ev runtime.Event) []Alert {
 	if r.Usage.AddPayload(pl) {
 		out = append(out, b.checkBudget(r, alert(AlertCost, usageNode(pl), ""))...)
 	}
+	if gap > 0 {
+		// A restart: the runtime's deadlines moved by the time its clocks stood.
+		if !r.nodeDeadline.IsZero() {
+			r.nodeDeadline = r.nodeDeadline.Add(gap)
+		}
+		if !r.examDeadline.IsZero() {
+			r.examDeadline = r.examDeadline.Add(gap)
+		}
+	}
 	switch p := pl.(type) {
 	case *runtime.ExamStatePayload:
 		b.applyState(r, p, at)
-	case *runtime.SpokenPayload:
-		if gap := runtime.RestartGap(prev, ev, p, r.examState); gap > 0 {
-			if !r.nodeDeadline.IsZero() {
-				r.nodeDeadline = r.nodeDeadline.Add(gap)
-			}
-			if !r.examDeadline.IsZero() {
-				r.examDeadline = r.examDeadline.Add(gap)
-			}
-		}
 	case *runtime.NodeEnteredPayload:
 		r.NodeID = textsafe.Line(p.NodeID)
 		r.Variant = textsafe.Line(p.Variant)

@@ -61,6 +61,7 @@ type Row struct {
 
 	State     RowState
 	examState runtime.ExamState
+	restarts  runtime.Restarts // where a resumed exam's clocks restarted, and after how long
 	awaiting  bool
 	died      bool
 

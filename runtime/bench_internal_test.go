@@ -48,7 +48,7 @@ func observationBench(b *testing.B) (*Controller, *ExaminerReply, segment) {
 		b.Fatal(err)
 	}
 	c.mu.Lock()
-	c.enterNode("plan", "intro", "test")
+	c.enterNode(c.clock.Now(), "plan", "intro", "test")
 	seg := segment{id: "seg-x", norm: normalizeWords("Nothing has been tested, which is a risk, because the weekend is short."), confidence: 0.9}
 	c.segments = append(c.segments, seg)
 	c.mu.Unlock()

@@ -43,7 +43,7 @@ func BenchmarkSubmitTurn(b *testing.B) {
 	exam, args := longTurns(b)
 	c, clock := startLong(b, exam, args)
 	c.mu.Lock()
-	c.enterNode("plan", "intro", "test")
+	c.enterNode(c.clock.Now(), "plan", "intro", "test")
 	c.mu.Unlock()
 	ctx := context.Background()
 	turn := Turn{Text: "The servers could fail during the move, which is a risk."}

@@ -44,6 +44,10 @@ type Controller struct {
 
 	closed  bool
 	resumed bool // restored from an event log and not yet restarted
+	// restartPending: the clocks of a restored exam in progress stopped at its log's last
+	// event and restart at the first event this process emits, where a replay of the log
+	// restarts them too (resume.go).
+	restartPending bool
 	// cutExit is the stored node_exit of a transition the log ends in the middle of (no
 	// node_entered followed it): a resumed Start completes it.
 	cutExit *NodeExitPayload
@@ -150,7 +154,7 @@ func (c *Controller) startExamClock(at time.Time) {
 func (c *Controller) beginExam(now time.Time) {
 	c.startExamClock(now)
 	c.lastUserActivity = now
-	c.setState(StateInProgress, "started")
+	c.setStateAt(now, StateInProgress, "started", nil)
 }
 
 // NewController validates the exam and builds a controller in the created state (or in the
@@ -273,15 +277,18 @@ func (c *Controller) Start(ctx context.Context) error {
 		}
 		c.resumed = false
 		c.continueResumed()
+		if c.restartPending { // nothing to say: the exam goes on from now
+			c.restartPending = false
+			c.startClocks(c.clock.Now())
+		}
 		c.flushPresence()
 		return c.sinkErr
 	}
-	now := c.clock.Now()
 	c.setState(StateScaffolding, "preparing")
 	c.setState(StateReady, "prepared")
-	c.beginExam(now)
+	c.beginExam(c.clock.Now())
 	c.flushPresence()
-	c.enterNode(c.exam.EntryNode, "", "")
+	c.enterNode(c.clock.Now(), c.exam.EntryNode, "", "")
 	return c.sinkErr
 }
 
@@ -317,16 +324,25 @@ func (c *Controller) active() error {
 // emit publishes one event with the next seq. After a sink failure nothing more is emitted and
 // every public call returns the failure: an event that could not be stored is never followed
 // by others (seq stays gap-free in the store).
-func (c *Controller) emit(p Payload) {
+func (c *Controller) emit(p Payload) { c.emitAt(c.clock.Now(), p) }
+
+// emitAt emits p stamped at: the instant a clock was read for it (a node's elapsed time, a
+// pause, a start), so a replay that runs the clocks on the stored timestamps (resume.go)
+// measures what the live controller did, however long the emit waited for the CPU.
+func (c *Controller) emitAt(at time.Time, p Payload) {
 	if c.sinkErr != nil {
 		return
+	}
+	if c.restartPending {
+		c.restartPending = false
+		c.startClocks(at)
 	}
 	if g, ok := p.(*GuardrailTriggeredPayload); ok {
 		if _, known := LookupGuardrail(g.Guardrail); !known {
 			undeclaredGuardrail(c.log, g.Guardrail)
 		}
 	}
-	ev, err := NewEvent(c.sessionID, c.seq+1, c.clock.Now(), p)
+	ev, err := NewEvent(c.sessionID, c.seq+1, at, p)
 	if err != nil {
 		c.sinkErr = err
 		return
@@ -342,11 +358,12 @@ func (c *Controller) emit(p Payload) {
 }
 
 func (c *Controller) setState(next ExamState, reason string) bool {
-	return c.setStateBy(next, reason, nil)
+	return c.setStateAt(c.clock.Now(), next, reason, nil)
 }
 
-// setStateBy is setState recording who caused the change (pause and resume).
-func (c *Controller) setStateBy(next ExamState, reason string, by *Actor) bool {
+// setStateAt is setState at the instant at, recording who caused the change (pause and
+// resume).
+func (c *Controller) setStateAt(at time.Time, next ExamState, reason string, by *Actor) bool {
 	if !c.state.CanTransition(next) {
 		c.log.Warn("refused state transition", "from", c.state, "to", next)
 		return false
@@ -363,7 +380,7 @@ func (c *Controller) setStateBy(next ExamState, reason string, by *Actor) bool {
 	if next == StateInProgress {
 		p.DeadlineAt, p.ExamDeadlineAt = c.nodeDeadline(), c.examDeadline()
 	}
-	c.emit(p)
+	c.emitAt(at, p)
 	return true
 }
 
@@ -522,16 +539,16 @@ func lastQuestionIn(text string) string {
 	return ""
 }
 
-// enterNode makes id the current node, emits node_entered and speaks its intro and prompt. An
-// end node completes the exam.
-func (c *Controller) enterNode(id, from, reason string) {
+// enterNode makes id the current node at at, emits node_entered and speaks its intro and
+// prompt. An end node completes the exam.
+func (c *Controller) enterNode(at time.Time, id, from, reason string) {
 	c.applyStaged(id)
 	base := c.exam.Node(id)
 	variant, draw := c.drawVariant(base)
 	node, _ := base.WithVariant(variant) // drawn from base's own variants
-	c.resetNode(node, c.clock.Now())
+	c.resetNode(node, at)
 	targets := node.Controller.EvidenceSignals
-	c.emit(&NodeEnteredPayload{
+	c.emitAt(at, &NodeEnteredPayload{
 		Variant: variant, VariantDraw: draw,
 		NodeID: id, Kind: node.Kind.String(), Persona: node.Controller.Persona, Scenario: node.Controller.Scenario,
 		EvidenceTargets: targets, MaxFollowUps: node.Controller.MaxFollowUps, TimeBudgetSec: node.Controller.TimeBudgetSec,
@@ -560,15 +577,18 @@ func (c *Controller) completeAtEnd() {
 	c.finish(StateCompleted, "end node reached")
 }
 
-// exitNode emits node_exit for the current node.
-func (c *Controller) exitNode(reason ExitReason, next string) {
-	if c.node == nil {
-		return
-	}
+// exitNode emits node_exit for the current node, stamped at the instant its elapsed time was
+// read, and returns that instant (the next node's entry shares it: resume.go reads a gap
+// between the two as a restart).
+func (c *Controller) exitNode(reason ExitReason, next string) time.Time {
 	now := c.clock.Now()
-	c.emit(&NodeExitPayload{NodeID: c.node.NodeID, Reason: reason, Next: next,
+	if c.node == nil {
+		return now
+	}
+	c.emitAt(now, &NodeExitPayload{NodeID: c.node.NodeID, Reason: reason, Next: next,
 		ElapsedMs: c.nodeClock.elapsed(now).Milliseconds(), FollowUps: c.followUps,
 		EvidenceCount: len(c.ledger.Covered(c.node.NodeID, c.node.Controller.EvidenceSignals))})
+	return now
 }
 
 // transition leaves the current node for the successor the spec names for reason.
@@ -580,8 +600,8 @@ func (c *Controller) transition(reason spec.Reason) string {
 		c.finish(StateCompleted, "no successor after "+from.NodeID)
 		return ""
 	}
-	c.exitNode(TransitionExit(reason), next)
-	c.enterNode(next, from.NodeID, reason.String())
+	at := c.exitNode(TransitionExit(reason), next)
+	c.enterNode(at, next, from.NodeID, reason.String())
 	return next
 }
 
@@ -592,7 +612,7 @@ func (c *Controller) finish(state ExamState, reason string) {
 	}
 	now := c.clock.Now()
 	c.stopClocks(now)
-	if !c.setState(state, reason) {
+	if !c.setStateAt(now, state, reason, nil) {
 		return
 	}
 	coverage := map[string]float64{}
@@ -601,7 +621,7 @@ func (c *Controller) finish(state ExamState, reason string) {
 			coverage[id] = c.ledger.Coverage(id, n.Controller.EvidenceSignals)
 		}
 	}
-	c.emit(&ExamCompletedPayload{State: state, Reason: reason, DurationMs: now.Sub(c.startedAt).Milliseconds(),
+	c.emitAt(now, &ExamCompletedPayload{State: state, Reason: reason, DurationMs: now.Sub(c.startedAt).Milliseconds(),
 		NodesVisited: append([]string(nil), c.visited...), Evidence: c.ledger.CountByType(), Coverage: coverage})
 	c.queued = nil
 }
@@ -609,8 +629,9 @@ func (c *Controller) finish(state ExamState, reason string) {
 func (c *Controller) pauseExam(reason string, by Actor) bool {
 	c.pausedByExam = by.Kind == ActorExaminer
 	c.presence.pausedBy = by
-	c.stopClocks(c.clock.Now())
-	return c.setStateBy(StatePaused, reason, &by)
+	now := c.clock.Now()
+	c.stopClocks(now)
+	return c.setStateAt(now, StatePaused, reason, &by)
 }
 
 func (c *Controller) resumeExam(reason string, by Actor) bool {
@@ -618,7 +639,8 @@ func (c *Controller) resumeExam(reason string, by Actor) bool {
 		return false
 	}
 	// Timers first, so the emitted deadlines are the moved ones.
-	c.startClocks(c.clock.Now())
+	now := c.clock.Now()
+	c.startClocks(now)
 	c.presence.pausedBy = Actor{}
-	return c.setStateBy(StateInProgress, reason, &by)
+	return c.setStateAt(now, StateInProgress, reason, &by)
 }

@@ -76,10 +76,20 @@ func ParityState(c *Controller, at time.Time) (map[string]any, error) {
 			return nil, fmt.Errorf("nodeParity row %q names no nodeState field", name)
 		}
 	}
+
 	// The ledger with each entry's STT summary: a resume rebuilds it from the evidence_update
 	// events, and the gate's later decisions (a clear repeat) rest on it and on the segments.
 	out["ledger"] = fmt.Sprintf("%+v", c.ledger.Entries())
 	out["examClock"] = clockAt(c.examClock, at)
+	if c.restartPending {
+		// Restored and not started: the clocks stopped at the log's last event (at) and run
+		// again from this process's first event.
+		for _, k := range []string{"examClock", "node.nodeClock"} {
+			r := out[k].(clockReading)
+			r.Running = true
+			out[k] = r
+		}
+	}
 	out["visited"] = slices.Clone(c.visited)
 	fired := make([]bool, len(c.beats))
 	for i, b := range c.beats {

@@ -221,6 +221,10 @@ type AdminInstructionPayload struct {
 	// Usage is what the examiner call of an immediate instruction consumed, on the event that
 	// settles it (applied, not_actionable or failed); nil when no model was called.
 	Usage *TurnUsage `json:"usage,omitempty"`
+	// AfterRestart marks the event of a settle whose line was stored before a restart and
+	// this event after it, by the resumed process (settle.go): a replay knows from it where
+	// that process began (resume.go).
+	AfterRestart bool `json:"afterRestart,omitempty"`
 }
 
 // BeatFiredPayload reports a pacing beat.

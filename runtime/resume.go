@@ -16,7 +16,10 @@ func (c *Controller) restore(events []Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	var lastTs time.Time
+	var (
+		lastTs   time.Time
+		restarts Restarts
+	)
 	for i, ev := range events {
 		if ev.Seq != int64(i+1) {
 			return fmt.Errorf("%w: event %d has seq %d (want %d)", ErrResume, i, ev.Seq, i+1)
@@ -30,8 +33,8 @@ func (c *Controller) restore(events []Event) error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrResume, err)
 		}
-		if c.state == StateInProgress && c.resumedHere(p) {
-			// An earlier resume: the time since the event before did not count either.
+		if restarts.step(ev.Timestamp, p, c.state, c.resumedHere(p)) > 0 {
+			// An earlier resume: its process restarted the clocks at its first event.
 			c.stopClocks(lastTs)
 			c.startClocks(ev.Timestamp)
 		}
@@ -43,11 +46,9 @@ func (c *Controller) restore(events []Event) error {
 		c.seq = ev.Seq
 		lastTs = ev.Timestamp
 	}
-	// Freeze the timers at the last stored event, then restart them now.
+	// Freeze the timers at the last stored event; they restart at this process's first event.
 	c.stopClocks(lastTs)
-	if c.state == StateInProgress {
-		c.startClocks(c.clock.Now())
-	}
+	c.restartPending = c.state == StateInProgress
 	c.lastUserActivity = c.clock.Now()
 	c.resumed = true
 	return nil
@@ -58,26 +59,8 @@ func (c *Controller) restore(events []Event) error {
 // or the entry into the next node when the log ended between a node_exit and its
 // node_entered (live, the two are emitted together).
 func (c *Controller) resumedHere(p Payload) bool {
-	switch p := p.(type) {
-	case *SpokenPayload:
-		return p.Source == SpokenResume
-	case *NodeEnteredPayload:
-		return c.cutExit != nil
-	}
-	return false
-}
-
-// RestartGap is what a restart kept off the exam's clocks, for readers of the event stream that
-// keep clocks of their own (watch, the control room): when ev, carrying p, is the resume line of
-// an exam in progress (state), the resumed controller stopped its clocks at the event before it
-// (at prev) and restarted them at ev, as restore does, so its deadlines moved by the gap. It is
-// 0 for any other event.
-func RestartGap(prev time.Time, ev Event, p Payload, state ExamState) time.Duration {
-	sp, ok := p.(*SpokenPayload)
-	if !ok || sp.Source != SpokenResume || state != StateInProgress || prev.IsZero() || !ev.Timestamp.After(prev) {
-		return 0
-	}
-	return ev.Timestamp.Sub(prev)
+	_, entry := p.(*NodeEnteredPayload)
+	return resumeLine(p) || entry && c.cutExit != nil
 }
 
 // replay replays one stored event onto the controller's state.
@@ -256,13 +239,13 @@ func (c *Controller) continueResumed() {
 	}
 	switch {
 	case c.node == nil:
-		c.enterNode(c.exam.EntryNode, "", "")
+		c.enterNode(c.clock.Now(), c.exam.EntryNode, "", "")
 	case c.cutExit != nil:
 		exit := c.cutExit
 		c.cutExit = nil
 		switch {
 		case exit.Next != "":
-			c.enterNode(exit.Next, exit.NodeID, exit.Reason.String())
+			c.enterNode(c.clock.Now(), exit.Next, exit.NodeID, exit.Reason.String())
 		case exit.Reason == ExitEnded:
 			c.finish(StateAborted, "ended before the interruption")
 		case exit.Reason == ExitEndNode:

@@ -35,6 +35,7 @@ func TestResumeParity(t *testing.T) {
 		// from its log an hour later, so later logs hold resumes to replay.
 		resumeAfter []int
 		streamed    bool // the offline examiner streams its replies (spoken before the observation)
+		busy        bool // every read of the clock finds it a millisecond on (a machine short of CPU)
 	}
 	cases := []tc{{name: "demo-walk", exam: demo, steps: demoWalk(demo)},
 		// The examiner's context through its summarising paths: a budget of 4 messages (the
@@ -45,7 +46,12 @@ func TestResumeParity(t *testing.T) {
 		{name: "demo-context-resumed", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
 			resumeAfter: []int{4, 7, 9}},
 		{name: "demo-context-streamed", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
-			resumeAfter: []int{6}, streamed: true}}
+			resumeAfter: []int{6}, streamed: true},
+		// On a busy machine time passes between the controller's reads of the clock: the
+		// clocks a replay runs on the stored timestamps must still read what the live ones did.
+		{name: "demo-walk-busy", exam: demo, steps: demoWalk(demo), busy: true},
+		{name: "demo-context-resumed-busy", exam: contextVariant(demo), steps: contextWalk(demo), opts: []runtime.Option{runtime.WithContextBudget(4, 400)},
+			resumeAfter: []int{4, 7, 9}, busy: true}}
 	for _, n := range examples.Scripts() {
 		s, err := headless.LoadScriptFS(examples.FS, n)
 		if err != nil {
@@ -69,6 +75,10 @@ func TestResumeParity(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newParityRun(t, tc.exam, tc.streamed, tc.opts...)
+			if tc.busy {
+				r.clock = &busyClock{VirtualClock: r.clock.(*runtime.VirtualClock), tick: time.Millisecond}
+				r.c = r.newController(runtime.WithSessionID("parity"))
+			}
 			r.resumeAfter = tc.resumeAfter
 			r.play(tc.steps)
 			if r.checks == 0 {
@@ -161,7 +171,7 @@ type parityRun struct {
 	opts        []runtime.Option // for the live and every resumed controller
 	resumeAfter []int
 	c           *runtime.Controller
-	clock       *runtime.VirtualClock
+	clock       advancingClock
 	rec         *runtime.Recorder
 	seen        int // events at the last comparison
 	checks      int
@@ -170,17 +180,41 @@ type parityRun struct {
 	nodes       map[string]bool // nodes a comparison was made in
 }
 
+// advancingClock is the clock a parity run drives: a VirtualClock, or a busyClock over one.
+type advancingClock interface {
+	runtime.Clock
+	Advance(time.Duration)
+}
+
+// busyClock is a VirtualClock that moves on by tick at every read, as the wall clock does
+// between two reads on a machine short of CPU.
+type busyClock struct {
+	*runtime.VirtualClock
+	tick time.Duration
+}
+
+func (b *busyClock) Now() time.Time {
+	b.Advance(b.tick)
+	return b.VirtualClock.Now()
+}
+
 func newParityRun(t *testing.T, exam *spec.Exam, streamed bool, opts ...runtime.Option) *parityRun {
 	r := &parityRun{t: t, exam: exam, opts: opts, clock: runtime.NewVirtualClock(t0), rec: &runtime.Recorder{}, nodes: map[string]bool{},
 		streamed: streamed}
-	c, err := runtime.NewController(exam, r.examiner(), append([]runtime.Option{runtime.WithClock(r.clock),
-		runtime.WithSink(runtime.NewFanout(r.rec)), runtime.WithSessionID("parity")}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	r.c = c
+	r.c = r.newController(runtime.WithSessionID("parity"))
 	return r
+}
+
+// newController is a controller on the run's clock, examiner and recorder, with the run's
+// options after opts.
+func (r *parityRun) newController(opts ...runtime.Option) *runtime.Controller {
+	c, err := runtime.NewController(r.exam, r.examiner(), append(append([]runtime.Option{runtime.WithClock(r.clock),
+		runtime.WithSink(runtime.NewFanout(r.rec))}, opts...), r.opts...)...)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 func (r *parityRun) play(steps []headless.TurnStep) {
@@ -288,12 +322,7 @@ func (r *parityRun) restart() {
 	t := r.t
 	_ = r.c.Close()
 	r.clock.Advance(time.Hour)
-	c, err := runtime.NewController(r.exam, r.examiner(), append([]runtime.Option{runtime.WithClock(r.clock),
-		runtime.WithSink(runtime.NewFanout(r.rec)), runtime.WithResume(r.rec.Events())}, r.opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	c := r.newController(runtime.WithResume(r.rec.Events()))
 	if err := c.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -468,4 +497,95 @@ func TestResumeDecisionTrace(t *testing.T) {
 		})
 	}
 	t.Logf("parity: resume after every step %d scripts / %d decisions (%d resumes)", len(scripts), decisions, resumes)
+}
+
+// TestResumeRestartPreamble: a process resumed from a log cut where it must first record what
+// the dead one left (the candidate's turn during the examiner's call, not assessed; a settle
+// whose admin_instruction event was lost) restarts its clocks at that first event, and a later
+// replay of its log finds the restart there too: the downtime never counts, on a busy machine.
+func TestResumeRestartPreamble(t *testing.T) {
+	demo := runtimetest.DemoExam(t, nil)
+	exam := contextVariant(demo)
+	r := newParityRun(t, exam, false, runtime.WithContextBudget(4, 400))
+	r.clock = &busyClock{VirtualClock: r.clock.(*runtime.VirtualClock), tick: time.Millisecond}
+	r.c = r.newController(runtime.WithSessionID("parity"))
+	r.play(contextWalk(demo)[:12])
+	events := r.rec.Events()
+
+	var openCall, lostSettle int // cuts: after a candidate's words, after a line that carried settles
+	for i, ev := range events {
+		switch p, _ := ev.Decode(); p := p.(type) {
+		case *runtime.TranscriptSegmentPayload:
+			if p.Speaker == runtime.SpeakerCandidate && p.IsFinal && p.Text != "" && openCall == 0 && i > 20 {
+				openCall = i + 1
+			}
+		case *runtime.SpokenPayload:
+			if len(p.Settles) > 0 && lostSettle == 0 {
+				lostSettle = i + 1
+			}
+		}
+	}
+	if openCall == 0 || lostSettle == 0 {
+		t.Fatalf("no cut to make: after words %d, after a settle %d", openCall, lostSettle)
+	}
+	for _, tc := range []struct {
+		name     string
+		cut      int
+		preamble func(runtime.Payload) bool
+	}{
+		{"open-call", openCall, func(p runtime.Payload) bool {
+			rp, ok := p.(*runtime.RecoveryPayload)
+			return ok && rp.Reason == runtime.NotAssessedRestarted
+		}},
+		{"lost-settle", lostSettle, func(p runtime.Payload) bool {
+			ap, ok := p.(*runtime.AdminInstructionPayload)
+			return ok && ap.AfterRestart
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &busyClock{VirtualClock: runtime.NewVirtualClock(events[tc.cut-1].Timestamp.Add(time.Hour)), tick: time.Millisecond}
+			rec := &runtime.Recorder{}
+			for _, ev := range events[:tc.cut] {
+				rec.Deliver(ev)
+			}
+			c, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(clock), runtime.WithSink(runtime.NewFanout(rec)),
+				runtime.WithResume(events[:tc.cut]), runtime.WithContextBudget(4, 400))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if err := c.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			resumed := rec.Events()
+			if first, _ := resumed[tc.cut].Decode(); !tc.preamble(first) {
+				t.Fatalf("the resumed process opened with %s %s", resumed[tc.cut].Event, resumed[tc.cut].Payload)
+			}
+			clock.Advance(3 * time.Second)
+			if err := c.Tick(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			all := rec.Events()
+			last := all[len(all)-1]
+			want, err := runtime.ParityState(c, last.Timestamp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replayed, err := runtime.NewController(exam, newOffline(t), runtime.WithClock(runtime.NewVirtualClock(last.Timestamp)),
+				runtime.WithResume(all), runtime.WithContextBudget(4, 400))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer replayed.Close()
+			got, err := runtime.ParityState(replayed, last.Timestamp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"examClock", "node.nodeClock"} {
+				if !reflect.DeepEqual(got[k], want[k]) {
+					t.Errorf("%s after the resumed process's %d events: replayed %+v, live %+v", k, len(all)-tc.cut, got[k], want[k])
+				}
+			}
+		})
+	}
 }

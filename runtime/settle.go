@@ -132,6 +132,7 @@ func (c *Controller) confirmSettled() {
 	for len(c.unconfirmed) > 0 {
 		p := c.unconfirmed[0]
 		c.unconfirmed = c.unconfirmed[1:]
+		p.AfterRestart = true
 		c.emit(&p)
 	}
 }

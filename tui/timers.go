@@ -35,8 +35,8 @@ type timersPane struct {
 	examDeadline time.Time
 	examPaused   time.Duration
 	examEnd      time.Time
-	pausedAt     time.Time // non-zero while paused
-	lastEvent    time.Time // the previous event's time: a resume after a restart counts from it
+	pausedAt     time.Time        // non-zero while paused
+	restarts     runtime.Restarts // where a resumed process restarted the clocks, and after how long
 
 	nodeCounts
 	clarify, maxClarify int
@@ -63,13 +63,8 @@ func (p *timersPane) badge() string {
 func (p *timersPane) apply(ev runtime.Event, pl runtime.Payload) {
 	ts := ev.Timestamp
 	p.presence.apply(ev, pl)
-	prev := p.lastEvent
-	if ts.After(p.lastEvent) {
-		p.lastEvent = ts
-	}
+	p.stopFor(p.restarts.Gap(ev, pl, p.state))
 	switch v := pl.(type) {
-	case *runtime.SpokenPayload:
-		p.stopFor(runtime.RestartGap(prev, ev, v, p.state))
 	case *runtime.ExamStatePayload:
 		if len(v.Nodes) > 0 {
 			p.plan = append([]string(nil), v.Nodes...)
