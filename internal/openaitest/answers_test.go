@@ -57,6 +57,34 @@ func TestAnswers(t *testing.T) {
 	}
 }
 
+// Answers reads an answer said with a pause at its comma, asked for the words before the
+// pause, as those words with their comma, as Whisper does; an answer whose pauses and marks do
+// not pair up has no parts.
+func TestAnswersReadAPart(t *testing.T) {
+	gap := make([]int16, 16000/5) // a 200 ms pause
+	a := &openaitest.Answers{}
+	a.Add("We could open a second buffet line, or a grab-and-go counter.",
+		append(append(tone(1800*time.Millisecond), gap...), tone(1500*time.Millisecond)...), 16000)
+	a.Add("Yes, no, maybe.", append(append(tone(400*time.Millisecond), gap...), tone(900*time.Millisecond)...), 16000)
+	for _, tc := range []struct {
+		name string
+		pcm  []int16
+		want string
+	}{
+		{"the words before the pause", tone(1800 * time.Millisecond), "We could open a second buffet line,"},
+		{"the whole answer", append(append(tone(1800*time.Millisecond), gap...), tone(1500*time.Millisecond)...),
+			"We could open a second buffet line, or a grab-and-go counter."},
+		{"two marks, one pause: no part", tone(400 * time.Millisecond), "Yes, no, maybe."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := a.Transcribe(&openaitest.TranscriptionRequest{File: wav(tc.pcm)})
+			if b.Transcript.Text != tc.want {
+				t.Fatalf("transcribed %q, want %q", b.Transcript.Text, tc.want)
+			}
+		})
+	}
+}
+
 // WithSpeechDelay holds the default speech back by the delay, on top of the synthesis.
 func TestSpeechDelay(t *testing.T) {
 	testutil.SkipIfShort(t, "espeak-ng")

@@ -67,10 +67,11 @@ type Path struct {
 	nodeMu    sync.Mutex
 	nodeID    string
 	timer     timer
-	stamp     *playStamp     // the sink, noting when each reply starts playing
-	warm      []any          // the providers, warmed at Start (audio.Warm)
-	prep      *preparedSynth // the synthesizer, with a first sentence prepared during a pause (prepare.go); nil: none
-	prepWG    sync.WaitGroup // prepareReply's goroutines
+	stamp     *playStamp         // the sink, noting when each reply starts playing
+	warm      []any              // the providers, warmed at Start (audio.Warm)
+	speech    *audio.SpeechCache // the lines said, said again at once (nil: no synthesiser)
+	prep      *preparedSynth     // the synthesizer, with a first sentence prepared during a pause (prepare.go); nil: none
+	prepWG    sync.WaitGroup     // prepareReply's goroutines
 
 	started   atomic.Bool
 	ctx       context.Context
@@ -104,6 +105,10 @@ func New(ctrl Controller, parts Parts, opts ...Option) (*Path, error) {
 	if parts.Sink != nil {
 		p.stamp = &playStamp{Sink: parts.Sink}
 		parts.Sink = pausable(p.stamp, parts.Sink)
+	}
+	if parts.Synthesizer != nil {
+		p.speech = audio.NewSpeechCache(parts.Synthesizer, speechCacheBytes)
+		parts.Synthesizer = p.speech
 	}
 	if _, ok := ctrl.(lineSpeculator); ok && parts.Synthesizer != nil && cfg.endOfTurn == EndAdaptive {
 		p.prep = &preparedSynth{Synthesizer: parts.Synthesizer, log: cfg.log}
@@ -182,6 +187,10 @@ func goEach[T any](p *Path, ch <-chan T, fn func(T)) {
 	}()
 }
 
+// speechCacheBytes is how much of an exam's speech its voice path keeps (audio.SpeechCache):
+// about 3 minutes at 48 kHz, far more than the short lines that come again.
+const speechCacheBytes = 16 << 20
+
 // warmTimeout bounds warming the providers at Start.
 const warmTimeout = 10 * time.Second
 
@@ -242,6 +251,14 @@ func (p *Path) onEvent(e audio.Event) {
 	}
 }
 
+// SpeechCache says how often a line's speech was found already made (audio.SpeechCache).
+func (p *Path) SpeechCache() audio.SpeechCacheStats {
+	if p.speech == nil {
+		return audio.SpeechCacheStats{}
+	}
+	return p.speech.Stats()
+}
+
 // Close stops the path: the speaker, capture and playback (it closes the source and sink).
 // It is safe to call twice.
 func (p *Path) Close() error {
@@ -258,6 +275,11 @@ func (p *Path) Close() error {
 		if st := p.v.Stats(); st.EarlyReads > 0 {
 			p.log.Info("voice: pauses read from their first quiet frames", "read", st.EarlyReads, "dropped", st.EarlyDropped,
 				"pauses_learned", st.PausesLearned, "learned_wait_ms", st.LearnedWait.Milliseconds())
+		}
+		if p.speech != nil {
+			if st := p.speech.Stats(); st.Hits > 0 {
+				p.log.Info("voice: lines said again from the speech cache", "hits", st.Hits, "misses", st.Misses)
+			}
 		}
 	})
 	return p.closeErr

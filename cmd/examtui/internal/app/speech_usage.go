@@ -28,6 +28,12 @@ func (x *Exam) meterSpeech(rec audio.Recognizer, synth audio.Synthesizer) (audio
 	return rec, synth
 }
 
+// Warm warms the recogniser underneath (audio.Warmer): metering must not hide it.
+func (m meteredRecognizer) Warm(ctx context.Context) error { return audio.Warm(ctx, m.Recognizer) }
+
+// Warm warms the voice underneath.
+func (m meteredSynthesizer) Warm(ctx context.Context) error { return audio.Warm(ctx, m.Synthesizer) }
+
 // meteredRecognizer counts the audio of each request that came back with a transcript (a
 // failed request is not billed by the servers we know of).
 type meteredRecognizer struct {

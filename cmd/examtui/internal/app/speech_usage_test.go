@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,8 +141,24 @@ func testSpokenExamSpeechUsage(t *testing.T, target string) {
 	}
 
 	// What the stand-in servers received.
+	// Each provider was warmed at the start (a model list: no audio, no cost), through the
+	// metering, which must not hide it.
+	warmed := func(reqs []openaitest.Request) (rest []openaitest.Request, n int) {
+		for _, r := range reqs {
+			if r.Method == http.MethodGet && r.Path == "/v1/models" {
+				n++
+				continue
+			}
+			rest = append(rest, r)
+		}
+		return rest, n
+	}
+	sttReqs, sttWarm := warmed(sttSrv.Requests())
+	ttsReqs, ttsWarm := warmed(ttsSrv.Requests())
+	if sttWarm != 1 || ttsWarm != 1 {
+		t.Errorf("warmed the recogniser %d times and the voice %d times, want once each", sttWarm, ttsWarm)
+	}
 	var wantSeconds float64
-	sttReqs := sttSrv.Requests()
 	for _, r := range sttReqs {
 		if r.Transcription == nil {
 			t.Fatalf("stt server: %s %s", r.Method, r.Path)
@@ -153,7 +170,6 @@ func testSpokenExamSpeechUsage(t *testing.T, target string) {
 		wantSeconds += float64(len(clip.Samples)) / float64(clip.Rate)
 	}
 	var wantChars int64
-	ttsReqs := ttsSrv.Requests()
 	for _, r := range ttsReqs {
 		if r.Speech == nil {
 			t.Fatalf("tts server: %s %s", r.Method, r.Path)

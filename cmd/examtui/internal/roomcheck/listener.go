@@ -10,9 +10,12 @@ import (
 )
 
 const (
-	// voicedRMS separates the examiner's speech from the silence the track carries between
-	// lines (decoded Opus silence is near zero; espeak-ng speech is in the thousands).
-	voicedRMS = 500
+	// voicedDBFS is the level above which audio is voiced, on both sides of a reply: the
+	// candidate's last voiced sample (voicedBounds) and the examiner's first one. It separates
+	// speech from the silence the track carries between lines (decoded Opus silence is near
+	// zero) and counts the quiet onset of a line ("th" of "Thank you" is −41 dBFS for 80 ms
+	// before its vowel), which a listener hears.
+	voicedDBFS = -45
 	// runGap splits the examiner's voiced frames into speaking runs: a quiet stretch this long
 	// is a stop on the timeline (espeak-ng's pauses between words are shorter).
 	runGap = 250 * time.Millisecond
@@ -76,7 +79,7 @@ func (l *listener) run(ctx context.Context, frames <-chan livekit.AudioFrame) {
 func (l *listener) add(samples []int16, at time.Time) {
 	l.mu.Lock()
 	l.frames++
-	if audio.RMS(samples) > voicedRMS {
+	if audio.LevelDB(samples) > voicedDBFS {
 		l.voiced = append(l.voiced, at)
 	}
 	l.heard = append(l.heard, heardFrame{at: at, samples: samples})

@@ -170,13 +170,13 @@ func (m *micPump) say(ctx context.Context, pcm []int16) (start, end time.Time, e
 }
 
 // voicedBounds returns where speech starts and ends in pcm (16 kHz): the first and one past
-// the last 10 ms window above -45 dBFS, the ground truth a reply's latency is measured from
+// the last 10 ms window above voicedDBFS, the ground truth a reply's latency is measured from
 // (the last voiced sample, not the end of the audio sent).
 func voicedBounds(pcm []int16) (first, last time.Duration, ok bool) {
 	const win = audio.SampleRate / 100
 	lo, hi := -1, -1
 	for i := 0; i+win <= len(pcm); i += win {
-		if audio.LevelDB(pcm[i:i+win]) > -45 {
+		if audio.LevelDB(pcm[i:i+win]) > voicedDBFS {
 			if lo < 0 {
 				lo = i
 			}

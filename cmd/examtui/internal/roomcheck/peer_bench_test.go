@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -42,9 +43,16 @@ const (
 // followed by exact zeros.
 const peerNoiseFloor = -65
 
-// peerReply is what the chat model says to every turn: examtui's examiner as its observation's
-// spokenText, the peer as its plain answer.
-const peerReply = "Thank you. Could you tell me a little more about that?"
+// peerReplies are what the chat model says, one request after another: examtui's examiner as
+// its observation's spokenText, the peer as its plain answer. Each opens with the same
+// acknowledgement, as an examiner's replies often do, and goes on differently.
+var peerReplies = []string{
+	"Thank you. Could you tell me a little more about that?",
+	"Thank you. How would your guests notice the change?",
+	"Thank you. What would that mean for the kitchen team?",
+	"Thank you. Which part of the plan would you start with?",
+	"Thank you. How would you know that it had worked?",
+}
 
 // BenchmarkPeerReplyLatency measures examtui's exam bot and a LiveKit Agents voice agent
 // (tools/lkagents: AgentSession with its Silero VAD and OpenAI plugins and its own default
@@ -81,13 +89,15 @@ func BenchmarkPeerReplyLatency(b *testing.B) {
 		stt.Add(text, c16.Samples, audio.SampleRate)
 		lines = append(lines, append(c16.Samples, make([]int16, audio.SampleRate/2)...))
 	}
-	obs := fmt.Sprintf(`{"signals":[],"answerQuality":"partial","needsFollowUp":false,"evidenceSufficient":false,`+
-		`"anxietyDetected":false,"distressDetected":false,"rapportMove":"acknowledgement","dialogueMove":"none","spokenText":%q}`, peerReply)
+	var replied atomic.Int64
 	ai := openaitest.New(b, openaitest.WithTranscriber(stt.Transcribe), openaitest.WithSpeechDelay(peerTTS), openaitest.WithDefault(func(r *openaitest.ChatRequest) openaitest.Behaviour {
+		reply := peerReplies[int(replied.Add(1)-1)%len(peerReplies)]
 		if len(r.Tools) > 0 {
+			obs := fmt.Sprintf(`{"signals":[],"answerQuality":"partial","needsFollowUp":false,"evidenceSufficient":false,`+
+				`"anxietyDetected":false,"distressDetected":false,"rapportMove":"acknowledgement","dialogueMove":"none","spokenText":%q}`, reply)
 			return openaitest.ToolCall(obs, openaitest.Delay(peerLLM))
 		}
-		return openaitest.Content(peerReply, openaitest.Delay(peerLLM))
+		return openaitest.Content(reply, openaitest.Delay(peerLLM))
 	}))
 	p50 := map[string]float64{}
 	for _, name := range []string{"examtui", "livekit-agents"} {

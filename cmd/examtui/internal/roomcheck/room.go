@@ -174,10 +174,20 @@ func (o Options) voiceOptions(tt *spec.ResolvedTurnTaking) []voicepath.Option {
 	return opts
 }
 
-// grammar is every line the candidate may say, and each part of a line with pauses on its own:
-// a turn the bot ends inside a pause (a cut-off) is then still recognised.
+// grammar is every line the candidate may say, its first words up to each punctuation mark
+// inside it (where espeak-ng pauses: the bot reads those pauses' words), and each part of a
+// line with pauses on its own: a turn the bot ends inside a pause (a cut-off) is then still
+// recognised.
 func grammar(s *headless.Script) []string {
 	lines := s.Said()
+	for _, l := range s.Said() {
+		words := strings.Fields(l)
+		for i, w := range words[:max(len(words)-1, 0)] {
+			if strings.ContainsAny(w[len(w)-1:], ",;:.!?") {
+				lines = append(lines, strings.Join(words[:i+1], " "))
+			}
+		}
+	}
 	for _, t := range s.Turns {
 		if t.Say == nil {
 			continue
