@@ -32,7 +32,7 @@ func (r *Restarts) step(ts time.Time, p Payload, state ExamState, opens bool) ti
 	if state != StateInProgress || prev.IsZero() || !ts.After(prev) {
 		return 0
 	}
-	if r.preamble && !wasPreamble || opens && !wasPreamble {
+	if (r.preamble || opens) && !wasPreamble {
 		return ts.Sub(prev)
 	}
 	return 0

@@ -251,14 +251,6 @@ func (p *Path) onEvent(e audio.Event) {
 	}
 }
 
-// SpeechCache says how often a line's speech was found already made (audio.SpeechCache).
-func (p *Path) SpeechCache() audio.SpeechCacheStats {
-	if p.speech == nil {
-		return audio.SpeechCacheStats{}
-	}
-	return p.speech.Stats()
-}
-
 // Close stops the path: the speaker, capture and playback (it closes the source and sink).
 // It is safe to call twice.
 func (p *Path) Close() error {

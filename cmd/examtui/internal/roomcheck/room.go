@@ -179,8 +179,9 @@ func (o Options) voiceOptions(tt *spec.ResolvedTurnTaking) []voicepath.Option {
 // line with pauses on its own: a turn the bot ends inside a pause (a cut-off) is then still
 // recognised.
 func grammar(s *headless.Script) []string {
-	lines := s.Said()
-	for _, l := range s.Said() {
+	said := s.Said()
+	lines := slices.Clone(said)
+	for _, l := range said {
 		words := strings.Fields(l)
 		for i, w := range words[:max(len(words)-1, 0)] {
 			if strings.ContainsAny(w[len(w)-1:], ",;:.!?") {

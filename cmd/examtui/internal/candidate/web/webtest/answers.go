@@ -149,6 +149,12 @@ func Speak(t testing.TB, text string, wpm int, path string) time.Duration {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v: %s", err, out)
 	}
+	return VoicedLength(ReadWAV(t, path))
+}
+
+// ReadWAV reads the WAV file at path.
+func ReadWAV(t testing.TB, path string) *openaitest.PCM {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +163,7 @@ func Speak(t testing.TB, text string, wpm int, path string) time.Duration {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return VoicedLength(pcm)
+	return pcm
 }
 
 // Silence writes 30 s of digital silence as a 48 kHz mono WAV.

@@ -2,7 +2,6 @@ package webtest
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ func TestTranscribeReadsAPart(t *testing.T) {
 	a := NewAnswers(t, testutil.RehearsalSaid())
 	parts, commas := 0, 0
 	for i := range a.Said {
-		pcm := read(t, a.Files[i])
+		pcm := ReadWAV(t, a.Files[i])
 		a.saying = i + 1
 		if got := a.readClip(t, pcm.Samples, pcm.SampleRate); got != a.Said[i] {
 			t.Errorf("answer %d whole read as %q", i, got)
@@ -47,19 +46,6 @@ func TestTranscribeReadsAPart(t *testing.T) {
 	if parts == 0 || commas == 0 {
 		t.Fatalf("%d answers paused 150 ms inside their speech, %d at a comma; want both", parts, commas)
 	}
-}
-
-func read(t *testing.T, path string) *openaitest.PCM {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcm, err := openaitest.ReadWAV(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pcm
 }
 
 // readClip is what Transcribe reads in samples, followed by 40 ms of quiet.
