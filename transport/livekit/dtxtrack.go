@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/livekit/media-sdk"
-	"github.com/livekit/media-sdk/opus"
 	protoLogger "github.com/livekit/protocol/logger"
 	"github.com/pion/webrtc/v4"
 	pmedia "github.com/pion/webrtc/v4/pkg/media"
@@ -17,19 +16,19 @@ import (
 const (
 	// dtxFrame is one paced frame, as the SDK's PCMLocalTrack paces.
 	dtxFrame = 10 * time.Millisecond
-	// dtxTail is how many frames of real silence follow the last queued audio. Two of them
-	// push out what the resampler and the Opus encoder still hold of the last syllable (soxr
-	// keeps back up to one frame, Opus looks 6.5 ms ahead); the rest make the last packet a
-	// receiver decodes a silent one, so a decoder that conceals the gap (WebRTC's NetEq, any
-	// PLC) stretches silence rather than the end of a word.
+	// dtxTail is how many frames of real silence follow the last queued audio. The first
+	// pushes out what the encoder still holds of the last syllable (Opus looks 6.5 ms ahead,
+	// a resampler under 2 ms); the rest make the last packet a receiver decodes a silent one,
+	// so a decoder that conceals the gap (WebRTC's NetEq, any PLC) stretches silence rather
+	// than the end of a word.
 	dtxTail = 5
-	// opusRate is the rate the encoder runs at (the SDK's DefaultOpusSampleRate).
+	// opusRate is the highest rate the encoder runs at (the SDK's DefaultOpusSampleRate).
 	opusRate = 48000
 )
 
 // dtxTrack is a mono PCM track that sends nothing while it has nothing to say, in the manner of
-// Opus DTX: it paces and encodes only the audio written to it (10 ms a tick, with the SDK's
-// resampler and the media-sdk Opus encoder, as lkmedia.PCMLocalTrack does), then dtxTail
+// Opus DTX: it paces and encodes only the audio written to it (10 ms a tick, with the
+// media-sdk Opus encoder at the source's own rate where it can: newOpusChain), then dtxTail
 // frames of silence, then nothing. The time it sends nothing is skipped on the RTP clock
 // (pion's WriteSample with no data): sequence numbers stay contiguous and timestamps jump,
 // which receivers read as DTX, not loss. PCMLocalTrack instead encodes and sends a frame of
@@ -43,8 +42,8 @@ const (
 // queue still drains.
 type dtxTrack struct {
 	*webrtc.TrackLocalStaticSample
-	pcm   media.PCM16Writer // resampler → Opus encoder → the sample track; Close closes the chain
-	frame int               // samples in one dtxFrame at the source rate
+	pcm  media.PCM16Writer // the Opus chain (opusenc.go) → the sample track; Close closes the chain
+	rate int               // the source rate: a frame is frameSamples(rate, n) of it
 
 	mu      sync.Mutex
 	queue   []int16
@@ -78,22 +77,17 @@ func newDTXTrack(rate int, logger protoLogger.Logger) (*dtxTrack, error) {
 	if err != nil {
 		return nil, err
 	}
-	opusWriter := media.FromSampleWriter[opus.Sample](track, opusRate, dtxFrame)
-	pcmWriter, err := opus.Encode(opusWriter, 1, logger)
+	pcm, err := newOpusChain(track, rate, logger)
 	if err != nil {
 		return nil, err
 	}
-	t := &dtxTrack{
+	return &dtxTrack{
 		TrackLocalStaticSample: track,
-		pcm:                    pcmWriter,
-		frame:                  rate * int(dtxFrame/time.Millisecond) / 1000,
+		pcm:                    pcm,
+		rate:                   rate,
 		emptied:                make(chan struct{}),
 		wake:                   make(chan struct{}, 1),
-	}
-	if rate != opusRate {
-		t.pcm = media.ResampleWriter(pcmWriter, rate)
-	}
-	return t, nil
+	}, nil
 }
 
 // Bind starts the pacer once the track is bound to the publisher's connection.
@@ -263,15 +257,15 @@ func (t *dtxTrack) closeWriters() {
 	t.markEnded()
 }
 
-// take returns the next frame (padded with silence) and how many of its samples were queued
-// audio, or nil with the queue empty or held.
-func (t *dtxTrack) take() (frame media.PCM16Sample, n int, closed bool) {
+// take returns the next frame of size samples (padded with silence) and how many of its
+// samples were queued audio, or nil with the queue empty or held.
+func (t *dtxTrack) take(size int) (frame media.PCM16Sample, n int, closed bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.queue) == 0 || (t.paused && !t.closed) {
 		return nil, 0, t.closed && len(t.queue) == 0
 	}
-	frame = make(media.PCM16Sample, t.frame)
+	frame = make(media.PCM16Sample, size)
 	n = copy(frame, t.queue)
 	t.queue = t.queue[n:]
 	t.taken += int64(n)
@@ -298,24 +292,27 @@ const maxCatchUp = 10
 // the line late and in pieces). Nothing is dropped either way.
 func (t *dtxTrack) run() {
 	defer t.closeWriters()
-	silence := make(media.PCM16Sample, t.frame)
+	silence := make(media.PCM16Sample, frameSamples(t.rate, 0)+1)
 	tick := time.NewTicker(dtxFrame)
 	defer tick.Stop()
 	clock := time.Now()
 	tail, burst := 0, 0
+	var frames int64 // sent so far
 	send := func(frame media.PCM16Sample) {
 		_ = t.pcm.WriteSample(frame)
 		clock = clock.Add(dtxFrame)
+		frames++
 	}
 	for {
-		frame, n, closed := t.take()
+		size := frameSamples(t.rate, frames)
+		frame, n, closed := t.take(size)
 		switch {
 		case frame != nil:
 			send(frame)
 			t.markSent(frame, n)
 			tail = dtxTail
 		case tail > 0:
-			send(silence)
+			send(silence[:size])
 			tail--
 		case closed:
 			return

@@ -28,7 +28,7 @@ func starvedVoice(t *testing.T) (*Voice, *dtxTrack) {
 // sendFrames does what the pacer does for n frames: take one off the queue and send it.
 func sendFrames(track *dtxTrack, n int) {
 	for range n {
-		frame, taken, _ := track.take()
+		frame, taken, _ := track.take(frameSamples(track.rate, 0))
 		if frame == nil {
 			return
 		}
