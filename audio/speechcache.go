@@ -42,22 +42,48 @@ func NewSpeechCache(s Synthesizer, maxBytes int) *SpeechCache {
 // before. The clip is the caller's own: a copy.
 func (c *SpeechCache) Synthesize(ctx context.Context, text string, opts SpeakOptions) (Clip, error) {
 	k := speechKey{text, opts}
-	c.mu.Lock()
-	if e, ok := c.lines[k]; ok {
-		c.order.MoveToFront(e)
-		c.hits++
-		clip := e.Value.(*speechEntry).clip
-		c.mu.Unlock()
-		return Clip{Samples: append([]int16(nil), clip.Samples...), Rate: clip.Rate}, nil
+	if clip, ok := c.lookup(k); ok {
+		return clip, nil
 	}
-	c.misses++
-	c.mu.Unlock()
 	clip, err := c.Synthesizer.Synthesize(ctx, text, opts)
 	if err != nil {
 		return clip, err
 	}
 	c.keep(k, Clip{Samples: append([]int16(nil), clip.Samples...), Rate: clip.Rate})
 	return clip, nil
+}
+
+// SynthesizeStream returns text's speech as Synthesize does, handing it to part as it arrives
+// from the synthesiser, or at once, whole, from the cache (StreamSynthesizer).
+func (c *SpeechCache) SynthesizeStream(ctx context.Context, text string, opts SpeakOptions, part func(Clip)) (Clip, error) {
+	k := speechKey{text, opts}
+	if clip, ok := c.lookup(k); ok {
+		if len(clip.Samples) > 0 {
+			part(clip)
+		}
+		return clip, nil
+	}
+	clip, err := SynthesizeStream(ctx, c.Synthesizer, text, opts, part)
+	if err != nil {
+		return clip, err
+	}
+	c.keep(k, Clip{Samples: append([]int16(nil), clip.Samples...), Rate: clip.Rate})
+	return clip, nil
+}
+
+// lookup returns a copy of k's speech when the cache has it, counting the hit or the miss.
+func (c *SpeechCache) lookup(k speechKey) (Clip, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.lines[k]
+	if !ok {
+		c.misses++
+		return Clip{}, false
+	}
+	c.order.MoveToFront(e)
+	c.hits++
+	clip := e.Value.(*speechEntry).clip
+	return Clip{Samples: append([]int16(nil), clip.Samples...), Rate: clip.Rate}, true
 }
 
 // keep adds a line's speech, dropping the least recently said lines beyond the size.

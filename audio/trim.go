@@ -17,15 +17,25 @@ const (
 // first sentence of a reply is only time the candidate waits. A clip quiet throughout is
 // returned as it is.
 func (c Clip) TrimLeadingQuiet() Clip {
-	win := int(int64(c.Rate) * int64(leadWindow) / int64(time.Second))
-	if win <= 0 {
+	i := c.firstSound()
+	if i < 0 {
 		return c
 	}
-	for i := 0; i < len(c.Samples); i += win {
-		if LevelDB(c.Samples[i:min(i+win, len(c.Samples))]) > leadQuietDBFS {
-			from := max(0, i-int(int64(c.Rate)*int64(leadKeep)/int64(time.Second)))
-			return Clip{Samples: c.Samples[from:], Rate: c.Rate}
+	from := max(0, i-int(int64(c.Rate)*int64(leadKeep)/int64(time.Second)))
+	return Clip{Samples: c.Samples[from:], Rate: c.Rate}
+}
+
+// firstSound is where the clip's first whole window above leadQuietDBFS starts, or -1. Whole
+// windows only, so a stream's audio read as it arrives is judged as the clip would be.
+func (c Clip) firstSound() int {
+	win := int(int64(c.Rate) * int64(leadWindow) / int64(time.Second))
+	if win <= 0 {
+		return -1
+	}
+	for i := 0; i+win <= len(c.Samples); i += win {
+		if LevelDB(c.Samples[i:i+win]) > leadQuietDBFS {
+			return i
 		}
 	}
-	return c
+	return -1
 }

@@ -72,6 +72,13 @@ func NewOpenAISpeech(baseURL, apiKey string, httpClient *http.Client, opts ...Op
 // Synthesize requests WAV speech. Speed is sent as OpenAI's speed (0.25..4), so slow_down's
 // lower multiplier slows the voice itself rather than stretching the audio.
 func (s *OpenAISpeech) Synthesize(ctx context.Context, text string, opts SpeakOptions) (Clip, error) {
+	return s.SynthesizeStream(ctx, text, opts, nil)
+}
+
+// SynthesizeStream requests WAV speech as Synthesize does and hands its samples to part as the
+// response brings them (StreamWAV): the endpoint streams its answer, so a line plays from the
+// first frame the voice has made, not once the whole sentence is there.
+func (s *OpenAISpeech) SynthesizeStream(ctx context.Context, text string, opts SpeakOptions, part func(Clip)) (Clip, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Clip{Rate: SampleRate}, nil
@@ -96,7 +103,7 @@ func (s *OpenAISpeech) Synthesize(ctx context.Context, text string, opts SpeakOp
 		return Clip{}, fmt.Errorf("%w: %s: %w", ErrTTS, s.model, err)
 	}
 	defer resp.Close()
-	clip, err := ReadWAV(resp)
+	clip, err := StreamWAV(resp, part)
 	if err != nil {
 		return Clip{}, fmt.Errorf("%w: %s answer: %w", ErrTTS, s.model, err)
 	}

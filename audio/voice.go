@@ -817,17 +817,50 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 	if len(sentences) == 0 {
 		return res, nil
 	}
+	// A piece is one sentence. With a sink that plays a clip as it arrives (StreamSink), it
+	// is handed over before it is synthesised and its audio follows on parts, so the line
+	// plays from the voice's first frame; clip and err are set before parts is closed.
 	type piece struct {
-		clip Clip
-		err  error
-		idx  int
+		clip  Clip
+		err   error
+		idx   int
+		parts chan Clip
 	}
+	_, streaming := v.sink.(StreamSink)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pieces := make(chan piece, 1) // one sentence synthesised ahead of the one playing
+	var firstAt atomic.Int64       // streaming: when the first run of audio came (unix ns)
+	pieces := make(chan *piece, 1) // one sentence synthesised ahead of the one playing
 	go func() {
 		defer close(pieces)
 		for i, s := range sentences {
+			if streaming {
+				p := &piece{idx: i, parts: make(chan Clip, 64)}
+				select {
+				case pieces <- p:
+				case <-sctx.Done():
+					return
+				}
+				var lead leadTrimmer
+				p.clip, p.err = SynthesizeStream(sctx, v.synth, s, opts, func(c Clip) {
+					if i == 0 {
+						c = lead.add(c) // the line's opening quiet is only a wait
+					}
+					if len(c.Samples) == 0 {
+						return
+					}
+					firstAt.CompareAndSwap(0, time.Now().UnixNano())
+					select {
+					case p.parts <- c:
+					case <-sctx.Done():
+					}
+				})
+				close(p.parts)
+				if p.err != nil {
+					return
+				}
+				continue
+			}
 			c, err := v.synth.Synthesize(sctx, s, opts)
 			if err == nil {
 				// Resample here, ahead of playback, while the previous sentence plays.
@@ -838,7 +871,7 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 				c = c.TrimLeadingQuiet()
 			}
 			select {
-			case pieces <- piece{clip: c, err: err, idx: i}:
+			case pieces <- &piece{clip: c, err: err, idx: i}:
 			case <-sctx.Done():
 				return
 			}
@@ -862,12 +895,17 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 	}()
 	start := time.Now()
 	var heard []string
-	defer func() { res.PlayedText = strings.Join(heard, " ") }()
+	defer func() {
+		res.PlayedText = strings.Join(heard, " ")
+		if t := firstAt.Load(); res.FirstAudioMs == 0 && t != 0 {
+			res.FirstAudioMs = float64(time.Unix(0, t).Sub(start).Microseconds()) / 1000
+		}
+	}()
 	for p := range pieces {
-		if p.err != nil {
+		if !streaming && p.err != nil { // a streamed piece's error is known once its parts end
 			return res, p.err
 		}
-		if res.FirstAudioMs == 0 {
+		if res.FirstAudioMs == 0 && !streaming {
 			res.FirstAudioMs = float64(time.Since(start).Microseconds()) / 1000
 		}
 		if v.bargedIn.Load() { // the candidate spoke between two sentences
@@ -878,11 +916,24 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 		if v.cfg.recorder != nil {
 			pos = v.cfg.recorder.Now()
 		}
-		pr, err := v.sink.Play(ctx, p.clip)
+		var (
+			pr     PlayResult
+			err    error
+			played Clip
+		)
+		if streaming {
+			pr, played, err = v.playParts(ctx, p.parts)
+			if err == nil && !pr.Interrupted {
+				err = p.err // the voice failed part way: what came has played
+			}
+		} else {
+			played = p.clip
+			pr, err = v.sink.Play(ctx, p.clip)
+		}
 		res.Played += pr.Played
 		res.Total += pr.Total
 		if pos >= 0 {
-			v.recordExaminer(pos, p.clip, pr)
+			v.recordExaminer(pos, played, pr)
 		}
 		if pr.Interrupted || err != nil {
 			res.Interrupted = pr.Interrupted
@@ -894,6 +945,27 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 		heard = append(heard, sentences[p.idx])
 	}
 	return res, nil
+}
+
+// playParts plays a sentence arriving on parts (PlayStream) and returns, with the result, the
+// audio handed to the sink, which is what can have been heard.
+func (v *Voice) playParts(ctx context.Context, parts <-chan Clip) (PlayResult, Clip, error) {
+	var (
+		mu   sync.Mutex
+		sent Clip
+	)
+	stop := make(chan struct{})
+	defer close(stop)
+	fwd := RelayParts(parts, stop, func(c Clip) {
+		mu.Lock()
+		sent.Rate = c.Rate
+		sent.Samples = append(sent.Samples, c.Samples...)
+		mu.Unlock()
+	})
+	pr, err := PlayStream(ctx, v.sink, fwd)
+	mu.Lock()
+	defer mu.Unlock()
+	return pr, Clip{Samples: sent.Samples[:len(sent.Samples):len(sent.Samples)], Rate: sent.Rate}, err
 }
 
 // recordExaminer writes what was heard of a clip that began playing at pos (on the recorder's

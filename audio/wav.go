@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"time"
 )
 
 const (
@@ -38,27 +39,95 @@ func ReadWAVFile(path string) (Clip, error) {
 // (0, or larger than the stream, as written by streaming encoders such as espeak-ng --stdout)
 // is read to the end of the stream.
 func ReadWAV(r io.Reader) (Clip, error) {
+	return StreamWAV(r, nil)
+}
+
+// StreamWAV reads a WAV stream as ReadWAV does, handing each run of samples to part (when not
+// nil) as it arrives, so a speech response can play from its first bytes; it returns the whole
+// clip. A run is whatever the stream had to give, at least wavRun of audio unless the stream
+// ended.
+func StreamWAV(r io.Reader, part func(Clip)) (Clip, error) {
 	br := bufio.NewReader(r)
+	w, limit, err := readWAVHeader(br)
+	if err != nil {
+		return Clip{}, err
+	}
+	frameBytes := w.width * w.channels
+	minRun := max(frameBytes, w.rate*frameBytes*int(wavRun/time.Millisecond)/1000)
+	var out []int16
+	buf := make([]byte, 0, 2*minRun)
+	flush := func() {
+		n := len(buf) / frameBytes
+		if n == 0 {
+			return
+		}
+		from := len(out)
+		out = w.decode(out, buf[:n*frameBytes])
+		buf = append(buf[:0], buf[n*frameBytes:]...)
+		if part != nil {
+			part(Clip{Samples: out[from:len(out):len(out)], Rate: w.rate})
+		}
+	}
+	lr := io.LimitReader(br, limit)
+	chunk := make([]byte, 32*1024)
+	for {
+		n, err := lr.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if len(buf) >= minRun {
+			flush()
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Clip{}, fmt.Errorf("%w: reading data: %w", ErrInvalidWAV, err)
+		}
+	}
+	flush()
+	return Clip{Samples: out, Rate: w.rate}, nil
+}
+
+// wavRun is the least audio StreamWAV hands over at once (the stream's end aside).
+const wavRun = 20 * time.Millisecond
+
+// wavFormat is what a WAV header says of its samples.
+type wavFormat struct {
+	channels, rate, width int
+	conv                  func([]byte) float64
+}
+
+// decode appends the mono samples of whole frames in data to out.
+func (w wavFormat) decode(out []int16, data []byte) []int16 {
+	frameBytes := w.width * w.channels
+	for base := 0; base+frameBytes <= len(data); base += frameBytes {
+		var sum float64
+		for c := range w.channels {
+			sum += w.conv(data[base+c*w.width : base+(c+1)*w.width])
+		}
+		out = append(out, floatToInt16(sum/float64(w.channels)))
+	}
+	return out
+}
+
+// readWAVHeader reads up to the data chunk and returns the format and how many bytes of data
+// to read (maxWAVBytes when the size is unknown or larger).
+func readWAVHeader(br *bufio.Reader) (wavFormat, int64, error) {
 	var hdr [12]byte
 	if _, err := io.ReadFull(br, hdr[:]); err != nil {
-		return Clip{}, fmt.Errorf("%w: short RIFF header: %w", ErrInvalidWAV, err)
+		return wavFormat{}, 0, fmt.Errorf("%w: short RIFF header: %w", ErrInvalidWAV, err)
 	}
 	if string(hdr[0:4]) != "RIFF" || string(hdr[8:12]) != "WAVE" {
-		return Clip{}, fmt.Errorf("%w: not a RIFF/WAVE stream", ErrInvalidWAV)
+		return wavFormat{}, 0, fmt.Errorf("%w: not a RIFF/WAVE stream", ErrInvalidWAV)
 	}
 	var (
 		haveFmt       bool
-		format        uint16
-		channels      int
-		rate          int
-		bits          int
 		chunk         [8]byte
 		fmtBuf        []byte
 		dataRemaining int64
 	)
 	for {
 		if _, err := io.ReadFull(br, chunk[:]); err != nil {
-			return Clip{}, fmt.Errorf("%w: no data chunk: %w", ErrInvalidWAV, err)
+			return wavFormat{}, 0, fmt.Errorf("%w: no data chunk: %w", ErrInvalidWAV, err)
 		}
 		id := string(chunk[0:4])
 		size := int64(binary.LittleEndian.Uint32(chunk[4:8]))
@@ -67,11 +136,11 @@ func ReadWAV(r io.Reader) (Clip, error) {
 			break
 		}
 		if size > 1<<20 {
-			return Clip{}, fmt.Errorf("%w: %q chunk of %d bytes", ErrInvalidWAV, id, size)
+			return wavFormat{}, 0, fmt.Errorf("%w: %q chunk of %d bytes", ErrInvalidWAV, id, size)
 		}
 		body := make([]byte, size+size%2) // chunks are word aligned
 		if _, err := io.ReadFull(br, body); err != nil {
-			return Clip{}, fmt.Errorf("%w: truncated %q chunk: %w", ErrInvalidWAV, id, err)
+			return wavFormat{}, 0, fmt.Errorf("%w: truncated %q chunk: %w", ErrInvalidWAV, id, err)
 		}
 		if id == "fmt " {
 			fmtBuf = body[:size]
@@ -79,49 +148,33 @@ func ReadWAV(r io.Reader) (Clip, error) {
 		}
 	}
 	if !haveFmt || len(fmtBuf) < 16 {
-		return Clip{}, fmt.Errorf("%w: missing fmt chunk before data", ErrInvalidWAV)
+		return wavFormat{}, 0, fmt.Errorf("%w: missing fmt chunk before data", ErrInvalidWAV)
 	}
-	format = binary.LittleEndian.Uint16(fmtBuf[0:2])
-	channels = int(binary.LittleEndian.Uint16(fmtBuf[2:4]))
-	rate = int(binary.LittleEndian.Uint32(fmtBuf[4:8]))
-	bits = int(binary.LittleEndian.Uint16(fmtBuf[14:16]))
+	format := binary.LittleEndian.Uint16(fmtBuf[0:2])
+	channels := int(binary.LittleEndian.Uint16(fmtBuf[2:4]))
+	rate := int(binary.LittleEndian.Uint32(fmtBuf[4:8]))
+	bits := int(binary.LittleEndian.Uint16(fmtBuf[14:16]))
 	if format == wavFormatExtensible {
 		if len(fmtBuf) < 26 {
-			return Clip{}, fmt.Errorf("%w: short WAVE_FORMAT_EXTENSIBLE fmt chunk", ErrInvalidWAV)
+			return wavFormat{}, 0, fmt.Errorf("%w: short WAVE_FORMAT_EXTENSIBLE fmt chunk", ErrInvalidWAV)
 		}
 		format = binary.LittleEndian.Uint16(fmtBuf[24:26]) // first two bytes of the sub-format GUID
 	}
 	if channels < 1 || channels > 32 {
-		return Clip{}, fmt.Errorf("%w: %d channels", ErrInvalidWAV, channels)
+		return wavFormat{}, 0, fmt.Errorf("%w: %d channels", ErrInvalidWAV, channels)
 	}
 	if rate < 1000 || rate > 768000 {
-		return Clip{}, fmt.Errorf("%w: sample rate %d", ErrInvalidWAV, rate)
+		return wavFormat{}, 0, fmt.Errorf("%w: sample rate %d", ErrInvalidWAV, rate)
 	}
 	conv, err := sampleDecoder(format, bits)
 	if err != nil {
-		return Clip{}, err
+		return wavFormat{}, 0, err
 	}
 	limit := dataRemaining
 	if limit == 0 || limit > maxWAVBytes {
 		limit = maxWAVBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(br, limit))
-	if err != nil {
-		return Clip{}, fmt.Errorf("%w: reading data: %w", ErrInvalidWAV, err)
-	}
-	width := bits / 8
-	frameBytes := width * channels
-	n := len(data) / frameBytes
-	out := make([]int16, n)
-	for i := range n {
-		var sum float64
-		base := i * frameBytes
-		for c := range channels {
-			sum += conv(data[base+c*width : base+(c+1)*width])
-		}
-		out[i] = floatToInt16(sum / float64(channels))
-	}
-	return Clip{Samples: out, Rate: rate}, nil
+	return wavFormat{channels: channels, rate: rate, width: bits / 8, conv: conv}, limit, nil
 }
 
 // sampleDecoder returns a function mapping one encoded sample to -1..1.

@@ -2,6 +2,7 @@ package livekit
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -154,6 +155,79 @@ func (s *trackSink) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, e
 	if err := s.write(c, rate); err != nil {
 		return audio.PlayResult{Total: total}, err
 	}
+	return s.await(ctx, track, from, total, stop)
+}
+
+// PlayStream plays a clip as its runs arrive (audio.StreamSink): each is queued on the track
+// the moment it comes, so the track sends the voice's first frame while the rest is still
+// being synthesised, and the result counts, as Play does, what the track really sent.
+func (s *trackSink) PlayStream(ctx context.Context, parts <-chan audio.Clip) (audio.PlayResult, error) {
+	rate := s.v.SampleRate()
+	stop := s.v.clearedCh()
+	track, from := s.v.position()
+	var (
+		rs    *audio.Resampler
+		src   int
+		total time.Duration
+	)
+	// cut: the track was cleared while the clip was still arriving; what it had sent was heard.
+	cut := func() audio.PlayResult {
+		res := audio.PlayResult{Total: total, Interrupted: true}
+		if track != nil {
+			sent, _ := track.progress()
+			res.Played = min(max(time.Duration((sent-from)*int64(time.Second)/int64(rate)), 0), total)
+		}
+		return res
+	}
+	for {
+		var c audio.Clip
+		var ok bool
+		select {
+		case c, ok = <-parts:
+		case <-stop:
+			return cut(), nil
+		case <-ctx.Done():
+			s.v.Clear()
+			return cut(), ctx.Err()
+		}
+		if !ok {
+			break
+		}
+		if c.Rate <= 0 || len(c.Samples) == 0 {
+			continue
+		}
+		if src == 0 && c.Rate != rate {
+			var err error
+			if rs, err = audio.NewResampler(c.Rate, rate); err != nil {
+				return audio.PlayResult{Total: total}, err
+			}
+		}
+		if src != 0 && c.Rate != src {
+			return audio.PlayResult{Total: total}, fmt.Errorf("%w: a clip's runs changed rate (%d Hz, then %d Hz)", audio.ErrInvalidConfig, src, c.Rate)
+		}
+		src = c.Rate
+		total += time.Duration(int64(len(c.Samples)) * int64(time.Second) / int64(c.Rate))
+		samples := c.Samples
+		if rs != nil {
+			samples = rs.Process(samples, nil)
+		}
+		if err := s.v.Write(samples); err != nil {
+			return audio.PlayResult{Total: total}, err
+		}
+	}
+	if rs != nil {
+		if err := s.v.Write(rs.Flush(nil)); err != nil {
+			return audio.PlayResult{Total: total}, err
+		}
+	}
+	return s.await(ctx, track, from, total, stop)
+}
+
+// await waits until track has sent up to where the voice's queue now ends, counting from
+// position from what was sent of a clip of length total: all of it, or what had gone when the
+// track was cleared (stop), stopped or ctx ended.
+func (s *trackSink) await(ctx context.Context, track *dtxTrack, from int64, total time.Duration, stop <-chan struct{}) (audio.PlayResult, error) {
+	rate := s.v.SampleRate()
 	after, to := s.v.position()
 	if track == nil || after != track {
 		// The connection was rebuilt while the clip was written: what the old track had not

@@ -281,13 +281,20 @@ func (p *Path) heldTurn(ft audio.FinalTranscript) bool {
 
 // pausable is the sink s wraps, able to pause (audio.Pauser) when the sink under it is.
 func pausable(s audio.Sink, under audio.Sink) audio.Sink {
-	if pz, ok := under.(audio.Pauser); ok {
-		return struct {
-			audio.Sink
-			audio.Pauser
-		}{s, pz}
+	pz, ok := under.(audio.Pauser)
+	if !ok {
+		return s
 	}
-	return s
+	if ss, ok := s.(audio.StreamSink); ok { // and keeps its stream
+		return struct {
+			audio.StreamSink
+			audio.Pauser
+		}{ss, pz}
+	}
+	return struct {
+		audio.Sink
+		audio.Pauser
+	}{s, pz}
 }
 
 // bargedIn is the candidate speaking over the examiner, once bargeInDecision said so; the

@@ -78,6 +78,12 @@ func (ps *preparedSynth) prepare(ctx context.Context, wg *sync.WaitGroup, text s
 // Synthesize returns the prepared audio for the very sentence it was prepared for (waiting for
 // it if it is still being synthesised), else synthesises text now.
 func (ps *preparedSynth) Synthesize(ctx context.Context, text string, opts audio.SpeakOptions) (audio.Clip, error) {
+	return ps.SynthesizeStream(ctx, text, opts, nil)
+}
+
+// SynthesizeStream is Synthesize handing the audio to part (when not nil): the prepared
+// sentence whole, any other as the synthesiser brings it (audio.StreamSynthesizer).
+func (ps *preparedSynth) SynthesizeStream(ctx context.Context, text string, opts audio.SpeakOptions, part func(audio.Clip)) (audio.Clip, error) {
 	ps.mu.Lock()
 	pr := ps.slot
 	hit := pr != nil && pr.text == text && pr.opts == opts
@@ -103,11 +109,17 @@ func (ps *preparedSynth) Synthesize(ctx context.Context, text string, opts audio
 		}
 		if pr.err == nil {
 			ps.count(true)
+			if part != nil && len(pr.clip.Samples) > 0 {
+				part(pr.clip)
+			}
 			return pr.clip, nil
 		}
 		ps.count(false) // failed ahead: try again now
 	}
-	return ps.Synthesizer.Synthesize(ctx, text, opts)
+	if part == nil {
+		return ps.Synthesizer.Synthesize(ctx, text, opts)
+	}
+	return audio.SynthesizeStream(ctx, ps.Synthesizer, text, opts, part)
 }
 
 func (ps *preparedSynth) count(used bool) {

@@ -187,6 +187,15 @@ func (s *playStamp) Play(ctx context.Context, c audio.Clip) (audio.PlayResult, e
 	return s.Sink.Play(ctx, c)
 }
 
+// PlayStream notes the moment the first run of a streamed clip is handed to the sink
+// (audio.StreamSink; a sink that plays only whole clips gets the clip once it is all there).
+func (s *playStamp) PlayStream(ctx context.Context, parts <-chan audio.Clip) (audio.PlayResult, error) {
+	stop := make(chan struct{})
+	defer close(stop)
+	stamped := audio.RelayParts(parts, stop, func(audio.Clip) { s.first.CompareAndSwap(0, time.Now().UnixNano()) })
+	return audio.PlayStream(ctx, s.Sink, stamped)
+}
+
 func (s *playStamp) reset() { s.first.Store(0) }
 
 func (s *playStamp) firstPlay() time.Time {

@@ -60,10 +60,21 @@ type meteredSynthesizer struct {
 
 func (m meteredSynthesizer) Synthesize(ctx context.Context, text string, opts audio.SpeakOptions) (audio.Clip, error) {
 	c, err := m.Synthesizer.Synthesize(ctx, text, opts)
+	m.count(text, err)
+	return c, err
+}
+
+// SynthesizeStream meters a streamed line as Synthesize does a whole one (audio.StreamSynthesizer).
+func (m meteredSynthesizer) SynthesizeStream(ctx context.Context, text string, opts audio.SpeakOptions, part func(audio.Clip)) (audio.Clip, error) {
+	c, err := audio.SynthesizeStream(ctx, m.Synthesizer, text, opts, part)
+	m.count(text, err)
+	return c, err
+}
+
+func (m meteredSynthesizer) count(text string, err error) {
 	if n := utf8.RuneCountInString(strings.TrimSpace(text)); err == nil && n > 0 {
 		m.meter.add(runtime.SpeechUsage{Stage: runtime.SpeechTTS, Model: m.model, Characters: int64(n)})
 	}
-	return c, err
 }
 
 // speechMeter records speech usage on the controller from its own goroutine: the recogniser
