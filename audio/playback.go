@@ -41,6 +41,9 @@ type PlayResult struct {
 // Fraction is the share of the clip that was played, 0..1.
 func (r PlayResult) Fraction() float64 {
 	if r.Total <= 0 {
+		if r.Interrupted {
+			return 0 // cut before any of it came (a sentence still being synthesised)
+		}
 		return 1
 	}
 	return min(1, float64(r.Played)/float64(r.Total))

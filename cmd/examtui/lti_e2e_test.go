@@ -288,7 +288,8 @@ func TestLTIKeysCommand(t *testing.T) {
 	bin := examtuiBinary(t)
 	dir := t.TempDir()
 	run := func(args ...string) (string, error) {
-		out, err := exec.Command(bin, append(append([]string{"lti", "keys"}, args...), "--data-dir", dir)...).CombinedOutput()
+		// --data-dir right after the subcommand: what follows "--" is all arguments.
+		out, err := exec.Command(bin, append([]string{"lti", "keys", args[0], "--data-dir", dir}, args[1:]...)...).CombinedOutput()
 		return string(out), err
 	}
 	first, err := run("list")
@@ -303,11 +304,16 @@ func TestLTIKeysCommand(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(both), "\n"); len(lines) != 2 || lines[0] != old || !strings.HasSuffix(lines[1], "(signing)") {
 		t.Fatalf("after rotate: %q", both)
 	}
-	if out, err := run("retire", old); err != nil || !strings.Contains(out, "retired "+old) {
+	// A key id is base64url, so it can begin with '-' (one in 64 does, and was taken for a
+	// flag): it goes after "--", as the error says.
+	if out, err := run("retire", "-Pq3xmZr"); err == nil || !strings.Contains(out, "goes after '--' ('examtui lti keys retire -- -Pq3xmZr')") {
+		t.Fatalf("retire -Pq3xmZr: %v %q", err, out)
+	}
+	if out, err := run("retire", "--", old); err != nil || !strings.Contains(out, "retired "+old) {
 		t.Fatalf("retire: %v %q", err, out)
 	}
 	now, _ := run("list")
-	if out, err := run("retire", strings.Fields(now)[0]); err == nil || !strings.Contains(out, "is the signing key") {
+	if out, err := run("retire", "--", strings.Fields(now)[0]); err == nil || !strings.Contains(out, "is the signing key") {
 		t.Fatalf("retiring the signing key: %v %q", err, out)
 	}
 }

@@ -14,8 +14,9 @@ func newLTIKeysCmd() *cobra.Command {
 		Long: `The tool signs its Deep Linking responses and service assertions with the newest key in
 lti.keysDir (default lti-keys in the data directory) and publishes every key there at
 /.well-known/jwks.json. To rotate: "keys rotate" adds a new signing key; once the platforms have
-fetched the new keyset (they refetch on an unknown key id), "keys retire KID" removes the old
-one. examtui serve reads the directory when it starts.`,
+fetched the new keyset (they refetch on an unknown key id), "keys retire -- KID" removes the old
+one (a key id can begin with '-'; after "--" it is not read as a flag). examtui serve reads the
+directory when it starts.`,
 		Args: cobra.NoArgs,
 	}
 	run := func(f func(kid string) (string, error)) func(*cobra.Command, []string) error {

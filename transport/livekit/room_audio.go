@@ -207,12 +207,19 @@ func (s *trackSink) PlayStream(ctx context.Context, parts <-chan audio.Clip) (au
 		}
 		src = c.Rate
 		total += time.Duration(int64(len(c.Samples)) * int64(time.Second) / int64(c.Rate))
-		samples := c.Samples
-		if rs != nil {
-			samples = rs.Process(samples, nil)
-		}
-		if err := s.v.Write(samples); err != nil {
-			return audio.PlayResult{Total: total}, err
+		// A run can be a whole sentence (from the cache, or prepared during a pause): it is
+		// resampled and queued firstChunk at a time, so its first packet leaves at once.
+		step := max(1, int(int64(c.Rate)*int64(firstChunk)/int64(time.Second)))
+		for samples := c.Samples; len(samples) > 0; {
+			n := min(len(samples), step)
+			out := samples[:n]
+			if rs != nil {
+				out = rs.Process(out, nil)
+			}
+			if err := s.v.Write(out); err != nil {
+				return audio.PlayResult{Total: total}, err
+			}
+			samples = samples[n:]
 		}
 	}
 	if rs != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -117,7 +118,7 @@ func UnknownCommand(parent *cobra.Command, name string) error {
 	return fmt.Errorf("%w %q for %q: %s'%s --help' lists the commands", ErrUnknownCommand, name, parent.CommandPath(), hint, parent.CommandPath())
 }
 
-var unknownFlag = regexp.MustCompile(`^unknown (?:shorthand )?flag: (?:'(.)' in -\S+|--?(\S+))`)
+var unknownFlag = regexp.MustCompile(`^unknown (?:shorthand )?flag: (?:'(.)' in (-\S+)|--?(\S+))`)
 
 // flagError words pflag's error for cmd: an unknown flag with the closest one, any other
 // with the --help that lists the flags.
@@ -127,9 +128,14 @@ func flagError(cmd *cobra.Command, err error) error {
 	if m == nil {
 		return &FlagError{Msg: err.Error() + "; " + help, Err: err}
 	}
-	name, dashes := m[2], "--"
+	name, dashes := m[3], "--"
 	if m[1] != "" {
 		name, dashes = m[1], "-"
+	}
+	if token := m[2]; len(token) > 2 && !strings.HasPrefix(token, "--") {
+		// A run of letters after one dash is most likely an argument that begins with '-' (an
+		// LTI key id is base64url: one in 64 does), not a cluster of flags.
+		help = fmt.Sprintf("an argument that begins with '-' goes after '--' ('%s -- %s'); %s", cmd.CommandPath(), token, help)
 	}
 	var names []string
 	seen := map[string]bool{}
