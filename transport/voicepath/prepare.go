@@ -67,11 +67,9 @@ func (ps *preparedSynth) prepare(ctx context.Context, wg *sync.WaitGroup, text s
 	go func() {
 		defer wg.Done()
 		defer close(pr.done)
-		c, err := ps.Synthesizer.Synthesize(pctx, text, opts)
-		if err == nil {
-			c, err = c.To16k() // as Voice.Speak does, ahead of playback
-		}
-		pr.clip, pr.err = c, err
+		// At the voice's own rate, as every other sentence reaches a sink that streams (the
+		// bot's track takes any rate); a whole-clip sink's voice resamples it itself.
+		pr.clip, pr.err = ps.Synthesizer.Synthesize(pctx, text, opts)
 	}()
 }
 
