@@ -58,9 +58,7 @@ func (c *SpeechCache) Synthesize(ctx context.Context, text string, opts SpeakOpt
 func (c *SpeechCache) SynthesizeStream(ctx context.Context, text string, opts SpeakOptions, part func(Clip)) (Clip, error) {
 	k := speechKey{text, opts}
 	if clip, ok := c.lookup(k); ok {
-		if len(clip.Samples) > 0 {
-			part(clip)
-		}
+		handWhole(clip, nil, part)
 		return clip, nil
 	}
 	clip, err := SynthesizeStream(ctx, c.Synthesizer, text, opts, part)

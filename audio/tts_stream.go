@@ -12,16 +12,21 @@ type StreamSynthesizer interface {
 }
 
 // SynthesizeStream synthesises text with s's stream when it has one; otherwise it hands the
-// whole clip to part once it is synthesised.
+// whole clip to part once it is synthesised. part may be nil: the whole clip is returned.
 func SynthesizeStream(ctx context.Context, s Synthesizer, text string, opts SpeakOptions, part func(Clip)) (Clip, error) {
 	if ss, ok := s.(StreamSynthesizer); ok {
 		return ss.SynthesizeStream(ctx, text, opts, part)
 	}
 	c, err := s.Synthesize(ctx, text, opts)
-	if err == nil && len(c.Samples) > 0 {
+	handWhole(c, err, part)
+	return c, err
+}
+
+// handWhole gives part (when not nil) a clip that came whole, unless it is empty or failed.
+func handWhole(c Clip, err error, part func(Clip)) {
+	if part != nil && err == nil && len(c.Samples) > 0 {
 		part(c)
 	}
-	return c, err
 }
 
 // StreamSink is a Sink that plays a clip while it is still arriving.

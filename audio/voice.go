@@ -819,7 +819,7 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 	}
 	// A piece is one sentence. With a sink that plays a clip as it arrives (StreamSink), it
 	// is handed over before it is synthesised and its audio follows on parts, so the line
-	// plays from the voice's first frame; clip and err are set before parts is closed.
+	// plays from the voice's first frame; err is set before parts is closed, clip unused.
 	type piece struct {
 		clip  Clip
 		err   error
@@ -842,7 +842,7 @@ func (v *Voice) Speak(ctx context.Context, text string, opts SpeakOptions) (res 
 					return
 				}
 				var lead leadTrimmer
-				p.clip, p.err = SynthesizeStream(sctx, v.synth, s, opts, func(c Clip) {
+				_, p.err = SynthesizeStream(sctx, v.synth, s, opts, func(c Clip) {
 					if i == 0 {
 						c = lead.add(c) // the line's opening quiet is only a wait
 					}

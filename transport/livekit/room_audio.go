@@ -207,19 +207,9 @@ func (s *trackSink) PlayStream(ctx context.Context, parts <-chan audio.Clip) (au
 		}
 		src = c.Rate
 		total += time.Duration(int64(len(c.Samples)) * int64(time.Second) / int64(c.Rate))
-		// A run can be a whole sentence (from the cache, or prepared during a pause): it is
-		// resampled and queued firstChunk at a time, so its first packet leaves at once.
-		step := max(1, int(int64(c.Rate)*int64(firstChunk)/int64(time.Second)))
-		for samples := c.Samples; len(samples) > 0; {
-			n := min(len(samples), step)
-			out := samples[:n]
-			if rs != nil {
-				out = rs.Process(out, nil)
-			}
-			if err := s.v.Write(out); err != nil {
-				return audio.PlayResult{Total: total}, err
-			}
-			samples = samples[n:]
+		// A run can be a whole sentence (from the cache, or prepared during a pause).
+		if err := s.queue(rs, c); err != nil {
+			return audio.PlayResult{Total: total}, err
 		}
 	}
 	if rs != nil {
@@ -270,18 +260,35 @@ const firstChunk = 40 * time.Millisecond
 
 // write queues the clip on the track at rate.
 func (s *trackSink) write(c audio.Clip, rate int) error {
-	if c.Rate == rate {
-		return s.v.Write(c.Samples)
+	var rs *audio.Resampler
+	if c.Rate != rate {
+		var err error
+		if rs, err = audio.NewResampler(c.Rate, rate); err != nil {
+			return err
+		}
 	}
-	rs, err := audio.NewResampler(c.Rate, rate)
-	if err != nil {
+	if err := s.queue(rs, c); err != nil || rs == nil {
 		return err
 	}
-	n := min(len(c.Samples), int(int64(c.Rate)*int64(firstChunk)/int64(time.Second)))
-	if err := s.v.Write(rs.Process(c.Samples[:n], nil)); err != nil {
-		return err
+	return s.v.Write(rs.Flush(nil))
+}
+
+// queue resamples c with rs (nil: c is at the track's rate) and queues it firstChunk at a
+// time, so the first packet leaves without waiting for the whole clip to be resampled.
+func (s *trackSink) queue(rs *audio.Resampler, c audio.Clip) error {
+	step := max(1, int(int64(c.Rate)*int64(firstChunk)/int64(time.Second)))
+	for samples := c.Samples; len(samples) > 0; {
+		n := min(len(samples), step)
+		out := samples[:n]
+		if rs != nil {
+			out = rs.Process(out, nil)
+		}
+		if err := s.v.Write(out); err != nil {
+			return err
+		}
+		samples = samples[n:]
 	}
-	return s.v.Write(rs.Flush(rs.Process(c.Samples[n:], nil)))
+	return nil
 }
 
 func (s *trackSink) Stop() { s.v.Clear() }

@@ -114,9 +114,6 @@ func (ps *preparedSynth) SynthesizeStream(ctx context.Context, text string, opts
 		}
 		ps.count(false) // failed ahead: try again now
 	}
-	if part == nil {
-		return ps.Synthesizer.Synthesize(ctx, text, opts)
-	}
 	return audio.SynthesizeStream(ctx, ps.Synthesizer, text, opts, part)
 }
 
