@@ -17,11 +17,12 @@ import (
 )
 
 // TestRoomVoicePlaysFromTheFirstFrame: the voice endpoint streams its answer slowly (50 ms of
-// audio every 40 ms, faster than it plays), and the candidate hears the examiner's opening
-// while the rest of its first sentence is still arriving, not once the whole WAV is there.
+// audio every 150 ms, so the whole of a short sentence takes seconds and a busy machine's
+// delays stay far inside the margin), and the candidate hears the examiner's opening while the
+// rest of its first sentence is still arriving, not once the whole WAV is there.
 func TestRoomVoicePlaysFromTheFirstFrame(t *testing.T) {
 	testutil.SkipIfShort(t, "LiveKit server and espeak-ng")
-	const chunk, every = 50 * time.Millisecond, 40 * time.Millisecond
+	const chunk, every = 50 * time.Millisecond, 150 * time.Millisecond
 	srv := lktest.Start(t)
 	ttsSrv := openaitest.New(t, openaitest.WithAPIKey("sk-tts-stream"))
 	streamed := make([]openaitest.Behaviour, 30)
@@ -84,7 +85,7 @@ func TestRoomVoicePlaysFromTheFirstFrame(t *testing.T) {
 	}
 	t.Logf("first sentence %q: %d chunks, the last sent no sooner than %v after the request; heard after %v",
 		req.Speech.Input, chunks, whole.Sub(req.Time), first.Sub(req.Time).Round(time.Millisecond))
-	if !first.Before(whole.Add(-200 * time.Millisecond)) {
+	if !first.Before(whole.Add(-time.Second)) {
 		t.Fatalf("heard %v after the request, the whole answer took at least %v: playout waited for the whole sentence",
 			first.Sub(req.Time).Round(time.Millisecond), whole.Sub(req.Time))
 	}
